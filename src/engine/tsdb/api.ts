@@ -1,0 +1,80 @@
+/**
+ * The read path of the metrics store as small cursor interfaces, shaped after Prometheus's
+ * `storage/interface.go`. The PromQL evaluator sees only this file; the storage never sees the evaluator.
+ * Head, blocks and the in-memory set used by tests and by the query worker all implement `Querier`.
+ */
+
+/** A label set sorted by name, `__name__` included. Immutable once built. */
+export interface Label { readonly name: string; readonly value: string }
+export type Labels = readonly Label[];
+
+export const MATCH_EQUAL = 0, MATCH_NOT_EQUAL = 1, MATCH_REGEXP = 2, MATCH_NOT_REGEXP = 3;
+export type MatchType = typeof MATCH_EQUAL | typeof MATCH_NOT_EQUAL | typeof MATCH_REGEXP | typeof MATCH_NOT_REGEXP;
+
+/**
+ * One label matcher. Regex matchers are fully anchored (`^(?:re)$`), as in Prometheus; a missing label
+ * has the value "" for matching purposes.
+ */
+export interface Matcher {
+  readonly type: MatchType;
+  readonly name: string;
+  readonly value: string;
+  matches(value: string): boolean;
+}
+
+/** Hints from the query about what it will read; the store may use them to prune, never to change results. */
+export interface SelectHints {
+  /** Inclusive bounds of the samples that will be read, in ms since the epoch. */
+  readonly startMs: number;
+  readonly endMs: number;
+  readonly stepMs: number;
+  readonly func: string;
+  readonly rangeMs: number;
+}
+
+/** Cursor over the samples of one series in increasing timestamp order. */
+export interface SampleCursor {
+  /** Moves to the next sample; returns VAL_FLOAT, or VAL_NONE when exhausted (then `t`/`v` are undefined). */
+  next(): number;
+  /** Moves to the first sample with `t >= tMs` (no-op if already there); returns VAL_FLOAT or VAL_NONE. */
+  seek(tMs: number): number;
+  /** Timestamp of the current sample, ms since the epoch. */
+  readonly t: number;
+  /** Value of the current sample. Stale markers have the exact bit pattern `STALE_NAN_BITS`. */
+  readonly v: number;
+}
+export const VAL_NONE = 0, VAL_FLOAT = 1;
+
+export interface Series {
+  readonly labels: Labels;
+  /** Returns a cursor positioned before the first sample; resets and returns `reuse` when it is compatible. */
+  iterator(reuse: SampleCursor | null): SampleCursor;
+}
+
+export interface SeriesSet {
+  /** Advances to the next series; false when done. */
+  next(): boolean;
+  at(): Series;
+  readonly warnings: string[];
+}
+
+export interface Querier {
+  /**
+   * Series matching every matcher that have samples in the hinted range (or any, with null hints).
+   * With `sorted`, series come in label-set order.
+   */
+  select(sorted: boolean, hints: SelectHints | null, matchers: readonly Matcher[]): SeriesSet;
+  /** Sorted, de-duplicated label names of the series matching `matchers` (all series when empty). */
+  labelNames(matchers: readonly Matcher[]): string[];
+  /** Sorted, de-duplicated values of `name` over the series matching `matchers`. */
+  labelValues(name: string, matchers: readonly Matcher[]): string[];
+  close(): void;
+}
+
+/** Opens a querier over `[mintMs, maxtMs]`. */
+export interface Queryable {
+  querier(mintMs: number, maxtMs: number): Querier;
+}
+
+/** Prometheus's stale marker: a NaN with this exact bit pattern (0x7ff0000000000002). */
+export const STALE_NAN_HI = 0x7ff00000, STALE_NAN_LO = 0x00000002;

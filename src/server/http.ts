@@ -1,0 +1,139 @@
+/**
+ * The only module that imports uWebSockets.js. It turns uWS's callback API into plain request/response
+ * objects: the body is read fully (with a size limit) before the handler runs, an aborted upload is
+ * dropped without touching the response again, and replies are written corked.
+ */
+import uWS from 'uWebSockets.js';
+
+export interface HttpRequest {
+  /** Upper-case method as sent. */
+  readonly method: string;
+  /** Path without the query string, percent-decoding not applied. */
+  readonly path: string;
+  readonly rawQuery: string;
+  readonly query: URLSearchParams;
+  /** Header names lower-case; repeated headers joined with ", ". */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Buffer;
+  readonly remoteAddress: string;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+}
+
+export type Handler = (req: HttpRequest) => HttpResponse | Promise<HttpResponse>;
+
+export interface HttpServerOptions {
+  host: string;
+  port: number;
+  maxBodyBytes: number;
+  /** The API's own envelope for an over-limit body (413). */
+  tooLarge(req: { method: string; path: string }, limitBytes: number): HttpResponse;
+  /** The API's envelope for a handler that threw something unexpected (500). */
+  internalError(err: unknown): HttpResponse;
+  handler: Handler;
+}
+
+export interface HttpServer {
+  readonly port: number;
+  /** Stops accepting connections and resolves once in-flight requests have been answered. */
+  close(): Promise<void>;
+  inFlight(): number;
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 301: 'Moved Permanently', 302: 'Found',
+  304: 'Not Modified', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found',
+  405: 'Method Not Allowed', 406: 'Not Acceptable', 408: 'Request Timeout', 409: 'Conflict', 410: 'Gone',
+  411: 'Length Required', 412: 'Precondition Failed', 413: 'Payload Too Large', 415: 'Unsupported Media Type',
+  422: 'Unprocessable Entity', 429: 'Too Many Requests', 500: 'Internal Server Error', 501: 'Not Implemented',
+  502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+};
+
+export function statusLine(status: number): string {
+  return `${status} ${STATUS_TEXT[status] ?? 'Unknown'}`;
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/** Starts one uWS app on host:port. Rejects if the port cannot be bound. */
+export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
+  const app = uWS.App();
+  let inFlight = 0;
+  let closing = false;
+  let drained: (() => void) | null = null;
+  let listenSocket: uWS.us_listen_socket | null = null;
+
+  const finish = (): void => {
+    inFlight--;
+    if (closing && inFlight === 0 && drained) drained();
+  };
+
+  app.any('/*', (res, req) => {
+    const method = req.getCaseSensitiveMethod().toUpperCase();
+    const path = req.getUrl();
+    const rawQuery = req.getQuery() ?? '';
+    const headers: Record<string, string> = {};
+    req.forEach((k, v) => { headers[k] = k in headers ? `${headers[k]}, ${v}` : v; });
+    const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
+    let aborted = false;
+    inFlight++;
+    res.onAborted(() => { aborted = true; finish(); });
+
+    const send = (r: HttpResponse, closeConnection = false): void => {
+      if (aborted) return;
+      aborted = true; // a response is written once
+      res.cork(() => {
+        res.writeStatus(statusLine(r.status));
+        if (r.headers) for (const k in r.headers) res.writeHeader(k, r.headers[k]);
+        const body = r.body ?? EMPTY;
+        if (method === 'HEAD') res.endWithoutBody(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength, closeConnection);
+        else res.end(body, closeConnection);
+      });
+      finish();
+    };
+
+    const declared = Number(headers['content-length'] ?? 0);
+    if (declared > opts.maxBodyBytes) { send(opts.tooLarge({ method, path }, opts.maxBodyBytes), true); return; }
+
+    const run = (body: Buffer): void => {
+      const request: HttpRequest = { method, path, rawQuery, query: new URLSearchParams(rawQuery), headers, body, remoteAddress };
+      let out: HttpResponse | Promise<HttpResponse>;
+      try { out = opts.handler(request); } catch (err) { send(opts.internalError(err)); return; }
+      if (out instanceof Promise) out.then((r) => send(r), (err) => send(opts.internalError(err)));
+      else send(out);
+    };
+
+    if (!declared && !headers['transfer-encoding']) { run(EMPTY); return; }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.onData((chunk, isLast) => {
+      if (aborted) return;
+      size += chunk.byteLength;
+      if (size > opts.maxBodyBytes) { send(opts.tooLarge({ method, path }, opts.maxBodyBytes), true); return; }
+      // uWS reuses the chunk's memory after this callback returns: copy it.
+      if (chunk.byteLength) chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
+      if (isLast) run(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+    });
+  });
+
+  return new Promise((resolve, reject) => {
+    app.listen(opts.host, opts.port, (sock) => {
+      if (!sock) { reject(new Error(`cannot listen on ${opts.host}:${opts.port}`)); return; }
+      listenSocket = sock;
+      resolve({
+        port: uWS.us_socket_local_port(sock),
+        inFlight: () => inFlight,
+        close: () => new Promise<void>((done) => {
+          closing = true;
+          if (listenSocket) { uWS.us_listen_socket_close(listenSocket); listenSocket = null; }
+          const end = (): void => { app.close(); done(); };
+          if (inFlight === 0) end(); else drained = end;
+        }),
+      });
+    });
+  });
+}

@@ -1,0 +1,33 @@
+/**
+ * Shard worker entry (one Piscina instance per thread). Decodes a batch, starts each call in order,
+ * and answers all of them together once every call has settled.
+ */
+import { workerData } from 'piscina';
+import { pack, unpack } from '../engine/codec/msgpack.ts';
+import { toWire } from '../engine/errors.ts';
+import type { BatchMessage, CallResult, TaskCall, WorkerInit } from './protocol.ts';
+import { TASKS } from './tasks.ts';
+
+const init = workerData as WorkerInit;
+
+export default async function runBatch(message: BatchMessage): Promise<Uint8Array> {
+  const calls = unpack<TaskCall[]>(message);
+  const results: (CallResult | Promise<CallResult>)[] = new Array(calls.length);
+  for (let i = 0; i < calls.length; i++) results[i] = start(calls[i]);
+  return pack(await Promise.all(results));
+}
+
+function start(call: TaskCall): CallResult | Promise<CallResult> {
+  const handler = TASKS[call.op];
+  if (!handler) return { ok: false, error: toWire(new Error(`unknown worker op ${call.op}`)) };
+  try {
+    const out = handler(call.args, init);
+    if (out instanceof Promise) return out.then(ok, fail);
+    return ok(out);
+  } catch (err) {
+    return fail(err);
+  }
+}
+
+const ok = (value: unknown): CallResult => ({ ok: true, value: value === undefined ? null : value });
+const fail = (err: unknown): CallResult => ({ ok: false, error: toWire(err) });

@@ -1,0 +1,10 @@
+/**
+ * The op table of the shard worker: every task module registers its handlers here under a
+ * `<area>.<op>` name. Keep one import and one spread per area.
+ */
+import type { TaskTable } from './protocol.ts';
+import { coreTasks } from './core-tasks.ts';
+
+export const TASKS: TaskTable = {
+  ...coreTasks,
+};
