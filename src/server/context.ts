@@ -1,0 +1,37 @@
+/**
+ * What every API module gets from the server at start-up. Route modules export
+ * `register<Area>Routes(router, ctx)` (and may return hooks for start/stop) and reach engine code only
+ * through `ctx.pool` (shard workers) or through engine modules that are explicitly main-thread (scrape
+ * loop, metadata).
+ */
+import type { ShardPool } from './pool.ts';
+import type { SelfMetrics } from './self-metrics.ts';
+import type { Flags } from './flags.ts';
+
+export interface Logger {
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
+
+export interface ServerContext {
+  readonly flags: Flags;
+  /** Absolute data directory (`--path.data`). */
+  readonly dataDir: string;
+  readonly pool: ShardPool;
+  readonly log: Logger;
+  readonly metrics: SelfMetrics;
+  /** Milliseconds since the epoch; the workflow test clock replaces it for that service only. */
+  now(): number;
+}
+
+/** Optional lifecycle of a service module: recovery before ready, work on reload, clean stop. */
+export interface ServiceHooks {
+  /** Runs before `/-/ready` turns 200 (WAL replay, block loading…). */
+  start?(): Promise<void>;
+  /** SIGHUP or `/-/reload`; throws to refuse a bad config (the old one keeps running). */
+  reload?(): Promise<void>;
+  /** Flush and fsync what is pending; called on SIGTERM after listeners stop. */
+  stop?(): Promise<void>;
+}

@@ -1,0 +1,172 @@
+/**
+ * Command-line flags. Names follow the peers: Elasticsearch's dotted settings (`--path.data`, also as
+ * `-E path.data=DIR`), Prometheus's `--storage.tsdb.*`/`--web.*`, and Tessera's own `--workflow.*`.
+ * Every flag takes `--name value` or `--name=value`; booleans take `--flag`, `--flag=true|false` and
+ * `--no-flag`. An unknown flag or bad value throws FlagError naming the flag.
+ */
+import { cpus } from 'node:os';
+
+export class FlagError extends Error {}
+
+export interface Flags {
+  'path.data': string;
+  'http.port': number;
+  'network.host': string;
+  'web.listen-address': string;
+  'workflow.port': number;
+  workers: number;
+  'config.file': string;
+  'web.enable-lifecycle': boolean;
+  'storage.tsdb.path': string;
+  'storage.tsdb.retention.time': string;
+  'storage.tsdb.retention.size': string;
+  'storage.tsdb.retention': string;
+  'storage.tsdb.wal-compression': boolean;
+  'storage.tsdb.min-block-duration': string;
+  'query.lookback-delta': string;
+  'query.timeout': string;
+  'query.max-samples': number;
+  'workflow.test-clock': boolean;
+  'log.level': 'debug' | 'info' | 'warn' | 'error';
+  services: string[];
+  'wal.segment-size': number;
+  'wal.repair': boolean;
+  daemonize: boolean;
+  pidfile: string;
+}
+
+type Kind = 'string' | 'int' | 'bool' | 'list' | 'duration' | 'bytes' | 'level' | 'hostport';
+
+interface Spec { kind: Kind; def: unknown; help: string }
+
+export const FLAG_SPECS: Record<keyof Flags, Spec> = {
+  'path.data': { kind: 'string', def: './data', help: 'data directory (also -E path.data=DIR)' },
+  'http.port': { kind: 'int', def: 9200, help: 'documents API port' },
+  'network.host': { kind: 'string', def: '127.0.0.1', help: 'documents API bind address' },
+  'web.listen-address': { kind: 'hostport', def: '0.0.0.0:9090', help: 'metrics API listen address' },
+  'workflow.port': { kind: 'int', def: 8080, help: 'workflow API port' },
+  workers: { kind: 'int', def: cpus().length, help: 'shard worker threads' },
+  'config.file': { kind: 'string', def: '', help: 'Prometheus-style YAML config (default: built-in self-scrape)' },
+  'web.enable-lifecycle': { kind: 'bool', def: false, help: 'enable /-/reload and /-/quit' },
+  'storage.tsdb.path': { kind: 'string', def: '', help: 'TSDB directory (default <path.data>/tsdb)' },
+  'storage.tsdb.retention.time': { kind: 'duration', def: '15d', help: 'how long to keep samples' },
+  'storage.tsdb.retention.size': { kind: 'bytes', def: '0', help: 'maximum bytes of blocks (0 = off)' },
+  'storage.tsdb.retention': { kind: 'duration', def: '15d', help: 'deprecated: use storage.tsdb.retention.time' },
+  'storage.tsdb.wal-compression': { kind: 'bool', def: true, help: 'snappy-compress the WAL' },
+  'storage.tsdb.min-block-duration': { kind: 'duration', def: '2h', help: 'block range' },
+  'query.lookback-delta': { kind: 'duration', def: '5m', help: 'PromQL lookback delta' },
+  'query.timeout': { kind: 'duration', def: '2m', help: 'PromQL query timeout' },
+  'query.max-samples': { kind: 'int', def: 50_000_000, help: 'PromQL max samples in memory' },
+  'workflow.test-clock': { kind: 'bool', def: false, help: 'enable the workflow test clock endpoints' },
+  'log.level': { kind: 'level', def: 'info', help: 'debug, info, warn or error' },
+  services: { kind: 'list', def: ['documents', 'metrics', 'workflow'], help: 'services to run' },
+  'wal.segment-size': { kind: 'int', def: 128 * 1024 * 1024, help: 'WAL segment size in bytes' },
+  'wal.repair': { kind: 'bool', def: false, help: 'truncate a corrupt WAL at the damage instead of refusing to start' },
+  daemonize: { kind: 'bool', def: false, help: '-d: run in the background' },
+  pidfile: { kind: 'string', def: '', help: '-p FILE: write the pid file' },
+};
+
+const SERVICES = new Set(['documents', 'metrics', 'workflow']);
+const DURATION_RE = /^(?:\d+(?:ms|s|m|h|d|w|y))+$/;
+const BYTES_RE = /^\d+(?:\.\d+)?(?:B|KB|MB|GB|TB|PB|EB)?$/;
+
+export function defaultFlags(): Flags {
+  const out: Record<string, unknown> = {};
+  for (const [k, s] of Object.entries(FLAG_SPECS)) out[k] = Array.isArray(s.def) ? [...s.def] : s.def;
+  return out as unknown as Flags;
+}
+
+/** Parses argv (without node and script). Returns the flags and the positional arguments. */
+export function parseFlags(argv: readonly string[]): { flags: Flags; positional: string[]; explicit: Set<string> } {
+  const flags = defaultFlags() as unknown as Record<string, unknown>;
+  const explicit = new Set<string>();
+  const positional: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '-d') { flags.daemonize = true; explicit.add('daemonize'); continue; }
+    if (arg === '-p') { flags.pidfile = need(argv, ++i, '-p'); explicit.add('pidfile'); continue; }
+    if (arg === '-E') {
+      const kv = need(argv, ++i, '-E');
+      const eq = kv.indexOf('=');
+      if (eq < 0) throw new FlagError(`-E ${kv}: expected setting=value`);
+      set(flags, explicit, kv.slice(0, eq), kv.slice(eq + 1), '-E');
+      continue;
+    }
+    if (!arg.startsWith('--')) { positional.push(arg); continue; }
+    let name = arg.slice(2);
+    let value: string | undefined;
+    const eq = name.indexOf('=');
+    if (eq >= 0) { value = name.slice(eq + 1); name = name.slice(0, eq); }
+    if (!(name in FLAG_SPECS) && name.startsWith('no-') && FLAG_SPECS[name.slice(3) as keyof Flags]?.kind === 'bool' && value === undefined) {
+      set(flags, explicit, name.slice(3), 'false', '--');
+      continue;
+    }
+    const spec = FLAG_SPECS[name as keyof Flags];
+    if (!spec) throw new FlagError(`unknown flag --${name}`);
+    if (value === undefined) {
+      if (spec.kind === 'bool' && (i + 1 >= argv.length || !/^(true|false)$/.test(argv[i + 1]))) value = 'true';
+      else value = need(argv, ++i, `--${name}`);
+    }
+    set(flags, explicit, name, value, '--');
+  }
+  return { flags: flags as unknown as Flags, positional, explicit };
+}
+
+function need(argv: readonly string[], i: number, name: string): string {
+  if (i >= argv.length) throw new FlagError(`flag ${name} needs a value`);
+  return argv[i];
+}
+
+function set(flags: Record<string, unknown>, explicit: Set<string>, name: string, raw: string, prefix: string): void {
+  const spec = FLAG_SPECS[name as keyof Flags];
+  if (!spec) throw new FlagError(`unknown flag ${prefix === '-E' ? '-E ' : '--'}${name}`);
+  const bad = (why: string): never => { throw new FlagError(`invalid value "${raw}" for flag --${name}: ${why}`); };
+  switch (spec.kind) {
+    case 'string': flags[name] = raw; break;
+    case 'int': {
+      if (!/^\d+$/.test(raw)) bad('expected a non-negative integer');
+      const n = Number(raw);
+      if ((name.endsWith('port') && n > 65535) || (name === 'workers' && n < 1)) bad('out of range');
+      flags[name] = n;
+      break;
+    }
+    case 'bool':
+      if (raw !== 'true' && raw !== 'false') bad('expected true or false');
+      flags[name] = raw === 'true';
+      break;
+    case 'list': {
+      const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
+      for (const s of items) if (!SERVICES.has(s)) bad(`unknown service ${s} (documents, metrics, workflow)`);
+      if (!items.length) bad('empty list');
+      flags[name] = items;
+      break;
+    }
+    case 'duration': if (!DURATION_RE.test(raw)) bad('expected a duration like 15d or 1h30m'); flags[name] = raw; break;
+    case 'bytes': if (!BYTES_RE.test(raw)) bad('expected a size like 512MB'); flags[name] = raw; break;
+    case 'level': if (!/^(debug|info|warn|error)$/.test(raw)) bad('expected debug, info, warn or error'); flags[name] = raw; break;
+    case 'hostport': if (!/^[^\s]*:\d{1,5}$/.test(raw)) bad('expected HOST:PORT'); flags[name] = raw; break;
+  }
+  explicit.add(name);
+}
+
+/** The retention time in force: the deprecated flag wins when set to a non-default value, as Prometheus does. */
+export function retentionTime(flags: Flags): string {
+  const dep = flags['storage.tsdb.retention'];
+  return dep !== FLAG_SPECS['storage.tsdb.retention'].def ? dep : flags['storage.tsdb.retention.time'];
+}
+
+/** Parses a Prometheus duration (`1h30m`, `15d`, `500ms`) into milliseconds. */
+export function durationMs(s: string): number {
+  const units: Record<string, number> = { ms: 1, s: 1e3, m: 60e3, h: 3600e3, d: 86400e3, w: 7 * 86400e3, y: 365 * 86400e3 };
+  let total = 0;
+  for (const m of s.matchAll(/(\d+)(ms|s|m|h|d|w|y)/g)) total += Number(m[1]) * units[m[2]];
+  return total;
+}
+
+/** Parses a retention size (`512MB`; base 1024 like Prometheus's units) into bytes; 0 = off. */
+export function bytesOf(s: string): number {
+  const m = /^(\d+(?:\.\d+)?)(B|KB|MB|GB|TB|PB|EB)?$/.exec(s);
+  if (!m) return 0;
+  const pow = ['B', 'KB', 'MB', 'GB', 'TB', 'PB', 'EB'].indexOf(m[2] ?? 'B');
+  return Math.floor(Number(m[1]) * 1024 ** pow);
+}

@@ -1,0 +1,106 @@
+/**
+ * Tessera's own metrics, exposed at `/metrics` on the metrics port in the Prometheus text format 0.0.4.
+ * Counters and histograms are keyed by their label values; gauges are read by callbacks at scrape time.
+ */
+
+type LabelValues = readonly string[];
+
+interface Family {
+  name: string;
+  help: string;
+  type: 'counter' | 'gauge' | 'histogram';
+  labelNames: readonly string[];
+}
+
+const DEFAULT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export class Counter {
+  readonly values = new Map<string, { labels: LabelValues; value: number }>();
+  constructor(readonly family: Family) {}
+  inc(labels: LabelValues = [], by = 1): void {
+    const key = labels.join('\u0000');
+    const e = this.values.get(key);
+    if (e) e.value += by; else this.values.set(key, { labels, value: by });
+  }
+}
+
+export class Histogram {
+  readonly series = new Map<string, { labels: LabelValues; counts: Float64Array; sum: number; count: number }>();
+  constructor(readonly family: Family, readonly buckets: readonly number[] = DEFAULT_BUCKETS) {}
+  observe(labels: LabelValues, value: number): void {
+    const key = labels.join('\u0000');
+    let s = this.series.get(key);
+    if (!s) { s = { labels, counts: new Float64Array(this.buckets.length), sum: 0, count: 0 }; this.series.set(key, s); }
+    for (let i = 0; i < this.buckets.length; i++) if (value <= this.buckets[i]) s.counts[i]++;
+    s.sum += value;
+    s.count++;
+  }
+}
+
+export class Gauge {
+  constructor(readonly family: Family, readonly read: () => Iterable<[LabelValues, number]>) {}
+}
+
+export class SelfMetrics {
+  private readonly items: (Counter | Histogram | Gauge)[] = [];
+
+  counter(name: string, help: string, labelNames: readonly string[] = []): Counter {
+    const c = new Counter({ name, help, type: 'counter', labelNames });
+    this.items.push(c);
+    return c;
+  }
+
+  histogram(name: string, help: string, labelNames: readonly string[] = [], buckets?: readonly number[]): Histogram {
+    const h = new Histogram({ name, help, type: 'histogram', labelNames }, buckets);
+    this.items.push(h);
+    return h;
+  }
+
+  /** A gauge whose values are read by `read` at every scrape. */
+  gauge(name: string, help: string, labelNames: readonly string[], read: () => Iterable<[LabelValues, number]>): Gauge {
+    const g = new Gauge({ name, help, type: 'gauge', labelNames }, read);
+    this.items.push(g);
+    return g;
+  }
+
+  /** Renders every family in the text exposition format 0.0.4. */
+  render(): string {
+    const out: string[] = [];
+    for (const item of this.items) {
+      const f = item.family;
+      out.push(`# HELP ${f.name} ${escapeHelp(f.help)}`, `# TYPE ${f.name} ${f.type}`);
+      if (item instanceof Counter) {
+        for (const { labels, value } of item.values.values()) out.push(`${f.name}${fmtLabels(f.labelNames, labels)} ${fmtValue(value)}`);
+      } else if (item instanceof Gauge) {
+        for (const [labels, value] of item.read()) out.push(`${f.name}${fmtLabels(f.labelNames, labels)} ${fmtValue(value)}`);
+      } else {
+        for (const s of item.series.values()) {
+          for (let i = 0; i < item.buckets.length; i++) {
+            out.push(`${f.name}_bucket${fmtLabels([...f.labelNames, 'le'], [...s.labels, String(item.buckets[i])])} ${s.counts[i]}`);
+          }
+          out.push(`${f.name}_bucket${fmtLabels([...f.labelNames, 'le'], [...s.labels, '+Inf'])} ${s.count}`);
+          out.push(`${f.name}_sum${fmtLabels(f.labelNames, s.labels)} ${fmtValue(s.sum)}`);
+          out.push(`${f.name}_count${fmtLabels(f.labelNames, s.labels)} ${s.count}`);
+        }
+      }
+    }
+    return out.join('\n') + '\n';
+  }
+}
+
+function fmtLabels(names: readonly string[], values: LabelValues): string {
+  if (names.length === 0) return '';
+  const parts: string[] = [];
+  for (let i = 0; i < names.length; i++) parts.push(`${names[i]}="${escapeValue(values[i] ?? '')}"`);
+  return `{${parts.join(',')}}`;
+}
+
+function fmtValue(v: number): string {
+  if (Number.isNaN(v)) return 'NaN';
+  if (v === Infinity) return '+Inf';
+  if (v === -Infinity) return '-Inf';
+  return String(v);
+}
+
+const escapeValue = (s: string): string => s.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
+const escapeHelp = (s: string): string => s.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
