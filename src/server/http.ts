@@ -130,7 +130,7 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
         close: () => new Promise<void>((done) => {
           closing = true;
           if (listenSocket) { uWS.us_listen_socket_close(listenSocket); listenSocket = null; }
-          const end = (): void => { app.close(); done(); };
+          const end = (): void => { (app as unknown as { close(): void }).close(); done(); };
           if (inFlight === 0) end(); else drained = end;
         }),
       });
