@@ -78,3 +78,25 @@ export interface Queryable {
 
 /** Prometheus's stale marker: a NaN with this exact bit pattern (0x7ff0000000000002). */
 export const STALE_NAN_HI = 0x7ff00000, STALE_NAN_LO = 0x00000002;
+
+/** The samples of one series read out of storage for a query: parallel arrays, timestamps ascending (ms). */
+export interface FetchedSeries {
+  readonly labels: Labels;
+  readonly t: Float64Array;
+  readonly v: Float64Array;
+}
+
+/**
+ * Builds a matcher. Regexes are compiled fully anchored, as Prometheus does (`^(?:re)$`); a leading
+ * `(?i)` (Go/RE2 inline flag, common in PromQL) becomes the JS `i` flag. Throws SyntaxError on a bad regex.
+ */
+export function newMatcher(type: MatchType, name: string, value: string): Matcher {
+  if (type === MATCH_EQUAL) return { type, name, value, matches: (s) => s === value };
+  if (type === MATCH_NOT_EQUAL) return { type, name, value, matches: (s) => s !== value };
+  let src = value;
+  let flags = ''; // RE2's `.` does not match a newline by default; neither does JS without the s flag.
+  if (src.startsWith('(?i)')) { src = src.slice(4); flags += 'i'; }
+  const re = new RegExp(`^(?:${src})$`, flags);
+  if (type === MATCH_REGEXP) return { type, name, value, matches: (s) => re.test(s) };
+  return { type, name, value, matches: (s) => !re.test(s) };
+}
