@@ -28,13 +28,13 @@ test('GET / answers the Elasticsearch 6.8 banner that clients check', async () =
   const res = await fetch(`${s.esUrl}/`);
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type')!, /^application\/json/);
-  const body = await res.json();
+  const body = (await res.json()) as any;
   assert.deepEqual(Object.keys(body), ['name', 'cluster_name', 'cluster_uuid', 'version', 'tagline']);
   assert.match(body.version.number, /^6\.8\.\d+$/);
   assert.equal(body.version.lucene_version, '7.7.3');
   assert.equal(body.version.minimum_wire_compatibility_version, '5.6.0');
   assert.equal(body.tagline, 'You Know, for Search');
-  const again = await (await fetch(`${s.esUrl}/`)).json();
+  const again = (await (await fetch(`${s.esUrl}/`)).json()) as any;
   assert.equal(again.cluster_uuid, body.cluster_uuid, 'cluster uuid is stable');
 });
 
@@ -101,7 +101,7 @@ test('a streamed body over the workflow limit (1 MB) gets 413 with the workflow 
   }).catch((e) => e as Error);
   if (res instanceof Error) assert.fail(`connection failed: ${res.message}`);
   assert.equal(res.status, 413);
-  const body = await res.json();
+  const body = (await res.json()) as any;
   assert.equal(body.success, false);
   assert.match(body.error, /^PAYLOAD_TOO_LARGE/);
 });
