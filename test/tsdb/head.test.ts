@@ -33,7 +33,7 @@ test('select by matchers, label names and values', async () => {
   try {
     const { db } = await openTestDb(dir);
     const samples: [Record<string, string>, number, number][] = [];
-    const sets = [
+    const sets: Record<string, string>[] = [
       { __name__: 'http_requests_total', job: 'api', code: '200' },
       { __name__: 'http_requests_total', job: 'api', code: '500' },
       { __name__: 'http_requests_total', job: 'web', code: '200' },

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Tsdb, type AppendBatch, type TsdbOptions } from '../../../src/engine/tsdb/db.ts';
 import { labelsFromRecord } from '../../../src/engine/tsdb/labels.ts';
+import type { Labels } from '../../../src/engine/tsdb/api.ts';
 import { MemWalStore } from './mem-wal.ts';
 
 export class TestClock {
@@ -25,7 +26,7 @@ export async function openTestDb(dir: string, store = new MemWalStore(), extra: 
 /** One batch from `[labels, t, v]` triples (labels as records). */
 export function batch(samples: [Record<string, string>, number, number][]): AppendBatch {
   const keys = new Map<string, number>();
-  const series = [];
+  const series: Labels[] = [];
   const sidx = new Uint32Array(samples.length);
   const ts = new Float64Array(samples.length), vs = new Float64Array(samples.length);
   samples.forEach(([ls, t, v], i) => {
