@@ -27,7 +27,7 @@ export const WAL_RECORD_TYPE_MASK = 0x7f;
 
 // ── LMDB store (docs/format.md "LMDB environment") ──────────────────────────
 /** Sub-directory of the data directory that holds the LMDB environment. */
-export const STORE_DIR_NAME = 'meta.lmdb';
+export const STORE_DIR_NAME = 'lmdb';
 /** Named database holding the store's own records. */
 export const STORE_META_DB = '_meta';
 /** Key (in STORE_META_DB) of the schema-version record. */
