@@ -8,7 +8,7 @@
  * persist state, `truncateBefore(pos)`.
  */
 import { promises as fsp } from 'node:fs';
-import { CorruptionError } from '../errors.ts';
+import { CorruptionError, InvalidArgumentError } from '../errors.ts';
 import { checkFileHeader } from '../codec/file-header.ts';
 import {
   FILE_HEADER_SIZE, WAL_DEFAULT_SEGMENT_SIZE_BYTES, WAL_SEGMENT_MAGIC, WAL_SEGMENT_MIN_VERSION, WAL_SEGMENT_VERSION,
@@ -51,7 +51,9 @@ export class Wal {
     this.segments = segments;
     this.tailSegment = segments.length > 0 ? segments[segments.length - 1] : -1;
     const segmentSizeBytes = opts.segmentSizeBytes ?? WAL_DEFAULT_SEGMENT_SIZE_BYTES;
-    if (!(segmentSizeBytes > FILE_HEADER_SIZE)) throw new RangeError(`segmentSizeBytes must exceed ${FILE_HEADER_SIZE}`);
+    if (!(segmentSizeBytes > FILE_HEADER_SIZE)) {
+      throw InvalidArgumentError.of('INVALID_ARGUMENT', [`WAL segmentSizeBytes must exceed ${FILE_HEADER_SIZE}, got ${segmentSizeBytes}`]);
+    }
     this.writer = new WalWriter({
       dir: opts.dir,
       firstSegment: this.tailSegment + 1,
