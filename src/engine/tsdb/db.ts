@@ -19,6 +19,7 @@ import { replayInto } from './head-replay.ts';
 import { Block, listBlockDirs, openBlock } from './block.ts';
 
 export const HOUR_MS = 3_600_000;
+export const MAX_TIME_MS = 8.64e15;
 export const DEFAULT_BLOCK_RANGE_MS = 2 * HOUR_MS;
 
 export interface TsdbOptions {
@@ -155,6 +156,10 @@ export class Tsdb {
 
   /** Marks `[mint, maxt]` of every matching series deleted, in the head (logged) and in the blocks. */
   async deleteSeries(ms: readonly Matcher[], mint: number, maxt: number): Promise<void> {
+    // Unbounded requests arrive as ±Infinity; tombstones store exact integers (the JS date range suffices).
+    mint = Math.max(mint, -MAX_TIME_MS);
+    maxt = Math.min(maxt, MAX_TIME_MS);
+    if (mint > maxt) return;
     const recs: TombstoneRec[] = [];
     const refs = this.head.index.select(ms).toUint32Array();
     for (let i = 0; i < refs.length; i++) {

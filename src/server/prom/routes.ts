@@ -2,8 +2,13 @@
 import type { ServerContext, ServiceHooks } from '../context.ts';
 import type { Router } from '../router.ts';
 import { registerLifecycleRoutes, type Lifecycle } from './lifecycle-routes.ts';
+import { TsdbClient } from './tsdb-client.ts';
+import { registerTsdbRoutes } from './tsdb-routes.ts';
 
 export function registerMetricsRoutes(router: Router, ctx: ServerContext, life: Lifecycle): ServiceHooks {
   registerLifecycleRoutes(router, ctx, life);
-  return {};
+  // One client for the whole metrics service: PromQL, scraping and remote write append/read through it too.
+  const tsdb = new TsdbClient(ctx.pool);
+  const tsdbHooks = registerTsdbRoutes(router, ctx, tsdb);
+  return tsdbHooks;
 }
