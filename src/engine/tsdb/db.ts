@@ -64,6 +64,14 @@ export class Tsdb {
   readonly now: () => number;
   readonly blockRangeMs: number;
   walReplay: WalReplayStatus = { min: 0, max: 0, current: 0 };
+  /** Changes retention settings (applied by the next tick). */
+  setRetention(r: { retentionMs?: number; retentionBytes?: number; maxBlockDurationMs?: number }): void {
+    const o = this.opts as { retentionMs?: number; retentionBytes?: number; maxBlockDurationMs?: number };
+    if (r.retentionMs !== undefined) o.retentionMs = r.retentionMs;
+    if (r.retentionBytes !== undefined) o.retentionBytes = r.retentionBytes;
+    if (r.maxBlockDurationMs !== undefined) o.maxBlockDurationMs = r.maxBlockDurationMs;
+  }
+
   /** Serialises maintenance (cut, compaction, retention, clean, snapshot) in this shard. */
   maintenance: Promise<unknown> = Promise.resolve();
 

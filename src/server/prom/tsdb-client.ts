@@ -164,8 +164,8 @@ export class TsdbClient {
 
   walReplay(): Promise<WalReplayStatus[]> { return this.all<WalReplayStatus>('tsdb.walReplay', null); }
 
-  /** Block cutting, compaction and retention on every shard. */
-  tick(): Promise<unknown[]> { return this.all('tsdb.tick', null); }
+  /** Block cutting, compaction and retention on every shard (with the retention settings to apply). */
+  tick(retention: Partial<TsdbOpenArgs> | null = null): Promise<unknown[]> { return this.all('tsdb.tick', retention); }
 
   /** Makes every shard pick up block directories written since it opened (e.g. by an import). */
   async reloadBlocks(): Promise<void> { await this.all('tsdb.reloadBlocks', null); }

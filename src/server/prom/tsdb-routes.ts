@@ -127,18 +127,19 @@ function snapshotStamp(d: Date): string {
 function lifecycle(ctx: ServerContext, client: TsdbClient): ServiceHooks {
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<unknown> = Promise.resolve();
+  const args = {
+    retentionMs: durationMs(retentionTime(ctx.flags)),
+    retentionBytes: bytesOf(ctx.flags['storage.tsdb.retention.size']),
+    blockRangeMs: durationMs(ctx.flags['storage.tsdb.min-block-duration']) || undefined,
+    walCompression: ctx.flags['storage.tsdb.wal-compression'],
+  };
   const tick = (): void => {
-    running = running.then(() => client.tick()).catch((err) => ctx.log.error('tsdb maintenance failed', { err }));
+    running = running.then(() => client.tick({ retentionMs: args.retentionMs, retentionBytes: args.retentionBytes }))
+      .catch((err) => ctx.log.error('tsdb maintenance failed', { err }));
   };
   return {
     async start() {
-      const retentionMs = durationMs(retentionTime(ctx.flags));
-      await client.open({
-        retentionMs,
-        retentionBytes: bytesOf(ctx.flags['storage.tsdb.retention.size']),
-        blockRangeMs: durationMs(ctx.flags['storage.tsdb.min-block-duration']) || undefined,
-        walCompression: ctx.flags['storage.tsdb.wal-compression'],
-      });
+      await client.open(args);
       tick();
       timer = setInterval(tick, TICK_MS);
       timer.unref();
