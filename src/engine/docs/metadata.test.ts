@@ -8,7 +8,7 @@ import { mergeMapping, renderMapping } from './mapping.ts';
 import { buildIndex } from './index-create.ts';
 import { applyAliasActions } from './aliases.ts';
 import { parseTemplate } from './templates.ts';
-import { EMPTY_STATE, withIndex } from './cluster-state.ts';
+import { EMPTY_STATE, withIndex, type ClusterState } from './cluster-state.ts';
 import { resolveRead, resolveWrite } from './resolve.ts';
 import { parse } from 'lossless-json';
 
@@ -76,7 +76,7 @@ test('mapping merge refuses type changes', () => {
 });
 
 test('create index applies templates, then aliases switch atomically', () => {
-  let st = { ...EMPTY_STATE, templates: { t1: parseTemplate('t1', { index_patterns: ['log*'], order: 1, settings: { number_of_shards: 2 }, aliases: { '{index}-a': {} }, mappings: { _doc: { properties: { h: { type: 'keyword' } } } } }) } };
+  let st: ClusterState = { ...EMPTY_STATE, templates: { t1: parseTemplate('t1', { index_patterns: ['log*'], order: 1, settings: { number_of_shards: 2 }, aliases: { '{index}-a': {} }, mappings: { _doc: { properties: { h: { type: 'keyword' } } } } }) } };
   const idx = buildIndex(st, 'logs1', { settings: { number_of_replicas: 0 } }, { now: 1 });
   assert.equal(idx.settings['index.number_of_shards'], '2');
   assert.equal(idx.settings['index.number_of_replicas'], '0');
