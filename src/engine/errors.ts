@@ -42,6 +42,7 @@ export const ERRORS = {
   DOC_ILLEGAL_STATE: '%s',
   DOC_NUMBER_FORMAT: '%s',
   DOC_JSON_PARSE: '%s',
+  DOC_NOT_X_CONTENT: '%s',
   DOC_VALIDATION: 'Validation Failed: %s',
   DOC_PARSE: '%s',
   DOC_VERSION_CONFLICT: '[%s][%s]: version conflict, %s',
