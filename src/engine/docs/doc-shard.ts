@@ -96,6 +96,11 @@ export class DocShard {
 
   /** Indexes a document; returns MappingNeeded when its fields are not all mapped yet. */
   async index(op: IndexOp): Promise<WriteResult | MappingNeeded> {
+    return settle(this.indexNow(op));
+  }
+
+  /** The synchronous part of `index`: checks, applies to memory, starts the translog append. */
+  indexNow(op: IndexOp): Pending | MappingNeeded {
     const text = Buffer.from(op.source.buffer, op.source.byteOffset, op.source.byteLength).toString('utf8');
     const doc = parseDocument(text);
     const needed = this.mappingDelta(doc, text);
@@ -107,8 +112,8 @@ export class DocShard {
     const version = nextVersion(op, cur);
     const entry: DocEntry = { source: op.source, version, seqNo: ++this.maxSeqNo, primaryTerm: PRIMARY_TERM, routing: op.routing };
     this.apply(op.id, entry, doc);
-    await this.log(REC_INDEX, entry, op.id);
-    return { result: live ? 'updated' : 'created', version, seqNo: entry.seqNo, primaryTerm: PRIMARY_TERM };
+    const durable = this.log(REC_INDEX, entry, op.id);
+    return { result: { result: live ? 'updated' : 'created', version, seqNo: entry.seqNo, primaryTerm: PRIMARY_TERM }, durable };
   }
 
   private mappingDelta(doc: Record<string, unknown>, text: string): MappingNeeded | null {
@@ -123,18 +128,26 @@ export class DocShard {
   }
 
   async delete(op: DeleteOp): Promise<WriteResult> {
+    return settle(this.deleteNow(op)) as Promise<WriteResult>;
+  }
+
+  deleteNow(op: DeleteOp): Pending {
     const cur = this.versionEntry(op.id);
     const live = cur !== undefined && cur.source !== null;
     this.checkConditions(op.id, op, cur);
     const version = op.versionType === 'external' || op.versionType === 'external_gte' ? op.version! : (cur?.version ?? 0) + 1;
     const entry: DocEntry = { source: null, version, seqNo: ++this.maxSeqNo, primaryTerm: PRIMARY_TERM, deletedAt: this.now() };
     this.apply(op.id, entry, null);
-    await this.log(REC_DELETE, entry, op.id);
-    return { result: live ? 'deleted' : 'not_found', version, seqNo: entry.seqNo, primaryTerm: PRIMARY_TERM };
+    const durable = this.log(REC_DELETE, entry, op.id);
+    return { result: { result: live ? 'deleted' : 'not_found', version, seqNo: entry.seqNo, primaryTerm: PRIMARY_TERM }, durable };
   }
 
-  /** Runs an update (read-modify-write is atomic: nothing awaits between reading and applying). */
   async update(op: UpdateOp): Promise<WriteResult | MappingNeeded> {
+    return settle(this.updateNow(op));
+  }
+
+  /** Runs an update synchronously (so read-modify-write is atomic), starting its translog append. */
+  updateNow(op: UpdateOp): Pending | MappingNeeded {
     const req = parseUpdateBody(op.body);
     const cur = this.getDoc(op.id);
     if (cur && op.ifSeqNo !== undefined && (cur.seqNo !== op.ifSeqNo || cur.primaryTerm !== op.ifPrimaryTerm)) {
@@ -146,16 +159,16 @@ export class DocShard {
     const outcome = computeUpdate(req, cur, { index: this.indexName, type: this.type, id: op.id, now: this.now() },
       () => docError('DOC_MISSING', [this.type, op.id], { index_uuid: this.uuid, shard: String(this.shard), index: this.indexName }));
     if (outcome.kind === 'noop') {
-      return { result: 'noop', version: cur?.version ?? 0, seqNo: -1, primaryTerm: 0, getSource: this.fetch(op, cur?.source) };
+      const result: WriteResult = { result: 'noop', version: cur?.version ?? 0, seqNo: -1, primaryTerm: 0, getSource: this.fetch(op, cur?.source) };
+      return { result, durable: Promise.resolve() };
     }
-    if (outcome.kind === 'delete') {
-      const r = await this.delete({ id: op.id, routing: op.routing });
-      return { ...r, getSource: undefined };
-    }
+    if (outcome.kind === 'delete') return this.deleteNow({ id: op.id, routing: op.routing });
     const source = Buffer.from(outcome.source, 'utf8');
-    const r = await this.index({ id: op.id, source, routing: op.routing ?? cur?.routing });
+    const r = this.indexNow({ id: op.id, source, routing: op.routing ?? cur?.routing });
     if ('mappingUpdate' in r) return r;
-    return { ...r, result: outcome.created ? 'created' : 'updated', getSource: this.fetch(op, source) };
+    r.result.result = outcome.created ? 'created' : 'updated';
+    r.result.getSource = this.fetch(op, source);
+    return r;
   }
 
   private fetch(op: UpdateOp, src: Uint8Array | undefined): string | undefined {
@@ -203,12 +216,12 @@ export class DocShard {
     this.dirty = true;
   }
 
-  private async log(type: number, e: DocEntry, id: string): Promise<void> {
-    if (!this.translog) return;
+  private log(type: number, e: DocEntry, id: string): Promise<unknown> {
+    if (!this.translog) return Promise.resolve();
     const payload = pack([id, e.version, e.seqNo, e.primaryTerm, e.routing ?? null, e.source, e.deletedAt ?? null]);
     this.translogOps++;
     this.translogBytes += payload.byteLength;
-    await this.translog.append(type, payload);
+    return this.translog.append(type, payload);
   }
 
   /** Replays one translog record (idempotent: older sequence numbers than what is held are skipped). */
@@ -256,6 +269,15 @@ export class DocShard {
       storeBytes, maxSeqNo: this.maxSeqNo, liveDocs: this.live, translogOps: this.translogOps,
     };
   }
+}
+
+/** A write applied in memory whose translog append is `durable`. */
+export interface Pending { result: WriteResult; durable: Promise<unknown> }
+
+async function settle(p: Pending | MappingNeeded): Promise<WriteResult | MappingNeeded> {
+  if ('mappingUpdate' in p) return p;
+  await p.durable;
+  return p.result;
 }
 
 function nextVersion(op: WriteConditions, cur: DocEntry | undefined): number {
