@@ -7,6 +7,7 @@
  */
 import type { MappingJson, ShardIndexApi } from '../search/api.ts';
 import { pack, unpack } from '../codec/msgpack.ts';
+import { DOC_TRANSLOG_DELETE, DOC_TRANSLOG_INDEX } from '../codec/format-ids.ts';
 import { docError } from './doc-errors.ts';
 import { dynamicUpdate, NEED_LOSSLESS } from './dynamic.ts';
 import { cause, mapperParsing } from './doc-errors.ts';
@@ -19,8 +20,8 @@ export interface Translog {
   append(type: number, payload: Uint8Array): Promise<unknown>;
 }
 
-export const REC_INDEX = 1;
-export const REC_DELETE = 2;
+const REC_INDEX = DOC_TRANSLOG_INDEX;
+const REC_DELETE = DOC_TRANSLOG_DELETE;
 
 export interface DocEntry {
   /** null = delete tombstone. */
