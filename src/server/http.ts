@@ -83,7 +83,7 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
     inFlight++;
     res.onAborted(() => { aborted = true; finish(); });
 
-    const send = (r: HttpResponse, closeConnection = false): void => {
+    const send = (r: HttpResponse, closeConnection = closing): void => {
       if (aborted) return;
       aborted = true; // a response is written once
       res.cork(() => {
@@ -130,7 +130,8 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
         close: () => new Promise<void>((done) => {
           closing = true;
           if (listenSocket) { uWS.us_listen_socket_close(listenSocket); listenSocket = null; }
-          const end = (): void => { (app as unknown as { close(): void }).close(); done(); };
+          // Give the last replies a moment to leave before idle keep-alive connections are cut.
+          const end = (): void => { setTimeout(() => { (app as unknown as { close(): void }).close(); done(); }, 50); };
           if (inFlight === 0) end(); else drained = end;
         }),
       });

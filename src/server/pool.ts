@@ -32,6 +32,15 @@ class WorkerLane {
 
 const WORKER_FILE = new URL('../workers/shard.ts', import.meta.url).href;
 
+/**
+ * Worker threads load the TypeScript sources too. When the main thread got tsx through `--import` the
+ * flag is inherited; when `bin/tessera` registered it in-process, workers need it passed explicitly.
+ */
+export function workerExecArgv(): string[] {
+  const hasTsx = process.execArgv.some((a) => a.includes('tsx'));
+  return hasTsx ? process.execArgv : [...process.execArgv, '--import', import.meta.resolve('tsx')];
+}
+
 export class ShardPool {
   private readonly lanes: WorkerLane[] = [];
   private readonly maxPending: number;
@@ -51,7 +60,10 @@ export class ShardPool {
         concurrentTasksPerWorker: 64,
         idleTimeout: Infinity,
         workerData: init,
+        execArgv: workerExecArgv(),
       });
+      // A thread that dies fails its in-flight batch (see flush); Piscina starts a replacement.
+      piscina.on('error', (err: unknown) => this.onWorkerError?.(i, err));
       this.lanes.push(new WorkerLane(piscina));
     }
   }

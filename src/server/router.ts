@@ -12,14 +12,15 @@ export type RouteHandler = (req: HttpRequest, params: Params) => HttpResponse | 
 interface Node {
   literal: Map<string, Node>;
   param: { name: string; node: Node } | null;
-  rest: { name: string; handlers: Map<string, RouteHandler> } | null;
+  rest: { name: string; handlers: Map<string, RouteHandler>; pattern: string } | null;
   handlers: Map<string, RouteHandler>;
+  pattern: string;
 }
 
-const newNode = (): Node => ({ literal: new Map(), param: null, rest: null, handlers: new Map() });
+const newNode = (): Node => ({ literal: new Map(), param: null, rest: null, handlers: new Map(), pattern: '' });
 
 export type RouteMatch =
-  | { kind: 'found'; handler: RouteHandler; params: Params }
+  | { kind: 'found'; handler: RouteHandler; params: Params; pattern: string }
   | { kind: 'method-not-allowed'; allowed: string[] }
   | { kind: 'not-found' };
 
@@ -33,7 +34,7 @@ export class Router {
     for (let i = 0; i < segs.length; i++) {
       const s = segs[i];
       if (s.startsWith('*')) {
-        node.rest ??= { name: s.slice(1), handlers: new Map() };
+        node.rest ??= { name: s.slice(1), handlers: new Map(), pattern };
         for (const m of [methods].flat()) node.rest.handlers.set(m, handler);
         return this;
       }
@@ -48,23 +49,27 @@ export class Router {
       }
     }
     for (const m of [methods].flat()) node.handlers.set(m, handler);
+    node.pattern = pattern;
     return this;
   }
 
   match(method: string, path: string): RouteMatch {
     const segs = splitPath(path);
     const params: Params = {};
-    const handlers = walk(this.root, segs, 0, params);
-    if (!handlers) return { kind: 'not-found' };
+    const found = walk(this.root, segs, 0, params);
+    if (!found) return { kind: 'not-found' };
+    const { handlers, pattern } = found;
     const h = handlers.get(method) ?? (method === 'HEAD' ? handlers.get('GET') : undefined);
-    if (h) return { kind: 'found', handler: h, params };
+    if (h) return { kind: 'found', handler: h, params, pattern };
     return { kind: 'method-not-allowed', allowed: [...handlers.keys()] };
   }
 }
 
-function walk(node: Node, segs: string[], i: number, params: Params): Map<string, RouteHandler> | null {
+interface Found { handlers: Map<string, RouteHandler>; pattern: string }
+
+function walk(node: Node, segs: string[], i: number, params: Params): Found | null {
   if (i === segs.length) {
-    if (node.handlers.size) return node.handlers;
+    if (node.handlers.size) return { handlers: node.handlers, pattern: node.pattern };
     return null;
   }
   const lit = node.literal.get(segs[i]);
@@ -78,7 +83,7 @@ function walk(node: Node, segs: string[], i: number, params: Params): Map<string
   }
   if (node.rest) {
     params[node.rest.name] = segs.slice(i).map(safeDecode).join('/');
-    return node.rest.handlers;
+    return { handlers: node.rest.handlers, pattern: node.rest.pattern };
   }
   return null;
 }

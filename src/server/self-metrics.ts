@@ -56,9 +56,10 @@ export class SelfMetrics {
     return h;
   }
 
-  /** A gauge whose values are read by `read` at every scrape. */
-  gauge(name: string, help: string, labelNames: readonly string[], read: () => Iterable<[LabelValues, number]>): Gauge {
-    const g = new Gauge({ name, help, type: 'gauge', labelNames }, read);
+  /** A value read by `read` at every scrape; `type` 'counter' for totals kept elsewhere (CPU seconds, WAL bytes). */
+  gauge(name: string, help: string, labelNames: readonly string[], read: () => Iterable<[LabelValues, number]>,
+    type: 'gauge' | 'counter' = 'gauge'): Gauge {
+    const g = new Gauge({ name, help, type, labelNames }, read);
     this.items.push(g);
     return g;
   }

@@ -1,0 +1,26 @@
+/** logfmt lines on stderr (`ts=… level=… msg="…" key=value`), filtered by `--log.level`. */
+import type { Logger } from './context.ts';
+
+const LEVELS = { debug: 0, info: 1, warn: 2, error: 3 } as const;
+type Level = keyof typeof LEVELS;
+
+export function createLogger(level: Level, write: (line: string) => void = (l) => process.stderr.write(l)): Logger {
+  const min = LEVELS[level];
+  const emit = (lvl: Level, msg: string, fields?: Record<string, unknown>): void => {
+    if (LEVELS[lvl] < min) return;
+    let line = `ts=${new Date().toISOString()} level=${lvl} msg=${quote(msg)}`;
+    if (fields) for (const k in fields) line += ` ${k}=${quote(fields[k] instanceof Error ? (fields[k] as Error).message : fields[k])}`;
+    write(line + '\n');
+  };
+  return {
+    debug: (m, f) => emit('debug', m, f),
+    info: (m, f) => emit('info', m, f),
+    warn: (m, f) => emit('warn', m, f),
+    error: (m, f) => emit('error', m, f),
+  };
+}
+
+function quote(v: unknown): string {
+  const s = typeof v === 'string' ? v : JSON.stringify(v) ?? String(v);
+  return /^[\w.:/@+-]+$/.test(s) ? s : JSON.stringify(s);
+}

@@ -1,0 +1,141 @@
+/**
+ * Starts a Tessera node: takes the data-directory lock, starts the shard workers, opens the listeners of
+ * the enabled services, runs their start-up recovery, and then reports ready. `stop()` is the graceful
+ * path used by SIGTERM/SIGINT and `/-/quit`: stop accepting, answer what is in flight, flush and fsync,
+ * stop the workers, release the lock.
+ */
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Flags } from './flags.ts';
+import type { ServerContext, ServiceHooks } from './context.ts';
+import { ShardPool } from './pool.ts';
+import { SelfMetrics } from './self-metrics.ts';
+import { createLogger } from './logger.ts';
+import { acquireLock } from './lock-file.ts';
+import { startHttpServer, type HttpServer } from './http.ts';
+import { Router } from './router.ts';
+import { dispatcher, type ApiFallbacks, type RequestMetrics } from './dispatch.ts';
+import { registerProcessMetrics } from './process-metrics.ts';
+import { registerEsRoutes } from './es/routes.ts';
+import { esFallbacks, esTooLarge } from './es/fallbacks.ts';
+import { registerMetricsRoutes } from './prom/routes.ts';
+import { promFallbacks, promTooLarge } from './prom/fallbacks.ts';
+import { registerWorkflowRoutes } from './workflow/routes.ts';
+import { workflowFallbacks, workflowTooLarge } from './workflow/fallbacks.ts';
+
+const MB = 1024 * 1024;
+
+export interface Tessera {
+  readonly ports: { documents?: number; metrics?: number; workflow?: number };
+  readonly dataDir: string;
+  reload(): Promise<void>;
+  stop(): Promise<void>;
+  /** Resolves when a stop (signal, `/-/quit`, or `stop()`) has completed. */
+  readonly stopped: Promise<void>;
+}
+
+export async function startTessera(flags: Flags): Promise<Tessera> {
+  const dataDir = resolve(flags['path.data']);
+  mkdirSync(dataDir, { recursive: true });
+  const releaseLock = acquireLock(dataDir);
+  const log = createLogger(flags['log.level']);
+  const metrics = new SelfMetrics();
+  const reqMetrics: RequestMetrics = {
+    requests: metrics.counter('tessera_http_requests_total', 'HTTP requests by API, route and status code.', ['api', 'route', 'code']),
+    latency: metrics.histogram('tessera_http_request_duration_seconds', 'HTTP request latency by API and route.', ['api', 'route']),
+  };
+  const pool = new ShardPool({
+    workers: flags.workers,
+    dataDir,
+    options: workerOptions(flags),
+    onWorkerError: (id, err) => log.error('shard worker crashed; it is restarted and its shards reopen from disk', { worker: id, err }),
+  });
+  registerProcessMetrics(metrics, pool);
+  const ctx: ServerContext = { flags, dataDir, pool, log, metrics, now: () => Date.now() };
+
+  const hooks: ServiceHooks[] = [];
+  const servers: HttpServer[] = [];
+  const ports: Tessera['ports'] = {};
+  let ready = false;
+  let stopping: Promise<void> | null = null;
+  let markStopped!: () => void;
+  const stopped = new Promise<void>((r) => { markStopped = r; });
+
+  const listen = async (api: string, host: string, port: number, maxBodyBytes: number, router: Router,
+    fallbacks: ApiFallbacks, tooLarge: typeof esTooLarge): Promise<number> => {
+    const server = await startHttpServer({
+      host, port, maxBodyBytes, tooLarge, internalError: (err) => fallbacks.error(err, null as never),
+      handler: dispatcher(api, router, fallbacks, reqMetrics),
+    });
+    servers.push(server);
+    log.info('listening', { api, address: `${host}:${server.port}` });
+    return server.port;
+  };
+
+  const reload = async (): Promise<void> => {
+    for (const h of hooks) await h.reload?.();
+    log.info('configuration reloaded');
+  };
+
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      log.info('shutting down');
+      await Promise.all(servers.map((s) => s.close()));
+      for (const h of [...hooks].reverse()) {
+        try { await h.stop?.(); } catch (err) { log.error('service stop failed', { err }); }
+      }
+      await pool.close();
+      releaseLock();
+      log.info('stopped');
+      markStopped();
+    })();
+    return stopping;
+  };
+
+  try {
+    const services = new Set(flags.services);
+    if (services.has('documents')) {
+      const router = new Router();
+      hooks.push(registerEsRoutes(router, ctx));
+      ports.documents = await listen('documents', flags['network.host'], flags['http.port'], 100 * MB, router, esFallbacks, esTooLarge);
+    }
+    if (services.has('metrics')) {
+      const router = new Router();
+      hooks.push(registerMetricsRoutes(router, ctx, { isReady: () => ready, reload, quit: () => { void stop(); } }));
+      const [host, port] = splitHostPort(flags['web.listen-address']);
+      ports.metrics = await listen('metrics', host, port, 100 * MB, router, promFallbacks, promTooLarge);
+    }
+    if (services.has('workflow')) {
+      const router = new Router();
+      hooks.push(registerWorkflowRoutes(router, ctx));
+      ports.workflow = await listen('workflow', flags['network.host'], flags['workflow.port'], 1 * MB, router, workflowFallbacks, workflowTooLarge);
+    }
+    for (const h of hooks) await h.start?.();
+  } catch (err) {
+    await Promise.all(servers.map((s) => s.close()));
+    await pool.close();
+    releaseLock();
+    throw err;
+  }
+  ready = true;
+  log.info('ready', { ports });
+  return { ports, dataDir, reload, stop, stopped };
+}
+
+/** What the shard workers need from the flags (they get plain data, not the Flags object). */
+function workerOptions(flags: Flags): Record<string, unknown> {
+  return {
+    walCompression: flags['storage.tsdb.wal-compression'],
+    walSegmentSizeBytes: flags['wal.segment-size'],
+    walRepair: flags['wal.repair'],
+    tsdbPath: flags['storage.tsdb.path'] ? resolve(flags['storage.tsdb.path']) : '',
+    services: flags.services,
+    allowCrashTask: process.env.TESSERA_TEST_HOOKS === '1',
+  };
+}
+
+function splitHostPort(addr: string): [string, number] {
+  const i = addr.lastIndexOf(':');
+  const host = addr.slice(0, i).replace(/^\[|\]$/g, '');
+  return [host === '' ? '0.0.0.0' : host, Number(addr.slice(i + 1))];
+}

@@ -1,0 +1,15 @@
+/** How the metrics port answers requests no route takes, as Prometheus's Go HTTP mux does. */
+import type { ApiFallbacks } from '../dispatch.ts';
+import { promErrorFrom } from './respond.ts';
+
+const TEXT = { 'Content-Type': 'text/plain; charset=utf-8' };
+
+export const promFallbacks: ApiFallbacks = {
+  notFound: () => ({ status: 404, headers: TEXT, body: '404 page not found\n' }),
+  methodNotAllowed: () => ({ status: 405, headers: TEXT, body: 'Method Not Allowed\n' }),
+  error: (err) => promErrorFrom(err),
+};
+
+export function promTooLarge(_req: unknown, limitBytes: number) {
+  return { status: 413, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ status: 'error', errorType: 'bad_data', error: `request body larger than ${limitBytes} bytes` }) };
+}

@@ -1,0 +1,9 @@
+/** Routes of the Prometheus-compatible API on the metrics port; each area registers its own file's routes. */
+import type { ServerContext, ServiceHooks } from '../context.ts';
+import type { Router } from '../router.ts';
+import { registerLifecycleRoutes, type Lifecycle } from './lifecycle-routes.ts';
+
+export function registerMetricsRoutes(router: Router, ctx: ServerContext, life: Lifecycle): ServiceHooks {
+  registerLifecycleRoutes(router, ctx, life);
+  return {};
+}

@@ -1,0 +1,19 @@
+/** The workflow API's envelope `{success, error, data}` for unmatched routes, over-limit bodies and crashes. */
+import type { ApiFallbacks } from '../dispatch.ts';
+import type { HttpResponse } from '../http.ts';
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+export function workflowEnvelope(status: number, error: string, data: unknown = null): HttpResponse {
+  return { status, headers: JSON_HEADERS, body: JSON.stringify({ success: status < 400, error, data }) };
+}
+
+export const workflowFallbacks: ApiFallbacks = {
+  notFound: (req) => workflowEnvelope(404, `NOT_FOUND: no route for ${req.method} ${req.path}`),
+  methodNotAllowed: (req, allowed) => workflowEnvelope(405, `METHOD_NOT_ALLOWED: ${req.method} ${req.path} allows ${allowed.join(', ')}`),
+  error: () => workflowEnvelope(500, 'INTERNAL: internal error'),
+};
+
+export function workflowTooLarge(_req: unknown, limitBytes: number): HttpResponse {
+  return workflowEnvelope(413, `PAYLOAD_TOO_LARGE: body over ${limitBytes} bytes`);
+}
