@@ -53,6 +53,8 @@ export interface RemoteWriteConfig {
   writeRelabelConfigs: RelabelRule[];
   queue: QueueConfig;
   authorization: string;
+  /** Retry batches refused with 429 (Prometheus's `queue_config.retry_on_http_429`, off by default). */
+  retryOn429: boolean;
 }
 
 export interface PromConfig {
@@ -254,6 +256,7 @@ function parseRemoteWrites(list: unknown[]): RemoteWriteConfig[] {
       url, name, remoteTimeoutMs: dur(o.remote_timeout, 30_000), headers,
       writeRelabelConfigs: asList(o.write_relabel_configs, 'write_relabel_configs').map(parseRelabelRule),
       queue: parseQueue(asObj(o.queue_config, 'queue_config')), authorization: parseAuth(o),
+      retryOn429: bool(asObj(o.queue_config, 'queue_config').retry_on_http_429, false, 'retry_on_http_429'),
     };
   });
 }
