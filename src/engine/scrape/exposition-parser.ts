@@ -31,12 +31,19 @@ export interface ParserOptions {
   openMetrics: boolean;
   /** Drop OpenMetrics `_created` series of counters, histograms and summaries. */
   skipCreated?: boolean;
+  /**
+   * The body is one piece of a larger OpenMetrics stream cut at a line boundary: a missing `# EOF` is not
+   * an error (the caller checks `eofSeen` at the end), and line numbers start after `firstLine`.
+   */
+  fragment?: boolean;
+  firstLine?: number;
 }
 
 export class ExpositionParser {
   private readonly s: string;
   private readonly om: boolean;
   private readonly skipCreated: boolean;
+  private readonly fragment: boolean;
   private pos = 0;
   private lineNo = 0;
   private sawEof = false;
@@ -59,14 +66,19 @@ export class ExpositionParser {
     this.s = body;
     this.om = opts.openMetrics;
     this.skipCreated = opts.skipCreated ?? false;
+    this.fragment = opts.fragment ?? false;
+    this.lineNo = opts.firstLine ?? 0;
   }
+
+  /** True once `# EOF` has been read. */
+  get eofSeen(): boolean { return this.sawEof; }
 
   /** Advances to the next entry. Throws ParseError on a malformed line. */
   next(): EntryKind {
     const s = this.s;
     for (;;) {
       if (this.pos >= s.length) {
-        if (this.om && !this.sawEof) this.fail('data does not end with # EOF');
+        if (this.om && !this.sawEof && !this.fragment) this.fail('data does not end with # EOF');
         return ENTRY_EOF;
       }
       this.lineNo++;
