@@ -64,7 +64,7 @@ export class MemQuerier implements Querier {
   private readonly byKey = new Map<string, FetchedSeries>();
   private sorted: FetchedSeries[] | null = null;
   /** Appended samples not yet merged into `byKey` (tests load series incrementally). */
-  private pending = new Map<string, { labels: Labels; t: number[]; v: number[] }>();
+  private pending = new Map<string, { labels: Labels; t: Float64Array; v: Float64Array; n: number }>();
 
   constructor(series: readonly FetchedSeries[] = []) {
     for (const s of series) this.byKey.set(labelKey(s.labels), s);
@@ -74,25 +74,31 @@ export class MemQuerier implements Querier {
   append(labels: Labels, t: number, v: number): void {
     const k = labelKey(labels);
     let p = this.pending.get(k);
-    if (!p) { p = { labels, t: [], v: [] }; this.pending.set(k, p); }
-    p.t.push(t); p.v.push(v);
+    if (!p) { p = { labels, t: new Float64Array(16), v: new Float64Array(16), n: 0 }; this.pending.set(k, p); }
+    if (p.n === p.t.length) {
+      const t2 = new Float64Array(p.n * 2); t2.set(p.t); p.t = t2;
+      const v2 = new Float64Array(p.n * 2); v2.set(p.v); p.v = v2;
+    }
+    p.t[p.n] = t; p.v[p.n] = v; p.n++;
     this.sorted = null;
   }
 
   private flush(): void {
     for (const [k, p] of this.pending) {
       const old = this.byKey.get(k);
-      const pairs: [number, number][] = [];
-      if (old) for (let i = 0; i < old.t.length; i++) pairs.push([old.t[i], old.v[i]]);
-      for (let i = 0; i < p.t.length; i++) pairs.push([p.t[i], p.v[i]]);
-      pairs.sort((a, b) => a[0] - b[0]);
-      const t = new Float64Array(pairs.length), v = new Float64Array(pairs.length);
+      const n0 = old ? old.t.length : 0, n1 = p.n;
+      // Values stay in Float64Arrays throughout: plain JS double arrays may canonicalise the stale-NaN payload.
+      const t = new Float64Array(n0 + n1), v = new Float64Array(n0 + n1);
+      if (old) { t.set(old.t); v.set(old.v); }
+      t.set(p.t.subarray(0, n1), n0); v.set(p.v.subarray(0, n1), n0);
+      const idx = Array.from({ length: n0 + n1 }, (_, i) => i).sort((a, b) => t[a] - t[b] || a - b);
+      const ts = new Float64Array(idx.length), vs = new Float64Array(idx.length);
       let n = 0;
-      for (const [ts, val] of pairs) {
-        if (n > 0 && t[n - 1] === ts) { v[n - 1] = val; continue; } // later write wins, as a duplicate append would
-        t[n] = ts; v[n] = val; n++;
+      for (const i of idx) {
+        if (n > 0 && ts[n - 1] === t[i]) { vs[n - 1] = v[i]; continue; } // a later write of the same timestamp wins
+        ts[n] = t[i]; vs[n] = v[i]; n++;
       }
-      this.byKey.set(k, { labels: p.labels, t: t.subarray(0, n), v: v.subarray(0, n) });
+      this.byKey.set(k, { labels: p.labels, t: ts.subarray(0, n), v: vs.subarray(0, n) });
     }
     this.pending.clear();
   }
