@@ -23,6 +23,11 @@ const DATA_OFFSET = 192;
 
 const align4 = (n: number): number => (n + 3) & ~3;
 
+/** `Atomics.waitAsync` (V8, Node >= 16) is ES2024 in TypeScript's lib; the project targets ES2022. */
+type WaitAsync = (a: Int32Array, index: number, value: number, timeout?: number) =>
+  { async: false; value: 'not-equal' | 'timed-out' } | { async: true; value: Promise<'ok' | 'timed-out'> };
+const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
+
 export class SpscRing {
   readonly buffer: SharedArrayBuffer;
   readonly capacity: number;
@@ -136,7 +141,7 @@ export class SpscRing {
       if (this.closed) throw new Error('ring closed');
       const head = Atomics.load(this.ctl, HEAD);
       if (this.tryWrite(msg)) return;
-      const w = Atomics.waitAsync(this.ctl, HEAD, head);
+      const w = waitAsync(this.ctl, HEAD, head);
       if (w.async) await w.value;
     }
   }
@@ -146,7 +151,7 @@ export class SpscRing {
     const head = Atomics.load(this.ctl, HEAD);
     const tail = Atomics.load(this.ctl, TAIL);
     if (head !== tail || this.closed) return;
-    const w = Atomics.waitAsync(this.ctl, TAIL, tail);
+    const w = waitAsync(this.ctl, TAIL, tail);
     if (w.async) await w.value;
   }
 }
