@@ -61,8 +61,19 @@ export const ERRORS = {
   // ── metrics (TSDB, scrape) ──────────────────────────────────────────────
 
   // ── PromQL ──────────────────────────────────────────────────────────────
+  PROMQL_EXECUTION: '%s',
 
   // ── workflow ────────────────────────────────────────────────────────────
+  WF_INVALID_JSON: '%s',
+  WF_VALIDATION: '%s',
+  WF_UNKNOWN_PROPERTY: '%s',
+  WF_UNKNOWN_ACTION: '%s',
+  WF_LIVESTREAM_REQUIRES_VERSION_1: '%s',
+  WF_GRAPH_INVALID: '%s',
+  WF_NOT_FOUND: 'workflow %s not found',
+  WF_CONFLICT: '%s',
+  WF_CHANNEL_NOT_FOUND: 'channel %s not found for business %s',
+  WF_UNSUPPORTED_EVENT: 'unsupported event [%s]',
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;
