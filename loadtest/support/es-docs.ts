@@ -21,9 +21,9 @@ export function makeDoc(i: number, r: () => number): string {
   });
 }
 
-/** A `_bulk` body of `n` index actions with ids `first..first+n-1`. */
-export function bulkBody(first: number, n: number, r: () => number): string {
+/** A `_bulk` body of `n` index actions with ids `first..first+n-1` (or auto-generated ids). */
+export function bulkBody(first: number, n: number, r: () => number, autoIds = false): string {
   let out = '';
-  for (let i = first; i < first + n; i++) out += `{"index":{"_id":"${i}"}}\n${makeDoc(i, r)}\n`;
+  for (let i = first; i < first + n; i++) out += `${autoIds ? '{"index":{}}' : `{"index":{"_id":"${i}"}}`}\n${makeDoc(i, r)}\n`;
   return out;
 }
