@@ -50,7 +50,7 @@ export function registerBulkRoutes(router: Router, cluster: EsCluster): void {
         for (const i of g.idx) planned[i].error = e;
       }
     }));
-    const pretty = wantsPretty(req);
+    const pretty = wantsPretty(req) || req.query.has('filter_path'); // object path: json() prints or filters it
     let errors = false;
     const parts: string[] = new Array(planned.length);
     const objs: unknown[] = new Array(planned.length);
