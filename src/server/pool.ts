@@ -107,7 +107,9 @@ export class ShardPool {
     lane.inFlight += batch.length;
     const calls = new Array<TaskCall>(batch.length);
     for (let i = 0; i < batch.length; i++) calls[i] = batch[i].call;
-    lane.piscina.run(pack(calls)).then(
+    // msgpackr packs into a shared slab; copy out an exactly-sized buffer and transfer it instead of cloning the slab.
+    const message = new Uint8Array(pack(calls));
+    lane.piscina.run(message, { transferList: [message.buffer] }).then(
       (reply: Uint8Array) => {
         lane.inFlight -= batch.length;
         const results = unpack<CallResult[]>(reply);

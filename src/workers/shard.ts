@@ -2,7 +2,7 @@
  * Shard worker entry (one Piscina instance per thread). Decodes a batch, starts each call in order,
  * and answers all of them together once every call has settled.
  */
-import { workerData } from 'piscina';
+import { move, workerData } from 'piscina';
 import { pack, unpack } from '../engine/codec/msgpack.ts';
 import { toWire } from '../engine/errors.ts';
 import type { BatchMessage, CallResult, TaskCall, WorkerInit } from './protocol.ts';
@@ -10,11 +10,12 @@ import { TASKS } from './tasks.ts';
 
 const init = workerData as WorkerInit;
 
-export default async function runBatch(message: BatchMessage): Promise<Uint8Array> {
+export default async function runBatch(message: BatchMessage): Promise<unknown> {
   const calls = unpack<TaskCall[]>(message);
   const results: (CallResult | Promise<CallResult>)[] = new Array(calls.length);
   for (let i = 0; i < calls.length; i++) results[i] = start(calls[i]);
-  return pack(await Promise.all(results));
+  // Copy out of msgpackr's shared slab and transfer, so large results are not cloned on the way back.
+  return move(new Uint8Array(pack(await Promise.all(results))));
 }
 
 function start(call: TaskCall): CallResult | Promise<CallResult> {

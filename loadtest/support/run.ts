@@ -1,0 +1,38 @@
+/** Shared pieces of the load tests: child processes pinned to a core, free ports, bounded autocannon runs. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import autocannon from 'autocannon';
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => { const p = (s.address() as { port: number }).port; s.close(() => resolve(p)); });
+  });
+}
+
+/** Spawns `node --import tsx script args` pinned to `cpu` (taskset) and waits for its IPC 'ready'. */
+export function spawnPinned(cpu: number, script: string, args: string[]): Promise<ChildProcess> {
+  const child = spawn("taskset", ["-c", String(cpu), process.execPath, "--import", "tsx", script, ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    child.once('message', () => resolve(child));
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+}
+
+export interface LoadResult { name: string; reqPerSec: number; p50Ms: number; p99Ms: number; errors: number; non2xx: number }
+
+/** One bounded autocannon run (no pipelining: real clients do not pipeline, see architecture.md). */
+export async function load(name: string, url: string, opts: { seconds?: number; connections?: number; method?: string; body?: string; headers?: Record<string, string> } = {}): Promise<LoadResult> {
+  const r = await autocannon({
+    url, duration: opts.seconds ?? 5, connections: opts.connections ?? 64, pipelining: 1,
+    method: (opts.method ?? 'GET') as 'GET', body: opts.body, headers: opts.headers,
+  });
+  return { name, reqPerSec: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
+}
+
+export function table(rows: LoadResult[], baseline: LoadResult): string {
+  const lines = ['| target | req/s | ratio to ' + baseline.name + ' | p50 ms | p99 ms | errors | non-2xx |', '|---|---|---|---|---|---|---|'];
+  for (const r of rows) {
+    lines.push(`| ${r.name} | ${Math.round(r.reqPerSec)} | ${(r.reqPerSec / baseline.reqPerSec).toFixed(2)}× | ${r.p50Ms} | ${r.p99Ms} | ${r.errors} | ${r.non2xx} |`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,39 @@
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { ShardPool } from '../../src/server/pool.ts';
+import { EngineError, OverloadedError } from '../../src/engine/errors.ts';
+
+const crashes: number[] = [];
+const pool = new ShardPool({ workers: 2, dataDir: '/nonexistent', options: { allowCrashTask: true }, maxPendingPerWorker: 5000, onWorkerError: (id) => crashes.push(id) });
+after(() => pool.close());
+
+test('calls reach the worker they name and come back in order', async () => {
+  const out = await Promise.all(Array.from({ length: 1000 }, (_, i) => pool.call(i % 2, 'core.ping', { echo: i })));
+  assert.deepEqual(out, Array.from({ length: 1000 }, (_, i) => i));
+});
+
+test('large results cross the thread boundary intact', async () => {
+  const big = 'x'.repeat(1 << 20);
+  assert.equal(await pool.call(0, 'core.ping', { echo: big }), big);
+});
+
+test('an unknown op rejects with an engine error rebuilt on this thread', async () => {
+  await assert.rejects(pool.call(1, 'no.such.op', {}), (e: unknown) => e instanceof EngineError && e.code === 'INTERNAL' && /unknown worker op no\.such\.op/.test(e.message));
+});
+
+test('more calls in flight than the limit are refused with OverloadedError, the rest succeed', async () => {
+  const calls = Array.from({ length: 6000 }, (_, i) => pool.call(0, 'core.ping', { echo: i }).then(() => 'ok', (e) => e));
+  const results = await Promise.all(calls);
+  const refused = results.filter((r) => r instanceof OverloadedError);
+  assert.equal(refused.length, 1000);
+  assert.equal(results.filter((r) => r === 'ok').length, 5000);
+});
+
+test('a crashed worker fails its in-flight calls with WORKER_CRASHED, is reported, and is replaced', async () => {
+  const before = crashes.length;
+  const inflight = pool.call(1, 'core.ping', { echo: 'same batch' });
+  await assert.rejects(pool.call(1, 'core.crash', {}), (e: unknown) => e instanceof EngineError && e.code === 'WORKER_CRASHED');
+  await assert.rejects(inflight, (e: unknown) => e instanceof EngineError && e.code === 'WORKER_CRASHED');
+  assert.ok(crashes.length > before && crashes.includes(1));
+  assert.equal(await pool.call(1, 'core.ping', { echo: 'after' }), 'after');
+});
