@@ -71,6 +71,10 @@ export const ERRORS = {
   SEARCH_CONTEXT_MISSING: 'No search context found for id [%s]',
   /** Request validation (missing scroll_id…). */
   SEARCH_VALIDATION: 'Validation Failed: 1: %s;',
+  /** Every shard failed (status of a client error). */
+  SEARCH_PHASE_FAILED: '%s',
+  /** Every shard failed (status of a server error). */
+  SEARCH_PHASE_FAILED_500: '%s',
 
   // ── metrics (TSDB, scrape) ──────────────────────────────────────────────
 

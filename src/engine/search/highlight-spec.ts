@@ -39,8 +39,8 @@ export function parseHighlight(h: Obj): HighlightSpec {
       fragmentSize: Number(pick(f, 'fragment_size', 100)),
       numberOfFragments: Number(pick(f, 'number_of_fragments', 5)),
       noMatchSize: Number(pick(f, 'no_match_size', 0)),
-      requireFieldMatch: pick(f, 'require_field_match', true) !== false,
-      order: pick(f, 'order', 'none') === 'score' ? 'score' : 'none',
+      requireFieldMatch: pick<unknown>(f, 'require_field_match', true) !== false,
+      order: pick<unknown>(f, 'order', 'none') === 'score' ? 'score' : 'none',
       highlightQuery: f.highlight_query ? parseQuery(f, 'highlight_query') : h.highlight_query ? parseQuery(h, 'highlight_query') : null,
     })),
   };

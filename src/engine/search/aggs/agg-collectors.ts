@@ -140,14 +140,14 @@ class CardinalityCollector implements AggCollector {
 
 class PercentilesCollector implements AggCollector {
   private readonly vals: (number | string)[] = [];
-  private readonly vals: number[] = [];
+  private readonly all: number[] = [];
   constructor(private readonly spec: AggSpec, private readonly src: ValuesSource) {}
   setSegment(_o: number, seg: Segment): void { this.src.setSegment(seg); }
   collect(doc: number): void {
     const n = this.src.values(doc, this.vals);
-    for (let i = 0; i < n; i++) this.vals.push(this.vals[i] as number);
+    for (let i = 0; i < n; i++) this.all.push(this.vals[i] as number);
   }
   partial(): AggPartial {
-    return { name: this.spec.name, type: 'percentiles', values: this.vals, valueType: this.src.type, format: this.spec.params.format ?? this.src.format };
+    return { name: this.spec.name, type: 'percentiles', values: this.all, valueType: this.src.type, format: this.spec.params.format ?? this.src.format };
   }
 }
