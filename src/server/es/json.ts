@@ -5,6 +5,7 @@
  */
 import { isLosslessNumber, parse as losslessParse } from 'lossless-json';
 import type { HttpRequest, HttpResponse } from '../http.ts';
+import { JavaDouble, javaDouble } from '../../engine/docs/source.ts';
 import { JSON_HEADERS } from './errors.ts';
 
 /** A JSON text inserted verbatim. */
@@ -14,6 +15,7 @@ export class RawJson {
 
 export function compact(v: unknown): string {
   if (v instanceof RawJson) return v.text;
+  if (v instanceof JavaDouble) return javaDouble(v.v);
   if (v === null || v === undefined) return 'null';
   if (typeof v !== 'object') return JSON.stringify(v);
   if (isLosslessNumber(v)) return v.value;
@@ -35,6 +37,7 @@ export function compact(v: unknown): string {
 
 export function pretty(v: unknown, indent = ''): string {
   if (v instanceof RawJson) return pretty(losslessParse(v.text), indent);
+  if (v instanceof JavaDouble) return javaDouble(v.v);
   if (v === null || v === undefined) return 'null';
   if (typeof v !== 'object') return JSON.stringify(v);
   if (isLosslessNumber(v)) return v.value;
