@@ -58,6 +58,7 @@ class PosParser {
     const m = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(this.s.slice(this.i, this.i + 400));
     if (m) { this.i += m[0].length; return Number(m[0]); }
     if (c === undefined) this.fail('Unexpected end-of-input');
+    if ('}],:'.includes(c)) this.fail(`Unexpected character ('${c}' (code ${c.charCodeAt(0)})): expected a value`);
     return this.fail(`Unrecognized token '${this.s.slice(this.i).split(/[\s,}\]]/)[0]}': was expecting ('true', 'false' or 'null')`);
   }
 
