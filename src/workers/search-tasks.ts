@@ -9,6 +9,7 @@ import { searchShard, type ShardResult } from '../engine/search/shard-search.ts'
 import { collectDfs, GlobalStats, type DfsStats } from '../engine/search/dfs.ts';
 import type { SearchRequest } from '../engine/search/search-request.ts';
 import type { Query } from '../engine/search/query-ast.ts';
+import type { MappingJson } from '../engine/search/api.ts';
 import { analyzeRequest, type AnalyzeArgs } from '../engine/search/analyze.ts';
 import { ScrollStore } from '../engine/search/scroll-store.ts';
 
@@ -23,7 +24,7 @@ interface SearchArgs extends ShardCall {
 const scrolls = new ScrollStore();
 
 /** Opens the shard through the documents tasks (they own opening with metadata); null when stale. */
-async function open(c: ShardCall, init: WorkerInit): Promise<{ index: ShardIndex; getDoc: (id: string) => ReturnType<NonNullable<ReturnType<typeof getDocShard>>['getDoc']> } | null> {
+async function open(c: ShardCall, init: WorkerInit): Promise<{ index: ShardIndex; mapping: MappingJson; getDoc: (id: string) => ReturnType<NonNullable<ReturnType<typeof getDocShard>>['getDoc']> } | null> {
   let s = getDocShard(c.uuid, c.shard);
   if (!s || c.meta) {
     const r = await docsTasks['docs.get']({ ...c, id: '' }, init) as { stale?: boolean };
@@ -31,13 +32,13 @@ async function open(c: ShardCall, init: WorkerInit): Promise<{ index: ShardIndex
     s = getDocShard(c.uuid, c.shard);
   }
   if (!s || !(s.searchIndex instanceof ShardIndex)) return null;
-  return { index: s.searchIndex, getDoc: (id) => s!.getDoc(id) };
+  return { index: s.searchIndex, mapping: s.mapping, getDoc: (id) => s!.getDoc(id) };
 }
 
 async function query(a: SearchArgs, init: WorkerInit): Promise<ShardResult | { stale: true }> {
   const o = await open(a, init);
   if (!o) return { stale: true };
-  const reader = o.index.reader();
+  const reader = o.index.reader(o.mapping);
   const opts = { index: a.index, nowMs: a.nowMs, filter: a.filter, fetch: o.getDoc, shardCount: a.shardCount, stats: a.stats ? new GlobalStats(a.stats) : undefined };
   if (!a.scroll) return searchShard(reader, a.req, opts);
   const all = searchShard(reader, a.req, { ...opts, topN: reader.maxDoc(), noFetch: true });
@@ -49,7 +50,7 @@ async function query(a: SearchArgs, init: WorkerInit): Promise<ShardResult | { s
 async function dfs(a: SearchArgs, init: WorkerInit): Promise<DfsStats | { stale: true }> {
   const o = await open(a, init);
   if (!o) return { stale: true };
-  return collectDfs(o.index.reader(), a.req, a.index, a.nowMs, a.filter);
+  return collectDfs(o.index.reader(o.mapping), a.req, a.index, a.nowMs, a.filter);
 }
 
 export const searchTasks: TaskTable = {
@@ -57,7 +58,7 @@ export const searchTasks: TaskTable = {
   'search.dfs': dfs,
   'search.scroll': (a: { key: string; offset: number; size: number; keepAliveMs: number }) => {
     const hits = scrolls.page(a.key, a.offset, a.size, a.keepAliveMs);
-    return hits ? { hits } : { missing: true };
+      return hits ? { hits } : { missing: true };
   },
   'search.clearScroll': (a: { keys: string[] }) => a.keys.map((k) => scrolls.delete(k)),
   'search.analyze': (a: AnalyzeArgs) => analyzeRequest(a),

@@ -120,8 +120,16 @@ export class ShardIndex implements ShardIndexApi {
     segments.push(...newSegs); live.push(...newLive);
   }
 
-  /** The reader published by the last refresh. */
-  reader(): IndexReader { return this.current; }
+  /**
+   * The reader published by the last refresh. With `mapping`, field views follow it even for a shard that
+   * has not indexed a document under that mapping yet (sorts and queries need the types).
+   */
+  reader(mapping?: MappingJson | null): IndexReader {
+    if (mapping && this.fieldInfos(mapping) !== this.current.infos) {
+      this.current = new IndexReader(this.current.segments, this.current.live, this.infos, this.analyzers);
+    }
+    return this.current;
+  }
 
   docCount(): number { return this.current.liveDocCount(); }
 

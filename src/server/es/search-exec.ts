@@ -123,7 +123,7 @@ function compareSortValues(a: SortValue[], b: SortValue[], rev: boolean[]): numb
 
 function shardFailure(t: ShardTarget, err: Error): Record<string, unknown> {
   const e = asErrorLike(err);
-  const withIdx = { ...e, details: { ...e.details, index_uuid: t.index.uuid, index: t.index.name } };
+  const withIdx = { code: e.code, message: e.message, details: { ...e.details, index_uuid: t.index.uuid, index: t.index.name } };
   return { shard: t.shard, index: t.index.name, node: 'tessera-node', reason: errorObject(withIdx, true) };
 }
 
@@ -139,7 +139,7 @@ export function phaseFailure(failures: { t: ShardTarget; err: Error }[]): Engine
     grouped.push(fail);
   }
   const first = asErrorLike(failures[0].err);
-  const firstWithIdx = { ...first, details: { ...first.details, index_uuid: failures[0].t.index.uuid, index: failures[0].t.index.name } };
+  const firstWithIdx = { code: first.code, message: first.message, details: { ...first.details, index_uuid: failures[0].t.index.uuid, index: failures[0].t.index.name } };
   const status = (ES_ERRORS[first.code] ?? { status: 500 }).status;
   return new InvalidArgumentError(status >= 500 ? 'SEARCH_PHASE_FAILED_500' : 'SEARCH_PHASE_FAILED', 'all shards failed', {
     phase: 'query', grouped: true, failed_shards: grouped, cause: firstWithIdx
