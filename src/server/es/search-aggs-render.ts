@@ -95,7 +95,8 @@ function percentile(sorted: number[], q: number): number {
   if (n === 1) return sorted[0];
   const idx = q * (n - 1);
   const lo = Math.floor(idx), hi = Math.min(n - 1, lo + 1);
-  return sorted[lo] * (hi - idx) + sorted[hi] * (idx - lo) + (hi === lo ? sorted[lo] * 0 : 0);
+  if (hi === lo) return sorted[lo];
+  return sorted[lo] * (hi - idx) + sorted[hi] * (idx - lo);
 }
 
 function renderPercentiles(s: AggSpec, p: AggPartial): Obj {

@@ -230,6 +230,7 @@ class FiltersCollector implements AggCollector {
       const b = this.buckets.map.get(i) ?? new Bucket(i);
       return { key: f.key, docCount: b.count, subs: this.buckets.subPartials(b) };
     });
+    if (this.spec.type === 'filter') return { name: this.spec.name, type: 'filter', docCount: buckets[0].docCount, subs: buckets[0].subs };
     return { name: this.spec.name, type: this.spec.type, keyed: this.spec.filtersKeyed !== false, buckets };
   }
 }
