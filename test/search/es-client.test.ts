@@ -34,7 +34,7 @@ test('official 6.x client: bulk, search with aggregations, count, scroll', async
   assert.equal(c.body.count, 2);
   const first = await client.search({ index: 'books', scroll: '30s', size: 3, body: { sort: ['pages'] } });
   assert.deepEqual(first.body.hits.hits.map((h: { _id: string }) => h._id), ['4', '1', '3']);
-  const next = await client.scroll({ scrollId: first.body._scroll_id, scroll: '30s' });
+  const next = await client.scroll({ scroll_id: first.body._scroll_id, scroll: '30s' });
   assert.deepEqual(next.body.hits.hits.map((h: { _id: string }) => h._id), ['2']);
   const cleared = await client.clearScroll({ body: { scroll_id: [first.body._scroll_id] } });
   assert.equal(cleared.body.succeeded, true);

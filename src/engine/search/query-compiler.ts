@@ -9,6 +9,7 @@ import type { Segment } from '../postings/segment.ts';
 import { InvalidArgumentError } from '../errors.ts';
 import type { BoolQuery, MatchQuery, Query } from './query-ast.ts';
 import { ConjunctionScorer, ConstScorer, DisjunctionScorer, MappedScorer, ReqOptExclScorer, type Scorer } from './scorers.ts';
+import { WindowSumScorer } from './window-scorer.ts';
 import { minShouldMatch, NULL_WEIGHT, type CompileContext, type Weight } from './weight.ts';
 import { docValuesWeight, existsWeight, idsWeight, prefixRange, sumWeight, termSetWeight, termWeight } from './term-weights.ts';
 import { NUMERIC_TYPES } from './field-infos.ts';
@@ -253,11 +254,11 @@ function boolWeight(ctx: CompileContext, q: BoolQuery, outer: number): Weight {
       let main: Scorer;
       let optional: Scorer | null = null;
       if (msm > 0) {
-        const dis = opt.length === 1 ? opt[0] : new DisjunctionScorer(opt, msm, 'sum');
+        const dis = opt.length === 1 ? opt[0] : new WindowSumScorer(opt, msm);
         main = req.length || nonScoring.length ? new ConjunctionScorer([...req, dis], nonScoring) : dis;
       } else if (req.length || nonScoring.length) {
         main = req.length ? (req.length === 1 && !nonScoring.length ? req[0] : new ConjunctionScorer(req, nonScoring)) : new ConstScorer(new ConjunctionScorer([], nonScoring), 0);
-        if (opt.length) optional = opt.length === 1 ? opt[0] : new DisjunctionScorer(opt, 1, 'sum');
+        if (opt.length) optional = opt.length === 1 ? opt[0] : new WindowSumScorer(opt, 1);
       } else {
         // Pure negative (must_not only): ES adds match_all as a filter, so matches score 0.
         main = new ConstScorer(new AllCursor(seg.maxDoc), 0);

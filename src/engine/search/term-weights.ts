@@ -5,7 +5,8 @@
 import { ArrayCursor, NO_MORE_DOCS } from '../postings/cursor.ts';
 import { avgFieldLength, idf, normCache, weightValue } from '../postings/bm25.ts';
 import { RoaringBitmap32, type Segment } from '../postings/segment.ts';
-import { ConstScorer, DisjunctionScorer, TermScorer, type Scorer } from './scorers.ts';
+import { ConstScorer, TermScorer, type Scorer } from './scorers.ts';
+import { WindowSumScorer } from './window-scorer.ts';
 import { NULL_WEIGHT, type CompileContext, type Weight } from './weight.ts';
 import type { StatsSource } from './index-reader.ts';
 
@@ -96,7 +97,7 @@ export function sumWeight(subs: Weight[], minMatch: number): Weight {
       for (const w of subs) { const s = w.scorer(ord, seg); if (s) ss.push(s); }
       if (ss.length < Math.max(1, minMatch)) return null;
       if (ss.length === 1) return ss[0];
-      return new DisjunctionScorer(ss, Math.max(1, minMatch), 'sum');
+      return new WindowSumScorer(ss, Math.max(1, minMatch));
     },
   };
 }
