@@ -179,8 +179,10 @@ test('push gateway: PUT replaces, POST merges by family, DELETE removes', async 
   assert.match(ts.text, /must not have timestamps/);
   const broken = await call('PUT', '/metrics/job/x', 'e{ 1\n');
   assert.equal(broken.status, 400);
-  const conflict = await call('PUT', '/metrics/job/x', 'e{job="y"} 1\n');
-  assert.equal(conflict.status, 400);
+  assert.equal((await call('PUT', '/metrics/job/x', 'e{job="y"} 1\n')).status, 200, 'grouping labels override');
+  page = (await call('GET', '/pushgateway/metrics')).text;
+  assert.match(page, /^e\{job="x"\} 1$/m);
+  assert.match(page, /^push_failure_time_seconds\{job="x"\} \d+(\.\d+)?$/m, 'the earlier failed pushes are recorded');
   assert.equal((await call('PUT', '/metrics/job/x/a', 'e 1\n')).status, 400, 'odd label path');
   const typeClash = await call('PUT', '/metrics/job/y', '# TYPE c gauge\nc 1\n');
   assert.equal(typeClash.status, 400, 'c is untyped in another group');
