@@ -1,0 +1,57 @@
+/**
+ * Every magic number, format version, file name and LMDB key prefix / database name of the project, in one
+ * place (like VictoriaMetrics's filenames.go). Each constant is documented in docs/format.md, and
+ * test/format/format-ids.test.ts fails when one is not: add yours in your area's block and document it there.
+ *
+ * Magic numbers are four ASCII letters read as a big-endian u32, so they show up in a hex dump.
+ */
+
+// ── file header (docs/format.md "File header") ──────────────────────────────
+/** Size of the header every Tessera file starts with: magic u32 BE · version u8 · flags u8 · reserved u16. */
+export const FILE_HEADER_SIZE = 8;
+
+// ── WAL (docs/format.md "WAL segment", "WAL record") ────────────────────────
+/** 'TWAL'. */
+export const WAL_SEGMENT_MAGIC = 0x5457414c;
+/** Current segment format version, and the oldest one this build reads. */
+export const WAL_SEGMENT_VERSION = 1;
+export const WAL_SEGMENT_MIN_VERSION = 1;
+/** Segment file names are the sequence number, zero-padded to this many decimal digits. */
+export const WAL_SEGMENT_NAME_DIGITS = 8;
+export const WAL_DEFAULT_SEGMENT_SIZE_BYTES = 128 * 1024 * 1024;
+/** Record header: type|flags u8 · len u32 BE · crc32c u32 BE. */
+export const WAL_RECORD_HEADER_SIZE = 9;
+/** Bit of the type|flags byte saying the payload is snappy-compressed; the low 7 bits are the record type. */
+export const WAL_RECORD_FLAG_SNAPPY = 0x80;
+export const WAL_RECORD_TYPE_MASK = 0x7f;
+
+// ── LMDB store (docs/format.md "LMDB environment") ──────────────────────────
+/** Sub-directory of the data directory that holds the LMDB environment. */
+export const STORE_DIR_NAME = 'lmdb';
+/** Named database holding the store's own records. */
+export const STORE_META_DB = '_meta';
+/** Key (in STORE_META_DB) of the schema-version record. */
+export const STORE_SCHEMA_KEY = 'schema_version';
+/** Current schema version of the environment, and the oldest one this build reads. */
+export const STORE_SCHEMA_VERSION = 1;
+export const STORE_SCHEMA_MIN_VERSION = 1;
+/** Leading byte of every LMDB value: the value-encoding version (1 = msgpack). */
+export const STORE_VALUE_VERSION = 1;
+
+// ── documents ───────────────────────────────────────────────────────────────
+/** 'TDSS': document shard snapshot (docs/format.md "Document shard snapshot"). */
+export const DOC_SNAPSHOT_MAGIC = 0x54445353;
+export const DOC_SNAPSHOT_VERSION = 1;
+export const DOC_SNAPSHOT_MIN_VERSION = 1;
+/** File name of a shard's snapshot inside `es/indices/<uuid>/<shard>/`. */
+export const DOC_SNAPSHOT_FILE = 'shard.snap';
+/** Translog record types of a document shard (docs/format.md "Document translog record"). */
+export const DOC_TRANSLOG_INDEX = 1;
+export const DOC_TRANSLOG_DELETE = 2;
+/** LMDB databases holding the documents cluster metadata (docs/format.md "Documents metadata"). */
+export const DOC_META_INDICES_DB = 'es_indices';
+export const DOC_META_TEMPLATES_DB = 'es_templates';
+
+// ── metrics (TSDB) ──────────────────────────────────────────────────────────
+
+// ── workflow ────────────────────────────────────────────────────────────────

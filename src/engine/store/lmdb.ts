@@ -1,0 +1,167 @@
+/**
+ * The only module that imports `lmdb` (docs/format.md "LMDB environment").
+ *
+ * One LMDB environment per data directory (a directory holding `data.mdb` and `lock.mdb`) with named
+ * databases. Keys use lmdb-js's ordered-binary encoding (strings, numbers and arrays of them sort
+ * naturally); values are `STORE_VALUE_VERSION` (one byte) followed by msgpack. The `_meta` database holds
+ * the schema-version record, checked on open.
+ *
+ * Threads: several worker threads of one process may each call `Store.open` on the same path — lmdb-js
+ * shares the environment between them; reads are synchronous snapshots, writes are committed in batches off
+ * the JS thread. Writes resolve once the commit is flushed to disk.
+ */
+import { open, type Database, type RootDatabase, type Key } from 'lmdb';
+import { mkdirSync } from 'node:fs';
+import { CorruptionError, FormatVersionError } from '../errors.ts';
+import { pack, unpack } from '../codec/msgpack.ts';
+import {
+  STORE_META_DB, STORE_SCHEMA_KEY, STORE_SCHEMA_MIN_VERSION, STORE_SCHEMA_VERSION, STORE_VALUE_VERSION,
+} from '../codec/format-ids.ts';
+
+export type StoreKey = string | number | (string | number)[];
+
+export interface RangeOptions { start?: StoreKey; end?: StoreKey; reverse?: boolean; limit?: number }
+
+/** A named database whose values are msgpack-encoded behind a one-byte value version. */
+export interface StoreDb<V> {
+  /** Synchronous read of the latest committed value, or undefined. */
+  get(key: StoreKey): V | undefined;
+  /** Queued write; resolves (true) once committed and flushed. */
+  put(key: StoreKey, value: V): Promise<boolean>;
+  /** Queued delete; resolves true when the key existed, once committed and flushed. */
+  remove(key: StoreKey): Promise<boolean>;
+  /** Entries in key order (`end` exclusive), decoded lazily while iterating. */
+  getRange(opts?: RangeOptions): Iterable<{ key: StoreKey; value: V }>;
+  /** Write inside `Store.transaction` (or as its own synchronous transaction outside one). */
+  putSync(key: StoreKey, value: V): void;
+  /** Delete inside `Store.transaction`; returns whether the key existed. */
+  removeSync(key: StoreKey): boolean;
+}
+
+export class Store {
+  readonly path: string;
+  private readonly root: RootDatabase;
+  private readonly dbs = new Map<string, LmdbStoreDb<unknown>>();
+
+  private constructor(path: string, root: RootDatabase) {
+    this.path = path;
+    this.root = root;
+  }
+
+  /**
+   * Opens (creating when absent) the environment in directory `path` and checks its schema-version record:
+   * FormatVersionError when it is outside what this build reads, CorruptionError when it does not decode.
+   * A new environment gets the current schema version.
+   */
+  static open(path: string): Store {
+    mkdirSync(path, { recursive: true });
+    const root = open({ path, noSubdir: false, maxDbs: 128, encoding: 'binary' });
+    const store = new Store(path, root);
+    try {
+      store.checkSchema();
+    } catch (err) {
+      root.close();
+      throw err;
+    }
+    return store;
+  }
+
+  /** The named database `name` (opened once per Store and cached). */
+  db<V = unknown>(name: string): StoreDb<V> {
+    let db = this.dbs.get(name);
+    if (!db) {
+      db = new LmdbStoreDb<unknown>(this.path, name, this.root.openDB<Buffer, Key>({ name, encoding: 'binary' }), this.root);
+      this.dbs.set(name, db);
+    }
+    return db as StoreDb<V>;
+  }
+
+  /**
+   * Runs `fn` inside one write transaction (use `putSync`/`removeSync` and reads in it); resolves with its
+   * result once the transaction is committed and flushed. A throw from `fn` aborts the transaction.
+   */
+  async transaction<T>(fn: () => T): Promise<T> {
+    // A child transaction, so that a throw from `fn` rolls back its writes (a plain async transaction
+    // would commit whatever ran before the throw together with the rest of its batch).
+    const result = (await this.root.childTransaction(fn)) as T;
+    await this.root.flushed;
+    return result;
+  }
+
+  async close(): Promise<void> {
+    await this.root.close();
+  }
+
+  private checkSchema(): void {
+    const meta = this.db<number>(STORE_META_DB);
+    const found = meta.get(STORE_SCHEMA_KEY);
+    if (found === undefined) {
+      this.root.transactionSync(() => meta.putSync(STORE_SCHEMA_KEY, STORE_SCHEMA_VERSION));
+      return;
+    }
+    if (typeof found !== 'number' || !Number.isInteger(found)) {
+      throw new CorruptionError(`${this.path} (${STORE_META_DB}/${STORE_SCHEMA_KEY})`, 0, `schema version is not an integer`);
+    }
+    if (found < STORE_SCHEMA_MIN_VERSION || found > STORE_SCHEMA_VERSION) {
+      throw new FormatVersionError(this.path, found, STORE_SCHEMA_MIN_VERSION, STORE_SCHEMA_VERSION);
+    }
+  }
+}
+
+class LmdbStoreDb<V> implements StoreDb<V> {
+  private readonly where: string;
+  private readonly db: Database<Buffer, Key>;
+  private readonly root: RootDatabase;
+
+  constructor(path: string, name: string, db: Database<Buffer, Key>, root: RootDatabase) {
+    this.where = `${path} (${name})`;
+    this.db = db;
+    this.root = root;
+  }
+
+  get(key: StoreKey): V | undefined {
+    const bytes = this.db.getBinary(key);
+    return bytes === undefined ? undefined : this.decode(bytes, key);
+  }
+
+  async put(key: StoreKey, value: V): Promise<boolean> {
+    const ok = await this.db.put(key, encodeValue(value));
+    await this.root.flushed;
+    return ok;
+  }
+
+  async remove(key: StoreKey): Promise<boolean> {
+    // An async `remove` resolves true whether or not the key existed; removeSync in a transaction tells.
+    const existed = await this.root.transaction(() => this.db.removeSync(key));
+    await this.root.flushed;
+    return existed;
+  }
+
+  getRange(opts: RangeOptions = {}): Iterable<{ key: StoreKey; value: V }> {
+    return this.db.getRange(opts).map(({ key, value }) => ({ key: key as StoreKey, value: this.decode(value, key as StoreKey) }));
+  }
+
+  putSync(key: StoreKey, value: V): void {
+    this.db.putSync(key, encodeValue(value));
+  }
+
+  removeSync(key: StoreKey): boolean {
+    return this.db.removeSync(key);
+  }
+
+  private decode(bytes: Uint8Array, key: StoreKey): V {
+    if (bytes.length === 0 || bytes[0] !== STORE_VALUE_VERSION) {
+      const v = bytes.length === 0 ? 'empty value' : `value version ${bytes[0]}, want ${STORE_VALUE_VERSION}`;
+      throw new CorruptionError(`${this.where} key ${JSON.stringify(key)}`, 0, v);
+    }
+    return unpack<V>(bytes.subarray(1));
+  }
+}
+
+function encodeValue(value: unknown): Buffer {
+  const body = pack(value);
+  const out = Buffer.allocUnsafe(body.length + 1);
+  out[0] = STORE_VALUE_VERSION;
+  out.set(body, 1);
+  return out;
+}

@@ -1,0 +1,263 @@
+/**
+ * The WAL writer: group commit over segment files (docs/format.md "WAL segment", "WAL record").
+ *
+ * Appends are queued in call order. One flush loop at a time takes everything queued, compresses it, frames
+ * it into one buffer, writes it with one `write` per segment touched and makes it durable with one
+ * `datasync`, then resolves every append of the batch. Appends that arrive while a batch is being written
+ * wait for the next batch, so under concurrency many appends share one fsync. A write or fsync failure makes
+ * the writer unusable (after a failed fsync the page cache state is unknown, cf. "fsyncgate"): the batch and
+ * every later append reject.
+ */
+import type { promises as fsp } from 'node:fs';
+import { InternalError, InvalidArgumentError } from '../errors.ts';
+import { compressSync, SNAPPY_SYNC_BUDGET_BYTES, yieldToLoop } from '../codec/snappy.ts';
+import {
+  FILE_HEADER_SIZE, WAL_RECORD_FLAG_SNAPPY, WAL_RECORD_HEADER_SIZE,
+} from '../codec/format-ids.ts';
+import { encodeRecord, MAX_RECORD_TYPE, MIN_RECORD_TYPE } from './record.ts';
+import { createSegment, writeFully } from './segment-files.ts';
+
+export interface WalPosition { segment: number; offset: number }
+export interface WalRecordInput { type: number; payload: Uint8Array }
+
+/** One queued append (a single record, a batch of records, or a segment cut). */
+interface Entry {
+  records: readonly WalRecordInput[];
+  cut: boolean;
+  resolve: (pos: WalPosition) => void;
+  reject: (err: unknown) => void;
+}
+
+export interface WalWriterOptions {
+  dir: string;
+  firstSegment: number;
+  segmentSizeBytes: number;
+  compress: boolean;
+  /** Called after a segment file has been created (and its directory entry fsynced). */
+  onSegmentCreated: (seq: number) => void;
+}
+
+export class WalWriter {
+  readonly dir: string;
+  private readonly segmentSizeBytes: number;
+  private readonly compress: boolean;
+  private readonly onSegmentCreated: (seq: number) => void;
+  /** Segment being written (or the one the next write will create when `fh` is null). */
+  private seq: number;
+  private fh: fsp.FileHandle | null = null;
+  /** Durable end of the current segment: every byte before it has been written and fsynced. */
+  private offset = FILE_HEADER_SIZE;
+  private queue: Entry[] = [];
+  private flushing: Promise<void> | null = null;
+  private failure: unknown = null;
+  private closed = false;
+  private scratch: Buffer = Buffer.allocUnsafe(64 * 1024);
+  bytesWritten = 0;
+  fsyncs = 0;
+  records = 0;
+  private bufferedRecords = 0;
+
+  constructor(opts: WalWriterOptions) {
+    this.dir = opts.dir;
+    this.seq = opts.firstSegment;
+    this.segmentSizeBytes = opts.segmentSizeBytes;
+    this.compress = opts.compress;
+    this.onSegmentCreated = opts.onSegmentCreated;
+  }
+
+  /** Where the next record will go (durable end of the current segment). */
+  position(): WalPosition {
+    return { segment: this.seq, offset: this.offset };
+  }
+
+  /** The segment being written and its durable end; `open` is false before the segment file exists. */
+  live(): { segment: number; end: number; open: boolean } {
+    return { segment: this.seq, end: this.offset, open: this.fh !== null };
+  }
+
+  /** Queues records; resolves with the position of the first one once all are fsynced. */
+  append(records: readonly WalRecordInput[]): Promise<WalPosition> {
+    const err = this.checkUsable() ?? validate(records);
+    if (err) return Promise.reject(err);
+    return this.enqueue(records, false);
+  }
+
+  /** Queues a segment cut after everything already queued; resolves with the start of the new segment. */
+  cut(): Promise<WalPosition> {
+    const err = this.checkUsable();
+    if (err) return Promise.reject(err);
+    return this.enqueue([], true);
+  }
+
+  /** Waits for queued appends, then closes the segment file. Later appends reject. */
+  async close(): Promise<void> {
+    this.closed = true;
+    while (this.flushing) await this.flushing;
+    if (this.fh) {
+      const fh = this.fh;
+      this.fh = null;
+      await fh.close();
+    }
+  }
+
+  private checkUsable(): Error | null {
+    if (this.failure) return InternalError.of('INTERNAL', [`WAL ${this.dir} failed earlier: ${errText(this.failure)}`]);
+    if (this.closed) return InternalError.of('INTERNAL', [`WAL ${this.dir} is closed`]);
+    return null;
+  }
+
+  private enqueue(records: readonly WalRecordInput[], cut: boolean): Promise<WalPosition> {
+    return new Promise<WalPosition>((resolve, reject) => {
+      this.queue.push({ records, cut, resolve, reject });
+      // Starting the loop on a microtask lets every append issued in the current synchronous run join the
+      // first batch; appends that come later join whichever batch follows the one being written.
+      if (!this.flushing) this.flushing = Promise.resolve().then(() => this.flushLoop());
+    });
+  }
+
+  private async flushLoop(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue;
+      this.queue = [];
+      if (this.failure) {
+        rejectAll(batch, this.checkUsable());
+        continue;
+      }
+      try {
+        const positions = await this.writeBatch(batch);
+        for (let i = 0; i < batch.length; i++) batch[i].resolve(positions[i]);
+      } catch (err) {
+        this.failure = err;
+        rejectAll(batch, err);
+      }
+    }
+    this.flushing = null;
+  }
+
+  /**
+   * Encodes and writes one batch, switching segments where a record would overflow the current one or a
+   * cut was queued. Returns, per entry, the position of its first record (or of the new segment for a cut).
+   */
+  private async writeBatch(batch: Entry[]): Promise<WalPosition[]> {
+    const { stored, flags, totalBytes } = await this.encodePayloads(batch);
+    if (this.scratch.length < totalBytes) this.scratch = Buffer.allocUnsafe(Math.max(totalBytes, this.scratch.length * 2));
+    const buf = this.scratch;
+    const positions: WalPosition[] = new Array(batch.length);
+    let used = 0; // bytes of buf not yet written; they belong at this.offset in the current segment
+    let r = 0;
+    for (let i = 0; i < batch.length; i++) {
+      const e = batch[i];
+      if (e.cut) {
+        if (this.fh && this.offset + used > FILE_HEADER_SIZE) {
+          await this.flushBuffered(buf, used);
+          used = 0;
+          await this.rotate();
+        }
+        positions[i] = { segment: this.seq, offset: this.offset + used };
+        continue;
+      }
+      if (e.records.length === 0) positions[i] = { segment: this.seq, offset: this.offset + used };
+      for (let k = 0; k < e.records.length; k++, r++) {
+        const frameBytes = WAL_RECORD_HEADER_SIZE + stored[r].length;
+        const segEnd = this.offset + used;
+        if (this.fh === null || (segEnd + frameBytes > this.segmentSizeBytes && segEnd > FILE_HEADER_SIZE)) {
+          if (this.fh) {
+            await this.flushBuffered(buf, used);
+            used = 0;
+            await this.rotate();
+          }
+          await this.openSegment();
+        }
+        if (k === 0) positions[i] = { segment: this.seq, offset: this.offset + used };
+        used = encodeRecord(buf, used, e.records[k].type | flags[r], stored[r]);
+        this.bufferedRecords++;
+      }
+    }
+    if (used > 0) await this.flushBuffered(buf, used);
+    return positions;
+  }
+
+  /** Compresses payloads when enabled and worth it (a record is stored raw when snappy does not shrink it). */
+  private async encodePayloads(batch: Entry[]): Promise<{ stored: Uint8Array[]; flags: Uint8Array; totalBytes: number }> {
+    let n = 0;
+    for (let i = 0; i < batch.length; i++) n += batch[i].records.length;
+    const stored: Uint8Array[] = new Array(n);
+    const flags = new Uint8Array(n);
+    let totalBytes = 0;
+    let sinceYield = 0;
+    let r = 0;
+    for (let i = 0; i < batch.length; i++) {
+      const recs = batch[i].records;
+      for (let k = 0; k < recs.length; k++, r++) {
+        let p = recs[k].payload;
+        if (this.compress && p.length > 0) {
+          // Sync snappy is a few µs per record where the async call costs a thread-pool round trip each; the
+          // memory trap (codec/snappy.ts) is avoided by yielding every SNAPPY_SYNC_BUDGET_BYTES, and the
+          // write/fsync that follows every batch turns the loop as well.
+          if (sinceYield >= SNAPPY_SYNC_BUDGET_BYTES) {
+            await yieldToLoop();
+            sinceYield = 0;
+          }
+          sinceYield += p.length;
+          const c = compressSync(p);
+          if (c.length < p.length) {
+            p = c;
+            flags[r] = WAL_RECORD_FLAG_SNAPPY;
+          }
+        }
+        stored[r] = p;
+        totalBytes += WAL_RECORD_HEADER_SIZE + p.length;
+      }
+    }
+    return { stored, flags, totalBytes };
+  }
+
+  /** Writes `buf[0..used)` at the durable end of the current segment and fsyncs it. */
+  private async flushBuffered(buf: Buffer, used: number): Promise<void> {
+    const fh = this.fh!;
+    await writeFully(fh, buf, 0, used, this.offset);
+    await fh.datasync();
+    this.fsyncs++;
+    this.bytesWritten += used;
+    this.records += this.bufferedRecords;
+    this.bufferedRecords = 0;
+    this.offset += used;
+  }
+
+  private async rotate(): Promise<void> {
+    const fh = this.fh!;
+    this.fh = null;
+    await fh.close();
+    this.seq++;
+    this.offset = FILE_HEADER_SIZE;
+  }
+
+  private async openSegment(): Promise<void> {
+    this.fh = await createSegment(this.dir, this.seq);
+    this.fsyncs += 2; // file header + directory entry
+    this.bytesWritten += FILE_HEADER_SIZE;
+    this.offset = FILE_HEADER_SIZE;
+    this.onSegmentCreated(this.seq);
+  }
+}
+
+function validate(records: readonly WalRecordInput[]): Error | null {
+  for (let i = 0; i < records.length; i++) {
+    const t = records[i].type;
+    if (!Number.isInteger(t) || t < MIN_RECORD_TYPE || t > MAX_RECORD_TYPE) {
+      return InvalidArgumentError.of('INVALID_ARGUMENT', [`WAL record type must be an integer in 1..127, got ${t}`]);
+    }
+    if (!(records[i].payload instanceof Uint8Array)) {
+      return InvalidArgumentError.of('INVALID_ARGUMENT', ['WAL record payload must be a Uint8Array']);
+    }
+  }
+  return null;
+}
+
+function rejectAll(batch: Entry[], err: unknown): void {
+  for (let i = 0; i < batch.length; i++) batch[i].reject(err);
+}
+
+function errText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
