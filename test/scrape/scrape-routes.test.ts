@@ -132,7 +132,9 @@ test('metadata endpoints', async () => {
   assert.deepEqual(full.data[0], { target: { instance: `127.0.0.1:${port}`, job: 'app' }, metric: 'app_requests_total', type: 'counter', help: 'Requests.', unit: '' });
   const none = (await call('GET', '/api/v1/targets/metadata?match_target=' + encodeURIComponent('{job="x"}'))).json();
   assert.deepEqual(none.data, []);
-  const bad = await call('GET', '/api/v1/targets/metadata?match_target=job');
+  // A bare name is a metric-name selector (as in Prometheus), matching no target here.
+  assert.deepEqual((await call('GET', '/api/v1/targets/metadata?match_target=job')).json().data, []);
+  const bad = await call('GET', '/api/v1/targets/metadata?match_target=' + encodeURIComponent('{job=}'));
   assert.equal(bad.status, 400);
   assert.equal(bad.json().errorType, 'bad_data');
 });

@@ -162,7 +162,13 @@ export class ExpositionParser {
     if (kw === 'HELP') { this.text = unescapeHelp(s, ts, te, this.om); return ENTRY_HELP; }
     this.text = s.slice(ts, te);
     if (!this.om && kw === 'TYPE') this.text = this.text.trimEnd();
-    if (kw === 'UNIT') return ENTRY_UNIT;
+    if (kw === 'UNIT') {
+      const m = this.metricName, u = this.text;
+      if (u !== '' && (!m.endsWith(u) || m.length < u.length + 1 || m[m.length - u.length - 1] !== '_')) {
+        this.fail(`unit not a suffix of metric ${quote(m)}`);
+      }
+      return ENTRY_UNIT;
+    }
     if (!(this.om ? OM_TYPES : TEXT_TYPES).has(this.text)) this.fail(`invalid metric type ${quote(this.text)}`);
     this.types.set(this.metricName, this.text);
     return ENTRY_TYPE;
