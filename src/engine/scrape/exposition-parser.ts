@@ -318,10 +318,15 @@ function endOfQuoted(s: string, p: number): number {
   }
 }
 
+/** Bounded scan: `indexOf` would search the rest of the body and make parsing quadratic. */
+function hasBackslash(s: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (s.charCodeAt(i) === C_BSLASH) return true;
+  return false;
+}
+
 /** Text-format label escapes: `\\`, `\"`, `\n`; any other backslash pair is kept as written. */
 function unescapeLabel(s: string, from: number, to: number): string {
-  const bs = s.indexOf('\\', from);
-  if (bs < 0 || bs >= to) return s.slice(from, to);
+  if (!hasBackslash(s, from, to)) return s.slice(from, to);
   let out = '';
   let i = from;
   while (i < to) {
@@ -335,8 +340,7 @@ function unescapeLabel(s: string, from: number, to: number): string {
 }
 
 function unescapeHelp(s: string, from: number, to: number, om: boolean): string {
-  const bs = s.indexOf('\\', from);
-  if (bs < 0 || bs >= to) return s.slice(from, to);
+  if (!hasBackslash(s, from, to)) return s.slice(from, to);
   let out = '';
   for (let i = from; i < to; i++) {
     const c = s[i];
@@ -356,14 +360,25 @@ const DECIMAL_RE = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
  */
 export function parseGoFloat(t: string): number {
   const c = t.charCodeAt(0);
-  if ((c >= 48 && c <= 57) && t.length < 16) {
-    // Fast path: plain integers and decimals.
+  // Fast path: Number() accepts every decimal form Go does; it also takes 0x/0b/0o integers and
+  // "Infinity", which the slow path below sorts out.
+  if ((c >= 48 && c <= 57) || c === 45 || c === 43 || c === 46) {
     const n = Number(t);
-    if (!Number.isNaN(n) && DECIMAL_RE.test(t)) return n;
+    if (!Number.isNaN(n) && !hasRadixPrefix(t)) return Number.isFinite(n) || DECIMAL_RE.test(t) ? n : parseSpecial(t);
   }
   if (DECIMAL_RE.test(t)) return Number(t);
-  const lower = t.toLowerCase();
-  switch (lower) {
+  return parseSpecial(t);
+}
+
+function hasRadixPrefix(t: string): boolean {
+  let i = t.charCodeAt(0) === 45 || t.charCodeAt(0) === 43 ? 1 : 0;
+  if (t.charCodeAt(i) !== 48) return false;
+  const x = t.charCodeAt(i + 1) | 0x20;
+  return x === 0x78 || x === 0x62 || x === 0x6f; // x, b, o
+}
+
+function parseSpecial(t: string): number {
+  switch (t.toLowerCase()) {
     case 'inf': case '+inf': case 'infinity': case '+infinity': return Infinity;
     case '-inf': case '-infinity': return -Infinity;
     default: return NaN;
