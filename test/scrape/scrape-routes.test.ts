@@ -59,7 +59,8 @@ remote_write:
 `);
 
 const appended: IngestSample[][] = [];
-const client = { async append(s: IngestSample[]) { appended.push(s); } };
+let appendResult: unknown;
+const client = { async append(s: IngestSample[]) { appended.push(s); return appendResult; } };
 const flags = { ...defaultFlags(), 'config.file': cfgFile, workers: 2 };
 const logs: string[] = [];
 const ctx = {
@@ -203,6 +204,12 @@ test('remote write receive: 204, samples appended with stale markers intact; 400
   assert.deepEqual(got[0], { labels: [{ name: '__name__', value: 'rw_metric' }, { name: 'a', value: 'b' }], t: 1000, v: 1.5 });
   assert.ok(isStaleNaN(got[1].v));
   assert.equal((await call('POST', '/api/v1/write', 'not snappy')).status, 400);
+  // Refusals counted by the TSDB become a 400 with its message, so the sender does not retry.
+  appendResult = { added: 0, outOfOrder: 1, duplicate: 0, outOfBounds: 0, firstError: 'out of order sample' };
+  const refused = await call('POST', '/api/v1/write', body);
+  appendResult = undefined;
+  assert.equal(refused.status, 400);
+  assert.equal(refused.text, 'out of order sample\n');
 });
 
 test('remote write send: retries through 503s, adds external labels, delivers everything', async () => {
