@@ -4,7 +4,9 @@
  */
 import type { TaskTable } from './protocol.ts';
 import { coreTasks } from './core-tasks.ts';
+import { promqlTasks } from './promql-tasks.ts';
 
 export const TASKS: TaskTable = {
   ...coreTasks,
+  ...promqlTasks,
 };
