@@ -4,9 +4,11 @@
  */
 import type { TaskTable } from './protocol.ts';
 import { coreTasks } from './core-tasks.ts';
+import { docsTasks } from './docs-tasks.ts';
 import { promqlTasks } from './promql-tasks.ts';
 
 export const TASKS: TaskTable = {
   ...coreTasks,
+  ...docsTasks,
   ...promqlTasks,
 };
