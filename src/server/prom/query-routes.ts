@@ -28,12 +28,7 @@ export interface SeriesClient {
 interface QueryLimits { lookbackMs: number; timeoutMs: number; maxSamples: number; subqueryStepMs: number }
 
 export function registerQueryRoutes(router: Router, ctx: ServerContext, client: SeriesClient): void {
-  const limits: QueryLimits = {
-    lookbackMs: durationMs(ctx.flags['query.lookback-delta']),
-    timeoutMs: durationMs(ctx.flags['query.timeout']),
-    maxSamples: ctx.flags['query.max-samples'],
-    subqueryStepMs: 60_000,
-  };
+  const limits = limitsOf(ctx);
   let next = 0;
   const pickWorker = (): number => (next = (next + 1) % ctx.pool.size);
   const run = (req: HttpRequest, f: () => Promise<HttpResponse>): Promise<HttpResponse> =>
@@ -79,6 +74,26 @@ export function registerQueryRoutes(router: Router, ctx: ServerContext, client: 
     const expr = parseQuery(formValues(req).get('query') ?? '', true);
     return promSuccess(formatExpr(expr));
   }));
+}
+
+/**
+ * An instant query for the rules engine: same fetch-then-evaluate-in-a-worker path, plain samples back.
+ */
+export async function instantSamples(ctx: ServerContext, client: SeriesClient, expr: Expr, query: string, tMs: number): Promise<{ labels: FetchedSeries['labels']; v: number }[]> {
+  const limits = limitsOf(ctx);
+  const args = await prepare(client, expr, query, 'instant', tMs, tMs, 0, Date.now() + limits.timeoutMs, limits);
+  args.format = 'samples';
+  const reply = await ctx.pool.call<PromqlEvalReply>(Math.floor(Math.random() * ctx.pool.size), 'promql.eval', args);
+  return reply.samples ?? [];
+}
+
+function limitsOf(ctx: ServerContext): QueryLimits {
+  return {
+    lookbackMs: durationMs(ctx.flags['query.lookback-delta']),
+    timeoutMs: durationMs(ctx.flags['query.timeout']),
+    maxSamples: ctx.flags['query.max-samples'],
+    subqueryStepMs: 60_000,
+  };
 }
 
 function failStep(): never { throw badParam('step', 'cannot parse "" to a valid duration'); }
