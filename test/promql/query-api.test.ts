@@ -62,6 +62,7 @@ const CASES: [string, number, string][] = [
   ['/api/v1/format_query?query=sum%28rate%28foo%5B5m%5D%29%29by%28job%29', 200, '{"status":"success","data":"sum by (job) (rate(foo[5m]))"}'],
   [`/api/v1/format_query?query=${enc('foo{b="x",a=~"y"} offset -1h30m + bar @ 100 ^ 2 * on(x) group_left (y) baz')}`, 200,
     '{"status":"success","data":"foo{a=~\\"y\\",b=\\"x\\"} offset -1h30m + bar @ 100.000 ^ 2 * on (x) group_left (y) baz"}'],
+  [`/api/v1/format_query?query=${enc('x > bool on(a) y')}`, 200, '{"status":"success","data":"x \\u003e bool on (a) y"}'],
   ['/api/v1/format_query?query=sum(', 400, '{"status":"error","errorType":"bad_data","error":"invalid parameter \\"query\\": 1:5: parse error: unclosed left parenthesis"}'],
 ];
 

@@ -1,6 +1,6 @@
 /** Public entry of the PromQL engine. */
 export { parseExpr } from './parser.ts';
-export { formatExpr } from './printer.ts';
+export { formatExpr, prettyExpr } from './printer.ts';
 export { instantQuery, rangeQuery, DEFAULT_ENGINE_OPTIONS } from './engine.ts';
 export type { EngineOptions } from './engine.ts';
 export { typeOf, documentedType } from './ast.ts';

@@ -12,10 +12,10 @@ import type { HttpRequest, HttpResponse } from '../http.ts';
 import { durationMs } from '../flags.ts';
 import { EngineError, InvalidArgumentError } from '../../engine/errors.ts';
 import type { FetchedSeries, Matcher } from '../../engine/tsdb/api.ts';
-import { parseExpr, formatExpr, typeOf, documentedType, selectorRanges } from '../../engine/promql/index.ts';
+import { parseExpr, prettyExpr, typeOf, documentedType, selectorRanges, jsonString } from '../../engine/promql/index.ts';
 import type { Expr } from '../../engine/promql/index.ts';
 import type { PromqlEvalArgs, PromqlEvalReply } from '../../workers/promql-tasks.ts';
-import { promErrorFrom, promSuccess } from './respond.ts';
+import { promErrorFrom } from './respond.ts';
 import { badParam, durationParam, formValues, timeParam } from './query-params.ts';
 
 const gzipAsync = promisify(gzip);
@@ -72,7 +72,8 @@ export function registerQueryRoutes(router: Router, ctx: ServerContext, client: 
 
   router.add(['GET', 'POST'], '/api/v1/format_query', (req) => run(req, async () => {
     const expr = parseQuery(formValues(req).get('query') ?? '', true);
-    return promSuccess(formatExpr(expr));
+    // Go's JSON encoder escapes <, > and & (`x \u003e bool y`); the envelope helper would not.
+    return { status: 200, headers: { 'Content-Type': 'application/json' }, body: `{"status":"success","data":${jsonString(prettyExpr(expr))}}` };
   }));
 }
 
