@@ -6,8 +6,7 @@ import type { TaskTable } from './protocol.ts';
 import { parseExpr, instantQuery, rangeQuery, resultJsonOpen, matrixJson } from '../engine/promql/index.ts';
 import type { EngineOptions } from '../engine/promql/index.ts';
 import { MemQuerier } from '../engine/tsdb/mem-querier.ts';
-import type { FetchedSeries, Labels } from '../engine/tsdb/api.ts';
-import { InvalidArgumentError } from '../engine/errors.ts';
+import type { FetchedSeries } from '../engine/tsdb/api.ts';
 
 export interface PromqlEvalArgs {
   query: string;
@@ -21,11 +20,9 @@ export interface PromqlEvalArgs {
   maxSamples: number;
   defaultSubqueryStepMs: number;
   series: FetchedSeries[];
-  /** 'json' (default): the API's `data` text; 'samples': an instant vector/scalar as plain samples (rules). */
-  format?: 'json' | 'samples';
 }
 
-export interface PromqlEvalReply { json: string; samples?: { labels: Labels; v: number }[] }
+export interface PromqlEvalReply { json: string }
 
 export const promqlTasks: TaskTable = {
   'promql.eval': (a: PromqlEvalArgs): PromqlEvalReply => {
@@ -36,11 +33,7 @@ export const promqlTasks: TaskTable = {
       timeoutMs: Math.max(0, a.deadlineMs - Date.now()),
     };
     if (a.kind === 'range') return { json: matrixJson(rangeQuery(q, expr, a.startMs, a.endMs, a.stepMs, opts)) };
-    const r = instantQuery(q, expr, a.startMs, opts);
-    if (a.format !== 'samples') return { json: resultJsonOpen(r) };
-    if (r.type === 'vector') return { json: '', samples: r.vector.map((s) => ({ labels: s.metric, v: s.v })) };
-    if (r.type === 'scalar') return { json: '', samples: [{ labels: [], v: r.v }] };
-    throw new InvalidArgumentError('INVALID_ARGUMENT', `rule result is a ${r.type}, not an instant vector or scalar`);
+    return { json: resultJsonOpen(instantQuery(q, expr, a.startMs, opts)) };
   },
 };
 

@@ -77,17 +77,6 @@ export function registerQueryRoutes(router: Router, ctx: ServerContext, client: 
   }));
 }
 
-/**
- * An instant query for the rules engine: same fetch-then-evaluate-in-a-worker path, plain samples back.
- */
-export async function instantSamples(ctx: ServerContext, client: SeriesClient, expr: Expr, query: string, tMs: number): Promise<{ labels: FetchedSeries['labels']; v: number }[]> {
-  const limits = limitsOf(ctx);
-  const args = await prepare(client, expr, query, 'instant', tMs, tMs, 0, Date.now() + limits.timeoutMs, limits);
-  args.format = 'samples';
-  const reply = await ctx.pool.call<PromqlEvalReply>(Math.floor(Math.random() * ctx.pool.size), 'promql.eval', args);
-  return reply.samples ?? [];
-}
-
 function limitsOf(ctx: ServerContext): QueryLimits {
   return {
     lookbackMs: durationMs(ctx.flags['query.lookback-delta']),
