@@ -22,6 +22,3 @@ export type WorkflowReply =
   | { type: 'reply'; id: number; ok: true; value: unknown }
   | { type: 'reply'; id: number; ok: false; error: WireError }
   | { type: 'fatal'; error: WireError };
-
-/** WAL record type of an inbound workflow event (`event`, `events`, `viewlog`). */
-export const WAL_RECORD_WORKFLOW_INGEST = 1;

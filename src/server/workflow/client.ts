@@ -13,8 +13,9 @@ import { join } from 'node:path';
 import { fromWire, InternalError, type EngineError } from '../../engine/errors.ts';
 import { pack, unpack } from '../../engine/codec/msgpack.ts';
 import { SpscRing } from '../../engine/codec/spsc-ring.ts';
+import { STORE_DIR_NAME, WORKFLOW_WAL_DIR, WORKFLOW_WAL_RECORD_INGEST } from '../../engine/codec/format-ids.ts';
 import { Wal, type WalPosition } from '../../engine/wal/index.ts';
-import { WAL_RECORD_WORKFLOW_INGEST, type WorkflowReply, type WorkflowWorkerInit } from '../../workers/workflow-protocol.ts';
+import { type WorkflowReply, type WorkflowWorkerInit } from '../../workers/workflow-protocol.ts';
 import type { Logger } from '../context.ts';
 
 const WORKER_FILE = new URL('../../workers/workflow.ts', import.meta.url);
@@ -51,10 +52,10 @@ export class WorkflowClient {
   async start(): Promise<void> {
     const o = this.opts;
     this.wal = await Wal.open({
-      dir: join(o.dataDir, 'workflow', 'wal'), compress: o.walCompression, segmentSizeBytes: o.walSegmentSizeBytes,
+      dir: join(o.dataDir, WORKFLOW_WAL_DIR), compress: o.walCompression, segmentSizeBytes: o.walSegmentSizeBytes,
       repair: o.walRepair, onWarning: (msg) => o.log.warn(msg),
     });
-    const init: WorkflowWorkerInit = { ring: this.ring.buffer, storePath: join(o.dataDir, 'workflow', 'lmdb'), testClock: o.testClock };
+    const init: WorkflowWorkerInit = { ring: this.ring.buffer, storePath: join(o.dataDir, STORE_DIR_NAME), testClock: o.testClock };
     // A .ts entry cannot be a Worker's main module: a small bootstrap registers tsx's loader, then imports it.
     const boot = `(async () => { const { register } = await import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}); register();
       await import(${JSON.stringify(WORKER_FILE.href)}); })().catch((e) => { require('node:worker_threads').parentPort.postMessage(
@@ -78,7 +79,7 @@ export class WorkflowClient {
     let maxSeq = applied.appliedLow;
     const again: Promise<unknown>[] = [];
     await this.wal.replay(null, (type, payload) => {
-      if (type !== WAL_RECORD_WORKFLOW_INGEST) return;
+      if (type !== WORKFLOW_WAL_RECORD_INGEST) return;
       const rec = unpack<IngestRecord>(payload);
       const count = batchSize(rec.op, rec.body);
       maxSeq = Math.max(maxSeq, rec.seq + count - 1);
@@ -105,7 +106,7 @@ export class WorkflowClient {
     const payload = pack({ seq, op, body } satisfies IngestRecord);
     this.inFlightSeqs.add(seq);
     try {
-      await this.wal.append(WAL_RECORD_WORKFLOW_INGEST, payload);
+      await this.wal.append(WORKFLOW_WAL_RECORD_INGEST, payload);
       this.bytesSinceCut += payload.byteLength;
       return await this.send(op, { seq, body }, seq);
     } finally {
