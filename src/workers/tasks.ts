@@ -5,8 +5,10 @@
 import type { TaskTable } from './protocol.ts';
 import { coreTasks } from './core-tasks.ts';
 import { docsTasks } from './docs-tasks.ts';
+import { rulesTasks } from './rules-tasks.ts';
 
 export const TASKS: TaskTable = {
   ...coreTasks,
   ...docsTasks,
+  ...rulesTasks,
 };
