@@ -10,14 +10,14 @@ import { replayAll, tempDir } from './helpers.ts';
 
 const CHILD = fileURLToPath(new URL('./fixtures/append-child.ts', import.meta.url));
 
-/** Runs the child until it has acknowledged `acks` appends (or 8 s passed), then SIGKILLs it. */
+/** Runs the child until it has acknowledged `acks` appends (or 15 s passed), then SIGKILLs it. */
 function runAndKill(dir: string, acks: number): Promise<{ acked: Set<number>; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
     const acked = new Set<number>();
     let partial = '';
     let stderr = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), 8000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => {
       const lines = (partial + chunk).split('\n');
@@ -35,7 +35,7 @@ function runAndKill(dir: string, acks: number): Promise<{ acked: Set<number>; st
   });
 }
 
-test('kill -9 while appending: every acknowledged append survives replay', { timeout: 30_000 }, async () => {
+test('kill -9 while appending: every acknowledged append survives replay', { timeout: 45_000 }, async () => {
   const { dir, cleanup } = await tempDir();
   try {
     const { acked } = await runAndKill(dir, 3000);

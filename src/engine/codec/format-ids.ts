@@ -39,6 +39,18 @@ export const STORE_SCHEMA_MIN_VERSION = 1;
 export const STORE_VALUE_VERSION = 1;
 
 // ── documents ───────────────────────────────────────────────────────────────
+/** 'TDSS': document shard snapshot (docs/format.md "Document shard snapshot"). */
+export const DOC_SNAPSHOT_MAGIC = 0x54445353;
+export const DOC_SNAPSHOT_VERSION = 1;
+export const DOC_SNAPSHOT_MIN_VERSION = 1;
+/** File name of a shard's snapshot inside `es/indices/<uuid>/<shard>/`. */
+export const DOC_SNAPSHOT_FILE = 'shard.snap';
+/** Translog record types of a document shard (docs/format.md "Document translog record"). */
+export const DOC_TRANSLOG_INDEX = 1;
+export const DOC_TRANSLOG_DELETE = 2;
+/** LMDB databases holding the documents cluster metadata (docs/format.md "Documents metadata"). */
+export const DOC_META_INDICES_DB = 'es_indices';
+export const DOC_META_TEMPLATES_DB = 'es_templates';
 
 // ── metrics (TSDB) ──────────────────────────────────────────────────────────
 /** 'TCHK': block chunk segment files (`chunks/000001`), docs/format.md "TSDB block chunks". */
@@ -67,3 +79,15 @@ export const TSDB_REC_SAMPLES = 2;
 export const TSDB_REC_TOMBSTONES = 3;
 
 // ── workflow ────────────────────────────────────────────────────────────────
+
+// ── workflow (docs/format.md "Workflow state") ──────────────────────────────
+/** WAL directory of inbound workflow events, under the data directory. */
+export const WORKFLOW_WAL_DIR = 'workflow-wal';
+/** WAL record type of one inbound event, batch or viewlog: msgpack `{seq, op, body}`. */
+export const WORKFLOW_WAL_RECORD_INGEST = 1;
+/** Prefix of the workflow engine's named LMDB databases (`wf_workflows`, `wf_timers`, …). */
+export const WORKFLOW_DB_PREFIX = 'wf_';
+/** Key of the engine's meta record (counters, applied-event marks, test clock) in `wf_meta`. */
+export const WORKFLOW_META_KEY = 'meta';
+/** Version of the workflow record layouts below (kept in the meta record as `layout`). */
+export const WORKFLOW_STATE_VERSION = 1;

@@ -1,0 +1,157 @@
+/**
+ * Single-producer / single-consumer ring buffer of byte messages over a SharedArrayBuffer, for handing
+ * work between two threads without postMessage. Layout (see docs/format.md "SPSC ring"):
+ *
+ *   bytes 0..3     head  (i32, bytes consumed, wraps modulo 2^32)   — written only by the consumer
+ *   bytes 64..67   tail  (i32, bytes produced, wraps modulo 2^32)   — written only by the producer
+ *   bytes 128..131 closed flag
+ *   bytes 192..    data, `capacity` bytes (a power of two)
+ *
+ * A message is `len u32 LE` at a 4-byte aligned position followed by `len` payload bytes, padded to 4;
+ * the header therefore never straddles the end of the data area, while the payload may wrap. Head and
+ * tail live on separate cache lines. The producer publishes with `Atomics.store(tail)` after copying and
+ * notifies; the consumer advances `head` after copying out and notifies, which is what a producer waiting
+ * for space (back-pressure) sleeps on. Blocking waits use `Atomics.wait` (worker threads, benchmarks);
+ * event-loop threads use the `*Async` variants built on `Atomics.waitAsync`.
+ */
+import { LimitExceededError } from '../errors.ts';
+
+const HEAD = 0;
+const TAIL = 16;
+const CLOSED = 32;
+const DATA_OFFSET = 192;
+
+const align4 = (n: number): number => (n + 3) & ~3;
+
+/** `Atomics.waitAsync` (V8, Node >= 16) is ES2024 in TypeScript's lib; the project targets ES2022. */
+type WaitAsync = (a: Int32Array, index: number, value: number, timeout?: number) =>
+  { async: false; value: 'not-equal' | 'timed-out' } | { async: true; value: Promise<'ok' | 'timed-out'> };
+const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
+
+export class SpscRing {
+  readonly buffer: SharedArrayBuffer;
+  readonly capacity: number;
+  private readonly ctl: Int32Array;
+  private readonly data: Uint8Array;
+  private readonly view: DataView;
+
+  private constructor(buffer: SharedArrayBuffer) {
+    this.buffer = buffer;
+    this.capacity = buffer.byteLength - DATA_OFFSET;
+    if (this.capacity < 16 || (this.capacity & (this.capacity - 1)) !== 0) throw new RangeError('ring capacity must be a power of two >= 16');
+    this.ctl = new Int32Array(buffer, 0, DATA_OFFSET / 4);
+    this.data = new Uint8Array(buffer, DATA_OFFSET, this.capacity);
+    this.view = new DataView(buffer, DATA_OFFSET, this.capacity);
+  }
+
+  /** A new ring with `capacity` data bytes (rounded up to a power of two). */
+  static create(capacity: number): SpscRing {
+    let c = 16;
+    while (c < capacity) c *= 2;
+    return new SpscRing(new SharedArrayBuffer(DATA_OFFSET + c));
+  }
+
+  /** The other thread's view of a ring created elsewhere. */
+  static attach(buffer: SharedArrayBuffer): SpscRing { return new SpscRing(buffer); }
+
+  /** Largest payload that can ever fit. */
+  get maxMessage(): number { return this.capacity - 4; }
+
+  /** Bytes currently queued (headers and padding included). */
+  used(): number { return (Atomics.load(this.ctl, TAIL) - Atomics.load(this.ctl, HEAD)) | 0; }
+
+  close(): void {
+    Atomics.store(this.ctl, CLOSED, 1);
+    Atomics.notify(this.ctl, TAIL);
+    Atomics.notify(this.ctl, HEAD);
+  }
+
+  get closed(): boolean { return Atomics.load(this.ctl, CLOSED) === 1; }
+
+  /** Copies `msg` in if there is room now; false when the ring is full (the caller waits and retries). */
+  tryWrite(msg: Uint8Array): boolean {
+    const need = 4 + align4(msg.byteLength);
+    if (need > this.capacity) {
+      throw LimitExceededError.of('LIMIT_EXCEEDED', [`message of ${msg.byteLength} bytes exceeds the ring's ${this.maxMessage}-byte limit`]);
+    }
+    const tail = Atomics.load(this.ctl, TAIL);
+    const head = Atomics.load(this.ctl, HEAD);
+    if (this.capacity - ((tail - head) | 0) < need) return false;
+    const mask = this.capacity - 1;
+    const at = tail & mask;
+    this.view.setUint32(at, msg.byteLength, true);
+    const start = (at + 4) & mask;
+    const first = Math.min(msg.byteLength, this.capacity - start);
+    this.data.set(first === msg.byteLength ? msg : msg.subarray(0, first), start);
+    if (first < msg.byteLength) this.data.set(msg.subarray(first), 0);
+    Atomics.store(this.ctl, TAIL, (tail + need) | 0);
+    Atomics.notify(this.ctl, TAIL);
+    return true;
+  }
+
+  /** Copies the next message out, or null when the ring is empty. */
+  tryRead(): Uint8Array | null {
+    const head = Atomics.load(this.ctl, HEAD);
+    const tail = Atomics.load(this.ctl, TAIL);
+    if (head === tail) return null;
+    const mask = this.capacity - 1;
+    const at = head & mask;
+    const len = this.view.getUint32(at, true);
+    const start = (at + 4) & mask;
+    const out = new Uint8Array(len);
+    const first = Math.min(len, this.capacity - start);
+    out.set(this.data.subarray(start, start + first), 0);
+    if (first < len) out.set(this.data.subarray(0, len - first), first);
+    Atomics.store(this.ctl, HEAD, (head + 4 + align4(len)) | 0);
+    Atomics.notify(this.ctl, HEAD);
+    return out;
+  }
+
+  /** Blocking write (not on an event-loop thread that must stay responsive); false on timeout or close. */
+  write(msg: Uint8Array, timeoutMs = Infinity): boolean {
+    const deadline = timeoutMs === Infinity ? Infinity : Date.now() + timeoutMs;
+    while (!this.tryWrite(msg)) {
+      if (this.closed) return false;
+      const head = Atomics.load(this.ctl, HEAD);
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      if (this.tryWrite(msg)) return true;
+      Atomics.wait(this.ctl, HEAD, head, left === Infinity ? undefined : left);
+    }
+    return true;
+  }
+
+  /** Blocking read; null on timeout or when closed and drained. */
+  read(timeoutMs = Infinity): Uint8Array | null {
+    const deadline = timeoutMs === Infinity ? Infinity : Date.now() + timeoutMs;
+    for (;;) {
+      const m = this.tryRead();
+      if (m) return m;
+      if (this.closed) return null;
+      const left = deadline - Date.now();
+      if (left <= 0) return null;
+      // Empty means tail === head; head is ours, so waiting for tail to differ from it cannot miss a write.
+      Atomics.wait(this.ctl, TAIL, Atomics.load(this.ctl, HEAD), left === Infinity ? undefined : left);
+    }
+  }
+
+  /** Write that waits for space without blocking the event loop (back-pressure for a producer thread). */
+  async writeAsync(msg: Uint8Array): Promise<void> {
+    while (!this.tryWrite(msg)) {
+      if (this.closed) throw new Error('ring closed');
+      const head = Atomics.load(this.ctl, HEAD);
+      if (this.tryWrite(msg)) return;
+      const w = waitAsync(this.ctl, HEAD, head);
+      if (w.async) await w.value;
+    }
+  }
+
+  /** Resolves when a message may be readable (or the ring closed); does not consume. */
+  async waitReadable(): Promise<void> {
+    const head = Atomics.load(this.ctl, HEAD);
+    const tail = Atomics.load(this.ctl, TAIL);
+    if (head !== tail || this.closed) return;
+    const w = waitAsync(this.ctl, TAIL, tail);
+    if (w.async) await w.value;
+  }
+}

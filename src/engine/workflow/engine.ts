@@ -1,0 +1,185 @@
+/**
+ * The workflow engine facade: one `call(op, args)` entry point used by the worker, per-contact serial
+ * processing (a promise chain per contact, used only when a contact has asynchronous work in flight),
+ * the timer loop (`runDue`, `advanceClock`), applied-event marks for exactly-once replay, and `flush`,
+ * which commits every change since the last flush in one atomic write.
+ */
+import { InvalidArgumentError, toWire } from '../errors.ts';
+import { makeEnv } from './effects.ts';
+import { parseEvent, processEvent, processViewlog, type EventResult } from './ingest.ts';
+import type { KvBackend } from './kv.ts';
+import { Runner, type Clock, type Job } from './runner.ts';
+import { WorkflowStore } from './store.ts';
+import { earliestFireAt, fireTimer, nextDue, wireTimers } from './timers.ts';
+import { QUERIES } from './queries.ts';
+import { MANAGE_OPS } from './manage-ops.ts';
+import type { Timer } from './model.ts';
+
+export interface EngineOptions {
+  kv: KvBackend;
+  /** Use a settable clock persisted across restarts (`--workflow.test-clock`). */
+  testClock?: boolean;
+  fetch?: typeof fetch;
+  realNow?: () => number;
+}
+
+class SettableClock implements Clock {
+  constructor(public t: number) {}
+  now(): number { return this.t; }
+}
+
+export type OpHandler = (e: WorkflowEngine, args: any, job: Job) => unknown;
+
+async function drain(job: Job): Promise<void> {
+  while (job.waits.length) await Promise.all(job.waits.splice(0));
+}
+
+export class WorkflowEngine {
+  readonly st: WorkflowStore;
+  readonly runner: Runner;
+  readonly clock: Clock;
+  readonly testClock: boolean;
+  private readonly locks = new Map<string, Promise<unknown>>();
+  private commitChain: Promise<void> = Promise.resolve();
+
+  constructor(opts: EngineOptions) {
+    this.st = new WorkflowStore(opts.kv);
+    this.st.load();
+    const realNow = opts.realNow ?? Date.now;
+    this.testClock = opts.testClock ?? false;
+    this.clock = this.testClock ? new SettableClock(this.st.meta.clock ?? realNow()) : { now: realNow };
+    this.runner = new Runner(this.st, this.clock, makeEnv(this.st, opts.fetch ?? fetch, () => this.clock.now()));
+    wireTimers(this.runner);
+  }
+
+  /** Runs one operation; returns a promise only when asynchronous work (webhooks, a busy contact) is involved. */
+  call(op: string, args: any): unknown {
+    const ingest = INGEST[op];
+    if (ingest) return ingest(this, args);
+    const q = QUERIES[op];
+    if (q) return q(this.runner, args);
+    const m = MANAGE_OPS[op];
+    if (m) return this.withJob((job) => m(this.runner, args, job));
+    if (op === 'clock') return this.clockOp(args);
+    throw new InvalidArgumentError('INVALID_ARGUMENT', `unknown workflow op ${op}`);
+  }
+
+  private withJob<T>(fn: (job: Job) => T): T | Promise<T> {
+    const job: Job = { waits: [] };
+    const v = fn(job);
+    return job.waits.length ? drain(job).then(() => v) : v;
+  }
+
+  /** Serial per contact: runs now unless the contact has asynchronous work queued, then after it. */
+  withContact<T>(key: string, fn: (job: Job) => T): T | Promise<T> {
+    const prev = this.locks.get(key);
+    if (!prev) {
+      const job: Job = { waits: [] };
+      const v = fn(job);
+      if (!job.waits.length) return v;
+      return this.setTail(key, drain(job).then(() => v));
+    }
+    return this.setTail(key, prev.then(() => {
+      const job: Job = { waits: [] };
+      const v = fn(job);
+      return drain(job).then(() => v);
+    }));
+  }
+
+  private setTail<T>(key: string, p: Promise<T>): Promise<T> {
+    const tail = p.then(() => undefined, () => undefined);
+    this.locks.set(key, tail);
+    void tail.then(() => { if (this.locks.get(key) === tail) this.locks.delete(key); });
+    return p;
+  }
+
+  /** One inbound event with its WAL sequence number; a replayed, already-applied one has no effect. */
+  ingestEvent(seq: number, body: unknown): EventResult | { replayed: true } | Promise<EventResult> {
+    if (seq > 0 && this.st.isApplied(seq)) return { replayed: true };
+    let e;
+    try { e = parseEvent(body); } catch (err) { this.applied(seq); throw err; }
+    return this.withContact(`${e.businessId}|${e.contactId}`, (job) => {
+      try { return processEvent(this.runner, e, job); } finally { this.applied(seq); }
+    });
+  }
+
+  private applied(seq: number): void { if (seq > 0) this.st.markApplied(seq); }
+
+  /** Fires every timer due at `now` in fireAt order, each under its contact's lock. */
+  runDue(): Promise<void> | void {
+    const waits: Promise<unknown>[] = [];
+    for (let t = nextDue(this.runner, this.clock.now()); t; t = nextDue(this.runner, this.clock.now())) {
+      const r = this.fire(t);
+      if (r instanceof Promise) waits.push(r);
+    }
+    if (waits.length) return Promise.all(waits).then(() => undefined);
+  }
+
+  private fire(t: Timer): unknown {
+    const run = this.st.runs.get(t.runId);
+    return this.withContact(`${run?.businessId}|${run?.contactId}`, (job) => fireTimer(this.runner, t, job));
+  }
+
+  /** Earliest pending fire time (Infinity when none); the worker's scheduler sleeps until then. */
+  nextFireAt(): number { return earliestFireAt(this.runner); }
+
+  /** Test clock: steps through every timer due before the target, each at its own fire time. */
+  private async clockOp(args: unknown): Promise<{ now: number }> {
+    if (!this.testClock) throw new InvalidArgumentError('INVALID_ARGUMENT', 'the test clock is not enabled');
+    const a = (args ?? {}) as { set?: unknown; advance?: unknown };
+    const ok = (v: unknown) => v === undefined || (typeof v === 'number' && Number.isFinite(v));
+    if (typeof args !== 'object' || args === null || !ok(a.set) || !ok(a.advance) || (a.set === undefined && a.advance === undefined)) {
+      throw new InvalidArgumentError('WF_VALIDATION', 'body must be {"set"?: ms, "advance"?: ms} with at least one number', { path: 'body' });
+    }
+    if (typeof a.advance === 'number' && a.advance < 0) throw new InvalidArgumentError('WF_VALIDATION', 'advance must be >= 0', { path: 'advance' });
+    const clock = this.clock as SettableClock;
+    const target = (a.set as number | undefined ?? clock.t) + ((a.advance as number | undefined) ?? 0);
+    for (;;) {
+      const at = this.nextFireAt();
+      if (at > target) break;
+      clock.t = Math.max(clock.t, at);
+      await this.runDue();
+    }
+    clock.t = target;
+    this.st.setClock(target);
+    await this.runDue();
+    return { now: target };
+  }
+
+  /** Commits every change since the last flush atomically; commits are applied in order. */
+  flush(): Promise<void> {
+    if (this.testClock) this.st.meta.clock = (this.clock as SettableClock).t;
+    if (!this.st.hasChanges()) return this.commitChain;
+    const writes = this.st.takeWrites();
+    this.commitChain = this.commitChain.then(() => this.st.commit(writes));
+    return this.commitChain;
+  }
+}
+
+const INGEST: Record<string, (e: WorkflowEngine, args: { seq: number; body: unknown }) => unknown> = {
+  event: (e, a) => e.ingestEvent(a.seq, a.body),
+  /** Batch: item i carries sequence number seq+i so a partial batch replays exactly the rest. */
+  events: (e, a) => ingestBatch(e, a.seq, a.body),
+  viewlog: (e, a) => {
+    if (a.seq > 0 && e.st.isApplied(a.seq)) return { replayed: true };
+    try { return { results: processViewlog(e.runner, a.body) }; } finally { if (a.seq > 0) e.st.markApplied(a.seq); }
+  },
+};
+
+async function ingestBatch(e: WorkflowEngine, seq: number, body: unknown): Promise<unknown> {
+  const events = (body as { events?: unknown })?.events;
+  if (!Array.isArray(events)) {
+    if (seq > 0) e.st.markApplied(seq);
+    throw new InvalidArgumentError('WF_VALIDATION', 'events must be an array', { path: 'events' });
+  }
+  if (events.length === 0 && seq > 0) e.st.markApplied(seq);
+  const results: unknown[] = [];
+  for (let i = 0; i < events.length; i++) {
+    try {
+      results.push({ success: true, error: '', data: await e.ingestEvent(seq > 0 ? seq + i : 0, events[i]) });
+    } catch (err) {
+      results.push({ success: false, error: toWire(err), data: null });
+    }
+  }
+  return { results };
+}

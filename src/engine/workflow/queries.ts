@@ -1,0 +1,84 @@
+/**
+ * Read-only operations (spec §11): workflow fetch/list/statistics/runs/journey, action log, outbox,
+ * contact state and tags, channel listing, dry-run validation, health.
+ */
+import { EngineError, toWire } from '../errors.ts';
+import { resolvedState, stateKey } from './contact-state.ts';
+import { checkGraph } from './graph.ts';
+import { getWorkflow, listChannels } from './manage.ts';
+import { parseWorkflowInput } from './validate.ts';
+import type { Runner } from './runner.ts';
+import { journey, renderRun, renderWorkflow, statistics } from './wire.ts';
+
+type Query = (r: Runner, args: any) => unknown;
+
+export interface ListArgs {
+  businessId?: number; platId?: string; version?: number; enable?: boolean; status?: number; page: number; size: number;
+}
+
+export const QUERIES: Record<string, Query> = {
+  'workflow.get': (r, a: { id: number }) => renderWorkflow(r, getWorkflow(r, a.id)),
+  'workflow.list': (r, a: ListArgs) => {
+    const all = [...r.st.workflows.values()].filter((w) => !w.deleted
+      && (a.businessId === undefined || w.businessId === a.businessId) && (a.platId === undefined || w.platId === a.platId)
+      && (a.version === undefined || w.version === a.version) && (a.enable === undefined || w.enable === a.enable)
+      && (a.status === undefined || w.status === a.status)).sort((x, y) => x.id - y.id);
+    const items = all.slice((a.page - 1) * a.size, a.page * a.size).map((w) => renderWorkflow(r, w));
+    return { items, total: all.length, page: a.page, size: a.size };
+  },
+  'workflow.statistics': (r, a: { id: number }) => statistics(r, getWorkflow(r, a.id)),
+  'workflow.runs': (r, a: { id: number; contactId?: string; status?: string }) => {
+    const wf = getWorkflow(r, a.id);
+    const out = [];
+    for (const id of r.st.runsByWorkflow.get(wf.id) ?? []) {
+      const run = r.st.runs.get(id)!;
+      if ((a.contactId === undefined || run.contactId === a.contactId) && (a.status === undefined || run.status === a.status)) out.push(renderRun(run, false));
+    }
+    return out;
+  },
+  'workflow.journey': (r, a: { id: number; contactId: string }) => journey(r, getWorkflow(r, a.id), a.contactId),
+  'workflow.actions': (r, a: { workflowId?: number; contactId?: string; status?: string }) => {
+    const out = [];
+    for (const e of r.st.actionLog.values()) {
+      if ((a.workflowId === undefined || e.workflowId === a.workflowId) && (a.contactId === undefined || e.contactId === a.contactId)
+        && (a.status === undefined || e.status === a.status)) out.push(e);
+    }
+    return out;
+  },
+  'workflow.outbox': (r, a: { businessId?: number; contactId?: string }) => {
+    const out = [];
+    for (const m of r.st.outbox.values()) {
+      if ((a.businessId === undefined || m.businessId === a.businessId) && (a.contactId === undefined || m.contactId === a.contactId)) out.push(m);
+    }
+    return out;
+  },
+  'workflow.validate': (r, a: { body: unknown }) => {
+    try {
+      const input = parseWorkflowInput(a.body);
+      const g = checkGraph(input.elements);
+      const errors = g.errors.map((e) => ({ code: 'GRAPH_INVALID', message: e.message, path: e.path }));
+      return { valid: errors.length === 0, errors, warnings: g.warnings };
+    } catch (err) {
+      if (!(err instanceof EngineError)) throw err;
+      const w = toWire(err);
+      return { valid: false, errors: [{ code: w.code.replace(/^WF_/, ''), message: w.message, path: w.details.path ?? null }], warnings: [] };
+    }
+  },
+  state: (r, a: { businessId: number; contactId: string; channelId?: string; raw?: boolean }) => {
+    const channels = a.channelId !== undefined ? [a.channelId] : listChannels(r, a.businessId).map((c) => c.channelId);
+    const out: Record<string, unknown> = {};
+    for (const ch of channels) Object.assign(out, resolvedState(r.st, a.businessId, a.contactId, ch));
+    if (!a.raw) return out;
+    // `?raw=true`: the stored per-channel counters behind the properties (submit/apply counts included).
+    const raw: Record<string, unknown> = {};
+    for (const ch of channels) raw[ch] = r.st.contactState.get(stateKey(a.businessId, a.contactId, ch)) ?? null;
+    return { ...out, contactChannelState: raw };
+  },
+  'channels.list': (r, a: { businessId: number }) => listChannels(r, a.businessId),
+  'contacts.tags': (r, a: { businessId: number; contactId: string }) => r.st.contacts.get(`${a.businessId}|${a.contactId}`)?.tags ?? [],
+  'contacts.get': (r, a: { businessId: number; contactId: string }) => {
+    const c = r.st.contacts.get(`${a.businessId}|${a.contactId}`);
+    return { businessId: a.businessId, contactId: a.contactId, tags: c?.tags ?? [], attributes: c?.attributes ?? {} };
+  },
+  health: (r) => ({ status: 'ok', workflows: r.st.workflows.map.size, now: r.clock.now() }),
+};
