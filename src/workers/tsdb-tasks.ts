@@ -130,7 +130,7 @@ export const tsdbTasks: TaskTable = {
     if (!opened) openArgs = a;
     return (await shards(ctx)).own.walReplay;
   },
-  'tsdb.append': async (a: AppendArgs, ctx) => (await shards(ctx)).own.append({ series: a.series.map(toLabels), sidx: a.sidx, ts: a.ts, vs: a.vs }),
+  'tsdb.append': async (a: AppendArgs, ctx) => (await shards(ctx)).own.append({ flat: a.series, sidx: a.sidx, ts: a.ts, vs: a.vs }),
   'tsdb.select': select,
   'tsdb.labelNames': labelNames,
   'tsdb.labelValues': labelValues,

@@ -10,7 +10,7 @@ import type { FetchedSeries, Labels, Matcher } from './api.ts';
 import type { SeriesSource } from './chunk-meta.ts';
 import { APPEND_DUP_IGNORED, APPEND_OK, ERR_DUPLICATE, ERR_OUT_OF_BOUNDS, ERR_OUT_OF_ORDER, Head } from './head.ts';
 import type { MemSeries } from './head.ts';
-import { labelsKey } from './labels.ts';
+import { labelsFromFlat, labelsKey } from './labels.ts';
 import { fetchSeries, MultiSourceQuerier } from './querier.ts';
 import type { OpenWal, TsdbWal, WalPos } from './wal-port.ts';
 import { encodeSamples, encodeSeries, encodeTombstones, REC_SAMPLES, REC_SERIES, REC_TOMBSTONES } from './wal-records.ts';
@@ -39,9 +39,14 @@ export interface TsdbOptions {
   now?: () => number;
 }
 
-/** A batch of samples: unique label sets, and per sample the index of its label set, t (ms) and value. */
+/**
+ * A batch of samples: unique label sets, and per sample the index of its label set, t (ms) and value.
+ * Label sets come either as `series` or in the worker protocol's flat `[name, value, …]` form (`flat`),
+ * whose `join('\xff')` is the head's series key: label objects are then only built for new series.
+ */
 export interface AppendBatch {
-  series: Labels[];
+  series?: readonly Labels[];
+  flat?: readonly (readonly string[])[];
   sidx: ArrayLike<number>;
   ts: Float64Array;
   vs: Float64Array;
@@ -113,11 +118,14 @@ export class Tsdb {
     const head = this.head;
     const res: AppendResult = { added: 0, outOfOrder: 0, duplicate: 0, outOfBounds: 0, firstError: '' };
     const minValid = head.appendableMinValidTime();
-    const resolved: MemSeries[] = new Array(batch.series.length);
+    const nSeries = batch.flat ? batch.flat.length : batch.series!.length;
+    const resolved: MemSeries[] = new Array(nSeries);
     const created: SeriesRec[] = [];
-    for (let i = 0; i < batch.series.length; i++) {
-      const ls = batch.series[i];
-      const r = head.getOrCreate(ls, labelsKey(ls));
+    for (let i = 0; i < nSeries; i++) {
+      const key = batch.flat ? batch.flat[i].join('\xff') : labelsKey(batch.series![i]);
+      const known = head.byKey.get(key);
+      if (known !== undefined) { resolved[i] = known; continue; }
+      const r = head.getOrCreate(batch.flat ? labelsFromFlat(batch.flat[i]) : batch.series![i], key);
       resolved[i] = r.series;
       if (r.created) created.push({ ref: r.series.ref, labels: r.series.labels });
     }
