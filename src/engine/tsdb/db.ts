@@ -183,10 +183,17 @@ export class Tsdb {
       recs.push({ ref: refs[i], mint, maxt });
     }
     if (recs.length) await this.wal.appendBatch([{ type: REC_TOMBSTONES, payload: encodeTombstones(recs) }]);
-    for (const b of this.blocks) {
-      if (b.meta.maxTime <= mint || b.meta.minTime > maxt) continue;
-      await b.addTombstones(ms, mint, maxt);
-    }
+    // Block tombstones go through the maintenance chain so a compaction never rewrites a block from data
+    // read before a concurrent delete (the delete then lands on the compacted block instead).
+    const run = async (): Promise<void> => {
+      for (const b of this.blocks) {
+        if (b.meta.maxTime <= mint || b.meta.minTime > maxt) continue;
+        await b.addTombstones(ms, mint, maxt);
+      }
+    };
+    const p = this.maintenance.then(run, run);
+    this.maintenance = p.catch(() => {});
+    await p;
   }
 
   walPosition(): WalPos { return this.wal.position(); }
