@@ -168,11 +168,16 @@ export class MultiSourceQuerier implements Querier {
     return this.collect(ms, mint, maxt).map((s) => s.labels);
   }
 
+  /**
+   * With matchers, the names of the series selected in range (Prometheus's API selects series with hints
+   * for this); without, every name of the sources overlapping the range (index level).
+   */
   labelNames(ms: readonly Matcher[]): string[] {
     const set = new Set<string>();
-    for (const src of this.inRange()) {
-      const refs = ms.length ? src.index.select(ms) : null;
-      for (const n of src.index.labelNames(refs)) set.add(n);
+    if (ms.length) {
+      for (const s of this.collect(ms, this.mint, this.maxt)) for (const l of s.labels) set.add(l.name);
+    } else {
+      for (const src of this.inRange()) for (const n of src.index.labelNames(null)) set.add(n);
     }
     return [...set].sort();
   }
