@@ -15,8 +15,7 @@ import { registerCatRoutes } from './routes-cat.ts';
 import { registerClusterRoutes } from './routes-cluster.ts';
 import { registerDocRoutes } from './routes-docs.ts';
 import { registerIndexRoutes } from './routes-indices.ts';
-// Search (issue 4) plugs in here once src/server/es/search-routes.ts is on main:
-// import { registerSearchRoutes } from './search-routes.ts';
+import { registerSearchRoutes } from './search-routes.ts';
 
 export function registerEsRoutes(router: Router, ctx: ServerContext): ServiceHooks {
   let store: MetaStore | null = null;
@@ -31,7 +30,7 @@ export function registerEsRoutes(router: Router, ctx: ServerContext): ServiceHoo
   registerAliasRoutes(router, cluster);
   registerCatRoutes(router, cluster);
   registerClusterRoutes(router, cluster);
-  // registerSearchRoutes(router, ctx, cluster);
+  registerSearchRoutes(router, ctx, cluster);
   return {
     start: async () => {
       store = MetaStore.open(ctx.dataDir);
