@@ -14,6 +14,7 @@ import { filterSource } from './source-filter.ts';
 import { createAggCollectors, type AggPartial } from './aggs/agg-collectors.ts';
 import { highlightHit } from './highlighter.ts';
 import type { Query } from './query-ast.ts';
+import { explainQuery, type Explanation } from './explain.ts';
 
 export interface StoredDoc { source: Uint8Array; version: number; seqNo: number; primaryTerm: number }
 export type DocFetcher = (id: string) => StoredDoc | null;
@@ -30,6 +31,7 @@ export interface ShardHit {
   seqNo?: number;
   primaryTerm?: number;
   fields?: Record<string, unknown[]>;
+  explanation?: Explanation | null;
 }
 
 export interface ShardResult {
@@ -123,11 +125,16 @@ function fetchHits(reader: IndexReader, req: SearchRequest, top: { doc: number; 
     const stored = opts.fetch(hit.id);
     if (stored) {
       const raw = decoder.decode(stored.source);
-      hit.source = filterSource(raw, req.source);
+      // stored_fields without _source: ES returns no _source (only _source is stored by default).
+      hit.source = req.storedFields !== null && !req.storedFields.includes('_source') ? null : filterSource(raw, req.source);
       hit.version = stored.version; hit.seqNo = stored.seqNo; hit.primaryTerm = stored.primaryTerm;
       if (req.highlight) hit.highlight = highlightHit(ctx, req, raw);
     }
     if (req.docvalueFields.length) hit.fields = docValueFields(reader, h.doc, req.docvalueFields);
+    if (req.explain) {
+      const [ord, local] = reader.locate(h.doc);
+      hit.explanation = explainQuery(req.query ?? { type: 'match_all', boost: 1 }, ctx, ord, reader.segments[ord], local);
+    }
     out.push(hit);
   }
   return out;

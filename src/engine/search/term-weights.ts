@@ -49,13 +49,17 @@ export function docValuesWeight(field: string, boost: number, accept: (v: number
     scorer(_ord: number, seg: Segment): Scorer | null {
       const dv = seg.numeric.get(field);
       if (!dv) return null;
-      const out: number[] = [];
+      const out = new Uint32Array(seg.maxDoc);
+      let n = 0;
       const start = dv.start, values = dv.values;
       for (let d = 0; d < seg.maxDoc; d++) {
-        for (let i = start[d]; i < start[d + 1]; i++) if (accept(values[i])) { out.push(d); break; }
+        const a = start[d], b = start[d + 1];
+        if (a === b) continue;
+        if (b - a === 1) { if (accept(values[a])) out[n++] = d; continue; }
+        for (let i = a; i < b; i++) if (accept(values[i])) { out[n++] = d; break; }
       }
-      if (out.length === 0) return null;
-      return new ConstScorer(new ArrayCursor(Uint32Array.from(out)), boost);
+      if (n === 0) return null;
+      return new ConstScorer(new ArrayCursor(out, 0, n), boost);
     },
   };
 }

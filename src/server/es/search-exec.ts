@@ -19,7 +19,7 @@ import { asErrorLike, errorObject, ES_ERRORS } from './errors.ts';
 
 export interface ShardTarget { index: ResolvedIndex; meta: IndexMeta; shard: number; filter: Query | null; order: number }
 
-export interface MergedHit extends ShardHit { indexName: string; type: string; shardOrder: number }
+export interface MergedHit extends ShardHit { indexName: string; type: string; shardOrder: number; shardNum?: number }
 
 export interface SearchOutcome {
   total: number;
@@ -92,7 +92,7 @@ function merge(targets: ShardTarget[], perShard: (ShardResult | null)[], req: Se
     if (r.maxScore > maxScore) maxScore = r.maxScore;
     if (r.terminatedEarly !== null) terminated = (terminated ?? false) || r.terminatedEarly;
     if (r.aggs) aggParts.push(r.aggs);
-    for (const h of r.hits) all.push({ ...h, indexName: t.index.name, type: t.index.type ?? '_doc', shardOrder: t.order });
+    for (const h of r.hits) all.push({ ...h, indexName: t.index.name, type: t.index.type ?? '_doc', shardOrder: t.order, shardNum: t.shard });
   });
   const sortKinds = sortKindsOf(req);
   all.sort(hitComparator(req, sortKinds));

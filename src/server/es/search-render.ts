@@ -24,7 +24,9 @@ export interface RenderOptions { typedKeys: boolean; scrollId?: string; tookMs: 
 
 function renderHit(h: MergedHit, req: SearchRequest, out: SearchOutcome, o: RenderOptions): Obj {
   const scored = !out.sortKinds || req.trackScores;
-  const hit: Obj = { _index: h.indexName, _type: h.type, _id: h.id };
+  const hit: Obj = {};
+  if (req.explain) { hit._shard = `[${h.indexName}][${h.shardNum ?? 0}]`; hit._node = 'tessera-node'; }
+  hit._index = h.indexName; hit._type = h.type; hit._id = h.id;
   if (req.version && h.version !== undefined) hit._version = h.version;
   if (req.seqNoPrimaryTerm && h.seqNo !== undefined) { hit._seq_no = h.seqNo; hit._primary_term = h.primaryTerm; }
   hit._score = scored ? jf(h.score) : null;
@@ -39,7 +41,13 @@ function renderHit(h: MergedHit, req: SearchRequest, out: SearchOutcome, o: Rend
       return sortValue(v, out.sortKinds![i]);
     });
   }
+  if (req.explain && h.explanation) hit._explanation = floatTree(h.explanation);
   return hit;
+}
+
+interface ExplanationLike { value: number; description: string; details: ExplanationLike[] }
+function floatTree(e: ExplanationLike): Obj {
+  return { value: jf(e.value), description: e.description, details: e.details.map(floatTree) };
 }
 
 export function renderSearch(req: SearchRequest, out: SearchOutcome, o: RenderOptions): Obj {
