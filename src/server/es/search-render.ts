@@ -23,7 +23,7 @@ function sortValue(v: SortValue, kind: string): unknown {
 export interface RenderOptions { typedKeys: boolean; scrollId?: string; tookMs: number; fieldTypes?: (field: string) => string | undefined }
 
 function renderHit(h: MergedHit, req: SearchRequest, out: SearchOutcome, o: RenderOptions): Obj {
-  const scored = !out.sortKinds || req.trackScores;
+  const scored = !out.sortKinds || req.trackScores || out.sortKinds.includes('score');
   const hit: Obj = {};
   if (req.explain) { hit._shard = `[${h.indexName}][${h.shardNum ?? 0}]`; hit._node = 'tessera-node'; }
   hit._index = h.indexName; hit._type = h.type; hit._id = h.id;
@@ -57,7 +57,7 @@ export function renderSearch(req: SearchRequest, out: SearchOutcome, o: RenderOp
   body.timed_out = false;
   if (out.terminatedEarly !== null) body.terminated_early = out.terminatedEarly;
   body._shards = out.shards;
-  const scored = !out.sortKinds || req.trackScores;
+  const scored = !out.sortKinds || req.trackScores || out.sortKinds.includes('score');
   let maxScore: unknown = null;
   if (scored && req.size === 0 && !o.scrollId) maxScore = jf(0);
   else if (scored && out.total > 0 && Number.isFinite(out.maxScore)) maxScore = jf(out.maxScore);
