@@ -6,6 +6,7 @@
 import { isLosslessNumber, parse as losslessParse } from 'lossless-json';
 import type { HttpRequest, HttpResponse } from '../http.ts';
 import { JavaDouble, javaDouble } from '../../engine/docs/source.ts';
+import { applyFilterPath } from './filter-path.ts';
 import { JSON_HEADERS } from './errors.ts';
 
 /** A JSON text inserted verbatim. */
@@ -58,6 +59,8 @@ export function wantsPretty(req: HttpRequest): boolean {
 
 /** A JSON response honouring `?pretty`. */
 export function json(req: HttpRequest, status: number, body: unknown, headers?: Record<string, string>): HttpResponse {
+  const fp = req.query.get('filter_path');
+  if (fp) body = applyFilterPath(body, fp);
   const text = wantsPretty(req) ? `${pretty(body)}\n` : compact(body);
   return { status, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS, body: text };
 }

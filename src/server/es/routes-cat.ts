@@ -3,6 +3,7 @@ import os from 'node:os';
 import type { IndexMeta } from '../../engine/docs/cluster-state.ts';
 import { simpleMatch } from '../../engine/docs/cluster-state.ts';
 import { numberOfReplicas, numberOfShards } from '../../engine/docs/settings.ts';
+import type { HttpRequest, HttpResponse } from '../http.ts';
 import type { Router } from '../router.ts';
 import { nodeIdentity } from './banner.ts';
 import { bytesCell, CAT_PARAMS, renderCat, type CatColumn, type CatRow } from './cat-table.ts';
@@ -57,109 +58,118 @@ const SHARDS: CatColumn[] = [col('index', 'index name', { aliases: ['i', 'idx'] 
 
 const hms = (ms: number): string => new Date(ms).toISOString().slice(11, 19);
 
+const ENDPOINTS = ['/_cat/health', '/_cat/nodes', '/_cat/indices', '/_cat/indices/{index}', '/_cat/aliases', '/_cat/aliases/{alias}',
+  '/_cat/templates', '/_cat/count', '/_cat/count/{index}', '/_cat/shards', '/_cat/shards/{index}'];
+
 export function registerCatRoutes(router: Router, cluster: EsCluster): void {
-  const ENDPOINTS = ['/_cat/health', '/_cat/nodes', '/_cat/indices', '/_cat/indices/{index}', '/_cat/aliases', '/_cat/aliases/{alias}',
-    '/_cat/templates', '/_cat/count', '/_cat/count/{index}', '/_cat/shards', '/_cat/shards/{index}'];
   router.add('GET', '/_cat', route([], () => ({ status: 200, headers: TEXT_HEADERS, body: `=^.^=\n${ENDPOINTS.join('\n')}\n` })));
-
-  router.add('GET', '/_cat/health', route(CAT_PARAMS, (req) => {
-    const h = healthOf(cluster, Object.values(cluster.state.indices));
-    const now = cluster.ctx.now();
-    const row: CatRow = { epoch: Math.floor(now / 1000), timestamp: hms(now), cluster: 'elasticsearch', status: h.status, 'node.total': 1, 'node.data': 1,
-      shards: h.active_shards, pri: h.active_primary_shards, relo: 0, init: 0, unassign: h.unassigned_shards, pending_tasks: 0,
-      max_task_wait_time: '-', active_shards_percent: `${h.active_shards_percent_as_number.toFixed(1)}%` };
-    const cols = req.query.get('ts') === 'false' ? HEALTH.slice(2) : HEALTH;
-    return renderCat(req, cols, [row]);
-  }));
-
-  router.add('GET', '/_cat/nodes', route([...CAT_PARAMS, 'full_id'], (req) => {
-    const id = nodeIdentity(cluster.ctx.dataDir);
-    const mem = process.memoryUsage();
-    const [l1, l5, l15] = os.loadavg();
-    const total = os.totalmem();
-    const row: CatRow = { id: req.query.get('full_id') === 'true' ? id.uuid : id.uuid.slice(0, 4), pid: process.pid, ip: '127.0.0.1', port: 9300,
-      http_address: '127.0.0.1:9200', version: '6.8.23', 'heap.current': bytesCell(req, mem.heapUsed),
-      'heap.percent': Math.round((mem.heapUsed / mem.heapTotal) * 100), 'heap.max': bytesCell(req, mem.heapTotal),
-      'ram.current': bytesCell(req, total - os.freemem()), 'ram.percent': Math.round(((total - os.freemem()) / total) * 100), 'ram.max': bytesCell(req, total),
-      cpu: Math.min(100, Math.round((l1 / os.cpus().length) * 100)), load_1m: l1.toFixed(2), load_5m: l5.toFixed(2), load_15m: l15.toFixed(2),
-      uptime: `${Math.floor(process.uptime())}s`, 'node.role': 'mdi', master: '*', name: id.name };
-    return renderCat(req, NODES, [row]);
-  }));
-
-  const indices = route([...CAT_PARAMS, 'health', 'pri', 'include_unloaded_segments'], async (req, p) => {
-    const metas = cluster.resolveForRead(p.index, {}).map((r) => cluster.state.indices[r.name]);
-    const stats = await cluster.stats(metas);
-    const want = req.query.get('health');
-    const rows: CatRow[] = [];
-    for (const m of metas) {
-      const st = stats.get(m.name)!;
-      const health = numberOfReplicas(m.settings) > 0 ? 'yellow' : 'green';
-      if (want && want !== health) continue;
-      const store = st.reduce((a, s) => a + s.storeBytes, 0);
-      rows.push({ health, status: 'open', index: m.name, uuid: m.uuid, pri: numberOfShards(m.settings), rep: numberOfReplicas(m.settings),
-        'docs.count': st.reduce((a, s) => a + s.docsCount, 0), 'docs.deleted': st.reduce((a, s) => a + s.docsDeleted, 0),
-        'creation.date': m.creationDate, 'creation.date.string': new Date(m.creationDate).toISOString(),
-        'store.size': bytesCell(req, store), 'pri.store.size': bytesCell(req, store) });
-    }
-    return renderCat(req, INDICES, rows);
-  });
+  router.add('GET', '/_cat/health', route(CAT_PARAMS, (req) => catHealth(cluster, req)));
+  router.add('GET', '/_cat/nodes', route([...CAT_PARAMS, 'full_id'], (req) => catNodes(cluster, req)));
+  const indices = route([...CAT_PARAMS, 'health', 'pri', 'include_unloaded_segments'], (req, p) => catIndices(cluster, req, p.index));
   router.add('GET', '/_cat/indices', indices);
   router.add('GET', '/_cat/indices/:index', indices);
-
-  const aliases = route(CAT_PARAMS, (req, p) => {
-    const rows: CatRow[] = [];
-    const pats = p.alias?.split(',');
-    for (const m of Object.values(cluster.state.indices).sort(byName)) {
-      for (const a of Object.keys(m.aliases).sort()) {
-        if (pats && !pats.some((x) => simpleMatch(x, a))) continue;
-        const d = m.aliases[a];
-        rows.push({ alias: a, index: m.name, filter: d.filter !== undefined ? '*' : '-', 'routing.index': d.index_routing ?? '-', 'routing.search': d.search_routing ?? '-' });
-      }
-    }
-    return renderCat(req, ALIASES, rows);
-  });
+  const aliases = route(CAT_PARAMS, (req, p) => catAliases(cluster, req, p.alias));
   router.add('GET', '/_cat/aliases', aliases);
   router.add('GET', '/_cat/aliases/:alias', aliases);
-
-  const templates = route(CAT_PARAMS, (req, p) => {
-    const rows: CatRow[] = Object.values(cluster.state.templates)
-      .filter((t) => !p.name || p.name.split(',').some((x) => simpleMatch(x, t.name)))
-      .sort((a, b) => (a.name < b.name ? -1 : 1))
-      .map((t) => ({ name: t.name, index_patterns: `[${t.index_patterns.join(', ')}]`, order: t.order, version: t.version ?? null }));
-    return renderCat(req, TEMPLATES, rows);
-  });
+  const templates = route(CAT_PARAMS, (req, p) => catTemplates(cluster, req, p.name));
   router.add('GET', '/_cat/templates', templates);
   router.add('GET', '/_cat/templates/:name', templates);
-
-  const count = route(CAT_PARAMS, async (req, p) => {
-    const metas = cluster.resolveForRead(p.index, {}).map((r) => cluster.state.indices[r.name]);
-    const stats = await cluster.stats(metas);
-    let n = 0;
-    for (const st of stats.values()) for (const s of st) n += s.docsCount;
-    const now = cluster.ctx.now();
-    return renderCat(req, COUNT, [{ epoch: Math.floor(now / 1000), timestamp: hms(now), count: n }]);
-  });
+  const count = route(CAT_PARAMS, (req, p) => catCount(cluster, req, p.index));
   router.add('GET', '/_cat/count', count);
   router.add('GET', '/_cat/count/:index', count);
-
-  const shards = route(CAT_PARAMS, async (req, p) => {
-    const metas = cluster.resolveForRead(p.index, {}).map((r) => cluster.state.indices[r.name]);
-    const stats = await cluster.stats(metas);
-    const node = nodeIdentity(cluster.ctx.dataDir);
-    const rows: CatRow[] = [];
-    for (const m of metas) {
-      const st = stats.get(m.name)!;
-      for (let s = 0; s < st.length; s++) {
-        rows.push({ index: m.name, shard: s, prirep: 'p', state: 'STARTED', docs: st[s].docsCount, store: bytesCell(req, st[s].storeBytes), ip: '127.0.0.1', id: node.uuid, node: node.name });
-        for (let r = 0; r < numberOfReplicas(m.settings); r++) {
-          rows.push({ index: m.name, shard: s, prirep: 'r', state: 'UNASSIGNED', docs: null, store: null, ip: null, id: null, node: null });
-        }
-      }
-    }
-    return renderCat(req, SHARDS, rows);
-  });
+  const shards = route(CAT_PARAMS, (req, p) => catShards(cluster, req, p.index));
   router.add('GET', '/_cat/shards', shards);
   router.add('GET', '/_cat/shards/:index', shards);
+}
+
+function catHealth(cluster: EsCluster, req: HttpRequest): HttpResponse {
+  const h = healthOf(cluster, Object.values(cluster.state.indices));
+  const now = cluster.ctx.now();
+  const row: CatRow = { epoch: Math.floor(now / 1000), timestamp: hms(now), cluster: 'elasticsearch', status: h.status, 'node.total': 1, 'node.data': 1,
+    shards: h.active_shards, pri: h.active_primary_shards, relo: 0, init: 0, unassign: h.unassigned_shards, pending_tasks: 0,
+    max_task_wait_time: '-', active_shards_percent: `${h.active_shards_percent_as_number.toFixed(1)}%` };
+  return renderCat(req, req.query.get('ts') === 'false' ? HEALTH.slice(2) : HEALTH, [row]);
+}
+
+function catNodes(cluster: EsCluster, req: HttpRequest): HttpResponse {
+  const id = nodeIdentity(cluster.ctx.dataDir);
+  const mem = process.memoryUsage();
+  const [l1, l5, l15] = os.loadavg();
+  const total = os.totalmem();
+  const used = total - os.freemem();
+  const row: CatRow = { id: req.query.get('full_id') === 'true' ? id.uuid : id.uuid.slice(0, 4), pid: process.pid, ip: '127.0.0.1', port: 9300,
+    http_address: '127.0.0.1:9200', version: '6.8.23', 'heap.current': bytesCell(req, mem.heapUsed),
+    'heap.percent': Math.round((mem.heapUsed / mem.heapTotal) * 100), 'heap.max': bytesCell(req, mem.heapTotal),
+    'ram.current': bytesCell(req, used), 'ram.percent': Math.round((used / total) * 100), 'ram.max': bytesCell(req, total),
+    cpu: Math.min(100, Math.round((l1 / os.cpus().length) * 100)), load_1m: l1.toFixed(2), load_5m: l5.toFixed(2), load_15m: l15.toFixed(2),
+    uptime: `${Math.floor(process.uptime())}s`, 'node.role': 'mdi', master: '*', name: id.name };
+  return renderCat(req, NODES, [row]);
+}
+
+const metasOf = (cluster: EsCluster, expr: string | undefined): IndexMeta[] => cluster.resolveForRead(expr, {}).map((r) => cluster.state.indices[r.name]);
+
+async function catIndices(cluster: EsCluster, req: HttpRequest, expr: string | undefined): Promise<HttpResponse> {
+  const metas = metasOf(cluster, expr);
+  const stats = await cluster.stats(metas);
+  const want = req.query.get('health');
+  const rows: CatRow[] = [];
+  for (const m of metas) {
+    const st = stats.get(m.name)!;
+    const health = numberOfReplicas(m.settings) > 0 ? 'yellow' : 'green';
+    if (want && want !== health) continue;
+    const store = st.reduce((a, s) => a + s.storeBytes, 0);
+    rows.push({ health, status: 'open', index: m.name, uuid: m.uuid, pri: numberOfShards(m.settings), rep: numberOfReplicas(m.settings),
+      'docs.count': st.reduce((a, s) => a + s.docsCount, 0), 'docs.deleted': st.reduce((a, s) => a + s.docsDeleted, 0),
+      'creation.date': m.creationDate, 'creation.date.string': new Date(m.creationDate).toISOString(),
+      'store.size': bytesCell(req, store), 'pri.store.size': bytesCell(req, store) });
+  }
+  return renderCat(req, INDICES, rows);
+}
+
+function catAliases(cluster: EsCluster, req: HttpRequest, expr: string | undefined): HttpResponse {
+  const rows: CatRow[] = [];
+  const pats = expr?.split(',');
+  for (const m of Object.values(cluster.state.indices).sort(byName)) {
+    for (const a of Object.keys(m.aliases).sort()) {
+      if (pats && !pats.some((x) => simpleMatch(x, a))) continue;
+      const d = m.aliases[a];
+      rows.push({ alias: a, index: m.name, filter: d.filter !== undefined ? '*' : '-', 'routing.index': d.index_routing ?? '-', 'routing.search': d.search_routing ?? '-' });
+    }
+  }
+  return renderCat(req, ALIASES, rows);
+}
+
+function catTemplates(cluster: EsCluster, req: HttpRequest, expr: string | undefined): HttpResponse {
+  const rows: CatRow[] = Object.values(cluster.state.templates)
+    .filter((t) => !expr || expr.split(',').some((x) => simpleMatch(x, t.name)))
+    .sort((a, b) => (a.name < b.name ? -1 : 1))
+    .map((t) => ({ name: t.name, index_patterns: `[${t.index_patterns.join(', ')}]`, order: t.order, version: t.version ?? null }));
+  return renderCat(req, TEMPLATES, rows);
+}
+
+async function catCount(cluster: EsCluster, req: HttpRequest, expr: string | undefined): Promise<HttpResponse> {
+  const stats = await cluster.stats(metasOf(cluster, expr));
+  let n = 0;
+  for (const st of stats.values()) for (const s of st) n += s.docsCount;
+  const now = cluster.ctx.now();
+  return renderCat(req, COUNT, [{ epoch: Math.floor(now / 1000), timestamp: hms(now), count: n }]);
+}
+
+async function catShards(cluster: EsCluster, req: HttpRequest, expr: string | undefined): Promise<HttpResponse> {
+  const metas = metasOf(cluster, expr);
+  const stats = await cluster.stats(metas);
+  const node = nodeIdentity(cluster.ctx.dataDir);
+  const rows: CatRow[] = [];
+  for (const m of metas) {
+    const st = stats.get(m.name)!;
+    for (let s = 0; s < st.length; s++) {
+      rows.push({ index: m.name, shard: s, prirep: 'p', state: 'STARTED', docs: st[s].docsCount, store: bytesCell(req, st[s].storeBytes), ip: '127.0.0.1', id: node.uuid, node: node.name });
+      for (let r = 0; r < numberOfReplicas(m.settings); r++) {
+        rows.push({ index: m.name, shard: s, prirep: 'r', state: 'UNASSIGNED', docs: null, store: null, ip: null, id: null, node: null });
+      }
+    }
+  }
+  return renderCat(req, SHARDS, rows);
 }
 
 const byName = (a: IndexMeta, b: IndexMeta): number => (a.name < b.name ? -1 : 1);
