@@ -67,7 +67,17 @@ export function constantWeight(inner: Weight, score: number): Weight {
   };
 }
 
+/** Metadata fields: `_id` (ids), `_index` and `_type` (match all docs of this shard or none). */
+function metaQuery(ctx: CompileContext, field: string, values: unknown[], boost: number): Weight | null {
+  if (field === '_id') return idsWeight(values.map(String), boost);
+  if (field === '_index') return values.map(String).includes(ctx.index) ? allWeight(boost) : NULL_WEIGHT;
+  if (field === '_type') return values.map(String).includes(ctx.type ?? '_doc') ? allWeight(boost) : NULL_WEIGHT;
+  return null;
+}
+
 function termQuery(ctx: CompileContext, field: string, value: unknown, boost: number): Weight {
+  const meta = metaQuery(ctx, field, [value], boost);
+  if (meta) return meta;
   const fi = ctx.field(field);
   if (!fi) return NULL_WEIGHT;
   if (fi.type === 'text' || fi.type === 'keyword') return termWeight(ctx, field, String(value), boost);
@@ -90,6 +100,8 @@ function termQuery(ctx: CompileContext, field: string, value: unknown, boost: nu
 }
 
 function termsQuery(ctx: CompileContext, field: string, values: unknown[], boost: number): Weight {
+  const meta = metaQuery(ctx, field, values, boost);
+  if (meta) return meta;
   const fi = ctx.field(field);
   if (!fi || values.length === 0) return NULL_WEIGHT;
   if (fi.type === 'text' || fi.type === 'keyword' || fi.type === 'boolean') {

@@ -55,10 +55,12 @@ export interface ShardSearchOptions {
   noFetch?: boolean;
   /** Number of shards in the whole search (terms shard_size defaults depend on it). */
   shardCount?: number;
+  /** The index's mapping type (for `_type` queries). */
+  type?: string;
 }
 
-export function compileContext(reader: IndexReader, index: string, nowMs: number, stats?: StatsSource): CompileContext {
-  return { reader, stats: stats ?? reader, index, field: (p) => reader.infos.get(p), nowMs };
+export function compileContext(reader: IndexReader, index: string, nowMs: number, stats?: StatsSource, type?: string): CompileContext {
+  return { reader, stats: stats ?? reader, index, type, field: (p) => reader.infos.get(p), nowMs };
 }
 
 function mainWeight(ctx: CompileContext, req: SearchRequest, filter: Query | null | undefined): Weight {
@@ -68,7 +70,7 @@ function mainWeight(ctx: CompileContext, req: SearchRequest, filter: Query | nul
 }
 
 export function searchShard(reader: IndexReader, req: SearchRequest, opts: ShardSearchOptions): ShardResult {
-  const ctx = compileContext(reader, opts.index, opts.nowMs, opts.stats);
+  const ctx = compileContext(reader, opts.index, opts.nowMs, opts.stats, opts.type);
   const weight = mainWeight(ctx, req, opts.filter);
   const post = req.postFilter ? compile(req.postFilter, ctx) : null;
   const sort = req.sort && !(req.sort.length === 1 && req.sort[0].field === '_score' && req.sort[0].order === 'desc') ? new BoundSort(req.sort, reader.infos, opts.index) : null;

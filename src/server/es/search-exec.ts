@@ -68,7 +68,7 @@ export async function executeSearch(cluster: EsCluster, targets: ShardTarget[], 
     stats = mergeDfs(parts);
   }
   const settled = await Promise.allSettled(targets.map((t) => cluster.shardCall<ShardResult>(t.meta, t.shard, 'search.query', {
-    index: t.index.name, req, filter: t.filter, nowMs: o.nowMs, shardCount, stats,
+    index: t.index.name, type: t.index.type ?? '_doc', req, filter: t.filter, nowMs: o.nowMs, shardCount, stats,
     scroll: o.scroll ? { key: `${o.scroll.keyPrefix}/${t.order}`, keepAliveMs: o.scroll.keepAliveMs } : undefined,
   })));
   const failures: { t: ShardTarget; err: EngineError | Error }[] = [];
