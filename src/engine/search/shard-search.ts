@@ -76,7 +76,7 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
   const sort = req.sort && !(req.sort.length === 1 && req.sort[0].field === '_score' && req.sort[0].order === 'desc') ? new BoundSort(req.sort, reader.infos, opts.index) : null;
   const topN = opts.topN ?? req.from + req.size;
   const scoreTop = sort ? null : new TopScoreCollector(topN);
-  const fieldTop = sort ? new TopFieldCollector(topN, sort.kinds, sort.reverse) : null;
+  const fieldTop = sort ? new TopFieldCollector(topN, sort.kinds, sort.reverse, sort.missingFirst) : null;
   const aggs = req.aggs ? createAggCollectors(req.aggs, ctx, opts.shardCount ?? 1, opts.fetch) : null;
   const after = req.searchAfter && sort ? req.searchAfter.map((v) => v as SortValue) : null;
   let total = 0, terminated = false;
@@ -100,7 +100,7 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
         scoreTop.collect(base + d, score);
       } else {
         const keys = sort!.keys(seg, d, base + d, score);
-        if (after && compareKeys(sort!.kinds, sort!.reverse, keys, after) <= 0) continue;
+        if (after && compareKeys(sort!.kinds, sort!.reverse, keys, after, sort!.missingFirst) <= 0) continue;
         total++;
         fieldTop!.collect(base + d, score, keys);
       }

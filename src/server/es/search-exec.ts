@@ -111,14 +111,15 @@ export function sortKindsOf(req: SearchRequest): string[] | null {
 export function hitComparator(req: SearchRequest, kinds: string[] | null): (a: MergedHit, b: MergedHit) => number {
   if (!kinds) return (a, b) => b.score - a.score || a.shardOrder - b.shardOrder || a.doc - b.doc;
   const rev = req.sort!.map((s) => s.order === 'desc');
-  return (a, b) => compareSortValues(a.sort ?? [], b.sort ?? [], rev) || a.shardOrder - b.shardOrder || a.doc - b.doc;
+  const first = req.sort!.map((s) => s.missing === '_first');
+  return (a, b) => compareSortValues(a.sort ?? [], b.sort ?? [], rev, first) || a.shardOrder - b.shardOrder || a.doc - b.doc;
 }
 
 const isStr = (v: SortValue): boolean => v === null || (typeof v === 'string' && v !== 'Infinity' && v !== '-Infinity');
 
-function compareSortValues(a: SortValue[], b: SortValue[], rev: boolean[]): number {
+function compareSortValues(a: SortValue[], b: SortValue[], rev: boolean[], first: boolean[]): number {
   const kinds = a.map((v, i) => (isStr(v) || isStr(b[i]) ? 'str' : 'num'));
-  return compareKeys(kinds, rev, a, b);
+  return compareKeys(kinds, rev, a, b, first);
 }
 
 function shardFailure(t: ShardTarget, err: Error): Record<string, unknown> {
