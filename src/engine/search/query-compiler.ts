@@ -11,7 +11,7 @@ import type { BoolQuery, MatchQuery, Query } from './query-ast.ts';
 import { ConjunctionScorer, ConstScorer, DisjunctionScorer, MappedScorer, ReqOptExclScorer, type Scorer } from './scorers.ts';
 import { WindowSumScorer } from './window-scorer.ts';
 import { minShouldMatch, NULL_WEIGHT, type CompileContext, type Weight } from './weight.ts';
-import { docValuesWeight, existsWeight, idsWeight, prefixRange, sumWeight, termSetWeight, termWeight } from './term-weights.ts';
+import { existsWeight, idsWeight, prefixRange, rangeScanWeight, sumWeight, termSetWeight, termWeight } from './term-weights.ts';
 import { NUMERIC_TYPES } from './field-infos.ts';
 import { coerceBoolean, coerceNumber } from './doc-indexer.ts';
 import { rangeWeight, parseDateValue } from './range-weight.ts';
@@ -90,11 +90,11 @@ function termQuery(ctx: CompileContext, field: string, value: unknown, boost: nu
     const n = coerceNumber(value, fi.type === 'float' || fi.type === 'half_float' ? fi.type : 'double');
     if (n === null) throw new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', `For input string: "${String(value)}"`, { cause: 'number_format_exception' });
     if ((fi.type === 'long' || fi.type === 'integer' || fi.type === 'short' || fi.type === 'byte') && !Number.isInteger(n)) return NULL_WEIGHT;
-    return docValuesWeight(field, boost, (x) => x === n);
+    return rangeScanWeight(field, boost, n, true, n, true);
   }
   if (fi.type === 'date') {
     const ms = parseDateValue(ctx, value, fi.format, undefined, false);
-    return docValuesWeight(field, boost, (x) => x === ms);
+    return rangeScanWeight(field, boost, ms, true, ms, true);
   }
   return NULL_WEIGHT;
 }
