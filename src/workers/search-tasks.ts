@@ -17,7 +17,7 @@ setShardIndexFactory((settings) => new ShardIndex(settings));
 
 interface ShardCall { uuid: string; shard: number; mv: number; meta?: unknown }
 interface SearchArgs extends ShardCall {
-  index: string; type?: string; req: SearchRequest; filter: Query | null; nowMs: number; shardCount: number;
+  index: string; type?: string; boost?: number; req: SearchRequest; filter: Query | null; nowMs: number; shardCount: number;
   stats?: DfsStats; scroll?: { key: string; keepAliveMs: number };
 }
 
@@ -39,7 +39,7 @@ async function query(a: SearchArgs, init: WorkerInit): Promise<ShardResult | { s
   const o = await open(a, init);
   if (!o) return { stale: true };
   const reader = o.index.reader(o.mapping);
-  const opts = { index: a.index, type: a.type, nowMs: a.nowMs, filter: a.filter, fetch: o.getDoc, shardCount: a.shardCount, stats: a.stats ? new GlobalStats(a.stats) : undefined };
+  const opts = { index: a.index, type: a.type, boost: a.boost, nowMs: a.nowMs, filter: a.filter, fetch: o.getDoc, shardCount: a.shardCount, stats: a.stats ? new GlobalStats(a.stats) : undefined };
   if (!a.scroll) return searchShard(reader, a.req, opts);
   const all = searchShard(reader, a.req, { ...opts, topN: reader.maxDoc(), noFetch: true });
   scrolls.put(a.scroll.key, { reader, hits: all.hits, req: a.req, fetch: o.getDoc, index: a.index, nowMs: a.nowMs }, a.scroll.keepAliveMs);

@@ -143,7 +143,7 @@ const PARSERS: Record<string, Parser> = {
     return { type: 'dis_max', queries: b.queries.map((_, i) => parseQuery(b.queries as object, String(i))), tieBreaker: num(b.tie_breaker ?? 0, 'tie_breaker'), boost: boostOf(b), name: nameOf(b) };
   },
   nested: (b) => {
-    for (const k of Object.keys(b)) if (!['path', 'query', 'score_mode', 'ignore_unmapped', 'inner_hits'].includes(k) && !common(b, k)) throw parsingError(`[nested] query does not support [${k}]`, locOfKey(b, k));
+    for (const k of Object.keys(b)) if (!['path', 'query', 'score_mode', 'ignore_unmapped'].includes(k) && !common(b, k)) throw parsingError(`[nested] query does not support [${k}]`, locOfKey(b, k));
     if (typeof b.path !== 'string') throw parsingError('[nested] requires \'path\' field', locOf(b));
     if (!b.query) throw parsingError('[nested] requires \'query\' field', locOf(b));
     const sm = String(b.score_mode ?? 'avg');

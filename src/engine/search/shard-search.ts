@@ -57,21 +57,23 @@ export interface ShardSearchOptions {
   shardCount?: number;
   /** The index's mapping type (for `_type` queries). */
   type?: string;
+  /** Score multiplier of this index (`indices_boost`). */
+  boost?: number;
 }
 
 export function compileContext(reader: IndexReader, index: string, nowMs: number, stats?: StatsSource, type?: string): CompileContext {
   return { reader, stats: stats ?? reader, index, type, field: (p) => reader.infos.get(p), nowMs };
 }
 
-function mainWeight(ctx: CompileContext, req: SearchRequest, filter: Query | null | undefined): Weight {
+function mainWeight(ctx: CompileContext, req: SearchRequest, filter: Query | null | undefined, boost: number): Weight {
   const q: Query = req.query ?? { type: 'match_all', boost: 1 };
-  if (!filter) return req.query ? compile(q, ctx) : allWeight(1);
-  return compile({ type: 'bool', must: [q], filter: [filter], should: [], mustNot: [], filterContext: false, boost: 1 }, ctx);
+  if (!filter) return req.query ? compile(q, ctx, boost) : allWeight(boost);
+  return compile({ type: 'bool', must: [q], filter: [filter], should: [], mustNot: [], filterContext: false, boost: 1 }, ctx, boost);
 }
 
 export function searchShard(reader: IndexReader, req: SearchRequest, opts: ShardSearchOptions): ShardResult {
   const ctx = compileContext(reader, opts.index, opts.nowMs, opts.stats, opts.type);
-  const weight = mainWeight(ctx, req, opts.filter);
+  const weight = mainWeight(ctx, req, opts.filter, opts.boost ?? 1);
   const post = req.postFilter ? compile(req.postFilter, ctx) : null;
   const sort = req.sort && !(req.sort.length === 1 && req.sort[0].field === '_score' && req.sort[0].order === 'desc') ? new BoundSort(req.sort, reader.infos, opts.index) : null;
   const topN = opts.topN ?? req.from + req.size;

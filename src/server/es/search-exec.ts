@@ -58,6 +58,15 @@ export function shardTargets(cluster: EsCluster, indices: ResolvedIndex[], routi
   return out;
 }
 
+/** The first `indices_boost` entry naming this index (or a wildcard matching it), as ES applies them. */
+function indexBoost(req: SearchRequest, name: string): number {
+  for (const [pat, b] of req.indicesBoost) {
+    const re = new RegExp('^' + pat.split('*').map((x) => x.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$');
+    if (re.test(name)) return b;
+  }
+  return 1;
+}
+
 export interface ExecOptions { dfs: boolean; nowMs: number; scroll?: { keyPrefix: string; keepAliveMs: number } }
 
 export async function executeSearch(cluster: EsCluster, targets: ShardTarget[], req: SearchRequest, o: ExecOptions): Promise<SearchOutcome> {
@@ -68,7 +77,7 @@ export async function executeSearch(cluster: EsCluster, targets: ShardTarget[], 
     stats = mergeDfs(parts);
   }
   const settled = await Promise.allSettled(targets.map((t) => cluster.shardCall<ShardResult>(t.meta, t.shard, 'search.query', {
-    index: t.index.name, type: t.index.type ?? '_doc', req, filter: t.filter, nowMs: o.nowMs, shardCount, stats,
+    index: t.index.name, type: t.index.type ?? '_doc', boost: indexBoost(req, t.index.name), req, filter: t.filter, nowMs: o.nowMs, shardCount, stats,
     scroll: o.scroll ? { key: `${o.scroll.keyPrefix}/${t.order}`, keepAliveMs: o.scroll.keepAliveMs } : undefined,
   })));
   const failures: { t: ShardTarget; err: EngineError | Error }[] = [];
