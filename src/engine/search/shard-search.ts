@@ -16,7 +16,7 @@ import { highlightHit } from './highlighter.ts';
 import type { Query } from './query-ast.ts';
 import { explainQuery, type Explanation } from './explain.ts';
 
-export interface StoredDoc { source: Uint8Array; version: number; seqNo: number; primaryTerm: number }
+export interface StoredDoc { source: Uint8Array; version: number; seqNo: number; primaryTerm: number; routing?: string }
 export type DocFetcher = (id: string) => StoredDoc | null;
 
 export interface ShardHit {
@@ -32,6 +32,7 @@ export interface ShardHit {
   primaryTerm?: number;
   fields?: Record<string, unknown[]>;
   explanation?: Explanation | null;
+  routing?: string;
 }
 
 export interface ShardResult {
@@ -132,6 +133,7 @@ function fetchHits(reader: IndexReader, req: SearchRequest, top: { doc: number; 
       // stored_fields without _source: ES returns no _source (only _source is stored by default).
       hit.source = req.storedFields !== null && !req.storedFields.includes('_source') ? null : filterSource(raw, req.source);
       hit.version = stored.version; hit.seqNo = stored.seqNo; hit.primaryTerm = stored.primaryTerm;
+      if (stored.routing !== undefined) hit.routing = stored.routing;
       if (req.highlight) hit.highlight = highlightHit(ctx, req, raw);
     }
     if (req.docvalueFields.length) hit.fields = docValueFields(reader, h.doc, req.docvalueFields);

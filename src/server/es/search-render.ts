@@ -30,6 +30,7 @@ function renderHit(h: MergedHit, req: SearchRequest, out: SearchOutcome, o: Rend
   if (req.version && h.version !== undefined) hit._version = h.version;
   if (req.seqNoPrimaryTerm && h.seqNo !== undefined) { hit._seq_no = h.seqNo; hit._primary_term = h.primaryTerm; }
   hit._score = scored ? jf(h.score) : null;
+  if (h.routing !== undefined) hit._routing = h.routing;
   if (h.source !== null && h.source !== undefined) hit._source = new RawJson(h.source);
   if (h.fields && Object.keys(h.fields).length) hit.fields = h.fields;
   if (h.highlight) hit.highlight = h.highlight;
