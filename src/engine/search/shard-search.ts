@@ -10,6 +10,7 @@ import { compile, allWeight } from './query-compiler.ts';
 import type { CompileContext, Weight } from './weight.ts';
 import { BoundSort, compareKeys, type SortValue } from './sort.ts';
 import { TopFieldCollector, TopScoreCollector } from './top-collectors.ts';
+import { TermScorer } from './scorers.ts';
 import { filterSource } from './source-filter.ts';
 import { createAggCollectors, type AggPartial } from './aggs/agg-collectors.ts';
 import { highlightHit } from './highlighter.ts';
@@ -83,6 +84,7 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
   const aggs = req.aggs ? createAggCollectors(req.aggs, ctx, opts.shardCount ?? 1, opts.fetch) : null;
   const after = req.searchAfter && sort ? req.searchAfter.map((v) => v as SortValue) : null;
   let total = 0, terminated = false;
+  const simple = scoreTop !== null && !aggs && !post && req.minScore === null && !req.searchAfter && req.terminateAfter === 0;
   segments: for (let ord = 0; ord < reader.segments.length; ord++) {
     const seg = reader.segments[ord];
     const scorer = weight.scorer(ord, seg);
@@ -91,6 +93,7 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
     if (post && !pf && !aggs) continue;
     aggs?.setSegment(ord, seg);
     const live = reader.live[ord], parentOf = seg.parentOf, base = reader.docBases[ord];
+    if (simple && scorer instanceof TermScorer) { total += scorer.collectAll(base, parentOf, live, scoreTop!); continue; }
     for (let d = scorer.next(); d !== NO_MORE_DOCS; d = scorer.next()) {
       if (parentOf[d] !== -1 || (live !== null && live[d] === 0)) continue;
       const score = scorer.score();
