@@ -16,6 +16,7 @@ import { createAggCollectors, type AggPartial } from './aggs/agg-collectors.ts';
 import { highlightHit } from './highlighter.ts';
 import type { Query } from './query-ast.ts';
 import { explainQuery, type Explanation } from './explain.ts';
+import { InnerHitsFetcher, nestedWithInnerHits, type InnerHitsResult } from './inner-hits.ts';
 
 export interface StoredDoc { source: Uint8Array; version: number; seqNo: number; primaryTerm: number; routing?: string }
 export type DocFetcher = (id: string) => StoredDoc | null;
@@ -34,6 +35,7 @@ export interface ShardHit {
   fields?: Record<string, unknown[]>;
   explanation?: Explanation | null;
   routing?: string;
+  innerHits?: Record<string, InnerHitsResult>;
 }
 
 export interface ShardResult {
@@ -128,9 +130,12 @@ const decoder = new TextDecoder();
 
 function fetchHits(reader: IndexReader, req: SearchRequest, top: { doc: number; score: number; keys: SortValue[] | null }[], opts: ShardSearchOptions, ctx: CompileContext): ShardHit[] {
   const out: ShardHit[] = [];
+  const nested = nestedWithInnerHits(req.query);
+  const inner = nested.length ? new InnerHitsFetcher(ctx, reader, nested) : null;
   for (const h of top) {
     const hit = bareHit(reader, h.doc, h.score, h.keys);
     const stored = opts.fetch(hit.id);
+    if (inner) hit.innerHits = inner.fetch(h.doc, stored ? decoder.decode(stored.source) : null);
     if (stored) {
       const raw = decoder.decode(stored.source);
       // stored_fields without _source: ES returns no _source (only _source is stored by default).

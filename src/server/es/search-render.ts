@@ -43,6 +43,15 @@ function renderHit(h: MergedHit, req: SearchRequest, out: SearchOutcome, o: Rend
     });
   }
   if (req.explain && h.explanation) hit._explanation = floatTree(h.explanation);
+  if (h.innerHits) {
+    const ih: Obj = {};
+    for (const [name, r] of Object.entries(h.innerHits)) {
+      ih[name] = { hits: { total: r.total, max_score: r.total ? jf(r.maxScore) : null, hits: r.hits.map((x) => ({
+        _index: h.indexName, _type: h.type, _id: h.id, _nested: { field: r.path, offset: x.offset }, _score: jf(x.score),
+        _source: x.source === null ? undefined : new RawJson(x.source) })) } };
+    }
+    hit.inner_hits = ih;
+  }
   return hit;
 }
 
