@@ -111,7 +111,7 @@ export class SearchService {
     const targets = this.targets(indices, httpReq, p.type);
     if (count) { r.size = 0; r.aggs = null; r.sort = null; }
     const scrollParam = httpReq.query.get('scroll');
-    if (!count && !scrollParam) this.checkWindow(r, targets);
+    if (!count) this.checkWindow(r, targets, scrollParam !== null);
     const searchType = httpReq.query.get('search_type') ?? 'query_then_fetch';
     if (!['query_then_fetch', 'dfs_query_then_fetch'].includes(searchType)) throw new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', `No search type for [${searchType}]`);
     if (scrollParam && !count) return json(httpReq, 200, await this.scrolls.start(r, targets, scrollParam, searchType === 'dfs_query_then_fetch', started, fieldTypeLookup(indices), boolParam(httpReq, 'typed_keys')));
@@ -120,13 +120,21 @@ export class SearchService {
     return json(httpReq, 200, renderSearch(r, out, { typedKeys: boolParam(httpReq, 'typed_keys'), tookMs: Date.now() - started, fieldTypes: fieldTypeLookup(indices) }));
   }
 
-  private checkWindow(r: SearchRequest, targets: ShardTarget[]): void {
+  /** Per-index request limits (result window, scroll batch, docvalue_fields), failing the shards as ES does. */
+  private checkWindow(r: SearchRequest, targets: ShardTarget[], scroll: boolean): void {
     const bad: { t: ShardTarget; err: Error }[] = [];
     for (const t of targets) {
       const max = Number(t.index.settings['index.max_result_window'] ?? 10000);
-      if (r.from + r.size > max) {
-        bad.push({ t, err: new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', `Result window is too large, from + size must be less than or equal to: [${max}] but was [${r.from + r.size}]. See the scroll api for a more efficient way to request large data sets. This limit can be set by changing the [index.max_result_window] index level setting.`) });
+      const maxDv = Number(t.index.settings['index.max_docvalue_fields_search'] ?? 100);
+      let msg: string | null = null;
+      if (scroll && r.size > max) {
+        msg = `Batch size is too large, size must be less than or equal to: [${max}] but was [${r.size}]. Scroll batch sizes cost as much memory as result windows so they are controlled by the [index.max_result_window] index level setting.`;
+      } else if (!scroll && r.from + r.size > max) {
+        msg = `Result window is too large, from + size must be less than or equal to: [${max}] but was [${r.from + r.size}]. See the scroll api for a more efficient way to request large data sets. This limit can be set by changing the [index.max_result_window] index level setting.`;
+      } else if (r.docvalueFields.length > maxDv) {
+        msg = `Trying to retrieve too many docvalue_fields. Must be less than or equal to: [${maxDv}] but was [${r.docvalueFields.length}]. This limit can be set by changing the [index.max_docvalue_fields_search] index level setting.`;
       }
+      if (msg) bad.push({ t, err: new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', msg) });
     }
     if (bad.length && bad.length === targets.length) throw phaseFailure(bad);
   }
