@@ -175,7 +175,7 @@ export function highlightHit(ctx: CompileContext, req: SearchRequest, rawSource:
     collectTerms(ctx, hf.highlightQuery ?? req.query, matchers);
     const fields = hf.field.includes('*') ? ctx.reader.infos.expand(hf.field) : [hf.field];
     for (const f of fields) {
-      const values = valuesAt(src, f.replace(/\.keyword$/, '')).map(String);
+      const values = valuesAt(src, ctx.field(f)?.sourcePath ?? f).map(String);
       let frags = fieldFragments(ctx, hf, f, values, matchers);
       if (!frags.length) frags = noMatch(values, hf.noMatchSize);
       if (frags.length) { out[f] = frags; any = true; }
