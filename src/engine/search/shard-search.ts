@@ -144,7 +144,10 @@ function fetchHits(reader: IndexReader, req: SearchRequest, top: { doc: number; 
       if (stored.routing !== undefined) hit.routing = stored.routing;
       if (req.highlight) hit.highlight = highlightHit(ctx, req, raw);
     }
-    if (req.docvalueFields.length) hit.fields = docValueFields(reader, h.doc, req.docvalueFields);
+    if (req.docvalueFields.length) {
+      hit.fields = docValueFields(reader, h.doc, req.docvalueFields);
+      if (req.docvalueFields.includes('_seq_no') && stored) hit.fields._seq_no = [stored.seqNo];
+    }
     if (req.explain) {
       const [ord, local] = reader.locate(h.doc);
       hit.explanation = explainQuery(req.query ?? { type: 'match_all', boost: 1 }, ctx, ord, reader.segments[ord], local);
