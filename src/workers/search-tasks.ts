@@ -4,14 +4,14 @@
  */
 import type { TaskTable, WorkerInit } from './protocol.ts';
 import { docsTasks, getDocShard, setShardIndexFactory } from './docs-tasks.ts';
-import { ShardIndex } from '../engine/search/shard-index.ts';
-import { searchShard, type ShardResult } from '../engine/search/shard-search.ts';
-import { collectDfs, GlobalStats, type DfsStats } from '../engine/search/dfs.ts';
-import type { SearchRequest } from '../engine/search/search-request.ts';
-import type { Query } from '../engine/search/query-ast.ts';
-import type { MappingJson } from '../engine/search/api.ts';
-import { analyzeRequest, type AnalyzeArgs } from '../engine/search/analyze.ts';
-import { ScrollStore } from '../engine/search/scroll-store.ts';
+import { ShardIndex } from '../engine/search/index.ts';
+import { searchShard, type ShardResult } from '../engine/search/index.ts';
+import { collectDfs, GlobalStats, type DfsStats } from '../engine/search/index.ts';
+import type { SearchRequest } from '../engine/search/index.ts';
+import type { Query } from '../engine/search/index.ts';
+import type { MappingJson } from '../engine/search/index.ts';
+import { analyzeRequest, type AnalyzeArgs } from '../engine/search/index.ts';
+import { ScrollStore } from '../engine/search/index.ts';
 
 setShardIndexFactory((settings) => new ShardIndex(settings));
 

@@ -6,14 +6,14 @@
  */
 import type { EsCluster, ResolvedIndex } from './cluster.ts';
 import type { IndexMeta } from '../../engine/docs/cluster-state.ts';
-import type { SearchRequest } from '../../engine/search/search-request.ts';
-import type { ShardHit, ShardResult } from '../../engine/search/shard-search.ts';
-import type { Query } from '../../engine/search/query-ast.ts';
-import { parseQuery } from '../../engine/search/query-parser.ts';
-import { mergeDfs, type DfsStats } from '../../engine/search/dfs.ts';
-import { reduceAggs } from '../../engine/search/aggs/agg-reduce.ts';
-import type { AggPartial } from '../../engine/search/aggs/agg-collectors.ts';
-import { compareKeys, type SortValue } from '../../engine/search/sort.ts';
+import type { SearchRequest } from '../../engine/search/index.ts';
+import type { ShardHit, ShardResult } from '../../engine/search/index.ts';
+import type { Query } from '../../engine/search/index.ts';
+import { parseQuery } from '../../engine/search/index.ts';
+import { mergeDfs, type DfsStats } from '../../engine/search/index.ts';
+import { reduceAggs } from '../../engine/search/index.ts';
+import type { AggPartial } from '../../engine/search/index.ts';
+import { compareKeys, type SortValue } from '../../engine/search/index.ts';
 import { EngineError, InvalidArgumentError } from '../../engine/errors.ts';
 import { asErrorLike, errorObject, ES_ERRORS } from './errors.ts';
 

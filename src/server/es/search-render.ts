@@ -3,8 +3,8 @@
  * max_score, hits[]}, [aggregations]`; hit keys in SearchHit's order; scores as Java floats; `_source`
  * copied verbatim; sort values with ES's sentinels. Also the error envelope of all-shards failures.
  */
-import type { SearchRequest } from '../../engine/search/search-request.ts';
-import type { SortValue } from '../../engine/search/sort.ts';
+import type { SearchRequest } from '../../engine/search/index.ts';
+import type { SortValue } from '../../engine/search/index.ts';
 import { renderAggs } from './search-aggs-render.ts';
 import type { MergedHit, SearchOutcome } from './search-exec.ts';
 import { jd, jf } from './java-format.ts';

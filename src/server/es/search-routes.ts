@@ -10,14 +10,14 @@ import type { EsCluster, ResolvedIndex } from './cluster.ts';
 import { contentTypeProblem, checkParams, boolParam, intParam } from './params.ts';
 import { bodyText } from './handler.ts';
 import { json, RawJson } from './json.ts';
-import { parseSearchBodyText, parseSort, parseSourceFilter, parseTimeMs, type SearchRequest } from '../../engine/search/search-request.ts';
-import { parseJsonWithPos } from '../../engine/search/json-pos.ts';
+import { parseSearchBodyText, parseSort, parseSourceFilter, parseTimeMs, type SearchRequest } from '../../engine/search/index.ts';
+import { parseJsonWithPos } from '../../engine/search/index.ts';
 import { InvalidArgumentError, EngineError, ParseError } from '../../engine/errors.ts';
 import { murmur3Utf16 } from '../../engine/docs/routing.ts';
 import { executeSearch, phaseFailure, shardTargets, type ShardTarget } from './search-exec.ts';
 import { countBody, renderSearch, searchErrorReply } from './search-render.ts';
 import { ScrollRegistry } from './search-scroll.ts';
-import { NUMERIC_TYPES, FieldInfos } from '../../engine/search/field-infos.ts';
+import { NUMERIC_TYPES, FieldInfos } from '../../engine/search/index.ts';
 
 const SEARCH_PARAMS = ['analyzer', 'analyze_wildcard', 'default_operator', 'df', 'explain', 'stored_fields', 'docvalue_fields', 'from',
   'ignore_unavailable', 'ignore_throttled', 'allow_no_indices', 'expand_wildcards', 'lenient', 'preference', 'q', 'routing', 'scroll',
