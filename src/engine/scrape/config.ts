@@ -78,7 +78,7 @@ type Obj = Record<string, unknown>;
 function bad(msg: string): never { throw new InvalidArgumentError('INVALID_ARGUMENT', msg); }
 
 function checkFields(o: Obj, allowed: readonly string[], type: string): void {
-  for (const k of Object.keys(o)) if (!allowed.includes(k)) bad(`field ${k} not found in type ${type}`);
+  for (const k of Object.keys(o)) if (!allowed.includes(k)) bad(`yaml: unmarshal errors:\n  field ${k} not found in type ${type}`);
 }
 
 function asObj(v: unknown, what: string): Obj {
@@ -100,7 +100,7 @@ function dur(v: unknown, def: number): number {
 
 function bool(v: unknown, def: boolean, what: string): boolean {
   if (v === undefined || v === null) return def;
-  if (typeof v !== 'boolean') bad(`cannot unmarshal ${JSON.stringify(v)} into bool ${what}`);
+  if (typeof v !== 'boolean') bad(`yaml: unmarshal errors:\n  cannot unmarshal !!${typeof v === 'number' ? 'int' : 'str'} \`${String(v)}\` into bool (${what})`);
   return v;
 }
 
