@@ -20,6 +20,7 @@ let body = '';
 let contentType = 'text/plain; version=0.0.4';
 let status = 200;
 const server: Server = createServer((req, res) => {
+  if (req.url === '/slow') { setTimeout(() => { res.writeHead(200); res.end('late 1\n'); }, 1500); return; }
   res.writeHead(status, { 'Content-Type': contentType });
   res.end(body);
 });
@@ -103,6 +104,24 @@ test('HTTP errors and refused connections give Prometheus-style lastError', asyn
   await dead.scrapeOnce();
   assert.equal(dead.health, 'down');
   assert.equal(dead.lastError, 'Get "http://127.0.0.1:1/metrics": dial tcp 127.0.0.1:1: connect: connection refused');
+});
+
+test('a target slower than scrape_timeout fails with context deadline exceeded', async () => {
+  const sink = new MemSink();
+  const loop = loopFor(JOB.replace('job_name: app', 'job_name: app\n    metrics_path: /slow\n    scrape_interval: 1s\n    scrape_timeout: 200ms'), sink);
+  const r = await loop.scrapeOnce();
+  assert.equal(r.health, 'down');
+  assert.equal(loop.lastError, `Get "http://127.0.0.1:${port}/slow": context deadline exceeded`);
+  assert.equal(sink.last().get(`up{env="test",instance="127.0.0.1:${port}",job="app"}`), 0);
+});
+
+test('sample_limit fails a scrape that exposes too many samples', async () => {
+  const sink = new MemSink();
+  body = 'a 1\nb 2\nc 3\n';
+  const loop = loopFor(JOB.replace('job_name: app', 'job_name: app\n    sample_limit: 2'), sink);
+  await loop.scrapeOnce();
+  assert.equal(loop.lastError, 'sample limit exceeded');
+  assert.ok(![...sink.last().keys()].some((k) => k.startsWith('a{')));
 });
 
 test('honor_labels and metric_relabel_configs', async () => {
