@@ -7,7 +7,7 @@ import { parseBody } from '../../src/engine/scrape/exposition.ts';
 test('grouping paths: labels, base64 values, refusals', () => {
   assert.deepEqual(parseGroupingPath('job/j/instance/i'), [{ name: 'instance', value: 'i' }, { name: 'job', value: 'j' }]);
   assert.deepEqual(parseGroupingPath(`job@base64/${Buffer.from('a/b').toString('base64url')}=`), [{ name: 'job', value: 'a/b' }]);
-  for (const bad of ['job/j/x', 'job/j/__x/1', 'job/j/a/1/a/2', 'job/', 'job/j/in-valid/1']) assert.throws(() => parseGroupingPath(bad), undefined, bad);
+  for (const bad of ['job/j/x', 'job/j/__x/1', 'job/j/a/1/a/2', 'job/', 'job/j/in-valid/1']) assert.throws(() => parseGroupingPath(bad), Error, bad);
 });
 
 test('rendered page is valid text format, histograms keep their family, state round-trips', () => {
