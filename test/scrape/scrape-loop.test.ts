@@ -139,6 +139,14 @@ test('honor_labels and metric_relabel_configs', async () => {
   assert.equal(got.get(`scrape_samples_scraped{env="test",instance="${inst}",job="app"}`), 2);
 });
 
+test('honor_timestamps: false stamps every sample with the scrape time', async () => {
+  const sink = new MemSink();
+  body = 'temp 21.5 1234\n';
+  await loopFor(JOB.replace('job_name: app', 'job_name: app\n    honor_timestamps: false'), sink).scrapeOnce();
+  const temp = sink.batches[0].find((s) => formatSeries(s.labels).startsWith('temp'))!;
+  assert.equal(temp.t, clock);
+});
+
 test('OpenMetrics responses are parsed as OpenMetrics', async () => {
   const sink = new MemSink();
   contentType = 'application/openmetrics-text; version=1.0.0; charset=utf-8';
