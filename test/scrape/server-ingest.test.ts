@@ -51,7 +51,7 @@ async function series(s: TestServer, match: string): Promise<Record<string, stri
   return body.data;
 }
 
-test('scrape of a loopback target via --config.file, visible in /api/v1/series and /api/v1/query', async () => {
+test('scrape of a loopback target via --config.file, visible in /api/v1/series and /api/v1/query', async (t) => {
   const cfg = join(dir, 'scrape.yml');
   writeFileSync(cfg, `global: {scrape_interval: 1s}\nscrape_configs:\n  - job_name: e2e\n    static_configs: [{targets: ["127.0.0.1:${targetPort}"], labels: {env: t}}]\n`);
   const s = await startServer({ services: ['metrics'], args: ['--config.file', cfg] });
@@ -66,11 +66,10 @@ test('scrape of a loopback target via --config.file, visible in /api/v1/series a
   const targets = await json(`${s.promUrl}/api/v1/targets`);
   assert.equal(targets.data.activeTargets[0].health, 'up');
   const q = await json(`${s.promUrl}/api/v1/query?query=${encodeURIComponent('up{job="e2e"}')}`);
-  if (q.status === 'success') {
-    assert.equal(q.data.result[0].value[1], '1');
-  } else {
-    test.skip?.('PromQL not wired yet');
-  }
+  assert.equal(q.status, 'success', JSON.stringify(q));
+  assert.deepEqual(q.data.result.map((r: { metric: Record<string, string>; value: [number, string] }) => [r.metric.instance, r.value[1]]),
+    [[`127.0.0.1:${targetPort}`, '1']]);
+  t.diagnostic('PromQL sees the scraped samples');
 });
 
 test('push gateway: pushed group is scraped by the built-in config with honor_labels', async () => {
@@ -121,5 +120,6 @@ test('import an OpenMetrics file, then a server on that TSDB directory serves it
   const got = await series(s, 'backfilled');
   assert.deepEqual(got.map((l) => l.host), ['h0', 'h1', 'h2']);
   const q = await json(`${s.promUrl}/api/v1/query?query=${encodeURIComponent('backfilled{host="h1"}')}&time=${1_700_000_000 + 599 * 30}`);
-  if (q.status === 'success') assert.equal(q.data.result[0].value[1], '598');
+  assert.equal(q.status, 'success', JSON.stringify(q));
+  assert.equal(q.data.result[0].value[1], '598');
 });
