@@ -190,3 +190,40 @@ async function waitFor(cond: () => boolean, ms = 5000): Promise<void> {
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+test('https targets: tls_config ca_file verifies, insecure_skip_verify skips, an unknown CA fails', async (t) => {
+  const { execFileSync } = await import('node:child_process');
+  const { createServer: createHttps } = await import('node:https');
+  const { readFileSync } = await import('node:fs');
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-tls-'));
+  try {
+    try {
+      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
+        '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+    } catch {
+      t.skip('openssl is not available to make a test certificate');
+      return;
+    }
+    const srv = createHttps({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (_req, res) => { res.writeHead(200); res.end('tls_ok 1\n'); });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    const tlsPort = (srv.address() as { port: number }).port;
+    try {
+      const job = (tls: string) => `scrape_configs:\n  - job_name: s\n    scheme: https\n${tls}    static_configs: [{targets: ["127.0.0.1:${tlsPort}"]}]\n`;
+      const run = async (tls: string) => {
+        const cfg = loadConfig(job(tls), join(dir, 'p.yml')).scrapeConfigs[0];
+        const loop = new ScrapeLoop(buildTargets(cfg, cfg.staticConfigs).active[0], cfg, { sink: new MemSink(), now: () => clock, get: httpGet });
+        await loop.scrapeOnce();
+        return loop;
+      };
+      assert.equal((await run('    tls_config: {ca_file: cert.pem}\n')).health, 'up');
+      assert.equal((await run('    tls_config: {insecure_skip_verify: true}\n')).health, 'up');
+      const strict = await run('');
+      assert.equal(strict.health, 'down');
+      assert.match(strict.lastError, /^Get "https:\/\/127\.0\.0\.1:\d+\/metrics": .*certificate/);
+    } finally {
+      srv.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
