@@ -128,9 +128,18 @@ export class Evaluator {
     const out: Matrix = [];
     for (const s of data) {
       const ser: Series = { metric: s.labels, t: [], v: [] };
-      for (let ts = this.start; ts <= this.end; ts += this.interval) {
-        const i = sampleAt(s, (at ?? ts) - vs.offset, lookback);
-        if (i >= 0) { ser.t.push(ts); ser.v.push(s.v[i]); }
+      if (at !== null) {
+        const i = sampleAt(s, at - vs.offset, lookback);
+        if (i >= 0) for (let ts = this.start; ts <= this.end; ts += this.interval) { ser.t.push(ts); ser.v.push(s.v[i]); }
+      } else {
+        // Steps only move forward, so the newest sample at or before each step is found by walking on.
+        let i = -1;
+        for (let ts = this.start; ts <= this.end; ts += this.interval) {
+          const ref = ts - vs.offset;
+          while (i + 1 < s.n && s.t[i + 1] <= ref) i++;
+          if (i < 0 || s.t[i] < ref - lookback || (s.stale !== null && s.stale[i] === 1)) continue;
+          ser.t.push(ts); ser.v.push(s.v[i]);
+        }
       }
       if (ser.t.length > 0) { this.addSamples(ser.t.length); out.push(ser); }
     }

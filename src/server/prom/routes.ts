@@ -2,8 +2,10 @@
 import type { ServerContext, ServiceHooks } from '../context.ts';
 import type { Router } from '../router.ts';
 import { registerLifecycleRoutes, type Lifecycle } from './lifecycle-routes.ts';
+import { registerGraphRoutes } from './graph-routes.ts';
 
 export function registerMetricsRoutes(router: Router, ctx: ServerContext, life: Lifecycle): ServiceHooks {
   registerLifecycleRoutes(router, ctx, life);
+  registerGraphRoutes(router);
   return {};
 }
