@@ -264,6 +264,8 @@ export class Evaluator {
         const maxt = (at ?? ts) - offset;
         load(maxt - range, maxt);
         if (win.n === 0) continue;
+        // The window's samples are held in memory while the function runs, as Prometheus counts them.
+        if (this.sh.samples + win.n > this.sh.opts.maxSamples) throw tooManySamples();
         ra.rangeStart = maxt - range; ra.rangeEnd = maxt; ra.ts = ts;
         const v = f(ra);
         if (v !== null) { ser.t.push(ts); ser.v.push(v); }

@@ -43,7 +43,7 @@ export function registerQueryRoutes(router: Router, ctx: ServerContext, client: 
     const started = Date.now();
     const args = await prepare(client, expr, query, 'instant', t, t, 0, started + timeout, limits);
     const reply = await ctx.pool.call<PromqlEvalReply>(pickWorker(), 'promql.eval', args);
-    return wrap(reply.json, form.get('stats') !== null ? statsJson(started, args.series) : '');
+    return wrap(reply.json, form.get('stats') ? statsJson(started, args.series) : '');
   }));
 
   router.add(['GET', 'POST'], '/api/v1/query_range', (req) => run(req, async () => {
@@ -67,7 +67,7 @@ export function registerQueryRoutes(router: Router, ctx: ServerContext, client: 
     const stepMs = Math.round(step);
     const args = await prepare(client, expr, query, 'range', start, end, stepMs, started + timeout, limits);
     const reply = await ctx.pool.call<PromqlEvalReply>(pickWorker(), 'promql.eval', args);
-    return wrap(reply.json, form.get('stats') !== null ? statsJson(started, args.series) : '');
+    return wrap(reply.json, form.get('stats') ? statsJson(started, args.series) : '');
   }));
 
   router.add(['GET', 'POST'], '/api/v1/format_query', (req) => run(req, async () => {
