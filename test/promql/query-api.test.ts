@@ -25,6 +25,8 @@ const CASES: [string, number, string][] = [
   ['/api/v1/query?query=vector%281%29', 200, '{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1795305340.842,"1"]}]}}'],
   ['/api/v1/query?query=vector(1)&time=-1.5', 200, '{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[-1.500,"1"]}]}}'],
   ['/api/v1/query?query=vector(1)&time=1704070800.05', 200, '{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1704070800.050,"1"]}]}}'],
+  [`/api/v1/query?query=${enc('count(demo_num_cpus{instance=~".*(?i:PROMLABS).*10001"})')}&time=1704070800`, 200,
+    '{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1704070800,"1"]}]}}'],
   ['/api/v1/query?query=odd&time=1704070800', 200, '{"status":"success","data":{"resultType":"vector","result":[{"metric":{"__name__":"odd","le":"\\u003cx\\u0026y\\u003e"},"value":[1704070800,"0.5"]}]}}'],
   ['/api/v1/query_range?query=time%28%29&start=1704070800&end=1704070830&step=15s', 200,
     '{"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1704070800,"1704070800"],[1704070815,"1704070815"],[1704070830,"1704070830"]]}]}}'],

@@ -12,7 +12,8 @@ import type { HttpRequest, HttpResponse } from '../http.ts';
 import { durationMs } from '../flags.ts';
 import { EngineError, InvalidArgumentError } from '../../engine/errors.ts';
 import type { FetchedSeries, Matcher } from '../../engine/tsdb/api.ts';
-import { parseExpr, prettyExpr, typeOf, documentedType, selectorRanges, jsonString } from '../../engine/promql/index.ts';
+import { MATCH_REGEXP, MATCH_NOT_REGEXP } from '../../engine/tsdb/api.ts';
+import { parseExpr, prettyExpr, typeOf, documentedType, selectorRanges, jsonString, translateGoRegex } from '../../engine/promql/index.ts';
 import type { Expr } from '../../engine/promql/index.ts';
 import type { PromqlEvalArgs, PromqlEvalReply } from '../../workers/promql-tasks.ts';
 import { promErrorFrom } from './respond.ts';
@@ -108,11 +109,24 @@ function parseQuery(query: string, prefixed: boolean): Expr {
 async function prepare(client: SeriesClient, expr: Expr, query: string, kind: 'instant' | 'range', startMs: number,
   endMs: number, stepMs: number, deadlineMs: number, limits: QueryLimits): Promise<PromqlEvalArgs> {
   const ranges = selectorRanges(expr, startMs, endMs, { lookbackMs: limits.lookbackMs, defaultSubqueryStepMs: limits.subqueryStepMs });
-  const fetched = await withDeadline(Promise.all(ranges.map((r) => client.select(r.matchers, r.mintMs, r.maxtMs))), deadlineMs);
+  const fetched = await withDeadline(Promise.all(ranges.map((r) => client.select(storageMatchers(r.matchers), r.mintMs, r.maxtMs))), deadlineMs);
   return {
     query, kind, startMs, endMs, stepMs, deadlineMs, lookbackMs: limits.lookbackMs, maxSamples: limits.maxSamples,
     defaultSubqueryStepMs: limits.subqueryStepMs, series: mergeSeries(fetched),
   };
+}
+
+/**
+ * Matchers as the storage rebuilds them (`newMatcher`, JS regex syntax): Go-only regex syntax such as
+ * `(?i:…)` in mid-pattern or `(?P<name>…)` is rewritten to an equivalent JS pattern first.
+ */
+function storageMatchers(ms: readonly Matcher[]): Matcher[] {
+  return ms.map((m) => {
+    if (m.type !== MATCH_REGEXP && m.type !== MATCH_NOT_REGEXP) return m;
+    const { source, dotAll } = translateGoRegex(m.value);
+    if (dotAll || source === m.value) return m;
+    return { type: m.type, name: m.name, value: source, matches: m.matches };
+  });
 }
 
 function withDeadline<T>(p: Promise<T>, deadlineMs: number): Promise<T> {
