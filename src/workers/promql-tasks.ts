@@ -22,7 +22,8 @@ export interface PromqlEvalArgs {
   series: FetchedSeries[];
 }
 
-export interface PromqlEvalReply { json: string }
+/** The encoded `data` object without its closing brace, as UTF-8 bytes (bytes cross threads without re-encoding). */
+export interface PromqlEvalReply { json: Uint8Array }
 
 export const promqlTasks: TaskTable = {
   'promql.eval': (a: PromqlEvalArgs): PromqlEvalReply => {
@@ -32,8 +33,10 @@ export const promqlTasks: TaskTable = {
       lookbackMs: a.lookbackMs, maxSamples: a.maxSamples, defaultSubqueryStepMs: a.defaultSubqueryStepMs,
       timeoutMs: Math.max(0, a.deadlineMs - Date.now()),
     };
-    if (a.kind === 'range') return { json: matrixJson(rangeQuery(q, expr, a.startMs, a.endMs, a.stepMs, opts)) };
-    return { json: resultJsonOpen(instantQuery(q, expr, a.startMs, opts)) };
+    const text = a.kind === 'range'
+      ? matrixJson(rangeQuery(q, expr, a.startMs, a.endMs, a.stepMs, opts))
+      : resultJsonOpen(instantQuery(q, expr, a.startMs, opts));
+    return { json: Buffer.from(text, 'utf8') };
   },
 };
 

@@ -31,11 +31,19 @@ export function metricJson(ls: Labels): string {
 function goJsonFloat(v: number): string { return String(v); }
 
 export function matrixJson(m: Matrix): string {
-  const parts: string[] = [];
-  for (const s of m) {
+  const parts: string[] = new Array(m.length);
+  // Range results share their step timestamps across series: format each once.
+  const tsText = new Map<number, string>();
+  for (let k = 0; k < m.length; k++) {
+    const s = m[k];
     let vals = '';
-    for (let i = 0; i < s.t.length; i++) vals += (i ? ',' : '') + '[' + marshalTimestamp(s.t[i]) + ',"' + formatSampleValue(s.v[i]) + '"]';
-    parts.push('{"metric":' + metricJson(s.metric) + ',"values":[' + vals + ']}');
+    for (let i = 0; i < s.t.length; i++) {
+      const t = s.t[i];
+      let ts = tsText.get(t);
+      if (ts === undefined) { ts = '[' + marshalTimestamp(t) + ',"'; tsText.set(t, ts); }
+      vals += (i ? ',' : '') + ts + formatSampleValue(s.v[i]) + '"]';
+    }
+    parts[k] = '{"metric":' + metricJson(s.metric) + ',"values":[' + vals + ']}';
   }
   return '{"resultType":"matrix","result":[' + parts.join(',') + ']';
 }

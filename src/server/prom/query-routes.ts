@@ -175,8 +175,11 @@ function statsJson(started: number, series: FetchedSeries[]): string {
   return `,"stats":{"timings":{"evalTotalTime":${total},"resultSortTime":0,"queryPreparationTime":0,"innerEvalTime":${total},"execQueueTime":0,"execTotalTime":${total}},"samples":{"totalQueryableSamples":${samples},"peakSamples":${samples}}}`;
 }
 
-function wrap(dataOpen: string, stats: string): HttpResponse {
-  return { status: 200, headers: { 'Content-Type': 'application/json' }, body: `{"status":"success","data":${dataOpen}${stats}}}` };
+const HEAD = Buffer.from('{"status":"success","data":');
+
+function wrap(dataOpen: Uint8Array, stats: string): HttpResponse {
+  const tail = Buffer.from(`${stats}}}`);
+  return { status: 200, headers: { 'Content-Type': 'application/json' }, body: Buffer.concat([HEAD, dataOpen, tail]) };
 }
 
 async function maybeGzip(req: HttpRequest, r: HttpResponse): Promise<HttpResponse> {
