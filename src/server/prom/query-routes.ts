@@ -16,7 +16,7 @@ import { MATCH_REGEXP, MATCH_NOT_REGEXP } from '../../engine/tsdb/api.ts';
 import { parseExpr, prettyExpr, typeOf, documentedType, selectorRanges, jsonString, translateGoRegex } from '../../engine/promql/index.ts';
 import type { Expr } from '../../engine/promql/index.ts';
 import type { PromqlEvalArgs, PromqlEvalReply } from '../../workers/promql-tasks.ts';
-import { promErrorFrom } from './respond.ts';
+import { promErrorFrom, promSuccess } from './respond.ts';
 import { badParam, durationParam, formValues, timeParam } from './query-params.ts';
 
 const gzipAsync = promisify(gzip);
@@ -69,6 +69,19 @@ export function registerQueryRoutes(router: Router, ctx: ServerContext, client: 
     const args = await prepare(client, expr, query, 'range', start, end, stepMs, started + timeout, limits);
     const reply = await ctx.pool.call<PromqlEvalReply>(pickWorker(), 'promql.eval', args);
     return wrap(reply.json, form.get('stats') ? statsJson(started, args.series) : '');
+  }));
+
+  // Exemplars are not stored (no exemplar ingestion), so a valid request always has none, as a Prometheus
+  // without exemplar storage answers; parameters are validated the same way.
+  router.add(['GET', 'POST'], '/api/v1/query_exemplars', (req) => run(req, async () => {
+    const form = formValues(req);
+    const start = timeParam(form, 'start', -9223372036854, true);
+    const end = timeParam(form, 'end', 9223372036854, true);
+    if (end < start) throw new InvalidArgumentError('INVALID_ARGUMENT', 'end timestamp must not be before start timestamp');
+    const expr = parseQuery(form.get('query') ?? '', false);
+    // Without selectors Prometheus returns no result at all, which its API writes as an empty 204.
+    if (selectorRanges(expr, start, end, { lookbackMs: 0, defaultSubqueryStepMs: limits.subqueryStepMs }).length === 0) return { status: 204 };
+    return promSuccess([]);
   }));
 
   router.add(['GET', 'POST'], '/api/v1/format_query', (req) => run(req, async () => {
