@@ -16,6 +16,8 @@ import { MATCH_REGEXP, MATCH_NOT_REGEXP } from '../../engine/tsdb/api.ts';
 import { parseExpr, prettyExpr, typeOf, documentedType, selectorRanges, jsonString, translateGoRegex } from '../../engine/promql/index.ts';
 import type { Expr } from '../../engine/promql/index.ts';
 import type { PromqlEvalArgs, PromqlEvalReply } from '../../workers/promql-tasks.ts';
+import { packSeries } from '../../engine/tsdb/packed-series.ts';
+import type { PackedSeries } from '../../engine/tsdb/packed-series.ts';
 import { promErrorFrom, promSuccess } from './respond.ts';
 import { badParam, durationParam, formValues, timeParam } from './query-params.ts';
 
@@ -125,7 +127,7 @@ async function prepare(client: SeriesClient, expr: Expr, query: string, kind: 'i
   const fetched = await withDeadline(Promise.all(ranges.map((r) => client.select(storageMatchers(r.matchers), r.mintMs, r.maxtMs))), deadlineMs);
   return {
     query, kind, startMs, endMs, stepMs, deadlineMs, lookbackMs: limits.lookbackMs, maxSamples: limits.maxSamples,
-    defaultSubqueryStepMs: limits.subqueryStepMs, series: mergeSeries(fetched),
+    defaultSubqueryStepMs: limits.subqueryStepMs, series: packSeries(mergeSeries(fetched)),
   };
 }
 
@@ -181,9 +183,8 @@ function unite(a: FetchedSeries, b: FetchedSeries): FetchedSeries {
   return { labels: a.labels, t: t.subarray(0, n), v: v.subarray(0, n) };
 }
 
-function statsJson(started: number, series: FetchedSeries[]): string {
-  let samples = 0;
-  for (const s of series) samples += s.t.length;
+function statsJson(started: number, series: PackedSeries): string {
+  const samples = series.t.length;
   const total = (Date.now() - started) / 1000;
   return `,"stats":{"timings":{"evalTotalTime":${total},"resultSortTime":0,"queryPreparationTime":0,"innerEvalTime":${total},"execQueueTime":0,"execTotalTime":${total}},"samples":{"totalQueryableSamples":${samples},"peakSamples":${samples}}}`;
 }
