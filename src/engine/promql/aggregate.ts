@@ -9,6 +9,7 @@ import { execError } from './value.ts';
 import type { Sample, Vector } from './value.ts';
 import { quantile } from './quantile.ts';
 import { formatFloat } from './format.ts';
+import { goSort } from './go-sort.ts';
 
 interface Group {
   labels: Labels; value: number; mean: number; count: number; heap: Sample[];
@@ -46,11 +47,9 @@ function heapPop(h: Sample[], less: Less): void {
   h.pop();
 }
 
-/** `sort.Sort(sort.Reverse(x))` as Go does it for small inputs (insertion sort, hence stable). */
+/** `sort.Sort(sort.Reverse(x))` exactly as Go orders it (ties included). */
 export function sortReverse(h: Sample[], less: Less): void {
-  for (let i = 1; i < h.length; i++) {
-    for (let j = i; j > 0 && less(h[j - 1], h[j]); j--) [h[j], h[j - 1]] = [h[j - 1], h[j]];
-  }
+  goSort(h, (a, b) => less(b, a));
 }
 export { topLess, bottomLess };
 
