@@ -34,9 +34,9 @@ export const promqlTasks: TaskTable = {
       lookbackMs: a.lookbackMs, maxSamples: a.maxSamples, defaultSubqueryStepMs: a.defaultSubqueryStepMs,
       timeoutMs: Math.max(0, a.deadlineMs - Date.now()),
     };
-    const text = a.kind === 'range'
+    const json = a.kind === 'range'
       ? matrixJson(rangeQuery(q, expr, a.startMs, a.endMs, a.stepMs, opts))
       : resultJsonOpen(instantQuery(q, expr, a.startMs, opts));
-    return { json: Buffer.from(text, 'utf8') };
+    return { json };
   },
 };
