@@ -2,12 +2,14 @@
  * Checks test scripts against the real Prometheus 2.42 (Debian's `prometheus` + `promtool`): each segment's
  * `load`s are backfilled as OpenMetrics into a fresh TSDB, a server is started on loopback, and every eval is
  * sent over HTTP and compared with the script's expectation. Segments with stale markers are skipped (OpenMetrics
- * cannot express them). Not part of `npm test` (it needs the binaries); run:
- *   node --import tsx test/promql/reference-check.ts test/promql/scripts/*.test
+ * cannot express them). With `--tessera` the same segments go through Tessera's importer and a real Tessera
+ * server instead (end to end over HTTP). Not part of `npm test` (it needs the binaries); run:
+ *   node --import tsx test/promql/reference-check.ts [--tessera] test/promql/scripts/*.test
  */
 import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { parseSeriesLine, parseValues, STALE } from './runner.ts';
@@ -73,25 +75,48 @@ function freePort(): Promise<number> {
   });
 }
 
-async function runSegment(seg: Segment, file: string): Promise<string[]> {
+/** Where the segment's data goes and which server answers: the real Prometheus, or Tessera itself. */
+interface Target { start(dir: string, om: string): Promise<{ base: string; stop(): Promise<unknown> } | string> }
+
+const PROMETHEUS: Target = {
+  async start(dir, om) {
+    writeFileSync(join(dir, 'prom.yml'), 'global:\n  evaluation_interval: 1m\n');
+    const bf = spawnSync('promtool', ['tsdb', 'create-blocks-from', 'openmetrics', om, join(dir, 'tsdb')], { encoding: 'utf8' });
+    if (bf.status !== 0) return `backfill failed: ${bf.stderr}`;
+    const port = await freePort();
+    const proc = spawn('prometheus', [`--config.file=${join(dir, 'prom.yml')}`, `--storage.tsdb.path=${join(dir, 'tsdb')}`,
+      `--web.listen-address=127.0.0.1:${port}`, '--storage.tsdb.retention.time=100y', '--log.level=error'], { stdio: 'ignore' });
+    const base = `http://127.0.0.1:${port}`;
+    for (let i = 0; i < 100; i++) { try { if ((await fetch(`${base}/-/ready`)).ok) break; } catch { /* starting */ } await new Promise((r) => setTimeout(r, 100)); }
+    return { base, stop: async () => proc.kill('SIGTERM') };
+  },
+};
+
+/** Tessera end to end: its own importer writes the blocks, a real server process answers over HTTP. */
+const TESSERA: Target = {
+  async start(dir, om) {
+    const bin = join(dirname(fileURLToPath(import.meta.url)), '../../bin/tessera');
+    const bf = spawnSync(process.execPath, [bin, 'tsdb', 'create-blocks-from', 'openmetrics', '--quiet', om, join(dir, 'data', 'tsdb')], { encoding: 'utf8' });
+    if (bf.status !== 0) return `import failed: ${bf.stderr}`;
+    const { startServer } = await import('../support/server.ts');
+    const srv = await startServer({ dataDir: join(dir, 'data'), services: ['metrics'] });
+    return { base: srv.promUrl, stop: () => srv.stop() };
+  },
+};
+
+async function runSegment(seg: Segment, file: string, target: Target): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), 'promref-'));
   const problems: string[] = [];
   try {
     writeFileSync(join(dir, 'data.om'), openMetrics(seg));
-    writeFileSync(join(dir, 'prom.yml'), 'global:\n  evaluation_interval: 1m\n');
-    const bf = spawnSync('promtool', ['tsdb', 'create-blocks-from', 'openmetrics', join(dir, 'data.om'), join(dir, 'tsdb')], { encoding: 'utf8' });
-    if (bf.status !== 0) return [`${file}: backfill failed: ${bf.stderr}`];
-    const port = await freePort();
-    const proc = spawn('prometheus', [`--config.file=${join(dir, 'prom.yml')}`, `--storage.tsdb.path=${join(dir, 'tsdb')}`,
-      `--web.listen-address=127.0.0.1:${port}`, '--storage.tsdb.retention.time=100y', '--log.level=error'], { stdio: 'ignore' });
+    const srv = await target.start(dir, join(dir, 'data.om'));
+    if (typeof srv === 'string') return [`${file}: ${srv}`];
     try {
-      const base = `http://127.0.0.1:${port}`;
-      for (let i = 0; i < 100; i++) { try { if ((await fetch(`${base}/-/ready`)).ok) break; } catch { /* starting */ } await new Promise((r) => setTimeout(r, 100)); }
       for (const ev of seg.evals) {
-        const p = await check(base, ev);
+        const p = await check(srv.base, ev);
         if (p) problems.push(`${file}:${ev.line} ${ev.header}\n    ${p}`);
       }
-    } finally { proc.kill('SIGTERM'); }
+    } finally { await srv.stop(); }
   } finally { rmSync(dir, { recursive: true, force: true }); }
   return problems;
 }
@@ -161,13 +186,15 @@ async function check(base: string, ev: Eval): Promise<string | null> {
 }
 
 let total = 0, bad = 0, skipped = 0;
-for (const file of process.argv.slice(2)) {
+const args = process.argv.slice(2);
+const target = args[0] === '--tessera' ? TESSERA : PROMETHEUS;
+for (const file of args.filter((a) => a !== '--tessera')) {
   for (const seg of segments(readFileSync(file, 'utf8'))) {
     if (seg.stale) { skipped += seg.evals.length; continue; }
     total += seg.evals.length;
-    const problems = await runSegment(seg, file);
+    const problems = await runSegment(seg, file, target);
     bad += problems.length;
     for (const p of problems) console.log(p);
   }
 }
-console.log(`reference check: ${total - bad}/${total} evals agree with Prometheus 2.42 (${skipped} skipped: stale markers)`);
+console.log(`${target === TESSERA ? 'Tessera over HTTP' : 'Prometheus 2.42'}: ${total - bad}/${total} evals give the scripts' expected results (${skipped} skipped: stale markers)`);
