@@ -23,7 +23,8 @@ const RING_BYTES = 8 * 1024 * 1024;
 const CUT_EVERY_BYTES = 64 * 1024 * 1024;
 
 interface Pending { resolve(v: unknown): void; reject(e: EngineError): void; seq: number }
-interface IngestRecord { seq: number; op: string; body: unknown }
+/** `at`: receive time (real-clock mode only), the time the event is processed as, also on replay. */
+interface IngestRecord { seq: number; op: string; body: unknown; at?: number }
 
 export interface WorkflowClientOptions {
   dataDir: string;
@@ -84,7 +85,7 @@ export class WorkflowClient {
       const count = batchSize(rec.op, rec.body);
       maxSeq = Math.max(maxSeq, rec.seq + count - 1);
       if (rec.seq + count - 1 <= applied.appliedLow || (count === 1 && above.has(rec.seq))) return;
-      again.push(this.send(rec.op, { seq: rec.seq, body: rec.body }, rec.seq).catch(() => undefined));
+      again.push(this.send(rec.op, { seq: rec.seq, body: rec.body, at: rec.at }, rec.seq).catch(() => undefined));
     });
     this.nextSeq = maxSeq + 1;
     await Promise.all(again);
@@ -103,12 +104,13 @@ export class WorkflowClient {
     if (this.dead) throw this.dead;
     const seq = this.nextSeq;
     this.nextSeq += batchSize(op, body);
-    const payload = pack({ seq, op, body } satisfies IngestRecord);
+    const rec: IngestRecord = this.opts.testClock ? { seq, op, body } : { seq, op, body, at: Date.now() };
+    const payload = pack(rec);
     this.inFlightSeqs.add(seq);
     try {
       await this.wal.append(WORKFLOW_WAL_RECORD_INGEST, payload);
       this.bytesSinceCut += payload.byteLength;
-      return await this.send(op, { seq, body }, seq);
+      return await this.send(op, { seq, body, at: rec.at }, seq);
     } finally {
       this.inFlightSeqs.delete(seq);
       void this.maybeTruncate();
