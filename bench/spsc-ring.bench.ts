@@ -60,7 +60,9 @@ await bench.run();
 console.log('| task | messages/s | mean ms per 100k |');
 console.log('|---|---|---|');
 for (const t of bench.tasks) {
-  const mean = t.result!.latency.mean;
+  const r = t.result;
+  if (r.state !== 'completed') { console.error(`${t.name}: ${r.state}`); continue; }
+  const mean = r.latency.mean;
   console.log(`| ${t.name} | ${Math.round(MESSAGES / (mean / 1000)).toLocaleString('en')} | ${mean.toFixed(1)} |`);
 }
 await producer.terminate();

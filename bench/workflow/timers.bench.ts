@@ -83,6 +83,10 @@ bench
 await bench.run();
 console.log('| task | mean ms | ops/s |');
 console.log('|---|---|---|');
-for (const t of bench.tasks) console.log(`| ${t.name} | ${t.result!.latency.mean.toFixed(3)} | ${Math.round(1000 / t.result!.latency.mean).toLocaleString('en')} |`);
+for (const t of bench.tasks) {
+  const r = t.result;
+  if (r.state !== 'completed') { console.error(`${t.name}: ${r.state}`); continue; }
+  console.log(`| ${t.name} | ${r.latency.mean.toFixed(3)} | ${Math.round(1000 / r.latency.mean).toLocaleString('en')} |`);
+}
 const ch0 = st.countdownsByChannel.get('1|ch0').map((id) => st.timers.get(id)!);
 console.log(`ch0 timers still pending: ${ch0.filter((t) => t.state === 'pending').length}, history entries of one: ${ch0[0].history.length}`);
