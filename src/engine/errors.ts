@@ -27,12 +27,59 @@ export const ERRORS = {
   LOCKED: 'data directory %s is in use by another process (lock file %s)',
 
   // ── documents (Elasticsearch API) ───────────────────────────────────────
+  DOC_INDEX_NOT_FOUND: 'no such index',
+  DOC_INDEX_EXISTS: 'index [%s/%s] already exists',
+  DOC_INVALID_INDEX_NAME: 'Invalid index name [%s], %s',
+  DOC_INVALID_ALIAS_NAME: 'Invalid alias name [%s], %s',
+  DOC_INVALID_TYPE_NAME: '%s',
+  DOC_INVALID_TEMPLATE: 'index_template [%s] invalid, cause [%s]',
+  DOC_TEMPLATE_MISSING: 'index_template [%s] missing',
+  DOC_ALIASES_NOT_FOUND: 'aliases [%s] missing',
+  DOC_TYPE_MISSING: 'type[[%s]] missing',
+  DOC_MAPPER_PARSING: '%s',
+  DOC_STRICT_DYNAMIC: 'mapping set to strict, dynamic introduction of [%s] within [%s] is not allowed',
+  DOC_ILLEGAL_ARGUMENT: '%s',
+  DOC_ILLEGAL_STATE: '%s',
+  DOC_NUMBER_FORMAT: '%s',
+  DOC_JSON_PARSE: '%s',
+  DOC_NOT_X_CONTENT: '%s',
+  DOC_VALIDATION: 'Validation Failed: %s',
+  DOC_PARSE: '%s',
+  DOC_VERSION_CONFLICT: '[%s][%s]: version conflict, %s',
+  DOC_MISSING: '[%s][%s]: document missing',
+  DOC_ROUTING_MISSING: 'routing is required for [%s]/[%s]/[%s]',
+  DOC_SCRIPT_FAILED: 'failed to execute script',
+  DOC_SCRIPT: '%s',
+  DOC_SCRIPT_NULL_POINTER: '%s',
+  DOC_SCRIPT_ARITHMETIC: '%s',
+  DOC_SCRIPT_CLASS_CAST: '%s',
+  DOC_SCRIPT_INDEX_BOUNDS: '%s',
+  DOC_MAPPING_UPDATE_NEEDED: 'mapping update needed for [%s]',
 
   // ── search ──────────────────────────────────────────────────────────────
+  /** Bad query DSL / search body; details {line, col}. */
+  SEARCH_PARSING: '%s',
+  /** Malformed JSON in a search body (ES 6.8: 500 json_parse_exception). */
+  SEARCH_JSON_PARSE: '%s',
+  /** A query that cannot be built against a shard's mapping; details {index, cause?: {code, message}}. */
+  SEARCH_QUERY_SHARD: '%s',
+  /** The cause behind a query_shard_exception (nested path checks). */
+  SEARCH_ILLEGAL_STATE: '%s',
+  /** Invalid search request argument (result window, fielddata, negative size…). */
+  SEARCH_ILLEGAL_ARGUMENT: '%s',
+  /** Unknown or expired scroll id. */
+  SEARCH_CONTEXT_MISSING: 'No search context found for id [%s]',
+  /** Request validation (missing scroll_id…). */
+  SEARCH_VALIDATION: 'Validation Failed: 1: %s;',
+  /** Every shard failed (status of a client error). */
+  SEARCH_PHASE_FAILED: '%s',
+  /** Every shard failed (status of a server error). */
+  SEARCH_PHASE_FAILED_500: '%s',
 
   // ── metrics (TSDB, scrape) ──────────────────────────────────────────────
 
   // ── PromQL ──────────────────────────────────────────────────────────────
+  PROMQL_EXECUTION: '%s',
 
   // ── workflow ────────────────────────────────────────────────────────────
   WF_INVALID_JSON: '%s',

@@ -26,6 +26,11 @@ export interface Flags {
   'query.lookback-delta': string;
   'query.timeout': string;
   'query.max-samples': number;
+  'web.external-url': string;
+  'rules.alert.for-outage-tolerance': string;
+  'rules.alert.for-grace-period': string;
+  'rules.alert.resend-delay': string;
+  'alertmanager.notification-queue-capacity': number;
   'workflow.test-clock': boolean;
   'log.level': 'debug' | 'info' | 'warn' | 'error';
   services: string[];
@@ -57,6 +62,11 @@ export const FLAG_SPECS: Record<keyof Flags, Spec> = {
   'query.lookback-delta': { kind: 'duration', def: '5m', help: 'PromQL lookback delta' },
   'query.timeout': { kind: 'duration', def: '2m', help: 'PromQL query timeout' },
   'query.max-samples': { kind: 'int', def: 50_000_000, help: 'PromQL max samples in memory' },
+  'web.external-url': { kind: 'string', def: '', help: 'URL under which Tessera is reachable (alert generator URLs; default http://<hostname>:<port>)' },
+  'rules.alert.for-outage-tolerance': { kind: 'duration', def: '1h', help: 'max downtime for which alert for-state is restored' },
+  'rules.alert.for-grace-period': { kind: 'duration', def: '10m', help: 'minimum wait between restored alert and firing' },
+  'rules.alert.resend-delay': { kind: 'duration', def: '1m', help: 'minimum wait before resending an alert to Alertmanager' },
+  'alertmanager.notification-queue-capacity': { kind: 'int', def: 10000, help: 'alerts queued for Alertmanager' },
   'workflow.test-clock': { kind: 'bool', def: false, help: 'enable the workflow test clock endpoints' },
   'log.level': { kind: 'level', def: 'info', help: 'debug, info, warn or error' },
   services: { kind: 'list', def: ['documents', 'metrics', 'workflow'], help: 'services to run' },

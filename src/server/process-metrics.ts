@@ -1,6 +1,9 @@
 /** Process and worker figures for `/metrics`: memory, CPU, start time, shard worker queue depths. */
 import type { ShardPool } from './pool.ts';
 import type { SelfMetrics } from './self-metrics.ts';
+import { walThreadTotals } from '../engine/wal/index.ts';
+
+interface WorkerFigures { wal: { bytesWritten: number; fsyncs: number; records: number }; heapUsedBytes: number }
 
 export function registerProcessMetrics(metrics: SelfMetrics, pool: ShardPool): void {
   const startSeconds = Math.floor(Date.now() / 1000 - process.uptime());
@@ -11,6 +14,21 @@ export function registerProcessMetrics(metrics: SelfMetrics, pool: ShardPool): v
   metrics.gauge('process_resident_memory_bytes', 'Resident memory size in bytes.', [], () => [[[], process.memoryUsage.rss()]]);
   metrics.gauge('process_heap_bytes', 'Main-thread V8 heap in use, in bytes.', [], () => [[[], process.memoryUsage().heapUsed]]);
   metrics.gauge('process_start_time_seconds', 'Start time of the process since unix epoch in seconds.', [], () => [[[], startSeconds]]);
+  // Worker figures are fetched once per scrape; a worker that does not answer within a second keeps its last figures.
+  let workers: WorkerFigures[] = [];
+  metrics.addCollector(async () => {
+    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('worker stats timeout')), 1000).unref());
+    workers = await Promise.race([pool.broadcast<WorkerFigures>('core.stats', {}), timeout]);
+  });
+  const walTotal = (key: 'bytesWritten' | 'fsyncs' | 'records') => (): [string[], number][] => {
+    const out: [string[], number][] = [[['main'], walThreadTotals()[key]]];
+    for (let i = 0; i < workers.length; i++) out.push([[String(i)], workers[i].wal[key]]);
+    return out;
+  };
+  metrics.gauge('tessera_wal_bytes_written_total', 'Bytes written to WAL segments, by thread.', ['thread'], walTotal('bytesWritten'), 'counter');
+  metrics.gauge('tessera_wal_fsyncs_total', 'WAL fsyncs (one per group commit), by thread.', ['thread'], walTotal('fsyncs'), 'counter');
+  metrics.gauge('tessera_wal_records_total', 'WAL records appended, by thread.', ['thread'], walTotal('records'), 'counter');
+  metrics.gauge('tessera_worker_heap_bytes', 'V8 heap in use per shard worker, in bytes.', ['worker'], () => workers.map((w, i) => [[String(i)], w.heapUsedBytes]));
   metrics.gauge('tessera_worker_queue_depth', 'Calls queued or running per shard worker.', ['worker'], () => {
     const out: [string[], number][] = [];
     for (let i = 0; i < pool.size; i++) out.push([[String(i)], pool.depth(i)]);

@@ -43,6 +43,18 @@ export class Gauge {
 
 export class SelfMetrics {
   private readonly items: (Counter | Histogram | Gauge)[] = [];
+  private readonly collectors: (() => Promise<void>)[] = [];
+
+  /** Registers work to run before each scrape (e.g. asking the workers for their figures). */
+  addCollector(collect: () => Promise<void>): void {
+    this.collectors.push(collect);
+  }
+
+  /** Runs the collectors (a failing one leaves its previous figures), then renders. */
+  async collectAndRender(): Promise<string> {
+    await Promise.allSettled(this.collectors.map((c) => c()));
+    return this.render();
+  }
 
   counter(name: string, help: string, labelNames: readonly string[] = []): Counter {
     const c = new Counter({ name, help, type: 'counter', labelNames });

@@ -1,9 +1,10 @@
-/** Tasks every worker answers whatever services are on: liveness and memory figures for `/metrics`. */
+/** Tasks every worker answers whatever services are on: liveness and the figures `/metrics` shows. */
 import type { TaskTable } from './protocol.ts';
+import { walThreadTotals } from '../engine/wal/index.ts';
 
 export const coreTasks: TaskTable = {
   'core.ping': (args: { echo?: unknown }) => args?.echo ?? 'pong',
-  'core.memory': () => process.memoryUsage(),
+  'core.stats': () => ({ wal: walThreadTotals(), heapUsedBytes: process.memoryUsage().heapUsed }),
   // Used by tests to prove a crashed worker is reported and replaced.
   'core.crash': (args: { message?: string }, ctx) => {
     if (!ctx.options.allowCrashTask) throw new Error('core.crash is only enabled in tests');

@@ -81,7 +81,7 @@ test('/metrics is valid Prometheus text exposition with request, queue and proce
     if (t) { assert.ok(!typed.has(t[1]), `duplicate TYPE ${t[1]}`); typed.add(t[1]); continue; }
     assert.match(line, sample);
   }
-  for (const name of ['tessera_http_requests_total', 'tessera_http_request_duration_seconds', 'tessera_worker_queue_depth', 'process_resident_memory_bytes', 'process_cpu_seconds_total']) {
+  for (const name of ['tessera_wal_fsyncs_total', 'tessera_wal_bytes_written_total', 'tessera_worker_heap_bytes', 'tessera_http_requests_total', 'tessera_http_request_duration_seconds', 'tessera_worker_queue_depth', 'process_resident_memory_bytes', 'process_cpu_seconds_total']) {
     assert.ok(typed.has(name), `missing ${name}`);
   }
   assert.match(text, /tessera_http_requests_total\{api="documents",route="\/",code="200"\} [1-9]/);

@@ -39,6 +39,18 @@ export const STORE_SCHEMA_MIN_VERSION = 1;
 export const STORE_VALUE_VERSION = 1;
 
 // ── documents ───────────────────────────────────────────────────────────────
+/** 'TDSS': document shard snapshot (docs/format.md "Document shard snapshot"). */
+export const DOC_SNAPSHOT_MAGIC = 0x54445353;
+export const DOC_SNAPSHOT_VERSION = 1;
+export const DOC_SNAPSHOT_MIN_VERSION = 1;
+/** File name of a shard's snapshot inside `es/indices/<uuid>/<shard>/`. */
+export const DOC_SNAPSHOT_FILE = 'shard.snap';
+/** Translog record types of a document shard (docs/format.md "Document translog record"). */
+export const DOC_TRANSLOG_INDEX = 1;
+export const DOC_TRANSLOG_DELETE = 2;
+/** LMDB databases holding the documents cluster metadata (docs/format.md "Documents metadata"). */
+export const DOC_META_INDICES_DB = 'es_indices';
+export const DOC_META_TEMPLATES_DB = 'es_templates';
 
 // ── metrics (TSDB) ──────────────────────────────────────────────────────────
 

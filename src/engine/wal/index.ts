@@ -61,6 +61,7 @@ export class Wal {
       compress: opts.compress ?? false,
       onSegmentCreated: (seq) => { this.segments.push(seq); this.ownSegments++; },
     });
+    OPEN_WALS.add(this);
   }
 
   /**
@@ -145,8 +146,14 @@ export class Wal {
   }
 
   /** Flushes what is queued and closes the current segment. */
-  close(): Promise<void> {
-    return this.writer.close();
+  async close(): Promise<void> {
+    await this.writer.close();
+    if (OPEN_WALS.delete(this)) {
+      const st = this.stats();
+      CLOSED_TOTALS.bytesWritten += st.bytesWritten;
+      CLOSED_TOTALS.fsyncs += st.fsyncs;
+      CLOSED_TOTALS.records += st.records;
+    }
   }
 
   private forgetSegments(seqs: readonly number[]): void {
@@ -211,4 +218,20 @@ async function readHead(file: string, n: number): Promise<Buffer> {
 function isZero(buf: Uint8Array): boolean {
   for (let i = 0; i < buf.length; i++) if (buf[i] !== 0) return false;
   return true;
+}
+
+// Per-thread accounting for Tessera's own /metrics: every WAL opened on this thread, open or closed.
+const OPEN_WALS = new Set<Wal>();
+const CLOSED_TOTALS = { bytesWritten: 0, fsyncs: 0, records: 0 };
+
+/** Bytes, fsyncs and records written by all WALs of the calling thread since it started. */
+export function walThreadTotals(): { bytesWritten: number; fsyncs: number; records: number } {
+  const t = { ...CLOSED_TOTALS };
+  for (const w of OPEN_WALS) {
+    const st = w.stats();
+    t.bytesWritten += st.bytesWritten;
+    t.fsyncs += st.fsyncs;
+    t.records += st.records;
+  }
+  return t;
 }

@@ -39,9 +39,9 @@ export function registerLifecycleRoutes(router: Router, ctx: ServerContext, life
     return text(200, 'Requesting termination... Goodbye!');
   });
 
-  router.add(['GET', 'HEAD'], '/metrics', () => ({
+  router.add(['GET', 'HEAD'], '/metrics', async () => ({
     status: 200,
     headers: { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' },
-    body: ctx.metrics.render(),
+    body: await ctx.metrics.collectAndRender(),
   }));
 }

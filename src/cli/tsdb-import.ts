@@ -1,0 +1,61 @@
+/**
+ * `tessera tsdb create-blocks-from openmetrics [--quiet] FILE [OUTPUT_DIR]`: promtool's backfill. Reads an
+ * OpenMetrics file (timestamps in seconds, `# EOF` required) and writes 2 h-aligned blocks into
+ * OUTPUT_DIR (default `data/`, as promtool). Exit codes: 0 done, 1 import failed, 2 bad command line.
+ *
+ * Serving the result: point OUTPUT_DIR at a server's TSDB directory (`--storage.tsdb.path`, default
+ * `<path.data>/tsdb`). See docs/operations notes in the report: whether a running server picks the blocks
+ * up at once depends on the TSDB's block reload, which the tsdb module documents.
+ */
+import { basename } from 'node:path';
+import type { FetchedSeries } from '../engine/tsdb/api.ts';
+import { planBlocks, readOpenMetrics } from '../engine/scrape/backfill.ts';
+import { writeBlock as tsdbWriteBlock } from '../engine/tsdb/block-writer.ts';
+
+export type WriteBlockFn = (dir: string, series: FetchedSeries[], mintMs: number, maxtMs: number) => Promise<string>;
+
+export interface TsdbCliDeps {
+  writeBlock?: WriteBlockFn;
+  stdout?: (s: string) => void;
+  stderr?: (s: string) => void;
+}
+
+const USAGE = 'usage: tessera tsdb create-blocks-from openmetrics [--quiet] FILE [OUTPUT_DIR]\n';
+
+/** Runs `tsdb …` (argv after `tsdb`, or including it). Returns the process exit code. */
+export async function runTsdbCli(argv: readonly string[], deps: TsdbCliDeps = {}): Promise<number> {
+  const out = deps.stdout ?? ((s: string) => process.stdout.write(s));
+  const err = deps.stderr ?? ((s: string) => process.stderr.write(s));
+  const args = argv[0] === 'tsdb' ? argv.slice(1) : [...argv];
+  const quiet = args.includes('--quiet') || args.includes('-q');
+  const pos = args.filter((a) => a !== '--quiet' && a !== '-q');
+  if (pos[0] !== 'create-blocks-from' || pos[1] !== 'openmetrics' || pos.length < 3 || pos.length > 4 || pos.some((a) => a.startsWith('-'))) {
+    err(USAGE);
+    return 2;
+  }
+  const [file, outDir = 'data/'] = pos.slice(2);
+  const writeBlock = deps.writeBlock ?? tsdbWriteBlock;
+  try {
+    const input = await readOpenMetrics(file);
+    const rows: string[][] = [];
+    for (const b of planBlocks(input)) {
+      const path = await writeBlock(outDir, b.series, b.mintMs, b.maxtMs);
+      rows.push([basename(path), String(b.mintMs), String(b.maxtMs), formatMs(b.maxtMs - b.mintMs), String(b.samples), String(b.series.length)]);
+    }
+    if (!quiet && rows.length) out(table([['BLOCK ULID', 'MIN TIME', 'MAX TIME', 'DURATION', 'NUM SAMPLES', 'NUM SERIES'], ...rows]));
+    return 0;
+  } catch (e) {
+    err(`tessera: ${(e as Error).message}\n`);
+    return 1;
+  }
+}
+
+function formatMs(ms: number): string {
+  const h = Math.floor(ms / 3_600_000), m = Math.floor((ms % 3_600_000) / 60_000), s = (ms % 60_000) / 1000;
+  return `${h ? `${h}h` : ''}${m ? `${m}m` : ''}${s || (!h && !m) ? `${s}s` : ''}`;
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()).join('\n') + '\n';
+}

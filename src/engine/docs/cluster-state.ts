@@ -1,0 +1,85 @@
+/**
+ * The documents cluster state: indices (settings, the one mapping type, aliases) and templates. It is an
+ * immutable value: every change builds a new state object so the main thread can persist it and then swap
+ * it in one assignment — a reader never sees half an alias switch.
+ */
+import type { MappingJson } from '../search/api.ts';
+import type { FlatSettings } from './settings.ts';
+
+export interface AliasMeta {
+  filter?: unknown;
+  index_routing?: string;
+  search_routing?: string;
+  is_write_index?: boolean;
+}
+
+export interface IndexMeta {
+  name: string;
+  uuid: string;
+  settings: FlatSettings;
+  /** The single mapping type (null until a mapping or document defines it). */
+  type: string | null;
+  mapping: MappingJson;
+  /** Increases on every mapping change; workers cache mappings by this number. */
+  mappingVersion: number;
+  aliases: Record<string, AliasMeta>;
+  creationDate: number;
+}
+
+export interface TemplateMeta {
+  name: string;
+  order: number;
+  version?: number;
+  index_patterns: string[];
+  settings: FlatSettings;
+  mappings: Record<string, MappingJson>;
+  aliases: Record<string, AliasMeta>;
+}
+
+export interface ClusterState {
+  version: number;
+  indices: Readonly<Record<string, IndexMeta>>;
+  templates: Readonly<Record<string, TemplateMeta>>;
+}
+
+export const EMPTY_STATE: ClusterState = { version: 0, indices: {}, templates: {} };
+
+/** Simple `*` wildcard match (ES's `Regex.simpleMatch`). */
+export function simpleMatch(pattern: string, value: string): boolean {
+  if (!pattern.includes('*')) return pattern === value;
+  const re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  return re.test(value);
+}
+
+/** Index names that carry alias `alias`, sorted. */
+export function indicesOfAlias(state: ClusterState, alias: string): string[] {
+  const out: string[] = [];
+  for (const name of Object.keys(state.indices)) if (alias in state.indices[name].aliases) out.push(name);
+  return out.sort();
+}
+
+/** True when some index has an alias called `name`. */
+export function isAlias(state: ClusterState, name: string): boolean {
+  for (const n in state.indices) if (name in state.indices[n].aliases) return true;
+  return false;
+}
+
+/** Analyzer names defined in an index's settings. */
+export function customAnalyzers(settings: FlatSettings): Set<string> {
+  const out = new Set<string>();
+  for (const k of Object.keys(settings)) {
+    const m = /^index\.analysis\.analyzer\.([^.]+)\./.exec(k);
+    if (m) out.add(m[1]);
+  }
+  return out;
+}
+
+export function withIndex(state: ClusterState, meta: IndexMeta): ClusterState {
+  return { ...state, version: state.version + 1, indices: { ...state.indices, [meta.name]: meta } };
+}
+
+export function withoutIndices(state: ClusterState, names: readonly string[]): ClusterState {
+  const indices = { ...state.indices };
+  for (const n of names) delete indices[n];
+  return { ...state, version: state.version + 1, indices };
+}

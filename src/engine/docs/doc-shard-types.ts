@@ -1,0 +1,70 @@
+/** Request and result shapes of document-shard operations (plain data: they cross the worker boundary). */
+import type { MappingJson } from '../search/api.ts';
+
+export type VersionType = 'internal' | 'external' | 'external_gte' | 'force';
+export type RefreshPolicy = 'false' | 'true' | 'wait_for';
+
+export interface WriteConditions {
+  version?: number;
+  versionType?: VersionType;
+  ifSeqNo?: number;
+  ifPrimaryTerm?: number;
+}
+
+export interface IndexOp extends WriteConditions {
+  id: string;
+  /** The client's JSON bytes, stored verbatim. */
+  source: Uint8Array;
+  routing?: string;
+  create?: boolean;
+}
+
+export interface DeleteOp extends WriteConditions {
+  id: string;
+  routing?: string;
+}
+
+export interface UpdateOp {
+  id: string;
+  routing?: string;
+  /** The `_update` request body as JSON text. */
+  body: string;
+  ifSeqNo?: number;
+  ifPrimaryTerm?: number;
+  version?: number;
+  retryOnConflict?: number;
+  /** `_source` filter of the `get` section ("true" = whole source). */
+  fetchSource?: { includes: string[]; excludes: string[] } | true;
+}
+
+export interface WriteResult {
+  result: 'created' | 'updated' | 'deleted' | 'not_found' | 'noop';
+  version: number;
+  seqNo: number;
+  primaryTerm: number;
+  /** Source after an update, when the request asked for it (JSON text). */
+  getSource?: string;
+  forcedRefresh?: boolean;
+}
+
+/** Returned instead of a result when the document needs fields the shard's mapping lacks. */
+export interface MappingNeeded {
+  mappingUpdate: MappingJson;
+}
+
+export interface StoredDoc {
+  source: Uint8Array;
+  version: number;
+  seqNo: number;
+  primaryTerm: number;
+  routing?: string;
+}
+
+export interface ShardStats {
+  docsCount: number;
+  docsDeleted: number;
+  storeBytes: number;
+  maxSeqNo: number;
+  liveDocs: number;
+  translogOps: number;
+}

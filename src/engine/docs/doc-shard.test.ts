@@ -1,0 +1,99 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { MappingJson, ShardIndexApi } from '../search/api.ts';
+import { EngineError } from '../errors.ts';
+import { DocShard, type Translog } from './doc-shard.ts';
+import type { WriteResult } from './doc-shard-types.ts';
+
+/** Records what the shard tells its search index (the real one comes from engine/search). */
+class RecordingIndex implements ShardIndexApi {
+  calls: string[] = [];
+  private pending = new Map<string, boolean>();
+  private visible = new Set<string>();
+  index(id: string): void { this.calls.push(`index ${id}`); this.pending.set(id, true); }
+  delete(id: string): void { this.calls.push(`delete ${id}`); this.pending.set(id, false); }
+  refresh(): void { for (const [id, live] of this.pending) { if (live) this.visible.add(id); else this.visible.delete(id); } this.pending.clear(); }
+  docCount(): number { return this.visible.size; }
+  deletedCount(): number { return 0; }
+}
+
+class MemTranslog implements Translog {
+  records: { type: number; payload: Uint8Array }[] = [];
+  async append(type: number, payload: Uint8Array): Promise<unknown> { this.records.push({ type, payload }); return null; }
+}
+
+const src = (o: unknown): Uint8Array => Buffer.from(JSON.stringify(o));
+const mapping: MappingJson = { properties: { n: { type: 'long' }, tags: { type: 'keyword' }, s: { type: 'keyword' }, big: { type: 'long' }, d: { type: 'float' }, c: { type: 'long' }, l: { type: 'boolean' } } };
+
+function shard(): { s: DocShard; idx: RecordingIndex; log: MemTranslog } {
+  const idx = new RecordingIndex();
+  const log = new MemTranslog();
+  return { s: new DocShard({ indexName: 'test', uuid: 'u', shard: 0, type: '_doc', mapping, searchIndex: idx, translog: log }), idx, log };
+}
+
+const res = (r: unknown): WriteResult => { assert.ok(!('mappingUpdate' in (r as object))); return r as WriteResult; };
+async function err(p: Promise<unknown>): Promise<EngineError> {
+  try { await p; } catch (e) { if (e instanceof EngineError) return e; throw e; }
+  assert.fail('expected error');
+}
+
+test('versions, seq_no, create conflicts and tombstones', async () => {
+  const { s, idx, log } = shard();
+  assert.deepEqual(res(await s.index({ id: '1', source: src({ n: 1 }) })), { result: 'created', version: 1, seqNo: 0, primaryTerm: 1 });
+  assert.equal(res(await s.index({ id: '1', source: src({ n: 2 }) })).result, 'updated');
+  assert.equal((await err(s.index({ id: '1', source: src({ n: 3 }), create: true }))).message,
+    '[_doc][1]: version conflict, document already exists (current version [2])');
+  assert.equal((await err(s.index({ id: '1', source: src({ n: 3 }), version: 1 }))).message,
+    '[_doc][1]: version conflict, current version [2] is different than the one provided [1]');
+  assert.equal((await err(s.index({ id: '1', source: src({ n: 3 }), ifSeqNo: 0, ifPrimaryTerm: 1 }))).message,
+    '[_doc][1]: version conflict, required seqNo [0], primary term [1]. current document has seqNo [1] and primary term [1]');
+  assert.deepEqual(res(await s.delete({ id: '1' })), { result: 'deleted', version: 3, seqNo: 2, primaryTerm: 1 });
+  assert.deepEqual(res(await s.delete({ id: 'nope' })), { result: 'not_found', version: 1, seqNo: 3, primaryTerm: 1 });
+  assert.deepEqual(res(await s.index({ id: '1', source: src({ n: 4 }) })), { result: 'created', version: 4, seqNo: 4, primaryTerm: 1 });
+  assert.equal(res(await s.index({ id: 'e', source: src({}), version: 10, versionType: 'external' })).version, 10);
+  assert.match((await err(s.index({ id: 'e', source: src({}), version: 10, versionType: 'external' }))).message, /higher or equal to the one provided \[10\]/);
+  assert.equal(log.records.length, 6);
+  assert.equal(idx.docCount(), 0);
+  s.refresh();
+  assert.equal(idx.docCount(), 2);
+  // Replaying the translog into a fresh shard rebuilds the same state.
+  const copy = shard().s;
+  for (const r of log.records) copy.replayRecord(r.type, r.payload);
+  assert.deepEqual([...copy.docs.keys()].sort(), [...s.docs.keys()].sort());
+  assert.equal(copy.maxSeqNo, s.maxSeqNo);
+  assert.equal(Buffer.from(copy.getDoc('1')!.source).toString(), '{"n":4}');
+});
+
+test('dynamic fields come back as a mapping update before any write', async () => {
+  const { s, log } = shard();
+  const r = await s.index({ id: "1", source: src({ n: 1, x: "hello" }) });
+  assert.deepEqual(r, { mappingUpdate: { properties: { x: { type: 'text', fields: { keyword: { type: 'keyword', ignore_above: 256 } } } } } });
+  assert.equal(log.records.length, 0);
+  const bad = await err(s.index({ id: '1', source: Buffer.from('{"n":') }));
+  assert.equal(bad.message, 'failed to parse');
+});
+
+test('updates: doc merge, noop, upsert, scripts', async () => {
+  const { s } = shard();
+  await s.index({ id: '1', source: Buffer.from('{"n":1,"tags":["a"],"big":72057594037927936,"d":1.0}') });
+  assert.equal((await err(s.update({ id: '2', body: '{"doc":{"n":1}}' }))).message, '[_doc][2]: document missing');
+  const noop = res(await s.update({ id: '1', body: '{"doc":{"n":1}}' }));
+  assert.deepEqual([noop.result, noop.version], ['noop', 1]);
+  const up = res(await s.update({ id: '1', body: '{"script":{"source":"ctx._source.n += params.k; ctx._source.tags.add(\'b\'); ctx._source.d += 1","params":{"k":2}}}' }));
+  assert.deepEqual([up.result, up.version, up.seqNo], ['updated', 2, 1]);
+  assert.equal(Buffer.from(s.getDoc('1')!.source).toString(), '{"n":3,"tags":["a","b"],"big":72057594037927936,"d":2.0}');
+  const del = res(await s.update({ id: '1', body: '{"script":"if (ctx._source.n > 2) { ctx.op = \'delete\' } else { ctx.op = \'none\' }"}' }));
+  assert.equal(del.result, 'deleted');
+  const ups = res(await s.update({ id: '3', body: '{"doc":{"s":"x"},"doc_as_upsert":true}' }));
+  assert.equal(ups.result, 'created');
+  const npe = await err(s.update({ id: '3', body: '{"script":"ctx._source.count += 1"}' }));
+  assert.equal(npe.message, 'failed to execute script');
+  const c = npe.details.cause as { message: string; details: { cause: { code: string } } };
+  assert.equal(c.message, 'runtime error');
+  assert.equal(c.details.cause.code, 'DOC_SCRIPT_NULL_POINTER');
+  const comp = await err(s.update({ id: '3', body: '{"script":"ctx._source.x = /re/"}' }));
+  assert.equal((comp.details.cause as { message: string }).message, 'compile error');
+  const str = res(await s.update({ id: '3', body: '{"script":"ctx._source.s = ctx._source.s + 1 + \'!\'; ctx._source.c = 7 / 2; ctx._source.l = ctx._source.containsKey(\'s\')"}' }));
+  assert.equal(str.result, 'updated');
+  assert.equal(Buffer.from(s.getDoc('3')!.source).toString(), '{"s":"x1!","c":3,"l":true}');
+});

@@ -1,0 +1,304 @@
+/**
+ * One document shard: the raw `_source` bytes of every id with `_version`, `_seq_no` (per shard) and
+ * `_primary_term`, delete tombstones (kept `index.gc_deletes`, 60 s), optimistic concurrency checks, and
+ * the translog. An operation changes memory synchronously (so later operations and real-time GETs see it
+ * in order), appends its translog record, and is acknowledged only when that append is durable.
+ * Searchability goes through the injected `ShardIndexApi` (indexed at write time, published on refresh).
+ */
+import type { MappingJson, ShardIndexApi } from '../search/api.ts';
+import { pack, unpack } from '../codec/msgpack.ts';
+import { DOC_TRANSLOG_DELETE, DOC_TRANSLOG_INDEX } from '../codec/format-ids.ts';
+import { docError } from './doc-errors.ts';
+import { dynamicUpdate, NEED_LOSSLESS } from './dynamic.ts';
+import { cause, mapperParsing } from './doc-errors.ts';
+import { parseLossless, filterSource, stringifyLossless } from './source.ts';
+import { computeUpdate, parseUpdateBody } from './update.ts';
+import type { DeleteOp, IndexOp, MappingNeeded, ShardStats, StoredDoc, UpdateOp, WriteConditions, WriteResult } from './doc-shard-types.ts';
+
+/** The translog operations a shard needs (the project's `Wal` satisfies it). */
+export interface Translog {
+  append(type: number, payload: Uint8Array): Promise<unknown>;
+}
+
+const REC_INDEX = DOC_TRANSLOG_INDEX;
+const REC_DELETE = DOC_TRANSLOG_DELETE;
+
+export interface DocEntry {
+  /** null = delete tombstone. */
+  source: Uint8Array | null;
+  version: number;
+  seqNo: number;
+  primaryTerm: number;
+  routing?: string;
+  deletedAt?: number;
+}
+
+export interface DocShardOptions {
+  indexName: string;
+  uuid: string;
+  shard: number;
+  type: string;
+  mapping: MappingJson;
+  searchIndex: ShardIndexApi | null;
+  translog: Translog | null;
+  gcDeletesMs?: number;
+  now?: () => number;
+}
+
+const PRIMARY_TERM = 1;
+
+export class DocShard {
+  readonly uuid: string;
+  readonly shard: number;
+  indexName: string;
+  type: string;
+  mapping: MappingJson;
+  readonly searchIndex: ShardIndexApi | null;
+  translog: Translog | null;
+  readonly docs = new Map<string, DocEntry>();
+  maxSeqNo = -1;
+  live = 0;
+  /** Live count and overwritten/deleted count as of the last refresh (used when there is no search index). */
+  private visibleLive = 0;
+  private deletedSinceFlush = 0;
+  private visibleDeleted = 0;
+  dirty = false;
+  translogOps = 0;
+  translogBytes = 0;
+  private refreshWaiters: (() => void)[] = [];
+  private readonly gcDeletesMs: number;
+  private readonly now: () => number;
+
+  constructor(o: DocShardOptions) {
+    this.indexName = o.indexName;
+    this.uuid = o.uuid;
+    this.shard = o.shard;
+    this.type = o.type;
+    this.mapping = o.mapping;
+    this.searchIndex = o.searchIndex;
+    this.translog = o.translog;
+    this.gcDeletesMs = o.gcDeletesMs ?? 60_000;
+    this.now = o.now ?? Date.now;
+  }
+
+  /** The live document `id` (real-time), or null. */
+  getDoc(id: string): StoredDoc | null {
+    const e = this.docs.get(id);
+    if (!e || e.source === null) return null;
+    return { source: e.source, version: e.version, seqNo: e.seqNo, primaryTerm: e.primaryTerm, routing: e.routing };
+  }
+
+  /** The entry that still counts for versioning: live docs and tombstones younger than gc_deletes. */
+  private versionEntry(id: string): DocEntry | undefined {
+    const e = this.docs.get(id);
+    if (e && e.source === null && this.now() - (e.deletedAt ?? 0) > this.gcDeletesMs) return undefined;
+    return e;
+  }
+
+  /** Indexes a document; returns MappingNeeded when its fields are not all mapped yet. */
+  async index(op: IndexOp): Promise<WriteResult | MappingNeeded> {
+    return settle(this.indexNow(op));
+  }
+
+  /** The synchronous part of `index`: checks, applies to memory, starts the translog append. */
+  indexNow(op: IndexOp): Pending | MappingNeeded {
+    const text = Buffer.from(op.source.buffer, op.source.byteOffset, op.source.byteLength).toString('utf8');
+    const doc = parseDocument(text);
+    const needed = this.mappingDelta(doc, text);
+    if (needed) return needed;
+    const cur = this.versionEntry(op.id);
+    const live = cur !== undefined && cur.source !== null;
+    if (op.create && live) this.conflict(op.id, `document already exists (current version [${cur!.version}])`);
+    this.checkConditions(op.id, op, cur);
+    const version = nextVersion(op, cur);
+    // Own copy: `op.source` is usually a view into a whole task batch, which it would otherwise keep alive.
+    const source = Buffer.allocUnsafeSlow(op.source.byteLength);
+    source.set(op.source);
+    const entry: DocEntry = { source, version, seqNo: ++this.maxSeqNo, primaryTerm: PRIMARY_TERM, routing: op.routing };
+    this.apply(op.id, entry, doc);
+    const durable = this.log(REC_INDEX, entry, op.id);
+    return { result: { result: live ? 'updated' : 'created', version, seqNo: entry.seqNo, primaryTerm: PRIMARY_TERM }, durable };
+  }
+
+  private mappingDelta(doc: Record<string, unknown>, text: string): MappingNeeded | null {
+    let delta: MappingJson | null;
+    try {
+      delta = dynamicUpdate(this.mapping, this.type, doc);
+    } catch (e) {
+      if (e !== NEED_LOSSLESS) throw e;
+      delta = dynamicUpdate(this.mapping, this.type, parseLossless(text) as Record<string, unknown>);
+    }
+    return delta ? { mappingUpdate: delta } : null;
+  }
+
+  async delete(op: DeleteOp): Promise<WriteResult> {
+    return settle(this.deleteNow(op)) as Promise<WriteResult>;
+  }
+
+  deleteNow(op: DeleteOp): Pending {
+    const cur = this.versionEntry(op.id);
+    const live = cur !== undefined && cur.source !== null;
+    this.checkConditions(op.id, op, cur);
+    const version = op.versionType === 'external' || op.versionType === 'external_gte' ? op.version! : (cur?.version ?? 0) + 1;
+    const entry: DocEntry = { source: null, version, seqNo: ++this.maxSeqNo, primaryTerm: PRIMARY_TERM, deletedAt: this.now() };
+    this.apply(op.id, entry, null);
+    const durable = this.log(REC_DELETE, entry, op.id);
+    return { result: { result: live ? 'deleted' : 'not_found', version, seqNo: entry.seqNo, primaryTerm: PRIMARY_TERM }, durable };
+  }
+
+  async update(op: UpdateOp): Promise<WriteResult | MappingNeeded> {
+    return settle(this.updateNow(op));
+  }
+
+  /** Runs an update synchronously (so read-modify-write is atomic), starting its translog append. */
+  updateNow(op: UpdateOp): Pending | MappingNeeded {
+    const req = parseUpdateBody(op.body);
+    const cur = this.getDoc(op.id);
+    if (cur && op.ifSeqNo !== undefined && (cur.seqNo !== op.ifSeqNo || cur.primaryTerm !== op.ifPrimaryTerm)) {
+      this.conflict(op.id, `required seqNo [${op.ifSeqNo}], primary term [${op.ifPrimaryTerm}]. current document has seqNo [${cur.seqNo}] and primary term [${cur.primaryTerm}]`);
+    }
+    if (cur && op.version !== undefined && cur.version !== op.version) {
+      this.conflict(op.id, `current version [${cur.version}] is different than the one provided [${op.version}]`);
+    }
+    const outcome = computeUpdate(req, cur, { index: this.indexName, type: this.type, id: op.id, now: this.now() },
+      () => docError('DOC_MISSING', [this.type, op.id], { index_uuid: this.uuid, shard: String(this.shard), index: this.indexName }));
+    if (outcome.kind === 'noop') {
+      const result: WriteResult = { result: 'noop', version: cur?.version ?? 0, seqNo: -1, primaryTerm: 0, getSource: this.fetch(op, cur?.source) };
+      return { result, durable: Promise.resolve() };
+    }
+    if (outcome.kind === 'delete') return this.deleteNow({ id: op.id, routing: op.routing });
+    const source = Buffer.from(outcome.source, 'utf8');
+    const r = this.indexNow({ id: op.id, source, routing: op.routing ?? cur?.routing });
+    if ('mappingUpdate' in r) return r;
+    r.result.result = outcome.created ? 'created' : 'updated';
+    r.result.getSource = this.fetch(op, source);
+    return r;
+  }
+
+  private fetch(op: UpdateOp, src: Uint8Array | undefined): string | undefined {
+    if (!op.fetchSource || !src) return undefined;
+    const text = Buffer.from(src).toString('utf8');
+    if (op.fetchSource === true) return text;
+    return stringifyLossless(filterSource(parseLossless(text), op.fetchSource));
+  }
+
+  private checkConditions(id: string, c: WriteConditions, cur: DocEntry | undefined): void {
+    const live = cur !== undefined && cur.source !== null;
+    if (c.ifSeqNo !== undefined) {
+      if (!live) this.conflict(id, `required seqNo [${c.ifSeqNo}], primary term [${c.ifPrimaryTerm}] but no document was found`);
+      if (cur!.seqNo !== c.ifSeqNo || cur!.primaryTerm !== c.ifPrimaryTerm) {
+        this.conflict(id, `required seqNo [${c.ifSeqNo}], primary term [${c.ifPrimaryTerm}]. current document has seqNo [${cur!.seqNo}] and primary term [${cur!.primaryTerm}]`);
+      }
+    }
+    if (c.version === undefined) return;
+    const vt = c.versionType ?? 'internal';
+    const current = cur ? cur.version : -1;
+    if (vt === 'internal' && (!live || current !== c.version)) {
+      this.conflict(id, `current version [${live ? current : -1}] is different than the one provided [${c.version}]`);
+    }
+    if (vt === 'external' && cur && current >= c.version) this.conflict(id, `current version [${current}] is higher or equal to the one provided [${c.version}]`);
+    if (vt === 'external_gte' && cur && current > c.version) this.conflict(id, `current version [${current}] is higher than the one provided [${c.version}]`);
+  }
+
+  private conflict(id: string, what: string): never {
+    throw docError('DOC_VERSION_CONFLICT', [this.type, id, what], { index_uuid: this.uuid, shard: String(this.shard), index: this.indexName });
+  }
+
+  /** Applies an entry to memory and to the search index (also used by translog replay). */
+  apply(id: string, entry: DocEntry, parsed: Record<string, unknown> | null): void {
+    const prev = this.docs.get(id);
+    const wasLive = prev !== undefined && prev.source !== null;
+    this.docs.set(id, entry);
+    if (entry.seqNo > this.maxSeqNo) this.maxSeqNo = entry.seqNo;
+    if (entry.source !== null) {
+      if (!wasLive) this.live++; else this.deletedSinceFlush++;
+      this.searchIndex?.index(id, parsed ?? parseDocument(Buffer.from(entry.source).toString('utf8')), this.mapping);
+    } else {
+      if (wasLive) { this.live--; this.deletedSinceFlush++; }
+      this.searchIndex?.delete(id);
+    }
+    this.dirty = true;
+  }
+
+  private log(type: number, e: DocEntry, id: string): Promise<unknown> {
+    if (!this.translog) return Promise.resolve();
+    const payload = pack([id, e.version, e.seqNo, e.primaryTerm, e.routing ?? null, e.source, e.deletedAt ?? null]);
+    this.translogOps++;
+    this.translogBytes += payload.byteLength;
+    return this.translog.append(type, payload);
+  }
+
+  /** Replays one translog record (idempotent: older sequence numbers than what is held are skipped). */
+  replayRecord(_type: number, payload: Uint8Array): void {
+    const [id, version, seqNo, primaryTerm, routing, source, deletedAt] = unpack<[string, number, number, number, string | null, Uint8Array | null, number | null]>(payload);
+    const cur = this.docs.get(id);
+    if (cur && cur.seqNo >= seqNo) { if (seqNo > this.maxSeqNo) this.maxSeqNo = seqNo; return; }
+    const entry: DocEntry = { source: source ? new Uint8Array(source) : null, version, seqNo, primaryTerm };
+    if (routing !== null) entry.routing = routing;
+    if (deletedAt !== null) entry.deletedAt = deletedAt;
+    this.apply(id, entry, null);
+    this.translogOps++;
+    this.translogBytes += payload.byteLength;
+  }
+
+  /** Publishes writes to searches and wakes `refresh=wait_for` waiters. */
+  refresh(): void {
+    this.searchIndex?.refresh();
+    this.visibleLive = this.live;
+    this.visibleDeleted = this.deletedSinceFlush;
+    this.dirty = false;
+    const w = this.refreshWaiters;
+    this.refreshWaiters = [];
+    for (const f of w) f();
+  }
+
+  /** Resolves after the next refresh. */
+  waitForRefresh(): Promise<void> {
+    return new Promise((r) => this.refreshWaiters.push(r));
+  }
+
+  /** Forgets tombstones older than gc_deletes and resets counters a flush compacts away. */
+  afterFlush(): void {
+    const now = this.now();
+    for (const [id, e] of this.docs) if (e.source === null && now - (e.deletedAt ?? 0) > this.gcDeletesMs) this.docs.delete(id);
+    this.deletedSinceFlush = 0;
+    this.translogOps = 0;
+    this.translogBytes = 0;
+  }
+
+  stats(storeBytes: number): ShardStats {
+    return {
+      docsCount: this.searchIndex ? this.searchIndex.docCount() : this.visibleLive,
+      docsDeleted: this.searchIndex ? this.searchIndex.deletedCount() : this.visibleDeleted,
+      storeBytes, maxSeqNo: this.maxSeqNo, liveDocs: this.live, translogOps: this.translogOps,
+    };
+  }
+}
+
+/** A write applied in memory whose translog append is `durable`. */
+export interface Pending { result: WriteResult; durable: Promise<unknown> }
+
+async function settle(p: Pending | MappingNeeded): Promise<WriteResult | MappingNeeded> {
+  if ('mappingUpdate' in p) return p;
+  await p.durable;
+  return p.result;
+}
+
+function nextVersion(op: WriteConditions, cur: DocEntry | undefined): number {
+  if ((op.versionType === 'external' || op.versionType === 'external_gte' || op.versionType === 'force') && op.version !== undefined) return op.version;
+  return (cur?.version ?? 0) + 1;
+}
+
+/** Parses a document body; ES answers `mapper_parsing_exception: failed to parse` for anything not a JSON object. */
+export function parseDocument(text: string): Record<string, unknown> {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw mapperParsing('failed to parse', { cause: cause('DOC_JSON_PARSE', [(e as Error).message]) });
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
+    throw mapperParsing('failed to parse', { cause: cause('DOC_NOT_X_CONTENT', ['Compressor detection can only be called on some xcontent bytes or compressed xcontent bytes']) });
+  }
+  return doc as Record<string, unknown>;
+}

@@ -1,0 +1,161 @@
+/**
+ * Parsing a document against its mapping: validates (and coerces, for the search index) values of mapped
+ * fields, and builds the dynamic mapping update for unseen fields exactly as ES 6.8's dynamic mapper
+ * (strings → text + keyword sub-field, integers → long, decimals → float, date detection, `dynamic`
+ * true/false/strict inherited through objects).
+ *
+ * Numbers arrive either as JS numbers (fast path, `JSON.parse`) or as lossless numbers carrying their
+ * spelling. Only the spelling tells `1.0` (float) from `1` (long), so when an unmapped number is met in a
+ * fast-parsed document the walk throws `NEED_LOSSLESS` and the caller re-parses losslessly.
+ */
+import type { FieldMappingJson, MappingJson } from '../search/api.ts';
+import { cause, docError, mapperParsing } from './doc-errors.ts';
+import { DEFAULT_DATE_FORMAT, DEFAULT_DYNAMIC_DATE_FORMATS, detectDate, parseDate } from './date-format.ts';
+import { NUMERIC_TYPES, typeOf } from './mapping.ts';
+import type { ErrorCause } from './doc-errors.ts';
+
+export const NEED_LOSSLESS = Symbol('need lossless parse');
+
+/** The shape of lossless-json's LosslessNumber, without importing it here. */
+interface LosslessNum { isLosslessNumber: true; value: string }
+const isLossless = (v: unknown): v is LosslessNum => typeof v === 'object' && v !== null && (v as LosslessNum).isLosslessNumber === true;
+
+interface Walk {
+  root: MappingJson;
+  typeName: string;
+  dateFormats: string[];
+  dateDetection: boolean;
+  numericDetection: boolean;
+}
+
+/**
+ * Returns the mapping update the document needs (null when none). Throws mapper/strict errors, or
+ * `NEED_LOSSLESS` (a symbol) when the number spelling matters and `doc` was parsed lossy.
+ */
+export function dynamicUpdate(mapping: MappingJson, typeName: string, doc: Record<string, unknown>): MappingJson | null {
+  const w: Walk = {
+    root: mapping,
+    typeName,
+    dateFormats: (mapping.dynamic_date_formats as string[] | undefined) ?? DEFAULT_DYNAMIC_DATE_FORMATS,
+    dateDetection: mapping.date_detection !== false && mapping.date_detection !== 'false',
+    numericDetection: mapping.numeric_detection === true || mapping.numeric_detection === 'true',
+  };
+  const delta: Record<string, FieldMappingJson> = {};
+  walkObject(w, mapping.properties, dynamicOf(mapping.dynamic, 'true'), doc, '', typeName, delta);
+  return Object.keys(delta).length ? { properties: delta } : null;
+}
+
+function dynamicOf(v: unknown, inherited: string): string {
+  return v === undefined ? inherited : String(v);
+}
+
+function walkObject(w: Walk, props: Record<string, FieldMappingJson> | undefined, dyn: string, obj: Record<string, unknown>,
+  prefix: string, parentName: string, delta: Record<string, FieldMappingJson>): void {
+  for (const rawKey of Object.keys(obj)) {
+    let key = rawKey;
+    let value = obj[rawKey];
+    if (key === '') throw mapperParsing('failed to parse', { cause: cause('DOC_ILLEGAL_ARGUMENT', ['field name cannot be an empty string']) });
+    const dot = key.indexOf('.');
+    if (dot > 0) { // "a.b": v is the object {a: {b: v}} for mapping purposes
+      value = { [key.slice(dot + 1)]: value };
+      key = key.slice(0, dot);
+    }
+    walkField(w, props, dyn, key, value, prefix, parentName, delta);
+  }
+}
+
+function walkField(w: Walk, props: Record<string, FieldMappingJson> | undefined, dyn: string, key: string, value: unknown,
+  prefix: string, parentName: string, delta: Record<string, FieldMappingJson>): void {
+  const path = prefix + key;
+  const def = props?.[key] ?? delta[key];
+  if (Array.isArray(value)) {
+    for (const v of value) walkField(w, props, dyn, key, v, prefix, parentName, delta);
+    return;
+  }
+  if (def) {
+    const t = typeOf(def);
+    if (t === 'object' || t === 'nested') {
+      if (value === null) return;
+      if (typeof value !== 'object' || isLossless(value)) {
+        throw mapperParsing(`object mapping for [${path}] tried to parse field [${key}] as object, but found a concrete value`);
+      }
+      if (def.enabled === false) return;
+      const sub: Record<string, FieldMappingJson> = {};
+      walkObject(w, def.properties, dynamicOf(def.dynamic, dyn), value as Record<string, unknown>, `${path}.`, path, sub);
+      if (Object.keys(sub).length) {
+        const existing = delta[key];
+        delta[key] = existing ? { ...existing, properties: { ...existing.properties, ...sub } }
+          : (t === 'nested' ? { type: 'nested', properties: sub } : { properties: sub });
+      }
+      return;
+    }
+    checkValue(def, t, path, value);
+    return;
+  }
+  if (value === null) return;
+  if (dyn === 'strict') throw docError('DOC_STRICT_DYNAMIC', [key, parentName]);
+  if (dyn === 'false') return;
+  const inferred = infer(w, value);
+  if (inferred === NEED_LOSSLESS) throw NEED_LOSSLESS;
+  if (typeOf(inferred) === 'object') {
+    const sub: Record<string, FieldMappingJson> = {};
+    walkObject(w, undefined, dyn, value as Record<string, unknown>, `${path}.`, path, sub);
+    delta[key] = { properties: sub };
+    return;
+  }
+  delta[key] = inferred;
+}
+
+function infer(w: Walk, v: unknown): FieldMappingJson | typeof NEED_LOSSLESS {
+  if (typeof v === 'boolean') return { type: 'boolean' };
+  if (typeof v === 'number') return NEED_LOSSLESS;
+  if (isLossless(v)) return /[.eE]/.test(v.value) ? { type: 'float' } : { type: 'long' };
+  if (typeof v === 'string') {
+    if (w.numericDetection && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(v.trim())) {
+      return /[.eE]/.test(v) ? { type: 'float' } : { type: 'long' };
+    }
+    if (w.dateDetection) {
+      const fmt = detectDate(v, w.dateFormats);
+      if (fmt !== null) return fmt === DEFAULT_DATE_FORMAT ? { type: 'date' } : { type: 'date', format: fmt };
+    }
+    return { type: 'text', fields: { keyword: { type: 'keyword', ignore_above: 256 } } };
+  }
+  return { type: 'object' };
+}
+
+const INT_RANGES: Record<string, [number, number, string]> = {
+  integer: [-2147483648, 2147483647, 'an integer'], short: [-32768, 32767, 'a short'], byte: [-128, 127, 'a byte'],
+  long: [-9223372036854775808, 9223372036854775807, 'a long'],
+};
+
+function fieldError(path: string, type: string, c: ErrorCause): never {
+  throw mapperParsing(`failed to parse field [${path}] of type [${type}]`, { cause: c });
+}
+
+/** Validates (with ES's coercion rules) one scalar value of a mapped concrete field. */
+function checkValue(def: FieldMappingJson, type: string, path: string, value: unknown): void {
+  if (value === null) return;
+  if (typeof value === 'object' && !isLossless(value)) {
+    fieldError(path, type, cause('DOC_ILLEGAL_STATE', ["Can't get text on a START_OBJECT"]));
+  }
+  const text = isLossless(value) ? value.value : String(value);
+  if (NUMERIC_TYPES.has(type)) {
+    if (typeof value === 'boolean') fieldError(path, type, cause('DOC_ILLEGAL_ARGUMENT', [`Current token (VALUE_${value ? 'TRUE' : 'FALSE'}) not numeric, can not use numeric value accessors`]));
+    const n = Number(text.trim());
+    if (text.trim() === '' || Number.isNaN(n)) fieldError(path, type, cause('DOC_NUMBER_FORMAT', [`For input string: "${text}"`]));
+    const r = INT_RANGES[type];
+    if (r && (n < r[0] || n > r[1])) fieldError(path, type, cause('DOC_ILLEGAL_ARGUMENT', [`Value [${text}] is out of range for ${r[2]}`]));
+    return;
+  }
+  if (type === 'boolean') {
+    if (typeof value === 'boolean' || text === 'true' || text === 'false' || text === '') return;
+    fieldError(path, type, cause('DOC_ILLEGAL_ARGUMENT', [`Failed to parse value [${text}] as only [true] or [false] are allowed.`]));
+  }
+  if (type === 'date') {
+    const fmt = (def.format as string | undefined) ?? DEFAULT_DATE_FORMAT;
+    const v = isLossless(value) ? Number(value.value) : value;
+    if (parseDate(v, fmt) === null) {
+      fieldError(path, type, cause('DOC_ILLEGAL_ARGUMENT', [`failed to parse date field [${text}] with format [${fmt}]`]));
+    }
+  }
+}

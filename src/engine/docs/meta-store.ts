@@ -1,0 +1,50 @@
+/**
+ * Persistence of the documents cluster state in LMDB (docs/format.md "Documents metadata"): one key per
+ * index and per template; a state change writes every changed key in one transaction before the main
+ * thread swaps the new state in.
+ */
+import { join } from 'node:path';
+import { Store, type StoreDb } from '../store/lmdb.ts';
+import { DOC_META_INDICES_DB, DOC_META_TEMPLATES_DB, STORE_DIR_NAME } from '../codec/format-ids.ts';
+import type { ClusterState, IndexMeta, TemplateMeta } from './cluster-state.ts';
+
+export class MetaStore {
+  private readonly store: Store;
+  private readonly indices: StoreDb<IndexMeta>;
+  private readonly templates: StoreDb<TemplateMeta>;
+
+  private constructor(store: Store) {
+    this.store = store;
+    this.indices = store.db<IndexMeta>(DOC_META_INDICES_DB);
+    this.templates = store.db<TemplateMeta>(DOC_META_TEMPLATES_DB);
+  }
+
+  static open(dataDir: string): MetaStore {
+    return new MetaStore(Store.open(join(dataDir, STORE_DIR_NAME)));
+  }
+
+  load(): ClusterState {
+    const indices: Record<string, IndexMeta> = {};
+    const templates: Record<string, TemplateMeta> = {};
+    for (const { key, value } of this.indices.getRange()) indices[String(key)] = value;
+    for (const { key, value } of this.templates.getRange()) templates[String(key)] = value;
+    return { version: 1, indices, templates };
+  }
+
+  /** Writes the difference between two states atomically; resolves once durable. */
+  save(prev: ClusterState, next: ClusterState): Promise<void> {
+    return this.store.transaction(() => {
+      diff(prev.indices, next.indices, this.indices);
+      diff(prev.templates, next.templates, this.templates);
+    });
+  }
+
+  close(): Promise<void> {
+    return this.store.close();
+  }
+}
+
+function diff<V>(a: Readonly<Record<string, V>>, b: Readonly<Record<string, V>>, db: StoreDb<V>): void {
+  for (const k of Object.keys(a)) if (!(k in b)) db.removeSync(k);
+  for (const k of Object.keys(b)) if (a[k] !== b[k]) db.putSync(k, b[k]);
+}

@@ -1,0 +1,303 @@
+/**
+ * The PromQL evaluator, with Prometheus 2.42's semantics (`promql/engine.go`). Everything is evaluated as a
+ * range over `[start, end]` at `interval` steps (an instant query is a one-step range); every node yields a
+ * matrix with one point per step, and operators/functions run step by step over instant vectors
+ * (`rangeEval`). `@` pins a selector or subquery to one time, which gives the same results as 2.42's
+ * step-invariant rewriting.
+ */
+import type { Querier } from '../tsdb/api.ts';
+import type { AggregateExpr, Call, Expr, MatrixSelector, SubqueryExpr, VectorSelector } from './ast.ts';
+import { typeOf } from './ast.ts';
+import { compareLabels, dropMetricName, labelsKey } from './labels.ts';
+import { readSeries, sampleAt, Window } from './storage.ts';
+import type { StoredSeries } from './storage.ts';
+import { execError, timeoutError, tooManySamples } from './value.ts';
+import type { Matrix, QueryResult, Sample, Series, Vector } from './value.ts';
+import { evalBinary } from './binop.ts';
+import { aggregate, groupingKeyFn } from './aggregate.ts';
+import { VECTOR_FUNCS } from './functions.ts';
+import { RANGE_FUNCS } from './functions-range.ts';
+import type { RangeArgs } from './functions-range.ts';
+import { absentLabels } from './functions.ts';
+
+export interface EngineOptions {
+  lookbackMs: number;
+  maxSamples: number;
+  timeoutMs: number;
+  /** Step of subqueries written without one (`[5m:]`): the evaluation interval, 1m by default. */
+  defaultSubqueryStepMs: number;
+}
+export const DEFAULT_ENGINE_OPTIONS: EngineOptions = { lookbackMs: 300_000, maxSamples: 50_000_000, timeoutMs: 120_000, defaultSubqueryStepMs: 60_000 };
+
+interface Shared {
+  querier: Querier;
+  opts: EngineOptions;
+  deadline: number;
+  queryStart: number;
+  queryEnd: number;
+  data: Map<VectorSelector, StoredSeries[]>;
+  samples: number;
+}
+
+/** Evaluates `expr` at one time (ms). */
+export function instantQuery(querier: Querier, expr: Expr, tMs: number, opts: EngineOptions = DEFAULT_ENGINE_OPTIONS): QueryResult {
+  const sh = shared(querier, opts, tMs, tMs);
+  const ev = new Evaluator(sh, tMs, tMs, 1);
+  const type = typeOf(expr);
+  if (expr.kind === 'string') return { type: 'string', s: expr.val, t: tMs };
+  if (expr.kind === 'paren' && typeOf(expr) === 'string') throw execError('unexpected result in StepInvariantExpr evaluation: *parser.StringLiteral');
+  const mat = ev.eval(expr);
+  if (type === 'vector') return { type: 'vector', vector: mat.map((s) => ({ metric: s.metric, t: tMs, v: s.v[0] })), t: tMs };
+  if (type === 'scalar') return { type: 'scalar', v: mat[0].v[0], t: tMs };
+  return { type: 'matrix', matrix: mat };
+}
+
+/** Evaluates `expr` at `start + k·step` up to `end`; series come sorted by labels. */
+export function rangeQuery(querier: Querier, expr: Expr, startMs: number, endMs: number, stepMs: number, opts: EngineOptions = DEFAULT_ENGINE_OPTIONS): Matrix {
+  const sh = shared(querier, opts, startMs, endMs);
+  const mat = new Evaluator(sh, startMs, endMs, stepMs).eval(expr);
+  return mat.sort((a, b) => compareLabels(a.metric, b.metric));
+}
+
+function shared(querier: Querier, opts: EngineOptions, start: number, end: number): Shared {
+  return { querier, opts, deadline: Date.now() + opts.timeoutMs, queryStart: start, queryEnd: end, data: new Map(), samples: 0 };
+}
+
+function unwrapParens(e: Expr): Expr { while (e.kind === 'paren') e = e.expr; return e; }
+
+export class Evaluator {
+  readonly steps: number;
+  constructor(readonly sh: Shared, readonly start: number, readonly end: number, readonly interval: number) {
+    this.steps = Math.floor((end - start) / interval) + 1;
+  }
+
+  checkDeadline(): void { if (Date.now() > this.sh.deadline) throw timeoutError('expression evaluation'); }
+  addSamples(n: number): void { this.sh.samples += n; if (this.sh.samples > this.sh.opts.maxSamples) throw tooManySamples(); }
+
+  fetch(vs: VectorSelector): StoredSeries[] {
+    let d = this.sh.data.get(vs);
+    if (!d) { d = readSeries(this.sh.querier, vs.matchers); this.sh.data.set(vs, d); }
+    return d;
+  }
+
+  /** The fixed evaluation time of `@`, or null. */
+  atTime(n: { timestamp: number | null; startOrEnd: 'start' | 'end' | null }): number | null {
+    if (n.timestamp !== null) return n.timestamp;
+    if (n.startOrEnd === 'start') return this.sh.queryStart;
+    if (n.startOrEnd === 'end') return this.sh.queryEnd;
+    return null;
+  }
+
+  eval(e: Expr): Matrix {
+    this.checkDeadline();
+    switch (e.kind) {
+      case 'number': return [this.constant(e.val)];
+      case 'string': throw execError('string literal in a value position');
+      case 'paren': return this.eval(e.expr);
+      case 'unary': return this.unary(e.op, e.expr);
+      case 'vector': return this.vectorSelector(e);
+      case 'matrix': return this.matrixSelector(e);
+      case 'subquery': return this.subquery(e);
+      case 'binary': return evalBinary(this, e);
+      case 'aggregate': return this.aggregation(e);
+      case 'call': return this.call(e);
+    }
+  }
+
+  constant(v: number): Series {
+    const s: Series = { metric: [], t: new Array(this.steps), v: new Array(this.steps) };
+    for (let i = 0; i < this.steps; i++) { s.t[i] = this.start + i * this.interval; s.v[i] = v; }
+    return s;
+  }
+
+  private unary(op: '-' | '+', inner: Expr): Matrix {
+    const mat = this.eval(inner);
+    if (op === '+') return mat;
+    for (const s of mat) {
+      s.metric = dropMetricName(s.metric);
+      for (let i = 0; i < s.v.length; i++) s.v[i] = -s.v[i];
+    }
+    checkDuplicates(mat);
+    return mat;
+  }
+
+  private vectorSelector(vs: VectorSelector): Matrix {
+    const data = this.fetch(vs);
+    const at = this.atTime(vs);
+    const lookback = this.sh.opts.lookbackMs;
+    const out: Matrix = [];
+    for (const s of data) {
+      const ser: Series = { metric: s.labels, t: [], v: [] };
+      for (let ts = this.start; ts <= this.end; ts += this.interval) {
+        const i = sampleAt(s, (at ?? ts) - vs.offset, lookback);
+        if (i >= 0) { ser.t.push(ts); ser.v.push(s.v[i]); }
+      }
+      if (ser.t.length > 0) { this.addSamples(ser.t.length); out.push(ser); }
+    }
+    return out;
+  }
+
+  /** A vector selector whose values are the samples' own timestamps (for `timestamp()`). */
+  selectorTimestamps(vs: VectorSelector, ts: number): Vector {
+    const at = this.atTime(vs);
+    const out: Vector = [];
+    for (const s of this.fetch(vs)) {
+      const i = sampleAt(s, (at ?? ts) - vs.offset, this.sh.opts.lookbackMs);
+      if (i >= 0) out.push({ metric: s.labels, t: s.t[i], v: s.v[i] });
+    }
+    return out;
+  }
+
+  private matrixSelector(ms: MatrixSelector): Matrix {
+    const maxt = (this.atTime(ms.vs) ?? this.start) - ms.vs.offset;
+    const win = new Window();
+    const out: Matrix = [];
+    for (const s of this.fetch(ms.vs)) {
+      win.load(s, maxt - ms.range, maxt);
+      if (win.n === 0) continue;
+      this.addSamples(win.n);
+      const t = new Array<number>(win.n);
+      for (let i = 0; i < win.n; i++) t[i] = win.t[win.s + i];
+      out.push({ metric: s.labels, t, v: win.values() });
+    }
+    return out;
+  }
+
+  /** Evaluates a subquery's inner expression over its own aligned steps. */
+  subquery(sq: SubqueryExpr): Matrix {
+    const step = sq.step || this.sh.opts.defaultSubqueryStepMs;
+    const at = this.atTime(sq);
+    const endRef = (at ?? this.end) - sq.offset;
+    const startRef = (at ?? this.start) - sq.offset - sq.range;
+    const first = Math.ceil(startRef / step) * step;
+    const inner = new Evaluator(this.sh, first, endRef, step);
+    if (first > endRef) return [];
+    return inner.eval(sq.expr);
+  }
+
+  /** `rangeEval`: evaluates the arguments, then calls `f` once per step with their instant vectors. */
+  rangeEval(args: (Expr | null)[], f: (vecs: Vector[], ts: number) => Vector): Matrix {
+    const mats: (Matrix | null)[] = args.map((a) => (a && typeOf(a) !== 'string' ? this.eval(a) : null));
+    const cursors = mats.map((m) => (m ? new Int32Array(m.length) : null));
+    const vecs: Vector[] = args.map(() => []);
+    const out = new Map<string, Series>();
+    for (let ts = this.start; ts <= this.end; ts += this.interval) {
+      this.checkDeadline();
+      for (let a = 0; a < mats.length; a++) {
+        const m = mats[a];
+        if (!m) continue;
+        const cur = cursors[a]!;
+        const vec: Vector = [];
+        for (let i = 0; i < m.length; i++) {
+          const s = m[i];
+          if (cur[i] < s.t.length && s.t[cur[i]] === ts) { vec.push({ metric: s.metric, t: ts, v: s.v[cur[i]] }); cur[i]++; }
+        }
+        vecs[a] = vec;
+      }
+      const res = f(vecs, ts);
+      checkDuplicatesVec(res);
+      if (this.start === this.end) return res.map((s) => ({ metric: s.metric, t: [ts], v: [s.v] }));
+      for (const s of res) {
+        const k = labelsKey(s.metric);
+        let ser = out.get(k);
+        if (!ser) { ser = { metric: s.metric, t: [], v: [] }; out.set(k, ser); }
+        ser.t.push(ts); ser.v.push(s.v);
+      }
+    }
+    return [...out.values()];
+  }
+
+  private aggregation(e: AggregateExpr): Matrix {
+    const grouping = [...e.grouping].sort();
+    const param = e.param ? unwrapParens(e.param) : null;
+    if (param && param.kind === 'string') {
+      return this.rangeEval([e.expr], (v) => aggregate(e.op, grouping, e.without, param.val, v[0]));
+    }
+    const keyOf = groupingKeyFn(grouping, e.without);
+    return this.rangeEval([e.param, e.expr], (v) => aggregate(e.op, grouping, e.without, e.param ? v[0][0].v : 0, v[1], keyOf));
+  }
+
+  private call(e: Call): Matrix {
+    if (e.func === 'timestamp') {
+      const arg = unwrapParens(e.args[0]);
+      if (arg.kind === 'vector') {
+        return this.rangeEval([], (_v, ts) => VECTOR_FUNCS.timestamp([this.selectorTimestamps(arg, ts)], e, ts));
+      }
+    }
+    const mi = e.args.findIndex((a) => { const u = unwrapParens(a); return u.kind === 'matrix' || u.kind === 'subquery'; });
+    if (mi < 0) {
+      const f = VECTOR_FUNCS[e.func];
+      if (e.func === 'absent') {
+        const lbls = absentLabels(unwrapParens(e.args[0]));
+        return this.rangeEval(e.args, (v) => (v[0].length > 0 ? [] : [{ metric: lbls, t: 0, v: 1 }]));
+      }
+      return this.rangeEval(e.args, (v, ts) => f(v, e, ts));
+    }
+    return this.rangeCall(e, mi);
+  }
+
+  /** A function over a range vector: one window per series per step (2.42's matrix-argument path). */
+  private rangeCall(e: Call, mi: number): Matrix {
+    const others = e.args.map((a, i) => (i === mi ? null : this.eval(a)));
+    const arg = unwrapParens(e.args[mi]) as MatrixSelector | SubqueryExpr;
+    const f = RANGE_FUNCS[e.func];
+    const range = arg.range;
+    const offset = arg.kind === 'matrix' ? arg.vs.offset : arg.offset;
+    const at = this.atTime(arg.kind === 'matrix' ? arg.vs : arg);
+    const win = new Window();
+    const scalars = new Array<number>(e.args.length).fill(0);
+    const ra: RangeArgs = { win, rangeStart: 0, rangeEnd: 0, range, scalars, ts: 0 };
+    const out: Matrix = [];
+    const eachSeries = (labels: Series['metric'], load: (mint: number, maxt: number) => void): void => {
+      const ser: Series = { metric: e.func === 'last_over_time' ? labels : dropMetricName(labels), t: [], v: [] };
+      for (let ts = this.start, step = 0; ts <= this.end; ts += this.interval, step++) {
+        for (let j = 0; j < others.length; j++) { const o = others[j]; if (o) scalars[j] = o[0].v[step]; }
+        const maxt = (at ?? ts) - offset;
+        load(maxt - range, maxt);
+        if (win.n === 0) continue;
+        ra.rangeStart = maxt - range; ra.rangeEnd = maxt; ra.ts = ts;
+        const v = f(ra);
+        if (v !== null) { ser.t.push(ts); ser.v.push(v); }
+      }
+      if (ser.t.length > 0) { this.addSamples(ser.t.length); out.push(ser); }
+    };
+    this.checkDeadline();
+    if (arg.kind === 'matrix') {
+      for (const s of this.fetch(arg.vs)) eachSeries(s.labels, (mint, maxt) => win.load(s, mint, maxt));
+    } else {
+      for (const s of this.subquery(arg)) eachSeries(s.metric, (mint, maxt) => win.loadArrays(s.t, s.v, mint, maxt));
+    }
+    if (e.func === 'absent_over_time') return this.absentOverTime(out, arg);
+    checkDuplicates(out);
+    return out;
+  }
+
+  private absentOverTime(mat: Matrix, arg: MatrixSelector | SubqueryExpr): Matrix {
+    const found = new Set<number>();
+    for (const s of mat) for (const t of s.t) found.add(t);
+    if (found.size === this.steps) return [];
+    const ser: Series = { metric: arg.kind === 'matrix' ? absentLabels(arg) : [], t: [], v: [] };
+    for (let ts = this.start; ts <= this.end; ts += this.interval) if (!found.has(ts)) { ser.t.push(ts); ser.v.push(1); }
+    return [ser];
+  }
+}
+
+export function checkDuplicates(mat: Matrix): void {
+  if (mat.length < 2) return;
+  const seen = new Set<string>();
+  for (const s of mat) {
+    const k = labelsKey(s.metric);
+    if (seen.has(k)) throw execError('vector cannot contain metrics with the same labelset');
+    seen.add(k);
+  }
+}
+
+function checkDuplicatesVec(vec: Sample[]): void {
+  if (vec.length < 2) return;
+  const seen = new Set<string>();
+  for (const s of vec) {
+    const k = labelsKey(s.metric);
+    if (seen.has(k)) throw execError('vector cannot contain metrics with the same labelset');
+    seen.add(k);
+  }
+}

@@ -1,0 +1,45 @@
+/** Evaluation values (after `promql/value.go`) and the errors evaluation raises. */
+import type { Labels } from '../tsdb/api.ts';
+import { STALE_NAN_HI, STALE_NAN_LO } from '../tsdb/api.ts';
+import { EngineError, LimitExceededError, QueryTimeoutError } from '../errors.ts';
+
+/** One series of a matrix: parallel arrays, timestamps ascending (ms). */
+export interface Series { metric: Labels; t: number[]; v: number[] }
+export type Matrix = Series[];
+/** One element of an instant vector. `t` is the sample's own timestamp where it matters (timestamp()). */
+export interface Sample { metric: Labels; t: number; v: number }
+export type Vector = Sample[];
+
+export type QueryResult =
+  | { type: 'vector'; vector: Vector; t: number }
+  | { type: 'scalar'; v: number; t: number }
+  | { type: 'matrix'; matrix: Matrix }
+  | { type: 'string'; s: string; t: number };
+
+/** An evaluation error Prometheus reports as errorType "execution" (HTTP 422). */
+export class PromExecutionError extends EngineError {
+  constructor(message: string) { super('PROMQL_EXECUTION', message, { promErrorType: 'execution' }); }
+}
+
+export function execError(msg: string): PromExecutionError { return new PromExecutionError(msg); }
+export function tooManySamples(): LimitExceededError {
+  return new LimitExceededError('LIMIT_EXCEEDED', 'query processing would load too many samples into memory in query execution');
+}
+export function timeoutError(where: string): QueryTimeoutError {
+  return new QueryTimeoutError('QUERY_TIMEOUT', `query timed out in ${where}`);
+}
+
+const f64 = new Float64Array(1);
+const u32 = new Uint32Array(f64.buffer);
+const LITTLE = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+export function isStaleNaN(v: number): boolean {
+  if (v === v) return false;
+  f64[0] = v;
+  return LITTLE ? (u32[1] === STALE_NAN_HI && u32[0] === STALE_NAN_LO) : (u32[0] === STALE_NAN_HI && u32[1] === STALE_NAN_LO);
+}
+
+export function staleNaN(): number {
+  if (LITTLE) { u32[1] = STALE_NAN_HI; u32[0] = STALE_NAN_LO; } else { u32[0] = STALE_NAN_HI; u32[1] = STALE_NAN_LO; }
+  return f64[0];
+}

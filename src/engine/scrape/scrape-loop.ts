@@ -1,0 +1,275 @@
+/**
+ * The scrape of one target, on the main thread: fetch with a timeout, parse the whole body (a broken line
+ * fails the scrape and nothing from it is stored), map each series through a per-target cache (label
+ * parsing, honor_labels handling and metric relabelling run once per distinct series text), append,
+ * then write the report series and staleness markers as Prometheus 2.42's `scrapeLoop` does.
+ */
+import type { Label, Labels } from '../tsdb/api.ts';
+import type { ScrapeConfig } from './config.ts';
+import { ENTRY_EOF, ENTRY_SERIES, ExpositionParser } from './exposition-parser.ts';
+import { isOpenMetrics, recordMetadata, SCRAPE_ACCEPT, type MetricMetadata } from './exposition.ts';
+import { relabel, toSortedLabels } from './relabel.ts';
+import { labelsKey, STALE_NAN, type IngestSample, type SampleSink } from './sample-sink.ts';
+import type { TargetSpec } from './target.ts';
+import type { HttpGet } from './http-get.ts';
+
+/**
+ * One stored series of this target. Several series texts may resolve to the same labels (after
+ * relabelling, or written differently), so they share one state: dedupe and staleness go by series.
+ */
+interface SeriesState {
+  readonly labels: Label[];
+  /** Scrape iteration that last wrote this series. */
+  seenIter: number;
+}
+
+/** Per series text: the series it maps to, or null when metric relabelling drops it. */
+interface CacheEntry { series: SeriesState | null; seenIter: number }
+
+export interface ScrapeResult { health: 'up' | 'down'; error: string; samples: number; postRelabel: number; added: number }
+
+export interface LoopDeps {
+  sink: SampleSink;
+  now(): number;
+  get: HttpGet;
+}
+
+export type Health = 'up' | 'down' | 'unknown';
+
+export class ScrapeLoop {
+  readonly target: TargetSpec;
+  cfg: ScrapeConfig;
+  health: Health = 'unknown';
+  lastError = '';
+  /** ms since the epoch of the last scrape start, or 0 before the first. */
+  lastScrapeMs = 0;
+  lastDurationSec = 0;
+  metadata = new Map<string, MetricMetadata>();
+  private readonly deps: LoopDeps;
+  private cache = new Map<string, CacheEntry>();
+  private byLabels = new Map<string, SeriesState>();
+  /** Series written by the previous scrape without explicit timestamps (staleness candidates). */
+  private prevSeries: SeriesState[] = [];
+  private curSeries: SeriesState[] = [];
+  private iter = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = false;
+  private nextAtMs = 0;
+
+  constructor(target: TargetSpec, cfg: ScrapeConfig, deps: LoopDeps) {
+    this.target = target;
+    this.cfg = cfg;
+    this.deps = deps;
+  }
+
+  /** Starts scraping at this target's aligned, jittered offset within its interval. */
+  start(jitterSeed: string): void {
+    const interval = this.target.intervalMs;
+    const now = this.deps.now();
+    const offset = fnv1a(jitterSeed + this.target.key) % interval;
+    let first = now - (now % interval) + offset;
+    if (first < now) first += interval;
+    this.nextAtMs = first;
+    this.schedule();
+  }
+
+  /** Takes over the series state of a loop it replaces on reload, so continuing series are not marked stale. */
+  adopt(old: ScrapeLoop): void {
+    this.prevSeries = old.prevSeries;
+    this.byLabels = old.byLabels;
+    this.metadata = old.metadata;
+    this.health = old.health;
+    this.lastError = old.lastError;
+    this.lastScrapeMs = old.lastScrapeMs;
+    this.lastDurationSec = old.lastDurationSec;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    const delay = Math.max(0, this.nextAtMs - this.deps.now());
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.nextAtMs += this.target.intervalMs;
+      // Skip ticks missed while the process was busy rather than scraping in a burst.
+      const now = this.deps.now();
+      while (this.nextAtMs <= now) this.nextAtMs += this.target.intervalMs;
+      this.running = this.scrapeOnce().then(() => undefined, () => undefined).finally(() => { this.running = null; this.schedule(); });
+    }, delay);
+  }
+
+  /**
+   * Stops the loop. With `markStale`, writes staleness markers for every series of the last scrape and for
+   * the report series (the target went away); without, the state is handed to a replacement loop.
+   */
+  async stop(markStale: boolean): Promise<void> {
+    this.stopped = true;
+    if (this.timer) { clearTimeout(this.timer); this.timer = null; }
+    if (this.running) await this.running;
+    if (!markStale || this.lastScrapeMs === 0) return;
+    const t = Math.max(this.deps.now(), this.lastScrapeMs + 1);
+    const out: IngestSample[] = [];
+    for (const s of this.prevSeries) out.push({ labels: s.labels, t, v: STALE_NAN });
+    for (const name of REPORT_NAMES) out.push({ labels: this.reportLabels(name), t, v: STALE_NAN });
+    this.prevSeries = [];
+    await this.deps.sink.append(out).catch(() => undefined);
+  }
+
+  /** One scrape: fetch, parse, append. Never throws; the outcome is in health/lastError. */
+  async scrapeOnce(): Promise<ScrapeResult> {
+    const startMs = this.deps.now();
+    const t0 = performance.now();
+    let res: ScrapeResult;
+    let samples: IngestSample[] = [];
+    try {
+      const { body, contentType } = await this.fetchBody();
+      const parsed = this.parse(body, isOpenMetrics(contentType), startMs);
+      samples = parsed.samples;
+      res = { health: 'up', error: '', samples: parsed.scraped, postRelabel: parsed.samples.length, added: parsed.added };
+    } catch (e) {
+      res = { health: 'down', error: (e as Error).message, samples: 0, postRelabel: 0, added: 0 };
+    }
+    if (res.health === 'down') this.markAllStale(samples, startMs);
+    const durationSec = (performance.now() - t0) / 1000;
+    this.appendReport(samples, startMs, res, durationSec);
+    try {
+      await this.deps.sink.append(samples);
+    } catch (e) {
+      res = { ...res, health: 'down', error: `appending samples: ${(e as Error).message}` };
+    }
+    this.health = res.health;
+    this.lastError = res.error;
+    this.lastScrapeMs = startMs;
+    this.lastDurationSec = durationSec;
+    return res;
+  }
+
+  private async fetchBody(): Promise<{ body: string; contentType: string }> {
+    const headers: Record<string, string> = {
+      Accept: SCRAPE_ACCEPT, 'User-Agent': 'Prometheus/2.42.0',
+      'X-Prometheus-Scrape-Timeout-Seconds': String(this.target.timeoutMs / 1000),
+    };
+    if (this.cfg.authorization) headers.Authorization = this.cfg.authorization;
+    const r = await this.deps.get(this.target.url, headers, this.target.timeoutMs);
+    if (r.status !== 200) throw new Error(`server returned HTTP status ${r.status} ${r.statusText}`.trimEnd());
+    return { body: r.body, contentType: r.contentType };
+  }
+
+  /** Parses the whole body into samples; throws on the first malformed line (the caller stores nothing). */
+  private parse(body: string, om: boolean, startMs: number): { samples: IngestSample[]; scraped: number; added: number } {
+    const p = new ExpositionParser(body, { openMetrics: om });
+    const iter = ++this.iter;
+    const samples: IngestSample[] = [];
+    const current = this.curSeries;
+    current.length = 0;
+    const metadata = new Map<string, MetricMetadata>();
+    let scraped = 0, added = 0;
+    const honorTs = this.cfg.honorTimestamps;
+    for (let e = p.next(); e !== ENTRY_EOF; e = p.next()) {
+      if (e !== ENTRY_SERIES) { recordMetadata(metadata, e, p.metricName, p.text); continue; }
+      scraped++;
+      let entry = this.cache.get(p.seriesKey);
+      if (entry === undefined) {
+        entry = { series: this.seriesFor(p.labels()), seenIter: 0 };
+        this.cache.set(p.seriesKey, entry);
+        if (entry.series !== null && entry.series.seenIter === 0) added++;
+      }
+      entry.seenIter = iter;
+      const series = entry.series;
+      if (series === null || series.seenIter === iter) continue; // dropped, or a duplicate in this body
+      series.seenIter = iter;
+      const hasTs = honorTs && !Number.isNaN(p.timestampMs);
+      samples.push({ labels: series.labels, t: hasTs ? p.timestampMs : startMs, v: p.value });
+      if (!hasTs) current.push(series);
+    }
+    if (this.cfg.sampleLimit > 0 && samples.length > this.cfg.sampleLimit) throw new Error('sample limit exceeded');
+    const prev = this.prevSeries;
+    for (let i = 0; i < prev.length; i++) if (prev[i].seenIter !== iter) samples.push({ labels: prev[i].labels, t: startMs, v: STALE_NAN });
+    this.curSeries = prev;
+    this.prevSeries = current;
+    this.metadata = metadata;
+    this.evict(iter);
+    return { samples, scraped, added };
+  }
+
+  /** Drops cache entries not seen for two scrapes; they are re-parsed if the series comes back. */
+  private evict(iter: number): void {
+    if (this.cache.size < 1024 || iter % 8 !== 0) return;
+    for (const [k, e] of this.cache) if (e.seenIter < iter - 2) this.cache.delete(k);
+    for (const [k, s] of this.byLabels) if (s.seenIter < iter - 2) this.byLabels.delete(k);
+  }
+
+  /** Applies target labels and metric relabelling to a newly seen series text; null when dropped. */
+  private seriesFor(parsed: Label[]): SeriesState | null {
+    const labels = this.targetLabelsApplied(parsed);
+    const final = this.cfg.metricRelabelConfigs.length ? relabel(labels, this.cfg.metricRelabelConfigs) : labels;
+    if (final === null) return null;
+    const key = labelsKey(final);
+    let s = this.byLabels.get(key);
+    if (s === undefined) { s = { labels: final, seenIter: 0 }; this.byLabels.set(key, s); }
+    return s;
+  }
+
+  /**
+   * honor_labels: true keeps the scraped value on conflict; false renames it to `exported_<name>`. Both
+   * inputs are sorted, so the common case (no conflict) is a linear merge without a map.
+   */
+  private targetLabelsApplied(parsed: Label[]): Label[] {
+    const tl = this.target.labels;
+    const out: Label[] = [];
+    let i = 0, j = 0;
+    while (i < parsed.length && j < tl.length) {
+      const a = parsed[i], b = tl[j];
+      if (a.name < b.name) { out.push(a); i++; continue; }
+      if (a.name > b.name) { out.push(b); j++; continue; }
+      return this.targetLabelsConflict(parsed);
+    }
+    while (i < parsed.length) out.push(parsed[i++]);
+    while (j < tl.length) out.push(tl[j++]);
+    return out;
+  }
+
+  private targetLabelsConflict(parsed: Label[]): Label[] {
+    const b = new Map<string, string>();
+    for (const l of parsed) b.set(l.name, l.value);
+    for (const l of this.target.labels) {
+      const scraped = b.get(l.name) ?? '';
+      if (this.cfg.honorLabels) {
+        if (scraped === '') b.set(l.name, l.value);
+      } else {
+        if (scraped !== '') b.set(`exported_${l.name}`, scraped);
+        b.set(l.name, l.value);
+      }
+    }
+    return toSortedLabels(b);
+  }
+
+  private markAllStale(out: IngestSample[], t: number): void {
+    for (const s of this.prevSeries) out.push({ labels: s.labels, t, v: STALE_NAN });
+    this.prevSeries = [];
+  }
+
+  private appendReport(out: IngestSample[], t: number, r: ScrapeResult, durationSec: number): void {
+    const values = [r.health === 'up' ? 1 : 0, durationSec, r.samples, r.postRelabel, r.added];
+    for (let i = 0; i < REPORT_NAMES.length; i++) out.push({ labels: this.reportLabels(REPORT_NAMES[i]), t, v: values[i] });
+  }
+
+  private reportLabels(name: string): Label[] {
+    const out: Label[] = [{ name: '__name__', value: name }];
+    for (const l of this.target.labels) out.push(l);
+    out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return out;
+  }
+}
+
+const REPORT_NAMES = ['up', 'scrape_duration_seconds', 'scrape_samples_scraped', 'scrape_samples_post_metric_relabeling', 'scrape_series_added'];
+
+/** 32-bit FNV-1a; spreads targets over the interval deterministically. */
+function fnv1a(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}

@@ -1,0 +1,92 @@
+/**
+ * MSB-first bit stream over bytes, as Prometheus's `tsdb/chunkenc/bstream.go`: the first bit written is the
+ * high bit of byte 0. Values are written and read in pieces of at most 32 bits so that every operation stays
+ * in V8's int32 fast path (no BigInt); 64-bit quantities are split into a high and a low word by the caller.
+ */
+
+/** Appends bits to a growable byte buffer. Unused low bits of the last byte are zero. */
+export class BitWriter {
+  buf: Uint8Array;
+  /** Number of bits written. */
+  bitLen = 0;
+
+  constructor(initialBytes = 32) {
+    this.buf = new Uint8Array(initialBytes);
+  }
+
+  /** Writes the low `n` bits of `v` (1 ≤ n ≤ 32), most significant first. */
+  writeBits(v: number, n: number): void {
+    this.ensure(n);
+    const buf = this.buf;
+    let pos = this.bitLen;
+    while (n > 0) {
+      const free = 8 - (pos & 7);
+      const take = free < n ? free : n;
+      const bits = (v >>> (n - take)) & ((1 << take) - 1);
+      buf[pos >>> 3] |= bits << (free - take);
+      pos += take;
+      n -= take;
+    }
+    this.bitLen = pos;
+  }
+
+  writeBit(bit: number): void {
+    this.ensure(1);
+    if (bit) this.buf[this.bitLen >>> 3] |= 0x80 >>> (this.bitLen & 7);
+    this.bitLen++;
+  }
+
+  writeByte(b: number): void {
+    this.writeBits(b & 0xff, 8);
+  }
+
+  /** Bytes written so far (a view, valid until the next write). */
+  bytes(): Uint8Array {
+    return this.buf.subarray(0, (this.bitLen + 7) >>> 3);
+  }
+
+  private ensure(nBits: number): void {
+    const need = ((this.bitLen + nBits + 7) >>> 3) + 1;
+    if (need <= this.buf.length) return;
+    let cap = this.buf.length * 2;
+    while (cap < need) cap *= 2;
+    const next = new Uint8Array(cap);
+    next.set(this.buf.subarray(0, (this.bitLen + 7) >>> 3));
+    this.buf = next;
+  }
+}
+
+/**
+ * Reads bits back. Reads past the end yield zero bits (typed-array reads out of range give `undefined`,
+ * which `|`/`<<` turn into 0); callers bound reads by the sample count, never by the byte length.
+ */
+export class BitReader {
+  buf: Uint8Array;
+  pos = 0;
+
+  constructor(buf: Uint8Array, startBit = 0) {
+    this.buf = buf;
+    this.pos = startBit;
+  }
+
+  reset(buf: Uint8Array, startBit: number): void {
+    this.buf = buf;
+    this.pos = startBit;
+  }
+
+  /** Reads `n` bits (1 ≤ n ≤ 32) as an unsigned number. */
+  readBits(n: number): number {
+    const b = this.buf;
+    const i = this.pos >>> 3;
+    const off = this.pos & 7;
+    let w = ((b[i] << 24) | (b[i + 1] << 16) | (b[i + 2] << 8) | b[i + 3]) >>> 0;
+    if (off !== 0) w = ((w << off) | (b[i + 4] >>> (8 - off))) >>> 0;
+    this.pos += n;
+    return n === 32 ? w : w >>> (32 - n);
+  }
+
+  readBit(): number {
+    const p = this.pos++;
+    return (this.buf[p >>> 3] >>> (7 - (p & 7))) & 1;
+  }
+}

@@ -1,0 +1,36 @@
+/** `meta.json` of a block, shaped like Prometheus's (`tsdb/block.go` BlockMeta) plus a Tessera section. */
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { CorruptionError, FormatVersionError } from '../errors.ts';
+import { writeFileAtomic } from './file-frame.ts';
+import { TSDB_META_VERSION } from './format.ts';
+
+export interface BlockMeta {
+  ulid: string;
+  /** Inclusive start and exclusive end, ms (as Prometheus: maxTime is the last sample + 1 or the range end). */
+  minTime: number;
+  maxTime: number;
+  stats: { numSamples: number; numSeries: number; numChunks: number; numTombstones?: number };
+  compaction: { level: number; sources: string[]; parents?: { ulid: string; minTime: number; maxTime: number }[]; deletable?: boolean };
+  version: number;
+  tessera?: { cutFromHead?: boolean };
+}
+
+export async function readMeta(dir: string): Promise<BlockMeta> {
+  const file = path.join(dir, 'meta.json');
+  let meta: BlockMeta;
+  try {
+    meta = JSON.parse(await fsp.readFile(file, 'utf8')) as BlockMeta;
+  } catch (err) {
+    throw new CorruptionError(file, 0, `cannot read meta.json: ${(err as Error).message}`);
+  }
+  if (meta.version !== TSDB_META_VERSION) throw new FormatVersionError(file, meta.version, TSDB_META_VERSION, TSDB_META_VERSION);
+  if (typeof meta.ulid !== 'string' || typeof meta.minTime !== 'number' || typeof meta.maxTime !== 'number') {
+    throw new CorruptionError(file, 0, 'meta.json lacks ulid/minTime/maxTime');
+  }
+  return meta;
+}
+
+export async function writeMeta(dir: string, meta: BlockMeta): Promise<void> {
+  await writeFileAtomic(path.join(dir, 'meta.json'), new TextEncoder().encode(JSON.stringify(meta, null, '\t')));
+}

@@ -1,0 +1,172 @@
+/**
+ * Writes a block directory: chunks/000001… (framed XOR chunks), index, meta.json and an empty tombstones
+ * file, into `<parent>/<ULID>.tmp`, fsynced, then renamed to `<parent>/<ULID>` so a reader never sees a
+ * partial block. Used by head cutting, compaction and the OpenMetrics import (`writeBlock`).
+ */
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { crc32c } from '@node-rs/crc32';
+import type { FetchedSeries, Labels } from './api.ts';
+import { ByteWriter } from './byte-buf.ts';
+import { encodeIndex, type ChunkLoc, type IndexSeries } from './block-index.ts';
+import { writeMeta, type BlockMeta } from './block-meta.ts';
+import { chunkSegmentName } from './block.ts';
+import { syncDir, writeFileAtomic } from './file-frame.ts';
+import { TSDB_CHUNK_ENC_XOR, TSDB_CHUNKS_MAGIC, TSDB_CHUNKS_VERSION, TSDB_META_VERSION } from './format.ts';
+import { compareLabels, labelsKey, normalizeLabels } from './labels.ts';
+import { encodeTombstonesFile } from './tombstones.ts';
+import { ulid as newUlid } from './ulid.ts';
+import { XOR_MAX_SAMPLES, XorAppender, xorCount } from './xor-chunk.ts';
+
+export const CHUNK_SEGMENT_MAX_BYTES = 512 * 1024 * 1024;
+const FLUSH_BYTES = 4 * 1024 * 1024;
+const TWO32 = 4294967296;
+
+export interface BlockChunk { mint: number; maxt: number; bytes: Uint8Array }
+export interface BlockSeries { labels: Labels; chunks: BlockChunk[] }
+
+export interface NewBlockInfo {
+  minTime: number;
+  maxTime: number;
+  level: number;
+  sources?: string[];
+  parents?: { ulid: string; minTime: number; maxTime: number }[];
+  cutFromHead?: boolean;
+}
+
+/** Streams chunks into numbered segment files. */
+class ChunkFileWriter {
+  private seg = 0;
+  private fh: fsp.FileHandle | null = null;
+  private offset = 0;
+  private buf = new ByteWriter(1 << 16);
+  constructor(private readonly dir: string) {}
+
+  async add(bytes: Uint8Array): Promise<ChunkLoc & { len: number }> {
+    const need = 10 + 1 + bytes.length + 4;
+    if (this.fh === null || this.offset + this.buf.len + need > CHUNK_SEGMENT_MAX_BYTES) await this.nextSegment();
+    const ref = this.seg * TWO32 + this.offset + this.buf.len;
+    const b = this.buf;
+    b.uvarint(bytes.length);
+    const encAt = b.len;
+    b.u8(TSDB_CHUNK_ENC_XOR);
+    b.bytes(bytes);
+    b.u32be(crc32c(Buffer.from(b.buf.buffer, b.buf.byteOffset + encAt, b.len - encAt)));
+    if (b.len >= FLUSH_BYTES) await this.flush();
+    return { mint: 0, maxt: 0, ref, len: bytes.length };
+  }
+
+  private async flush(): Promise<void> {
+    if (this.fh === null || this.buf.len === 0) return;
+    await this.fh.write(this.buf.buf, 0, this.buf.len);
+    this.offset += this.buf.len;
+    this.buf.len = 0;
+  }
+
+  private async nextSegment(): Promise<void> {
+    await this.close();
+    this.seg++;
+    this.fh = await fsp.open(path.join(this.dir, chunkSegmentName(this.seg)), 'w');
+    this.offset = 0;
+    this.buf.u32be(TSDB_CHUNKS_MAGIC); this.buf.u8(TSDB_CHUNKS_VERSION); this.buf.u8(0); this.buf.u8(0); this.buf.u8(0);
+  }
+
+  async close(): Promise<void> {
+    if (this.fh === null) return;
+    await this.flush();
+    await this.fh.sync();
+    await this.fh.close();
+    this.fh = null;
+  }
+}
+
+/** Writes `series` (sorted by labels, chunks in time order) as a new block under `parent`; returns its ULID. */
+export async function writeBlockDir(parent: string, series: readonly BlockSeries[], info: NewBlockInfo, nowMs = Date.now()): Promise<string> {
+  const id = newUlid(nowMs);
+  const tmp = path.join(parent, `${id}.tmp`);
+  await fsp.mkdir(path.join(tmp, 'chunks'), { recursive: true });
+  const cw = new ChunkFileWriter(path.join(tmp, 'chunks'));
+  const idx: IndexSeries[] = [];
+  let numSamples = 0, numChunks = 0;
+  for (const s of series) {
+    if (s.chunks.length === 0) continue;
+    const locs: ChunkLoc[] = [];
+    for (const c of s.chunks) {
+      const loc = await cw.add(c.bytes);
+      loc.mint = c.mint; loc.maxt = c.maxt;
+      locs.push(loc);
+      numSamples += xorCount(c.bytes);
+      numChunks++;
+    }
+    idx.push({ labels: s.labels, chunks: locs });
+  }
+  await cw.close();
+  await writeFileAtomic(path.join(tmp, 'index'), encodeIndex(idx));
+  await writeFileAtomic(path.join(tmp, 'tombstones'), encodeTombstonesFile(new Map()));
+  const meta: BlockMeta = {
+    ulid: id, minTime: info.minTime, maxTime: info.maxTime,
+    stats: { numSamples, numSeries: idx.length, numChunks },
+    compaction: { level: info.level, sources: info.sources ?? [id], ...(info.parents ? { parents: info.parents } : {}) },
+    version: TSDB_META_VERSION,
+    ...(info.cutFromHead ? { tessera: { cutFromHead: true } } : {}),
+  };
+  await writeMeta(tmp, meta);
+  await syncDir(path.join(tmp, 'chunks'));
+  await syncDir(tmp);
+  await fsp.rename(tmp, path.join(parent, id));
+  await syncDir(parent);
+  return id;
+}
+
+/** Encodes sorted samples into chunks of up to 120. */
+export function encodeChunks(ts: ArrayLike<number>, vs: Float64Array, from: number, to: number): BlockChunk[] {
+  const out: BlockChunk[] = [];
+  for (let i = from; i < to; i += XOR_MAX_SAMPLES) {
+    const a = new XorAppender();
+    const end = Math.min(to, i + XOR_MAX_SAMPLES);
+    for (let k = i; k < end; k++) a.append(ts[k], vs[k]);
+    out.push({ mint: ts[i], maxt: ts[end - 1], bytes: a.bytes().slice() });
+  }
+  return out;
+}
+
+/**
+ * The import entry point: writes one block holding the samples of `series` with `mintMs ≤ t < maxtMs`
+ * (timestamps ascending per series) under `dir`; meta.json gets minTime = mintMs, maxTime = maxtMs.
+ * Series with the same label set are merged (first sample wins on equal timestamps).
+ */
+export async function writeBlock(dir: string, series: FetchedSeries[], mintMs: number, maxtMs: number): Promise<string> {
+  await fsp.mkdir(dir, { recursive: true });
+  const byKey = new Map<string, { labels: Labels; parts: FetchedSeries[] }>();
+  for (const s of series) {
+    const labels = normalizeLabels(s.labels);
+    const key = labelsKey(labels);
+    const e = byKey.get(key);
+    if (e) e.parts.push(s); else byKey.set(key, { labels, parts: [s] });
+  }
+  const out: BlockSeries[] = [];
+  for (const { labels, parts } of byKey.values()) {
+    const { ts, vs } = mergeParts(parts, mintMs, maxtMs);
+    if (ts.length) out.push({ labels, chunks: encodeChunks(ts, vs, 0, ts.length) });
+  }
+  out.sort((a, b) => compareLabels(a.labels, b.labels));
+  return writeBlockDir(dir, out, { minTime: mintMs, maxTime: maxtMs, level: 1 });
+}
+
+function mergeParts(parts: FetchedSeries[], mint: number, maxt: number): { ts: Float64Array; vs: Float64Array } {
+  let n = 0;
+  for (const p of parts) n += p.t.length;
+  const idx: [number, number][] = [];
+  parts.forEach((p, pi) => { for (let i = 0; i < p.t.length; i++) if (p.t[i] >= mint && p.t[i] < maxt) idx.push([pi, i]); });
+  if (parts.length > 1) idx.sort((a, b) => parts[a[0]].t[a[1]] - parts[b[0]].t[b[1]] || a[0] - b[0]);
+  const ts = new Float64Array(Math.min(n, idx.length)), vs = new Float64Array(ts.length);
+  let k = 0;
+  for (const [pi, i] of idx) {
+    const t = parts[pi].t[i];
+    if (k > 0 && ts[k - 1] === t) continue;
+    ts[k] = t;
+    vs[k] = parts[pi].v[i];
+    k++;
+  }
+  return { ts: ts.subarray(0, k), vs: vs.subarray(0, k) };
+}

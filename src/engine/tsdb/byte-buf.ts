@@ -1,0 +1,103 @@
+/**
+ * Growable byte writer and bounded reader for the TSDB's record and file encodings: uvarints and zig-zag
+ * varints over exact JS integers (|x| < 2^53), length-prefixed UTF-8 strings, big-endian u32 and raw
+ * float64 bits (copied as bytes so NaN payloads such as the stale marker survive).
+ */
+import { CorruptionError } from '../errors.ts';
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+export class ByteWriter {
+  buf: Uint8Array;
+  len = 0;
+  private dv: DataView;
+
+  constructor(initial = 256) {
+    this.buf = new Uint8Array(initial);
+    this.dv = new DataView(this.buf.buffer);
+  }
+
+  private ensure(n: number): void {
+    if (this.len + n <= this.buf.length) return;
+    let cap = this.buf.length * 2;
+    while (cap < this.len + n) cap *= 2;
+    const next = new Uint8Array(cap);
+    next.set(this.buf.subarray(0, this.len));
+    this.buf = next;
+    this.dv = new DataView(next.buffer);
+  }
+
+  u8(x: number): void { this.ensure(1); this.buf[this.len++] = x; }
+
+  u32be(x: number): void { this.ensure(4); this.dv.setUint32(this.len, x >>> 0); this.len += 4; }
+
+  uvarint(x: number): void {
+    this.ensure(10);
+    while (x >= 0x80) { this.buf[this.len++] = (x % 128) | 0x80; x = Math.floor(x / 128); }
+    this.buf[this.len++] = x;
+  }
+
+  varint(x: number): void { this.uvarint(x >= 0 ? x * 2 : -x * 2 - 1); }
+
+  /** The 8 bytes of a float64 exactly as stored in `src[i]` (little-endian). */
+  f64From(src: Float64Array, i: number): void {
+    this.ensure(8);
+    this.buf.set(new Uint8Array(src.buffer, src.byteOffset + i * 8, 8), this.len);
+    this.len += 8;
+  }
+
+  str(s: string): void {
+    const b = enc.encode(s);
+    this.uvarint(b.length);
+    this.bytes(b);
+  }
+
+  bytes(b: Uint8Array): void { this.ensure(b.length); this.buf.set(b, this.len); this.len += b.length; }
+
+  /** A copy of what was written. */
+  finish(): Uint8Array { return this.buf.slice(0, this.len); }
+}
+
+export class ByteReader {
+  pos: number;
+  private readonly dv: DataView;
+
+  constructor(readonly buf: Uint8Array, readonly file: string, start = 0, readonly end = buf.length) {
+    this.pos = start;
+    this.dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  }
+
+  private need(n: number): void {
+    if (this.pos + n > this.end) throw new CorruptionError(this.file, this.pos, `unexpected end of data (need ${n} bytes)`);
+  }
+
+  get remaining(): number { return this.end - this.pos; }
+
+  u8(): number { this.need(1); return this.buf[this.pos++]; }
+
+  u32be(): number { this.need(4); const x = this.dv.getUint32(this.pos); this.pos += 4; return x; }
+
+  uvarint(): number {
+    let x = 0, mul = 1;
+    for (let i = 0; i < 10; i++) {
+      const b = this.u8();
+      x += (b & 0x7f) * mul;
+      if ((b & 0x80) === 0) return x;
+      mul *= 128;
+    }
+    throw new CorruptionError(this.file, this.pos, 'varint overflow');
+  }
+
+  varint(): number { const u = this.uvarint(); return u % 2 === 0 ? u / 2 : -(u + 1) / 2; }
+
+  f64Into(dst: Float64Array, i: number): void {
+    this.need(8);
+    new Uint8Array(dst.buffer, dst.byteOffset + i * 8, 8).set(this.buf.subarray(this.pos, this.pos + 8));
+    this.pos += 8;
+  }
+
+  str(): string { const n = this.uvarint(); return dec.decode(this.bytes(n)); }
+
+  bytes(n: number): Uint8Array { this.need(n); const b = this.buf.subarray(this.pos, this.pos + n); this.pos += n; return b; }
+}

@@ -1,0 +1,258 @@
+/**
+ * Background work of a TSDB shard, run by `tick()` (and the admin API): cutting the head into 2 h blocks once
+ * it spans 1.5 block ranges, leveled compaction (2 h → 6 h → 18 h … up to the max block duration),
+ * retention by time and size (oldest blocks first), tombstone cleaning and snapshots. Every operation is
+ * chained on `db.maintenance` so they never interleave within a shard.
+ */
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { MATCH_REGEXP, newMatcher, VAL_FLOAT } from './api.ts';
+import type { SampleCursor } from './api.ts';
+import type { Block } from './block.ts';
+import { dirSize } from './block.ts';
+import { encodeChunks, writeBlockDir, type BlockChunk, type BlockSeries } from './block-writer.ts';
+import type { Interval } from './chunk-meta.ts';
+import { isDeleted } from './chunk-meta.ts';
+import type { Tsdb } from './db.ts';
+import { checkpointWal } from './head-replay.ts';
+import { MultiSourceQuerier } from './querier.ts';
+import { decodeXor as decodeInto, xorCount } from './xor-chunk.ts';
+
+const MATCH_ALL = [newMatcher(MATCH_REGEXP, '__name__', '.*')];
+const DAY_MS = 86_400_000;
+
+function serially<T>(db: Tsdb, fn: () => Promise<T>): Promise<T> {
+  const p = db.maintenance.then(fn, fn);
+  db.maintenance = p.catch(() => {});
+  return p;
+}
+
+export interface TickResult { blocksCut: number; compactions: number; blocksDeleted: number }
+
+/** Cuts, compacts and applies retention until there is nothing left to do. */
+export function tick(db: Tsdb): Promise<TickResult> {
+  return serially(db, async () => {
+    const res: TickResult = { blocksCut: 0, compactions: 0, blocksDeleted: 0 };
+    while (headCompactable(db)) { await cutHeadBlock(db); res.blocksCut++; }
+    for (let group = planCompaction(db); group; group = planCompaction(db)) {
+      await compactBlocks(db, group, 0);
+      res.compactions++;
+    }
+    res.blocksDeleted = await applyRetention(db);
+    return res;
+  });
+}
+
+export function headCompactable(db: Tsdb): boolean {
+  const h = db.head;
+  return h.numSeries > 0 && h.maxTime - h.minTime > (db.blockRangeMs / 2) * 3;
+}
+
+/** Writes the oldest block range of the head as a level-1 block, truncates the head and checkpoints the WAL. */
+export async function cutHeadBlock(db: Tsdb): Promise<void> {
+  const R = db.blockRangeMs;
+  const mint = Math.floor(db.head.minTime / R) * R, maxt = mint + R;
+  const series: BlockSeries[] = [];
+  for (const s of [...db.head.byKey.values()].sort((a, b) => (a.key < b.key ? -1 : 1))) {
+    const chunks: BlockChunk[] = s.chunks.filter((c) => c.maxt < maxt);
+    if (s.app !== null && s.app.t < maxt) chunks.push({ mint: s.appMint, maxt: s.app.t, bytes: s.app.bytes().slice() });
+    const del = db.head.tombstones.get(s.ref);
+    const kept = del ? rewriteDeleted(chunks, del) : chunks;
+    if (kept.length) series.push({ labels: s.labels, chunks: kept });
+  }
+  series.sort((a, b) => cmpKey(a.labels, b.labels));
+  if (series.length) await writeBlockDir(db.dir, series, { minTime: mint, maxTime: maxt, level: 1, cutFromHead: true }, db.now());
+  db.head.minValidTime = Math.max(db.head.minValidTime, maxt);
+  await db.reloadBlocks();
+  db.head.truncate(maxt);
+  await checkpointWal(db.head, db.wal, db.dir);
+}
+
+function cmpKey(a: readonly { name: string; value: string }[], b: readonly { name: string; value: string }[]): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    if (a[i].name !== b[i].name) return a[i].name < b[i].name ? -1 : 1;
+    if (a[i].value !== b[i].value) return a[i].value < b[i].value ? -1 : 1;
+  }
+  return a.length - b.length;
+}
+
+/** Re-encodes the chunks without the samples inside `del`. */
+function rewriteDeleted(chunks: BlockChunk[], del: readonly Interval[]): BlockChunk[] {
+  const ts: number[] = [];
+  const vsParts: Float64Array[] = [];
+  const idx: [number, number][] = [];
+  for (const c of chunks) {
+    const n = xorCount(c.bytes);
+    const t = new Float64Array(n), v = new Float64Array(n);
+    decodeInto(c.bytes, t, v);
+    vsParts.push(v);
+    for (let i = 0; i < n; i++) if (!isDeleted(del, t[i])) { ts.push(t[i]); idx.push([vsParts.length - 1, i]); }
+  }
+  const T = Float64Array.from(ts), V = new Float64Array(ts.length);
+  idx.forEach(([p, i], k) => { V[k] = vsParts[p][i]; });
+  return encodeChunks(T, V, 0, T.length);
+}
+
+/** Leveled compaction ranges: R, 3R, 9R, … up to the max block duration. */
+export function compactionRanges(db: Tsdb): number[] {
+  const max = maxBlockDuration(db);
+  const out = [db.blockRangeMs];
+  for (let r = db.blockRangeMs * 3; r <= max; r *= 3) out.push(r);
+  return out;
+}
+
+export function maxBlockDuration(db: Tsdb): number {
+  if (db.opts.maxBlockDurationMs) return db.opts.maxBlockDurationMs;
+  const ret = db.opts.retentionMs ?? 15 * DAY_MS;
+  return Math.max(db.blockRangeMs, Math.min(ret > 0 ? ret / 10 : 31 * DAY_MS, 31 * DAY_MS));
+}
+
+/** Prometheus's `LeveledCompactor.Plan`: overlapping blocks first, then the first full range group. */
+export function planCompaction(db: Tsdb): Block[] | null {
+  const blocks = [...db.blocks].sort((a, b) => a.minTime - b.minTime);
+  for (let i = 1; i < blocks.length; i++) {
+    if (blocks[i].minTime < blocks[i - 1].maxTime) {
+      const group = [blocks[i - 1]];
+      let maxt = blocks[i - 1].maxTime;
+      for (let j = i; j < blocks.length && blocks[j].minTime < maxt; j++) { group.push(blocks[j]); maxt = Math.max(maxt, blocks[j].maxTime); }
+      return group;
+    }
+  }
+  const ds = blocks.slice(0, -1); // the newest block is left alone
+  if (ds.length === 0) return null;
+  const highTime = ds[ds.length - 1].minTime;
+  for (const r of compactionRanges(db).slice(1)) {
+    for (const p of splitByRange(ds, r)) {
+      const mint = p[0].minTime, maxt = p[p.length - 1].maxTime;
+      if (p.length > 1 && (maxt - mint === r || maxt <= highTime)) return p;
+    }
+  }
+  for (const b of ds) {
+    const t = b.meta.stats.numTombstones ?? 0;
+    if (t > 0 && t / Math.max(1, b.meta.stats.numSeries) > 0.05) return [b];
+  }
+  return null;
+}
+
+function splitByRange(ds: Block[], r: number): Block[][] {
+  const out: Block[][] = [];
+  for (let i = 0; i < ds.length;) {
+    const t0 = Math.floor(ds[i].minTime / r) * r;
+    if (ds[i].maxTime > t0 + r) { i++; continue; }
+    const group: Block[] = [];
+    for (; i < ds.length && ds[i].minTime >= t0 && ds[i].maxTime <= t0 + r; i++) group.push(ds[i]);
+    if (group.length) out.push(group);
+  }
+  return out;
+}
+
+/**
+ * Merges `group` into one block (tombstoned samples dropped, overlapping samples de-duplicated), then deletes
+ * the inputs. Chunks are copied as they are when a series needs no rewriting.
+ */
+export async function compactBlocks(db: Tsdb, group: Block[], levelBump = 1): Promise<string | null> {
+  const mint = Math.min(...group.map((b) => b.minTime)), maxt = Math.max(...group.map((b) => b.maxTime));
+  const q = new MultiSourceQuerier(group, mint, maxt - 1);
+  const out: BlockSeries[] = [];
+  let cur: SampleCursor | null = null;
+  for (const s of q.collect(MATCH_ALL, mint, maxt - 1)) {
+    const plain = s.chunks.every((r, i) => r.del === undefined && (i === 0 || r.c.mint > s.chunks[i - 1].c.maxt));
+    if (plain) { out.push({ labels: s.labels, chunks: s.chunks.map((r) => r.c) }); continue; }
+    let cap = 0;
+    for (const r of s.chunks) cap += xorCount(r.c.bytes);
+    const t = new Float64Array(cap), v = new Float64Array(cap);
+    cur = s.iterator(cur);
+    let n = 0;
+    while (cur.next() === VAL_FLOAT) { t[n] = cur.t; v[n] = cur.v; n++; }
+    if (n) out.push({ labels: s.labels, chunks: encodeChunks(t, v, 0, n) });
+  }
+  const level = Math.max(...group.map((b) => b.meta.compaction.level)) + (group.length > 1 ? 1 : levelBump);
+  const sources = [...new Set(group.flatMap((b) => b.meta.compaction.sources))].sort();
+  const parents = group.map((b) => ({ ulid: b.ulid, minTime: b.minTime, maxTime: b.maxTime }));
+  const cutFromHead = group.some((b) => b.meta.tessera?.cutFromHead);
+  const id = out.length ? await writeBlockDir(db.dir, out, { minTime: mint, maxTime: maxt, level, sources, parents, cutFromHead }, db.now()) : null;
+  await deleteBlocks(db, group);
+  return id;
+}
+
+async function deleteBlocks(db: Tsdb, blocks: Block[]): Promise<void> {
+  for (const b of blocks) {
+    b.close();
+    // Rename first so a crash mid-delete never leaves a half-deleted block that looks valid.
+    const trash = `${b.dir}.deleted`;
+    await fsp.rename(b.dir, trash).catch(() => {});
+    await fsp.rm(trash, { recursive: true, force: true });
+  }
+  await db.reloadBlocks();
+}
+
+/** Deletes blocks beyond the time retention (measured from the newest block's max time) and the size limit. */
+export async function applyRetention(db: Tsdb): Promise<number> {
+  const newestFirst = [...db.blocks].sort((a, b) => b.maxTime - a.maxTime);
+  const doomed = new Set<Block>();
+  const ret = db.opts.retentionMs ?? 0;
+  if (ret > 0) {
+    for (let i = 1; i < newestFirst.length; i++) {
+      if (newestFirst[0].maxTime - newestFirst[i].maxTime > ret) { for (const b of newestFirst.slice(i)) doomed.add(b); break; }
+    }
+  }
+  const limit = db.opts.retentionBytes ?? 0;
+  if (limit > 0) {
+    let size = await headSizeBytes(db);
+    for (let i = 0; i < newestFirst.length; i++) {
+      size += newestFirst[i].sizeBytes;
+      if (size > limit) { for (const b of newestFirst.slice(i)) doomed.add(b); break; }
+    }
+  }
+  if (doomed.size) await deleteBlocks(db, [...doomed]);
+  return doomed.size;
+}
+
+/** Bytes of the WAL and checkpoints (Prometheus counts the head's WAL towards the size limit too). */
+export async function headSizeBytes(db: Tsdb): Promise<number> {
+  let n = await dirSize(path.join(db.dir, 'wal')).catch(() => 0);
+  for (const name of await fsp.readdir(db.dir)) if (name.startsWith('checkpoint.')) n += (await fsp.stat(path.join(db.dir, name))).size;
+  return n;
+}
+
+/** Rewrites every block that has tombstones without the deleted data. */
+export function cleanTombstones(db: Tsdb): Promise<number> {
+  return serially(db, async () => {
+    let n = 0;
+    for (const b of [...db.blocks]) {
+      if (b.tombstones.size === 0) continue;
+      await compactBlocks(db, [b], 0);
+      n++;
+    }
+    return n;
+  });
+}
+
+/** Copies the blocks (hard links) and the head (as a block) of this shard into `dir`. */
+export function snapshot(db: Tsdb, dir: string, withHead: boolean): Promise<void> {
+  return serially(db, async () => {
+    await fsp.mkdir(dir, { recursive: true });
+    for (const b of db.blocks) await linkTree(b.dir, path.join(dir, path.basename(b.dir)));
+    if (!withHead || db.head.numSeries === 0) return;
+    const series: BlockSeries[] = [];
+    for (const s of db.head.byKey.values()) {
+      const chunks: BlockChunk[] = [...s.chunks];
+      if (s.app) chunks.push({ mint: s.appMint, maxt: s.app.t, bytes: s.app.bytes().slice() });
+      const del = db.head.tombstones.get(s.ref);
+      const kept = del ? rewriteDeleted(chunks, del) : chunks;
+      if (kept.length) series.push({ labels: s.labels, chunks: kept });
+    }
+    series.sort((a, b) => cmpKey(a.labels, b.labels));
+    if (series.length) await writeBlockDir(dir, series, { minTime: db.head.minTime, maxTime: db.head.maxTime + 1, level: 1 }, db.now());
+  });
+}
+
+async function linkTree(src: string, dst: string): Promise<void> {
+  await fsp.mkdir(dst, { recursive: true });
+  for (const e of await fsp.readdir(src, { withFileTypes: true })) {
+    const s = path.join(src, e.name), d = path.join(dst, e.name);
+    if (e.isDirectory()) await linkTree(s, d);
+    else await fsp.link(s, d).catch(() => fsp.copyFile(s, d));
+  }
+}

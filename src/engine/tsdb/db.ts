@@ -1,0 +1,183 @@
+/**
+ * One TSDB shard: a head (in memory, made durable by the WAL) over immutable blocks on disk. Appends are
+ * validated and applied to the head synchronously, then logged; they resolve once the WAL record is
+ * fsynced (so an acknowledged sample survives kill -9). Block cutting, compaction, retention and
+ * tombstone cleaning live in db-maintenance.ts.
+ */
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import type { FetchedSeries, Labels, Matcher } from './api.ts';
+import type { SeriesSource } from './chunk-meta.ts';
+import { APPEND_DUP_IGNORED, APPEND_OK, ERR_DUPLICATE, ERR_OUT_OF_BOUNDS, ERR_OUT_OF_ORDER, Head } from './head.ts';
+import type { MemSeries } from './head.ts';
+import { labelsKey } from './labels.ts';
+import { fetchSeries, MultiSourceQuerier } from './querier.ts';
+import type { OpenWal, TsdbWal, WalPos } from './wal-port.ts';
+import { encodeSamples, encodeSeries, encodeTombstones, REC_SAMPLES, REC_SERIES, REC_TOMBSTONES } from './wal-records.ts';
+import type { SeriesRec, TombstoneRec } from './wal-records.ts';
+import { replayInto } from './head-replay.ts';
+import { Block, listBlockDirs, openBlock } from './block.ts';
+
+export const HOUR_MS = 3_600_000;
+export const DEFAULT_BLOCK_RANGE_MS = 2 * HOUR_MS;
+
+export interface TsdbOptions {
+  dir: string;
+  openWal: OpenWal;
+  /** Block range (Prometheus's min block duration), default 2 h. */
+  blockRangeMs?: number;
+  /** `--storage.tsdb.retention.time` in ms (0 = off). */
+  retentionMs?: number;
+  /** `--storage.tsdb.retention.size` in bytes (0 = off). */
+  retentionBytes?: number;
+  /** Largest compacted block, default min(10% of retention, 31 d). */
+  maxBlockDurationMs?: number;
+  /** Extra directories whose block sub-directories this shard also serves (e.g. an import target). */
+  extraBlockDirs?: string[];
+  /** Wall clock, replaceable in tests. */
+  now?: () => number;
+}
+
+/** A batch of samples: unique label sets, and per sample the index of its label set, t (ms) and value. */
+export interface AppendBatch {
+  series: Labels[];
+  sidx: ArrayLike<number>;
+  ts: Float64Array;
+  vs: Float64Array;
+}
+
+export interface AppendResult {
+  added: number;
+  outOfOrder: number;
+  duplicate: number;
+  outOfBounds: number;
+  /** The first error text, as Prometheus words it, when any sample was refused. */
+  firstError: string;
+}
+
+export interface WalReplayStatus { min: number; max: number; current: number }
+
+export class Tsdb {
+  readonly head: Head;
+  blocks: Block[] = [];
+  readonly now: () => number;
+  readonly blockRangeMs: number;
+  walReplay: WalReplayStatus = { min: 0, max: 0, current: 0 };
+  /** Serialises maintenance (cut, compaction, retention, clean, snapshot) in this shard. */
+  maintenance: Promise<unknown> = Promise.resolve();
+
+  private constructor(readonly opts: TsdbOptions, readonly wal: TsdbWal) {
+    this.blockRangeMs = opts.blockRangeMs ?? DEFAULT_BLOCK_RANGE_MS;
+    this.head = new Head(this.blockRangeMs);
+    this.now = opts.now ?? Date.now;
+  }
+
+  get dir(): string { return this.opts.dir; }
+
+  static async open(opts: TsdbOptions): Promise<Tsdb> {
+    await fsp.mkdir(opts.dir, { recursive: true });
+    const wal = await opts.openWal(path.join(opts.dir, 'wal'));
+    const db = new Tsdb(opts, wal);
+    await db.reloadBlocks();
+    db.walReplay = await replayInto(db.head, wal, opts.dir);
+    return db;
+  }
+
+  /** (Re)reads the block directories: picks up new ones (e.g. written by an import) and drops vanished ones. */
+  async reloadBlocks(): Promise<void> {
+    const dirs = await listBlockDirs([this.dir, ...(this.opts.extraBlockDirs ?? [])]);
+    const byDir = new Map(this.blocks.map((b) => [b.dir, b]));
+    const next: Block[] = [];
+    for (const d of dirs) next.push(byDir.get(d) ?? await openBlock(d));
+    next.sort((a, b) => a.meta.minTime - b.meta.minTime);
+    this.blocks = next;
+    let maxt = -Infinity;
+    for (const b of next) if (b.meta.maxTime > maxt) maxt = b.meta.maxTime;
+    // Only blocks cut from this head bound its appends; backfilled blocks may overlap it (as in Prometheus,
+    // whose head min-valid time is the max time of the blocks it persisted itself).
+    let own = -Infinity;
+    for (const b of next) if (b.meta.tessera?.cutFromHead && b.meta.maxTime > own) own = b.meta.maxTime;
+    this.head.minValidTime = Math.max(this.head.minValidTime, own);
+  }
+
+  async append(batch: AppendBatch): Promise<AppendResult> {
+    const head = this.head;
+    const res: AppendResult = { added: 0, outOfOrder: 0, duplicate: 0, outOfBounds: 0, firstError: '' };
+    const minValid = head.appendableMinValidTime();
+    const resolved: MemSeries[] = new Array(batch.series.length);
+    const created: SeriesRec[] = [];
+    for (let i = 0; i < batch.series.length; i++) {
+      const ls = batch.series[i];
+      const r = head.getOrCreate(ls, labelsKey(ls));
+      resolved[i] = r.series;
+      if (r.created) created.push({ ref: r.series.ref, labels: r.series.labels });
+    }
+    const n = batch.ts.length;
+    const refs = new Float64Array(n);
+    const accepted = new Uint32Array(n);
+    let na = 0;
+    for (let i = 0; i < n; i++) {
+      const s = resolved[batch.sidx[i]];
+      const t = batch.ts[i], v = batch.vs[i];
+      const code = head.appendable(s, t, v, minValid);
+      if (code === APPEND_OK) { head.appendUnchecked(s, t, v); refs[i] = s.ref; accepted[na++] = i; continue; }
+      if (code === APPEND_DUP_IGNORED) continue;
+      countError(res, code);
+    }
+    res.added = na;
+    const records: { type: number; payload: Uint8Array }[] = [];
+    if (created.length) records.push({ type: REC_SERIES, payload: encodeSeries(created) });
+    if (na) records.push({ type: REC_SAMPLES, payload: encodeSamples(refs, batch.ts, batch.vs, accepted, na) });
+    if (records.length) await this.wal.appendBatch(records);
+    return res;
+  }
+
+  /** Sources a query over `[mint, maxt]` reads: overlapping blocks, oldest first, then the head. */
+  sources(): SeriesSource[] {
+    return [...this.blocks, this.head];
+  }
+
+  querier(mint: number, maxt: number): MultiSourceQuerier {
+    return new MultiSourceQuerier(this.sources(), mint, maxt);
+  }
+
+  select(ms: readonly Matcher[], mint: number, maxt: number): FetchedSeries[] {
+    return fetchSeries(this.querier(mint, maxt), ms, mint, maxt);
+  }
+
+  /** Label sets of the series matching any of the selectors, in range. */
+  series(selectors: readonly (readonly Matcher[])[], mint: number, maxt: number): Labels[] {
+    const q = this.querier(mint, maxt);
+    const byKey = new Map<string, Labels>();
+    for (const ms of selectors) for (const ls of q.seriesLabels(ms, mint, maxt)) byKey.set(labelsKey(ls), ls);
+    return [...byKey.values()];
+  }
+
+  /** Marks `[mint, maxt]` of every matching series deleted, in the head (logged) and in the blocks. */
+  async deleteSeries(ms: readonly Matcher[], mint: number, maxt: number): Promise<void> {
+    const recs: TombstoneRec[] = [];
+    const refs = this.head.index.select(ms).toUint32Array();
+    for (let i = 0; i < refs.length; i++) {
+      this.head.addTombstone(refs[i], [mint, maxt]);
+      recs.push({ ref: refs[i], mint, maxt });
+    }
+    if (recs.length) await this.wal.appendBatch([{ type: REC_TOMBSTONES, payload: encodeTombstones(recs) }]);
+    for (const b of this.blocks) {
+      if (b.meta.maxTime <= mint || b.meta.minTime > maxt) continue;
+      await b.addTombstones(ms, mint, maxt);
+    }
+  }
+
+  walPosition(): WalPos { return this.wal.position(); }
+
+  async close(): Promise<void> {
+    await this.maintenance.catch(() => {});
+    await this.wal.close();
+  }
+}
+
+function countError(res: AppendResult, code: number): void {
+  if (code === ERR_OUT_OF_ORDER) { res.outOfOrder++; res.firstError ||= 'out of order sample'; }
+  else if (code === ERR_DUPLICATE) { res.duplicate++; res.firstError ||= 'duplicate sample for timestamp'; }
+  else if (code === ERR_OUT_OF_BOUNDS) { res.outOfBounds++; res.firstError ||= 'out of bounds'; }
+}

@@ -1,0 +1,58 @@
+/**
+ * The framing shared by the TSDB's whole-file formats (index, tombstones, checkpoint): an 8-byte header
+ * `magic u32 BE · version u8 · flags u8 · reserved u16`, the body, then `TEND u32 BE · crc32c u32 BE` over
+ * every byte before the footer. Files are written to `<name>.tmp`, fsynced and renamed into place.
+ */
+import { promises as fsp } from 'node:fs';
+import { crc32c } from '@node-rs/crc32';
+import { CorruptionError, FormatVersionError } from '../errors.ts';
+import { ByteWriter } from './byte-buf.ts';
+import { TSDB_FOOTER_MAGIC } from './format.ts';
+
+export function beginFile(magic: number, version: number, sizeHint = 4096): ByteWriter {
+  const w = new ByteWriter(sizeHint);
+  w.u32be(magic); w.u8(version); w.u8(0); w.u8(0); w.u8(0);
+  return w;
+}
+
+/** Appends the footer and returns the file bytes. */
+export function endFile(w: ByteWriter): Uint8Array {
+  const crc = crc32c(Buffer.from(w.buf.buffer, w.buf.byteOffset, w.len));
+  w.u32be(TSDB_FOOTER_MAGIC);
+  w.u32be(crc);
+  return w.finish();
+}
+
+/** Checks header and footer; returns the body's [start, end) offsets. */
+export function checkFile(b: Uint8Array, file: string, magic: number, minVersion: number, maxVersion: number): { start: number; end: number; version: number } {
+  const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  if (b.length < 16) throw new CorruptionError(file, 0, `file too short (${b.length} bytes)`);
+  if (dv.getUint32(0) !== magic) throw new CorruptionError(file, 0, `bad magic 0x${dv.getUint32(0).toString(16)}`);
+  const version = b[4];
+  if (version < minVersion || version > maxVersion) throw new FormatVersionError(file, version, minVersion, maxVersion);
+  const end = b.length - 8;
+  if (dv.getUint32(end) !== TSDB_FOOTER_MAGIC) throw new CorruptionError(file, end, 'bad footer magic');
+  const want = dv.getUint32(end + 4);
+  const got = crc32c(Buffer.from(b.buffer, b.byteOffset, end));
+  if (want !== got) throw new CorruptionError(file, end + 4, `checksum mismatch (stored ${want}, computed ${got})`);
+  return { start: 8, end, version };
+}
+
+/** Writes `bytes` to `file` atomically (tmp + fsync + rename). */
+export async function writeFileAtomic(file: string, bytes: Uint8Array): Promise<void> {
+  const tmp = `${file}.tmp`;
+  const fh = await fsp.open(tmp, 'w');
+  try {
+    await fh.writeFile(bytes);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await fsp.rename(tmp, file);
+}
+
+/** fsyncs a directory so that renames and new entries in it are durable. */
+export async function syncDir(dir: string): Promise<void> {
+  const fh = await fsp.open(dir, 'r');
+  try { await fh.sync(); } finally { await fh.close(); }
+}

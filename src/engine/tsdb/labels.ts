@@ -1,0 +1,58 @@
+/** Label-set helpers: canonical keys, ordering, hashing and conversions. */
+import type { Label, Labels } from './api.ts';
+
+const SEP = '\xff';
+
+/** A string that identifies a sorted label set (names and values cannot contain 0xff as UTF-16 units here). */
+export function labelsKey(ls: Labels): string {
+  let s = '';
+  for (let i = 0; i < ls.length; i++) s += ls[i].name + SEP + ls[i].value + SEP;
+  return s;
+}
+
+/** Sorts by name and drops empty values, as Prometheus does when building a label set. */
+export function normalizeLabels(ls: readonly Label[]): Labels {
+  const out: Label[] = [];
+  for (const l of ls) if (l.value !== '') out.push({ name: l.name, value: l.value });
+  out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return out;
+}
+
+export function labelsFromRecord(rec: Record<string, string>): Labels {
+  return normalizeLabels(Object.entries(rec).map(([name, value]) => ({ name, value })));
+}
+
+export function labelsToRecord(ls: Labels): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const l of ls) out[l.name] = l.value;
+  return out;
+}
+
+/** Prometheus's `labels.Compare`: pairwise by name then value, shorter set first on a common prefix. */
+export function compareLabels(a: Labels, b: Labels): number {
+  const n = a.length < b.length ? a.length : b.length;
+  for (let i = 0; i < n; i++) {
+    if (a[i].name !== b[i].name) return a[i].name < b[i].name ? -1 : 1;
+    if (a[i].value !== b[i].value) return a[i].value < b[i].value ? -1 : 1;
+  }
+  return a.length - b.length;
+}
+
+/** FNV-1a over the canonical key: decides which shard worker owns a series. */
+export function labelsHash(ls: Labels): number {
+  return hashString(labelsKey(ls));
+}
+
+export function hashString(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+export function getLabel(ls: Labels, name: string): string {
+  for (let i = 0; i < ls.length; i++) if (ls[i].name === name) return ls[i].value;
+  return '';
+}

@@ -1,0 +1,94 @@
+/**
+ * Label-pair postings: for every `name=value`, the roaring bitmap of series refs carrying it. Shared by the
+ * head (mutable) and by blocks (loaded from the index file). Matcher evaluation follows Prometheus's
+ * `PostingsForMatchers`: matchers that do not match "" intersect, matchers that match "" subtract the series
+ * whose value fails them, and a selector made only of the latter starts from all series.
+ */
+import roaring from 'roaring';
+import type { Labels, Matcher } from './api.ts';
+import { MATCH_EQUAL } from './api.ts';
+
+const { RoaringBitmap32 } = roaring;
+export type Bitmap = InstanceType<typeof RoaringBitmap32>;
+export const newBitmap = (): Bitmap => new RoaringBitmap32();
+
+export class LabelIndex {
+  readonly byName = new Map<string, Map<string, Bitmap>>();
+  readonly all: Bitmap = new RoaringBitmap32();
+
+  add(ref: number, ls: Labels): void {
+    this.all.add(ref);
+    for (let i = 0; i < ls.length; i++) {
+      let values = this.byName.get(ls[i].name);
+      if (!values) { values = new Map(); this.byName.set(ls[i].name, values); }
+      let bm = values.get(ls[i].value);
+      if (!bm) { bm = new RoaringBitmap32(); values.set(ls[i].value, bm); }
+      bm.add(ref);
+    }
+  }
+
+  remove(ref: number, ls: Labels): void {
+    this.all.remove(ref);
+    for (let i = 0; i < ls.length; i++) {
+      const values = this.byName.get(ls[i].name);
+      const bm = values?.get(ls[i].value);
+      if (!values || !bm) continue;
+      bm.remove(ref);
+      if (bm.isEmpty) values.delete(ls[i].value);
+      if (values.size === 0) this.byName.delete(ls[i].name);
+    }
+  }
+
+  /** Series refs matching every matcher (a fresh bitmap the caller may mutate). */
+  select(ms: readonly Matcher[]): Bitmap {
+    let out: Bitmap | null = null;
+    const subtract: Bitmap[] = [];
+    for (const m of ms) {
+      if (m.matches('')) {
+        subtract.push(this.union(m.name, m, false));
+        continue;
+      }
+      const bm = m.type === MATCH_EQUAL ? (this.byName.get(m.name)?.get(m.value)?.clone() ?? new RoaringBitmap32()) : this.union(m.name, m, true);
+      if (out === null) out = bm;
+      else out.andInPlace(bm);
+      if (out.isEmpty) return out;
+    }
+    if (out === null) out = this.all.clone();
+    for (const s of subtract) out.andNotInPlace(s);
+    return out;
+  }
+
+  /** Union of the postings of `name`'s values for which `m.matches(value) === want`. */
+  private union(name: string, m: Matcher, want: boolean): Bitmap {
+    const values = this.byName.get(name);
+    if (!values) return new RoaringBitmap32();
+    const parts: Bitmap[] = [];
+    for (const [v, bm] of values) if (m.matches(v) === want) parts.push(bm);
+    return parts.length === 0 ? new RoaringBitmap32() : RoaringBitmap32.orMany(parts);
+  }
+
+  /** Sorted label names with at least one series in `refs` (all when null). */
+  labelNames(refs: Bitmap | null): string[] {
+    const out: string[] = [];
+    for (const [name, values] of this.byName) {
+      if (refs === null) { out.push(name); continue; }
+      for (const bm of values.values()) if (bm.intersects(refs)) { out.push(name); break; }
+    }
+    return out.sort();
+  }
+
+  /** Sorted values of `name` carried by a series in `refs` (all when null). */
+  labelValues(name: string, refs: Bitmap | null): string[] {
+    const values = this.byName.get(name);
+    if (!values) return [];
+    const out: string[] = [];
+    for (const [v, bm] of values) if (refs === null || bm.intersects(refs)) out.push(v);
+    return out.sort();
+  }
+
+  numLabelPairs(): number {
+    let n = 0;
+    for (const values of this.byName.values()) n += values.size;
+    return n;
+  }
+}

@@ -1,0 +1,199 @@
+/**
+ * One `Querier` over any number of series sources (the head and the blocks): series with the same label set
+ * in several sources are merged into one, chunks are read lazily in time order, tombstoned samples are
+ * skipped and samples are clipped to the querier's `[mint, maxt]`.
+ */
+import type { FetchedSeries, Labels, Matcher, Querier, SampleCursor, Series, SeriesSet, SelectHints } from './api.ts';
+import { VAL_FLOAT, VAL_NONE } from './api.ts';
+import type { ChunkMeta, Interval, SeriesSource } from './chunk-meta.ts';
+import { isDeleted } from './chunk-meta.ts';
+import { compareLabels, labelsKey } from './labels.ts';
+import { decodeXor, xorCount } from './xor-chunk.ts';
+
+/** One chunk plus the deletions that apply to it. */
+interface ChunkRef { c: ChunkMeta; del: readonly Interval[] | undefined }
+
+class MergedSeries implements Series {
+  readonly chunks: ChunkRef[] = [];
+  constructor(readonly labels: Labels, private readonly mint: number, private readonly maxt: number) {}
+
+  iterator(reuse: SampleCursor | null): SampleCursor {
+    if (reuse instanceof ChunksCursor) { reuse.reset(this.chunks, this.mint, this.maxt); return reuse; }
+    return new ChunksCursor(this.chunks, this.mint, this.maxt);
+  }
+}
+
+/** Walks chunks in time order; when chunks overlap (e.g. a backfilled block over the head) it merges them. */
+export class ChunksCursor implements SampleCursor {
+  t = NaN;
+  v = NaN;
+  private ts = new Float64Array(128);
+  private vs = new Float64Array(128);
+  private i = 0;
+  private n = 0;
+  private ci = 0;
+  private del: readonly Interval[] | undefined;
+  private chunks!: ChunkRef[];
+  private mint = 0;
+  private maxt = 0;
+  private done = false;
+
+  constructor(chunks: ChunkRef[], mint: number, maxt: number) { this.reset(chunks, mint, maxt); }
+
+  reset(chunks: ChunkRef[], mint: number, maxt: number): void {
+    this.mint = mint; this.maxt = maxt; this.i = 0; this.n = 0; this.ci = 0; this.done = false;
+    this.del = undefined;
+    if (overlapping(chunks)) this.loadMerged(chunks);
+    else this.chunks = chunks;
+  }
+
+  next(): number {
+    for (;;) {
+      if (this.done) return VAL_NONE;
+      if (this.i >= this.n) {
+        if (this.ci >= this.chunks.length) { this.done = true; this.t = NaN; this.v = NaN; return VAL_NONE; }
+        this.load(this.chunks[this.ci++]);
+        continue;
+      }
+      const t = this.ts[this.i];
+      if (t > this.maxt) { this.done = true; return VAL_NONE; }
+      const k = this.i++;
+      if (t < this.mint || isDeleted(this.del, t)) continue;
+      this.t = t;
+      this.v = this.vs[k];
+      return VAL_FLOAT;
+    }
+  }
+
+  seek(tMs: number): number {
+    if (!this.done && this.n > 0 && this.i > 0 && this.t >= tMs) return VAL_FLOAT;
+    while (this.ci < this.chunks.length && this.chunks[this.ci].c.maxt < tMs && this.i >= this.n) this.ci++;
+    while (this.next() === VAL_FLOAT) if (this.t >= tMs) return VAL_FLOAT;
+    return VAL_NONE;
+  }
+
+  private load(r: ChunkRef): void {
+    const cnt = xorCount(r.c.bytes);
+    if (cnt > this.ts.length) { this.ts = new Float64Array(cnt); this.vs = new Float64Array(cnt); }
+    this.n = decodeXor(r.c.bytes, this.ts, this.vs);
+    this.i = 0;
+    this.del = r.del;
+  }
+
+  /** Decodes every chunk, keeps the first sample seen for each timestamp, and serves the result as one chunk. */
+  private loadMerged(chunks: ChunkRef[]): void {
+    const ts: number[] = [], src: [number, number][] = [];
+    const vals: Float64Array[] = [];
+    for (const r of chunks) {
+      const cnt = xorCount(r.c.bytes);
+      const t = new Float64Array(cnt), v = new Float64Array(cnt);
+      decodeXor(r.c.bytes, t, v);
+      vals.push(v);
+      for (let k = 0; k < cnt; k++) if (!isDeleted(r.del, t[k])) { ts.push(t[k]); src.push([vals.length - 1, k]); }
+    }
+    const order = ts.map((_, k) => k).sort((a, b) => ts[a] - ts[b] || a - b);
+    this.ts = new Float64Array(order.length); this.vs = new Float64Array(order.length);
+    let n = 0;
+    for (const k of order) {
+      if (n > 0 && this.ts[n - 1] === ts[k]) continue;
+      this.ts[n] = ts[k];
+      this.vs[n] = vals[src[k][0]][src[k][1]];
+      n++;
+    }
+    this.n = n;
+    this.chunks = [];
+  }
+}
+
+function overlapping(chunks: ChunkRef[]): boolean {
+  for (let i = 1; i < chunks.length; i++) if (chunks[i].c.mint <= chunks[i - 1].c.maxt) return true;
+  return false;
+}
+
+class ListSeriesSet implements SeriesSet {
+  private i = -1;
+  readonly warnings: string[] = [];
+  constructor(private readonly list: Series[]) {}
+  next(): boolean { return ++this.i < this.list.length; }
+  at(): Series { return this.list[this.i]; }
+}
+
+export class MultiSourceQuerier implements Querier {
+  constructor(private readonly sources: readonly SeriesSource[], private readonly mint: number, private readonly maxt: number) {}
+
+  select(_sorted: boolean, hints: SelectHints | null, ms: readonly Matcher[]): SeriesSet {
+    const mint = hints ? Math.max(this.mint, hints.startMs) : this.mint;
+    const maxt = hints ? Math.min(this.maxt, hints.endMs) : this.maxt;
+    return new ListSeriesSet(this.collect(ms, mint, maxt));
+  }
+
+  /** Series (merged across sources, sorted by labels) that have at least one chunk in range. */
+  collect(ms: readonly Matcher[], mint: number, maxt: number): MergedSeries[] {
+    const byKey = new Map<string, MergedSeries>();
+    const tmp: ChunkMeta[] = [];
+    for (const src of this.sources) {
+      if (src.maxTime < mint || src.minTime > maxt) continue;
+      const refs = src.index.select(ms).toUint32Array();
+      for (let i = 0; i < refs.length; i++) {
+        tmp.length = 0;
+        src.chunksOf(refs[i], mint, maxt, tmp);
+        if (tmp.length === 0) continue;
+        const ls = src.labelsOf(refs[i]);
+        const key = labelsKey(ls);
+        let s = byKey.get(key);
+        if (!s) { s = new MergedSeries(ls, mint, maxt); byKey.set(key, s); }
+        const del = src.deletedOf(refs[i]);
+        for (const c of tmp) s.chunks.push({ c, del });
+      }
+    }
+    const out = [...byKey.values()];
+    for (const s of out) s.chunks.sort((a, b) => a.c.mint - b.c.mint);
+    return out.sort((a, b) => compareLabels(a.labels, b.labels));
+  }
+
+  /** Label sets of the series matching `ms` with data in range, sorted (no sample decoding). */
+  seriesLabels(ms: readonly Matcher[], mint: number, maxt: number): Labels[] {
+    return this.collect(ms, mint, maxt).map((s) => s.labels);
+  }
+
+  labelNames(ms: readonly Matcher[]): string[] {
+    const set = new Set<string>();
+    for (const src of this.inRange()) {
+      const refs = ms.length ? src.index.select(ms) : null;
+      for (const n of src.index.labelNames(refs)) set.add(n);
+    }
+    return [...set].sort();
+  }
+
+  labelValues(name: string, ms: readonly Matcher[]): string[] {
+    const set = new Set<string>();
+    for (const src of this.inRange()) {
+      const refs = ms.length ? src.index.select(ms) : null;
+      for (const v of src.index.labelValues(name, refs)) set.add(v);
+    }
+    return [...set].sort();
+  }
+
+  close(): void {}
+
+  private inRange(): SeriesSource[] {
+    return this.sources.filter((s) => !(s.maxTime < this.mint || s.minTime > this.maxt));
+  }
+}
+
+/** Reads the selected series into parallel arrays (what crosses the worker boundary). */
+export function fetchSeries(q: MultiSourceQuerier, ms: readonly Matcher[], mint: number, maxt: number): FetchedSeries[] {
+  const out: FetchedSeries[] = [];
+  let cur: SampleCursor | null = null;
+  for (const s of q.collect(ms, mint, maxt)) {
+    let cap = 0;
+    for (const r of s.chunks) cap += xorCount(r.c.bytes);
+    const t = new Float64Array(cap), v = new Float64Array(cap);
+    cur = s.iterator(cur);
+    let n = 0;
+    while (cur.next() === VAL_FLOAT) { t[n] = cur.t; v[n] = cur.v; n++; }
+    if (n === 0) continue;
+    out.push({ labels: s.labels, t: n === cap ? t : t.slice(0, n), v: n === cap ? v : v.slice(0, n) });
+  }
+  return out;
+}

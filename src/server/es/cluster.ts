@@ -1,0 +1,212 @@
+/**
+ * The main thread's view of the documents cluster: the metadata state (owned here, persisted atomically
+ * before it is swapped in), index-expression resolution for reads and writes, shard → worker placement,
+ * and shard calls (with the stale-metadata retry and the dynamic-mapping round trip).
+ */
+import type { MappingJson } from '../../engine/search/api.ts';
+import type { ServerContext } from '../context.ts';
+import { EMPTY_STATE, type ClusterState, type IndexMeta } from '../../engine/docs/cluster-state.ts';
+import { resolveRead, resolveWrite, type ResolveOptions } from '../../engine/docs/resolve.ts';
+import { buildIndex } from '../../engine/docs/index-create.ts';
+import { countFields, mergeMapping } from '../../engine/docs/mapping.ts';
+import { illegalArgument } from '../../engine/docs/doc-errors.ts';
+import { numberOfShards, type FlatSettings } from '../../engine/docs/settings.ts';
+import { murmur3Utf16 } from '../../engine/docs/routing.ts';
+import type { ItemOutcome, WriteItem, ShardMeta } from '../../workers/docs-tasks.ts';
+import type { ShardStats, StoredDoc } from '../../engine/docs/doc-shard-types.ts';
+
+export interface ResolvedIndex {
+  name: string;
+  uuid: string;
+  numberOfShards: number;
+  mapping: MappingJson;
+  settings: FlatSettings;
+  aliasFilter: unknown | null;
+  type: string | null;
+  searchRouting?: string;
+}
+
+/** Persists state changes; `save` resolves once durable. */
+export interface MetaPersistence {
+  load(): ClusterState | null;
+  save(prev: ClusterState, next: ClusterState): Promise<void>;
+}
+
+export class EsCluster {
+  state: ClusterState = EMPTY_STATE;
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly sent = new Map<string, number>();
+
+  constructor(readonly ctx: ServerContext, private readonly persistence: MetaPersistence) {}
+
+  start(): void {
+    this.state = this.persistence.load() ?? EMPTY_STATE;
+  }
+
+  /** Runs `fn` on the current state after earlier changes; persists and swaps in its result. */
+  mutate<T = void>(fn: (s: ClusterState) => { state: ClusterState; value?: T }): Promise<T> {
+    const run = async (): Promise<T> => {
+      const prev = this.state;
+      const { state, value } = fn(prev);
+      if (state !== prev) {
+        await this.persistence.save(prev, state);
+        this.state = state;
+      }
+      return value as T;
+    };
+    const p = this.queue.then(run, run);
+    this.queue = p.catch(() => undefined);
+    return p;
+  }
+
+  resolveForRead(expression: string | undefined, opts: ResolveOptions = {}): ResolvedIndex[] {
+    return resolveRead(this.state, expression, opts).map((r) => ({
+      name: r.index.name, uuid: r.index.uuid, numberOfShards: numberOfShards(r.index.settings), mapping: r.index.mapping,
+      settings: r.index.settings, aliasFilter: r.aliasFilter, type: r.index.type, searchRouting: r.searchRouting,
+    }));
+  }
+
+  indexByUuid(uuid: string): IndexMeta | undefined {
+    for (const n in this.state.indices) if (this.state.indices[n].uuid === uuid) return this.state.indices[n];
+    return undefined;
+  }
+
+  shardWorker(uuid: string, shard: number): number {
+    return ((murmur3Utf16(uuid) >>> 0) + shard) % this.ctx.pool.size;
+  }
+
+  /** The write target of `name` (index or alias with a write index), auto-creating a missing index for `type`. */
+  async writeTarget(name: string, type: string, autoCreate = true): Promise<{ meta: IndexMeta | null; routing?: string }> {
+    let t = resolveWrite(this.state, name);
+    if (!t.index) {
+      if (!autoCreate) return { meta: null };
+      await this.createIndex(name, { mappings: { [type]: {} } }, false, true);
+      t = resolveWrite(this.state, name);
+    }
+    let meta = t.index!;
+    if (meta.type === null) {
+      meta = await this.mutate((s) => {
+        const cur = s.indices[meta.name];
+        if (!cur || cur.type !== null) return { state: s, value: cur };
+        const next = { ...cur, type, mappingVersion: cur.mappingVersion + 1 };
+        return { state: { ...s, version: s.version + 1, indices: { ...s.indices, [cur.name]: next } }, value: next };
+      });
+    }
+    if (meta.type !== type) {
+      throw illegalArgument(`Rejecting mapping update to [${meta.name}] as the final mapping would have more than 1 type: [${meta.type}, ${type}]`);
+    }
+    return { meta, routing: t.routing };
+  }
+
+  /** Creates an index (explicit or automatic); `exists` errors are ignored for automatic creation. */
+  createIndex(name: string, body: Record<string, unknown> | null, typeless: boolean, auto = false): Promise<IndexMeta> {
+    return this.mutate((s) => {
+      if (auto && s.indices[name]) return { state: s, value: s.indices[name] };
+      const meta = buildIndex(s, name, body, { typeless, now: this.ctx.now() });
+      return { state: { ...s, version: s.version + 1, indices: { ...s.indices, [name]: meta } }, value: meta };
+    });
+  }
+
+  /** Merges a dynamic mapping update into index `name`; returns the new metadata. */
+  applyMapping(name: string, uuid: string, delta: MappingJson): Promise<IndexMeta> {
+    return this.mutate((s) => {
+      const cur = s.indices[name];
+      if (!cur || cur.uuid !== uuid) throw illegalArgument(`index [${name}] was deleted during the write`);
+      const mapping = mergeMapping(cur.mapping, delta);
+      const limit = Number(cur.settings['index.mapping.total_fields.limit'] ?? 1000);
+      if (countFields(mapping) > limit) throw illegalArgument(`Limit of total fields [${limit}] in index [${name}] has been exceeded`);
+      const next = { ...cur, mapping, mappingVersion: cur.mappingVersion + 1 };
+      return { state: { ...s, version: s.version + 1, indices: { ...s.indices, [name]: next } }, value: next };
+    });
+  }
+
+  private shardMeta(m: IndexMeta): ShardMeta {
+    return { name: m.name, type: m.type ?? '_doc', mapping: m.mapping, mappingVersion: m.mappingVersion, settings: m.settings };
+  }
+
+  /** Calls `op` on the worker owning the shard, sending metadata when the worker may lack it. */
+  async shardCall<T>(meta: IndexMeta, shard: number, op: string, args: Record<string, unknown>): Promise<T> {
+    const w = this.shardWorker(meta.uuid, shard);
+    const key = `${w}/${meta.uuid}`;
+    const base = { ...args, uuid: meta.uuid, shard, mv: meta.mappingVersion };
+    const withMeta = this.sent.get(key) !== meta.mappingVersion;
+    let r = await this.ctx.pool.call<T | { stale: true }>(w, op, withMeta ? { ...base, meta: this.shardMeta(meta) } : base);
+    if (withMeta) this.sent.set(key, meta.mappingVersion);
+    if (r && (r as { stale?: boolean }).stale === true) {
+      r = await this.ctx.pool.call<T | { stale: true }>(w, op, { ...base, meta: this.shardMeta(meta) });
+      this.sent.set(key, meta.mappingVersion);
+    }
+    return r as T;
+  }
+
+  /** Writes items to one shard, applying dynamic mapping updates between rounds. Outcomes in item order. */
+  async writeShard(meta: IndexMeta, shard: number, items: WriteItem[], refresh?: 'true' | 'wait_for'): Promise<ItemOutcome[]> {
+    const out: ItemOutcome[] = new Array(items.length);
+    let idx = items.map((_, i) => i);
+    let m = meta;
+    while (idx.length) {
+      const res = await this.shardCall<ItemOutcome[]>(m, shard, 'docs.write', { items: idx.map((i) => items[i]), refresh });
+      const next: number[] = [];
+      for (let j = 0; j < res.length; j++) {
+        const r = res[j];
+        const i = idx[j];
+        if ('pending' in r) { next.push(i); continue; }
+        if ('mappingUpdate' in r) {
+          try {
+            m = await this.applyMapping(m.name, m.uuid, r.mappingUpdate);
+            next.push(i);
+          } catch (e) {
+            out[i] = { err: { code: (e as { code?: string }).code ?? 'INTERNAL', message: (e as Error).message, details: (e as { details?: Record<string, unknown> }).details ?? {}, category: 'InvalidArgumentError' } };
+          }
+          continue;
+        }
+        out[i] = r;
+      }
+      idx = next;
+    }
+    return out;
+  }
+
+  getDoc(meta: IndexMeta, shard: number, id: string): Promise<StoredDoc | null> {
+    return this.shardCall<{ doc: StoredDoc | null }>(meta, shard, 'docs.get', { id }).then((r) => r.doc);
+  }
+
+  /** Runs a per-shard op (`docs.refresh`/`flush`/`stats`) over every shard of `metas`; results per index. */
+  async allShards<T>(metas: IndexMeta[], op: string): Promise<Map<string, T[]>> {
+    const out = new Map<string, T[]>();
+    const calls: Promise<void>[] = [];
+    for (const m of metas) {
+      const n = numberOfShards(m.settings);
+      const arr: T[] = new Array(n);
+      out.set(m.name, arr);
+      for (let s = 0; s < n; s++) {
+        calls.push(this.shardCall<T[]>(m, s, op, { keys: [{ uuid: m.uuid, shard: s, mv: m.mappingVersion, meta: this.shardMeta(m) }] })
+          .then((r) => { arr[s] = Array.isArray(r) ? r[0] : (r as T); }));
+      }
+    }
+    await Promise.all(calls);
+    return out;
+  }
+
+  stats(metas: IndexMeta[]): Promise<Map<string, ShardStats[]>> {
+    return this.allShards<ShardStats>(metas, 'docs.stats');
+  }
+
+  /** Deletes indices from the state and their shard files from the workers. */
+  async deleteIndices(names: string[]): Promise<void> {
+    const metas = names.map((n) => this.state.indices[n]).filter(Boolean);
+    await this.mutate((s) => {
+      const indices = { ...s.indices };
+      for (const n of names) delete indices[n];
+      return { state: { ...s, version: s.version + 1, indices } };
+    });
+    await this.dropShards(metas);
+  }
+
+  async dropShards(metas: IndexMeta[]): Promise<void> {
+    for (const m of metas) {
+      await this.ctx.pool.broadcast('docs.drop', { uuid: m.uuid });
+      for (const k of [...this.sent.keys()]) if (k.endsWith(`/${m.uuid}`)) this.sent.delete(k);
+    }
+  }
+}

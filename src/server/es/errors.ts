@@ -1,0 +1,131 @@
+/**
+ * Engine error codes → Elasticsearch 6.8 error types and HTTP statuses, and the error envelope:
+ * `{error: {root_cause: [...], type, reason, <metadata>, caused_by}, status}`. Metadata keys come in ES's
+ * order (`resource.type`, `resource.id`, `index_uuid`, `shard`, `index`), then exception fields
+ * (`script_stack`, `script`, `lang`, `line`, `col`, …), then `caused_by`. Search adds its rows to `ES_ERRORS`.
+ */
+import { EngineError, type ErrorDetails } from '../../engine/errors.ts';
+import type { HttpResponse } from '../http.ts';
+
+export const ES_ERRORS: Record<string, { type: string; status: number }> = {
+  INTERNAL: { type: 'exception', status: 500 },
+  INVALID_ARGUMENT: { type: 'illegal_argument_exception', status: 400 },
+  NOT_FOUND: { type: 'resource_not_found_exception', status: 404 },
+  CONFLICT: { type: 'version_conflict_engine_exception', status: 409 },
+  PARSE: { type: 'parse_exception', status: 400 },
+  LIMIT_EXCEEDED: { type: 'illegal_argument_exception', status: 400 },
+  OVERLOADED: { type: 'es_rejected_execution_exception', status: 429 },
+  CORRUPTION: { type: 'corrupt_index_exception', status: 500 },
+  FORMAT_VERSION: { type: 'illegal_state_exception', status: 500 },
+  QUERY_TIMEOUT: { type: 'search_timeout_exception', status: 504 },
+  QUERY_CANCELED: { type: 'task_cancelled_exception', status: 400 },
+  WORKER_CRASHED: { type: 'node_closed_exception', status: 500 },
+  LOCKED: { type: 'illegal_state_exception', status: 500 },
+  DOC_INDEX_NOT_FOUND: { type: 'index_not_found_exception', status: 404 },
+  DOC_INDEX_EXISTS: { type: 'resource_already_exists_exception', status: 400 },
+  DOC_INVALID_INDEX_NAME: { type: 'invalid_index_name_exception', status: 400 },
+  DOC_INVALID_ALIAS_NAME: { type: 'invalid_alias_name_exception', status: 400 },
+  DOC_INVALID_TYPE_NAME: { type: 'invalid_type_name_exception', status: 400 },
+  DOC_INVALID_TEMPLATE: { type: 'invalid_index_template_exception', status: 400 },
+  DOC_TEMPLATE_MISSING: { type: 'index_template_missing_exception', status: 404 },
+  DOC_ALIASES_NOT_FOUND: { type: 'aliases_not_found_exception', status: 404 },
+  DOC_TYPE_MISSING: { type: 'type_missing_exception', status: 404 },
+  DOC_MAPPER_PARSING: { type: 'mapper_parsing_exception', status: 400 },
+  DOC_STRICT_DYNAMIC: { type: 'strict_dynamic_mapping_exception', status: 400 },
+  DOC_ILLEGAL_ARGUMENT: { type: 'illegal_argument_exception', status: 400 },
+  DOC_ILLEGAL_STATE: { type: 'illegal_state_exception', status: 500 },
+  DOC_NUMBER_FORMAT: { type: 'number_format_exception', status: 400 },
+  DOC_JSON_PARSE: { type: 'json_parse_exception', status: 500 },
+  DOC_NOT_X_CONTENT: { type: 'not_x_content_exception', status: 400 },
+  DOC_VALIDATION: { type: 'action_request_validation_exception', status: 400 },
+  DOC_PARSE: { type: 'parse_exception', status: 400 },
+  DOC_VERSION_CONFLICT: { type: 'version_conflict_engine_exception', status: 409 },
+  DOC_MISSING: { type: 'document_missing_exception', status: 404 },
+  DOC_ROUTING_MISSING: { type: 'routing_missing_exception', status: 400 },
+  DOC_SCRIPT_FAILED: { type: 'illegal_argument_exception', status: 400 },
+  DOC_SCRIPT: { type: 'script_exception', status: 400 },
+  DOC_SCRIPT_NULL_POINTER: { type: 'null_pointer_exception', status: 500 },
+  DOC_SCRIPT_ARITHMETIC: { type: 'arithmetic_exception', status: 500 },
+  DOC_SCRIPT_CLASS_CAST: { type: 'class_cast_exception', status: 500 },
+  DOC_SCRIPT_INDEX_BOUNDS: { type: 'index_out_of_bounds_exception', status: 500 },
+  DOC_MAPPING_UPDATE_NEEDED: { type: 'illegal_state_exception', status: 500 },
+  SEARCH_PARSING: { type: 'parsing_exception', status: 400 },
+  SEARCH_JSON_PARSE: { type: 'json_parse_exception', status: 500 },
+  SEARCH_QUERY_SHARD: { type: 'query_shard_exception', status: 400 },
+  SEARCH_ILLEGAL_STATE: { type: 'illegal_state_exception', status: 500 },
+  SEARCH_ILLEGAL_ARGUMENT: { type: 'illegal_argument_exception', status: 400 },
+  SEARCH_CONTEXT_MISSING: { type: 'search_context_missing_exception', status: 404 },
+  SEARCH_VALIDATION: { type: 'action_request_validation_exception', status: 400 },
+  SEARCH_PHASE_FAILED: { type: 'search_phase_execution_exception', status: 400 },
+  SEARCH_PHASE_FAILED_500: { type: 'search_phase_execution_exception', status: 500 },
+};
+
+const META_ORDER = ['resource.type', 'resource.id', 'index_uuid', 'shard', 'index'];
+const FIELD_ORDER = ['line', 'col', 'phase', 'grouped', 'failed_shards', 'script_stack', 'script', 'lang', 'position'];
+/** Detail keys that are engine-internal and never printed. */
+const HIDDEN = new Set(['cause', 'stack', 'workerId', 'start', 'end']);
+
+export interface ErrorLike { code: string; message: string; details: ErrorDetails }
+
+const typeOf = (e: ErrorLike): { type: string; status: number } => ES_ERRORS[e.code] ?? { type: 'exception', status: 500 };
+
+/** One error object (`{type, reason, metadata…, caused_by?}`); `withCause` false for root causes. */
+export function errorObject(e: ErrorLike, withCause = true): Record<string, unknown> {
+  const out: Record<string, unknown> = { type: typeOf(e).type, reason: e.message === '' ? null : e.message };
+  const d = e.details ?? {};
+  for (const k of META_ORDER) if (d[k] !== undefined) out[k] = d[k];
+  for (const k of FIELD_ORDER) if (d[k] !== undefined) out[k] = d[k];
+  for (const k of Object.keys(d)) if (!(k in out) && !HIDDEN.has(k) && !META_ORDER.includes(k)) out[k] = d[k];
+  const c = d.cause as ErrorLike | undefined;
+  if (withCause && c) out.caused_by = errorObject(c, true);
+  return out;
+}
+
+/** ES's guessed root cause: the innermost error that is an Elasticsearch exception (not a wrapped Java one). */
+function rootCause(e: ErrorLike): ErrorLike {
+  let cur = e;
+  let best = e;
+  while (cur.details?.cause) {
+    cur = cur.details.cause as ErrorLike;
+    if (isEsException(cur)) best = cur;
+  }
+  return best;
+}
+
+const JAVA_TYPES = new Set(['illegal_argument_exception', 'illegal_state_exception', 'number_format_exception', 'json_parse_exception',
+  'null_pointer_exception', 'arithmetic_exception', 'class_cast_exception', 'index_out_of_bounds_exception']);
+const isEsException = (e: ErrorLike): boolean => !JAVA_TYPES.has(typeOf(e).type);
+
+export function asErrorLike(err: unknown): ErrorLike {
+  if (err instanceof EngineError) return err;
+  const e = err as { code?: string; message?: string; details?: ErrorDetails };
+  if (e && typeof e.code === 'string' && typeof e.message === 'string') return { code: e.code, message: e.message, details: e.details ?? {} };
+  return { code: 'INTERNAL', message: (err as Error)?.message ?? String(err), details: {} };
+}
+
+/** Status of an error. */
+export function statusOf(err: unknown): number {
+  return typeOf(asErrorLike(err)).status;
+}
+
+/** The `{error: {...}, status}` body. */
+export function errorBody(err: unknown): { error: Record<string, unknown>; status: number } {
+  const e = asErrorLike(err);
+  const status = typeOf(e).status;
+  const top = errorObject(e, true);
+  return { error: { root_cause: [errorObject(rootCause(e), false)], ...top }, status };
+}
+
+/** A bulk item's `error` (no root_cause) and status. */
+export function itemError(err: unknown): { error: Record<string, unknown>; status: number } {
+  const e = asErrorLike(err);
+  return { error: errorObject(e, true), status: typeOf(e).status };
+}
+
+export const JSON_HEADERS = { 'content-type': 'application/json; charset=UTF-8' };
+export const TEXT_HEADERS = { 'content-type': 'text/plain; charset=UTF-8' };
+
+export function errorResponse(err: unknown, pretty = false): HttpResponse {
+  const body = errorBody(err);
+  return { status: body.status, headers: JSON_HEADERS, body: pretty ? `${JSON.stringify(body, null, 2).replace(/": /g, '" : ')}\n` : JSON.stringify(body) };
+}

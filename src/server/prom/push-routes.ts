@@ -1,0 +1,86 @@
+/**
+ * Push-gateway endpoints on the metrics port (Pushgateway 1.5 API): `PUT|POST|DELETE
+ * /metrics/job/<job>{/<label>/<value>}`. Design choice: pushed groups are not written to the TSDB
+ * directly; they are exposed at `/pushgateway/metrics` and the built-in config scrapes that path with
+ * `honor_labels: true`, exactly as a Prometheus would scrape a real Pushgateway (so pushed series get
+ * `up`-style staleness and timestamps of the scrape, and `push_time_seconds`). The groups are kept in
+ * `<data>/pushgateway.json` so a restart does not lose them (Pushgateway's `--persistence.file`).
+ */
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ServerContext } from '../context.ts';
+import type { HttpResponse } from '../http.ts';
+import type { Router } from '../router.ts';
+import { EngineError } from '../../engine/errors.ts';
+import { parseGroupingPath, PushStore, type PushStoreState } from '../../engine/scrape/push-store.ts';
+import { TEXT_CONTENT_TYPE } from '../../engine/scrape/exposition.ts';
+
+const TEXT = { 'Content-Type': 'text/plain; charset=utf-8' };
+
+export function registerPushRoutes(router: Router, ctx: ServerContext): { start(): Promise<void>; stop(): Promise<void> } {
+  const store = new PushStore();
+  const file = join(ctx.dataDir, 'pushgateway.json');
+  let saving: Promise<void> = Promise.resolve();
+  let dirty = false;
+
+  const persist = (): void => {
+    if (dirty) return;
+    dirty = true;
+    saving = saving.then(async () => {
+      dirty = false;
+      const tmp = `${file}.tmp`;
+      await writeFile(tmp, JSON.stringify(store.state()));
+      await rename(tmp, file);
+    }).catch((e) => ctx.log.error('saving push gateway groups failed', { err: e }));
+  };
+
+  const handle = (method: string, rest: string, body: Buffer, contentType: string): HttpResponse => {
+    try {
+      const grouping = parseGroupingPath(rest);
+      if (method === 'DELETE') {
+        store.delete(grouping);
+        persist();
+        return { status: 202, headers: TEXT, body: '' };
+      }
+      if (contentType.startsWith('application/vnd.google.protobuf')) {
+        return { status: 415, headers: TEXT, body: 'protobuf push bodies are not supported; push the text format\n' };
+      }
+      store.push(grouping, body.toString('utf8'), method === 'PUT', ctx.now());
+      persist();
+      return { status: 200, headers: TEXT, body: '' };
+    } catch (e) {
+      if (e instanceof EngineError) return { status: 400, headers: TEXT, body: `${e.message}\n` };
+      throw e;
+    }
+  };
+
+  for (const pattern of ['/metrics/job/:job', '/metrics/job/:job/*labels']) {
+    router.add(['PUT', 'POST', 'DELETE'], pattern, (req, params) => {
+      const rest = `job/${params.job}${params.labels ? `/${params.labels}` : ''}`;
+      return handle(req.method, rest, req.body, req.headers['content-type'] ?? '');
+    });
+  }
+  // `job@base64` names the job in base64, as the Pushgateway allows.
+  for (const pattern of ['/metrics/job@base64/:job', '/metrics/job@base64/:job/*labels']) {
+    router.add(['PUT', 'POST', 'DELETE'], pattern, (req, params) => {
+      const rest = `job@base64/${params.job}${params.labels ? `/${params.labels}` : ''}`;
+      return handle(req.method, rest, req.body, req.headers['content-type'] ?? '');
+    });
+  }
+  router.add(['GET', 'HEAD'], '/pushgateway/metrics', () => ({
+    status: 200, headers: { 'Content-Type': TEXT_CONTENT_TYPE }, body: store.render(),
+  }));
+
+  return {
+    async start() {
+      try {
+        store.restore(JSON.parse(await readFile(file, 'utf8')) as PushStoreState);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') ctx.log.warn('push gateway state not restored', { err: e });
+      }
+    },
+    async stop() {
+      await saving;
+    },
+  };
+}

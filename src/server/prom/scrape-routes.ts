@@ -1,0 +1,157 @@
+/**
+ * The ingestion side of the metrics service: the scrape manager driven by `--config.file` (or the built-in
+ * config that scrapes Tessera's own `/metrics` and `/pushgateway/metrics`), remote-write sending, and
+ * the routes that expose them: targets, metadata, config/flags/runtime/build status, the push gateway
+ * and the remote-write receiver (see push-routes.ts and remote-write-routes.ts).
+ *
+ * Every ingested sample (scraped, or received by remote write) goes through one sink that appends it to
+ * the TSDB and hands it to the remote-write queues.
+ */
+import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import type { ServerContext, ServiceHooks } from '../context.ts';
+import type { Router } from '../router.ts';
+import { FLAG_SPECS, retentionTime } from '../flags.ts';
+import { promError, promSuccess } from './respond.ts';
+import { defaultConfigYaml, loadConfig, type PromConfig } from '../../engine/scrape/config.ts';
+import { ScrapeManager } from '../../engine/scrape/scrape-manager.ts';
+import { httpGet } from '../../engine/scrape/http-get.ts';
+import { fetchPost, RemoteWriteQueue } from '../../engine/scrape/remote-write-queue.ts';
+import type { IngestSample, SampleSink } from '../../engine/scrape/sample-sink.ts';
+import { metadataBody, rfc3339, targetMetadataBody, targetsBody } from './targets-api.ts';
+import { registerPushRoutes } from './push-routes.ts';
+import { registerRemoteWriteRoutes } from './remote-write-routes.ts';
+
+export interface ScrapeRouteOptions {
+  /** `host:port` where this server's metrics API can be reached (for the built-in self-scrape config). */
+  selfAddress?: () => string;
+}
+
+const PKG_VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+export function registerScrapeRoutes(router: Router, ctx: ServerContext, client: SampleSink, opts: ScrapeRouteOptions = {}): ServiceHooks {
+  const startTimeMs = ctx.now();
+  let queues: RemoteWriteQueue[] = [];
+  let reloadSuccess = true;
+  let lastConfigMs = 0;
+  const sink: SampleSink = {
+    append(samples: IngestSample[]) {
+      for (const q of queues) q.enqueue(samples);
+      return client.append(samples);
+    },
+  };
+  const manager = new ScrapeManager({
+    sink, now: () => ctx.now(), get: httpGet, jitterSeed: hostname(),
+    onError: (msg) => ctx.log.warn(msg),
+  });
+  registerSelfMetrics(ctx, () => queues, () => reloadSuccess, () => lastConfigMs);
+
+  const readConfig = async (): Promise<PromConfig> => {
+    const file = ctx.flags['config.file'];
+    if (file === '') return loadConfig(defaultConfigYaml(selfAddress(ctx, opts)), '');
+    let text: string;
+    try { text = await readFile(file, 'utf8'); } catch (e) { throw new Error(`couldn't load configuration (--config.file="${file}"): ${(e as Error).message}`); }
+    return loadConfig(text, file);
+  };
+
+  const applyConfig = async (): Promise<void> => {
+    let cfg: PromConfig;
+    try {
+      cfg = await readConfig();
+    } catch (e) {
+      reloadSuccess = false;
+      throw e;
+    }
+    const old = queues;
+    queues = cfg.remoteWrite.map((rw) => new RemoteWriteQueue(rw, cfg.global.externalLabels, fetchPost,
+      (msg) => ctx.log.warn(msg)));
+    await manager.apply(cfg);
+    await Promise.all(old.map((q) => q.stop(5000)));
+    reloadSuccess = true;
+    lastConfigMs = ctx.now();
+  };
+
+  router.add(['GET', 'POST'], '/api/v1/targets', (req) => promSuccess(targetsBody(manager, req.query.get('state') ?? '')));
+  router.add('GET', '/api/v1/targets/metadata', (req) => {
+    const limit = intParam(req.query.get('limit'));
+    if (limit === null) return promError('bad_data', 'limit must be a number');
+    return promSuccess(targetMetadataBody(manager, req.query.get('match_target') ?? '', req.query.get('metric') ?? '', limit));
+  });
+  router.add('GET', '/api/v1/metadata', (req) => {
+    const limit = intParam(req.query.get('limit'));
+    if (limit === null) return promError('bad_data', 'limit must be a number');
+    return promSuccess(metadataBody(manager, req.query.get('metric') ?? '', limit));
+  });
+  router.add('GET', '/api/v1/scrape_pools', () => promSuccess({ scrapePools: manager.snapshot().map((p) => p.name).sort() }));
+  router.add('GET', '/api/v1/status/config', () => promSuccess({ yaml: manager.config?.yaml ?? '' }));
+  router.add('GET', '/api/v1/status/flags', () => promSuccess(flagsBody(ctx)));
+  router.add('GET', '/api/v1/status/runtimeinfo', () => promSuccess({
+    startTime: rfc3339(startTimeMs), CWD: process.cwd(), reloadConfigSuccess: reloadSuccess, lastConfigTime: rfc3339(lastConfigMs),
+    corruptionCount: 0, goroutineCount: process.getActiveResourcesInfo().length, GOMAXPROCS: ctx.flags.workers,
+    GOGC: '', GODEBUG: '', storageRetention: storageRetention(ctx),
+  }));
+  router.add('GET', '/api/v1/status/buildinfo', () => promSuccess({
+    version: PKG_VERSION, revision: '', branch: '', buildUser: '', buildDate: '', goVersion: `node ${process.version}`,
+  }));
+  const push = registerPushRoutes(router, ctx);
+  registerRemoteWriteRoutes(router, sink);
+
+  return {
+    async start() {
+      await push.start();
+      await applyConfig();
+    },
+    reload: applyConfig,
+    async stop() {
+      await manager.stop();
+      await Promise.all(queues.map((q) => q.stop(5000)));
+      await push.stop();
+    },
+  };
+}
+
+function selfAddress(ctx: ServerContext, opts: ScrapeRouteOptions): string {
+  if (opts.selfAddress) return opts.selfAddress();
+  const addr = ctx.flags['web.listen-address'];
+  const i = addr.lastIndexOf(':');
+  const host = addr.slice(0, i);
+  return `${host === '' || host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${addr.slice(i + 1)}`;
+}
+
+function intParam(s: string | null): number | null {
+  if (s === null || s === '') return -1;
+  const n = Number(s);
+  return Number.isInteger(n) ? n : null;
+}
+
+/** Every flag as a string, like Prometheus's `/status/flags`. */
+function flagsBody(ctx: ServerContext): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of Object.keys(FLAG_SPECS).sort()) {
+    const v = (ctx.flags as unknown as Record<string, unknown>)[name];
+    out[name] = Array.isArray(v) ? v.join(',') : String(v);
+  }
+  return out;
+}
+
+/** `15d`, or `15d or 512MB` when a size limit is set, as Prometheus's runtimeinfo shows it. */
+function storageRetention(ctx: ServerContext): string {
+  const time = retentionTime(ctx.flags);
+  const size = ctx.flags['storage.tsdb.retention.size'];
+  return size === '0' || size === '0B' ? time : `${time} or ${size}`;
+}
+
+function registerSelfMetrics(ctx: ServerContext, queues: () => RemoteWriteQueue[], ok: () => boolean, last: () => number): void {
+  ctx.metrics.gauge('prometheus_config_last_reload_successful', 'Whether the last configuration reload attempt was successful.', [],
+    () => [[[], ok() ? 1 : 0]]);
+  ctx.metrics.gauge('prometheus_config_last_reload_success_timestamp_seconds', 'Timestamp of the last successful configuration reload.', [],
+    () => [[[], last() / 1000]]);
+  const perQueue = (pick: (q: RemoteWriteQueue) => number) => () => queues().map((q) => [[q.cfg.name, q.cfg.url], pick(q)] as [string[], number]);
+  const names = ['remote_name', 'url'];
+  ctx.metrics.gauge('prometheus_remote_storage_samples_total', 'Total number of samples sent to remote storage.', names, perQueue((q) => q.stats.sent));
+  ctx.metrics.gauge('prometheus_remote_storage_samples_failed_total', 'Total number of samples which failed on send to remote storage, non-recoverable errors.', names, perQueue((q) => q.stats.failed));
+  ctx.metrics.gauge('prometheus_remote_storage_samples_retried_total', 'Total number of samples which failed on send to remote storage but were retried because the send error was recoverable.', names, perQueue((q) => q.stats.retried));
+  ctx.metrics.gauge('prometheus_remote_storage_samples_dropped_total', 'Total number of samples which were dropped because the send buffer was full.', names, perQueue((q) => q.stats.dropped));
+  ctx.metrics.gauge('prometheus_remote_storage_samples_pending', 'The number of samples pending in the queue to be sent to the remote storage.', names, perQueue((q) => q.stats.pending));
+}

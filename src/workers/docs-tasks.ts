@@ -1,0 +1,180 @@
+/**
+ * Worker adapters of the documents API. Shards open lazily from disk on the first call that names them;
+ * every call carries the index's mapping version and, when the worker may not have it, the index metadata
+ * (`meta`). A call for a shard this worker has not opened, or with a newer mapping than it holds and no
+ * `meta`, answers `{stale: true}` and the main thread repeats it with `meta`.
+ */
+import { join } from 'node:path';
+import type { MappingJson, ShardIndexFactory } from '../engine/search/api.ts';
+import { DocShard } from '../engine/docs/doc-shard.ts';
+import { StoredShard } from '../engine/docs/shard-store.ts';
+import { refreshIntervalMs, type FlatSettings } from '../engine/docs/settings.ts';
+import type { DeleteOp, IndexOp, ShardStats, StoredDoc, UpdateOp, WriteResult, MappingNeeded } from '../engine/docs/doc-shard-types.ts';
+import { toWire, type WireError } from '../engine/errors.ts';
+import type { TaskTable, WorkerInit } from './protocol.ts';
+
+export interface ShardMeta { name: string; type: string; mapping: MappingJson; mappingVersion: number; settings: FlatSettings }
+export interface ShardKey { uuid: string; shard: number }
+interface Call extends ShardKey { mv: number; meta?: ShardMeta }
+
+export type WriteItem =
+  | { action: 'index' | 'create'; op: IndexOp }
+  | { action: 'delete'; op: DeleteOp }
+  | { action: 'update'; op: UpdateOp };
+
+export type ItemOutcome = { ok: WriteResult } | { err: WireError } | MappingNeeded | { pending: true };
+
+// Translog records are not compressed: like ES's translog, they are short-lived and snappy costs ~8% of a
+// worker's indexing time for a file that a flush deletes anyway.
+interface Open { stored: StoredShard; mv: number; refreshMs: number | null; lastRefresh: number }
+
+const shards = new Map<string, Open>();
+const opening = new Map<string, Promise<Open>>();
+let indexFactory: ShardIndexFactory | null = null;
+
+/** Search installs the real ShardIndex factory at worker start; without one shards keep no search index. */
+export function setShardIndexFactory(f: ShardIndexFactory): void { indexFactory = f; }
+
+/** The open shard (for search tasks running on this worker), or undefined. */
+export function getDocShard(indexUuid: string, shardNum: number): DocShard | undefined {
+  return shards.get(`${indexUuid}/${shardNum}`)?.stored.shard;
+}
+
+const FLUSH_TRANSLOG_BYTES = 64 * 1024 * 1024;
+let timer: NodeJS.Timeout | null = null;
+
+/** Scheduled refreshes and size-triggered flushes of every open shard that is due. */
+function tick(): void {
+  const now = Date.now();
+  for (const o of shards.values()) {
+    const s = o.stored.shard;
+    if (s.dirty && o.refreshMs !== null && now - o.lastRefresh >= o.refreshMs) { s.refresh(); o.lastRefresh = now; }
+    if (s.translogBytes > FLUSH_TRANSLOG_BYTES) void o.stored.flush();
+  }
+}
+
+// Piscina parks an idle worker in a blocking Atomics.wait, so this timer only runs while tasks are in
+// flight; every task also calls tick() first, so a read never sees a refresh that is overdue.
+function startTimer(): void {
+  if (timer) return;
+  timer = setInterval(tick, 100);
+  timer.unref();
+}
+
+async function shardFor(c: Call, init: WorkerInit): Promise<Open | null> {
+  tick();
+  const key = `${c.uuid}/${c.shard}`;
+  const cur = shards.get(key) ?? await opening.get(key);
+  if (cur) {
+    if (cur.mv >= c.mv) return cur;
+    if (!c.meta) return null;
+    const s = cur.stored.shard;
+    s.mapping = c.meta.mapping; s.type = c.meta.type; s.indexName = c.meta.name;
+    cur.mv = c.meta.mappingVersion;
+    cur.refreshMs = refreshIntervalMs(c.meta.settings);
+    return cur;
+  }
+  if (!c.meta) return null;
+  const meta = c.meta;
+  const p = StoredShard.open(join(init.dataDir, 'es', 'indices', c.uuid, String(c.shard)), {
+    indexName: meta.name, uuid: c.uuid, shard: c.shard, type: meta.type, mapping: meta.mapping,
+    searchIndex: indexFactory ? indexFactory(nestedIndexSettings(meta.settings)) : null,
+  }, { walCompression: false, walRepair: init.options.walRepair === true })
+    .then((stored): Open => ({ stored, mv: meta.mappingVersion, refreshMs: refreshIntervalMs(meta.settings), lastRefresh: Date.now() }));
+  opening.set(key, p);
+  try {
+    const o = await p;
+    shards.set(key, o);
+    startTimer();
+    return o;
+  } finally {
+    opening.delete(key);
+  }
+}
+
+function nestedIndexSettings(flat: FlatSettings): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(flat)) {
+    const parts = k.replace(/^index\./, '').split('.');
+    let node = out;
+    for (let i = 0; i < parts.length - 1; i++) node = (node[parts[i]] ??= {}) as Record<string, unknown>;
+    node[parts[parts.length - 1]] = v;
+  }
+  return out;
+}
+
+/** Applies every item in order (each changes memory before the next), then awaits their translog appends. */
+async function write(args: Call & { items: WriteItem[]; refresh?: 'true' | 'wait_for' }, init: WorkerInit): Promise<{ stale: true } | ItemOutcome[]> {
+  const o = await shardFor(args, init);
+  if (!o) return { stale: true };
+  const s = o.stored.shard;
+  const out: ItemOutcome[] = new Array(args.items.length);
+  const durable: Promise<unknown>[] = [];
+  let stopped = false;
+  for (let i = 0; i < args.items.length; i++) {
+    const it = args.items[i];
+    if (stopped) { out[i] = { pending: true }; continue; }
+    try {
+      const r = it.action === 'delete' ? s.deleteNow(it.op) : it.action === 'update' ? s.updateNow(it.op) : s.indexNow({ ...it.op, create: it.action === 'create' });
+      // A mapping update stops the batch here: later items may use the new fields.
+      if ('mappingUpdate' in r) { out[i] = r; stopped = true; continue; }
+      out[i] = { ok: r.result };
+      durable.push(r.durable.catch((e) => { out[i] = { err: toWire(e) }; }));
+    } catch (e) {
+      out[i] = { err: toWire(e) };
+    }
+  }
+  await Promise.all(durable);
+  const wrote = out.some((r) => 'ok' in r);
+  if (args.refresh === 'true' && wrote) { s.refresh(); o.lastRefresh = Date.now(); markForced(out); }
+  else if (args.refresh === 'wait_for' && wrote) {
+    if (o.refreshMs === null) { s.refresh(); markForced(out); } else await s.waitForRefresh();
+  }
+  return out;
+}
+
+function markForced(out: ItemOutcome[]): void {
+  for (const r of out) if ('ok' in r && r.ok.result !== 'noop') r.ok.forcedRefresh = true;
+}
+
+async function get(args: Call & { id: string }, init: WorkerInit): Promise<{ stale: true } | { doc: StoredDoc | null }> {
+  const o = await shardFor(args, init);
+  if (!o) return { stale: true };
+  return { doc: o.stored.shard.getDoc(args.id) };
+}
+
+async function eachOpen(args: { keys: Call[] }, init: WorkerInit, fn: (o: Open) => unknown): Promise<{ stale: true } | unknown[]> {
+  const out: unknown[] = [];
+  for (const k of args.keys) {
+    const o = await shardFor(k, init);
+    if (!o) return { stale: true };
+    out.push(await fn(o));
+  }
+  return out;
+}
+
+async function dropIndex(args: { uuid: string }, init: WorkerInit): Promise<boolean> {
+  for (const [key, o] of [...shards]) {
+    if (!key.startsWith(`${args.uuid}/`)) continue;
+    shards.delete(key);
+    await o.stored.destroy();
+  }
+  const { rm } = await import('node:fs/promises');
+  await rm(join(init.dataDir, 'es', 'indices', args.uuid), { recursive: true, force: true });
+  return true;
+}
+
+async function closeAll(): Promise<boolean> {
+  for (const [key, o] of [...shards]) { shards.delete(key); await o.stored.flush(); await o.stored.close(); }
+  return true;
+}
+
+export const docsTasks: TaskTable = {
+  'docs.write': write,
+  'docs.get': get,
+  'docs.refresh': (a, init) => eachOpen(a, init, (o) => { o.stored.shard.refresh(); o.lastRefresh = Date.now(); return true; }),
+  'docs.flush': (a, init) => eachOpen(a, init, async (o) => { await o.stored.flush(); return true; }),
+  'docs.stats': (a, init) => eachOpen(a, init, (o): ShardStats => o.stored.shard.stats(o.stored.storeBytes())),
+  'docs.drop': dropIndex,
+  'docs.closeAll': closeAll,
+};

@@ -1,0 +1,123 @@
+/**
+ * The notifier against a loopback HTTP server standing in for Alertmanager: the v2 payload shape, external
+ * labels and alert relabelling, batches of 64, retries of a failed batch, and the `alerting` config section.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fetchPostJson, Notifier, toNotifierAlerts } from '../../src/engine/rules/notifier.ts';
+import { parseAlerting } from '../../src/engine/rules/alerting-config.ts';
+import type { Alert } from '../../src/engine/rules/alerting-rule.ts';
+
+interface Received { url: string; headers: IncomingMessage['headers']; body: unknown }
+
+async function fakeAlertmanager(statuses: number[] = []) {
+  const received: Received[] = [];
+  const server = createServer((req, res) => {
+    let data = '';
+    req.on('data', (c) => { data += c; });
+    req.on('end', () => {
+      received.push({ url: `${req.method} ${req.url}`, headers: req.headers, body: JSON.parse(data) });
+      res.statusCode = statuses.shift() ?? 200;
+      res.end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  return { received, port, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+const alert = (i: number, over: Partial<Alert> = {}): Alert => ({
+  labels: [{ name: 'alertname', value: 'High' }, { name: 'i', value: String(i) }],
+  annotations: [{ name: 'summary', value: `value ${i}` }],
+  state: 'firing', value: 1, activeAt: 1_700_000_000_000, firedAt: 1_700_000_030_000, resolvedAt: 0,
+  lastSentAt: 1_700_000_030_000, validUntil: 1_700_000_270_000, keepFiringSince: 0, ...over,
+});
+
+function notifier(warnings: string[] = []) {
+  return new Notifier({ queueCapacity: 10_000, post: fetchPostJson, warn: (m, f) => warnings.push(`${m} ${JSON.stringify(f)}`), backoffMs: 10 });
+}
+
+test('alerts are POSTed to /api/v2/alerts with the PostableAlert shape', async () => {
+  const am = await fakeAlertmanager();
+  try {
+    const setup = parseAlerting({
+      alertmanagers: [{ static_configs: [{ targets: [`127.0.0.1:${am.port}`] }], path_prefix: '/am', timeout: '5s' }],
+      alert_relabel_configs: [{ source_labels: ['i'], regex: '2', action: 'drop' }],
+    });
+    const n = notifier();
+    n.configure(setup.sets, [{ name: 'dc', value: 'eu' }, { name: 'i', value: 'ext' }], setup.alertRelabel);
+    assert.deepEqual(n.alertmanagerUrls(), [`http://127.0.0.1:${am.port}/am/api/v2/alerts`]);
+    n.send(toNotifierAlerts('up{job="a b"} == 0', [alert(1), alert(2), alert(3, { state: 'inactive', resolvedAt: 1_700_000_090_000 })], 'http://tessera:9090'));
+    await n.flush();
+    assert.equal(am.received.length, 1);
+    const r = am.received[0];
+    assert.equal(r.url, 'POST /am/api/v2/alerts');
+    assert.equal(r.headers['content-type'], 'application/json');
+    assert.deepEqual(r.body, [
+      {
+        annotations: { summary: 'value 1' }, endsAt: '2023-11-14T22:17:50.000Z', startsAt: '2023-11-14T22:13:50.000Z',
+        generatorURL: 'http://tessera:9090/graph?g0.expr=up%7Bjob%3D%22a+b%22%7D+%3D%3D+0&g0.tab=1',
+        labels: { alertname: 'High', dc: 'eu', i: '1' },
+      },
+      {
+        annotations: { summary: 'value 3' }, endsAt: '2023-11-14T22:14:50.000Z', startsAt: '2023-11-14T22:13:50.000Z',
+        generatorURL: 'http://tessera:9090/graph?g0.expr=up%7Bjob%3D%22a+b%22%7D+%3D%3D+0&g0.tab=1',
+        labels: { alertname: 'High', dc: 'eu', i: '3' },
+      },
+    ]);
+    assert.deepEqual(n.stats, { sent: 2, errors: 0, dropped: 0 });
+  } finally {
+    await am.close();
+  }
+});
+
+test('alerts go out in batches of at most 64', async () => {
+  const am = await fakeAlertmanager();
+  try {
+    const n = notifier();
+    n.configure(parseAlerting({ alertmanagers: [{ static_configs: [{ targets: [`127.0.0.1:${am.port}`] }] }] }).sets, [], []);
+    n.send(toNotifierAlerts('x', Array.from({ length: 70 }, (_, i) => alert(i)), 'http://t'));
+    await n.flush();
+    assert.deepEqual(am.received.map((r) => (r.body as unknown[]).length), [64, 6]);
+  } finally {
+    await am.close();
+  }
+});
+
+test('a failed batch is retried; a persistent failure is counted and logged', async () => {
+  const am = await fakeAlertmanager([500, 503, 200, 500, 500, 500, 400]);
+  try {
+    const warnings: string[] = [];
+    const n = notifier(warnings);
+    n.configure(parseAlerting({ alertmanagers: [{ static_configs: [{ targets: [`127.0.0.1:${am.port}`] }] }] }).sets, [], []);
+    n.send(toNotifierAlerts('x', [alert(1)], 'http://t'));
+    await n.flush();
+    assert.equal(am.received.length, 3);
+    assert.deepEqual(n.stats, { sent: 1, errors: 0, dropped: 0 });
+    n.send(toNotifierAlerts('x', [alert(2)], 'http://t'));
+    await n.flush();
+    assert.equal(am.received.length, 6);
+    assert.deepEqual(n.stats, { sent: 1, errors: 1, dropped: 0 });
+    assert.match(warnings[0], /Error sending alert.*bad response status 500/);
+    n.send(toNotifierAlerts('x', [alert(3)], 'http://t'));
+    await n.flush();
+    assert.equal(am.received.length, 7, 'a 4xx is not retried');
+  } finally {
+    await am.close();
+  }
+});
+
+test('alerting config: relabelled targets, dropped targets, unsupported settings', () => {
+  const s = parseAlerting({
+    alertmanagers: [{
+      scheme: 'https', static_configs: [{ targets: ['a:9093', 'b:9093'] }],
+      relabel_configs: [{ source_labels: ['__address__'], regex: 'b:.*', action: 'drop' }],
+    }],
+  });
+  assert.deepEqual(s.sets[0].urls, ['https://a:9093/api/v2/alerts']);
+  assert.deepEqual(s.dropped, ['https://b:9093/api/v2/alerts']);
+  assert.throws(() => parseAlerting({ alertmanagers: [{ api_version: 'v1' }] }), /api_version v1 is not supported/);
+  assert.throws(() => parseAlerting({ alertmanagers: [{ dns_sd_configs: [] }] }), /dns_sd_configs is not supported/);
+});

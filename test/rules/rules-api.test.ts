@@ -1,0 +1,152 @@
+/**
+ * `/api/v1/rules`, `/api/v1/alerts` and `/api/v1/alertmanagers` over HTTP on a real Tessera child process
+ * started with a `--config.file` that has `rule_files` and an Alertmanager (a loopback server in this
+ * test): the 2.42 JSON shapes, the `type` filter, the notification that reaches the Alertmanager, and a
+ * reload with a bad rule file that is refused while the old rules keep running.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServer } from '../support/server.ts';
+
+const RULES = `groups:
+  - name: example
+    interval: 1s
+    rules:
+      - record: job:one
+        expr: vector(1)
+        labels: {src: rule}
+      - alert: AlwaysFiring
+        expr: vector(1)
+        labels: {severity: none}
+        annotations:
+          summary: "always firing {{ $value }} in {{ $externalLabels.dc }}"
+      - alert: PendingForever
+        expr: vector(2) > 1
+        for: 1h
+`;
+
+async function getJson(url: string): Promise<{ status: number; body: any }> {
+  const r = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+  return { status: r.status, body: await r.json() };
+}
+
+async function until<T>(what: string, f: () => Promise<T | null>): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const v = await f();
+    if (v !== null) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
+
+test('rules and alerts API over HTTP, notifications, and a refused reload', { timeout: 90_000 }, async () => {
+  const posts: unknown[] = [];
+  const am = createServer((req, res) => {
+    let data = '';
+    req.on('data', (c) => { data += c; });
+    req.on('end', () => { if (req.url === '/api/v2/alerts') posts.push(JSON.parse(data)); res.end(); });
+  });
+  await new Promise<void>((r) => am.listen(0, '127.0.0.1', r));
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-rules-api-'));
+  writeFileSync(join(dir, 'rules.yml'), RULES);
+  writeFileSync(join(dir, 'prometheus.yml'), [
+    'global: {evaluation_interval: 1s, external_labels: {dc: eu}}',
+    'rule_files: ["rules.yml", "missing-*.yml"]',
+    'alerting:',
+    '  alertmanagers:',
+    `    - static_configs: [{targets: ["127.0.0.1:${(am.address() as AddressInfo).port}"]}]`,
+  ].join('\n'));
+  const srv = await startServer({
+    services: ['metrics'],
+    args: ['--config.file', join(dir, 'prometheus.yml'), '--web.enable-lifecycle', '--web.external-url', 'http://tessera.example:9090/'],
+  });
+  try {
+    const rules = await until('the alert to fire', async () => {
+      const r = await getJson(`${srv.promUrl}/api/v1/rules`);
+      return r.body.data.groups[0]?.rules[1]?.state === 'firing' ? r : null;
+    });
+    assert.equal(rules.status, 200);
+    assert.equal(rules.body.status, 'success');
+    const g = rules.body.data.groups[0];
+    assert.deepEqual(Object.keys(g), ['name', 'file', 'rules', 'interval', 'limit', 'evaluationTime', 'lastEvaluation']);
+    assert.equal(g.name, 'example');
+    assert.equal(g.file, join(dir, 'rules.yml'));
+    assert.equal(g.interval, 1);
+    assert.equal(g.limit, 0);
+    assert.match(g.lastEvaluation, RFC3339);
+    const [rec, firing, pending] = g.rules;
+    assert.deepEqual(Object.keys(rec).filter((k) => k !== 'lastError'),
+      ['name', 'query', 'labels', 'health', 'evaluationTime', 'lastEvaluation', 'type']);
+    assert.deepEqual([rec.name, rec.query, rec.labels, rec.type], ['job:one', 'vector(1)', { src: 'rule' }, 'recording']);
+    assert.deepEqual(Object.keys(firing), ['state', 'name', 'query', 'duration', 'keepFiringFor', 'labels', 'annotations', 'alerts',
+      'health', 'evaluationTime', 'lastEvaluation', 'type'].filter((k) => k in firing));
+    assert.equal(firing.type, 'alerting');
+    assert.equal(firing.duration, 0);
+    assert.deepEqual(firing.labels, { severity: 'none' });
+    assert.deepEqual(firing.annotations, { summary: 'always firing {{ $value }} in {{ $externalLabels.dc }}' });
+    assert.equal(firing.alerts.length, 1);
+    const a = firing.alerts[0];
+    assert.deepEqual(Object.keys(a), ['labels', 'annotations', 'state', 'activeAt', 'value']);
+    assert.deepEqual(a.labels, { alertname: 'AlwaysFiring', severity: 'none' });
+    assert.deepEqual(a.annotations, { summary: 'always firing 1 in eu' });
+    assert.equal(a.state, 'firing');
+    assert.equal(a.value, '1e+00');
+    assert.match(a.activeAt, RFC3339);
+    assert.equal(pending.state, 'pending');
+    assert.equal(pending.duration, 3600);
+    assert.deepEqual(pending.alerts.map((x: { state: string; value: string }) => [x.state, x.value]), [['pending', '2e+00']]);
+    assert.equal(pending.query, 'vector(2) > 1');
+
+    const onlyAlerts = await getJson(`${srv.promUrl}/api/v1/rules?type=alert`);
+    assert.deepEqual(onlyAlerts.body.data.groups[0].rules.map((r: { name: string }) => r.name), ['AlwaysFiring', 'PendingForever']);
+    const onlyRecords = await getJson(`${srv.promUrl}/api/v1/rules?type=RECORD`);
+    assert.deepEqual(onlyRecords.body.data.groups[0].rules.map((r: { name: string }) => r.name), ['job:one']);
+    const badType = await getJson(`${srv.promUrl}/api/v1/rules?type=foo`);
+    assert.equal(badType.status, 400);
+    assert.deepEqual(badType.body, { status: 'error', errorType: 'bad_data', error: 'invalid parameter "type": not supported value "foo"' });
+
+    const alerts = await getJson(`${srv.promUrl}/api/v1/alerts`);
+    assert.deepEqual(alerts.body.data.alerts.map((x: { labels: { alertname: string }; state: string }) => [x.labels.alertname, x.state]),
+      [['AlwaysFiring', 'firing'], ['PendingForever', 'pending']]);
+
+    const ams = await getJson(`${srv.promUrl}/api/v1/alertmanagers`);
+    assert.deepEqual(ams.body.data, {
+      activeAlertmanagers: [{ url: `http://127.0.0.1:${(am.address() as AddressInfo).port}/api/v2/alerts` }], droppedAlertmanagers: [],
+    });
+
+    const sent = await until('a notification', async () => (posts.length ? posts[0] as Record<string, unknown>[] : null));
+    assert.equal(sent.length, 1);
+    assert.deepEqual(sent[0].labels, { alertname: 'AlwaysFiring', dc: 'eu', severity: 'none' });
+    assert.deepEqual(sent[0].annotations, { summary: 'always firing 1 in eu' });
+    assert.equal(sent[0].generatorURL, 'http://tessera.example:9090/graph?g0.expr=vector%281%29&g0.tab=1');
+    assert.match(String(sent[0].startsAt), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.ok(Date.parse(String(sent[0].endsAt)) > Date.parse(String(sent[0].startsAt)));
+
+    // A bad rule file refuses the reload; the old rules stay.
+    writeFileSync(join(dir, 'rules.yml'), RULES.replace('expr: vector(1)\n        labels: {src: rule}', 'expr: sum(\n        labels: {src: rule}'));
+    const reload = await fetch(`${srv.promUrl}/-/reload`, { method: 'POST' });
+    assert.equal(reload.status, 500);
+    assert.match(await reload.text(), /rules\.yml: 6:15: group "example", rule 1, "job:one": could not parse expression: 1:5: parse error/);
+    const after = await getJson(`${srv.promUrl}/api/v1/rules`);
+    assert.equal(after.body.data.groups[0].rules.length, 3);
+
+    // A good reload replaces the rules.
+    writeFileSync(join(dir, 'rules.yml'), 'groups:\n  - name: other\n    rules:\n      - record: two\n        expr: vector(2)\n');
+    assert.equal((await fetch(`${srv.promUrl}/-/reload`, { method: 'POST' })).status, 200);
+    const replaced = await getJson(`${srv.promUrl}/api/v1/rules`);
+    assert.deepEqual(replaced.body.data.groups.map((x: { name: string; interval: number }) => [x.name, x.interval]), [['other', 1]]);
+    assert.deepEqual((await getJson(`${srv.promUrl}/api/v1/alerts`)).body.data, { alerts: [] });
+  } finally {
+    await srv.destroy();
+    await new Promise<void>((r) => am.close(() => r()));
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

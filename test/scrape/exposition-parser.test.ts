@@ -1,0 +1,90 @@
+/**
+ * Table tests for the exposition parser: every case in `cases/exposition.cases` is parsed as text 0.0.4
+ * or OpenMetrics and compared sample by sample (labels, value, timestamp) and metadata by metadata, or
+ * must fail with a message containing the expected text.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { parseBody, formatSeries, formatSampleValue, isOpenMetrics } from '../../src/engine/scrape/exposition.ts';
+import { ExpositionParser, ENTRY_EOF, ENTRY_SERIES } from '../../src/engine/scrape/exposition-parser.ts';
+
+interface Case { name: string; om: boolean; body: string; want: string[]; error: string | null }
+
+function loadCases(): Case[] {
+  const text = readFileSync(new URL('./cases/exposition.cases', import.meta.url), 'utf8');
+  const cases: Case[] = [];
+  for (const chunk of text.split(/^=== /m).slice(1)) {
+    const lines = chunk.split('\n');
+    const c: Case = { name: lines[0].trim(), om: false, body: '', want: [], error: null };
+    let mode: 'body' | 'want' | 'error' = 'body';
+    const body: string[] = [];
+    for (const line of lines.slice(1)) {
+      if (line === '--- want') { mode = 'want'; continue; }
+      if (line === '--- error') { mode = 'error'; continue; }
+      if (mode !== 'body' && line === 'om') { c.om = true; continue; }
+      if (mode === 'body') body.push(line.replace(/<TAB>/g, '\t').replace(/<CR>/g, '\r'));
+      else if (mode === 'want' && line.trim() !== '') c.want.push(line);
+      else if (mode === 'error' && line.trim() !== '') c.error = line;
+    }
+    while (body.length && body[body.length - 1] === '') body.pop();
+    c.body = body.join('\n') + '\n';
+    cases.push(c);
+  }
+  return cases;
+}
+
+function render(body: string, om: boolean): string[] {
+  const parsed = parseBody(body, om);
+  const out = parsed.samples.map((s) => `${formatSeries(s.labels)} ${formatSampleValue(s.v)}${Number.isNaN(s.t) ? '' : ` ${s.t}`}`);
+  for (const [name, m] of parsed.metadata) out.push(`@meta ${name}|${m.type}|${m.help}|${m.unit}`);
+  return out;
+}
+
+const cases = loadCases();
+test('case file is not empty', () => assert.ok(cases.length >= 20, `only ${cases.length} cases`));
+
+for (const c of cases) {
+  test(`exposition: ${c.name}`, () => {
+    if (c.error !== null) {
+      assert.throws(() => render(c.body, c.om), (e: Error) => {
+        assert.ok(e.message.includes(c.error!), `message ${JSON.stringify(e.message)} lacks ${JSON.stringify(c.error)}`);
+        return true;
+      });
+      return;
+    }
+    // Multi-line @meta help text in the case file is joined back with \n.
+    const want: string[] = [];
+    for (const w of c.want) {
+      if (w.startsWith('@') || want.length === 0 || !want[want.length - 1].startsWith('@meta')) want.push(w);
+      else want[want.length - 1] += '\n' + w;
+    }
+    assert.deepEqual(render(c.body, c.om), want);
+  });
+}
+
+test('series key is the series text as written and labels() is lazy', () => {
+  const p = new ExpositionParser('a{x="1"} 1\na{x="1"} 2\n', { openMetrics: false });
+  assert.equal(p.next(), ENTRY_SERIES);
+  const k1 = p.seriesKey;
+  assert.equal(p.next(), ENTRY_SERIES);
+  assert.equal(p.seriesKey, k1);
+  assert.equal(k1, 'a{x="1"}');
+  assert.deepEqual(p.labels(), [{ name: '__name__', value: 'a' }, { name: 'x', value: '1' }]);
+  assert.equal(p.next(), ENTRY_EOF);
+});
+
+test('skipCreated drops _created series of counters only', () => {
+  const body = '# TYPE c counter\nc_total 1\nc_created 5\n# TYPE g gauge\ng_created 3\n# EOF\n';
+  const p = new ExpositionParser(body, { openMetrics: true, skipCreated: true });
+  const seen: string[] = [];
+  for (let e = p.next(); e !== ENTRY_EOF; e = p.next()) if (e === ENTRY_SERIES) seen.push(p.seriesKey);
+  assert.deepEqual(seen, ['c_total', 'g_created']);
+});
+
+test('content negotiation picks OpenMetrics only for its media type', () => {
+  assert.equal(isOpenMetrics('application/openmetrics-text; version=1.0.0; charset=utf-8'), true);
+  assert.equal(isOpenMetrics('text/plain; version=0.0.4'), false);
+  assert.equal(isOpenMetrics(''), false);
+  assert.equal(isOpenMetrics('application/json'), false);
+});

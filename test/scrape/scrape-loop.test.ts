@@ -1,0 +1,165 @@
+/**
+ * The scrape loop against a loopback target served by the test: labels, report series, staleness markers,
+ * failed scrapes storing nothing, honor_labels, metric relabelling; and the manager with file SD and reload.
+ */
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/engine/scrape/config.ts';
+import { buildTargets } from '../../src/engine/scrape/target.ts';
+import { ScrapeLoop } from '../../src/engine/scrape/scrape-loop.ts';
+import { httpGet } from '../../src/engine/scrape/http-get.ts';
+import { ScrapeManager } from '../../src/engine/scrape/scrape-manager.ts';
+import { formatSeries } from '../../src/engine/scrape/exposition.ts';
+import { isStaleNaN, type IngestSample } from '../../src/engine/scrape/sample-sink.ts';
+
+let body = '';
+let contentType = 'text/plain; version=0.0.4';
+let status = 200;
+const server: Server = createServer((req, res) => {
+  res.writeHead(status, { 'Content-Type': contentType });
+  res.end(body);
+});
+await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+const port = (server.address() as { port: number }).port;
+after(() => server.close());
+
+class MemSink {
+  batches: IngestSample[][] = [];
+  async append(s: IngestSample[]): Promise<void> { this.batches.push(s); }
+  last(): Map<string, number> {
+    const m = new Map<string, number>();
+    for (const s of this.batches[this.batches.length - 1] ?? []) m.set(formatSeries(s.labels), s.v);
+    return m;
+  }
+}
+
+let clock = 1_700_000_000_000;
+function loopFor(yaml: string, sink: MemSink): ScrapeLoop {
+  const cfg = loadConfig(yaml.replace('PORT', String(port)), '/p.yml').scrapeConfigs[0];
+  const t = buildTargets(cfg, cfg.staticConfigs).active[0];
+  return new ScrapeLoop(t, cfg, { sink, now: () => clock, get: httpGet });
+}
+
+const JOB = `scrape_configs:\n  - job_name: app\n    static_configs: [{targets: ["127.0.0.1:PORT"], labels: {env: test}}]\n`;
+
+test('a scrape stores samples with job/instance labels and report series', async () => {
+  const sink = new MemSink();
+  const loop = loopFor(JOB, sink);
+  body = '# TYPE reqs counter\n# HELP reqs Requests.\nreqs{code="200"} 5\ntemp 21.5 1234\n';
+  const r = await loop.scrapeOnce();
+  assert.equal(r.health, 'up');
+  const got = sink.last();
+  const inst = `127.0.0.1:${port}`;
+  assert.equal(got.get(`reqs{code="200",env="test",instance="${inst}",job="app"}`), 5);
+  assert.equal(got.get(`temp{env="test",instance="${inst}",job="app"}`), 21.5);
+  assert.equal(got.get(`up{env="test",instance="${inst}",job="app"}`), 1);
+  assert.equal(got.get(`scrape_samples_scraped{env="test",instance="${inst}",job="app"}`), 2);
+  assert.equal(got.get(`scrape_samples_post_metric_relabeling{env="test",instance="${inst}",job="app"}`), 2);
+  assert.equal(got.get(`scrape_series_added{env="test",instance="${inst}",job="app"}`), 2);
+  assert.ok(got.has(`scrape_duration_seconds{env="test",instance="${inst}",job="app"}`));
+  const temp = sink.batches[0].find((s) => formatSeries(s.labels).startsWith('temp'))!;
+  assert.equal(temp.t, 1234, 'honor_timestamps keeps the exposed timestamp');
+  assert.deepEqual(loop.metadata.get('reqs'), { type: 'counter', help: 'Requests.', unit: '' });
+
+  // Second scrape: reqs disappears -> stale marker; the cached series is reused (no new series added).
+  clock += 15_000;
+  body = 'temp 22\n';
+  await loop.scrapeOnce();
+  const b = sink.batches[1];
+  const stale = b.find((s) => formatSeries(s.labels).startsWith('reqs'));
+  assert.ok(stale && isStaleNaN(stale.v) && stale.t === clock);
+  assert.equal(sink.last().get(`scrape_series_added{env="test",instance="${inst}",job="app"}`), 0);
+});
+
+test('a broken line fails the scrape, stores nothing from it and marks previous series stale', async () => {
+  const sink = new MemSink();
+  const loop = loopFor(JOB, sink);
+  body = 'good 1\n';
+  await loop.scrapeOnce();
+  clock += 15_000;
+  body = 'good 2\nbad{x="1" 3\nother 4\n';
+  const r = await loop.scrapeOnce();
+  assert.equal(r.health, 'down');
+  assert.equal(loop.health, 'down');
+  assert.match(loop.lastError, /line 2/);
+  const names = sink.batches[1].map((s) => `${formatSeries(s.labels).split('{')[0]}=${isStaleNaN(s.v) ? 'stale' : s.v}`);
+  assert.ok(names.includes('good=stale'));
+  assert.ok(!names.includes('good=2') && !names.some((n) => n.startsWith('other')));
+  assert.ok(names.includes('up=0'));
+});
+
+test('HTTP errors and refused connections give Prometheus-style lastError', async () => {
+  const sink = new MemSink();
+  const loop = loopFor(JOB, sink);
+  status = 500;
+  await loop.scrapeOnce();
+  status = 200;
+  assert.equal(loop.lastError, 'server returned HTTP status 500 Internal Server Error');
+  const dead = loopFor(JOB.replace('127.0.0.1:PORT', '127.0.0.1:1'), sink);
+  await dead.scrapeOnce();
+  assert.equal(dead.health, 'down');
+  assert.equal(dead.lastError, 'Get "http://127.0.0.1:1/metrics": dial tcp 127.0.0.1:1: connect: connection refused');
+});
+
+test('honor_labels and metric_relabel_configs', async () => {
+  body = 'm{job="inner",instance="i1"} 1\ndropme 2\n';
+  const clash = new MemSink();
+  await loopFor(JOB, clash).scrapeOnce();
+  const inst = `127.0.0.1:${port}`;
+  assert.ok(clash.last().has(`m{env="test",exported_instance="i1",exported_job="inner",instance="${inst}",job="app"}`));
+  const honored = new MemSink();
+  await loopFor(JOB.replace('job_name: app', `job_name: app\n    honor_labels: true\n    metric_relabel_configs:\n      - source_labels: [__name__]\n        regex: dropme\n        action: drop`), honored).scrapeOnce();
+  const got = honored.last();
+  assert.ok(got.has('m{env="test",instance="i1",job="inner"}'));
+  assert.ok(![...got.keys()].some((k) => k.startsWith('dropme')));
+  assert.equal(got.get(`scrape_samples_post_metric_relabeling{env="test",instance="${inst}",job="app"}`), 1);
+  assert.equal(got.get(`scrape_samples_scraped{env="test",instance="${inst}",job="app"}`), 2);
+});
+
+test('OpenMetrics responses are parsed as OpenMetrics', async () => {
+  const sink = new MemSink();
+  contentType = 'application/openmetrics-text; version=1.0.0; charset=utf-8';
+  body = '# TYPE c counter\nc_total 3 100.5\n# EOF\n';
+  await loopFor(JOB, sink).scrapeOnce();
+  contentType = 'text/plain; version=0.0.4';
+  const c = sink.batches[0].find((s) => formatSeries(s.labels).startsWith('c_total'))!;
+  assert.equal(c.t, 100_500);
+});
+
+test('manager: file SD targets appear, reload keeps survivors, removed targets go stale', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-sd-'));
+  try {
+    const sd = join(dir, 'targets.json');
+    writeFileSync(sd, JSON.stringify([{ targets: [`127.0.0.1:${port}`], labels: { team: 'a' } }]));
+    body = 'x 1\n';
+    const sink = new MemSink();
+    const errors: string[] = [];
+    const mgr = new ScrapeManager({ sink, now: () => Date.now(), get: httpGet, jitterSeed: 't', onError: (m) => errors.push(m) });
+    const yaml = (iv: string) => `scrape_configs:\n  - job_name: sd\n    scrape_interval: ${iv}\n    file_sd_configs: [{files: ["${dir}/*.json"]}]\n`;
+    await mgr.apply(loadConfig(yaml('100ms'), join(dir, 'p.yml')));
+    const pools = mgr.snapshot();
+    assert.equal(pools[0].loops.length, 1);
+    assert.deepEqual(pools[0].loops[0].target.labels.map((l) => l.name), ['instance', 'job', 'team']);
+    await waitFor(() => sink.batches.length > 0);
+    // File change: the target goes away -> staleness markers for its series.
+    writeFileSync(sd, '[]');
+    await waitFor(() => mgr.snapshot()[0].loops.length === 0);
+    await waitFor(() => sink.batches.some((b) => b.some((s) => formatSeries(s.labels).startsWith('x{') && isStaleNaN(s.v))));
+    await mgr.stop();
+    assert.deepEqual(errors, []);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+async function waitFor(cond: () => boolean, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

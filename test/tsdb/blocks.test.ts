@@ -1,0 +1,163 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { MATCH_EQUAL, MATCH_REGEXP, newMatcher } from '../../src/engine/tsdb/api.ts';
+import { cleanTombstones, headSizeBytes, snapshot, tick } from '../../src/engine/tsdb/db-maintenance.ts';
+import { writeBlock } from '../../src/engine/tsdb/block-writer.ts';
+import { ULID_RE } from '../../src/engine/tsdb/ulid.ts';
+import { labelsFromRecord } from '../../src/engine/tsdb/labels.ts';
+import type { Tsdb } from '../../src/engine/tsdb/db.ts';
+import { batch, openTestDb, tempDir, TestClock } from './support/db.ts';
+
+const H = 3_600_000;
+const ALL = [newMatcher(MATCH_REGEXP, '__name__', '.+')];
+const blockDirs = (dir: string) => readdirSync(dir).filter((n) => ULID_RE.test(n)).sort();
+
+/** `n` series sampled every minute over [fromH, toH) hours, time-major; value = minute index. */
+async function ingest(db: Tsdb, n: number, fromH: number, toH: number): Promise<void> {
+  for (let t = fromH * H; t < toH * H; t += 10 * 60_000) {
+    const s: [Record<string, string>, number, number][] = [];
+    for (let k = 0; k < 10; k++) for (let i = 0; i < n; i++) s.push([{ __name__: 'm', i: String(i) }, t + k * 60_000, (t + k * 60_000) / 60_000]);
+    s.sort((a, b) => a[1] - b[1]);
+    await db.append(batch(s));
+  }
+}
+
+function assertSeriesComplete(db: Tsdb, fromH: number, toH: number, n: number): void {
+  const got = db.select(ALL, fromH * H, toH * H - 1);
+  assert.equal(got.length, n);
+  for (const s of got) {
+    assert.equal(s.t.length, (toH - fromH) * 60, `samples of ${JSON.stringify(s.labels)}`);
+    for (let i = 0; i < s.t.length; i++) {
+      assert.equal(s.t[i], fromH * H + i * 60_000);
+      assert.equal(s.v[i], s.t[i] / 60_000);
+    }
+  }
+}
+
+test('head is cut into 2h blocks at 1.5x span; queries span blocks and head; compaction merges 3 blocks', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const clock = new TestClock();
+    const { db, store } = await openTestDb(dir, undefined, { now: clock.now });
+    await ingest(db, 5, 0, 10);
+    const r = await tick(db);
+    assert.equal(r.blocksCut, 4);
+    assert.equal(r.compactions, 1);
+    const metas = blockDirs(dir).map((n) => JSON.parse(readFileSync(path.join(dir, n, 'meta.json'), 'utf8')));
+    assert.deepEqual(metas.map((m) => [m.minTime / H, m.maxTime / H, m.compaction.level]).sort((a, b) => a[0] - b[0]), [[0, 6, 2], [6, 8, 1]]);
+    assert.equal(metas.find((m) => m.minTime === 0).compaction.sources.length, 3);
+    assert.equal(metas.find((m) => m.minTime === 0).stats.numSamples, 5 * 360);
+    assert.equal(db.head.minTime, 8 * H);
+    assertSeriesComplete(db, 0, 10, 5);
+    assertSeriesComplete(db, 5, 9, 5);
+    // samples before the newest block's end are now out of bounds
+    const oob = await db.append(batch([[{ __name__: 'm', i: '0' }, 8 * H - 1, 1]]));
+    assert.equal(oob.outOfBounds, 1);
+    await db.close();
+    // reopen: blocks + checkpoint + WAL tail give back the same data
+    const { db: db2 } = await openTestDb(dir, store, { now: clock.now });
+    assertSeriesComplete(db2, 0, 10, 5);
+    assert.equal(readdirSync(dir).filter((n) => n.startsWith('checkpoint.')).length, 1);
+    await db2.close();
+  } finally { cleanup(); }
+});
+
+test('retention by time drops blocks older than the newest block max time minus retention', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const { db } = await openTestDb(dir, undefined, { retentionMs: 5 * H, maxBlockDurationMs: 2 * H });
+    await ingest(db, 2, 0, 13);
+    const r = await tick(db);
+    assert.equal(r.compactions, 0);
+    // blocks [0,2) … [8,10); newest maxTime 10h: blocks ending more than 5h earlier (2h, 4h) go
+    assert.equal(r.blocksDeleted, 2);
+    const spans = db.blocks.map((b) => [b.minTime / H, b.maxTime / H]);
+    assert.deepEqual(spans, [[4, 6], [6, 8], [8, 10]]);
+    assert.equal(blockDirs(dir).length, 3);
+    assert.equal(db.select(ALL, 0, 4 * H - 1).length, 0);
+    assertSeriesComplete(db, 4, 13, 2);
+    await db.close();
+  } finally { cleanup(); }
+});
+
+test('retention by size keeps the newest blocks that fit', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const { db } = await openTestDb(dir, undefined, { maxBlockDurationMs: 2 * H });
+    await ingest(db, 20, 0, 11);
+    await tick(db);
+    assert.equal(db.blocks.length, 4);
+    const sizes = db.blocks.map((b) => b.sizeBytes);
+    const limit = (await headSizeBytes(db)) + sizes[3] + sizes[2] + 10;
+    (db.opts as { retentionBytes?: number }).retentionBytes = limit;
+    const r = await tick(db);
+    assert.equal(r.blocksDeleted, 2);
+    assert.deepEqual(db.blocks.map((b) => b.minTime / H), [4, 6]);
+    await db.close();
+  } finally { cleanup(); }
+});
+
+test('delete_series hides data at once in blocks and head; clean_tombstones rewrites blocks', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const { db, store } = await openTestDb(dir, undefined, { maxBlockDurationMs: 2 * H });
+    await ingest(db, 3, 0, 6);
+    await tick(db);
+    assert.equal(db.blocks.length, 2); // [0,2h) [2h,4h); the head keeps [4h,6h)
+    const before = db.blocks.map((b) => b.ulid);
+    const sel = [newMatcher(MATCH_EQUAL, 'i', '1')];
+    await db.deleteSeries(sel, H, 5 * H);
+    const got = db.select(sel, 0, 6 * H)[0];
+    assert.equal(got.t.length, 60 + 59); // [0,1h) and (5h, 6h)
+    assert.equal(db.select([newMatcher(MATCH_EQUAL, 'i', '0')], 0, 6 * H)[0].t.length, 360);
+    assert.deepEqual(db.blocks.map((b) => b.meta.stats.numTombstones), [1, 1]);
+    const n = await cleanTombstones(db);
+    assert.equal(n, 2);
+    assert.equal(db.blocks.some((b) => before.includes(b.ulid)), false);
+    assert.deepEqual(db.blocks.map((b) => b.tombstones.size), [0, 0]);
+    assert.deepEqual(db.blocks.map((b) => b.meta.stats.numSamples), [3 * 120 - 60, 2 * 120]);
+    for (const u of before) assert.equal(existsSync(path.join(dir, u)), false);
+    assert.equal(db.select(sel, 0, 6 * H)[0].t.length, 119);
+    await db.close();
+    const { db: db2 } = await openTestDb(dir, store);
+    assert.equal(db2.select(sel, 0, 6 * H)[0].t.length, 119); // head tombstone replayed from the WAL
+    await db2.close();
+  } finally { cleanup(); }
+});
+
+test('writeBlock output is picked up by reloadBlocks and merged with head data', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const imp = path.join(dir, 'import');
+    const { db } = await openTestDb(path.join(dir, 'shard'), undefined, { extraBlockDirs: [imp] });
+    await db.append(batch([[{ __name__: 'x', a: 'b' }, 2 * H + 5, 7]]));
+    const t = Float64Array.from([1000, 2000, 3000]), v = Float64Array.from([1, 2, 3]);
+    const id = await writeBlock(imp, [{ labels: labelsFromRecord({ __name__: 'x', a: 'b' }), t, v },
+      { labels: labelsFromRecord({ __name__: 'y' }), t, v }], 0, 2 * H);
+    assert.match(id, ULID_RE);
+    assert.equal(db.select(ALL, 0, 3 * H).length, 1);
+    await db.reloadBlocks();
+    const got = db.select(ALL, 0, 3 * H);
+    assert.deepEqual(got.map((s) => [...s.t]), [[1000, 2000, 3000, 2 * H + 5], [1000, 2000, 3000]]);
+    // an imported block does not make the head refuse its own older samples
+    assert.equal((await db.append(batch([[{ __name__: 'z' }, 2 * H - 1, 1]]))).added, 1);
+    await db.close();
+  } finally { cleanup(); }
+});
+
+test('snapshot holds blocks and head', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const { db } = await openTestDb(path.join(dir, 'db'), undefined, { maxBlockDurationMs: 2 * H });
+    await ingest(db, 2, 0, 4);
+    await tick(db);
+    const snap = path.join(dir, 'snap');
+    await snapshot(db, snap, true);
+    const { db: view } = await openTestDb(snap);
+    assertSeriesComplete(view, 0, 4, 2);
+    await view.close();
+    await db.close();
+  } finally { cleanup(); }
+});
