@@ -73,6 +73,7 @@ export class WorkflowEngine {
     const m = MANAGE_OPS[op];
     if (m) return this.withJob((job) => m(this.runner, args, job));
     if (op === 'clock') return this.clockOp(args);
+    if (op === 'sync') return null; // answered after the commit of everything before it (the worker's rule)
     throw new InvalidArgumentError('INVALID_ARGUMENT', `unknown workflow op ${op}`);
   }
 

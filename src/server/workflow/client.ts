@@ -45,10 +45,14 @@ export class WorkflowClient {
   private bytesSinceCut = 0;
   private cutAt: { pos: WalPosition; lastSeq: number } | null = null;
   private readonly inFlightSeqs = new Set<number>();
+  private truncating = false;
+  private readonly cutEvery: number;
   private dead: EngineError | null = null;
   private stopping = false;
 
-  constructor(private readonly opts: WorkflowClientOptions) {}
+  constructor(private readonly opts: WorkflowClientOptions) {
+    this.cutEvery = Math.max(4096, Math.min(CUT_EVERY_BYTES, Math.floor(opts.walSegmentSizeBytes / 2)));
+  }
 
   async start(): Promise<void> {
     const o = this.opts;
@@ -90,6 +94,7 @@ export class WorkflowClient {
     this.nextSeq = maxSeq + 1;
     await Promise.all(again);
     if (again.length) this.opts.log.info('workflow: replayed unapplied events from the WAL', { events: again.length });
+    await this.call('sync', {}); // the replayed events are committed to LMDB before their records go
     const pos = await this.wal.cut();
     await this.wal.truncateBefore(pos);
   }
@@ -117,17 +122,32 @@ export class WorkflowClient {
     }
   }
 
+  /**
+   * Every CUT_EVERY bytes the WAL is cut; once every event up to the cut has been answered, a `sync` request
+   * waits for the LMDB commit that covers them (event replies do not wait for it), and then the segments
+   * before the cut are deleted. `lastSeq` is read in the same tick as `cut()` is queued, so every event at
+   * or below it was queued before the cut and every later one after it.
+   */
   private async maybeTruncate(): Promise<void> {
-    if (this.cutAt === null && this.bytesSinceCut >= CUT_EVERY_BYTES) {
+    if (this.cutAt === null && !this.truncating && this.bytesSinceCut >= this.cutEvery) {
       this.bytesSinceCut = 0;
+      this.truncating = true;
       const lastSeq = this.nextSeq - 1;
-      this.cutAt = { pos: await this.wal.cut(), lastSeq };
+      try { this.cutAt = { pos: await this.wal.cut(), lastSeq }; } finally { this.truncating = false; }
     }
     const c = this.cutAt;
-    if (!c) return;
+    if (!c || this.truncating) return;
     for (const s of this.inFlightSeqs) if (s <= c.lastSeq) return;
-    this.cutAt = null;
-    await this.wal.truncateBefore(c.pos);
+    this.truncating = true;
+    try {
+      await this.call('sync', {});
+      this.cutAt = null;
+      await this.wal.truncateBefore(c.pos);
+    } catch (err) {
+      this.opts.log.warn('workflow: WAL truncation postponed', { err: (err as Error).message });
+    } finally {
+      this.truncating = false;
+    }
   }
 
   private send(op: string, args: unknown, seq: number): Promise<unknown> {
