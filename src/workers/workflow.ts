@@ -68,11 +68,11 @@ function main(): void {
       const late: WorkflowReply[] = [];
       let n = 0;
       do { handle(unpack<WorkflowRequest>(m), early, late); } while (++n < BATCH && (m = ring.tryRead()));
-      for (const r of early) post(r);
+      if (early.length) post(early.length === 1 ? early[0] : { type: 'replies', replies: early });
       if (!init.testClock) await engine.runDue();
       if (late.length) {
         // Not awaited: the next batch is processed while this one commits (commits stay in order).
-        void engine.flush().then(() => { for (const r of late) post(r); }, fatal);
+        void engine.flush().then(() => post(late.length === 1 ? late[0] : { type: 'replies', replies: late }), fatal);
       } else if (!lazy) {
         // Only WAL-backed events (and reads) in this batch: commit a little later, together with more of
         // them. LMDB page writes and fsyncs contend with the WAL's fsync on the same file system.

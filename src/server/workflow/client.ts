@@ -161,6 +161,7 @@ export class WorkflowClient {
   }
 
   private settle(m: WorkflowReply): void {
+    if (m.type === 'replies') { for (const r of m.replies) this.settle(r); return; }
     if (m.type !== 'reply') return;
     const p = this.pending.get(m.id);
     if (!p) return;
