@@ -125,3 +125,38 @@ test('element types in any casing and already-parsed JSON fields are accepted an
   assert.equal(wf.workflowElements[1].incomings, '["p"]');
   assert.deepEqual(JSON.parse(wf.workflowElements[1].extensions!), { action: 'tag', actionValue: ['x', 'y'], repeat: true });
 });
+
+test('serial per contact: a contact waiting on a webhook queues its next event; other contacts go on', async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => { release = r; });
+  let calls = 0;
+  const fakeFetch = (async () => {
+    if (++calls === 1) await gate;
+    return new Response('{}', { status: 200 });
+  }) as typeof fetch;
+  const e = new WorkflowEngine({ kv: new MemoryKv(), realNow: () => 5_000, fetch: fakeFetch });
+  e.call('channels.upsert', { body: { businessId: 1, channelId: 'ch1' } });
+  e.call('workflow.save', { body: { version: 1, businessId: 1, title: 't', enable: true, status: 1, workflowElements: [
+    { displayId: 'e1', type: 'Event', incomings: [], outgoings: ['p1'], properties: [{ name: 'event', operation: 'in', value: 'livestream' }] },
+    { displayId: 'w1', type: 'Action', incomings: ['p1'], outgoings: ['p2'], extensions: { action: 'webhook', actionValue: { url: 'http://127.0.0.1:9/x' } } },
+    { displayId: 'a1', type: 'Action', incomings: ['p2'], outgoings: [], extensions: { action: 'tag', actionValue: 'after', repeat: true } },
+  ] } });
+  const play = (c: string) => e.call('event', { seq: 0, body: { event: 'play', channel_id: 'ch1', business_id: 1, contact_id: c } });
+  const first = play('c1');
+  assert.ok(first instanceof Promise, 'the first event waits for its webhook');
+  const second = play('c1');
+  assert.ok(second instanceof Promise, "c1's next event is queued behind it");
+  const state = () => (e.call('state', { businessId: 1, contactId: 'c1', channelId: 'ch1' }) as Record<string, number>).livestream_rule_playcount_ch1;
+  assert.equal(state(), 1, 'the queued event has not touched the state yet');
+  const other = await play('c2');
+  assert.equal((other as { runsStarted: unknown[] }).runsStarted.length, 1, 'another contact is not blocked');
+  release();
+  const [r1, r2] = await Promise.all([first, second]) as { runsStarted: { runId: string }[]; entryRejected: unknown[] }[];
+  assert.equal(r1.runsStarted.length, 1);
+  assert.equal(r2.runsStarted.length, 1, 'run 1 had completed when the second event was processed');
+  assert.deepEqual(r2.entryRejected, []);
+  assert.equal(state(), 2);
+  const runs = e.call('workflow.runs', { id: 1, contactId: 'c1' }) as { entryNo: number; status: string }[];
+  assert.deepEqual(runs.map((r) => [r.entryNo, r.status]), [[1, 'completed'], [2, 'completed']]);
+  assert.deepEqual(e.call('contacts.tags', { businessId: 1, contactId: 'c1' }), ['after']);
+});

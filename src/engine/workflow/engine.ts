@@ -134,7 +134,11 @@ export class WorkflowEngine {
 
   private fire(t: Timer): unknown {
     const run = this.st.runs.get(t.runId);
-    return this.withContact(`${run?.businessId}|${run?.contactId}`, (job) => fireTimer(this.runner, t, job));
+    // The contact may be busy (a webhook in flight): by the time this runs, a reschedule may have moved
+    // the timer into the future (it then has a fresh heap entry) or it may be gone.
+    return this.withContact(`${run?.businessId}|${run?.contactId}`, (job) => {
+      if (t.state === 'pending' && t.fireAt !== null && t.fireAt <= this.clock.now()) fireTimer(this.runner, t, job);
+    });
   }
 
   /** Earliest pending fire time (Infinity when none); the worker's scheduler sleeps until then. */
