@@ -48,7 +48,9 @@ function main(): void {
   const handle = (req: WorkflowRequest, early: WorkflowReply[], late: WorkflowReply[]): void => {
     const done = EARLY_OPS.has(req.op) || engine.isQuery(req.op) ? early : late;
     let out: unknown;
-    try { out = engine.call(req.op, req.args); } catch (err) { done.push({ type: 'reply', id: req.id, ok: false, error: toWire(err) }); return; }
+    const walRecord = (req.args as { walRecord?: Uint8Array } | null)?.walRecord;
+    const args = walRecord ? unpack(walRecord) : req.args;
+    try { out = engine.call(req.op, args); } catch (err) { done.push({ type: 'reply', id: req.id, ok: false, error: toWire(err) }); return; }
     if (!(out instanceof Promise)) { done.push({ type: 'reply', id: req.id, ok: true, value: out }); return; }
     out.then(
       (value) => engine.flush().then(() => post({ type: 'reply', id: req.id, ok: true, value })),

@@ -115,7 +115,8 @@ export class WorkflowClient {
     try {
       await this.wal.append(WORKFLOW_WAL_RECORD_INGEST, payload);
       this.bytesSinceCut += payload.byteLength;
-      return await this.send(op, { seq, body, at: rec.at }, seq);
+      // The worker gets the WAL payload itself ({seq, op, body, at}): the body is encoded once.
+      return await this.send(op, { walRecord: payload }, seq);
     } finally {
       this.inFlightSeqs.delete(seq);
       void this.maybeTruncate();
