@@ -62,6 +62,14 @@ test('14b. real clock: a delay that came due while the server was down fires on 
     // The start-up backfill runs before the server reports ready.
     assert.deepEqual((await f.api('GET', '/contacts/170/c1/tags')).body.data, ['late']);
     assert.equal((await f.api('GET', '/workflow/actions')).body.data.length, 1);
+    // And while running, the scheduler fires a due timer on its own (no request needed).
+    await event(f, { event: 'submit', channel_id: 'ch1', business_id: 170, contact_id: 'c2' });
+    let tags: string[] = [];
+    for (let i = 0; i < 50 && tags.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      tags = (await f.api('GET', '/contacts/170/c2/tags')).body.data;
+    }
+    assert.deepEqual(tags, ['late']);
   } finally { await f.server.destroy(); }
 });
 
