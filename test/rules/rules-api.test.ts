@@ -130,6 +130,11 @@ test('rules and alerts API over HTTP, notifications, and a refused reload', { ti
     assert.match(String(sent[0].startsAt), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     assert.ok(Date.parse(String(sent[0].endsAt)) > Date.parse(String(sent[0].startsAt)));
 
+    const metrics = await (await fetch(`${srv.promUrl}/metrics`)).text();
+    assert.match(metrics, new RegExp(`prometheus_rule_evaluations_total\\{rule_group="${join(dir, 'rules.yml')};example"\\} [1-9]`));
+    assert.match(metrics, /prometheus_notifications_alertmanagers_discovered 1/);
+    assert.match(metrics, /prometheus_notifications_sent_total [1-9]/);
+
     // A bad rule file refuses the reload; the old rules stay.
     writeFileSync(join(dir, 'rules.yml'), RULES.replace('expr: vector(1)\n        labels: {src: rule}', 'expr: sum(\n        labels: {src: rule}'));
     const reload = await fetch(`${srv.promUrl}/-/reload`, { method: 'POST' });

@@ -46,6 +46,9 @@ export class Group {
   lastEvaluation = 0;
   /** Set when the group is removed by a reload: its series get stale markers when it stops. */
   markStale = false;
+  /** Rule evaluations and failed ones, for `prometheus_rule_evaluations_total` / `_failures_total`. */
+  evalTotal = 0;
+  evalFailures = 0;
   private shouldRestore: boolean;
   private iterations = 0;
   private cancel: (() => void) | null = null;
@@ -136,6 +139,7 @@ export class Group {
     const rule = this.rules[i];
     rule.evaluationTimestamp = this.env.clock.now();
     const t0 = performance.now();
+    this.evalTotal++;
     try {
       let vector;
       try {
@@ -143,6 +147,7 @@ export class Group {
       } catch (e) {
         rule.health = 'err';
         rule.lastError = (e as Error).message ?? String(e);
+        this.evalFailures++;
         this.env.warn('Evaluating rule failed', { group: this.name, rule: rule.name, err: rule.lastError });
         return;
       }

@@ -13,6 +13,9 @@ import { rfc3339 } from './targets-api.ts';
 
 export type RuleTypeFilter = '' | 'alert' | 'record';
 
+/** Go's `Duration.Seconds()` carries nanosecond resolution; round so float noise does not show. */
+const secs = (v: number): number => Math.round(v * 1e9) / 1e9;
+
 function alertJson(a: Alert): Record<string, unknown> {
   return {
     labels: labelsObject(a.labels), annotations: labelsObject(a.annotations), state: a.state,
@@ -26,7 +29,7 @@ function alertingRuleJson(r: AlertingRule): Record<string, unknown> {
     labels: labelsObject(r.spec.labels), annotations: labelsObject(r.spec.annotations),
     alerts: r.activeAlerts().map(alertJson), health: r.health,
     ...(r.lastError ? { lastError: r.lastError } : {}),
-    evaluationTime: r.evaluationSeconds, lastEvaluation: rfc3339(r.evaluationTimestamp), type: 'alerting',
+    evaluationTime: secs(r.evaluationSeconds), lastEvaluation: rfc3339(r.evaluationTimestamp), type: 'alerting',
   };
 }
 
@@ -35,7 +38,7 @@ function recordingRuleJson(r: RecordingRule): Record<string, unknown> {
     name: r.name, query: r.query,
     ...(r.spec.labels.length ? { labels: labelsObject(r.spec.labels) } : {}),
     health: r.health, ...(r.lastError ? { lastError: r.lastError } : {}),
-    evaluationTime: r.evaluationSeconds, lastEvaluation: rfc3339(r.evaluationTimestamp), type: 'recording',
+    evaluationTime: secs(r.evaluationSeconds), lastEvaluation: rfc3339(r.evaluationTimestamp), type: 'recording',
   };
 }
 
@@ -47,7 +50,7 @@ function groupJson(g: Group, filter: RuleTypeFilter): Record<string, unknown> {
   }
   return {
     name: g.name, file: g.file, rules, interval: g.intervalMs / 1000, limit: g.limit,
-    evaluationTime: g.evaluationSeconds, lastEvaluation: rfc3339(g.lastEvaluation),
+    evaluationTime: secs(g.evaluationSeconds), lastEvaluation: rfc3339(g.lastEvaluation),
   };
 }
 
