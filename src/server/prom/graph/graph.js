@@ -97,7 +97,10 @@
     });
     var el = $('chart');
     var width = Math.max(300, el.clientWidth || 800);
-    state.chart = new uPlot({ width: width, height: 360, series: specs, scales: { x: { time: true } } }, columns, el);
+    // Times are shown in UTC, as the end/evaluation inputs are read.
+    var opts = { width: width, height: 360, series: specs, scales: { x: { time: true } },
+      tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'); } };
+    state.chart = new uPlot(opts, columns, el);
   }
 
   function execute() {
