@@ -10,6 +10,7 @@
 import { basename } from 'node:path';
 import type { FetchedSeries } from '../engine/tsdb/api.ts';
 import { planBlocks, readOpenMetrics } from '../engine/scrape/backfill.ts';
+import { writeBlock as tsdbWriteBlock } from '../engine/tsdb/block-writer.ts';
 
 export type WriteBlockFn = (dir: string, series: FetchedSeries[], mintMs: number, maxtMs: number) => Promise<string>;
 
@@ -20,9 +21,6 @@ export interface TsdbCliDeps {
 }
 
 const USAGE = 'usage: tessera tsdb create-blocks-from openmetrics [--quiet] FILE [OUTPUT_DIR]\n';
-
-// The block writer lives in the tsdb module; loaded lazily so the CLI's argument handling has no storage cost.
-const BLOCK_WRITER_MODULE = '../engine/tsdb/block-writer.ts';
 
 /** Runs `tsdb …` (argv after `tsdb`, or including it). Returns the process exit code. */
 export async function runTsdbCli(argv: readonly string[], deps: TsdbCliDeps = {}): Promise<number> {
@@ -36,7 +34,7 @@ export async function runTsdbCli(argv: readonly string[], deps: TsdbCliDeps = {}
     return 2;
   }
   const [file, outDir = 'data/'] = pos.slice(2);
-  const writeBlock = deps.writeBlock ?? (await import(BLOCK_WRITER_MODULE) as { writeBlock: WriteBlockFn }).writeBlock;
+  const writeBlock = deps.writeBlock ?? tsdbWriteBlock;
   try {
     const input = await readOpenMetrics(file);
     const rows: string[][] = [];

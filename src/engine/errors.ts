@@ -57,6 +57,24 @@ export const ERRORS = {
   DOC_MAPPING_UPDATE_NEEDED: 'mapping update needed for [%s]',
 
   // ── search ──────────────────────────────────────────────────────────────
+  /** Bad query DSL / search body; details {line, col}. */
+  SEARCH_PARSING: '%s',
+  /** Malformed JSON in a search body (ES 6.8: 500 json_parse_exception). */
+  SEARCH_JSON_PARSE: '%s',
+  /** A query that cannot be built against a shard's mapping; details {index, cause?: {code, message}}. */
+  SEARCH_QUERY_SHARD: '%s',
+  /** The cause behind a query_shard_exception (nested path checks). */
+  SEARCH_ILLEGAL_STATE: '%s',
+  /** Invalid search request argument (result window, fielddata, negative size…). */
+  SEARCH_ILLEGAL_ARGUMENT: '%s',
+  /** Unknown or expired scroll id. */
+  SEARCH_CONTEXT_MISSING: 'No search context found for id [%s]',
+  /** Request validation (missing scroll_id…). */
+  SEARCH_VALIDATION: 'Validation Failed: 1: %s;',
+  /** Every shard failed (status of a client error). */
+  SEARCH_PHASE_FAILED: '%s',
+  /** Every shard failed (status of a server error). */
+  SEARCH_PHASE_FAILED_500: '%s',
 
   // ── metrics (TSDB, scrape) ──────────────────────────────────────────────
 

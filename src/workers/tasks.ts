@@ -5,10 +5,14 @@
 import type { TaskTable } from './protocol.ts';
 import { coreTasks } from './core-tasks.ts';
 import { docsTasks } from './docs-tasks.ts';
+import { searchTasks } from './search-tasks.ts';
+import { promqlTasks } from './promql-tasks.ts';
 import { rulesTasks } from './rules-tasks.ts';
 
 export const TASKS: TaskTable = {
   ...coreTasks,
   ...docsTasks,
+  ...searchTasks,
+  ...promqlTasks,
   ...rulesTasks,
 };

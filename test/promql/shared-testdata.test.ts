@@ -17,10 +17,10 @@ test('Prometheus 2.42 test scripts', { skip: present ? false : `${dir} is absent
   for (const f of readdirSync(dir).filter((n) => n.endsWith('.test')).sort()) {
     const r = runScript(readFileSync(join(dir, f), 'utf8'));
     passed += r.passed; failed += r.failed; skipped += r.skipped;
-    console.log(`# ${f}: ${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped (native histograms)`);
+    console.log(`${f}: ${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped (native histograms)`);
     for (const c of r.cases) if (!c.ok && !c.skipped) failures.push(`${f}:${c.line} ${c.expr}: ${c.message}`);
   }
-  console.log(`# shared promql-testdata: ${passed} eval cases passed, ${failed} failed, ${skipped} skipped`);
+  console.log(`shared promql-testdata: ${passed} eval cases passed, ${failed} failed, ${skipped} skipped`);
   assert.ok(passed > 0, 'no eval case ran');
   assert.deepEqual(failures, []);
 });

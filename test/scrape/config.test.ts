@@ -94,3 +94,12 @@ test('durations parse and print as Prometheus does', () => {
   }
   assert.throws(() => parseDuration('1m1h'), /not a valid duration string/);
 });
+
+test('/status/config YAML is byte-identical to what Prometheus 2.42 prints for the same file', () => {
+  // Captured from the real prometheus 2.42.0+ds (Debian) started with this file.
+  const want = 'global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1m\nscrape_configs:\n- job_name: t\n' +
+    '  honor_timestamps: true\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  metrics_path: /metrics\n  scheme: http\n' +
+    '  follow_redirects: true\n  enable_http2: true\n  static_configs:\n  - targets:\n    - 127.0.0.1:19399\n';
+  const cfg = loadConfig('global: {scrape_interval: 1s, scrape_timeout: 1s}\nscrape_configs:\n  - job_name: t\n    static_configs: [{targets: ["127.0.0.1:19399"]}]\n', '/p.yml');
+  assert.equal(cfg.yaml, want);
+});

@@ -107,3 +107,27 @@ test('import streams pieces: a file split across many pieces parses like one', a
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('import writes real blocks that the TSDB block reader serves', async () => {
+  const { openBlock, listBlockDirs } = await import('../../src/engine/tsdb/block.ts');
+  const { MultiSourceQuerier, fetchSeries } = await import('../../src/engine/tsdb/querier.ts');
+  const { newMatcher, MATCH_EQUAL } = await import('../../src/engine/tsdb/api.ts');
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-import-'));
+  try {
+    let err = '';
+    const code = await runTsdbCli(['create-blocks-from', 'openmetrics', join(CASES, 'basic.om'), dir], { stdout: () => {}, stderr: (s) => { err += s; } });
+    assert.equal(code, 0, err);
+    const dirs = await listBlockDirs([dir]);
+    assert.equal(dirs.length, 2);
+    const blocks = await Promise.all(dirs.map(openBlock));
+    assert.deepEqual(blocks.map((b) => [b.minTime, b.maxTime]).sort((a, b) => a[0] - b[0]), [[0, 300_001], [7_200_000, 7_300_001]]);
+    const q = new MultiSourceQuerier(blocks, 0, 10_000_000);
+    const got = fetchSeries(q, [newMatcher(MATCH_EQUAL, '__name__', 'http_requests_total')], 0, 10_000_000);
+    assert.deepEqual(got.map((s) => [formatSeries(s.labels), [...s.t], [...s.v]]), [
+      ['http_requests_total{code="200"}', [1000, 15_000, 7_200_500], [1, 2, 3]],
+      ['http_requests_total{code="500"}', [7_300_000], [1]],
+    ]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

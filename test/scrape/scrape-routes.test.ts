@@ -59,7 +59,8 @@ remote_write:
 `);
 
 const appended: IngestSample[][] = [];
-const client = { async append(s: IngestSample[]) { appended.push(s); } };
+let appendResult: unknown;
+const client = { async append(s: IngestSample[]) { appended.push(s); return appendResult; } };
 const flags = { ...defaultFlags(), 'config.file': cfgFile, workers: 2 };
 const logs: string[] = [];
 const ctx = {
@@ -132,7 +133,9 @@ test('metadata endpoints', async () => {
   assert.deepEqual(full.data[0], { target: { instance: `127.0.0.1:${port}`, job: 'app' }, metric: 'app_requests_total', type: 'counter', help: 'Requests.', unit: '' });
   const none = (await call('GET', '/api/v1/targets/metadata?match_target=' + encodeURIComponent('{job="x"}'))).json();
   assert.deepEqual(none.data, []);
-  const bad = await call('GET', '/api/v1/targets/metadata?match_target=job');
+  // A bare name is a metric-name selector (as in Prometheus), matching no target here.
+  assert.deepEqual((await call('GET', '/api/v1/targets/metadata?match_target=job')).json().data, []);
+  const bad = await call('GET', '/api/v1/targets/metadata?match_target=' + encodeURIComponent('{job=}'));
   assert.equal(bad.status, 400);
   assert.equal(bad.json().errorType, 'bad_data');
 });
@@ -179,8 +182,10 @@ test('push gateway: PUT replaces, POST merges by family, DELETE removes', async 
   assert.match(ts.text, /must not have timestamps/);
   const broken = await call('PUT', '/metrics/job/x', 'e{ 1\n');
   assert.equal(broken.status, 400);
-  const conflict = await call('PUT', '/metrics/job/x', 'e{job="y"} 1\n');
-  assert.equal(conflict.status, 400);
+  assert.equal((await call('PUT', '/metrics/job/x', 'e{job="y"} 1\n')).status, 200, 'grouping labels override');
+  page = (await call('GET', '/pushgateway/metrics')).text;
+  assert.match(page, /^e\{job="x"\} 1$/m);
+  assert.match(page, /^push_failure_time_seconds\{job="x"\} \d+(\.\d+)?$/m, 'the earlier failed pushes are recorded');
   assert.equal((await call('PUT', '/metrics/job/x/a', 'e 1\n')).status, 400, 'odd label path');
   const typeClash = await call('PUT', '/metrics/job/y', '# TYPE c gauge\nc 1\n');
   assert.equal(typeClash.status, 400, 'c is untyped in another group');
@@ -199,6 +204,12 @@ test('remote write receive: 204, samples appended with stale markers intact; 400
   assert.deepEqual(got[0], { labels: [{ name: '__name__', value: 'rw_metric' }, { name: 'a', value: 'b' }], t: 1000, v: 1.5 });
   assert.ok(isStaleNaN(got[1].v));
   assert.equal((await call('POST', '/api/v1/write', 'not snappy')).status, 400);
+  // Refusals counted by the TSDB become a 400 with its message, so the sender does not retry.
+  appendResult = { added: 0, outOfOrder: 1, duplicate: 0, outOfBounds: 0, firstError: 'out of order sample' };
+  const refused = await call('POST', '/api/v1/write', body);
+  appendResult = undefined;
+  assert.equal(refused.status, 400);
+  assert.equal(refused.text, 'out of order sample\n');
 });
 
 test('remote write send: retries through 503s, adds external labels, delivers everything', async () => {

@@ -55,3 +55,15 @@ export const DOC_META_TEMPLATES_DB = 'es_templates';
 // ── metrics (TSDB) ──────────────────────────────────────────────────────────
 
 // ── workflow ────────────────────────────────────────────────────────────────
+
+// ── workflow (docs/format.md "Workflow state") ──────────────────────────────
+/** WAL directory of inbound workflow events, under the data directory. */
+export const WORKFLOW_WAL_DIR = 'workflow-wal';
+/** WAL record type of one inbound event, batch or viewlog: msgpack `{seq, op, body}`. */
+export const WORKFLOW_WAL_RECORD_INGEST = 1;
+/** Prefix of the workflow engine's named LMDB databases (`wf_workflows`, `wf_timers`, …). */
+export const WORKFLOW_DB_PREFIX = 'wf_';
+/** Key of the engine's meta record (counters, applied-event marks, test clock) in `wf_meta`. */
+export const WORKFLOW_META_KEY = 'meta';
+/** Version of the workflow record layouts below (kept in the meta record as `layout`). */
+export const WORKFLOW_STATE_VERSION = 1;

@@ -111,7 +111,10 @@ export class DocShard {
     if (op.create && live) this.conflict(op.id, `document already exists (current version [${cur!.version}])`);
     this.checkConditions(op.id, op, cur);
     const version = nextVersion(op, cur);
-    const entry: DocEntry = { source: op.source, version, seqNo: ++this.maxSeqNo, primaryTerm: PRIMARY_TERM, routing: op.routing };
+    // Own copy: `op.source` is usually a view into a whole task batch, which it would otherwise keep alive.
+    const source = Buffer.allocUnsafeSlow(op.source.byteLength);
+    source.set(op.source);
+    const entry: DocEntry = { source, version, seqNo: ++this.maxSeqNo, primaryTerm: PRIMARY_TERM, routing: op.routing };
     this.apply(op.id, entry, doc);
     const durable = this.log(REC_INDEX, entry, op.id);
     return { result: { result: live ? 'updated' : 'created', version, seqNo: entry.seqNo, primaryTerm: PRIMARY_TERM }, durable };

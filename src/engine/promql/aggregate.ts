@@ -4,7 +4,7 @@
  */
 import type { Labels } from '../tsdb/api.ts';
 import type { AggOp } from './ast.ts';
-import { delLabels, keepLabels, LABEL_NAME_RE, setLabel, signature } from './labels.ts';
+import { cachedSignature, delLabels, keepLabels, LABEL_NAME_RE, setLabel, signature } from './labels.ts';
 import { execError } from './value.ts';
 import type { Sample, Vector } from './value.ts';
 import { quantile } from './quantile.ts';
@@ -54,7 +54,14 @@ export function sortReverse(h: Sample[], less: Less): void {
 }
 export { topLess, bottomLess };
 
-export function aggregate(op: AggOp, grouping: string[], without: boolean, param: number | string, vec: Vector): Vector {
+/** A memoised grouping key for `aggregate` (see `cachedSignature`). */
+export function groupingKeyFn(grouping: string[], without: boolean): (ls: Labels) => string {
+  if (grouping.length === 0 && !without) return () => '';
+  return cachedSignature(!without, grouping);
+}
+
+export function aggregate(op: AggOp, grouping: string[], without: boolean, param: number | string, vec: Vector,
+  keyOf: (ls: Labels) => string = groupingKeyFn(grouping, without)): Vector {
   let k = 0;
   if (op === 'topk' || op === 'bottomk') {
     const f = param as number;
@@ -74,7 +81,7 @@ export function aggregate(op: AggOp, grouping: string[], without: boolean, param
   for (const s of vec) {
     let metric = s.metric;
     if (op === 'count_values') metric = setLabel(metric, valueLabel, formatFloat(s.v));
-    const key = grouping.length === 0 && !without ? '' : signature(metric, !without, grouping);
+    const key = op === 'count_values' ? (grouping.length === 0 && !without ? '' : signature(metric, !without, grouping)) : keyOf(metric);
     const g = result.get(key);
     if (!g) {
       const labels = without ? delLabels(metric, [...grouping, '__name__']) : keepLabels(metric, grouping);

@@ -3,7 +3,7 @@ import type { Labels } from '../tsdb/api.ts';
 import type { BinOp, BinaryExpr, VectorMatching } from './ast.ts';
 import { COMPARISON_OPS } from './ast.ts';
 import { typeOf } from './ast.ts';
-import { dropMetricName, getLabel, keepLabels, delLabels, labelsKey, labelsString, setLabel, signature } from './labels.ts';
+import { cachedSignature, dropMetricName, getLabel, keepLabels, delLabels, labelsKey, labelsString, setLabel } from './labels.ts';
 import { execError } from './value.ts';
 import type { Matrix, Sample, Vector } from './value.ts';
 import type { Evaluator } from './engine.ts';
@@ -51,7 +51,7 @@ export function evalBinary(ev: Evaluator, e: BinaryExpr): Matrix {
   }
   if (lt === 'vector' && rt === 'vector') {
     const m = e.matching!;
-    const sig = (ls: Labels): string => signature(ls, m.on, m.labels);
+    const sig = cachedSignature(m.on, m.labels);
     switch (e.op) {
       case 'and': return ev.rangeEval([e.lhs, e.rhs], (v) => vectorAnd(v[0], v[1], sig));
       case 'or': return ev.rangeEval([e.lhs, e.rhs], (v) => vectorOr(v[0], v[1], sig));

@@ -14,7 +14,7 @@ import type { StoredSeries } from './storage.ts';
 import { execError, timeoutError, tooManySamples } from './value.ts';
 import type { Matrix, QueryResult, Sample, Series, Vector } from './value.ts';
 import { evalBinary } from './binop.ts';
-import { aggregate } from './aggregate.ts';
+import { aggregate, groupingKeyFn } from './aggregate.ts';
 import { VECTOR_FUNCS } from './functions.ts';
 import { RANGE_FUNCS } from './functions-range.ts';
 import type { RangeArgs } from './functions-range.ts';
@@ -156,7 +156,9 @@ export class Evaluator {
       win.load(s, maxt - ms.range, maxt);
       if (win.n === 0) continue;
       this.addSamples(win.n);
-      out.push({ metric: s.labels, t: win.t.slice(0, win.n), v: win.v.slice(0, win.n) });
+      const t = new Array<number>(win.n);
+      for (let i = 0; i < win.n; i++) t[i] = win.t[win.s + i];
+      out.push({ metric: s.labels, t, v: win.values() });
     }
     return out;
   }
@@ -211,7 +213,8 @@ export class Evaluator {
     if (param && param.kind === 'string') {
       return this.rangeEval([e.expr], (v) => aggregate(e.op, grouping, e.without, param.val, v[0]));
     }
-    return this.rangeEval([e.param, e.expr], (v) => aggregate(e.op, grouping, e.without, e.param ? v[0][0].v : 0, v[1]));
+    const keyOf = groupingKeyFn(grouping, e.without);
+    return this.rangeEval([e.param, e.expr], (v) => aggregate(e.op, grouping, e.without, e.param ? v[0][0].v : 0, v[1], keyOf));
   }
 
   private call(e: Call): Matrix {

@@ -85,3 +85,13 @@ export function labelsString(ls: Labels): string {
 }
 
 export const LABEL_NAME_RE = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+
+/** `signature` memoised per label-set object: series keep their label objects across steps. */
+export function cachedSignature(on: boolean, names: readonly string[]): (ls: Labels) => string {
+  const cache = new Map<Labels, string>();
+  return (ls) => {
+    let k = cache.get(ls);
+    if (k === undefined) { k = signature(ls, on, names); cache.set(ls, k); }
+    return k;
+  };
+}

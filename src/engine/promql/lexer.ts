@@ -40,7 +40,7 @@ export function parseErrorAt(input: string, pos: number, msg: string): ParseErro
 /** Tokenises a whole expression. Throws ParseError with Prometheus's wording on bad input. */
 export function lex(input: string): Token[] {
   const out: Token[] = [];
-  let i = 0, parens = 0, braces = false, brackets = false;
+  let i = 0, parens = 0, braces = false, brackets = false, colon = false;
   const n = input.length;
   while (i < n) {
     const c = input[i];
@@ -48,8 +48,10 @@ export function lex(input: string): Token[] {
     if (c === '#') { while (i < n && input[i] !== '\n') i++; continue; }
     const start = i;
     if (c === '"' || c === "'" || c === '`') { i = scanString(input, i); out.push({ t: T.STRING, val: input.slice(start, i), pos: start }); continue; }
+    if (brackets && out[out.length - 1]?.t === T.LBRACKET && !isDigit(c)) throw parseErrorAt(input, i, 'missing unit character in duration');
     if (isDigit(c) || (c === '.' && isDigit(input[i + 1] ?? ''))) {
-      const r = scanNumberOrDuration(input, i);
+      const r = scanNumberOrDuration(input, i, brackets);
+      if (brackets && !r.dur) throw parseErrorAt(input, i, 'missing unit character in duration');
       out.push({ t: r.dur ? T.DURATION : T.NUMBER, val: input.slice(start, r.end), pos: start });
       i = r.end; continue;
     }
@@ -57,26 +59,30 @@ export function lex(input: string): Token[] {
       while (i < n && (isAlnum(input[i]) || input[i] === ':')) i++;
       out.push({ t: T.IDENT, val: input.slice(start, i), pos: start }); continue;
     }
-    if (c === ':') { out.push({ t: T.COLON, val: ':', pos: start }); i++; continue; }
+    if (c === ':') {
+      if (colon) throw parseErrorAt(input, i, "unexpected colon ':'");
+      colon = true;
+      out.push({ t: T.COLON, val: ':', pos: start }); i++; continue;
+    }
     const two = input.slice(i, i + 2);
     let t = OPS[two] !== undefined && two.length === 2 ? OPS[two] : undefined;
     let len = 2;
     if (t === undefined) { t = OPS[c]; len = 1; }
     if (t === undefined) {
-      if (c === '!') throw parseErrorAt(input, i, `unexpected character after '!': ${JSON.stringify(input[i + 1] ?? '')}`.replace(/"/g, "'"));
+      if (c === '!') throw parseErrorAt(input, i, `unexpected character after '!'${braces ? ' inside braces' : ''}: '${input[i + 1] ?? ''}'`);
       throw parseErrorAt(input, i, `unexpected character: ${goQuoteRune(c)}`);
     }
     if (t === T.LPAREN) parens++;
-    else if (t === T.RPAREN) { if (--parens < 0) throw parseErrorAt(input, i, 'unexpected right parenthesis \')\''); }
+    else if (t === T.RPAREN) { if (--parens < 0) throw parseErrorAt(input, i + 1, 'unexpected right parenthesis \')\''); }
     else if (t === T.LBRACE) { if (braces) throw parseErrorAt(input, i, 'unexpected left brace \'{\''); braces = true; }
-    else if (t === T.RBRACE) { if (!braces) throw parseErrorAt(input, i, 'unexpected right brace \'}\''); braces = false; }
-    else if (t === T.LBRACKET) { if (brackets) throw parseErrorAt(input, i, 'unexpected left bracket \'[\''); brackets = true; }
+    else if (t === T.RBRACE) { if (!braces) throw parseErrorAt(input, i, "unexpected character: '}'"); braces = false; }
+    else if (t === T.LBRACKET) { if (brackets) throw parseErrorAt(input, i, 'unexpected left bracket \'[\''); brackets = true; colon = false; }
     else if (t === T.RBRACKET) { if (!brackets) throw parseErrorAt(input, i, 'unexpected right bracket \']\''); brackets = false; }
     out.push({ t, val: input.slice(i, i + len), pos: start });
     i += len;
   }
   if (braces) throw parseErrorAt(input, n, 'unexpected end of input inside braces');
-  if (brackets) throw parseErrorAt(input, n, 'unexpected end of input inside brackets');
+  if (brackets) throw parseErrorAt(input, n, 'unclosed left bracket');
   if (parens > 0) throw parseErrorAt(input, n, 'unclosed left parenthesis');
   out.push({ t: T.EOF, val: '', pos: n });
   return out;
@@ -86,6 +92,7 @@ function goQuoteRune(c: string): string { return `'${c}'`; }
 
 function scanString(input: string, i: number): number {
   const q = input[i];
+  const start = i;
   let j = i + 1;
   while (j < input.length) {
     const c = input[j];
@@ -94,10 +101,10 @@ function scanString(input: string, i: number): number {
     if (c === '\n' && q !== '`') break;
     j++;
   }
-  throw parseErrorAt(input, input.length, q === '`' ? 'unterminated raw string' : 'unterminated quoted string');
+  throw parseErrorAt(input, start, q === '`' ? 'unterminated raw string' : 'unterminated quoted string');
 }
 
-function scanNumberOrDuration(input: string, i: number): { end: number; dur: boolean } {
+function scanNumberOrDuration(input: string, i: number, inBrackets: boolean): { end: number; dur: boolean } {
   const start = i;
   let digits = '0123456789';
   if (input[i] === '0' && (input[i + 1] === 'x' || input[i + 1] === 'X')) { digits = '0123456789abcdefABCDEF'; i += 2; }
@@ -120,6 +127,7 @@ function scanNumberOrDuration(input: string, i: number): { end: number; dur: boo
     else break;
   }
   if (ok && !isAlnum(input[j] ?? '')) return { end: j, dur: true };
+  if (inBrackets) throw parseErrorAt(input, start, `bad duration syntax: ${JSON.stringify(input.slice(start, Math.max(i, j)).replace(/[^0-9].*$/, ''))}`);
   let k = i;
   while (k < input.length && isAlnum(input[k])) k++;
   throw parseErrorAt(input, start, `bad number or duration syntax: ${JSON.stringify(input.slice(start, k))}`);
@@ -152,6 +160,8 @@ export function formatDuration(ms: number): string {
   let rest = ms;
   for (const u of UNIT_ORDER) {
     const f = UNITS[u];
+    // Years and weeks only when they divide the rest exactly: "90d" reads better than "12w6d".
+    if ((u === 'y' || u === 'w') && rest % f !== 0) continue;
     const q = Math.floor(rest / f);
     if (q > 0) { out += `${q}${u}`; rest -= q * f; }
   }

@@ -26,6 +26,14 @@ const MATCH_OPS: Partial<Record<T, MatchType>> = {
 };
 const KEYWORDS = new Set(['and', 'or', 'unless', 'atan2', 'offset', 'by', 'without', 'on', 'ignoring', 'group_left',
   'group_right', 'bool', 'start', 'end', ...AGG_OPS]);
+/** Keywords the 2.x grammar refuses as a metric name (the others, e.g. `sum`, `offset`, `by`, name a metric when no `(` follows). */
+const NOT_METRIC = new Set(['bool', 'on', 'ignoring', 'group_left', 'group_right', 'atan2']);
+const OPERATOR_WORDS = new Set(['and', 'or', 'unless', 'atan2']);
+
+/** Where an expression starts in the input (a binary expression starts at its left operand). */
+export function startPos(e: Expr): number {
+  return e.kind === 'binary' ? startPos(e.lhs) : e.kind === 'matrix' ? e.vs.pos : e.pos;
+}
 
 /** Parses and type-checks a PromQL expression. Throws ParseError (`<line>:<col>: parse error: <msg>`). */
 export function parseExpr(input: string): Expr {
@@ -134,7 +142,7 @@ class Parser {
   private primary(): Expr {
     const t = this.next();
     switch (t.t) {
-      case T.NUMBER: return { kind: 'number', val: parseNumber(t.val, () => this.err(t.pos, `error parsing number: ${t.val}`)), pos: t.pos };
+      case T.NUMBER: return { kind: 'number', val: parseNumber(t.val, () => this.err(t.pos, `error parsing number: strconv.ParseFloat: parsing ${JSON.stringify(t.val)}: invalid syntax`)), pos: t.pos };
       case T.STRING: return { kind: 'string', val: this.unquote(t), pos: t.pos };
       case T.LPAREN: {
         const e = this.expr(0);
@@ -153,9 +161,9 @@ class Parser {
     const lower = t.val.toLowerCase();
     if (lower === 'inf' || lower === 'nan') return { kind: 'number', val: lower === 'inf' ? Infinity : NaN, pos: t.pos };
     const nx = this.peek();
-    if (AGG_OPS.has(lower)) return this.aggregation(lower as AggOp, t.pos);
-    if (nx.t === T.LPAREN) return this.call(t);
-    if (KEYWORDS.has(lower)) throw this.err(t.pos, `unexpected <${lower}>`);
+    if (AGG_OPS.has(lower) && (nx.t === T.LPAREN || this.isWord(nx, 'by') || this.isWord(nx, 'without'))) return this.aggregation(lower as AggOp, t.pos);
+    if (nx.t === T.LPAREN && !KEYWORDS.has(lower)) return this.call(t);
+    if (NOT_METRIC.has(lower)) throw this.err(t.pos, `unexpected ${desc(t)}`);
     return this.selector(t.val, t.pos);
   }
 
@@ -198,6 +206,7 @@ class Parser {
       }
     } else this.next();
     if (!modSeen) mod();
+    if (args.length === 0) throw this.err(pos, 'no arguments for aggregate expression provided');
     const want = aggHasParam(op) ? 2 : 1;
     if (args.length !== want) throw this.err(pos, `wrong number of arguments for aggregate expression provided, expected ${want}, got ${args.length}`);
     return { kind: 'aggregate', op, expr: args[want - 1], param: want === 2 ? args[0] : null, grouping, without, pos };
@@ -247,6 +256,10 @@ class Parser {
 
   private duration(ctx: string): number {
     const t = this.next();
+    if (t.t === T.DURATION) {
+      const d = parseDuration(t.val);
+      if (d === 0) throw this.err(t.pos, 'duration must be greater than 0');
+    }
     if (t.t !== T.DURATION) {
       if (t.t === T.NUMBER) throw this.err(t.pos, `unexpected number "${t.val}" in ${ctx}, expected duration`);
       throw this.err(t.pos, `unexpected ${desc(t)} in ${ctx}, expected duration`);
@@ -272,7 +285,7 @@ class Parser {
     const t = this.next();
     if (t.t === T.RBRACKET) {
       if (e.kind !== 'vector') throw this.err(lb.pos, 'ranges only allowed for vector selectors');
-      if (e.offset !== 0 || e.timestamp !== null || e.startOrEnd !== null) throw this.err(lb.pos, 'no offset modifiers allowed before range');
+      if (e.offset !== 0) throw this.err(lb.pos, 'no offset modifiers allowed before range');
       return { kind: 'matrix', vs: e, range, pos: e.pos } satisfies MatrixSelector;
     }
     if (t.t !== T.COLON) throw this.err(t.pos, `unexpected ${desc(t)} in subquery selector, expected ":" or "]"`);
@@ -282,30 +295,31 @@ class Parser {
     return { kind: 'subquery', expr: e, range, step, pos: e.pos, offset: 0, timestamp: null, startOrEnd: null } satisfies SubqueryExpr;
   }
 
-  private target(e: Expr, what: string, pos: number): VectorSelector | SubqueryExpr {
+  private target(e: Expr, what: string): VectorSelector | SubqueryExpr {
     if (e.kind === 'vector' || e.kind === 'subquery') return e;
     if (e.kind === 'matrix') return e.vs;
-    throw this.err(pos, `${what} modifier must be preceded by an instant vector selector or range vector selector or a subquery`);
+    throw this.err(startPos(e), `${what} modifier must be preceded by an instant vector selector or range vector selector or a subquery`);
   }
 
   private offset(e: Expr): Expr {
-    const kw = this.next();
-    const tgt = this.target(e, 'offset', kw.pos);
+    this.next();
+    const tgt = this.target(e, 'offset');
     let sign = 1;
     if (this.peek().t === T.SUB) { this.next(); sign = -1; }
     const d = this.duration('offset');
-    if (tgt.offset !== 0) throw this.err(kw.pos, 'offset may not be set multiple times');
+    if (tgt.offset !== 0) throw this.err(startPos(e), 'offset may not be set multiple times');
     tgt.offset = sign * d;
     return e;
   }
 
   private at(e: Expr): Expr {
-    const at = this.next();
-    const tgt = this.target(e, '@', at.pos);
-    if (tgt.timestamp !== null || tgt.startOrEnd !== null) throw this.err(at.pos, '@ <timestamp> may not be set multiple times');
+    this.next();
+    const tgt = this.target(e, '@');
+    if (tgt.timestamp !== null || tgt.startOrEnd !== null) throw this.err(startPos(e), '@ <timestamp> may not be set multiple times');
     const t = this.next();
+    const unexpected = (tok: Token): Error => this.err(tok.pos, `unexpected ${desc(tok)} in @, expected timestamp`);
     if (t.t === T.IDENT && (t.val === 'start' || t.val === 'end')) {
-      this.expect(T.LPAREN, '@ modifier'); this.expect(T.RPAREN, '@ modifier');
+      for (const want of [T.LPAREN, T.RPAREN]) { const x = this.next(); if (x.t !== want) throw unexpected(x); }
       tgt.startOrEnd = t.val;
       return e;
     }
@@ -314,10 +328,10 @@ class Parser {
     let v: number;
     if (num.t === T.NUMBER) v = parseNumber(num.val, () => this.err(num.pos, 'bad number'));
     else if (num.t === T.IDENT && ['inf', 'nan'].includes(num.val.toLowerCase())) v = num.val.toLowerCase() === 'inf' ? Infinity : NaN;
-    else throw this.err(num.pos, `unexpected ${desc(num)} in @, expected number or "start()" or "end()"`);
+    else throw unexpected(num);
     v *= sign;
     if (!Number.isFinite(v) || v >= 9.223372036854776e18 || v <= -9.223372036854776e18) {
-      throw this.err(at.pos, `timestamp out of bounds for @ modifier: ${goFixed6(v)}`);
+      throw this.err(startPos(e), `timestamp out of bounds for @ modifier: ${goFixed6(v)}`);
     }
     tgt.timestamp = Math.round(v * 1000);
     return e;
@@ -340,13 +354,20 @@ export function parseNumber(s: string, fail: () => Error): number {
   return v;
 }
 
+const OP_TOKENS: Partial<Record<T, string>> = { ...TOKEN_OPS, [T.AT]: '@' };
+
+/** Token descriptions as Prometheus's `Item.desc()` gives them in error messages. */
 function desc(t: Token): string {
+  const op = OP_TOKENS[t.t];
+  if (op !== undefined) return `<op:${op}>`;
   switch (t.t) {
     case T.EOF: return 'end of input';
     case T.IDENT: {
       const w = t.val.toLowerCase();
+      if (OPERATOR_WORDS.has(w)) return `<op:${w}>`;
+      if (AGG_OPS.has(w)) return `<aggr:${w}>`;
       if (KEYWORDS.has(w)) return `<${w}>`;
-      return `identifier ${JSON.stringify(t.val)}`;
+      return `${t.val.includes(':') ? 'metric identifier' : 'identifier'} ${JSON.stringify(t.val)}`;
     }
     case T.NUMBER: return `number ${JSON.stringify(t.val)}`;
     case T.DURATION: return `duration ${JSON.stringify(t.val)}`;

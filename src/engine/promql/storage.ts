@@ -13,9 +13,24 @@ export interface StoredSeries {
   readonly labels: Labels;
   readonly t: Float64Array;
   readonly v: Float64Array;
-  readonly stale: Uint8Array;
+  /** 1 where the sample is a stale marker; null when the series has none (the common case). */
+  readonly stale: Uint8Array | null;
   /** Count of samples; t/v may be longer. */
   readonly n: number;
+}
+
+/** A series that can hand out its samples as arrays (the in-memory querier does), skipping the cursor. */
+interface ArraySeries { arrays(): { t: Float64Array; v: Float64Array } }
+
+function staleFlags(v: Float64Array, n: number): Uint8Array | null {
+  let flags: Uint8Array | null = null;
+  for (let i = 0; i < n; i++) {
+    const x = v[i];
+    if (x === x || !isStaleNaN(x)) continue;
+    flags ??= new Uint8Array(n);
+    flags[i] = 1;
+  }
+  return flags;
 }
 
 export function readSeries(q: Querier, matchers: readonly Matcher[]): StoredSeries[] {
@@ -24,21 +39,24 @@ export function readSeries(q: Querier, matchers: readonly Matcher[]): StoredSeri
   let cur = null;
   while (set.next()) {
     const s = set.at();
+    const direct = (s as Partial<ArraySeries>).arrays;
+    if (direct) {
+      const { t, v } = direct.call(s);
+      out.push({ labels: s.labels, t, v, stale: staleFlags(v, t.length), n: t.length });
+      continue;
+    }
     cur = s.iterator(cur);
     let cap = 64, n = 0;
-    let t = new Float64Array(cap), v = new Float64Array(cap), st = new Uint8Array(cap);
+    let t = new Float64Array(cap), v = new Float64Array(cap);
     while (cur.next() !== VAL_NONE) {
       if (n === cap) {
         cap *= 2;
         const t2 = new Float64Array(cap); t2.set(t); t = t2;
         const v2 = new Float64Array(cap); v2.set(v); v = v2;
-        const s2 = new Uint8Array(cap); s2.set(st); st = s2;
       }
-      const val = cur.v;
-      t[n] = cur.t; v[n] = val; st[n] = isStaleNaN(val) ? 1 : 0;
-      n++;
+      t[n] = cur.t; v[n] = cur.v; n++;
     }
-    out.push({ labels: s.labels, t, v, stale: st, n });
+    out.push({ labels: s.labels, t, v, stale: staleFlags(v, n), n });
   }
   out.sort((a, b) => compareLabels(a.labels, b.labels));
   return out;
@@ -70,27 +88,47 @@ export function firstAtOrAfter(s: StoredSeries, ts: number): number {
  */
 export function sampleAt(s: StoredSeries, ref: number, lookback: number): number {
   const i = lastAtOrBefore(s, ref);
-  if (i < 0 || s.t[i] < ref - lookback || s.stale[i] === 1) return -1;
+  if (i < 0 || s.t[i] < ref - lookback || (s.stale !== null && s.stale[i] === 1)) return -1;
   return i;
 }
 
-/** Reusable window buffers for range functions. */
+/**
+ * The samples of one series in one step's range: `t[s..s+n)`, `v[s..s+n)`. Without stale markers it points
+ * into the series' own arrays (no copy); otherwise the non-stale samples are copied to scratch buffers.
+ */
 export class Window {
-  t: number[] = [];
-  v: number[] = [];
+  t: ArrayLike<number> = [];
+  v: ArrayLike<number> = [];
+  s = 0;
   n = 0;
-  /** Loads the non-stale samples of `s` in `[mint, maxt]`. */
-  load(s: StoredSeries, mint: number, maxt: number): void {
-    this.n = 0;
-    for (let i = firstAtOrAfter(s, mint); i < s.n && s.t[i] <= maxt; i++) {
-      if (s.stale[i] === 1) continue;
-      this.t[this.n] = s.t[i]; this.v[this.n] = s.v[i]; this.n++;
+  private bt: number[] = [];
+  private bv: number[] = [];
+
+  load(ser: StoredSeries, mint: number, maxt: number): void {
+    const lo = firstAtOrAfter(ser, mint);
+    let hi = lo;
+    while (hi < ser.n && ser.t[hi] <= maxt) hi++;
+    if (ser.stale === null) { this.t = ser.t; this.v = ser.v; this.s = lo; this.n = hi - lo; return; }
+    let n = 0;
+    for (let i = lo; i < hi; i++) {
+      if (ser.stale[i] === 1) continue;
+      this.bt[n] = ser.t[i]; this.bv[n] = ser.v[i]; n++;
     }
+    this.t = this.bt; this.v = this.bv; this.s = 0; this.n = n;
   }
+
   loadArrays(t: readonly number[], v: readonly number[], mint: number, maxt: number): void {
-    this.n = 0;
     let lo = 0, hi = t.length;
     while (lo < hi) { const mid = (lo + hi) >> 1; if (t[mid] < mint) lo = mid + 1; else hi = mid; }
-    for (let i = lo; i < t.length && t[i] <= maxt; i++) { this.t[this.n] = t[i]; this.v[this.n] = v[i]; this.n++; }
+    hi = lo;
+    while (hi < t.length && t[hi] <= maxt) hi++;
+    this.t = t; this.v = v; this.s = lo; this.n = hi - lo;
+  }
+
+  /** The values as a fresh array (for functions that sort). */
+  values(): number[] {
+    const out = new Array<number>(this.n);
+    for (let i = 0; i < this.n; i++) out[i] = this.v[this.s + i];
+    return out;
   }
 }

@@ -3,6 +3,10 @@ import { parseErrorAt } from './lexer.ts';
 import { COMPARISON_OPS, FUNCTIONS, SET_OPS, documentedType, typeOf } from './ast.ts';
 import type { Expr, ValueType } from './ast.ts';
 
+function startPos(e: Expr): number {
+  return e.kind === 'binary' ? startPos(e.lhs) : e.kind === 'matrix' ? e.vs.pos : e.pos;
+}
+
 export function checkAst(e: Expr, input: string): ValueType {
   const fail = (pos: number, msg: string): never => { throw parseErrorAt(input, pos, msg); };
   const expect = (n: Expr, want: ValueType, ctx: string): void => {
@@ -24,7 +28,7 @@ export function checkAst(e: Expr, input: string): ValueType {
     }
     case 'subquery': {
       const t = checkAst(e.expr, input);
-      if (t !== 'vector') fail(e.pos, `subquery is only allowed on instant vector, got ${documentedType(t)} instead`);
+      if (t !== 'vector') fail(e.pos, `subquery is only allowed on instant vector, got ${t} instead`);
       break;
     }
     case 'binary': checkBinary(e, input, fail); break;
@@ -59,13 +63,14 @@ function checkBinary(e: Extract<Expr, { kind: 'binary' }>, input: string, fail: 
   if (COMPARISON_OPS.has(e.op) && !e.returnBool && lt === 'scalar' && rt === 'scalar') fail(e.pos, 'comparisons between scalars must use BOOL modifier');
   if (SET_OPS.has(e.op) && vm.card === 'one-to-one') vm.card = 'many-to-many';
   if (vm.on) for (const l of vm.labels) if (vm.include.includes(l)) fail(e.pos, `label ${JSON.stringify(l)} must not occur in ON and GROUP clause at once`);
-  if (lt !== 'scalar' && lt !== 'vector') fail(e.lhs.pos, 'binary expression must contain only scalar and instant vector types');
-  if (rt !== 'scalar' && rt !== 'vector') fail(e.rhs.pos, 'binary expression must contain only scalar and instant vector types');
+  if (lt !== 'scalar' && lt !== 'vector') fail(startPos(e.lhs), 'binary expression must contain only scalar and instant vector types');
+  if (rt !== 'scalar' && rt !== 'vector') fail(startPos(e.rhs), 'binary expression must contain only scalar and instant vector types');
+  const start = startPos(e);
   if (lt !== 'vector' || rt !== 'vector') {
-    if (vm.labels.length > 0) fail(e.pos, 'vector matching only allowed between instant vectors');
+    if (vm.labels.length > 0) fail(start, 'vector matching only allowed between instant vectors');
     e.matching = null;
   } else if (SET_OPS.has(e.op)) {
-    if (vm.card === 'one-to-many' || vm.card === 'many-to-one') fail(e.pos, `no grouping allowed for ${JSON.stringify(e.op)} operation`);
+    if (vm.card === 'one-to-many' || vm.card === 'many-to-one') fail(start, `no grouping allowed for ${JSON.stringify(e.op)} operation`);
   }
-  if ((lt === 'scalar' || rt === 'scalar') && SET_OPS.has(e.op)) fail(e.pos, `set operator ${JSON.stringify(e.op)} not allowed in binary scalar expression`);
+  if ((lt === 'scalar' || rt === 'scalar') && SET_OPS.has(e.op)) fail(start, `set operator ${JSON.stringify(e.op)} not allowed in binary scalar expression`);
 }

@@ -291,7 +291,7 @@ function marshalConfig(cfg: PromConfig, top: Obj): string {
   const rawScrapes = asList(top.scrape_configs, 'scrape_configs') as Obj[];
   if (cfg.scrapeConfigs.length) out.scrape_configs = cfg.scrapeConfigs.map((c, i) => marshalScrape(c, rawScrapes[i]));
   if (top.remote_write) out.remote_write = top.remote_write;
-  return stringifyYaml(out, { lineWidth: 0 });
+  return stringifyYaml(out, { lineWidth: 0, indentSeq: false });
 }
 
 function marshalScrape(c: ScrapeConfig, raw: Obj): Obj {

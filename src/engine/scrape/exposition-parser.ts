@@ -162,7 +162,13 @@ export class ExpositionParser {
     if (kw === 'HELP') { this.text = unescapeHelp(s, ts, te, this.om); return ENTRY_HELP; }
     this.text = s.slice(ts, te);
     if (!this.om && kw === 'TYPE') this.text = this.text.trimEnd();
-    if (kw === 'UNIT') return ENTRY_UNIT;
+    if (kw === 'UNIT') {
+      const m = this.metricName, u = this.text;
+      if (u !== '' && (!m.endsWith(u) || m.length < u.length + 1 || m[m.length - u.length - 1] !== '_')) {
+        this.fail(`unit not a suffix of metric ${quote(m)}`);
+      }
+      return ENTRY_UNIT;
+    }
     if (!(this.om ? OM_TYPES : TEXT_TYPES).has(this.text)) this.fail(`invalid metric type ${quote(this.text)}`);
     this.types.set(this.metricName, this.text);
     return ENTRY_TYPE;
@@ -170,6 +176,29 @@ export class ExpositionParser {
 
   /** Scans one sample line starting at `p`; returns false when the sample is skipped. */
   private sample(p: number): boolean {
+    const s = this.s;
+    const re = this.om ? OM_SERIES_RE : TEXT_SERIES_RE;
+    re.lastIndex = p;
+    const m = re.exec(s);
+    if (m === null) return this.sampleSlow(p);
+    // Fast path: one sticky regex validates name and label block (V8's regex engine beats a charCodeAt
+    // loop here by 2-3x, measured in bench/scrape.bench.ts); anything it does not match takes the
+    // scanner below, which accepts a superset and words the errors.
+    this.nameStart = p;
+    this.nameEnd = p + m[1].length;
+    const lbl = m[2];
+    this.lblStart = lbl === undefined ? -1 : this.nameEnd;
+    this.lblEnd = lbl === undefined ? -1 : this.nameEnd + lbl.length;
+    this.seriesKey = s.slice(p, lbl === undefined ? this.nameEnd : this.lblEnd);
+    const v = m[3];
+    this.value = parseGoFloat(v);
+    if (Number.isNaN(this.value) && !isNaNText(v)) this.fail(`invalid value ${quote(v)}`);
+    this.pos = this.timestampAndRest(re.lastIndex);
+    if (this.skipCreated && this.isCreatedSeries(p)) return false;
+    return true;
+  }
+
+  private sampleSlow(p: number): boolean {
     const s = this.s;
     const ns = p;
     this.nameStart = p;
@@ -312,10 +341,15 @@ function endOfQuoted(s: string, p: number): number {
   }
 }
 
+/** Bounded scan: `indexOf` would search the rest of the body and make parsing quadratic. */
+function hasBackslash(s: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (s.charCodeAt(i) === C_BSLASH) return true;
+  return false;
+}
+
 /** Text-format label escapes: `\\`, `\"`, `\n`; any other backslash pair is kept as written. */
 function unescapeLabel(s: string, from: number, to: number): string {
-  const bs = s.indexOf('\\', from);
-  if (bs < 0 || bs >= to) return s.slice(from, to);
+  if (!hasBackslash(s, from, to)) return s.slice(from, to);
   let out = '';
   let i = from;
   while (i < to) {
@@ -329,8 +363,7 @@ function unescapeLabel(s: string, from: number, to: number): string {
 }
 
 function unescapeHelp(s: string, from: number, to: number, om: boolean): string {
-  const bs = s.indexOf('\\', from);
-  if (bs < 0 || bs >= to) return s.slice(from, to);
+  if (!hasBackslash(s, from, to)) return s.slice(from, to);
   let out = '';
   for (let i = from; i < to; i++) {
     const c = s[i];
@@ -350,14 +383,25 @@ const DECIMAL_RE = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
  */
 export function parseGoFloat(t: string): number {
   const c = t.charCodeAt(0);
-  if ((c >= 48 && c <= 57) && t.length < 16) {
-    // Fast path: plain integers and decimals.
+  // Fast path: Number() accepts every decimal form Go does; it also takes 0x/0b/0o integers and
+  // "Infinity", which the slow path below sorts out.
+  if ((c >= 48 && c <= 57) || c === 45 || c === 43 || c === 46) {
     const n = Number(t);
-    if (!Number.isNaN(n) && DECIMAL_RE.test(t)) return n;
+    if (!Number.isNaN(n) && !hasRadixPrefix(t)) return Number.isFinite(n) || DECIMAL_RE.test(t) ? n : parseSpecial(t);
   }
   if (DECIMAL_RE.test(t)) return Number(t);
-  const lower = t.toLowerCase();
-  switch (lower) {
+  return parseSpecial(t);
+}
+
+function hasRadixPrefix(t: string): boolean {
+  let i = t.charCodeAt(0) === 45 || t.charCodeAt(0) === 43 ? 1 : 0;
+  if (t.charCodeAt(i) !== 48) return false;
+  const x = t.charCodeAt(i + 1) | 0x20;
+  return x === 0x78 || x === 0x62 || x === 0x6f; // x, b, o
+}
+
+function parseSpecial(t: string): number {
+  switch (t.toLowerCase()) {
     case 'inf': case '+inf': case 'infinity': case '+infinity': return Infinity;
     case '-inf': case '-infinity': return -Infinity;
     default: return NaN;
@@ -365,9 +409,20 @@ export function parseGoFloat(t: string): number {
 }
 
 function isNaNToken(s: string, from: number, to: number): boolean {
-  const t = s.slice(from, to).toLowerCase();
+  return isNaNText(s.slice(from, to));
+}
+
+function isNaNText(v: string): boolean {
+  const t = v.toLowerCase();
   return t === 'nan' || t === '+nan' || t === '-nan';
 }
+
+// Name, optional label block, separator and value token; a strict subset of what the scanner accepts.
+const LABEL_PAIR = '[a-zA-Z_][a-zA-Z0-9_]*[ \\t]*=[ \\t]*"(?:[^"\\\\\\n]|\\\\.)*"';
+const TEXT_SERIES_RE = new RegExp(
+  `([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{(?:[ \\t]*${LABEL_PAIR}[ \\t]*,)*(?:[ \\t]*${LABEL_PAIR}[ \\t]*)?\\})?[ \\t]+([^ \\t\\n\\r]+)`, 'y');
+const OM_PAIR = '[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\\\\n]|\\\\.)*"';
+const OM_SERIES_RE = new RegExp(`([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{(?:${OM_PAIR}(?:,${OM_PAIR})*)?\\})? ([^ \\t\\n\\r]+)`, 'y');
 
 function textTimestamp(t: string, p: ExpositionParser): number {
   if (!/^-?\d+$/.test(t)) p.fail(`invalid timestamp ${quote(t)}`);

@@ -38,15 +38,20 @@ export class PushStore {
       parsed = parsePushBody(body, grouping);
       this.checkConsistent(key, parsed);
     } catch (e) {
-      const g = this.groups.get(key);
-      if (g) g.failureTimeSec = nowMs / 1000;
+      // As the Pushgateway does, a failed push still creates the group, to expose its failure time.
+      this.group(key, grouping).failureTimeSec = nowMs / 1000;
       throw e;
     }
-    let g = this.groups.get(key);
-    if (!g) { g = { labels: grouping, families: new Map(), pushTimeSec: 0, failureTimeSec: 0 }; this.groups.set(key, g); }
+    const g = this.group(key, grouping);
     if (replace) g.families = parsed;
     else for (const [name, f] of parsed) g.families.set(name, f);
     g.pushTimeSec = nowMs / 1000;
+  }
+
+  private group(key: string, grouping: Label[]): Group {
+    let g = this.groups.get(key);
+    if (!g) { g = { labels: grouping, families: new Map(), pushTimeSec: 0, failureTimeSec: 0 }; this.groups.set(key, g); }
+    return g;
   }
 
   /** Removes a group; true if it existed. */
@@ -115,7 +120,7 @@ function groupKey(labels: Label[]): string {
   return labels.map((l) => `${l.name}\u0000${l.value}`).join('\u0001');
 }
 
-/** Parses a pushed text body; samples get the grouping labels; timestamps are refused, as Pushgateway does. */
+/** Parses a pushed text body; samples get the grouping labels; timestamps are refused, as the Pushgateway does. */
 function parsePushBody(body: string, grouping: Label[]): Map<string, Family> {
   const p = new ExpositionParser(body, { openMetrics: false });
   const meta = new Map<string, MetricMetadata>();
@@ -129,11 +134,8 @@ function parsePushBody(body: string, grouping: Label[]): Map<string, Family> {
       const name = labels[0].name === '__name__' ? labels[0].value : labels.find((l) => l.name === '__name__')!.value;
       const fam = familyOf(name, meta);
       const b = new Map(labels.map((l) => [l.name, l.value] as [string, string]));
-      for (const gl of grouping) {
-        const v = b.get(gl.name);
-        if (v !== undefined && v !== gl.value) bad(`label ${gl.name}="${v}" of metric ${name} conflicts with grouping label value "${gl.value}"`);
-        b.set(gl.name, gl.value);
-      }
+      // Grouping labels win over the same labels in the body, as in the Pushgateway.
+      for (const gl of grouping) b.set(gl.name, gl.value);
       let f = families.get(fam);
       if (!f) { f = { meta: meta.get(fam) ?? { type: 'unknown', help: '', unit: '' }, samples: [] }; families.set(fam, f); }
       f.samples.push({ labels: toSortedLabels(b), v: p.value });

@@ -13,13 +13,18 @@ import { labelsKey, STALE_NAN, type IngestSample, type SampleSink } from './samp
 import type { TargetSpec } from './target.ts';
 import type { HttpGet } from './http-get.ts';
 
-interface CacheEntry {
-  /** Final labels, or null when metric relabelling dropped the series. */
-  labels: Label[] | null;
-  key: string;
-  /** Scrape iteration that last saw this entry. */
+/**
+ * One stored series of this target. Several series texts may resolve to the same labels (after
+ * relabelling, or written differently), so they share one state: dedupe and staleness go by series.
+ */
+interface SeriesState {
+  readonly labels: Label[];
+  /** Scrape iteration that last wrote this series. */
   seenIter: number;
 }
+
+/** Per series text: the series it maps to, or null when metric relabelling drops it. */
+interface CacheEntry { series: SeriesState | null; seenIter: number }
 
 export interface ScrapeResult { health: 'up' | 'down'; error: string; samples: number; postRelabel: number; added: number }
 
@@ -42,8 +47,10 @@ export class ScrapeLoop {
   metadata = new Map<string, MetricMetadata>();
   private readonly deps: LoopDeps;
   private cache = new Map<string, CacheEntry>();
+  private byLabels = new Map<string, SeriesState>();
   /** Series written by the previous scrape without explicit timestamps (staleness candidates). */
-  private prevSeries = new Map<string, Labels>();
+  private prevSeries: SeriesState[] = [];
+  private curSeries: SeriesState[] = [];
   private iter = 0;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
@@ -70,6 +77,7 @@ export class ScrapeLoop {
   /** Takes over the series state of a loop it replaces on reload, so continuing series are not marked stale. */
   adopt(old: ScrapeLoop): void {
     this.prevSeries = old.prevSeries;
+    this.byLabels = old.byLabels;
     this.metadata = old.metadata;
     this.health = old.health;
     this.lastError = old.lastError;
@@ -101,9 +109,9 @@ export class ScrapeLoop {
     if (!markStale || this.lastScrapeMs === 0) return;
     const t = Math.max(this.deps.now(), this.lastScrapeMs + 1);
     const out: IngestSample[] = [];
-    for (const labels of this.prevSeries.values()) out.push({ labels, t, v: STALE_NAN });
+    for (const s of this.prevSeries) out.push({ labels: s.labels, t, v: STALE_NAN });
     for (const name of REPORT_NAMES) out.push({ labels: this.reportLabels(name), t, v: STALE_NAN });
-    this.prevSeries = new Map();
+    this.prevSeries = [];
     await this.deps.sink.append(out).catch(() => undefined);
   }
 
@@ -152,7 +160,8 @@ export class ScrapeLoop {
     const p = new ExpositionParser(body, { openMetrics: om });
     const iter = ++this.iter;
     const samples: IngestSample[] = [];
-    const current = new Map<string, Labels>();
+    const current = this.curSeries;
+    current.length = 0;
     const metadata = new Map<string, MetricMetadata>();
     let scraped = 0, added = 0;
     const honorTs = this.cfg.honorTimestamps;
@@ -161,18 +170,22 @@ export class ScrapeLoop {
       scraped++;
       let entry = this.cache.get(p.seriesKey);
       if (entry === undefined) {
-        entry = this.newEntry(p.labels());
+        entry = { series: this.seriesFor(p.labels()), seenIter: 0 };
         this.cache.set(p.seriesKey, entry);
-        if (entry.labels !== null) added++;
+        if (entry.series !== null && entry.series.seenIter === 0) added++;
       }
-      if (entry.labels === null || entry.seenIter === iter) continue; // dropped, or a duplicate in this body
       entry.seenIter = iter;
+      const series = entry.series;
+      if (series === null || series.seenIter === iter) continue; // dropped, or a duplicate in this body
+      series.seenIter = iter;
       const hasTs = honorTs && !Number.isNaN(p.timestampMs);
-      samples.push({ labels: entry.labels, t: hasTs ? p.timestampMs : startMs, v: p.value });
-      if (!hasTs) current.set(entry.key, entry.labels);
+      samples.push({ labels: series.labels, t: hasTs ? p.timestampMs : startMs, v: p.value });
+      if (!hasTs) current.push(series);
     }
     if (this.cfg.sampleLimit > 0 && samples.length > this.cfg.sampleLimit) throw new Error('sample limit exceeded');
-    for (const [k, labels] of this.prevSeries) if (!current.has(k)) samples.push({ labels, t: startMs, v: STALE_NAN });
+    const prev = this.prevSeries;
+    for (let i = 0; i < prev.length; i++) if (prev[i].seenIter !== iter) samples.push({ labels: prev[i].labels, t: startMs, v: STALE_NAN });
+    this.curSeries = prev;
     this.prevSeries = current;
     this.metadata = metadata;
     this.evict(iter);
@@ -183,16 +196,40 @@ export class ScrapeLoop {
   private evict(iter: number): void {
     if (this.cache.size < 1024 || iter % 8 !== 0) return;
     for (const [k, e] of this.cache) if (e.seenIter < iter - 2) this.cache.delete(k);
+    for (const [k, s] of this.byLabels) if (s.seenIter < iter - 2) this.byLabels.delete(k);
   }
 
-  private newEntry(parsed: Label[]): CacheEntry {
+  /** Applies target labels and metric relabelling to a newly seen series text; null when dropped. */
+  private seriesFor(parsed: Label[]): SeriesState | null {
     const labels = this.targetLabelsApplied(parsed);
     const final = this.cfg.metricRelabelConfigs.length ? relabel(labels, this.cfg.metricRelabelConfigs) : labels;
-    return { labels: final, key: final ? labelsKey(final) : '', seenIter: 0 };
+    if (final === null) return null;
+    const key = labelsKey(final);
+    let s = this.byLabels.get(key);
+    if (s === undefined) { s = { labels: final, seenIter: 0 }; this.byLabels.set(key, s); }
+    return s;
   }
 
-  /** honor_labels: true keeps the scraped value on conflict; false renames it to `exported_<name>`. */
+  /**
+   * honor_labels: true keeps the scraped value on conflict; false renames it to `exported_<name>`. Both
+   * inputs are sorted, so the common case (no conflict) is a linear merge without a map.
+   */
   private targetLabelsApplied(parsed: Label[]): Label[] {
+    const tl = this.target.labels;
+    const out: Label[] = [];
+    let i = 0, j = 0;
+    while (i < parsed.length && j < tl.length) {
+      const a = parsed[i], b = tl[j];
+      if (a.name < b.name) { out.push(a); i++; continue; }
+      if (a.name > b.name) { out.push(b); j++; continue; }
+      return this.targetLabelsConflict(parsed);
+    }
+    while (i < parsed.length) out.push(parsed[i++]);
+    while (j < tl.length) out.push(tl[j++]);
+    return out;
+  }
+
+  private targetLabelsConflict(parsed: Label[]): Label[] {
     const b = new Map<string, string>();
     for (const l of parsed) b.set(l.name, l.value);
     for (const l of this.target.labels) {
@@ -208,8 +245,8 @@ export class ScrapeLoop {
   }
 
   private markAllStale(out: IngestSample[], t: number): void {
-    for (const labels of this.prevSeries.values()) out.push({ labels, t, v: STALE_NAN });
-    this.prevSeries = new Map();
+    for (const s of this.prevSeries) out.push({ labels: s.labels, t, v: STALE_NAN });
+    this.prevSeries = [];
   }
 
   private appendReport(out: IngestSample[], t: number, r: ScrapeResult, durationSec: number): void {

@@ -18,6 +18,7 @@ export function getWorkflow(r: Runner, id: number): Workflow {
 }
 
 export function saveWorkflow(r: Runner, body: unknown, job: Job): { workflow: Workflow; warnings: string[] } {
+  precheckConflict(r, body);
   const input = parseWorkflowInput(body);
   const check = checkGraph(input.elements);
   if ((input.status === 1 || input.enable) && check.errors.length) {
@@ -48,6 +49,16 @@ export function saveWorkflow(r: Runner, body: unknown, job: Job): { workflow: Wo
   r.stats(id);
   if (existing) afterUpdate(r, existing, wf, job);
   return { workflow: wf, warnings: check.warnings };
+}
+
+/** Identity changes of a workflow with runs are a conflict whatever else is wrong with the body (409 first). */
+function precheckConflict(r: Runner, body: unknown): void {
+  if (typeof body !== 'object' || body === null) return;
+  const b = body as { id?: unknown; version?: unknown; businessId?: unknown; status?: unknown };
+  if (typeof b.id !== 'number') return;
+  const old = r.st.workflows.get(String(b.id));
+  if (!old || old.deleted) return;
+  checkUpdate(r, old, (b.version ?? 0) as 0 | 1, (b.businessId ?? null) as number | null, (b.status ?? 0) as number);
 }
 
 function checkUpdate(r: Runner, old: Workflow, version: 0 | 1, businessId: number | null, status: number): void {

@@ -3,7 +3,7 @@
  * contact state and tags, channel listing, dry-run validation, health.
  */
 import { EngineError, toWire } from '../errors.ts';
-import { resolvedState } from './contact-state.ts';
+import { resolvedState, stateKey } from './contact-state.ts';
 import { checkGraph } from './graph.ts';
 import { getWorkflow, listChannels } from './manage.ts';
 import { parseWorkflowInput } from './validate.ts';
@@ -64,11 +64,15 @@ export const QUERIES: Record<string, Query> = {
       return { valid: false, errors: [{ code: w.code.replace(/^WF_/, ''), message: w.message, path: w.details.path ?? null }], warnings: [] };
     }
   },
-  state: (r, a: { businessId: number; contactId: string; channelId?: string }) => {
+  state: (r, a: { businessId: number; contactId: string; channelId?: string; raw?: boolean }) => {
     const channels = a.channelId !== undefined ? [a.channelId] : listChannels(r, a.businessId).map((c) => c.channelId);
-    const out: Record<string, string | number | null> = {};
+    const out: Record<string, unknown> = {};
     for (const ch of channels) Object.assign(out, resolvedState(r.st, a.businessId, a.contactId, ch));
-    return out;
+    if (!a.raw) return out;
+    // `?raw=true`: the stored per-channel counters behind the properties (submit/apply counts included).
+    const raw: Record<string, unknown> = {};
+    for (const ch of channels) raw[ch] = r.st.contactState.get(stateKey(a.businessId, a.contactId, ch)) ?? null;
+    return { ...out, contactChannelState: raw };
   },
   'channels.list': (r, a: { businessId: number }) => listChannels(r, a.businessId),
   'contacts.tags': (r, a: { businessId: number; contactId: string }) => r.st.contacts.get(`${a.businessId}|${a.contactId}`)?.tags ?? [],

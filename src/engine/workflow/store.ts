@@ -4,6 +4,8 @@
  * time, so a record mutated after a snapshot cannot leak into an earlier commit.
  */
 import { pack, unpack } from '../codec/msgpack.ts';
+import { WORKFLOW_META_KEY, WORKFLOW_STATE_VERSION } from '../codec/format-ids.ts';
+import { FormatVersionError } from '../errors.ts';
 import type { KvBackend, KvWrite } from './kv.ts';
 import { TimerHeap, TimerIndex } from './timer-queue.ts';
 import type {
@@ -25,6 +27,8 @@ export class Space<V> {
 }
 
 export interface Meta {
+  /** Record layout version (docs/format.md "Workflow state"). */
+  layout: number;
   seq: Record<string, number>;
   /** Highest event sequence number below which every event is applied, and the applied ones above it. */
   appliedLow: number;
@@ -52,7 +56,7 @@ export class WorkflowStore {
     this.workflows, this.channels, this.contactState, this.viewSessions, this.inboundEvents, this.runs,
     this.timers, this.actionLog, this.outbox, this.contacts, this.stats,
   ] as Space<unknown>[];
-  meta: Meta = { seq: {}, appliedLow: 0, appliedAbove: [], clock: null };
+  meta: Meta = { layout: WORKFLOW_STATE_VERSION, seq: {}, appliedLow: 0, appliedAbove: [], clock: null };
   private metaDirty = false;
 
   // ── indices (derived, never persisted) ──
@@ -71,7 +75,9 @@ export class WorkflowStore {
 
   load(): void {
     for (const s of this.spaces) for (const [k, v] of this.kv.load(s.name)) s.map.set(k, unpack(v));
-    for (const [k, v] of this.kv.load('meta')) if (k === 'meta') this.meta = unpack<Meta>(v);
+    for (const [k, v] of this.kv.load('meta')) if (k === WORKFLOW_META_KEY) this.meta = unpack<Meta>(v);
+    const layout = this.meta.layout ?? WORKFLOW_STATE_VERSION;
+    if (layout !== WORKFLOW_STATE_VERSION) throw new FormatVersionError('workflow state (wf_meta)', layout, WORKFLOW_STATE_VERSION, WORKFLOW_STATE_VERSION);
     for (const r of this.runs.values()) this.indexRun(r);
     for (const a of this.actionLog.values()) this.indexAction(a);
     for (const o of this.outbox.values()) this.outboxKeys.add(o.idempotencyKey);
@@ -173,7 +179,7 @@ export class WorkflowStore {
       }
       s.dirty.clear();
     }
-    out.push({ space: 'meta', key: 'meta', value: pack(this.meta) });
+    out.push({ space: 'meta', key: WORKFLOW_META_KEY, value: pack(this.meta) });
     this.metaDirty = false;
     return out;
   }

@@ -49,6 +49,15 @@ export const ES_ERRORS: Record<string, { type: string; status: number }> = {
   DOC_SCRIPT_CLASS_CAST: { type: 'class_cast_exception', status: 500 },
   DOC_SCRIPT_INDEX_BOUNDS: { type: 'index_out_of_bounds_exception', status: 500 },
   DOC_MAPPING_UPDATE_NEEDED: { type: 'illegal_state_exception', status: 500 },
+  SEARCH_PARSING: { type: 'parsing_exception', status: 400 },
+  SEARCH_JSON_PARSE: { type: 'json_parse_exception', status: 500 },
+  SEARCH_QUERY_SHARD: { type: 'query_shard_exception', status: 400 },
+  SEARCH_ILLEGAL_STATE: { type: 'illegal_state_exception', status: 500 },
+  SEARCH_ILLEGAL_ARGUMENT: { type: 'illegal_argument_exception', status: 400 },
+  SEARCH_CONTEXT_MISSING: { type: 'search_context_missing_exception', status: 404 },
+  SEARCH_VALIDATION: { type: 'action_request_validation_exception', status: 400 },
+  SEARCH_PHASE_FAILED: { type: 'search_phase_execution_exception', status: 400 },
+  SEARCH_PHASE_FAILED_500: { type: 'search_phase_execution_exception', status: 500 },
 };
 
 const META_ORDER = ['resource.type', 'resource.id', 'index_uuid', 'shard', 'index'];

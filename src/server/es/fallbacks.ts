@@ -1,6 +1,7 @@
 /** How port 9200 answers requests no route takes, and bodies over the limit, as Elasticsearch 6.8 does. */
 import type { ApiFallbacks } from '../dispatch.ts';
 import type { HttpResponse } from '../http.ts';
+import { errorResponse } from './errors.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=UTF-8' };
 const TEXT_HEADERS = { 'content-type': 'text/plain; charset=UTF-8' };
@@ -17,7 +18,7 @@ export const esFallbacks: ApiFallbacks = {
     headers: JSON_HEADERS,
     body: JSON.stringify({ error: `Incorrect HTTP method for uri [${req.path}] and method [${req.method}], allowed: [${allowed.join(', ')}]`, status: 405 }),
   }),
-  error: (err) => esEnvelope(500, 'exception', (err as Error)?.message ?? String(err)),
+  error: (err) => errorResponse(err),
 };
 
 /** `http.max_content_length` exceeded. */

@@ -5,6 +5,8 @@
  */
 import { isLosslessNumber, parse as losslessParse } from 'lossless-json';
 import type { HttpRequest, HttpResponse } from '../http.ts';
+import { JavaDouble, javaDouble } from '../../engine/docs/source.ts';
+import { applyFilterPath } from './filter-path.ts';
 import { JSON_HEADERS } from './errors.ts';
 
 /** A JSON text inserted verbatim. */
@@ -14,6 +16,7 @@ export class RawJson {
 
 export function compact(v: unknown): string {
   if (v instanceof RawJson) return v.text;
+  if (v instanceof JavaDouble) return javaDouble(v.v);
   if (v === null || v === undefined) return 'null';
   if (typeof v !== 'object') return JSON.stringify(v);
   if (isLosslessNumber(v)) return v.value;
@@ -35,6 +38,7 @@ export function compact(v: unknown): string {
 
 export function pretty(v: unknown, indent = ''): string {
   if (v instanceof RawJson) return pretty(losslessParse(v.text), indent);
+  if (v instanceof JavaDouble) return javaDouble(v.v);
   if (v === null || v === undefined) return 'null';
   if (typeof v !== 'object') return JSON.stringify(v);
   if (isLosslessNumber(v)) return v.value;
@@ -55,6 +59,8 @@ export function wantsPretty(req: HttpRequest): boolean {
 
 /** A JSON response honouring `?pretty`. */
 export function json(req: HttpRequest, status: number, body: unknown, headers?: Record<string, string>): HttpResponse {
+  const fp = req.query.get('filter_path');
+  if (fp) body = applyFilterPath(body, fp);
   const text = wantsPretty(req) ? `${pretty(body)}\n` : compact(body);
   return { status, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS, body: text };
 }

@@ -9,11 +9,11 @@ import { filterSource, parseLossless, sourceFilterOf, stringifyLossless } from '
 import { fromWire } from '../../engine/errors.ts';
 import type { ItemOutcome, WriteItem } from '../../workers/docs-tasks.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
-import type { Router } from '../router.ts';
+import type { Params, Router } from '../router.ts';
 import type { EsCluster } from './cluster.ts';
 import { bodyBytes, bodyText, route } from './handler.ts';
 import { json, RawJson } from './json.ts';
-import { boolParam, intParam, listParam } from './params.ts';
+import { intParam, listParam } from './params.ts';
 
 const WRITE_PARAMS = ['routing', 'refresh', 'version', 'version_type', 'if_seq_no', 'if_primary_term', 'op_type', 'timeout',
   'wait_for_active_shards', 'pipeline', 'parent'];
@@ -88,81 +88,86 @@ function outcome(o: ItemOutcome): WriteResult {
 }
 
 export function registerDocRoutes(router: Router, cluster: EsCluster): void {
-  const indexDoc = (create: boolean | null) => route(WRITE_PARAMS, async (req, p) => {
-    const id = p.id ?? newDocId();
-    checkId(id);
-    validateTypeName(p.type);
-    const src = bodyBytes(req);
-    if (src.length === 0) throw docError('DOC_PARSE', ['request body is required']);
-    const opType = req.query.get('op_type');
-    if (opType !== null && opType !== 'create' && opType !== 'index') throw illegalArgument(`opType must be 'create' or 'index', found: [${opType}]`);
-    const isCreate = create === true || p.id === undefined || opType === 'create';
-    const { meta, routing: aliasRouting } = await cluster.writeTarget(p.index, p.type);
-    const routing = req.query.get('routing') ?? aliasRouting;
-    routingRequired(meta!, routing, id);
-    const item: WriteItem = { action: isCreate ? 'create' : 'index', op: { id, source: src, routing, ...conditions((k) => req.query.get(k)) } };
-    const shard = shardFor(routing ?? id, numberOfShards(meta!.settings));
-    const [o] = await cluster.writeShard(meta!, shard, [item], refreshParam(req));
-    const r = outcome(o);
-    const headers = r.result === 'created' ? { location: `/${meta!.name}/${p.type}/${encodeURIComponent(id)}${routing ? `?routing=${encodeURIComponent(routing)}` : ''}` } : undefined;
-    return json(req, writeStatus(r), writeBody(meta!, p.type, id, r), headers);
-  });
-  router.add(['PUT', 'POST'], '/:index/:type/:id', indexDoc(null));
-  router.add(['PUT', 'POST'], '/:index/:type/:id/_create', indexDoc(true));
-  router.add('POST', '/:index/:type', indexDoc(null));
+  router.add(['PUT', 'POST'], '/:index/:type/:id', route(WRITE_PARAMS, (req, p) => indexDoc(cluster, req, p, false)));
+  router.add(['PUT', 'POST'], '/:index/:type/:id/_create', route(WRITE_PARAMS, (req, p) => indexDoc(cluster, req, p, true)));
+  router.add('POST', '/:index/:type', route(WRITE_PARAMS, (req, p) => indexDoc(cluster, req, p, false)));
+  router.add(['GET', 'HEAD'], '/:index/:type/:id', route(GET_PARAMS, (req, p) => getDoc(cluster, req, p)));
+  router.add(['GET', 'HEAD'], '/:index/:type/:id/_source', route(GET_PARAMS, (req, p) => getSource(cluster, req, p)));
+  router.add('DELETE', '/:index/:type/:id', route(DELETE_PARAMS, (req, p) => deleteDoc(cluster, req, p)));
+  router.add('POST', '/:index/:type/:id/_update', route(UPDATE_PARAMS, (req, p) => updateDoc(cluster, req, p)));
+}
 
-  router.add(['GET', 'HEAD'], '/:index/:type/:id', route(GET_PARAMS, async (req, p) => {
-    const found = await lookup(cluster, req, p.index, p.type, p.id);
-    if (req.method === 'HEAD') return { status: found.doc ? 200 : 404, body: '' };
-    if (!found.doc) return json(req, 404, { _index: found.index, _type: p.type, _id: p.id, found: false });
-    const d = found.doc;
-    const b: Record<string, unknown> = { _index: found.index, _type: p.type, _id: p.id, _version: d.version, _seq_no: d.seqNo, _primary_term: d.primaryTerm };
-    if (d.routing !== undefined) b._routing = d.routing;
-    b.found = true;
-    const src = sourceOut(req, d.source);
-    if (src !== undefined) b._source = src;
-    return json(req, 200, b);
-  }));
+async function indexDoc(cluster: EsCluster, req: HttpRequest, p: Params, create: boolean): Promise<HttpResponse> {
+  const id = p.id ?? newDocId();
+  checkId(id);
+  validateTypeName(p.type);
+  const src = bodyBytes(req);
+  if (src.length === 0) throw docError('DOC_PARSE', ['request body is required']);
+  const opType = req.query.get('op_type');
+  if (opType !== null && opType !== 'create' && opType !== 'index') throw illegalArgument(`opType must be 'create' or 'index', found: [${opType}]`);
+  const isCreate = create || p.id === undefined || opType === 'create';
+  const { meta, routing: aliasRouting } = await cluster.writeTarget(p.index, p.type);
+  const routing = req.query.get('routing') ?? aliasRouting;
+  routingRequired(meta!, routing, id);
+  const item: WriteItem = { action: isCreate ? 'create' : 'index', op: { id, source: src, routing, ...conditions((k) => req.query.get(k)) } };
+  const shard = shardFor(routing ?? id, numberOfShards(meta!.settings));
+  const [o] = await cluster.writeShard(meta!, shard, [item], refreshParam(req));
+  const r = outcome(o);
+  const headers = r.result === 'created' ? { location: `/${meta!.name}/${p.type}/${encodeURIComponent(id)}${routing ? `?routing=${encodeURIComponent(routing)}` : ''}` } : undefined;
+  return json(req, writeStatus(r), writeBody(meta!, p.type, id, r), headers);
+}
 
-  router.add(['GET', 'HEAD'], '/:index/:type/:id/_source', route(GET_PARAMS, async (req, p) => {
-    const found = await lookup(cluster, req, p.index, p.type, p.id);
-    if (!found.doc) return { status: 404, body: '' };
-    if (req.method === 'HEAD') return { status: 200, body: '' };
-    return json(req, 200, sourceOut(req, found.doc.source) ?? new RawJson('{}'));
-  }));
+async function getDoc(cluster: EsCluster, req: HttpRequest, p: Params): Promise<HttpResponse> {
+  const found = await lookup(cluster, req, p.index, p.type, p.id);
+  if (req.method === 'HEAD') return { status: found.doc ? 200 : 404, body: '' };
+  if (!found.doc) return json(req, 404, { _index: found.index, _type: p.type, _id: p.id, found: false });
+  const d = found.doc;
+  const b: Record<string, unknown> = { _index: found.index, _type: p.type, _id: p.id, _version: d.version, _seq_no: d.seqNo, _primary_term: d.primaryTerm };
+  if (d.routing !== undefined) b._routing = d.routing;
+  b.found = true;
+  const src = sourceOut(req, d.source);
+  if (src !== undefined) b._source = src;
+  return json(req, 200, b);
+}
 
-  router.add('DELETE', '/:index/:type/:id', route(DELETE_PARAMS, async (req, p) => {
-    const { meta, routing: aliasRouting } = await cluster.writeTarget(p.index, p.type, false).catch((e) => { throw e; });
-    if (!meta) throw notFoundExpr(p.index);
-    const routing = req.query.get('routing') ?? aliasRouting;
-    routingRequired(meta, routing, p.id);
-    const shard = shardFor(routing ?? p.id, numberOfShards(meta.settings));
-    const [o] = await cluster.writeShard(meta, shard, [{ action: 'delete', op: { id: p.id, routing, ...conditions((k) => req.query.get(k)) } }], refreshParam(req));
-    const r = outcome(o);
-    return json(req, writeStatus(r), writeBody(meta, p.type, p.id, r));
-  }));
+async function getSource(cluster: EsCluster, req: HttpRequest, p: Params): Promise<HttpResponse> {
+  const found = await lookup(cluster, req, p.index, p.type, p.id);
+  if (!found.doc) return { status: 404, body: '' };
+  if (req.method === 'HEAD') return { status: 200, body: '' };
+  return json(req, 200, sourceOut(req, found.doc.source) ?? new RawJson('{}'));
+}
 
-  router.add('POST', '/:index/:type/:id/_update', route(UPDATE_PARAMS, async (req, p) => {
-    const text = bodyText(req);
-    if (text.trim() === '') throw docError('DOC_PARSE', ['request body is required']);
-    const { meta, routing: aliasRouting } = await cluster.writeTarget(p.index, p.type);
-    const routing = req.query.get('routing') ?? aliasRouting;
-    const c = conditions((k) => req.query.get(k));
-    const op: UpdateOp = { id: p.id, routing, body: text, ifSeqNo: c.ifSeqNo, ifPrimaryTerm: c.ifPrimaryTerm, version: c.version,
-      retryOnConflict: intParam(req, 'retry_on_conflict'), fetchSource: updateFetch(req, text) };
-    const shard = shardFor(routing ?? p.id, numberOfShards(meta!.settings));
-    const [o] = await cluster.writeShard(meta!, shard, [{ action: 'update', op }], refreshParam(req));
-    const r = outcome(o);
-    const b = writeBody(meta!, p.type, p.id, r);
-    if (r.getSource !== undefined) {
-      const g: Record<string, unknown> = {};
-      if (r.result !== 'noop') { g._seq_no = r.seqNo; g._primary_term = r.primaryTerm; }
-      g.found = true;
-      g._source = new RawJson(r.getSource);
-      b.get = g;
-    }
-    return json(req, r.result === 'created' ? 201 : 200, b);
-  }));
+async function deleteDoc(cluster: EsCluster, req: HttpRequest, p: Params): Promise<HttpResponse> {
+  const { meta, routing: aliasRouting } = await cluster.writeTarget(p.index, p.type, false);
+  if (!meta) throw notFoundExpr(p.index);
+  const routing = req.query.get('routing') ?? aliasRouting;
+  routingRequired(meta, routing, p.id);
+  const shard = shardFor(routing ?? p.id, numberOfShards(meta.settings));
+  const [o] = await cluster.writeShard(meta, shard, [{ action: 'delete', op: { id: p.id, routing, ...conditions((k) => req.query.get(k)) } }], refreshParam(req));
+  const r = outcome(o);
+  return json(req, writeStatus(r), writeBody(meta, p.type, p.id, r));
+}
+
+async function updateDoc(cluster: EsCluster, req: HttpRequest, p: Params): Promise<HttpResponse> {
+  const text = bodyText(req);
+  if (text.trim() === '') throw docError('DOC_PARSE', ['request body is required']);
+  const { meta, routing: aliasRouting } = await cluster.writeTarget(p.index, p.type);
+  const routing = req.query.get('routing') ?? aliasRouting;
+  const c = conditions((k) => req.query.get(k));
+  const op: UpdateOp = { id: p.id, routing, body: text, ifSeqNo: c.ifSeqNo, ifPrimaryTerm: c.ifPrimaryTerm, version: c.version,
+    retryOnConflict: intParam(req, 'retry_on_conflict'), fetchSource: updateFetch(req, text) };
+  const shard = shardFor(routing ?? p.id, numberOfShards(meta!.settings));
+  const [o] = await cluster.writeShard(meta!, shard, [{ action: 'update', op }], refreshParam(req));
+  const r = outcome(o);
+  const b = writeBody(meta!, p.type, p.id, r);
+  if (r.getSource !== undefined) {
+    const g: Record<string, unknown> = {};
+    if (r.result !== 'noop') { g._seq_no = r.seqNo; g._primary_term = r.primaryTerm; }
+    g.found = true;
+    g._source = new RawJson(r.getSource);
+    b.get = g;
+  }
+  return json(req, r.result === 'created' ? 201 : 200, b);
 }
 
 export function notFoundExpr(name: string): Error {
@@ -220,4 +225,3 @@ export function sourceOut(req: HttpRequest, source: Uint8Array): RawJson | undef
   return new RawJson(stringifyLossless(filterSource(parseLossless(text), f)));
 }
 
-export { boolParam };

@@ -1,9 +1,46 @@
-/** Routes of the Elasticsearch-compatible API on port 9200. */
+/**
+ * Routes of the Elasticsearch-compatible API on port 9200. The cluster metadata lives on the main thread
+ * (LMDB-backed, opened in `start`); documents live in shard workers.
+ */
+import { MetaStore } from '../../engine/docs/meta-store.ts';
 import type { ServerContext, ServiceHooks } from '../context.ts';
 import type { Router } from '../router.ts';
 import { bannerResponse } from './banner.ts';
+import { EsCluster } from './cluster.ts';
+import { route } from './handler.ts';
+import { wantsPretty } from './json.ts';
+import { registerAliasRoutes } from './routes-aliases.ts';
+import { registerBulkRoutes } from './routes-bulk.ts';
+import { registerCatRoutes } from './routes-cat.ts';
+import { registerClusterRoutes } from './routes-cluster.ts';
+import { registerDocRoutes } from './routes-docs.ts';
+import { registerIndexRoutes } from './routes-indices.ts';
+import { registerSearchRoutes } from './search-routes.ts';
 
 export function registerEsRoutes(router: Router, ctx: ServerContext): ServiceHooks {
-  router.add(['GET', 'HEAD'], '/', (req) => bannerResponse(ctx, req.query.has('pretty')));
-  return {};
+  let store: MetaStore | null = null;
+  const cluster = new EsCluster(ctx, {
+    load: () => store!.load(),
+    save: (prev, next) => store!.save(prev, next),
+  });
+  router.add(['GET', 'HEAD'], '/', route([], (req) => bannerResponse(ctx, wantsPretty(req))));
+  registerIndexRoutes(router, cluster);
+  registerDocRoutes(router, cluster);
+  registerBulkRoutes(router, cluster);
+  registerAliasRoutes(router, cluster);
+  registerCatRoutes(router, cluster);
+  registerClusterRoutes(router, cluster);
+  registerSearchRoutes(router, ctx, cluster);
+  return {
+    start: async () => {
+      store = MetaStore.open(ctx.dataDir);
+      cluster.start();
+    },
+    stop: async () => {
+      await ctx.pool.broadcast('docs.closeAll', {});
+      await store?.close();
+    },
+  };
 }
+
+export { EsCluster };

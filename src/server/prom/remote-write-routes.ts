@@ -2,8 +2,9 @@
  * Remote-write 1.0 receiver: `POST /api/v1/write` with a snappy-compressed protobuf `WriteRequest`.
  * Enabled by default (Prometheus needs `--web.enable-remote-write-receiver`): receiving from agents is
  * one of Tessera's ingestion paths. Replies as Prometheus's write handler does: 204 on success, 400 with
- * a plain-text reason for undecodable bodies and rejected samples (out of order, out of bounds,
- * duplicates), 500 for storage failures.
+ * a plain-text reason for undecodable bodies and refused samples (out of order, out of bounds,
+ * duplicates), 500 for storage failures. Unlike Prometheus, which rolls the whole request back on the
+ * first refused sample, the samples of the request that could be stored stay stored.
  */
 import type { Router } from '../router.ts';
 import type { HttpResponse } from '../http.ts';
@@ -12,6 +13,8 @@ import { decodeWriteRequest } from '../../engine/scrape/remote-write-codec.ts';
 import type { SampleSink } from '../../engine/scrape/sample-sink.ts';
 
 const TEXT = { 'Content-Type': 'text/plain; charset=utf-8' };
+
+interface RefusalSummary { outOfOrder: number; duplicate: number; outOfBounds: number; firstError: string }
 
 const REJECTED_RE = /out of order|out of bounds|duplicate sample|too old/i;
 
@@ -24,7 +27,12 @@ export function registerRemoteWriteRoutes(router: Router, sink: SampleSink): voi
       return { status: 400, headers: TEXT, body: `${(e as Error).message}\n` };
     }
     try {
-      if (samples.length) await sink.append(samples);
+      const summary = samples.length ? await sink.append(samples) as Partial<RefusalSummary> | undefined : undefined;
+      // The TSDB counts per-sample refusals instead of throwing; Prometheus answers 400 for them so that
+      // the sender does not retry data it can never store.
+      if (summary && (summary.outOfOrder || summary.duplicate || summary.outOfBounds)) {
+        return { status: 400, headers: TEXT, body: `${summary.firstError || 'out of order sample'}\n` };
+      }
     } catch (e) {
       const msg = (e as Error).message;
       const rejected = (e instanceof EngineError && e.code === 'INVALID_ARGUMENT') || REJECTED_RE.test(msg);

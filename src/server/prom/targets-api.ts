@@ -99,11 +99,18 @@ const OPS: Record<string, MatchType> = { '=': MATCH_EQUAL, '!=': MATCH_NOT_EQUAL
  */
 export function parseSelector(s: string): Matcher[] {
   const bad = (why: string): never => { throw new InvalidArgumentError('INVALID_ARGUMENT', `invalid parameter "match_target": ${why}`); };
-  const src = s.trim();
+  let src = s.trim();
+  const out: Matcher[] = [];
+  // An optional metric name before the braces, as in PromQL's metric selector syntax.
+  const name = /^[a-zA-Z_:][a-zA-Z0-9_:]*/.exec(src);
+  if (name) {
+    out.push(newMatcher(MATCH_EQUAL, '__name__', name[0]));
+    src = src.slice(name[0].length).trim();
+    if (src === '') return out;
+  }
   if (!src.startsWith('{') || !src.endsWith('}')) bad(`1:1: parse error: unexpected ${JSON.stringify(src.slice(0, 10))}, expected label selector`);
   const body = src.slice(1, -1);
   const re = /\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')\s*(,|$)/y;
-  const out: Matcher[] = [];
   let pos = 0;
   while (pos < body.length && body.slice(pos).trim() !== '') {
     re.lastIndex = pos;

@@ -1,0 +1,101 @@
+/**
+ * `_bulk` NDJSON parsing with ES 6.8's failure rules: framing problems (no final newline, a malformed or
+ * unknown action line, unknown metadata, no index/type) fail the whole request; everything about one item's
+ * content (bad JSON source, mapping errors, versions) fails only that item, later, in its shard.
+ * Sources stay as the client's bytes (subarrays of the body).
+ */
+import { docError, illegalArgument, validationFailed } from './doc-errors.ts';
+import type { VersionType } from './doc-shard-types.ts';
+
+export type BulkActionName = 'index' | 'create' | 'update' | 'delete';
+
+export interface BulkItem {
+  action: BulkActionName;
+  index: string;
+  type: string;
+  id?: string;
+  routing?: string;
+  version?: number;
+  versionType?: VersionType;
+  ifSeqNo?: number;
+  ifPrimaryTerm?: number;
+  retryOnConflict?: number;
+  /** index/create: the source bytes; update: the update body. */
+  source?: Uint8Array;
+  fetchSource?: unknown;
+}
+
+const ACTIONS = new Set(['index', 'create', 'update', 'delete']);
+const META_KEYS = new Set(['_index', '_type', '_id', 'routing', '_routing', 'version', '_version', 'version_type', '_version_type',
+  'retry_on_conflict', '_retry_on_conflict', 'if_seq_no', 'if_primary_term', 'pipeline', '_source', 'parent', '_parent', 'op_type', 'fields']);
+const NL = 10;
+
+export function parseBulk(body: Uint8Array, defaults: { index?: string; type?: string }): BulkItem[] {
+  if (body.length === 0) throw validationFailed(['no requests added']);
+  if (body[body.length - 1] !== NL) throw illegalArgument('The bulk request must be terminated by a newline [\\n]');
+  const items: BulkItem[] = [];
+  const missing: string[] = [];
+  let pos = 0;
+  let line = 0;
+  while (pos < body.length) {
+    const end = body.indexOf(NL, pos);
+    const text = Buffer.from(body.buffer, body.byteOffset + pos, end - pos).toString('utf8');
+    line++;
+    pos = end + 1;
+    if (text.trim() === '') continue;
+    const item = parseAction(text, line, defaults);
+    if (item.action !== 'delete') {
+      if (pos >= body.length) break; // an action without its source line is dropped, as ES does
+      const srcEnd = body.indexOf(NL, pos);
+      item.source = body.subarray(pos, srcEnd);
+      pos = srcEnd + 1;
+      line++;
+    }
+    if (!item.index) missing.push('index is missing');
+    if (!item.type) missing.push('type is missing');
+    items.push(item);
+  }
+  if (items.length === 0) throw validationFailed(['no requests added']);
+  if (missing.length) throw validationFailed(missing);
+  return items;
+}
+
+function parseAction(text: string, line: number, defaults: { index?: string; type?: string }): BulkItem {
+  let v: unknown;
+  try { v = JSON.parse(text); } catch (e) {
+    throw docError('DOC_JSON_PARSE', [(e as Error).message]);
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+    throw illegalArgument(`Malformed action/metadata line [${line}], expected START_OBJECT or the end of the stream`);
+  }
+  const keys = Object.keys(v);
+  if (keys.length === 0) throw illegalArgument(`Malformed action/metadata line [${line}], expected FIELD_NAME but found [END_OBJECT]`);
+  const action = keys[0];
+  if (!ACTIONS.has(action)) {
+    throw illegalArgument(`Malformed action/metadata line [${line}], expected one of [create, delete, index, update] but found [${action}]`);
+  }
+  const meta = (v as Record<string, unknown>)[action];
+  if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) {
+    throw illegalArgument(`Malformed action/metadata line [${line}], expected START_OBJECT but found [${meta === null ? 'VALUE_NULL' : 'VALUE_STRING'}]`);
+  }
+  const m = meta as Record<string, unknown>;
+  for (const k of Object.keys(m)) {
+    if (!META_KEYS.has(k)) throw illegalArgument(`Action/metadata line [${line}] contains an unknown parameter [${k}]`);
+  }
+  const str = (a: unknown, b?: unknown): string | undefined => (a ?? b) === undefined || (a ?? b) === null ? undefined : String(a ?? b);
+  const num = (a: unknown, b?: unknown): number | undefined => (a ?? b) === undefined || (a ?? b) === null ? undefined : Number(a ?? b);
+  const item: BulkItem = {
+    action: action as BulkActionName,
+    index: str(m._index) ?? defaults.index ?? '',
+    type: str(m._type) ?? defaults.type ?? '',
+    id: str(m._id),
+    routing: str(m.routing, m._routing),
+    version: num(m.version, m._version),
+    versionType: str(m.version_type, m._version_type) as VersionType | undefined,
+    ifSeqNo: num(m.if_seq_no),
+    ifPrimaryTerm: num(m.if_primary_term),
+    retryOnConflict: num(m.retry_on_conflict, m._retry_on_conflict),
+  };
+  if (m._source !== undefined) item.fetchSource = m._source;
+  return item;
+}

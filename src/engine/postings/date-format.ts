@@ -1,0 +1,148 @@
+/**
+ * Date parsing and printing for `date` fields: the ES 6.8 default `strict_date_optional_time||epoch_millis`,
+ * the common named formats and Joda-style patterns (`yyyy/MM/dd HH:mm:ss`, `||` alternatives). Values are
+ * epoch milliseconds (UTC). Only fixed offsets and `UTC`/`Z` are understood as zones in patterns; named zones
+ * are resolved through Intl for `time_zone` parameters.
+ */
+import { InvalidArgumentError } from '../errors.ts';
+
+export const DEFAULT_DATE_FORMAT = 'strict_date_optional_time||epoch_millis';
+
+const ISO_RE = /^([+-]?\d{4,9})(?:-(\d{2})(?:-(\d{2})(?:[T ](\d{2})(?::?(\d{2})(?::?(\d{2})(?:[.,](\d{1,9}))?)?)?)?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
+
+const NAMED: Record<string, string> = {
+  date: 'yyyy-MM-dd', strict_date: 'yyyy-MM-dd', basic_date: 'yyyyMMdd', year_month_day: 'yyyy-MM-dd',
+  strict_year_month_day: 'yyyy-MM-dd', year: 'yyyy', year_month: 'yyyy-MM', strict_year_month: 'yyyy-MM',
+  date_hour_minute_second: "yyyy-MM-dd'T'HH:mm:ss", strict_date_hour_minute_second: "yyyy-MM-dd'T'HH:mm:ss",
+  date_time: "yyyy-MM-dd'T'HH:mm:ss.SSSZZ", strict_date_time: "yyyy-MM-dd'T'HH:mm:ss.SSSZZ",
+  date_time_no_millis: "yyyy-MM-dd'T'HH:mm:ssZZ", strict_date_time_no_millis: "yyyy-MM-dd'T'HH:mm:ssZZ",
+  basic_date_time: "yyyyMMdd'T'HHmmss.SSSZ", hour_minute_second: 'HH:mm:ss', date_hour_minute: "yyyy-MM-dd'T'HH:mm",
+};
+
+function zoneOffsetMs(z: string | undefined): number {
+  if (!z || z === 'Z' || z === 'UTC') return 0;
+  const m = /^([+-])(\d{2}):?(\d{2})?$/.exec(z);
+  if (!m) throw new InvalidArgumentError('INVALID_ARGUMENT', `invalid zone [${z}]`);
+  const v = (Number(m[2]) * 60 + Number(m[3] ?? 0)) * 60_000;
+  return m[1] === '-' ? -v : v;
+}
+
+function parseIso(s: string): number | null {
+  const m = ISO_RE.exec(s);
+  if (!m) return null;
+  const frac = m[7] ? Number((m[7] + '000').slice(0, 3)) : 0;
+  const ms = Date.UTC(Number(m[1]), m[2] ? Number(m[2]) - 1 : 0, m[3] ? Number(m[3]) : 1, Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0), frac);
+  const y = Number(m[1]);
+  const fixed = y >= 0 && y < 100 ? shiftYear(ms, y) : ms;
+  if (m[2] && (Number(m[2]) < 1 || Number(m[2]) > 12)) return null;
+  if (m[3] && (Number(m[3]) < 1 || Number(m[3]) > 31)) return null;
+  return fixed - zoneOffsetMs(m[8]);
+}
+
+// Date.UTC maps years 0..99 to 1900..1999.
+function shiftYear(ms: number, y: number): number {
+  const d = new Date(ms); d.setUTCFullYear(y); return d.getTime();
+}
+
+const TOKEN_RE = /'([^']*)'|y+|Y+|M+|d+|H+|h+|m+|s+|S+|Z+|a|E+|./g;
+
+function patternParse(pattern: string, s: string): number | null {
+  let re = '^';
+  const fields: string[] = [];
+  for (const m of pattern.matchAll(TOKEN_RE)) {
+    const t = m[0];
+    if (m[1] !== undefined) { re += escapeRe(m[1]); continue; }
+    const c = t[0];
+    if ('yYMdHhmsS'.includes(c)) { re += c === 'S' ? '(\\d{1,9})' : c === 'y' || c === 'Y' ? '([+-]?\\d{1,9})' : `(\\d{1,${Math.max(2, t.length)}})`; fields.push(c); }
+    else if (c === 'Z') { re += '(Z|[+-]\\d{2}:?\\d{2})'; fields.push('Z'); }
+    else re += escapeRe(t);
+  }
+  const m = new RegExp(re + '$').exec(s);
+  if (!m) return null;
+  const v: Record<string, string> = {};
+  fields.forEach((f, i) => { v[f] = m[i + 1]; });
+  const y = Number(v.y ?? v.Y ?? 1970);
+  const ms = Date.UTC(y, v.M ? Number(v.M) - 1 : 0, v.d ? Number(v.d) : 1, Number(v.H ?? v.h ?? 0), Number(v.m ?? 0), Number(v.s ?? 0),
+    v.S ? Number((v.S + '000').slice(0, 3)) : 0);
+  return (y >= 0 && y < 100 ? shiftYear(ms, y) : ms) - zoneOffsetMs(v.Z);
+}
+
+function escapeRe(s: string): string { return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'); }
+
+function parseOne(fmt: string, s: string): number | null {
+  switch (fmt) {
+    case 'strict_date_optional_time': case 'date_optional_time': case 'strict_date_optional_time_nanos':
+      return parseIso(s);
+    case 'epoch_millis': return /^-?\d+(\.\d+)?$/.test(s) ? Math.trunc(Number(s)) : null;
+    case 'epoch_second': return /^-?\d+(\.\d+)?$/.test(s) ? Math.trunc(Number(s) * 1000) : null;
+  }
+  return patternParse(NAMED[fmt] ?? fmt, s);
+}
+
+/** Parses a date value (string or number) with `format` (`a||b` alternatives); throws when none matches. */
+export function parseDate(value: unknown, format: string = DEFAULT_DATE_FORMAT): number {
+  if (typeof value === 'number') {
+    if (format.split('||').includes('epoch_second')) return Math.trunc(value * 1000);
+    return Math.trunc(value);
+  }
+  const s = String(value).trim();
+  for (const f of format.split('||')) {
+    const r = parseOne(f.trim(), s);
+    if (r !== null && Number.isFinite(r)) return r;
+  }
+  throw new InvalidArgumentError('INVALID_ARGUMENT', `failed to parse date field [${s}] with format [${format}]`);
+}
+
+const pad = (n: number, w: number): string => String(n).padStart(w, '0');
+
+/** Prints epoch millis with the first format of `format` (ES prints with the first alternative). */
+export function formatDate(ms: number, format: string = DEFAULT_DATE_FORMAT, offsetMs = 0): string {
+  const f = format.split('||')[0].trim();
+  if (f === 'epoch_millis') return String(ms);
+  if (f === 'epoch_second') return String(Math.trunc(ms / 1000));
+  if (f === 'strict_date_optional_time' || f === 'date_optional_time') return isoString(ms, offsetMs);
+  const d = new Date(ms + offsetMs);
+  let out = '';
+  for (const m of (NAMED[f] ?? f).matchAll(TOKEN_RE)) {
+    const t = m[0];
+    if (m[1] !== undefined) { out += m[1]; continue; }
+    switch (t[0]) {
+      case 'y': case 'Y': out += t.length === 2 ? pad(d.getUTCFullYear() % 100, 2) : pad(d.getUTCFullYear(), t.length); break;
+      case 'M': out += pad(d.getUTCMonth() + 1, t.length); break;
+      case 'd': out += pad(d.getUTCDate(), t.length); break;
+      case 'H': out += pad(d.getUTCHours(), t.length); break;
+      case 'h': out += pad(d.getUTCHours() % 12 || 12, t.length); break;
+      case 'm': out += pad(d.getUTCMinutes(), t.length); break;
+      case 's': out += pad(d.getUTCSeconds(), t.length); break;
+      case 'S': out += pad(d.getUTCMilliseconds(), 3).slice(0, t.length); break;
+      case 'Z': out += offsetString(offsetMs, t.length > 1); break;
+      default: out += t;
+    }
+  }
+  return out;
+}
+
+function offsetString(offsetMs: number, colon: boolean): string {
+  if (offsetMs === 0) return 'Z';
+  const a = Math.abs(offsetMs) / 60_000;
+  return (offsetMs < 0 ? '-' : '+') + pad(Math.floor(a / 60), 2) + (colon ? ':' : '') + pad(a % 60, 2);
+}
+
+function isoString(ms: number, offsetMs: number): string {
+  const d = new Date(ms + offsetMs);
+  return `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1, 2)}-${pad(d.getUTCDate(), 2)}T${pad(d.getUTCHours(), 2)}:` +
+    `${pad(d.getUTCMinutes(), 2)}:${pad(d.getUTCSeconds(), 2)}.${pad(d.getUTCMilliseconds(), 3)}${offsetString(offsetMs, true)}`;
+}
+
+/** Offset of `zone` (fixed `+01:00` or an IANA name) at instant `ms`, in milliseconds. */
+export function zoneOffsetAt(zone: string | undefined, ms: number): number {
+  if (!zone || zone === 'UTC' || zone === 'Z' || zone === 'GMT') return 0;
+  if (/^[+-]\d{2}(:?\d{2})?$/.test(zone)) return zoneOffsetMs(zone);
+  try {
+    const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' }).formatToParts(new Date(ms));
+    const g = (t: string): number => Number(parts.find((p) => p.type === t)!.value);
+    return Date.UTC(g('year'), g('month') - 1, g('day'), g('hour'), g('minute'), g('second')) - Math.floor(ms / 1000) * 1000;
+  } catch {
+    throw new InvalidArgumentError('INVALID_ARGUMENT', `The datetime zone id '${zone}' is not recognised`);
+  }
+}

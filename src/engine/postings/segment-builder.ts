@@ -1,0 +1,183 @@
+/**
+ * Buffers documents added since the last refresh and inverts them into an immutable `Segment`.
+ * Docs are numbered 0,1,2… in arrival order; a nested block is added children first, then its root.
+ */
+import { encodeNorm } from './norms.ts';
+import { FieldPostings, NumericDocValues, OrdinalDocValues, Segment } from './segment.ts';
+import type { TokenBuf } from './analysis/token-buf.ts';
+
+class TermAcc {
+  docs: number[] = [];
+  freqs: number[] = [];
+  positions: number[] = [];
+}
+
+class FieldAcc {
+  readonly terms = new Map<string, TermAcc>();
+  /** Field length per doc for norms (sparse; doc → tokens). */
+  readonly lengths = new Map<number, number>();
+  constructor(readonly withFreqs: boolean, readonly withNorms: boolean) {}
+}
+
+class DvAcc<V> {
+  docs: number[] = [];
+  values: V[] = [];
+}
+
+export class SegmentBuilder {
+  private maxDoc = 0;
+  private readonly ids: string[] = [];
+  private readonly parentOf: number[] = [];
+  private readonly paths: string[] = [];
+  private readonly fields = new Map<string, FieldAcc>();
+  private readonly numeric = new Map<string, DvAcc<number>>();
+  private readonly ordinals = new Map<string, DvAcc<string>>();
+  private readonly exists = new Map<string, number[]>();
+
+  get docCount(): number { return this.maxDoc; }
+
+  /** Starts a new doc and returns its local id. `id` is '' for nested children. */
+  addDoc(id: string, nestedPath: string): number {
+    const d = this.maxDoc++;
+    this.ids.push(id);
+    this.parentOf.push(-1);
+    this.paths.push(nestedPath);
+    return d;
+  }
+
+  setParent(child: number, parent: number): void { this.parentOf[child] = parent; }
+
+  isChild(doc: number): boolean { return this.parentOf[doc] !== -1; }
+
+  /** Adds analysed tokens of one value of a text field; `tokens` holds that value's tokens only. */
+  addTokens(doc: number, field: string, tokens: TokenBuf, withNorms = true): void {
+    const fa = this.field(field, true, withNorms);
+    const n = tokens.length;
+    for (let i = 0; i < n; i++) {
+      const t = tokens.terms[i];
+      let acc = fa.terms.get(t);
+      if (!acc) { acc = new TermAcc(); fa.terms.set(t, acc); }
+      const last = acc.docs.length - 1;
+      if (last >= 0 && acc.docs[last] === doc) acc.freqs[last]++;
+      else { acc.docs.push(doc); acc.freqs.push(1); }
+      acc.positions.push(tokens.positions[i]);
+    }
+    // discount_overlaps: tokens at the same position as the previous one do not count.
+    let len = 0, prev = -1;
+    for (let i = 0; i < n; i++) { if (tokens.positions[i] !== prev) len++; prev = tokens.positions[i]; }
+    fa.lengths.set(doc, (fa.lengths.get(doc) ?? 0) + len);
+    if (n > 0) this.markExists(doc, field);
+  }
+
+  /** Adds an un-analysed term (keyword, boolean): docs only, no freqs, no norms. */
+  addTerm(doc: number, field: string, term: string): void {
+    const fa = this.field(field, false, false);
+    let acc = fa.terms.get(term);
+    if (!acc) { acc = new TermAcc(); fa.terms.set(term, acc); }
+    if (acc.docs[acc.docs.length - 1] !== doc) acc.docs.push(doc);
+    this.markExists(doc, field);
+  }
+
+  addNumeric(doc: number, field: string, value: number): void {
+    let dv = this.numeric.get(field);
+    if (!dv) { dv = new DvAcc(); this.numeric.set(field, dv); }
+    dv.docs.push(doc); dv.values.push(value);
+    this.markExists(doc, field);
+  }
+
+  addOrdinal(doc: number, field: string, value: string): void {
+    let dv = this.ordinals.get(field);
+    if (!dv) { dv = new DvAcc(); this.ordinals.set(field, dv); }
+    dv.docs.push(doc); dv.values.push(value);
+  }
+
+  markExists(doc: number, field: string): void {
+    let e = this.exists.get(field);
+    if (!e) { e = []; this.exists.set(field, e); }
+    if (e[e.length - 1] !== doc) e.push(doc);
+  }
+
+  private field(name: string, withFreqs: boolean, withNorms: boolean): FieldAcc {
+    let fa = this.fields.get(name);
+    if (!fa) { fa = new FieldAcc(withFreqs, withNorms); this.fields.set(name, fa); }
+    return fa;
+  }
+
+  build(): Segment {
+    const maxDoc = this.maxDoc;
+    const fields = new Map<string, FieldPostings>();
+    for (const [name, fa] of this.fields) fields.set(name, buildField(fa, maxDoc));
+    const numeric = new Map<string, NumericDocValues>();
+    for (const [name, dv] of this.numeric) numeric.set(name, buildNumeric(dv, maxDoc));
+    const ordinals = new Map<string, OrdinalDocValues>();
+    for (const [name, dv] of this.ordinals) ordinals.set(name, buildOrdinals(dv, maxDoc));
+    const exists = new Map<string, Uint32Array>();
+    for (const [name, e] of this.exists) exists.set(name, Uint32Array.from(e));
+    const parentOf = Int32Array.from(this.parentOf);
+    const roots: number[] = [];
+    for (let d = 0; d < maxDoc; d++) if (parentOf[d] === -1) roots.push(d);
+    return new Segment(maxDoc, this.ids.slice(), parentOf, this.paths.slice(), fields, numeric, ordinals, exists, Uint32Array.from(roots));
+  }
+}
+
+function buildField(fa: FieldAcc, maxDoc: number): FieldPostings {
+  const terms = [...fa.terms.keys()].sort();
+  let nPostings = 0, nPositions = 0;
+  for (const t of terms) { const a = fa.terms.get(t)!; nPostings += a.docs.length; nPositions += a.positions.length; }
+  const docStart = new Uint32Array(terms.length + 1);
+  const docs = new Uint32Array(nPostings);
+  const freqs = fa.withFreqs ? new Uint32Array(nPostings) : null;
+  const posStart = fa.withFreqs ? new Uint32Array(nPostings + 1) : null;
+  const positions = fa.withFreqs ? new Uint32Array(nPositions) : null;
+  let p = 0, q = 0;
+  for (let ti = 0; ti < terms.length; ti++) {
+    const a = fa.terms.get(terms[ti])!;
+    docStart[ti] = p;
+    for (let i = 0; i < a.docs.length; i++, p++) {
+      docs[p] = a.docs[i];
+      if (freqs) { freqs[p] = a.freqs[i]; posStart![p] = q; }
+      if (freqs) q += a.freqs[i];
+    }
+    if (positions) positions.set(a.positions, posStart![docStart[ti]]);
+  }
+  docStart[terms.length] = p;
+  if (posStart) posStart[nPostings] = q;
+  let norms: Uint8Array | null = null, docCount = 0, sumTtf = 0;
+  if (fa.withNorms) {
+    norms = new Uint8Array(maxDoc);
+    for (const [d, len] of fa.lengths) { norms[d] = encodeNorm(len); sumTtf += len; if (len > 0) docCount++; }
+  } else {
+    const seen = new Uint8Array(maxDoc);
+    for (let i = 0; i < docs.length; i++) if (!seen[docs[i]]) { seen[docs[i]] = 1; docCount++; }
+    sumTtf = freqs ? q : nPostings;
+  }
+  return new FieldPostings(terms, docStart, docs, freqs, posStart, positions, norms, docCount, sumTtf);
+}
+
+function buildNumeric(dv: DvAcc<number>, maxDoc: number): NumericDocValues {
+  const start = new Uint32Array(maxDoc + 1);
+  for (const d of dv.docs) start[d + 1]++;
+  for (let d = 0; d < maxDoc; d++) start[d + 1] += start[d];
+  // Values arrive grouped by doc in doc order, so a copy keeps the grouping; sort each doc's run.
+  const values = Float64Array.from(dv.values);
+  for (let d = 0; d < maxDoc; d++) if (start[d + 1] - start[d] > 1) values.subarray(start[d], start[d + 1]).sort();
+  return new NumericDocValues(start, values);
+}
+
+function buildOrdinals(dv: DvAcc<string>, maxDoc: number): OrdinalDocValues {
+  const ordTerms = [...new Set(dv.values)].sort();
+  const ordOf = new Map<string, number>();
+  ordTerms.forEach((t, i) => ordOf.set(t, i));
+  const perDoc = new Map<number, Set<number>>();
+  for (let i = 0; i < dv.docs.length; i++) {
+    let s = perDoc.get(dv.docs[i]);
+    if (!s) { s = new Set(); perDoc.set(dv.docs[i], s); }
+    s.add(ordOf.get(dv.values[i])!);
+  }
+  const start = new Uint32Array(maxDoc + 1);
+  for (const [d, s] of perDoc) start[d + 1] = s.size;
+  for (let d = 0; d < maxDoc; d++) start[d + 1] += start[d];
+  const ords = new Uint32Array(start[maxDoc]);
+  for (const [d, s] of perDoc) ords.set([...s].sort((a, b) => a - b), start[d]);
+  return new OrdinalDocValues(start, ords, ordTerms);
+}

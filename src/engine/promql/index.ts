@@ -1,0 +1,14 @@
+/** Public entry of the PromQL engine. */
+export { parseExpr } from './parser.ts';
+export { formatExpr, prettyExpr } from './printer.ts';
+export { instantQuery, rangeQuery, DEFAULT_ENGINE_OPTIONS } from './engine.ts';
+export type { EngineOptions } from './engine.ts';
+export { typeOf, documentedType } from './ast.ts';
+export type { Expr, ValueType } from './ast.ts';
+export { selectorRanges } from './selectors.ts';
+export type { SelectorRange } from './selectors.ts';
+export { resultJsonOpen, matrixJson, jsonString } from './result-json.ts';
+export { formatSampleValue, formatFloat } from './format.ts';
+export { parseDuration, formatDuration } from './lexer.ts';
+export { promMatcher } from './regex.ts';
+export type { QueryResult, Matrix, Vector } from './value.ts';

@@ -1,0 +1,153 @@
+/**
+ * Shard-side aggregation collectors. Each collector sees the docs of every segment in order
+ * (`setSegment`, then `collect(doc, score)`) and finally yields a mergeable partial (plain data) that the
+ * coordinator reduces. Metric partials keep sums (Kahan-compensated, as ES 6), counts, extremes, distinct
+ * values (cardinality) or all values (percentiles).
+ */
+import type { Segment } from '../../postings/segment.ts';
+import type { CompileContext } from '../weight.ts';
+import type { AggSpec } from './agg-parser.ts';
+import { InvalidArgumentError } from '../../errors.ts';
+import { fielddataError } from '../sort.ts';
+import { NUMERIC_TYPES } from '../field-infos.ts';
+import { createBucketCollector } from './bucket-collectors.ts';
+import { TopHitsCollector } from './top-hits.ts';
+import type { DocFetcher } from '../shard-search.ts';
+
+export type AggPartial = { name: string; type: string; [k: string]: any };
+
+export interface AggCollector {
+  setSegment(ord: number, seg: Segment): void;
+  collect(doc: number, score: number): void;
+  partial(): AggPartial;
+}
+
+export interface AggEnv { ctx: CompileContext; shardCount: number; fetch: DocFetcher }
+
+/** The collectors of one aggregation level. */
+export class AggCollectors {
+  constructor(readonly list: AggCollector[]) {}
+  setSegment(ord: number, seg: Segment): void { for (const c of this.list) c.setSegment(ord, seg); }
+  collect(doc: number, score: number): void { for (let i = 0; i < this.list.length; i++) this.list[i].collect(doc, score); }
+  partials(): AggPartial[] { return this.list.map((c) => c.partial()); }
+}
+
+export function createAggCollectors(specs: AggSpec[], ctx: CompileContext, shardCount: number, fetch: DocFetcher): AggCollectors {
+  const env: AggEnv = { ctx, shardCount, fetch };
+  return new AggCollectors(specs.map((s) => createCollector(s, env)));
+}
+
+export function createCollector(spec: AggSpec, env: AggEnv): AggCollector {
+  switch (spec.type) {
+    case 'avg': case 'sum': case 'min': case 'max': case 'stats': case 'extended_stats':
+      return new StatsCollector(spec, numericSource(spec, env));
+    case 'value_count': return new ValueCountCollector(spec, anySource(spec, env));
+    case 'cardinality': return new CardinalityCollector(spec, anySource(spec, env));
+    case 'percentiles': return new PercentilesCollector(spec, numericSource(spec, env));
+    case 'top_hits': return new TopHitsCollector(spec, env);
+    default: return createBucketCollector(spec, env);
+  }
+}
+
+/** Per-doc values of a field from doc values: numbers (numeric/date/boolean) or strings (keyword). */
+export interface ValuesSource {
+  kind: 'num' | 'str' | 'none';
+  type: string;
+  format?: string;
+  setSegment(seg: Segment): void;
+  /** Appends the doc's values to `out` (cleared first); returns the count. */
+  values(doc: number, out: (number | string)[]): number;
+}
+
+export function valuesSource(field: string, env: AggEnv, missing?: unknown): ValuesSource {
+  const fi = env.ctx.field(field);
+  if (fi?.type === 'text' && !fi.fielddata) throw fielddataError(field);
+  const kind = !fi ? 'none' : fi.type === 'keyword' ? 'str' : NUMERIC_TYPES.has(fi.type) || fi.type === 'date' || fi.type === 'boolean' ? 'num' : 'none';
+  let seg: Segment | null = null;
+  return {
+    kind, type: fi?.type ?? 'unmapped', format: fi?.format,
+    setSegment(s: Segment): void { seg = s; },
+    values(doc: number, out: (number | string)[]): number {
+      out.length = 0;
+      if (seg && kind === 'num') {
+        const dv = seg.numeric.get(field);
+        if (dv) for (let i = dv.start[doc]; i < dv.start[doc + 1]; i++) out.push(dv.values[i]);
+      } else if (seg && kind === 'str') {
+        const dv = seg.ordinals.get(field);
+        if (dv) for (let i = dv.start[doc]; i < dv.start[doc + 1]; i++) out.push(dv.ordTerms[dv.ords[i]]);
+      }
+      if (out.length === 0 && missing !== undefined && missing !== null) out.push(kind === 'str' ? String(missing) : (missing as number));
+      return out.length;
+    },
+  };
+}
+
+function numericSource(spec: AggSpec, env: AggEnv): ValuesSource {
+  const field = String(spec.params.field);
+  const src = valuesSource(field, env, spec.params.missing);
+  if (src.kind === 'str') throw new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', `Expected numeric type on field [${field}], but got [${src.type}]`);
+  return src;
+}
+
+function anySource(spec: AggSpec, env: AggEnv): ValuesSource {
+  return valuesSource(String(spec.params.field), env, spec.params.missing);
+}
+
+
+class StatsCollector implements AggCollector {
+  private readonly vals: (number | string)[] = [];
+  private count = 0; private sum = 0; private comp = 0; private min = Infinity; private max = -Infinity; private sumSq = 0; private compSq = 0;
+  constructor(private readonly spec: AggSpec, private readonly src: ValuesSource) {}
+  setSegment(_o: number, seg: Segment): void { this.src.setSegment(seg); }
+  collect(doc: number): void {
+    const n = this.src.values(doc, this.vals);
+    for (let i = 0; i < n; i++) {
+      const v = this.vals[i] as number;
+      this.count++;
+      // Kahan summation, as ES 6's sum/avg/stats aggregators.
+      const y = v - this.comp, t = this.sum + y; this.comp = (t - this.sum) - y; this.sum = t;
+      const y2 = v * v - this.compSq, t2 = this.sumSq + y2; this.compSq = (t2 - this.sumSq) - y2; this.sumSq = t2;
+      if (v < this.min) this.min = v;
+      if (v > this.max) this.max = v;
+    }
+  }
+  partial(): AggPartial {
+    return { name: this.spec.name, type: this.spec.type, count: this.count, sum: this.sum, min: this.min, max: this.max, sumSq: this.sumSq,
+      valueType: this.src.type, format: this.spec.params.format ?? this.src.format };
+  }
+}
+
+class ValueCountCollector implements AggCollector {
+  private readonly vals: (number | string)[] = [];
+  private count = 0;
+  constructor(private readonly spec: AggSpec, private readonly src: ValuesSource) {}
+  setSegment(_o: number, seg: Segment): void { this.src.setSegment(seg); }
+  collect(doc: number): void { this.count += this.src.values(doc, this.vals); }
+  partial(): AggPartial { return { name: this.spec.name, type: 'value_count', count: this.count }; }
+}
+
+class CardinalityCollector implements AggCollector {
+  private readonly vals: (number | string)[] = [];
+  private readonly seen = new Set<number | string>();
+  constructor(private readonly spec: AggSpec, private readonly src: ValuesSource) {}
+  setSegment(_o: number, seg: Segment): void { this.src.setSegment(seg); }
+  collect(doc: number): void {
+    const n = this.src.values(doc, this.vals);
+    for (let i = 0; i < n; i++) this.seen.add(this.vals[i]);
+  }
+  partial(): AggPartial { return { name: this.spec.name, type: 'cardinality', values: [...this.seen] }; }
+}
+
+class PercentilesCollector implements AggCollector {
+  private readonly vals: (number | string)[] = [];
+  private readonly all: number[] = [];
+  constructor(private readonly spec: AggSpec, private readonly src: ValuesSource) {}
+  setSegment(_o: number, seg: Segment): void { this.src.setSegment(seg); }
+  collect(doc: number): void {
+    const n = this.src.values(doc, this.vals);
+    for (let i = 0; i < n; i++) this.all.push(this.vals[i] as number);
+  }
+  partial(): AggPartial {
+    return { name: this.spec.name, type: 'percentiles', values: this.all, valueType: this.src.type, format: this.spec.params.format ?? this.src.format };
+  }
+}

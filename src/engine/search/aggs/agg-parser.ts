@@ -1,0 +1,80 @@
+/**
+ * `aggs` / `aggregations` → `AggSpec` trees. Each spec keeps its raw parameters (validated here) and its
+ * sub-aggregations; the same spec drives the shard collectors and the coordinator's reduce.
+ */
+import { locOfKey } from '../json-pos.ts';
+import { parseQuery, parsingError } from '../query-parser.ts';
+import type { Query } from '../query-ast.ts';
+
+export const METRIC_TYPES = ['avg', 'sum', 'min', 'max', 'stats', 'extended_stats', 'value_count', 'cardinality', 'percentiles', 'top_hits'];
+export const BUCKET_TYPES = ['terms', 'histogram', 'date_histogram', 'range', 'date_range', 'filter', 'filters', 'missing', 'nested', 'reverse_nested', 'global'];
+
+export interface AggSpec {
+  name: string;
+  type: string;
+  params: Record<string, any>;
+  /** Parsed filter queries (filter: one, filters: keyed or anonymous list). */
+  filter?: Query;
+  filters?: { key: string; query: Query }[];
+  filtersKeyed?: boolean;
+  /** top_hits inner request parts. */
+  subs: AggSpec[];
+  meta?: unknown;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function parseAggs(parent: Obj, key: string): AggSpec[] {
+  const aggs = parent[key];
+  if (!isObj(aggs)) throw parsingError(`Expected [START_OBJECT] under [${key}], but got a [${typeof aggs}] in [${key}]`, locOfKey(parent, key));
+  const out: AggSpec[] = [];
+  for (const [name, def] of Object.entries(aggs)) {
+    const loc = locOfKey(aggs, name);
+    if (!/^[^\[\]>]+$/.test(name)) throw parsingError(`Invalid aggregation name [${name}]. Aggregation names can contain any character except '[', ']', and '>'`, loc);
+    if (!isObj(def)) throw parsingError(`Expected [START_OBJECT] under [${name}], but got a [VALUE_STRING] in [${name}]`, loc);
+    let spec: AggSpec | null = null;
+    let subs: AggSpec[] = [];
+    let meta: unknown;
+    for (const [k, v] of Object.entries(def)) {
+      if (k === 'aggs' || k === 'aggregations') { subs = parseAggs(def, k); continue; }
+      if (k === 'meta') { meta = v; continue; }
+      if (spec) throw parsingError(`Found two aggregation type definitions in [${name}]: [${spec.type}] and [${k}]`, locOfKey(def, k));
+      if (!METRIC_TYPES.includes(k) && !BUCKET_TYPES.includes(k)) throw parsingError(`Unknown aggregation type [${k}]`, locOfKey(def, k));
+      spec = parseOne(name, k, v, def);
+    }
+    if (!spec) throw parsingError(`Missing definition for aggregation [${name}]`, loc);
+    if (subs.length && METRIC_TYPES.includes(spec.type)) {
+      throw parsingError(`Aggregator [${name}] of type [${spec.type}] cannot accept sub-aggregations`, loc);
+    }
+    spec.subs = subs;
+    if (meta !== undefined) spec.meta = meta;
+    out.push(spec);
+  }
+  return out;
+}
+
+function parseOne(name: string, type: string, v: unknown, holder: Obj): AggSpec {
+  const spec: AggSpec = { name, type, params: isObj(v) ? v : {}, subs: [] };
+  if (type === 'filter') { spec.filter = parseQuery(holder, 'filter', true); spec.params = {}; return spec; }
+  if (!isObj(v)) throw parsingError(`[${type}] aggregation [${name}] must be an object`, locOfKey(holder, type));
+  if (type === 'filters') {
+    const f = v.filters;
+    if (Array.isArray(f)) { spec.filters = f.map((_, i) => ({ key: String(i), query: parseQuery(f, String(i), true) })); spec.filtersKeyed = false; }
+    else if (isObj(f)) { spec.filters = Object.keys(f).map((k) => ({ key: k, query: parseQuery(f, k, true) })); spec.filtersKeyed = true; }
+    else throw parsingError(`[filters] aggregation [${name}] requires [filters]`, locOfKey(holder, type));
+    return spec;
+  }
+  if (['avg', 'sum', 'min', 'max', 'stats', 'extended_stats', 'value_count', 'cardinality', 'percentiles', 'terms', 'histogram', 'date_histogram', 'range', 'date_range', 'missing'].includes(type)) {
+    if (v.field === undefined && v.script === undefined && !(type === 'terms' && v.script)) {
+      throw parsingError(`Required one of fields [field, script], but none were specified. `, locOfKey(holder, type));
+    }
+  }
+  if (type === 'histogram' && v.interval === undefined) throw parsingError(`[interval] must be specified for histogram aggregation [${name}]`, locOfKey(holder, type));
+  if (type === 'date_histogram' && v.interval === undefined && v.calendar_interval === undefined && v.fixed_interval === undefined) {
+    throw parsingError(`[interval] must be specified for date_histogram aggregation [${name}]`, locOfKey(holder, type));
+  }
+  if ((type === 'range' || type === 'date_range') && !Array.isArray(v.ranges)) throw parsingError(`No [ranges] specified for the [${name}] aggregation`, locOfKey(holder, type));
+  if (type === 'nested' && typeof v.path !== 'string') throw parsingError(`Missing [path] field for nested aggregation [${name}]`, locOfKey(holder, type));
+  return spec;
+}

@@ -1,0 +1,75 @@
+/**
+ * A flattened view of one type mapping: every leaf field (multi-fields included, `title.keyword`) with its
+ * type, analyzers and nested scope, and every object/nested path. Built once per mapping object.
+ */
+import type { FieldMappingJson, MappingJson } from './api.ts';
+
+export const NUMERIC_TYPES = new Set(['long', 'integer', 'short', 'byte', 'double', 'float', 'half_float', 'scaled_float']);
+export const INTEGER_TYPES = new Set(['long', 'integer', 'short', 'byte']);
+
+export interface FieldInfo {
+  path: string;
+  type: string;
+  analyzer: string;
+  searchAnalyzer: string;
+  ignoreAbove: number;
+  format: string | undefined;
+  /** Innermost nested path containing this field ('' at the root). */
+  nestedPath: string;
+  indexed: boolean;
+  fielddata: boolean;
+  normalizer: string | undefined;
+}
+
+export class FieldInfos {
+  readonly fields = new Map<string, FieldInfo>();
+  /** Object and nested paths → 'object' | 'nested'. */
+  readonly objects = new Map<string, string>();
+  /** The mapping leaves in declaration order (for wildcard field expansion). */
+  readonly order: string[] = [];
+
+  constructor(mapping: MappingJson | null | undefined, readonly defaultAnalyzer = 'standard', readonly defaultSearchAnalyzer?: string) {
+    if (mapping?.properties) this.walk(mapping.properties, '', '');
+  }
+
+  private walk(props: Record<string, FieldMappingJson>, prefix: string, nested: string): void {
+    for (const [name, m] of Object.entries(props)) {
+      const path = prefix + name;
+      const type = m.type ?? (m.properties ? 'object' : 'object');
+      if (type === 'object' || type === 'nested') {
+        this.objects.set(path, type);
+        const inner = type === 'nested' ? path : nested;
+        if (m.properties) this.walk(m.properties, path + '.', inner);
+        continue;
+      }
+      this.add(path, m, nested);
+      for (const [sub, sm] of Object.entries(m.fields ?? {})) this.add(`${path}.${sub}`, sm, nested);
+    }
+  }
+
+  private add(path: string, m: FieldMappingJson, nested: string): void {
+    const analyzer = m.analyzer ?? this.defaultAnalyzer;
+    this.fields.set(path, {
+      path,
+      type: m.type ?? 'object',
+      analyzer,
+      searchAnalyzer: m.search_analyzer ?? (m.analyzer ? m.analyzer : this.defaultSearchAnalyzer ?? analyzer),
+      ignoreAbove: typeof m.ignore_above === 'number' ? m.ignore_above : Infinity,
+      format: m.format,
+      nestedPath: nested,
+      indexed: m.index !== false,
+      fielddata: m.fielddata === true,
+      normalizer: typeof m.normalizer === 'string' ? m.normalizer : undefined,
+    });
+    this.order.push(path);
+  }
+
+  get(path: string): FieldInfo | undefined { return this.fields.get(path); }
+
+  /** Field paths matching a pattern with `*` wildcards, in mapping order. */
+  expand(pattern: string): string[] {
+    if (!pattern.includes('*')) return this.fields.has(pattern) ? [pattern] : [];
+    const re = new RegExp('^' + pattern.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$');
+    return this.order.filter((p) => re.test(p));
+  }
+}

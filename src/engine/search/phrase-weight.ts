@@ -1,0 +1,109 @@
+/**
+ * `match_phrase` / `match_phrase_prefix`: the terms must occur at their analysed relative positions (exact),
+ * or within `slop` moves (sloppy frequency Σ 1/(distance+1)); BM25 with idf = Σ idf(term) (double sum, cast to
+ * float) and freq = the phrase frequency. The prefix form expands the last term to at most `maxExpansions`
+ * dictionary terms.
+ */
+import { ArrayCursor, IntersectCursor, NO_MORE_DOCS, UnionCursor, type DocCursor } from '../postings/cursor.ts';
+import { avgFieldLength, bm25Score, idf, K1, normCache, weightValue } from '../postings/bm25.ts';
+import type { FieldPostings, Segment } from '../postings/segment.ts';
+import type { Query } from './query-ast.ts';
+import { ArrayScorer, type Scorer } from './scorers.ts';
+import { NULL_WEIGHT, type CompileContext, type Weight } from './weight.ts';
+import { prefixRange, shardTerms, termWeight } from './term-weights.ts';
+import { analyzeQueryText, allWeight } from './query-compiler.ts';
+
+type PhraseQ = Extract<Query, { type: 'match_phrase' }>;
+
+export function phraseWeight(ctx: CompileContext, q: PhraseQ, boost: number): Weight {
+  const fi = ctx.field(q.field);
+  if (!fi) return NULL_WEIGHT;
+  if (fi.type !== 'text') return fi.type === 'keyword' ? termWeight(ctx, q.field, q.query, boost) : NULL_WEIGHT;
+  const toks = analyzeQueryText(ctx, q.field, q.query, q.analyzer, 'match_phrase');
+  if (toks.length === 0) return NULL_WEIGHT;
+  const groups: string[][] = [];
+  const offsets: number[] = [];
+  for (let i = 0; i < toks.length; i++) { groups.push([toks.terms[i]]); offsets.push(toks.positions[i] - toks.positions[0]); }
+  if (q.prefix) {
+    const last = groups[groups.length - 1][0];
+    const terms = shardTerms(ctx, q.field);
+    const [a, z] = prefixRange(terms, last);
+    groups[groups.length - 1] = terms.slice(a, Math.min(z, a + q.maxExpansions));
+    if (groups[groups.length - 1].length === 0) return NULL_WEIGHT;
+  }
+  if (groups.length === 1 && groups[0].length === 1 && !q.prefix) return termWeight(ctx, q.field, groups[0][0], boost);
+  const fs = ctx.stats.fieldStats(q.field);
+  let idfSum = 0;
+  for (const g of groups) for (const t of g) {
+    const ts = ctx.stats.termStats(q.field, t);
+    if (ts.docFreq === 0 && g.length === 1) return NULL_WEIGHT;
+    if (ts.docFreq > 0) idfSum += idf(ts.docFreq, fs.docCount);
+  }
+  const wv = weightValue(Math.fround(idfSum), boost);
+  const cache = normCache(avgFieldLength(fs.sumTotalTermFreq, fs.docCount));
+  return { scorer: (_o: number, seg: Segment) => phraseScorer(seg, q.field, groups, offsets, q.slop, wv, cache) };
+}
+
+interface Group { fp: FieldPostings; cursors: ArrayCursor[]; union: DocCursor }
+
+function phraseScorer(seg: Segment, field: string, groups: string[][], offsets: number[], slop: number, wv: number, cache: Float32Array): Scorer | null {
+  const fp = seg.fields.get(field);
+  if (!fp || !fp.positions) return null;
+  const gs: Group[] = [];
+  for (const g of groups) {
+    const cursors: ArrayCursor[] = [];
+    for (const t of g) { const id = fp.termId(t); if (id >= 0) cursors.push(fp.cursor(id)); }
+    if (!cursors.length) return null;
+    gs.push({ fp, cursors, union: cursors.length === 1 ? cursors[0] : new UnionCursor(cursors) });
+  }
+  const it = new IntersectCursor(gs.map((g) => g.union));
+  const docs: number[] = [], scores: number[] = [];
+  const pos: number[][] = gs.map(() => []);
+  for (let d = it.next(); d !== NO_MORE_DOCS; d = it.next()) {
+    for (let i = 0; i < gs.length; i++) collectPositions(gs[i], d, offsets[i], pos[i]);
+    const freq = slop === 0 ? exactFreq(pos) : sloppyFreq(pos, slop);
+    if (freq > 0) {
+      docs.push(d);
+      const norm = fp.norms ? cache[fp.norms[d]] : K1;
+      scores.push(bm25Score(wv, Math.fround(freq), norm));
+    }
+  }
+  return docs.length ? new ArrayScorer(Uint32Array.from(docs), Float32Array.from(scores)) : null;
+}
+
+/** Positions of the group's terms in doc d, shifted by -offset, sorted. */
+function collectPositions(g: Group, d: number, offset: number, out: number[]): void {
+  out.length = 0;
+  for (const c of g.cursors) {
+    if (c.doc() !== d) continue;
+    const p = c.pos;
+    for (let i = g.fp.posStart![p]; i < g.fp.posStart![p + 1]; i++) out.push(g.fp.positions![i] - offset);
+  }
+  if (g.cursors.length > 1) out.sort((a, b) => a - b);
+}
+
+function exactFreq(pos: number[][]): number {
+  let n = 0;
+  outer: for (const p of pos[0]) {
+    for (let i = 1; i < pos.length; i++) if (!pos[i].includes(p)) continue outer;
+    n++;
+  }
+  return n;
+}
+
+function sloppyFreq(pos: number[][], slop: number): number {
+  let freq = 0;
+  for (const p0 of pos[0]) {
+    let lo = p0, hi = p0;
+    for (let i = 1; i < pos.length; i++) {
+      let best = pos[i][0], bd = Math.abs(best - p0);
+      for (const x of pos[i]) if (Math.abs(x - p0) < bd) { best = x; bd = Math.abs(x - p0); }
+      lo = Math.min(lo, best); hi = Math.max(hi, best);
+    }
+    const dist = hi - lo;
+    if (dist <= slop) freq += 1 / (dist + 1);
+  }
+  return freq;
+}
+
+export { allWeight };

@@ -1,0 +1,115 @@
+/**
+ * `range` on numbers and dates (doc-value scans; integer bounds rounded inward by comparison, float fields
+ * compared in float) and on keyword/text terms (lexicographic over the dictionary). Date bounds accept ES
+ * date math: `now`, `<date>||`, `+1d`, `-2h`, `/d` rounding (gte/lt round down, gt/lte round up).
+ */
+import { parseDate, zoneOffsetAt, DEFAULT_DATE_FORMAT } from '../postings/date-format.ts';
+import type { RangeQuery } from './query-ast.ts';
+import { NULL_WEIGHT, type CompileContext, type Weight } from './weight.ts';
+import { docValuesWeight, termSetWeight } from './term-weights.ts';
+import { NUMERIC_TYPES } from './field-infos.ts';
+import { queryShardError } from './shard-errors.ts';
+
+const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, H: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
+
+function addUnit(ms: number, n: number, unit: string, tzOff: number): number {
+  if (unit === 'M' || unit === 'y') {
+    const d = new Date(ms + tzOff);
+    if (unit === 'M') d.setUTCMonth(d.getUTCMonth() + n); else d.setUTCFullYear(d.getUTCFullYear() + n);
+    return d.getTime() - tzOff;
+  }
+  return ms + n * UNITS[unit];
+}
+
+function roundUnit(ms: number, unit: string, up: boolean, tzOff: number): number {
+  const d = new Date(ms + tzOff);
+  switch (unit) {
+    case 'y': d.setUTCMonth(0, 1); d.setUTCHours(0, 0, 0, 0); break;
+    case 'M': d.setUTCDate(1); d.setUTCHours(0, 0, 0, 0); break;
+    case 'w': { const day = (d.getUTCDay() + 6) % 7; d.setUTCDate(d.getUTCDate() - day); d.setUTCHours(0, 0, 0, 0); break; }
+    case 'd': d.setUTCHours(0, 0, 0, 0); break;
+    case 'h': case 'H': d.setUTCMinutes(0, 0, 0); break;
+    case 'm': d.setUTCSeconds(0, 0); break;
+    case 's': d.setUTCMilliseconds(0); break;
+  }
+  let start = d.getTime() - tzOff;
+  if (up) start = addUnit(start, 1, unit, tzOff) - 1;
+  return start;
+}
+
+/** Parses a date bound with optional math; `roundUp` selects the end of a rounded unit. */
+export function parseDateValue(ctx: CompileContext, v: unknown, format: string | undefined, tz: string | undefined, roundUp: boolean): number {
+  if (typeof v === 'number') return Math.trunc(v);
+  const s = String(v);
+  let base: number, rest: string;
+  if (s.startsWith('now')) { base = ctx.nowMs; rest = s.slice(3); } else {
+    const i = s.indexOf('||');
+    const text = i >= 0 ? s.slice(0, i) : s;
+    rest = i >= 0 ? s.slice(i + 2) : '';
+    try {
+      base = parseDate(text, format ?? DEFAULT_DATE_FORMAT);
+      if (tz && !/[zZ]|[+-]\d\d:?\d\d$/.test(text) && !/^\d+$/.test(text)) base -= zoneOffsetAt(tz, base);
+    } catch (e) {
+      throw queryShardError(ctx, `failed to parse date field [${text}] with format [${format ?? DEFAULT_DATE_FORMAT}]`);
+    }
+  }
+  const tzOff = tz ? zoneOffsetAt(tz, base) : 0;
+  const re = /([+-])(\d+)?([yMwdhHms])|\/([yMwdhHms])/g;
+  let m: RegExpExecArray | null;
+  let consumed = 0;
+  while ((m = re.exec(rest))) {
+    if (m.index !== consumed) break;
+    consumed = re.lastIndex;
+    if (m[4]) base = roundUnit(base, m[4], roundUp, tzOff);
+    else base = addUnit(base, (m[1] === '-' ? -1 : 1) * Number(m[2] ?? 1), m[3], tzOff);
+  }
+  if (consumed !== rest.length) throw queryShardError(ctx, `operator not supported for date math [${rest}]`);
+  return base;
+}
+
+export function rangeWeight(ctx: CompileContext, q: RangeQuery, boost: number): Weight {
+  const fi = ctx.field(q.field);
+  if (!fi) return NULL_WEIGHT;
+  if (NUMERIC_TYPES.has(fi.type) || fi.type === 'date' || fi.type === 'boolean') {
+    const conv = (v: unknown, up: boolean): number => {
+      if (fi.type === 'date') return parseDateValue(ctx, v, q.format ?? fi.format, q.timeZone, up);
+      if (fi.type === 'boolean') return v === true || v === 'true' ? 1 : 0;
+      const n = Number(v);
+      if (Number.isNaN(n)) throw queryShardError(ctx, `For input string: "${String(v)}"`);
+      return fi.type === 'float' || fi.type === 'half_float' ? Math.fround(n) : n;
+    };
+    const gt = q.gt !== undefined ? conv(q.gt, true) : undefined;
+    const gte = q.gte !== undefined ? conv(q.gte, false) : undefined;
+    const lt = q.lt !== undefined ? conv(q.lt, false) : undefined;
+    const lte = q.lte !== undefined ? conv(q.lte, true) : undefined;
+    const lo = gt ?? gte ?? -Infinity, loIncl = gt === undefined;
+    const hi = lt ?? lte ?? Infinity, hiIncl = lt === undefined;
+    return docValuesWeight(q.field, boost, (x) => (loIncl ? x >= lo : x > lo) && (hiIncl ? x <= hi : x < hi));
+  }
+  if (fi.type !== 'keyword' && fi.type !== 'text') return NULL_WEIGHT;
+  const lo = q.gt ?? q.gte, hi = q.lt ?? q.lte;
+  const loS = lo === undefined ? undefined : String(lo), hiS = hi === undefined ? undefined : String(hi);
+  return termSetWeight(q.field, boost, (terms) => {
+    const out: number[] = [];
+    for (let i = 0; i < terms.length; i++) {
+      const t = terms[i];
+      if (loS !== undefined && (q.gt !== undefined ? cmpCodePoints(t, loS) <= 0 : cmpCodePoints(t, loS) < 0)) continue;
+      if (hiS !== undefined && (q.lt !== undefined ? cmpCodePoints(t, hiS) >= 0 : cmpCodePoints(t, hiS) > 0)) continue;
+      out.push(i);
+    }
+    return out;
+  });
+}
+
+/** UTF-8 byte order (= code point order), which differs from JS's UTF-16 order for astral characters. */
+export function cmpCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i), y = b.charCodeAt(i);
+    if (x === y) continue;
+    const sx = x >= 0xd800 && x <= 0xdfff, sy = y >= 0xd800 && y <= 0xdfff;
+    if (sx !== sy) return sx ? 1 : -1;
+    return x - y;
+  }
+  return a.length - b.length;
+}

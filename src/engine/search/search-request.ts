@@ -1,0 +1,145 @@
+/**
+ * The search body (and its URL-parameter overrides) parsed into a `SearchRequest`: plain data that travels to
+ * the shard workers. Unknown keys and bad values fail as ES's SearchSourceBuilder does.
+ */
+import { ParseError } from '../errors.ts';
+import { locOfKey, parseJsonWithPos } from './json-pos.ts';
+import { parseQuery, parsingError } from './query-parser.ts';
+import type { Query } from './query-ast.ts';
+import type { SortSpec } from './sort.ts';
+import { parseAggs, type AggSpec } from './aggs/agg-parser.ts';
+import { parseHighlight, type HighlightSpec } from './highlight-spec.ts';
+
+export interface SourceFilter { enabled: boolean; includes: string[]; excludes: string[] }
+
+export interface SearchRequest {
+  query: Query | null;
+  postFilter: Query | null;
+  from: number;
+  size: number;
+  sort: SortSpec[] | null;
+  source: SourceFilter;
+  storedFields: string[] | null;
+  docvalueFields: string[];
+  trackScores: boolean;
+  trackTotalHits: boolean;
+  minScore: number | null;
+  terminateAfter: number;
+  searchAfter: unknown[] | null;
+  aggs: AggSpec[] | null;
+  highlight: HighlightSpec | null;
+  version: boolean;
+  seqNoPrimaryTerm: boolean;
+  explain: boolean;
+  timeoutMs: number | null;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function defaultRequest(): SearchRequest {
+  return {
+    query: null, postFilter: null, from: 0, size: 10, sort: null, source: { enabled: true, includes: [], excludes: [] }, storedFields: null,
+    docvalueFields: [], trackScores: false, trackTotalHits: true, minScore: null, terminateAfter: 0, searchAfter: null, aggs: null,
+    highlight: null, version: false, seqNoPrimaryTerm: false, explain: false, timeoutMs: null,
+  };
+}
+
+/** Parses a JSON body text (empty → match_all defaults). */
+export function parseSearchBodyText(text: string): SearchRequest {
+  const body = text.trim() === '' ? {} : parseJsonWithPos(text);
+  if (body === undefined) return defaultRequest();
+  if (!isObj(body)) throw parsingError('Expected [START_OBJECT] but found [' + (Array.isArray(body) ? 'START_ARRAY' : 'VALUE_STRING') + ']');
+  return parseSearchBody(body);
+}
+
+const TOKEN = (v: unknown): string => Array.isArray(v) ? 'START_ARRAY' : isObj(v) ? 'START_OBJECT' : typeof v === 'string' ? 'VALUE_STRING'
+  : typeof v === 'number' ? 'VALUE_NUMBER' : typeof v === 'boolean' ? 'VALUE_BOOLEAN' : 'VALUE_NULL';
+
+export function parseSearchBody(body: Obj): SearchRequest {
+  const r = defaultRequest();
+  for (const [k, v] of Object.entries(body)) {
+    const loc = locOfKey(body, k);
+    switch (k) {
+      case 'query': r.query = parseQuery(body, k); break;
+      case 'post_filter': r.postFilter = parseQuery(body, k, true); break;
+      case 'from': r.from = int(v, k, loc); break;
+      case 'size': r.size = int(v, k, loc); break;
+      case 'sort': r.sort = parseSort(v); break;
+      case '_source': r.source = parseSourceFilter(v); break;
+      case 'stored_fields': case 'fields': r.storedFields = [v].flat().map(String); break;
+      case 'docvalue_fields': r.docvalueFields = [v].flat().map((x) => (isObj(x) ? String(x.field) : String(x))); break;
+      case 'track_scores': r.trackScores = v === true; break;
+      case 'track_total_hits': r.trackTotalHits = v !== false; break;
+      case 'min_score': r.minScore = Number(v); break;
+      case 'terminate_after': r.terminateAfter = int(v, k, loc); break;
+      case 'search_after': r.searchAfter = [v].flat(); break;
+      case 'aggs': case 'aggregations': r.aggs = parseAggs(body, k); break;
+      case 'highlight': r.highlight = parseHighlight(v as Obj); break;
+      case 'version': r.version = v === true; break;
+      case 'seq_no_primary_term': r.seqNoPrimaryTerm = v === true; break;
+      case 'explain': r.explain = v === true; break;
+      case 'timeout': r.timeoutMs = parseTimeMs(v); break;
+      case 'profile': case 'stats': case 'indices_boost': break;
+      default:
+        throw parsingError(`Unknown key for a ${TOKEN(v)} in [${k}].`, loc);
+    }
+  }
+  return r;
+}
+
+function int(v: unknown, k: string, loc?: { line: number; col: number }): number {
+  const n = typeof v === 'string' ? Number(v) : v;
+  if (typeof n !== 'number' || !Number.isInteger(n)) throw parsingError(`[${k}] failed to parse field [${k}]`, loc);
+  return n;
+}
+
+export function parseTimeMs(v: unknown): number | null {
+  const m = /^(\d+)(nanos|micros|ms|s|m|h|d)?$/.exec(String(v));
+  if (!m) return null;
+  const mult: Record<string, number> = { nanos: 1e-6, micros: 1e-3, ms: 1, s: 1000, m: 60000, h: 3600000, d: 86400000 };
+  return Number(m[1]) * mult[m[2] ?? 'ms'];
+}
+
+export function parseSort(v: unknown): SortSpec[] {
+  const out: SortSpec[] = [];
+  for (const item of [v].flat()) {
+    if (typeof item === 'string') {
+      out.push({ field: item, order: item === '_score' ? 'desc' : 'asc' });
+      continue;
+    }
+    if (!isObj(item)) throw parsingError(`[sort] failed to parse sort`);
+    for (const [field, spec] of Object.entries(item)) {
+      const def: 'asc' | 'desc' = field === '_score' ? 'desc' : 'asc';
+      if (typeof spec === 'string') { out.push({ field, order: orderOf(spec, def) }); continue; }
+      if (!isObj(spec)) throw parsingError(`[sort] failed to parse field [${field}]`);
+      for (const k of Object.keys(spec)) {
+        if (!['order', 'missing', 'mode', 'unmapped_type', 'nested_path', 'nested_filter', 'nested', 'numeric_type'].includes(k)) {
+          throw parsingError(`[field_sort] unknown field [${k}], parser not found`, locOfKey(spec, k));
+        }
+      }
+      out.push({ field, order: orderOf(spec.order, def), missing: spec.missing, mode: spec.mode as SortSpec['mode'], unmappedType: spec.unmapped_type as string | undefined });
+    }
+  }
+  return out;
+}
+
+function orderOf(v: unknown, def: 'asc' | 'desc'): 'asc' | 'desc' {
+  if (v === undefined) return def;
+  const s = String(v).toLowerCase();
+  if (s !== 'asc' && s !== 'desc') throw new ParseError('SEARCH_PARSING', `Unknown SortOrder [${String(v)}]`, { line: 1, col: 1 });
+  return s;
+}
+
+export function parseSourceFilter(v: unknown): SourceFilter {
+  if (v === false || v === 'false') return { enabled: false, includes: [], excludes: [] };
+  if (v === true || v === 'true' || v === undefined || v === null) return { enabled: true, includes: [], excludes: [] };
+  if (typeof v === 'string') return { enabled: true, includes: [v], excludes: [] };
+  if (Array.isArray(v)) return { enabled: true, includes: v.map(String), excludes: [] };
+  if (isObj(v)) {
+    const inc = v.includes ?? v.include ?? [];
+    const exc = v.excludes ?? v.exclude ?? [];
+    return { enabled: true, includes: [inc].flat().map(String), excludes: [exc].flat().map(String) };
+  }
+  throw parsingError('[_source] failed to parse');
+}

@@ -1,0 +1,148 @@
+/**
+ * The query and fetch phases of one shard: compile the query against the reader, walk every segment's
+ * scorer over live root docs, feed aggregations (before `post_filter`), keep the top `from + size` hits by
+ * score or sort keys, then fetch `_source`, highlight and metadata for those hits.
+ */
+import { NO_MORE_DOCS } from '../postings/cursor.ts';
+import type { IndexReader, StatsSource } from './index-reader.ts';
+import type { SearchRequest } from './search-request.ts';
+import { compile, allWeight } from './query-compiler.ts';
+import type { CompileContext, Weight } from './weight.ts';
+import { BoundSort, compareKeys, type SortValue } from './sort.ts';
+import { TopFieldCollector, TopScoreCollector } from './top-collectors.ts';
+import { filterSource } from './source-filter.ts';
+import { createAggCollectors, type AggPartial } from './aggs/agg-collectors.ts';
+import { highlightHit } from './highlighter.ts';
+import type { Query } from './query-ast.ts';
+
+export interface StoredDoc { source: Uint8Array; version: number; seqNo: number; primaryTerm: number }
+export type DocFetcher = (id: string) => StoredDoc | null;
+
+export interface ShardHit {
+  id: string;
+  /** Shard-wide doc id (ties break on it). */
+  doc: number;
+  score: number;
+  sort: SortValue[] | null;
+  source: string | null;
+  highlight: Record<string, string[]> | null;
+  version?: number;
+  seqNo?: number;
+  primaryTerm?: number;
+  fields?: Record<string, unknown[]>;
+}
+
+export interface ShardResult {
+  total: number;
+  maxScore: number;
+  hits: ShardHit[];
+  aggs: AggPartial[] | null;
+  terminatedEarly: boolean | null;
+}
+
+export interface ShardSearchOptions {
+  index: string;
+  nowMs: number;
+  stats?: StatsSource;
+  /** Extra filter (alias filters) applied in filter context. */
+  filter?: Query | null;
+  fetch: DocFetcher;
+  /** Hits to keep (defaults to from + size). */
+  topN?: number;
+  /** Skip the fetch phase (dfs / scroll bookkeeping). */
+  noFetch?: boolean;
+  /** Number of shards in the whole search (terms shard_size defaults depend on it). */
+  shardCount?: number;
+}
+
+export function compileContext(reader: IndexReader, index: string, nowMs: number, stats?: StatsSource): CompileContext {
+  return { reader, stats: stats ?? reader, index, field: (p) => reader.infos.get(p), nowMs };
+}
+
+function mainWeight(ctx: CompileContext, req: SearchRequest, filter: Query | null | undefined): Weight {
+  const q: Query = req.query ?? { type: 'match_all', boost: 1 };
+  if (!filter) return req.query ? compile(q, ctx) : allWeight(1);
+  return compile({ type: 'bool', must: [q], filter: [filter], should: [], mustNot: [], filterContext: false, boost: 1 }, ctx);
+}
+
+export function searchShard(reader: IndexReader, req: SearchRequest, opts: ShardSearchOptions): ShardResult {
+  const ctx = compileContext(reader, opts.index, opts.nowMs, opts.stats);
+  const weight = mainWeight(ctx, req, opts.filter);
+  const post = req.postFilter ? compile(req.postFilter, ctx) : null;
+  const sort = req.sort && !(req.sort.length === 1 && req.sort[0].field === '_score' && req.sort[0].order === 'desc') ? new BoundSort(req.sort, reader.infos, opts.index) : null;
+  const topN = opts.topN ?? req.from + req.size;
+  const scoreTop = sort ? null : new TopScoreCollector(topN);
+  const fieldTop = sort ? new TopFieldCollector(topN, sort.kinds, sort.reverse) : null;
+  const aggs = req.aggs ? createAggCollectors(req.aggs, ctx, opts.shardCount ?? 1, opts.fetch) : null;
+  const after = req.searchAfter && sort ? req.searchAfter.map((v) => v as SortValue) : null;
+  let total = 0, terminated = false;
+  segments: for (let ord = 0; ord < reader.segments.length; ord++) {
+    const seg = reader.segments[ord];
+    const scorer = weight.scorer(ord, seg);
+    if (!scorer) continue;
+    const pf = post ? post.scorer(ord, seg) : null;
+    if (post && !pf && !aggs) continue;
+    aggs?.setSegment(ord, seg);
+    const live = reader.live[ord], parentOf = seg.parentOf, base = reader.docBases[ord];
+    for (let d = scorer.next(); d !== NO_MORE_DOCS; d = scorer.next()) {
+      if (parentOf[d] !== -1 || (live !== null && live[d] === 0)) continue;
+      const score = scorer.score();
+      if (req.minScore !== null && score < req.minScore) continue;
+      if (aggs) aggs.collect(d, score);
+      if (post && (!pf || (pf.doc() < d ? pf.seek(d) : pf.doc()) !== d)) continue;
+      if (scoreTop) {
+        if (req.searchAfter && !(score < Number(req.searchAfter[0]))) continue;
+        total++;
+        scoreTop.collect(base + d, score);
+      } else {
+        const keys = sort!.keys(seg, d, base + d, score);
+        if (after && compareKeys(sort!.kinds, sort!.reverse, keys, after) <= 0) continue;
+        total++;
+        fieldTop!.collect(base + d, score, keys);
+      }
+      if (req.terminateAfter > 0 && total >= req.terminateAfter) { terminated = true; break segments; }
+    }
+  }
+  const top = scoreTop ? scoreTop.sorted().map((h) => ({ doc: h.doc, score: h.score, keys: null as SortValue[] | null })) : fieldTop!.hits;
+  const maxScore = scoreTop ? scoreTop.maxScore : fieldTop!.maxScore;
+  const hits = opts.noFetch ? top.map((h) => bareHit(reader, h.doc, h.score, h.keys)) : fetchHits(reader, req, top.slice(opts.topN === undefined ? 0 : 0), opts, ctx);
+  return { total, maxScore, hits, aggs: aggs ? aggs.partials() : null, terminatedEarly: req.terminateAfter > 0 ? terminated : null };
+}
+
+function bareHit(reader: IndexReader, doc: number, score: number, keys: SortValue[] | null): ShardHit {
+  const [ord, local] = reader.locate(doc);
+  return { id: reader.segments[ord].ids[local], doc, score, sort: keys, source: null, highlight: null };
+}
+
+const decoder = new TextDecoder();
+
+function fetchHits(reader: IndexReader, req: SearchRequest, top: { doc: number; score: number; keys: SortValue[] | null }[], opts: ShardSearchOptions, ctx: CompileContext): ShardHit[] {
+  const out: ShardHit[] = [];
+  for (const h of top) {
+    const hit = bareHit(reader, h.doc, h.score, h.keys);
+    const stored = opts.fetch(hit.id);
+    if (stored) {
+      const raw = decoder.decode(stored.source);
+      hit.source = filterSource(raw, req.source);
+      hit.version = stored.version; hit.seqNo = stored.seqNo; hit.primaryTerm = stored.primaryTerm;
+      if (req.highlight) hit.highlight = highlightHit(ctx, req, raw);
+    }
+    if (req.docvalueFields.length) hit.fields = docValueFields(reader, h.doc, req.docvalueFields);
+    out.push(hit);
+  }
+  return out;
+}
+
+function docValueFields(reader: IndexReader, doc: number, fields: string[]): Record<string, unknown[]> {
+  const [ord, d] = reader.locate(doc);
+  const seg = reader.segments[ord];
+  const out: Record<string, unknown[]> = {};
+  for (const f of fields) {
+    const n = seg.numeric.get(f), o = seg.ordinals.get(f);
+    const vals: unknown[] = [];
+    if (n) for (let i = n.start[d]; i < n.start[d + 1]; i++) vals.push(n.values[i]);
+    if (o) for (let i = o.start[d]; i < o.start[d + 1]; i++) vals.push(o.ordTerms[o.ords[i]]);
+    if (vals.length) out[f] = vals;
+  }
+  return out;
+}

@@ -1,0 +1,121 @@
+/**
+ * Sort specs (`sort` in the request) bound to a shard: per-doc sort keys from doc values, ES's missing-value
+ * sentinels in `hit.sort`, multi-value `mode`, and the comparator (ties → shard, then doc id, applied by
+ * callers). Errors follow ES: text without fielddata, unmapped without `unmapped_type`.
+ */
+import { InvalidArgumentError } from '../errors.ts';
+import type { Segment } from '../postings/segment.ts';
+import type { FieldInfos } from './field-infos.ts';
+import { NUMERIC_TYPES } from './field-infos.ts';
+
+export interface SortSpec {
+  field: string;
+  order: 'asc' | 'desc';
+  missing?: unknown;
+  mode?: 'min' | 'max' | 'sum' | 'avg' | 'median';
+  unmappedType?: string;
+}
+
+/** A sort value as sent to the coordinator; `{l: '…'}` carries a long that JS numbers cannot hold. */
+export type SortValue = number | string | null | { l: string };
+
+export const LONG_MAX = '9223372036854775807';
+export const LONG_MIN = '-9223372036854775808';
+
+export function fielddataError(field: string): InvalidArgumentError {
+  return new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', `Fielddata is disabled on text fields by default. Set fielddata=true on [${field}] in order to load fielddata in memory by uninverting the inverted index. Note that this can however use significant memory. Alternatively use a keyword field instead.`);
+}
+
+export class BoundSort {
+  /** 'score' | 'doc' | 'num' | 'str' per spec. */
+  readonly kinds: string[] = [];
+  readonly reverse: boolean[] = [];
+  /** Whether numbers are longs (print integers, Long sentinels) or doubles. */
+  readonly isLong: boolean[] = [];
+
+  constructor(readonly specs: SortSpec[], infos: FieldInfos, index: string) {
+    for (const s of specs) {
+      this.reverse.push(s.order === 'desc');
+      if (s.field === '_score') { this.kinds.push('score'); this.isLong.push(false); continue; }
+      if (s.field === '_doc') { this.kinds.push('doc'); this.isLong.push(true); continue; }
+      const fi = infos.get(s.field);
+      const type = fi?.type ?? s.unmappedType;
+      if (!type) throw new InvalidArgumentError('SEARCH_QUERY_SHARD', `No mapping found for [${s.field}] in order to sort on`, { index });
+      if (type === 'text' && !fi?.fielddata) throw fielddataError(s.field);
+      if (type === 'keyword' || type === 'text') { this.kinds.push('str'); this.isLong.push(false); } else {
+        this.kinds.push('num');
+        this.isLong.push(type === 'date' || type === 'boolean' || (NUMERIC_TYPES.has(type) && !['double', 'float', 'half_float', 'scaled_float'].includes(type)));
+      }
+    }
+  }
+
+  get needsScores(): boolean { return this.kinds.includes('score'); }
+
+  /** Sort keys of one doc (numbers/strings; null = missing before substitution). */
+  keys(seg: Segment, doc: number, globalDoc: number, score: number): SortValue[] {
+    const out: SortValue[] = [];
+    for (let i = 0; i < this.specs.length; i++) {
+      const k = this.kinds[i], spec = this.specs[i];
+      if (k === 'score') { out.push(score); continue; }
+      if (k === 'doc') { out.push(globalDoc); continue; }
+      const mode = spec.mode ?? (spec.order === 'desc' ? 'max' : 'min');
+      let v: SortValue = null;
+      if (k === 'num') {
+        const dv = seg.numeric.get(spec.field);
+        if (dv && dv.count(doc) > 0) v = pickNumber(dv.values, dv.start[doc], dv.start[doc + 1], mode);
+      } else {
+        const dv = seg.ordinals.get(spec.field);
+        if (dv && dv.count(doc) > 0) v = dv.ordTerms[mode === 'max' ? dv.ords[dv.start[doc + 1] - 1] : dv.ords[dv.start[doc]]];
+      }
+      out.push(v === null ? this.missingValue(i) : v);
+    }
+    return out;
+  }
+
+  /** The value ES substitutes for a missing one (and prints in `sort`). */
+  missingValue(i: number): SortValue {
+    const spec = this.specs[i];
+    const m = spec.missing ?? '_last';
+    const last = m === '_last';
+    if (m !== '_last' && m !== '_first') return this.kinds[i] === 'num' ? Number(m) : String(m);
+    const high = last !== this.reverse[i];
+    if (this.kinds[i] === 'str') return null;
+    if (this.isLong[i]) return { l: high ? LONG_MAX : LONG_MIN };
+    return high ? 'Infinity' : '-Infinity';
+  }
+}
+
+function pickNumber(values: Float64Array, a: number, b: number, mode: string): number {
+  switch (mode) {
+    case 'max': return values[b - 1];
+    case 'sum': { let s = 0; for (let i = a; i < b; i++) s += values[i]; return s; }
+    case 'avg': { let s = 0; for (let i = a; i < b; i++) s += values[i]; return s / (b - a); }
+    case 'median': { const n = b - a, m = a + (n >> 1); return n % 2 ? values[m] : (values[m - 1] + values[m]) / 2; }
+    default: return values[a];
+  }
+}
+
+/** Numeric view of a sort value for comparisons (sentinels compare as ±Infinity). */
+function num(v: SortValue): number {
+  if (typeof v === 'number') return v;
+  if (v === null) return NaN;
+  if (typeof v === 'string') return v === 'Infinity' ? Infinity : v === '-Infinity' ? -Infinity : NaN;
+  return v.l.startsWith('-') ? -Infinity : Infinity;
+}
+
+/** Compares two key lists under the specs; 0 when equal on every key. */
+export function compareKeys(kinds: string[], reverse: boolean[], a: SortValue[], b: SortValue[]): number {
+  for (let i = 0; i < kinds.length; i++) {
+    let c: number;
+    if (kinds[i] === 'str') {
+      const x = a[i] as string | null, y = b[i] as string | null;
+      // Missing keywords: null sorts last in ascending and first in descending, matching `_last` after reversal.
+      if (x === y) c = 0; else if (x === null) c = reverse[i] ? -1 : 1; else if (y === null) c = reverse[i] ? 1 : -1; else c = x < y ? -1 : 1;
+    } else {
+      const x = num(a[i]), y = num(b[i]);
+      c = x === y ? 0 : x < y ? -1 : 1;
+    }
+    if (c !== 0) return reverse[i] ? -c : c;
+  }
+  return 0;
+}

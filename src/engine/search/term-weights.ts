@@ -1,0 +1,123 @@
+/**
+ * Leaf weights: BM25 term queries, constant-score sets of terms (terms, prefix, wildcard, regexp, range on
+ * strings), doc-value scans for numbers and dates, exists, ids.
+ */
+import { ArrayCursor, NO_MORE_DOCS } from '../postings/cursor.ts';
+import { avgFieldLength, idf, normCache, weightValue } from '../postings/bm25.ts';
+import { RoaringBitmap32, type Segment } from '../postings/segment.ts';
+import { ConstScorer, TermScorer, type Scorer } from './scorers.ts';
+import { WindowSumScorer } from './window-scorer.ts';
+import { NULL_WEIGHT, type CompileContext, type Weight } from './weight.ts';
+import type { StatsSource } from './index-reader.ts';
+
+/** BM25 term query; `statsTerm` lets fuzzy expansions use blended statistics. */
+export function termWeight(ctx: CompileContext, field: string, term: string, boost: number, df?: { docFreq: number }): Weight {
+  const fs = ctx.stats.fieldStats(field);
+  const ts = df ?? ctx.stats.termStats(field, term);
+  if (ts.docFreq === 0 && !df) return NULL_WEIGHT;
+  const wv = weightValue(idf(ts.docFreq, fs.docCount), boost);
+  const cache = normCache(avgFieldLength(fs.sumTotalTermFreq, fs.docCount));
+  return {
+    scorer(_ord: number, seg: Segment): Scorer | null {
+      const fp = seg.fields.get(field);
+      const t = fp ? fp.termId(term) : -1;
+      if (t < 0) return null;
+      return new TermScorer(fp!, t, wv, fp!.norms ? cache : null);
+    },
+  };
+}
+
+/** Constant-score union of the terms chosen per segment by `pick` (term ids of the field's dictionary). */
+export function termSetWeight(field: string, boost: number, pick: (terms: string[], seg: Segment) => number[]): Weight {
+  return {
+    scorer(_ord: number, seg: Segment): Scorer | null {
+      const fp = seg.fields.get(field);
+      if (!fp) return null;
+      const ids = pick(fp.terms, seg);
+      if (ids.length === 0) return null;
+      if (ids.length === 1) return new ConstScorer(fp.cursor(ids[0]), boost);
+      const bm = new RoaringBitmap32();
+      for (const t of ids) bm.orInPlace(fp.bitmap(t));
+      return new ConstScorer(new ArrayCursor(bm.toUint32Array()), boost);
+    },
+  };
+}
+
+/** Constant-score docs whose numeric doc values satisfy `accept` for at least one value. */
+export function docValuesWeight(field: string, boost: number, accept: (v: number) => boolean): Weight {
+  return {
+    scorer(_ord: number, seg: Segment): Scorer | null {
+      const dv = seg.numeric.get(field);
+      if (!dv) return null;
+      const out: number[] = [];
+      const start = dv.start, values = dv.values;
+      for (let d = 0; d < seg.maxDoc; d++) {
+        for (let i = start[d]; i < start[d + 1]; i++) if (accept(values[i])) { out.push(d); break; }
+      }
+      if (out.length === 0) return null;
+      return new ConstScorer(new ArrayCursor(Uint32Array.from(out)), boost);
+    },
+  };
+}
+
+export function existsWeight(field: string, boost: number): Weight {
+  return {
+    scorer(_ord: number, seg: Segment): Scorer | null {
+      const e = seg.exists.get(field);
+      return e && e.length ? new ConstScorer(new ArrayCursor(e), boost) : null;
+    },
+  };
+}
+
+const idMaps = new WeakMap<Segment, Map<string, number>>();
+
+export function idsWeight(values: string[], boost: number): Weight {
+  return {
+    scorer(_ord: number, seg: Segment): Scorer | null {
+      let m = idMaps.get(seg);
+      if (!m) {
+        m = new Map();
+        for (let d = 0; d < seg.maxDoc; d++) if (seg.ids[d] !== '') m.set(seg.ids[d], d);
+        idMaps.set(seg, m);
+      }
+      const docs: number[] = [];
+      for (const v of values) { const d = m.get(v); if (d !== undefined) docs.push(d); }
+      if (!docs.length) return null;
+      return new ConstScorer(new ArrayCursor(Uint32Array.from(new Set(docs)).sort()), boost);
+    },
+  };
+}
+
+/** Sum of BM25 term scores with at least `minMatch` terms on the doc (match query, fuzzy expansions). */
+export function sumWeight(subs: Weight[], minMatch: number): Weight {
+  if (subs.length === 1 && minMatch <= 1) return subs[0];
+  return {
+    scorer(ord: number, seg: Segment): Scorer | null {
+      const ss: Scorer[] = [];
+      for (const w of subs) { const s = w.scorer(ord, seg); if (s) ss.push(s); }
+      if (ss.length < Math.max(1, minMatch)) return null;
+      if (ss.length === 1) return ss[0];
+      return new WindowSumScorer(ss, Math.max(1, minMatch));
+    },
+  };
+}
+
+/** Terms of the field across the shard's segments (deduplicated, sorted). */
+export function shardTerms(ctx: CompileContext, field: string): string[] {
+  const set = new Set<string>();
+  for (const s of ctx.reader.segments) { const fp = s.fields.get(field); if (fp) for (const t of fp.terms) set.add(t); }
+  return [...set].sort();
+}
+
+/** Terms with `prefix`, in dictionary order. */
+export function prefixRange(terms: string[], prefix: string): [number, number] {
+  let lo = 0, hi = terms.length;
+  while (lo < hi) { const m = (lo + hi) >>> 1; if (terms[m] < prefix) lo = m + 1; else hi = m; }
+  let end = lo;
+  while (end < terms.length && terms[end].startsWith(prefix)) end++;
+  return [lo, end];
+}
+
+export function hasDocs(stats: StatsSource, field: string): boolean { return stats.fieldStats(field).docCount > 0; }
+
+export { NO_MORE_DOCS };

@@ -1,0 +1,4 @@
+/** Public entry of the workflow engine (what `src/workers/workflow.ts` may import). */
+export { WorkflowEngine, type EngineOptions } from './engine.ts';
+export { MemoryKv, type KvBackend, type KvWrite } from './kv.ts';
+export { LmdbKv } from './lmdb-kv.ts';

@@ -1,0 +1,154 @@
+/**
+ * `_bulk`: parses the NDJSON (whole-request failures), auto-creates target indices, groups items by shard
+ * (order kept within a shard), runs the shards in parallel across workers, and answers per-item results.
+ */
+import { parseBulk, type BulkItem } from '../../engine/docs/bulk-parse.ts';
+import type { IndexMeta } from '../../engine/docs/cluster-state.ts';
+import { newDocId } from '../../engine/docs/names.ts';
+import { shardFor } from '../../engine/docs/routing.ts';
+import { numberOfReplicas, numberOfShards } from '../../engine/docs/settings.ts';
+import type { WriteResult } from '../../engine/docs/doc-shard-types.ts';
+import { validateTypeName } from '../../engine/docs/names.ts';
+import { validationFailed } from '../../engine/docs/doc-errors.ts';
+import type { ItemOutcome, WriteItem } from '../../workers/docs-tasks.ts';
+import type { Router } from '../router.ts';
+import type { EsCluster } from './cluster.ts';
+import { itemError, JSON_HEADERS } from './errors.ts';
+import { bodyBytes, route } from './handler.ts';
+import { compact, json, RawJson, wantsPretty } from './json.ts';
+import { checkId, conditions, notFoundExpr, refreshParam, routingRequired, writeBody } from './routes-docs.ts';
+
+const BULK_PARAMS = ['refresh', 'routing', 'timeout', 'wait_for_active_shards', 'pipeline', 'type', '_source', '_source_includes',
+  '_source_excludes', '_source_include', '_source_exclude', 'fields'];
+
+interface Planned { item: BulkItem; meta: IndexMeta | null; shard: number; id: string; error?: unknown }
+
+export function registerBulkRoutes(router: Router, cluster: EsCluster): void {
+  const bulk = route(BULK_PARAMS, async (req, p) => {
+    const started = Date.now();
+    const items = parseBulk(bodyBytes(req), { index: p.index, type: p.type ?? req.query.get('type') ?? undefined });
+    const refresh = refreshParam(req);
+    const planned = await plan(cluster, items, req.query.get('routing') ?? undefined);
+    const groups = new Map<string, { meta: IndexMeta; shard: number; idx: number[]; ops: WriteItem[] }>();
+    for (let i = 0; i < planned.length; i++) {
+      const pl = planned[i];
+      if (pl.error !== undefined || !pl.meta) continue;
+      const key = `${pl.meta.uuid}/${pl.shard}`;
+      let g = groups.get(key);
+      if (!g) { g = { meta: pl.meta, shard: pl.shard, idx: [], ops: [] }; groups.set(key, g); }
+      try {
+        g.ops.push(toWriteItem(pl));
+        g.idx.push(i);
+      } catch (e) { pl.error = e; }
+    }
+    const outcomes: (ItemOutcome | undefined)[] = new Array(planned.length);
+    await Promise.all([...groups.values()].map(async (g) => {
+      try {
+        const res = await cluster.writeShard(g.meta, g.shard, g.ops, refresh);
+        for (let j = 0; j < g.idx.length; j++) outcomes[g.idx[j]] = res[j];
+      } catch (e) {
+        for (const i of g.idx) planned[i].error = e;
+      }
+    }));
+    const pretty = wantsPretty(req) || req.query.has('filter_path'); // object path: json() prints or filters it
+    let errors = false;
+    const parts: string[] = new Array(planned.length);
+    const objs: unknown[] = new Array(planned.length);
+    for (let i = 0; i < planned.length; i++) {
+      const pl = planned[i];
+      const o = outcomes[i];
+      if (pl.error !== undefined || !o || 'err' in o) {
+        errors = true;
+        const e = itemError(pl.error ?? (o && 'err' in o ? o.err : new Error('item not executed')));
+        const v = { [pl.item.action]: { _index: pl.meta?.name ?? pl.item.index, _type: pl.item.type, _id: pl.id, status: e.status, error: e.error } };
+        if (pretty) objs[i] = v; else parts[i] = compact(v);
+        continue;
+      }
+      const r = (o as { ok: WriteResult }).ok;
+      const status = r.result === 'created' ? 201 : r.result === 'not_found' ? 404 : 200;
+      if (pretty || r.getSource !== undefined || r.result === 'noop') {
+        const b = writeBody(pl.meta!, pl.item.type, pl.id, r);
+        if (r.getSource !== undefined) b.get = { ...(r.result !== 'noop' ? { _seq_no: r.seqNo, _primary_term: r.primaryTerm } : {}), found: true, _source: new RawJson(r.getSource) };
+        b.status = status;
+        if (pretty) objs[i] = { [pl.item.action]: b }; else parts[i] = compact({ [pl.item.action]: b });
+        continue;
+      }
+      // The common case, written directly: it is most of a bulk response's bytes.
+      const m = pl.meta!;
+      parts[i] = `{"${pl.item.action}":{"_index":${JSON.stringify(m.name)},"_type":${JSON.stringify(pl.item.type)},"_id":${JSON.stringify(pl.id)},"_version":${r.version},"result":"${r.result}",${r.forcedRefresh ? '"forced_refresh":true,' : ''}"_shards":{"total":${1 + numberOfReplicas(m.settings)},"successful":1,"failed":0},"_seq_no":${r.seqNo},"_primary_term":${r.primaryTerm},"status":${status}}}`;
+    }
+    const took = Date.now() - started;
+    if (pretty) return json(req, 200, { took, errors, items: objs });
+    return { status: 200, headers: JSON_HEADERS, body: `{"took":${took},"errors":${errors},"items":[${parts.join(',')}]}` };
+  });
+  for (const path of ['/_bulk', '/:index/_bulk', '/:index/:type/_bulk']) router.add(['POST', 'PUT'], path, bulk);
+}
+
+/** Resolves each item's index (auto-creating for non-deletes), id and shard; per-item failures are kept. */
+async function plan(cluster: EsCluster, items: BulkItem[], defaultRouting: string | undefined): Promise<Planned[]> {
+  // Resolve (and auto-create) each distinct target once, before the per-item loop.
+  const keyOf = (it: BulkItem): string => `${it.index}\u0000${it.type}\u0000${it.action === 'delete'}`;
+  const targets = new Map<string, { meta: IndexMeta | null; routing?: string } | { error: unknown }>();
+  for (const it of items) {
+    const key = keyOf(it);
+    if (targets.has(key)) continue;
+    try {
+      validateTypeName(it.type);
+      targets.set(key, await cluster.writeTarget(it.index, it.type, it.action !== 'delete'));
+    } catch (e) {
+      targets.set(key, { error: e });
+    }
+  }
+  const out: Planned[] = new Array(items.length);
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    const id = item.id ?? (item.action === 'index' ? newDocId() : '');
+    const pl: Planned = { item, meta: null, shard: 0, id };
+    out[i] = pl;
+    try {
+      const t = targets.get(keyOf(item))!;
+      if ('error' in t) throw t.error;
+      if (item.action === 'create' && item.id === undefined) throw validationFailed(['an id must be provided if version type or value are set']);
+      if (item.action !== 'index' || item.id !== undefined) checkId(id);
+      if (!t.meta) throw notFoundExpr(item.index);
+      // Auto-creation and type setting may have bumped the mapping version: use the latest metadata.
+      const meta = cluster.state.indices[t.meta.name] ?? t.meta;
+      pl.meta = meta;
+      item.routing ??= defaultRouting ?? t.routing;
+      routingRequired(meta, item.routing, id);
+      pl.shard = shardFor(item.routing ?? id, numberOfShards(meta.settings));
+    } catch (e) {
+      pl.error = e;
+    }
+  }
+  return out;
+}
+
+function toWriteItem(pl: Planned): WriteItem {
+  const it = pl.item;
+  const c = conditions((k) => {
+    const v = k === 'version' ? it.version : k === 'version_type' ? it.versionType : k === 'if_seq_no' ? it.ifSeqNo : k === 'if_primary_term' ? it.ifPrimaryTerm : undefined;
+    return v === undefined ? null : String(v);
+  });
+  if (it.action === 'delete') return { action: 'delete', op: { id: pl.id, routing: it.routing, ...c } };
+  if (it.action === 'update') {
+    const body = Buffer.from(it.source!).toString('utf8');
+    return { action: 'update', op: { id: pl.id, routing: it.routing, body, ifSeqNo: c.ifSeqNo, ifPrimaryTerm: c.ifPrimaryTerm, retryOnConflict: it.retryOnConflict, fetchSource: bulkFetch(it.fetchSource, body) } };
+  }
+  return { action: it.action, op: { id: pl.id, source: it.source!, routing: it.routing, ...c } };
+}
+
+function bulkFetch(spec: unknown, body: string): WriteItem extends never ? never : import('../../engine/docs/doc-shard-types.ts').UpdateOp['fetchSource'] {
+  let s = spec;
+  if (s === undefined) {
+    try { s = (JSON.parse(body) as Record<string, unknown>)?._source; } catch { s = undefined; }
+  }
+  if (s === undefined || s === false || s === 'false') return undefined;
+  if (s === true || s === 'true') return true;
+  const l = (v: unknown): string[] => (v === undefined ? [] : Array.isArray(v) ? v.map(String) : [String(v)]);
+  if (typeof s === 'object' && s !== null && !Array.isArray(s)) {
+    const o = s as Record<string, unknown>;
+    return { includes: l(o.includes ?? o.include), excludes: l(o.excludes ?? o.exclude) };
+  }
+  return { includes: l(s), excludes: [] };
+}

@@ -1,0 +1,117 @@
+/** `_cluster/health` (with wait_for_status and timeout), `_nodes`, `_stats`. */
+import type { IndexMeta } from '../../engine/docs/cluster-state.ts';
+import { illegalArgument } from '../../engine/docs/doc-errors.ts';
+import { numberOfReplicas, numberOfShards, parseTimeValue } from '../../engine/docs/settings.ts';
+import type { Router } from '../router.ts';
+import { ES_VERSION, nodeIdentity } from './banner.ts';
+import type { EsCluster } from './cluster.ts';
+import { route } from './handler.ts';
+import { json } from './json.ts';
+import { JavaDouble } from '../../engine/docs/source.ts';
+import { readOpts, shardsHeader } from './routes-indices.ts';
+
+const RANK: Record<string, number> = { green: 0, yellow: 1, red: 2 };
+
+function indexHealth(m: IndexMeta) {
+  const pri = numberOfShards(m.settings);
+  const rep = numberOfReplicas(m.settings);
+  return { status: rep > 0 ? 'yellow' : 'green', number_of_shards: pri, number_of_replicas: rep, active_primary_shards: pri,
+    active_shards: pri, relocating_shards: 0, initializing_shards: 0, unassigned_shards: pri * rep };
+}
+
+export function healthOf(cluster: EsCluster, metas: IndexMeta[]) {
+  let status = 'green', pri = 0, active = 0, unassigned = 0;
+  for (const m of metas) {
+    const h = indexHealth(m);
+    if (RANK[h.status] > RANK[status]) status = h.status;
+    pri += h.active_primary_shards; active += h.active_shards; unassigned += h.unassigned_shards;
+  }
+  const total = active + unassigned;
+  return {
+    cluster_name: 'elasticsearch', status, timed_out: false, number_of_nodes: 1, number_of_data_nodes: 1,
+    active_primary_shards: pri, active_shards: active, relocating_shards: 0, initializing_shards: 0, unassigned_shards: unassigned,
+    delayed_unassigned_shards: 0, number_of_pending_tasks: 0, number_of_in_flight_fetch: 0, task_max_waiting_in_queue_millis: 0,
+    active_shards_percent_as_number: total === 0 ? 100 : (active / total) * 100,
+  };
+}
+
+
+const HEALTH_PARAMS = ['level', 'local', 'master_timeout', 'timeout', 'wait_for_active_shards', 'wait_for_nodes', 'wait_for_events',
+  'wait_for_no_relocating_shards', 'wait_for_no_initializing_shards', 'wait_for_status', 'expand_wildcards'];
+
+export function registerClusterRoutes(router: Router, cluster: EsCluster): void {
+  const health = route(HEALTH_PARAMS, async (req, p) => {
+    const timeoutMs = parseTimeValue(req.query.get('timeout') ?? '30s', 'timeout') ?? 30000;
+    const want = req.query.get('wait_for_status');
+    if (want !== null && !(want in RANK)) throw illegalArgument(`unknown cluster health status [${want}]`);
+    const level = req.query.get('level') ?? 'cluster';
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const metas = cluster.resolveForRead(p.index, readOpts(req)).map((r) => cluster.state.indices[r.name]);
+      const h = healthOf(cluster, metas);
+      const satisfied = (want === null || RANK[h.status] <= RANK[want]) && waitsMet(req.query, metas);
+      if (satisfied || Date.now() >= deadline) {
+        const body: Record<string, unknown> = { ...h, timed_out: !satisfied, active_shards_percent_as_number: new JavaDouble(h.active_shards_percent_as_number) };
+        if (level === 'indices' || level === 'shards') {
+          const indices: Record<string, unknown> = {};
+          for (const m of metas) indices[m.name] = indexHealth(m);
+          body.indices = indices;
+        }
+        return json(req, satisfied ? 200 : 408, body);
+      }
+      await new Promise((r) => setTimeout(r, Math.min(100, Math.max(1, deadline - Date.now()))));
+    }
+  });
+  router.add('GET', '/_cluster/health', health);
+  router.add('GET', '/_cluster/health/:index', health);
+
+  router.add('GET', '/_nodes', route(['flat_settings', 'timeout'], (req) => json(req, 200, nodesBody(cluster))));
+  router.add('GET', '/_nodes/:metric', route(['flat_settings', 'timeout'], (req) => json(req, 200, nodesBody(cluster))));
+
+  const stats = route(['level', 'fields', 'groups', 'types', 'completion_fields', 'fielddata_fields', 'include_segment_file_sizes', 'expand_wildcards'], async (req, p) => {
+    const metas = cluster.resolveForRead(p.index, readOpts(req)).map((r) => cluster.state.indices[r.name]);
+    const st = await cluster.stats(metas);
+    let docs = 0, deleted = 0, bytes = 0;
+    const indices: Record<string, unknown> = {};
+    for (const m of metas) {
+      const s = st.get(m.name)!;
+      const d = s.reduce((a, x) => a + x.docsCount, 0), del = s.reduce((a, x) => a + x.docsDeleted, 0), b = s.reduce((a, x) => a + x.storeBytes, 0);
+      docs += d; deleted += del; bytes += b;
+      const part = { docs: { count: d, deleted: del }, store: { size_in_bytes: b } };
+      indices[m.name] = { uuid: m.uuid, primaries: part, total: part };
+    }
+    const all = { docs: { count: docs, deleted }, store: { size_in_bytes: bytes } };
+    return json(req, 200, { _shards: shardsHeader(metas), _all: { primaries: all, total: all }, indices });
+  });
+  router.add('GET', '/_stats', stats);
+  router.add('GET', '/:index/_stats', stats);
+}
+
+function waitsMet(q: URLSearchParams, metas: IndexMeta[]): boolean {
+  const nodes = q.get('wait_for_nodes');
+  if (nodes !== null) {
+    const m = /^(>=|<=|>|<|ge\(|le\(|gt\(|lt\()?(\d+)\)?$/.exec(nodes);
+    const n = m ? Number(m[2]) : NaN;
+    const op = m?.[1] ?? '';
+    const ok = op.startsWith('>=') || op.startsWith('ge') ? 1 >= n : op.startsWith('<=') || op.startsWith('le') ? 1 <= n
+      : op.startsWith('>') || op.startsWith('gt') ? 1 > n : op.startsWith('<') || op.startsWith('lt') ? 1 < n : 1 === n;
+    if (!ok) return false;
+  }
+  const shards = q.get('wait_for_active_shards');
+  if (shards !== null && shards !== 'all') {
+    const active = metas.reduce((a, m) => a + numberOfShards(m.settings), 0);
+    if (active < Number(shards)) return false;
+  }
+  if (shards === 'all' && metas.some((m) => numberOfReplicas(m.settings) > 0)) return false;
+  return true;
+}
+
+function nodesBody(cluster: EsCluster) {
+  const id = nodeIdentity(cluster.ctx.dataDir);
+  return {
+    _nodes: { total: 1, successful: 1, failed: 0 }, cluster_name: 'elasticsearch',
+    nodes: { [id.uuid]: { name: id.name, transport_address: '127.0.0.1:9300', host: '127.0.0.1', ip: '127.0.0.1', version: ES_VERSION.number,
+      build_flavor: ES_VERSION.build_flavor, build_type: ES_VERSION.build_type, build_hash: ES_VERSION.build_hash,
+      roles: ['master', 'data', 'ingest'], http: { bound_address: [`127.0.0.1:${cluster.ctx.flags['http.port']}`], publish_address: `127.0.0.1:${cluster.ctx.flags['http.port']}` } } },
+  };
+}

@@ -1,0 +1,158 @@
+/** Index endpoints: create, delete, exists, get, settings, mappings (get/put), refresh, flush. */
+import type { IndexMeta } from '../../engine/docs/cluster-state.ts';
+import { docError, illegalArgument, indexNotFound } from '../../engine/docs/doc-errors.ts';
+import { countFields, mergeMapping, validateRootMapping } from '../../engine/docs/mapping.ts';
+import { customAnalyzers } from '../../engine/docs/cluster-state.ts';
+import { validateTypeName } from '../../engine/docs/names.ts';
+import { numberOfReplicas, numberOfShards } from '../../engine/docs/settings.ts';
+import type { HttpRequest } from '../http.ts';
+import type { Router } from '../router.ts';
+import type { EsCluster } from './cluster.ts';
+import { bodyMap, exists, route } from './handler.ts';
+import { json } from './json.ts';
+import { boolParam } from './params.ts';
+import { renderAliases, renderMappings, renderSettings } from './render.ts';
+
+const EXPAND = ['ignore_unavailable', 'allow_no_indices', 'expand_wildcards'];
+const CREATE_PARAMS = ['include_type_name', 'wait_for_active_shards', 'timeout', 'master_timeout', 'update_all_types'];
+const GET_PARAMS = ['include_type_name', 'local', 'flat_settings', 'include_defaults', 'master_timeout', ...EXPAND];
+const MAPPING_PARAMS = ['include_type_name', 'local', 'master_timeout', ...EXPAND];
+const PUT_MAPPING_PARAMS = ['include_type_name', 'timeout', 'master_timeout', 'update_all_types', ...EXPAND];
+
+export function readOpts(req: HttpRequest): { ignoreUnavailable: boolean; allowNoIndices: boolean } {
+  return { ignoreUnavailable: boolParam(req, 'ignore_unavailable'), allowNoIndices: boolParam(req, 'allow_no_indices', true) };
+}
+
+export const typelessParam = (req: HttpRequest): boolean => req.query.get('include_type_name') === 'false';
+
+function metasOf(cluster: EsCluster, expr: string | undefined, req: HttpRequest): IndexMeta[] {
+  return cluster.resolveForRead(expr, readOpts(req)).map((r) => cluster.state.indices[r.name]);
+}
+
+export function shardsHeader(metas: IndexMeta[]): { total: number; successful: number; failed: number } {
+  let total = 0, successful = 0;
+  for (const m of metas) { const n = numberOfShards(m.settings); total += n * (1 + numberOfReplicas(m.settings)); successful += n; }
+  return { total, successful, failed: 0 };
+}
+
+export function registerIndexRoutes(router: Router, cluster: EsCluster): void {
+  router.add('PUT', '/:index', route(CREATE_PARAMS, async (req, p) => {
+    const meta = await cluster.createIndex(p.index, bodyMap(req), typelessParam(req));
+    return json(req, 200, { acknowledged: true, shards_acknowledged: true, index: meta.name });
+  }));
+
+  router.add('DELETE', '/:index', route(['timeout', 'master_timeout', ...EXPAND], async (req, p) => {
+    const parts = p.index.split(',');
+    for (const part of parts) {
+      if (!part.includes('*') && part !== '_all' && !cluster.state.indices[part] && !cluster.resolveForRead(part, { ignoreUnavailable: true }).length) {
+        if (!boolParam(req, 'ignore_unavailable')) throw indexNotFound(part);
+      }
+    }
+    const names = cluster.resolveForRead(p.index, { ignoreUnavailable: true }).map((r) => r.name);
+    await cluster.deleteIndices(names);
+    return json(req, 200, { acknowledged: true });
+  }));
+
+  router.add(['GET', 'HEAD'], '/:index', route(GET_PARAMS, (req, p) => {
+    if (req.method === 'HEAD') {
+      try { return exists(metasOf(cluster, p.index, req).length > 0); } catch { return exists(false); }
+    }
+    const out: Record<string, unknown> = {};
+    for (const m of metasOf(cluster, p.index, req)) {
+      out[m.name] = { aliases: renderAliases(m.aliases), mappings: renderMappings(m, typelessParam(req)), settings: renderSettings(m.settings, boolParam(req, 'flat_settings')) };
+    }
+    return json(req, 200, out);
+  }));
+
+  const getSettings = route([...GET_PARAMS], (req, p) => {
+    const out: Record<string, unknown> = {};
+    for (const m of metasOf(cluster, p.index, req)) {
+      let s = m.settings;
+      if (p.name) {
+        const pats = p.name.split(',');
+        s = Object.fromEntries(Object.entries(s).filter(([k]) => pats.some((x) => new RegExp(`^${x.replace(/[.]/g, '\\.').replace(/\*/g, '.*')}$`).test(k))));
+      }
+      out[m.name] = { settings: renderSettings(s, boolParam(req, 'flat_settings')) };
+    }
+    return json(req, 200, out);
+  });
+  router.add('GET', '/:index/_settings', getSettings);
+  router.add('GET', '/_settings', getSettings);
+  router.add('GET', '/:index/_settings/:name', getSettings);
+
+  for (const word of ['_mapping', '_mappings']) {
+    const get = route(MAPPING_PARAMS, (req, p) => getMapping(cluster, req, p.index, p.type));
+    router.add('GET', `/${word}`, get);
+    router.add('GET', `/:index/${word}`, get);
+    router.add('GET', `/:index/${word}/:type`, get);
+    router.add('GET', `/${word}/:type`, get);
+    router.add('GET', `/:index/:type/${word}`, get);
+    const put = route(PUT_MAPPING_PARAMS, (req, p) => putMapping(cluster, req, p.index, p.type));
+    router.add(['PUT', 'POST'], `/:index/${word}/:type`, put);
+    router.add(['PUT', 'POST'], `/:index/:type/${word}`, put);
+    router.add(['PUT', 'POST'], `/${word}/:type`, put);
+    router.add(['PUT', 'POST'], `/:index/${word}`, put);
+  }
+
+  const refresh = (op: 'docs.refresh' | 'docs.flush') => route(['force', 'wait_if_ongoing', ...EXPAND], async (req, p) => {
+    const metas = metasOf(cluster, p.index, req);
+    await cluster.allShards(metas, op);
+    return json(req, 200, { _shards: shardsHeader(metas) });
+  });
+  router.add(['GET', 'POST'], '/_refresh', refresh('docs.refresh'));
+  router.add(['GET', 'POST'], '/:index/_refresh', refresh('docs.refresh'));
+  router.add(['GET', 'POST'], '/_flush', refresh('docs.flush'));
+  router.add(['GET', 'POST'], '/:index/_flush', refresh('docs.flush'));
+}
+
+function getMapping(cluster: EsCluster, req: HttpRequest, index: string | undefined, type: string | undefined) {
+  const metas = cluster.resolveForRead(index, readOpts(req)).map((r) => cluster.state.indices[r.name]);
+  const typeless = typelessParam(req);
+  const out: Record<string, unknown> = {};
+  if (!type || type === '_all' || type === '*') {
+    for (const m of metas) out[m.name] = { mappings: renderMappings(m, typeless) };
+    return json(req, 200, out);
+  }
+  const wanted = type.split(',');
+  const match = (t: string | null): boolean => t !== null && wanted.some((w) => w === t || (w.includes('*') && new RegExp(`^${w.replace(/\*/g, '.*')}$`).test(t)));
+  const found = new Set<string>();
+  for (const m of metas) {
+    if (match(m.type)) { out[m.name] = { mappings: renderMappings(m, typeless) }; found.add(m.type!); }
+  }
+  const missing = wanted.filter((w) => !w.includes('*') && !found.has(w)).sort();
+  if (Object.keys(out).length === 0) {
+    throw docError('DOC_TYPE_MISSING', [wanted.join(',')], { 'resource.type': 'type', 'resource.id': wanted.join(','), index_uuid: '_na_', index: '_all' });
+  }
+  if (missing.length) {
+    const msg = missing.length === 1 ? `type [${missing[0]}] missing` : `types [${missing.join(',')}] missing`;
+    return json(req, 404, { error: msg, status: 404, ...out });
+  }
+  return json(req, 200, out);
+}
+
+async function putMapping(cluster: EsCluster, req: HttpRequest, index: string | undefined, typeParam: string | undefined) {
+  let body = bodyMap(req, true)!;
+  const typeless = typelessParam(req);
+  const type = typeParam ?? (typeless ? '_doc' : undefined);
+  if (!type) throw docError('DOC_VALIDATION', ['1: mapping type is missing;']);
+  validateTypeName(type);
+  const keys = Object.keys(body);
+  if (keys.length === 1 && keys[0] === type && typeof body[type] === 'object') body = body[type] as Record<string, unknown>;
+  const metas = cluster.resolveForRead(index, readOpts(req)).map((r) => r.name);
+  await cluster.mutate((s) => {
+    const indices = { ...s.indices };
+    for (const name of metas) {
+      const cur = indices[name];
+      validateRootMapping(body, { customAnalyzers: customAnalyzers(cur.settings) });
+      if (cur.type !== null && cur.type !== type) {
+        throw illegalArgument(`Rejecting mapping update to [${name}] as the final mapping would have more than 1 type: [${cur.type}, ${type}]`);
+      }
+      const mapping = mergeMapping(cur.mapping, body);
+      const limit = Number(cur.settings['index.mapping.total_fields.limit'] ?? 1000);
+      if (countFields(mapping) > limit) throw illegalArgument(`Limit of total fields [${limit}] in index [${name}] has been exceeded`);
+      indices[name] = { ...cur, type, mapping, mappingVersion: cur.mappingVersion + 1 };
+    }
+    return { state: { ...s, version: s.version + 1, indices } };
+  });
+  return json(req, 200, { acknowledged: true });
+}

@@ -1,0 +1,147 @@
+/**
+ * Coordinator of a search: resolves indices (aliases with their filters, wildcards), fans the query out to
+ * every shard's worker (after a dfs round for `dfs_query_then_fetch`), merges the shard top hits by score or
+ * sort keys (ties: shard order — shard number, then index name, as ES's ShardId order — then doc id),
+ * reduces aggregations, and turns shard failures into ES's grouped `search_phase_execution_exception`.
+ */
+import type { EsCluster, ResolvedIndex } from './cluster.ts';
+import type { IndexMeta } from '../../engine/docs/cluster-state.ts';
+import type { SearchRequest } from '../../engine/search/search-request.ts';
+import type { ShardHit, ShardResult } from '../../engine/search/shard-search.ts';
+import type { Query } from '../../engine/search/query-ast.ts';
+import { parseQuery } from '../../engine/search/query-parser.ts';
+import { mergeDfs, type DfsStats } from '../../engine/search/dfs.ts';
+import { reduceAggs } from '../../engine/search/aggs/agg-reduce.ts';
+import type { AggPartial } from '../../engine/search/aggs/agg-collectors.ts';
+import { compareKeys, type SortValue } from '../../engine/search/sort.ts';
+import { EngineError, InvalidArgumentError } from '../../engine/errors.ts';
+import { asErrorLike, errorObject, ES_ERRORS } from './errors.ts';
+
+export interface ShardTarget { index: ResolvedIndex; meta: IndexMeta; shard: number; filter: Query | null; order: number }
+
+export interface MergedHit extends ShardHit { indexName: string; type: string; shardOrder: number }
+
+export interface SearchOutcome {
+  total: number;
+  maxScore: number;
+  hits: MergedHit[];
+  aggs: AggPartial[] | null;
+  shards: { total: number; successful: number; skipped: number; failed: number; failures?: unknown[] };
+  terminatedEarly: boolean | null;
+  sortKinds: string[] | null;
+  /** Per-shard results (scroll keeps offsets). */
+  perShard: (ShardResult | null)[];
+}
+
+export function aliasFilterQuery(f: unknown): Query | null {
+  if (f === null || f === undefined) return null;
+  const filters = Array.isArray(f) ? f : [f];
+  const qs = filters.map((x) => parseQuery({ q: x }, 'q', true));
+  if (qs.length === 1) return qs[0];
+  // Several aliases selecting the same index: ES ORs their filters.
+  return { type: 'bool', must: [], should: qs, mustNot: [], filter: [], filterContext: true, boost: 1 };
+}
+
+/** Shards to search, in ES's shard-iterator order. */
+export function shardTargets(cluster: EsCluster, indices: ResolvedIndex[], routing: string[] | null, shardOf: (meta: IndexMeta, routing: string) => number): ShardTarget[] {
+  const out: ShardTarget[] = [];
+  for (const r of indices) {
+    const meta = cluster.indexByUuid(r.uuid);
+    if (!meta) continue;
+    const filter = aliasFilterQuery(r.aliasFilter);
+    const routes = routing ?? (r.searchRouting ? r.searchRouting.split(',') : null);
+    const shards = routes ? [...new Set(routes.map((v) => shardOf(meta, v)))] : Array.from({ length: r.numberOfShards }, (_, i) => i);
+    for (const s of shards) out.push({ index: r, meta, shard: s, filter, order: 0 });
+  }
+  out.sort((a, b) => a.shard - b.shard || (a.index.name < b.index.name ? -1 : a.index.name > b.index.name ? 1 : 0));
+  out.forEach((t, i) => { t.order = i; });
+  return out;
+}
+
+export interface ExecOptions { dfs: boolean; nowMs: number; scroll?: { keyPrefix: string; keepAliveMs: number } }
+
+export async function executeSearch(cluster: EsCluster, targets: ShardTarget[], req: SearchRequest, o: ExecOptions): Promise<SearchOutcome> {
+  const shardCount = targets.length;
+  let stats: DfsStats | undefined;
+  if (o.dfs && targets.length > 0) {
+    const parts = await Promise.all(targets.map((t) => cluster.shardCall<DfsStats>(t.meta, t.shard, 'search.dfs', { index: t.index.name, req, filter: t.filter, nowMs: o.nowMs, shardCount })));
+    stats = mergeDfs(parts);
+  }
+  const settled = await Promise.allSettled(targets.map((t) => cluster.shardCall<ShardResult>(t.meta, t.shard, 'search.query', {
+    index: t.index.name, req, filter: t.filter, nowMs: o.nowMs, shardCount, stats,
+    scroll: o.scroll ? { key: `${o.scroll.keyPrefix}/${t.order}`, keepAliveMs: o.scroll.keepAliveMs } : undefined,
+  })));
+  const failures: { t: ShardTarget; err: EngineError | Error }[] = [];
+  const perShard: (ShardResult | null)[] = settled.map((s, i) => {
+    if (s.status === 'fulfilled') return s.value;
+    failures.push({ t: targets[i], err: s.reason });
+    return null;
+  });
+  if (targets.length > 0 && failures.length === targets.length) throw phaseFailure(failures);
+  return merge(targets, perShard, req, failures);
+}
+
+function merge(targets: ShardTarget[], perShard: (ShardResult | null)[], req: SearchRequest, failures: { t: ShardTarget; err: Error }[]): SearchOutcome {
+  let total = 0, maxScore = -Infinity, terminated: boolean | null = null;
+  const all: MergedHit[] = [];
+  const aggParts: AggPartial[][] = [];
+  perShard.forEach((r, i) => {
+    if (!r) return;
+    const t = targets[i];
+    total += r.total;
+    if (r.maxScore > maxScore) maxScore = r.maxScore;
+    if (r.terminatedEarly !== null) terminated = (terminated ?? false) || r.terminatedEarly;
+    if (r.aggs) aggParts.push(r.aggs);
+    for (const h of r.hits) all.push({ ...h, indexName: t.index.name, type: t.index.type ?? '_doc', shardOrder: t.order });
+  });
+  const sortKinds = sortKindsOf(req);
+  all.sort(hitComparator(req, sortKinds));
+  const hits = all.slice(req.from, req.from + req.size);
+  const aggs = req.aggs && aggParts.length ? reduceAggs(req.aggs, aggParts) : null;
+  const shards: SearchOutcome['shards'] = { total: targets.length, successful: targets.length - failures.length, skipped: 0, failed: failures.length };
+  if (failures.length) shards.failures = failures.map((f) => shardFailure(f.t, f.err));
+  return { total, maxScore, hits, aggs, shards, terminatedEarly: terminated, sortKinds, perShard };
+}
+
+export function sortKindsOf(req: SearchRequest): string[] | null {
+  if (!req.sort || (req.sort.length === 1 && req.sort[0].field === '_score' && req.sort[0].order === 'desc')) return null;
+  return req.sort.map((s) => (s.field === '_score' ? 'score' : s.field === '_doc' ? 'doc' : 'any'));
+}
+
+export function hitComparator(req: SearchRequest, kinds: string[] | null): (a: MergedHit, b: MergedHit) => number {
+  if (!kinds) return (a, b) => b.score - a.score || a.shardOrder - b.shardOrder || a.doc - b.doc;
+  const rev = req.sort!.map((s) => s.order === 'desc');
+  return (a, b) => compareSortValues(a.sort ?? [], b.sort ?? [], rev) || a.shardOrder - b.shardOrder || a.doc - b.doc;
+}
+
+const isStr = (v: SortValue): boolean => v === null || (typeof v === 'string' && v !== 'Infinity' && v !== '-Infinity');
+
+function compareSortValues(a: SortValue[], b: SortValue[], rev: boolean[]): number {
+  const kinds = a.map((v, i) => (isStr(v) || isStr(b[i]) ? 'str' : 'num'));
+  return compareKeys(kinds, rev, a, b);
+}
+
+function shardFailure(t: ShardTarget, err: Error): Record<string, unknown> {
+  const e = asErrorLike(err);
+  const withIdx = { code: e.code, message: e.message, details: { ...e.details, index_uuid: t.index.uuid, index: t.index.name } };
+  return { shard: t.shard, index: t.index.name, node: 'tessera-node', reason: errorObject(withIdx, true) };
+}
+
+/** All shards failed: ES's search_phase_execution_exception with identical causes grouped. */
+export function phaseFailure(failures: { t: ShardTarget; err: Error }[]): EngineError {
+  const grouped: Record<string, unknown>[] = [];
+  const seen = new Set<string>();
+  for (const f of failures) {
+    const fail = shardFailure(f.t, f.err);
+    const key = `${f.t.index.name}\u0000${JSON.stringify(fail.reason)}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    grouped.push(fail);
+  }
+  const first = asErrorLike(failures[0].err);
+  const firstWithIdx = { code: first.code, message: first.message, details: { ...first.details, index_uuid: failures[0].t.index.uuid, index: failures[0].t.index.name } };
+  const status = (ES_ERRORS[first.code] ?? { status: 500 }).status;
+  return new InvalidArgumentError(status >= 500 ? 'SEARCH_PHASE_FAILED_500' : 'SEARCH_PHASE_FAILED', 'all shards failed', {
+    phase: 'query', grouped: true, failed_shards: grouped, cause: firstWithIdx
+  });
+}

@@ -1,0 +1,77 @@
+/**
+ * The 6.8 search response body: `[_scroll_id], took, timed_out, [terminated_early], _shards, hits{total,
+ * max_score, hits[]}, [aggregations]`; hit keys in SearchHit's order; scores as Java floats; `_source`
+ * copied verbatim; sort values with ES's sentinels. Also the error envelope of all-shards failures.
+ */
+import type { SearchRequest } from '../../engine/search/search-request.ts';
+import type { SortValue } from '../../engine/search/sort.ts';
+import { renderAggs } from './search-aggs-render.ts';
+import type { MergedHit, SearchOutcome } from './search-exec.ts';
+import { jd, jf } from './java-format.ts';
+import { RawJson, json } from './json.ts';
+import { asErrorLike, errorBody, errorObject } from './errors.ts';
+import type { HttpRequest, HttpResponse } from '../http.ts';
+
+type Obj = Record<string, unknown>;
+
+function sortValue(v: SortValue, kind: string): unknown {
+  if (v !== null && typeof v === 'object') return new RawJson(v.l);
+  if (kind === 'score' && typeof v === 'number') return jf(v);
+  return v;
+}
+
+export interface RenderOptions { typedKeys: boolean; scrollId?: string; tookMs: number; fieldTypes?: (field: string) => string | undefined }
+
+function renderHit(h: MergedHit, req: SearchRequest, out: SearchOutcome, o: RenderOptions): Obj {
+  const scored = !out.sortKinds || req.trackScores;
+  const hit: Obj = { _index: h.indexName, _type: h.type, _id: h.id };
+  if (req.version && h.version !== undefined) hit._version = h.version;
+  if (req.seqNoPrimaryTerm && h.seqNo !== undefined) { hit._seq_no = h.seqNo; hit._primary_term = h.primaryTerm; }
+  hit._score = scored ? jf(h.score) : null;
+  if (h.source !== null && h.source !== undefined) hit._source = new RawJson(h.source);
+  if (h.fields && Object.keys(h.fields).length) hit.fields = h.fields;
+  if (h.highlight) hit.highlight = h.highlight;
+  if (h.sort && out.sortKinds) {
+    hit.sort = h.sort.map((v, i) => {
+      const spec = req.sort![i];
+      const t = o.fieldTypes?.(spec.field);
+      if (typeof v === 'number' && t && ['double', 'float', 'half_float', 'scaled_float'].includes(t)) return jd(v);
+      return sortValue(v, out.sortKinds![i]);
+    });
+  }
+  return hit;
+}
+
+export function renderSearch(req: SearchRequest, out: SearchOutcome, o: RenderOptions): Obj {
+  const body: Obj = {};
+  if (o.scrollId) body._scroll_id = o.scrollId;
+  body.took = o.tookMs;
+  body.timed_out = false;
+  if (out.terminatedEarly !== null) body.terminated_early = out.terminatedEarly;
+  body._shards = out.shards;
+  const scored = !out.sortKinds || req.trackScores;
+  let maxScore: unknown = null;
+  if (scored && req.size === 0 && !o.scrollId) maxScore = jf(0);
+  else if (scored && out.total > 0 && Number.isFinite(out.maxScore)) maxScore = jf(out.maxScore);
+  body.hits = { total: req.trackTotalHits ? out.total : -1, max_score: maxScore, hits: out.hits.map((h) => renderHit(h, req, out, o)) };
+  if (req.aggs && out.aggs) body.aggregations = renderAggs(req.aggs, out.aggs, o.typedKeys);
+  else if (req.aggs) body.aggregations = {};
+  return body;
+}
+
+/** Error reply; all-shards failures list each shard cause as a root cause, as ES does. */
+export function searchErrorReply(req: HttpRequest, err: unknown): HttpResponse {
+  const e = asErrorLike(err);
+  if (e.code !== 'SEARCH_PHASE_FAILED' && e.code !== 'SEARCH_PHASE_FAILED_500') return json(req, errorBody(err).status, errorBody(err));
+  const body = errorBody(err);
+  const failed = (e.details.failed_shards ?? []) as { reason: Obj }[];
+  const roots = failed.map((f) => { const { caused_by: _c, ...rest } = f.reason; return rest; });
+  const { root_cause: _r, ...rest } = body.error;
+  return json(req, body.status, { error: { root_cause: roots, ...rest }, status: body.status });
+}
+
+export function countBody(out: SearchOutcome): Obj {
+  return { count: out.total, _shards: out.shards };
+}
+
+export { errorObject };

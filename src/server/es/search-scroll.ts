@@ -1,0 +1,104 @@
+/**
+ * Scroll contexts on the coordinator: each shard holds its ordered hit list on a pinned reader (see the
+ * worker's ScrollStore); the coordinator keeps per-shard offsets, merges the next page, advances the
+ * offsets of the shards whose hits it used, and frees everything on DELETE or keep-alive expiry.
+ */
+import { randomBytes } from 'node:crypto';
+import type { ServerContext } from '../context.ts';
+import type { HttpRequest, HttpResponse } from '../http.ts';
+import type { Params } from '../router.ts';
+import type { EsCluster } from './cluster.ts';
+import type { SearchRequest } from '../../engine/search/search-request.ts';
+import type { ShardHit } from '../../engine/search/shard-search.ts';
+import { parseTimeMs } from '../../engine/search/search-request.ts';
+import { EngineError, InvalidArgumentError } from '../../engine/errors.ts';
+import { executeSearch, hitComparator, sortKindsOf, type MergedHit, type SearchOutcome, type ShardTarget } from './search-exec.ts';
+import { renderSearch } from './search-render.ts';
+import { bodyText } from './handler.ts';
+import { json } from './json.ts';
+
+interface ScrollState {
+  id: string;
+  targets: ShardTarget[];
+  offsets: number[];
+  req: SearchRequest;
+  outcome: SearchOutcome;
+  keepAliveMs: number;
+  timer: NodeJS.Timeout;
+  fieldTypes: (f: string) => string | undefined;
+  typedKeys: boolean;
+}
+
+export class ScrollRegistry {
+  private readonly states = new Map<string, ScrollState>();
+  constructor(private readonly ctx: ServerContext, private readonly cluster: EsCluster) {}
+
+  private keepAlive(v: string): number {
+    const ms = parseTimeMs(v);
+    if (ms === null) throw new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', `failed to parse setting [scroll] with value [${v}] as a time value: unit is missing or unrecognized`);
+    return ms;
+  }
+
+  private arm(s: ScrollState): void {
+    clearTimeout(s.timer);
+    s.timer = setTimeout(() => void this.free(s.id), Math.min(s.keepAliveMs, 2 ** 31 - 1));
+    s.timer.unref();
+  }
+
+  async start(req: SearchRequest, targets: ShardTarget[], scroll: string, dfs: boolean, started: number, fieldTypes: (f: string) => string | undefined, typedKeys: boolean): Promise<unknown> {
+    const keepAliveMs = this.keepAlive(scroll);
+    const id = randomBytes(24).toString('base64url');
+    const out = await executeSearch(this.cluster, targets, { ...req, from: 0 }, { dfs, nowMs: this.ctx.now(), scroll: { keyPrefix: id, keepAliveMs } });
+    const state: ScrollState = { id, targets, offsets: targets.map(() => 0), req, outcome: out, keepAliveMs, timer: setTimeout(() => {}, 0), fieldTypes, typedKeys };
+    this.consume(state, out.hits);
+    this.states.set(id, state);
+    this.arm(state);
+    return renderSearch(req, out, { typedKeys, scrollId: id, tookMs: Date.now() - started, fieldTypes });
+  }
+
+  private consume(s: ScrollState, hits: MergedHit[]): void {
+    for (const h of hits) s.offsets[h.shardOrder]++;
+  }
+
+  async next(httpReq: HttpRequest, p: Params): Promise<HttpResponse> {
+    const started = Date.now();
+    const text = bodyText(httpReq);
+    const body = text.trim() ? JSON.parse(text) as Record<string, unknown> : {};
+    const id = String(p.scroll_id ?? httpReq.query.get('scroll_id') ?? body.scroll_id ?? '');
+    if (!id) throw new InvalidArgumentError('SEARCH_VALIDATION', 'Validation Failed: 1: scrollId is missing;');
+    const s = this.states.get(id);
+    if (!s) throw new EngineError('SEARCH_CONTEXT_MISSING', `No search context found for id [${id}]`);
+    const ka = httpReq.query.get('scroll') ?? (body.scroll as string | undefined);
+    if (ka) s.keepAliveMs = this.keepAlive(ka);
+    this.arm(s);
+    const pages = await Promise.all(s.targets.map((t, i) => this.cluster.shardCall<{ hits?: ShardHit[]; missing?: boolean }>(t.meta, t.shard, 'search.scroll',
+      { key: `${id}/${t.order}`, offset: s.offsets[i], size: s.req.size, keepAliveMs: s.keepAliveMs })));
+    if (pages.some((pg) => pg.missing)) { await this.free(id); throw new EngineError('SEARCH_CONTEXT_MISSING', `No search context found for id [${id}]`); }
+    const all: MergedHit[] = [];
+    pages.forEach((pg, i) => { for (const h of pg.hits ?? []) all.push({ ...h, indexName: s.targets[i].index.name, type: s.targets[i].index.type ?? '_doc', shardOrder: i }); });
+    all.sort(hitComparator(s.req, sortKindsOf(s.req)));
+    const hits = all.slice(0, s.req.size);
+    this.consume(s, hits);
+    const out: SearchOutcome = { ...s.outcome, hits, aggs: null };
+    return json(httpReq, 200, renderSearch({ ...s.req, aggs: null }, out, { typedKeys: s.typedKeys, scrollId: id, tookMs: Date.now() - started, fieldTypes: s.fieldTypes }));
+  }
+
+  private async free(id: string): Promise<boolean> {
+    const s = this.states.get(id);
+    if (!s) return false;
+    this.states.delete(id);
+    clearTimeout(s.timer);
+    await Promise.all(s.targets.map((t) => this.cluster.shardCall(t.meta, t.shard, 'search.clearScroll', { keys: [`${id}/${t.order}`] }).catch(() => undefined)));
+    return true;
+  }
+
+  async clear(httpReq: HttpRequest, p: Params): Promise<HttpResponse> {
+    const text = bodyText(httpReq);
+    const body = text.trim() ? JSON.parse(text) as Record<string, unknown> : {};
+    let ids: string[] = p.scroll_id ? p.scroll_id.split(',') : [body.scroll_id ?? []].flat().map(String);
+    if (ids.includes('_all')) ids = [...this.states.keys()];
+    let freed = 0;
+    for (const id of ids) if (await this.free(id)) freed++;
+    return json(httpReq, freed > 0 || ids.length === 0 ? 200 : 404, { succeeded: true, num_freed: freed });
+  }
+}

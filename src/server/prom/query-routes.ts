@@ -1,0 +1,173 @@
+/**
+ * `/api/v1/query`, `/api/v1/query_range`, `/api/v1/format_query`. The HTTP thread parses the query and
+ * works out which series (and time ranges) it reads, fetches them from the shard workers through the
+ * TSDB client, then hands query + data to a worker (`promql.eval`), which evaluates and encodes the
+ * result; this thread only wraps the envelope and gzips when the client accepts it.
+ */
+import { gzip } from 'node:zlib';
+import { promisify } from 'node:util';
+import type { Router } from '../router.ts';
+import type { ServerContext } from '../context.ts';
+import type { HttpRequest, HttpResponse } from '../http.ts';
+import { durationMs } from '../flags.ts';
+import { EngineError, InvalidArgumentError } from '../../engine/errors.ts';
+import type { FetchedSeries, Matcher } from '../../engine/tsdb/api.ts';
+import { parseExpr, prettyExpr, typeOf, documentedType, selectorRanges, jsonString } from '../../engine/promql/index.ts';
+import type { Expr } from '../../engine/promql/index.ts';
+import type { PromqlEvalArgs, PromqlEvalReply } from '../../workers/promql-tasks.ts';
+import { promErrorFrom } from './respond.ts';
+import { badParam, durationParam, formValues, timeParam } from './query-params.ts';
+
+const gzipAsync = promisify(gzip);
+
+/** What the query path needs from storage (implemented by `tsdb-client.ts`). */
+export interface SeriesClient {
+  select(matchers: readonly Matcher[], mintMs: number, maxtMs: number): Promise<FetchedSeries[]>;
+}
+
+interface QueryLimits { lookbackMs: number; timeoutMs: number; maxSamples: number; subqueryStepMs: number }
+
+export function registerQueryRoutes(router: Router, ctx: ServerContext, client: SeriesClient): void {
+  const limits = limitsOf(ctx);
+  let next = 0;
+  const pickWorker = (): number => (next = (next + 1) % ctx.pool.size);
+  const run = (req: HttpRequest, f: () => Promise<HttpResponse>): Promise<HttpResponse> =>
+    f().catch((err) => promErrorFrom(err)).then((r) => maybeGzip(req, r));
+
+  router.add(['GET', 'POST'], '/api/v1/query', (req) => run(req, async () => {
+    const form = formValues(req);
+    const t = timeParam(form, 'time', ctx.now(), true);
+    const timeout = requestTimeout(form, limits);
+    const query = form.get('query') ?? '';
+    const expr = parseQuery(query, true);
+    const started = Date.now();
+    const args = await prepare(client, expr, query, 'instant', t, t, 0, started + timeout, limits);
+    const reply = await ctx.pool.call<PromqlEvalReply>(pickWorker(), 'promql.eval', args);
+    return wrap(reply.json, form.get('stats') !== null ? statsJson(started, args.series) : '');
+  }));
+
+  router.add(['GET', 'POST'], '/api/v1/query_range', (req) => run(req, async () => {
+    const form = formValues(req);
+    const start = timeParam(form, 'start', 0, false);
+    const end = timeParam(form, 'end', 0, false);
+    if (end < start) throw badParam('end', 'end timestamp must not be before start time');
+    const step = durationParam(form, 'step') ?? failStep();
+    if (step <= 0) throw badParam('step', 'zero or negative query resolution step widths are not accepted. Try a positive integer');
+    if (Math.floor((end - start) / step) > 11000) {
+      throw new InvalidArgumentError('INVALID_ARGUMENT', 'exceeded maximum resolution of 11,000 points per timeseries. Try decreasing the query resolution (?step=XX)');
+    }
+    const timeout = requestTimeout(form, limits);
+    const query = form.get('query') ?? '';
+    const expr = parseQuery(query, false);
+    const type = typeOf(expr);
+    if (type !== 'vector' && type !== 'scalar') {
+      throw new InvalidArgumentError('INVALID_ARGUMENT', `invalid expression type ${JSON.stringify(documentedType(type))} for range query, must be Scalar or instant Vector`);
+    }
+    const started = Date.now();
+    const stepMs = Math.round(step);
+    const args = await prepare(client, expr, query, 'range', start, end, stepMs, started + timeout, limits);
+    const reply = await ctx.pool.call<PromqlEvalReply>(pickWorker(), 'promql.eval', args);
+    return wrap(reply.json, form.get('stats') !== null ? statsJson(started, args.series) : '');
+  }));
+
+  router.add(['GET', 'POST'], '/api/v1/format_query', (req) => run(req, async () => {
+    const expr = parseQuery(formValues(req).get('query') ?? '', true);
+    // Go's JSON encoder escapes <, > and & (`x \u003e bool y`); the envelope helper would not.
+    return { status: 200, headers: { 'Content-Type': 'application/json' }, body: `{"status":"success","data":${jsonString(prettyExpr(expr))}}` };
+  }));
+}
+
+function limitsOf(ctx: ServerContext): QueryLimits {
+  return {
+    lookbackMs: durationMs(ctx.flags['query.lookback-delta']),
+    timeoutMs: durationMs(ctx.flags['query.timeout']),
+    maxSamples: ctx.flags['query.max-samples'],
+    subqueryStepMs: 60_000,
+  };
+}
+
+function failStep(): never { throw badParam('step', 'cannot parse "" to a valid duration'); }
+
+function requestTimeout(form: URLSearchParams, limits: QueryLimits): number {
+  const to = form.get('timeout');
+  if (to === null || to === '') return limits.timeoutMs;
+  const d = durationParam(form, 'timeout')!;
+  return Math.min(d, limits.timeoutMs);
+}
+
+function parseQuery(query: string, prefixed: boolean): Expr {
+  try {
+    return parseExpr(query);
+  } catch (err) {
+    if (prefixed && err instanceof EngineError) throw badParam('query', err.message);
+    throw err;
+  }
+}
+
+/** Fetches every selector's series over its time range and merges them per label set. */
+async function prepare(client: SeriesClient, expr: Expr, query: string, kind: 'instant' | 'range', startMs: number,
+  endMs: number, stepMs: number, deadlineMs: number, limits: QueryLimits): Promise<PromqlEvalArgs> {
+  const ranges = selectorRanges(expr, startMs, endMs, { lookbackMs: limits.lookbackMs, defaultSubqueryStepMs: limits.subqueryStepMs });
+  const fetched = await withDeadline(Promise.all(ranges.map((r) => client.select(r.matchers, r.mintMs, r.maxtMs))), deadlineMs);
+  return {
+    query, kind, startMs, endMs, stepMs, deadlineMs, lookbackMs: limits.lookbackMs, maxSamples: limits.maxSamples,
+    defaultSubqueryStepMs: limits.subqueryStepMs, series: mergeSeries(fetched),
+  };
+}
+
+function withDeadline<T>(p: Promise<T>, deadlineMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new EngineError('PROMQL_EXECUTION', 'expanding series: context deadline exceeded', { promErrorType: 'execution' })), Math.max(0, deadlineMs - Date.now()));
+  });
+  return Promise.race([p, expired]).finally(() => clearTimeout(timer));
+}
+
+function seriesKey(s: FetchedSeries): string {
+  let k = '';
+  for (const l of s.labels) k += l.name + '\xfe' + l.value + '\xff';
+  return k;
+}
+
+/** One series per label set; samples of the same series fetched for different ranges are united. */
+export function mergeSeries(lists: FetchedSeries[][]): FetchedSeries[] {
+  if (lists.length === 1) return lists[0];
+  const byKey = new Map<string, FetchedSeries>();
+  for (const list of lists) {
+    for (const s of list) {
+      const k = seriesKey(s);
+      const old = byKey.get(k);
+      byKey.set(k, old ? unite(old, s) : s);
+    }
+  }
+  return [...byKey.values()];
+}
+
+function unite(a: FetchedSeries, b: FetchedSeries): FetchedSeries {
+  const t = new Float64Array(a.t.length + b.t.length), v = new Float64Array(t.length);
+  let i = 0, j = 0, n = 0;
+  while (i < a.t.length || j < b.t.length) {
+    if (j >= b.t.length || (i < a.t.length && a.t[i] < b.t[j])) { t[n] = a.t[i]; v[n++] = a.v[i++]; }
+    else if (i >= a.t.length || b.t[j] < a.t[i]) { t[n] = b.t[j]; v[n++] = b.v[j++]; }
+    else { t[n] = a.t[i]; v[n++] = a.v[i++]; j++; }
+  }
+  return { labels: a.labels, t: t.subarray(0, n), v: v.subarray(0, n) };
+}
+
+function statsJson(started: number, series: FetchedSeries[]): string {
+  let samples = 0;
+  for (const s of series) samples += s.t.length;
+  const total = (Date.now() - started) / 1000;
+  return `,"stats":{"timings":{"evalTotalTime":${total},"resultSortTime":0,"queryPreparationTime":0,"innerEvalTime":${total},"execQueueTime":0,"execTotalTime":${total}},"samples":{"totalQueryableSamples":${samples},"peakSamples":${samples}}}`;
+}
+
+function wrap(dataOpen: string, stats: string): HttpResponse {
+  return { status: 200, headers: { 'Content-Type': 'application/json' }, body: `{"status":"success","data":${dataOpen}${stats}}}` };
+}
+
+async function maybeGzip(req: HttpRequest, r: HttpResponse): Promise<HttpResponse> {
+  const ae = req.headers['accept-encoding'] ?? '';
+  if (!/\bgzip\b/.test(ae) || r.body === undefined) return r;
+  const body = await gzipAsync(typeof r.body === 'string' ? Buffer.from(r.body) : r.body);
+  return { ...r, headers: { ...r.headers, 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' }, body };
+}

@@ -1,0 +1,48 @@
+/**
+ * Engine error codes → the workflow API's wire codes and HTTP statuses (spec §2). The envelope is
+ * `{success:false, error:"<CODE>: <message>", data}`; `data.path` carries the offending JSON path.
+ */
+import { EngineError, type WireError } from '../../engine/errors.ts';
+import type { HttpResponse } from '../http.ts';
+import { workflowEnvelope } from './fallbacks.ts';
+
+const TABLE: Record<string, [string, number]> = {
+  WF_INVALID_JSON: ['INVALID_JSON', 400],
+  WF_VALIDATION: ['VALIDATION_ERROR', 400],
+  INVALID_ARGUMENT: ['VALIDATION_ERROR', 400],
+  WF_UNKNOWN_PROPERTY: ['UNKNOWN_PROPERTY', 400],
+  WF_UNKNOWN_ACTION: ['UNKNOWN_ACTION', 400],
+  WF_LIVESTREAM_REQUIRES_VERSION_1: ['LIVESTREAM_REQUIRES_VERSION_1', 400],
+  WF_GRAPH_INVALID: ['GRAPH_INVALID', 400],
+  WF_NOT_FOUND: ['WORKFLOW_NOT_FOUND', 404],
+  WF_CONFLICT: ['CONFLICT', 409],
+  WF_CHANNEL_NOT_FOUND: ['CHANNEL_NOT_FOUND', 404],
+  WF_UNSUPPORTED_EVENT: ['UNSUPPORTED_EVENT', 400],
+  LIMIT_EXCEEDED: ['PAYLOAD_TOO_LARGE', 413],
+  OVERLOADED: ['RATE_LIMITED', 429],
+};
+
+/** `CODE: message` and status of an engine error (anything unknown is INTERNAL without details). */
+export function wireCode(err: { code: string; message: string }): { code: string; status: number; text: string } {
+  const hit = TABLE[err.code];
+  if (!hit) return { code: 'INTERNAL', status: 500, text: 'INTERNAL: internal error' };
+  return { code: hit[0], status: hit[1], text: `${hit[0]}: ${err.message}` };
+}
+
+export function errorResponse(err: unknown): HttpResponse {
+  if (!(err instanceof EngineError)) return workflowEnvelope(500, 'INTERNAL: internal error');
+  const w = wireCode(err);
+  const path = err.details.path;
+  return workflowEnvelope(w.status, w.text, typeof path === 'string' ? { path } : null);
+}
+
+/** A per-item error inside a batch reply. */
+export function itemError(w: WireError): { success: false; error: string; data: unknown } {
+  const c = wireCode(w);
+  const path = w.details?.path;
+  return { success: false, error: c.text, data: typeof path === 'string' ? { path, status: c.status } : { status: c.status } };
+}
+
+export function invalidJson(what: string): HttpResponse {
+  return workflowEnvelope(400, `INVALID_JSON: ${what}`, null);
+}

@@ -1,0 +1,65 @@
+/**
+ * Worker adapters of the search API: the per-shard query+fetch phase, the dfs statistics phase, scroll
+ * pages over a held reader, and `_analyze`. Installs the search index factory into the document shards.
+ */
+import type { TaskTable, WorkerInit } from './protocol.ts';
+import { docsTasks, getDocShard, setShardIndexFactory } from './docs-tasks.ts';
+import { ShardIndex } from '../engine/search/shard-index.ts';
+import { searchShard, type ShardResult } from '../engine/search/shard-search.ts';
+import { collectDfs, GlobalStats, type DfsStats } from '../engine/search/dfs.ts';
+import type { SearchRequest } from '../engine/search/search-request.ts';
+import type { Query } from '../engine/search/query-ast.ts';
+import type { MappingJson } from '../engine/search/api.ts';
+import { analyzeRequest, type AnalyzeArgs } from '../engine/search/analyze.ts';
+import { ScrollStore } from '../engine/search/scroll-store.ts';
+
+setShardIndexFactory((settings) => new ShardIndex(settings));
+
+interface ShardCall { uuid: string; shard: number; mv: number; meta?: unknown }
+interface SearchArgs extends ShardCall {
+  index: string; req: SearchRequest; filter: Query | null; nowMs: number; shardCount: number;
+  stats?: DfsStats; scroll?: { key: string; keepAliveMs: number };
+}
+
+const scrolls = new ScrollStore();
+
+/** Opens the shard through the documents tasks (they own opening with metadata); null when stale. */
+async function open(c: ShardCall, init: WorkerInit): Promise<{ index: ShardIndex; mapping: MappingJson; getDoc: (id: string) => ReturnType<NonNullable<ReturnType<typeof getDocShard>>['getDoc']> } | null> {
+  let s = getDocShard(c.uuid, c.shard);
+  if (!s || c.meta) {
+    const r = await docsTasks['docs.get']({ ...c, id: '' }, init) as { stale?: boolean };
+    if (r?.stale) return null;
+    s = getDocShard(c.uuid, c.shard);
+  }
+  if (!s || !(s.searchIndex instanceof ShardIndex)) return null;
+  return { index: s.searchIndex, mapping: s.mapping, getDoc: (id) => s!.getDoc(id) };
+}
+
+async function query(a: SearchArgs, init: WorkerInit): Promise<ShardResult | { stale: true }> {
+  const o = await open(a, init);
+  if (!o) return { stale: true };
+  const reader = o.index.reader(o.mapping);
+  const opts = { index: a.index, nowMs: a.nowMs, filter: a.filter, fetch: o.getDoc, shardCount: a.shardCount, stats: a.stats ? new GlobalStats(a.stats) : undefined };
+  if (!a.scroll) return searchShard(reader, a.req, opts);
+  const all = searchShard(reader, a.req, { ...opts, topN: reader.maxDoc(), noFetch: true });
+  scrolls.put(a.scroll.key, { reader, hits: all.hits, req: a.req, fetch: o.getDoc, index: a.index, nowMs: a.nowMs }, a.scroll.keepAliveMs);
+  const page = scrolls.page(a.scroll.key, 0, a.req.size)!;
+  return { ...all, hits: page };
+}
+
+async function dfs(a: SearchArgs, init: WorkerInit): Promise<DfsStats | { stale: true }> {
+  const o = await open(a, init);
+  if (!o) return { stale: true };
+  return collectDfs(o.index.reader(o.mapping), a.req, a.index, a.nowMs, a.filter);
+}
+
+export const searchTasks: TaskTable = {
+  'search.query': query,
+  'search.dfs': dfs,
+  'search.scroll': (a: { key: string; offset: number; size: number; keepAliveMs: number }) => {
+    const hits = scrolls.page(a.key, a.offset, a.size, a.keepAliveMs);
+      return hits ? { hits } : { missing: true };
+  },
+  'search.clearScroll': (a: { keys: string[] }) => a.keys.map((k) => scrolls.delete(k)),
+  'search.analyze': (a: AnalyzeArgs) => analyzeRequest(a),
+};

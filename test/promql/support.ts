@@ -1,0 +1,69 @@
+/** Shared fixtures for the query API tests: a router with the query routes over an in-memory series client. */
+import assert from 'node:assert/strict';
+import { Router } from '../../src/server/router.ts';
+import { registerQueryRoutes } from '../../src/server/prom/query-routes.ts';
+import type { SeriesClient } from '../../src/server/prom/query-routes.ts';
+import type { ServerContext } from '../../src/server/context.ts';
+import type { HttpRequest, HttpResponse } from '../../src/server/http.ts';
+import { TASKS } from '../../src/workers/tasks.ts';
+import { pack, unpack } from '../../src/engine/codec/msgpack.ts';
+import { toWire, fromWire } from '../../src/engine/errors.ts';
+import { MemQuerier } from '../../src/engine/tsdb/mem-querier.ts';
+import type { FetchedSeries, Labels } from '../../src/engine/tsdb/api.ts';
+import { VAL_NONE } from '../../src/engine/tsdb/api.ts';
+
+export const T0 = 1704070800_000;
+const lbl = (o: Record<string, string>): Labels => Object.keys(o).sort().map((name) => ({ name, value: o[name] }));
+
+export function setup(opts: { timeout?: string; maxSamples?: number; slowClient?: number; now?: number } = {}): Router {
+  const mem = new MemQuerier();
+  for (const inst of ['10000', '10001', '10002']) {
+    for (let t = T0 - 3600_000; t <= T0 + 600_000; t += 15_000) mem.append(lbl({ __name__: 'demo_num_cpus', instance: `demo.promlabs.com:${inst}`, job: 'demo' }), t, 4);
+  }
+  mem.append(lbl({ __name__: 'mem', instance: 'a', type: 'cached' }), T0, 1);
+  mem.append(lbl({ __name__: 'mem', instance: 'a', type: 'buffers' }), T0, 2);
+  mem.append(lbl({ __name__: 'odd', le: '<x&y>' }), T0, 0.5);
+  mem.append(lbl({ __name__: 'demo_disk', instance: 'demo.promlabs.com:10000', job: 'demo' }), T0, 9);
+  const client: SeriesClient = {
+    async select(matchers, mint, maxt) {
+      if (opts.slowClient) await new Promise((r) => setTimeout(r, opts.slowClient));
+      const set = mem.select(true, null, matchers);
+      const out: FetchedSeries[] = [];
+      while (set.next()) {
+        const s = set.at();
+        const it = s.iterator(null);
+        const t: number[] = [], v: number[] = [];
+        while (it.next() !== VAL_NONE) if (it.t >= mint && it.t <= maxt) { t.push(it.t); v.push(it.v); }
+        out.push({ labels: s.labels, t: Float64Array.from(t), v: Float64Array.from(v) });
+      }
+      return out;
+    },
+  };
+  const pool = {
+    size: 2,
+    async call(_w: number, op: string, args: unknown) {
+      try {
+        return unpack(pack(await TASKS[op](unpack(pack(args)), { workerId: 0, workerCount: 2, dataDir: '', options: {} })));
+      } catch (e) { throw fromWire(unpack(pack(toWire(e)))); }
+    },
+  };
+  const ctx = {
+    flags: { 'query.lookback-delta': '5m', 'query.timeout': opts.timeout ?? '2m', 'query.max-samples': opts.maxSamples ?? 50_000_000 },
+    pool, now: () => opts.now ?? 1795305340_842,
+  } as unknown as ServerContext;
+  const router = new Router();
+  registerQueryRoutes(router, ctx, client);
+  return router;
+}
+
+export async function call(router: Router, method: string, path: string, opts: { body?: string; headers?: Record<string, string> } = {}): Promise<HttpResponse> {
+  const [p, q = ''] = path.split('?');
+  const m = router.match(method, p);
+  assert.equal(m.kind, 'found');
+  const req: HttpRequest = {
+    method, path: p, rawQuery: q, query: new URLSearchParams(q), headers: opts.headers ?? {},
+    body: Buffer.from(opts.body ?? ''), remoteAddress: '127.0.0.1',
+  } as HttpRequest;
+  return (m as { handler: (r: HttpRequest, p: object) => Promise<HttpResponse> }).handler(req, {});
+}
+
