@@ -18,12 +18,12 @@ import { alertmanagersBody, alertsBody, rulesBody, type RuleTypeFilter } from '.
 import type { FetchedSeries, Matcher } from '../../engine/tsdb/api.ts';
 import type { IngestSample } from '../../engine/scrape/sample-sink.ts';
 import { loadConfig } from '../../engine/scrape/config.ts';
-import { formatExpr } from '../../engine/promql/printer.ts';
+import { formatExpr, selectorRanges } from '../../engine/promql/index.ts';
+import { mergeSeries } from './query-routes.ts';
 import { RuleManager, type RulesConfig } from '../../engine/rules/manager.ts';
 import { systemClock, type Clock } from '../../engine/rules/clock.ts';
 import type { GroupEnv } from '../../engine/rules/group.ts';
 import type { QueryFn } from '../../engine/rules/rule.ts';
-import { mergeFetched, selectorWindows } from '../../engine/rules/query.ts';
 import { fetchPostJson, Notifier, toNotifierAlerts, type PostJson } from '../../engine/rules/notifier.ts';
 import { parseAlerting, type AlertingSetup } from '../../engine/rules/alerting-config.ts';
 import type { RulesEvalArgs, RulesEvalSample } from '../../workers/rules-tasks.ts';
@@ -93,10 +93,10 @@ function workerQuery(ctx: ServerContext, storage: RulesStorage): QueryFn {
   const timeoutMs = durationMs(ctx.flags['query.timeout']);
   let next = 0;
   return async (expr, tMs) => {
-    const windows = selectorWindows(expr, tMs, lookbackMs);
-    const fetched = await Promise.all(windows.map((w) => storage.select(w.matchers, w.mintMs, w.maxtMs)));
+    const ranges = selectorRanges(expr, tMs, tMs, { lookbackMs, defaultSubqueryStepMs: 60_000 });
+    const fetched = await Promise.all(ranges.map((r) => storage.select(r.matchers, r.mintMs, r.maxtMs)));
     const args: RulesEvalArgs = {
-      query: formatExpr(expr), tMs, series: mergeFetched(fetched), lookbackMs, timeoutMs, maxSamples: ctx.flags['query.max-samples'],
+      query: formatExpr(expr), tMs, series: mergeSeries(fetched), lookbackMs, timeoutMs, maxSamples: ctx.flags['query.max-samples'],
     };
     next = (next + 1) % ctx.pool.size;
     const out = await ctx.pool.call<RulesEvalSample[]>(next, 'rules.eval', args);
