@@ -55,7 +55,7 @@ export function registerRulesRoutes(router: Router, ctx: ServerContext, client: 
   const manager = new RuleManager(env);
   let alerting: AlertingSetup = { sets: [], dropped: [], alertRelabel: [] };
 
-  const apply = async (): Promise<void> => {
+  const applyNow = async (): Promise<void> => {
     const file = ctx.flags['config.file'];
     let rules: RulesConfig = { files: [], evaluationIntervalMs: 60_000, externalLabels: [], externalURL };
     let setup: AlertingSetup = { sets: [], dropped: [], alertRelabel: [] };
@@ -70,6 +70,9 @@ export function registerRulesRoutes(router: Router, ctx: ServerContext, client: 
     notifier.configure(setup.sets, rules.externalLabels, setup.alertRelabel);
     alerting = setup;
   };
+  // Reloads run one at a time (SIGHUP and /-/reload may overlap); each caller sees its own outcome.
+  let last: Promise<void> = Promise.resolve();
+  const apply = (): Promise<void> => (last = last.catch(() => {}).then(applyNow));
 
   router.add(['GET'], '/api/v1/rules', (req) => {
     const type = (req.query.get('type') ?? '').toLowerCase();
@@ -83,7 +86,13 @@ export function registerRulesRoutes(router: Router, ctx: ServerContext, client: 
   return {
     start: apply,
     reload: apply,
-    async stop() { await manager.stop(); await notifier.flush(); },
+    async stop() {
+      await manager.stop();
+      // Give queued notifications a few seconds to go out, without holding up shutdown on a dead Alertmanager.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([notifier.flush(), new Promise((r) => { timer = setTimeout(r, 5000); })]);
+      clearTimeout(timer);
+    },
   };
 }
 
