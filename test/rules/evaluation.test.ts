@@ -33,6 +33,7 @@ groups:
           severity: "{{ if gt $value 100.0 }}critical{{ else }}warning{{ end }}"
         annotations:
           summary: "{{ $labels.job }} at {{ $value | humanize }} ({{ $externalLabels.dc }})"
+          total: '{{ with query "sum(x)" }}{{ . | first | value }}{{ end }}'
 `;
 
 const lbl = (o: Record<string, string>): Labels => Object.keys(o).sort().map((name) => ({ name, value: o[name] }));
@@ -104,7 +105,7 @@ test('recording and alerting rules over time: pending → firing → resolved', 
     const [a] = alert.activeAlerts();
     assert.equal(a.activeAt, E(2));
     assert.deepEqual(a.labels, lbl({ alertname: 'High', job: 'a', severity: 'warning', src: 'rule' }));
-    assert.deepEqual(a.annotations, [{ name: 'summary', value: 'a at 16 (eu)' }]);
+    assert.deepEqual(a.annotations, [{ name: 'summary', value: 'a at 16 (eu)' }, { name: 'total', value: '16' }]);
     const pending = await instant(h.db, 'ALERTS', E(2));
     assert.deepEqual(pending.map((s) => s.metric), [lbl({ __name__: 'ALERTS', alertname: 'High', alertstate: 'pending', job: 'a', severity: 'warning', src: 'rule' })]);
     const forState = await instant(h.db, 'ALERTS_FOR_STATE', E(2));
