@@ -234,3 +234,26 @@ test('rule errors set health and lastError; limits apply', async () => {
     rmSync(h.dir, { recursive: true, force: true });
   }
 });
+
+test('keep_firing_for keeps a vanished firing alert firing, then resolves it', async () => {
+  const rules = `groups:\n  - name: k\n    interval: 10s\n    rules:\n      - alert: Flappy\n        expr: z > 0\n        keep_firing_for: 20s\n`;
+  const h = setup(rules);
+  try {
+    await h.mgr.update(cfg(h.dir));
+    const e0 = h.mgr.ruleGroups()[0].firstEvalTime(h.clock.now());
+    const E = (k: number) => e0 + k * 10_000;
+    for (let t = e0 - 60_000; t <= E(20); t += 5000) h.db.append(lbl({ __name__: 'z' }), t, t < E(3) ? 1 : 0);
+    const rule = h.mgr.alertingRules()[0];
+    await h.clock.advanceTo(E(2));
+    assert.equal(rule.state(), 'firing');
+    await h.clock.advanceTo(E(4));
+    assert.equal(rule.state(), 'firing', 'still firing 10s after the condition stopped');
+    assert.equal(rule.activeAlerts()[0].keepFiringSince, E(3));
+    await h.clock.advanceTo(E(5));
+    assert.equal(rule.state(), 'inactive', 'resolved once keep_firing_for has passed');
+    assert.equal([...rule.active.values()][0].resolvedAt, E(5));
+  } finally {
+    await h.mgr.stop();
+    rmSync(h.dir, { recursive: true, force: true });
+  }
+});
