@@ -215,9 +215,12 @@ test('reload: a bad file is refused and the old rules keep running; a removed gr
   }
 });
 
-test('rule errors set health and lastError; limits apply', async () => {
-  const rules = `groups:\n  - name: e\n    interval: 10s\n    limit: 1\n    rules:\n      - record: both\n        expr: x\n      - record: str\n        expr: '"s"'\n      - alert: Dup\n        expr: x\n        labels: {i: \"\"}\n`;
-  const h = setup(rules);
+test('rule errors set health and lastError; limits apply; refused samples make a rule unhealthy', async () => {
+  const rules = `groups:\n  - name: e\n    interval: 10s\n    limit: 1\n    rules:\n      - record: both\n        expr: x\n      - record: str\n        expr: '"s"'\n      - alert: Dup\n        expr: x\n        labels: {i: \"\"}\n      - record: one\n        expr: vector(1)\n`;
+  let refuse = false;
+  const h = setup(rules, {
+    append: async (samples) => (refuse ? { added: 0, outOfOrder: samples.length, firstError: 'out of order sample' } : { added: samples.length, firstError: '' }),
+  });
   try {
     await h.mgr.update(cfg(h.dir));
     const g = h.mgr.ruleGroups()[0];
@@ -228,7 +231,11 @@ test('rule errors set health and lastError; limits apply', async () => {
       ['err', 'exceeded limit of 1 with 2 series'],
       ['err', 'rule result is not a vector or scalar'],
       ['err', 'vector contains metrics with the same labelset after applying alert labels'],
+      ['ok', null],
     ]);
+    refuse = true;
+    await h.clock.advanceTo(e0 + 10_000);
+    assert.deepEqual([g.rules[3].health, g.rules[3].lastError], ['err', 'out of order sample']);
   } finally {
     await h.mgr.stop();
     rmSync(h.dir, { recursive: true, force: true });

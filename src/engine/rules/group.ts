@@ -164,12 +164,16 @@ export class Group {
         if (!returned.has(k)) batch.push({ labels, t: ts, v: STALE_NAN });
       }
       if (batch.length) {
+        let err: string | null = null;
         try {
-          await this.env.append(batch);
+          err = appendError(await this.env.append(batch));
         } catch (e) {
+          err = (e as Error).message ?? String(e);
+        }
+        if (err !== null) {
           rule.health = 'err';
-          rule.lastError = (e as Error).message ?? String(e);
-          this.env.warn('Rule sample appending failed', { group: this.name, rule: rule.name, err: rule.lastError });
+          rule.lastError = err;
+          this.env.warn('Rule sample appending failed', { group: this.name, rule: rule.name, err });
         }
       }
       this.seriesInPreviousEval[i] = returned;
@@ -231,6 +235,15 @@ export class Group {
     if (remaining < this.env.forGracePeriodMs) return ts + this.env.forGracePeriodMs - forMs;
     return activeAt + (ts - downAt);
   }
+}
+
+/**
+ * A store may accept a batch but refuse some samples (out of order, duplicate, out of bounds) and report
+ * that in its reply (`{firstError}`) instead of throwing; Prometheus marks the rule unhealthy either way.
+ */
+function appendError(reply: unknown): string | null {
+  const first = (reply as { firstError?: unknown } | null)?.firstError;
+  return typeof first === 'string' && first !== '' ? first : null;
 }
 
 function fnv1a(s: string): number {
