@@ -37,35 +37,14 @@ export interface RulesStorage {
 export interface RulesRouteOptions { query?: QueryFn; clock?: Clock; post?: PostJson }
 
 export function registerRulesRoutes(router: Router, ctx: ServerContext, client: RulesStorage | null, opts: RulesRouteOptions = {}): ServiceHooks {
-  const storage = client ?? detachedStorage();
   const warn = (msg: string, fields?: Record<string, unknown>): void => ctx.log.warn(msg, fields);
   const externalURL = externalUrl(ctx);
   const notifier = new Notifier({ queueCapacity: ctx.flags['alertmanager.notification-queue-capacity'], post: opts.post ?? fetchPostJson, warn });
-  const env: GroupEnv = {
-    query: opts.query ?? workerQuery(ctx, storage),
-    append: (samples) => storage.append(samples),
-    select: (matchers, mint, maxt) => storage.select(matchers, mint, maxt),
-    notify: (expr, alerts) => { if (alerts.length) notifier.send(toNotifierAlerts(expr, alerts, externalURL)); },
-    clock: opts.clock ?? systemClock,
-    resendDelayMs: durationMs(ctx.flags['rules.alert.resend-delay']),
-    outageToleranceMs: durationMs(ctx.flags['rules.alert.for-outage-tolerance']),
-    forGracePeriodMs: durationMs(ctx.flags['rules.alert.for-grace-period']),
-    warn,
-  };
-  const manager = new RuleManager(env);
+  const manager = new RuleManager(groupEnv(ctx, client ?? detachedStorage(), notifier, externalURL, opts));
   let alerting: AlertingSetup = { sets: [], dropped: [], alertRelabel: [] };
 
   const applyNow = async (): Promise<void> => {
-    const file = ctx.flags['config.file'];
-    let rules: RulesConfig = { files: [], evaluationIntervalMs: 60_000, externalLabels: [], externalURL };
-    let setup: AlertingSetup = { sets: [], dropped: [], alertRelabel: [] };
-    if (file !== '') {
-      let text: string;
-      try { text = await readFile(file, 'utf8'); } catch (e) { throw new Error(`couldn't load configuration (--config.file="${file}"): ${(e as Error).message}`); }
-      const cfg = loadConfig(text, file);
-      setup = parseAlerting(cfg.alerting);
-      rules = { files: cfg.ruleFiles, evaluationIntervalMs: cfg.global.evaluationIntervalMs, externalLabels: cfg.global.externalLabels, externalURL };
-    }
+    const { rules, setup } = await readRulesConfig(ctx, externalURL);
     await manager.update(rules);
     notifier.configure(setup.sets, rules.externalLabels, setup.alertRelabel);
     alerting = setup;
@@ -93,6 +72,36 @@ export function registerRulesRoutes(router: Router, ctx: ServerContext, client: 
       await Promise.race([notifier.flush(), new Promise((r) => { timer = setTimeout(r, 5000); })]);
       clearTimeout(timer);
     },
+  };
+}
+
+function groupEnv(ctx: ServerContext, storage: RulesStorage, notifier: Notifier, externalURL: string, opts: RulesRouteOptions): GroupEnv {
+  const warn = (msg: string, fields?: Record<string, unknown>): void => ctx.log.warn(msg, fields);
+  return {
+    query: opts.query ?? workerQuery(ctx, storage),
+    append: (samples) => storage.append(samples),
+    select: (matchers, mint, maxt) => storage.select(matchers, mint, maxt),
+    notify: (expr, alerts) => { if (alerts.length) notifier.send(toNotifierAlerts(expr, alerts, externalURL)); },
+    clock: opts.clock ?? systemClock,
+    resendDelayMs: durationMs(ctx.flags['rules.alert.resend-delay']),
+    outageToleranceMs: durationMs(ctx.flags['rules.alert.for-outage-tolerance']),
+    forGracePeriodMs: durationMs(ctx.flags['rules.alert.for-grace-period']),
+    warn,
+  };
+}
+
+/** The rule files and alerting section of `--config.file` (none without a config file). */
+async function readRulesConfig(ctx: ServerContext, externalURL: string): Promise<{ rules: RulesConfig; setup: AlertingSetup }> {
+  const file = ctx.flags['config.file'];
+  if (file === '') {
+    return { rules: { files: [], evaluationIntervalMs: 60_000, externalLabels: [], externalURL }, setup: { sets: [], dropped: [], alertRelabel: [] } };
+  }
+  let text: string;
+  try { text = await readFile(file, 'utf8'); } catch (e) { throw new Error(`couldn't load configuration (--config.file="${file}"): ${(e as Error).message}`); }
+  const cfg = loadConfig(text, file);
+  return {
+    rules: { files: cfg.ruleFiles, evaluationIntervalMs: cfg.global.evaluationIntervalMs, externalLabels: cfg.global.externalLabels, externalURL },
+    setup: parseAlerting(cfg.alerting),
   };
 }
 
