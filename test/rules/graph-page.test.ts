@@ -65,7 +65,7 @@ test('graph page in Chromium: table, drawn graph, generator links and error text
     assert.match(page.url(), /\/graph\?g0\.expr=demo_num_cpus&g0\.tab=1/);
 
     // The graph tab with its range and end from the URL, as Prometheus's links carry them.
-    await page.goto(`${base}/graph?g0.expr=demo_num_cpus&g0.tab=0&g0.range_input=1h&g0.end_input=${T0_INPUT}`);
+    await page.goto(`${base}/graph?g0.expr=demo_num_cpus&g0.tab=0&g0.range_input=1h&g0.end_input=${encodeURIComponent(T0_INPUT.replace('T', ' '))}`);
     await page.waitForSelector('#chart canvas');
     assert.equal(await page.inputValue('#range'), '1h');
     const drawn = await page.$eval('#chart canvas', (c) => {

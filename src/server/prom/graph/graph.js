@@ -1,7 +1,7 @@
 /*
  * Tessera's expression browser: runs /api/v1/query (Table) and /api/v1/query_range (Graph, drawn with the
  * bundled uPlot) and shows the API's error text for bad queries. State lives in the URL like Prometheus's
- * (`g0.expr`, `g0.tab` 0 = graph / 1 = table, `g0.range_input`, `g0.end_input`, `g0.step_input`).
+ * (`g0.expr`, `g0.tab` 0 = graph / 1 = table, `g0.range_input`, `g0.end_input`, `g0.moment_input`, `g0.step_input`).
  */
 (function () {
   'use strict';
@@ -134,7 +134,8 @@
     p.set('g0.expr', $('expr').value);
     p.set('g0.tab', state.tab === 'graph' ? '0' : '1');
     p.set('g0.range_input', $('range').value);
-    if ($('end-time').value) p.set('g0.end_input', $('end-time').value);
+    if ($('end-time').value) p.set('g0.end_input', $('end-time').value.replace('T', ' '));
+    if ($('eval-time').value) p.set('g0.moment_input', $('eval-time').value.replace('T', ' '));
     if ($('step').value) p.set('g0.step_input', $('step').value);
     history.replaceState(null, '', '/graph?' + p.toString());
   }
@@ -143,7 +144,9 @@
     var p = new URLSearchParams(location.search);
     $('expr').value = p.get('g0.expr') || '';
     if (p.get('g0.range_input')) $('range').value = p.get('g0.range_input');
-    if (p.get('g0.end_input')) $('end-time').value = p.get('g0.end_input');
+    // Prometheus links write times as "2006-01-02 15:04:05" (UTC); the inputs take "2006-01-02T15:04:05".
+    if (p.get('g0.end_input')) $('end-time').value = p.get('g0.end_input').replace(' ', 'T');
+    if (p.get('g0.moment_input')) $('eval-time').value = p.get('g0.moment_input').replace(' ', 'T');
     if (p.get('g0.step_input')) $('step').value = p.get('g0.step_input');
     setTab(p.get('g0.tab') === '0' ? 'graph' : 'table');
     $('query-form').addEventListener('submit', function (ev) { ev.preventDefault(); execute(); });
