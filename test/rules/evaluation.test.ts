@@ -17,6 +17,7 @@ import { querierQueryFn } from '../../src/engine/rules/query.ts';
 import type { Alert } from '../../src/engine/rules/alerting-rule.ts';
 import type { GroupEnv } from '../../src/engine/rules/group.ts';
 import { isStaleNaN } from '../../src/engine/scrape/sample-sink.ts';
+import { alertsBody } from '../../src/server/prom/rules-api.ts';
 
 const RULES = `
 groups:
@@ -256,6 +257,9 @@ test('keep_firing_for keeps a vanished firing alert firing, then resolves it', a
     await h.clock.advanceTo(E(4));
     assert.equal(rule.state(), 'firing', 'still firing 10s after the condition stopped');
     assert.equal(rule.activeAlerts()[0].keepFiringSince, E(3));
+    const wire = alertsBody(h.mgr) as { alerts: Record<string, unknown>[] };
+    assert.deepEqual(Object.keys(wire.alerts[0]), ['labels', 'annotations', 'state', 'activeAt', 'keepFiringSince', 'value']);
+    assert.equal(wire.alerts[0].keepFiringSince, new Date(E(3)).toISOString().replace(/\.000Z$/, 'Z').replace(/(\.\d*?)0+Z$/, '$1Z'));
     await h.clock.advanceTo(E(5));
     assert.equal(rule.state(), 'inactive', 'resolved once keep_firing_for has passed');
     assert.equal([...rule.active.values()][0].resolvedAt, E(5));

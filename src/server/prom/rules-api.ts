@@ -10,6 +10,7 @@ import { RecordingRule } from '../../engine/rules/recording-rule.ts';
 import { labelsObject } from '../../engine/rules/rule.ts';
 import { goE } from '../../engine/rules/go-format.ts';
 import { rfc3339 } from './targets-api.ts';
+import type { HttpResponse } from '../http.ts';
 
 export type RuleTypeFilter = '' | 'alert' | 'record';
 
@@ -19,7 +20,8 @@ const secs = (v: number): number => Math.round(v * 1e9) / 1e9;
 function alertJson(a: Alert): Record<string, unknown> {
   return {
     labels: labelsObject(a.labels), annotations: labelsObject(a.annotations), state: a.state,
-    activeAt: rfc3339(a.activeAt), value: goE(a.value, -1),
+    activeAt: rfc3339(a.activeAt), ...(a.keepFiringSince !== 0 ? { keepFiringSince: rfc3339(a.keepFiringSince) } : {}),
+    value: goE(a.value, -1),
   };
 }
 
@@ -60,6 +62,16 @@ export function rulesBody(m: RuleManager, filter: RuleTypeFilter): unknown {
 
 export function alertsBody(m: RuleManager): unknown {
   return { alerts: m.alertingRules().flatMap((r) => r.activeAlerts().map(alertJson)) };
+}
+
+/**
+ * The success envelope as Go's encoding/json writes it: `<`, `>`, `&`, U+2028 and U+2029 escaped
+ * (rule queries such as `x > 1` read `x \u003e 1` on the wire).
+ */
+export function goJsonSuccess(data: unknown): HttpResponse {
+  const body = JSON.stringify({ status: 'success', data }).replace(/[<>&\u2028\u2029]/g,
+    (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+  return { status: 200, headers: { 'Content-Type': 'application/json' }, body };
 }
 
 export function alertmanagersBody(active: string[], dropped: string[]): unknown {

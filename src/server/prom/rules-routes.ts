@@ -14,7 +14,7 @@ import type { ServerContext, ServiceHooks } from '../context.ts';
 import type { Router } from '../router.ts';
 import { durationMs } from '../flags.ts';
 import { promError, promSuccess } from './respond.ts';
-import { alertmanagersBody, alertsBody, rulesBody, type RuleTypeFilter } from './rules-api.ts';
+import { alertmanagersBody, alertsBody, goJsonSuccess, rulesBody, type RuleTypeFilter } from './rules-api.ts';
 import type { FetchedSeries, Matcher } from '../../engine/tsdb/api.ts';
 import type { IngestSample } from '../../engine/scrape/sample-sink.ts';
 import { loadConfig } from '../../engine/scrape/config.ts';
@@ -56,9 +56,9 @@ export function registerRulesRoutes(router: Router, ctx: ServerContext, client: 
   router.add(['GET'], '/api/v1/rules', (req) => {
     const type = (req.query.get('type') ?? '').toLowerCase();
     if (type !== '' && type !== 'alert' && type !== 'record') return promError('bad_data', `invalid parameter "type": not supported value ${JSON.stringify(type)}`);
-    return promSuccess(rulesBody(manager, type as RuleTypeFilter));
+    return goJsonSuccess(rulesBody(manager, type as RuleTypeFilter));
   });
-  router.add(['GET'], '/api/v1/alerts', () => promSuccess(alertsBody(manager)));
+  router.add(['GET'], '/api/v1/alerts', () => goJsonSuccess(alertsBody(manager)));
   router.add(['GET'], '/api/v1/alertmanagers', () => promSuccess(alertmanagersBody(notifier.alertmanagerUrls(), alerting.dropped)));
   registerRulesMetrics(ctx, manager, notifier);
 
