@@ -19,6 +19,8 @@ export interface FieldInfo {
   indexed: boolean;
   fielddata: boolean;
   normalizer: string | undefined;
+  /** Where the value lives in `_source` (the parent's path for multi-fields such as `title.keyword`). */
+  sourcePath: string;
 }
 
 export class FieldInfos {
@@ -42,12 +44,12 @@ export class FieldInfos {
         if (m.properties) this.walk(m.properties, path + '.', inner);
         continue;
       }
-      this.add(path, m, nested);
-      for (const [sub, sm] of Object.entries(m.fields ?? {})) this.add(`${path}.${sub}`, sm, nested);
+      this.add(path, m, nested, path);
+      for (const [sub, sm] of Object.entries(m.fields ?? {})) this.add(`${path}.${sub}`, sm, nested, path);
     }
   }
 
-  private add(path: string, m: FieldMappingJson, nested: string): void {
+  private add(path: string, m: FieldMappingJson, nested: string, sourcePath: string): void {
     const analyzer = m.analyzer ?? this.defaultAnalyzer;
     this.fields.set(path, {
       path,
@@ -60,6 +62,7 @@ export class FieldInfos {
       indexed: m.index !== false,
       fielddata: m.fielddata === true,
       normalizer: typeof m.normalizer === 'string' ? m.normalizer : undefined,
+      sourcePath,
     });
     this.order.push(path);
   }

@@ -32,10 +32,13 @@ export class BoundSort {
   readonly reverse: boolean[] = [];
   /** Whether numbers are longs (print integers, Long sentinels) or doubles. */
   readonly isLong: boolean[] = [];
+  /** Missing values sort first (`missing: _first`). */
+  readonly missingFirst: boolean[] = [];
 
   constructor(readonly specs: SortSpec[], infos: FieldInfos, index: string) {
     for (const s of specs) {
       this.reverse.push(s.order === 'desc');
+      this.missingFirst.push(s.missing === '_first');
       if (s.field === '_score') { this.kinds.push('score'); this.isLong.push(false); continue; }
       if (s.field === '_doc') { this.kinds.push('doc'); this.isLong.push(true); continue; }
       const fi = infos.get(s.field);
@@ -104,13 +107,14 @@ function num(v: SortValue): number {
 }
 
 /** Compares two key lists under the specs; 0 when equal on every key. */
-export function compareKeys(kinds: string[], reverse: boolean[], a: SortValue[], b: SortValue[]): number {
+export function compareKeys(kinds: string[], reverse: boolean[], a: SortValue[], b: SortValue[], missingFirst?: boolean[]): number {
   for (let i = 0; i < kinds.length; i++) {
     let c: number;
     if (kinds[i] === 'str') {
       const x = a[i] as string | null, y = b[i] as string | null;
-      // Missing keywords: null sorts last in ascending and first in descending, matching `_last` after reversal.
-      if (x === y) c = 0; else if (x === null) c = reverse[i] ? -1 : 1; else if (y === null) c = reverse[i] ? 1 : -1; else c = x < y ? -1 : 1;
+      // Missing keywords (null) go last (`_last`, the default) or first (`_first`) whatever the order.
+      const last = !(missingFirst && missingFirst[i]);
+      if (x === y) c = 0; else if (x === null) c = (last ? 1 : -1) * (reverse[i] ? -1 : 1); else if (y === null) c = (last ? -1 : 1) * (reverse[i] ? -1 : 1); else c = x < y ? -1 : 1;
     } else {
       const x = num(a[i]), y = num(b[i]);
       c = x === y ? 0 : x < y ? -1 : 1;

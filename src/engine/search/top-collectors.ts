@@ -64,7 +64,7 @@ export interface KeyedHit { doc: number; score: number; keys: SortValue[] }
 export class TopFieldCollector {
   readonly hits: KeyedHit[] = [];
   maxScore = -Infinity;
-  constructor(readonly k: number, readonly kinds: string[], readonly reverse: boolean[]) {}
+  constructor(readonly k: number, readonly kinds: string[], readonly reverse: boolean[], readonly missingFirst?: boolean[]) {}
 
   /** Would a hit with these keys enter the top k? (lets callers skip building keys only when full) */
   collect(doc: number, score: number, keys: SortValue[]): void {
@@ -79,6 +79,6 @@ export class TopFieldCollector {
   }
 
   private cmp(keys: SortValue[], doc: number, o: KeyedHit): number {
-    return compareKeys(this.kinds, this.reverse, keys, o.keys) || doc - o.doc;
+    return compareKeys(this.kinds, this.reverse, keys, o.keys, this.missingFirst) || doc - o.doc;
   }
 }

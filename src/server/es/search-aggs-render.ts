@@ -3,11 +3,11 @@
  * Java doubles (`76.0`), `*_as_string` for dates, `terms` size/min_doc_count/order applied after the merge,
  * histograms filled with empty buckets (min_doc_count 0, extended_bounds), `meta` first.
  */
-import type { AggSpec } from '../../engine/search/aggs/agg-parser.ts';
-import type { AggPartial } from '../../engine/search/aggs/agg-collectors.ts';
-import { compareBucketKeys, termsOrder } from '../../engine/search/aggs/bucket-collectors.ts';
-import { nextKey } from '../../engine/search/aggs/date-rounding.ts';
-import { formatDate, parseDate } from '../../engine/postings/date-format.ts';
+import type { AggSpec } from '../../engine/search/index.ts';
+import type { AggPartial } from '../../engine/search/index.ts';
+import { compareBucketKeys, termsOrder } from '../../engine/search/index.ts';
+import { nextKey } from '../../engine/search/index.ts';
+import { formatDate, parseDate } from '../../engine/search/index.ts';
 import { jd, jf } from './java-format.ts';
 import { RawJson } from './json.ts';
 

@@ -65,8 +65,10 @@ function reduceTerms(spec: AggSpec, parts: AggPartial[]): AggPartial {
     else e = -1;
     if (e < 0 || error < 0) error = -1; else error += e;
   }
+  // Longs and doubles mix across indices: any double promotes the keys (ES 6).
+  const dbl = parts.find((p) => ['double', 'float', 'half_float', 'scaled_float'].includes(p.valueType));
   return {
-    ...parts[0], buckets: mergeKeyed(spec, parts), otherDocCount: parts.reduce((a, p) => a + p.otherDocCount, 0), docCountError: error,
+    ...parts[0], valueType: dbl ? dbl.valueType : parts[0].valueType, buckets: mergeKeyed(spec, parts), otherDocCount: parts.reduce((a, p) => a + p.otherDocCount, 0), docCountError: error,
   };
 }
 
