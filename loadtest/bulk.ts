@@ -65,6 +65,8 @@ const port = await freePort();
 const child = spawn(process.execPath, [join(here, '../bin/tessera'), '--path.data', join(dir, 'data'), '--http.port', String(port),
   '--services', 'documents', '--workers', String(workers), '--log.level', 'warn'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 await new Promise((res) => child.once('message', res));
+// A bounded run (e.g. under `timeout`) must not leave its server behind.
+process.once('SIGTERM', () => { child.kill('SIGTERM'); process.exit(1); });
 const base = `http://127.0.0.1:${port}`;
 try {
   await fetch(`${base}/bulk`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ settings: { number_of_shards: 5, number_of_replicas: 0 } }) });
