@@ -69,9 +69,11 @@ test('rules and alerts API over HTTP, notifications, and a refused reload', { ti
     args: ['--config.file', join(dir, 'prometheus.yml'), '--web.enable-lifecycle', '--web.external-url', 'http://tessera.example:9090/'],
   });
   try {
-    const rules = await until('the alert to fire', async () => {
+    // Wait for a whole group evaluation to have completed (the group's lastEvaluation is set at its end).
+    const rules = await until('a complete group evaluation', async () => {
       const r = await getJson(`${srv.promUrl}/api/v1/rules`);
-      return r.body.data.groups[0]?.rules[1]?.state === 'firing' ? r : null;
+      const g0 = r.body.data.groups[0];
+      return g0 && g0.lastEvaluation !== '0001-01-01T00:00:00Z' && g0.rules[2].state !== 'inactive' ? r : null;
     });
     assert.equal(rules.status, 200);
     assert.equal(rules.body.status, 'success');
@@ -105,6 +107,9 @@ test('rules and alerts API over HTTP, notifications, and a refused reload', { ti
     assert.deepEqual(pending.alerts.map((x: { state: string; value: string }) => [x.state, x.value]), [['pending', '2e+00']]);
     assert.equal(pending.query, 'vector(2) > 1');
 
+    const raw = await (await fetch(`${srv.promUrl}/api/v1/rules`)).text();
+    assert.ok(raw.includes('"query":"vector(2) \\u003e 1"'), 'Go escapes < > & in JSON strings');
+
     const onlyAlerts = await getJson(`${srv.promUrl}/api/v1/rules?type=alert`);
     assert.deepEqual(onlyAlerts.body.data.groups[0].rules.map((r: { name: string }) => r.name), ['AlwaysFiring', 'PendingForever']);
     const onlyRecords = await getJson(`${srv.promUrl}/api/v1/rules?type=RECORD`);
@@ -129,6 +134,11 @@ test('rules and alerts API over HTTP, notifications, and a refused reload', { ti
     assert.equal(sent[0].generatorURL, 'http://tessera.example:9090/graph?g0.expr=vector%281%29&g0.tab=1');
     assert.match(String(sent[0].startsAt), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     assert.ok(Date.parse(String(sent[0].endsAt)) > Date.parse(String(sent[0].startsAt)));
+
+    const metrics = await (await fetch(`${srv.promUrl}/metrics`)).text();
+    assert.match(metrics, new RegExp(`prometheus_rule_evaluations_total\\{rule_group="${join(dir, 'rules.yml')};example"\\} [1-9]`));
+    assert.match(metrics, /prometheus_notifications_alertmanagers_discovered 1/);
+    assert.match(metrics, /prometheus_notifications_sent_total [1-9]/);
 
     // A bad rule file refuses the reload; the old rules stay.
     writeFileSync(join(dir, 'rules.yml'), RULES.replace('expr: vector(1)\n        labels: {src: rule}', 'expr: sum(\n        labels: {src: rule}'));
