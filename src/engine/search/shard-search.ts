@@ -117,7 +117,7 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
   }
   const top = scoreTop ? scoreTop.sorted().map((h) => ({ doc: h.doc, score: h.score, keys: null as SortValue[] | null })) : fieldTop!.hits;
   const maxScore = scoreTop ? scoreTop.maxScore : fieldTop!.maxScore;
-  const hits = opts.noFetch ? top.map((h) => bareHit(reader, h.doc, h.score, h.keys)) : fetchHits(reader, req, top.slice(opts.topN === undefined ? 0 : 0), opts, ctx);
+  const hits = opts.noFetch ? top.map((h) => bareHit(reader, h.doc, h.score, h.keys)) : fetchHits(reader, req, top, opts, ctx);
   return { total, maxScore, hits, aggs: aggs ? aggs.partials() : null, terminatedEarly: req.terminateAfter > 0 ? terminated : null };
 }
 
