@@ -74,7 +74,8 @@ function renderStats(s: AggSpec, p: AggPartial): Obj {
   const o: Obj = { count: n, min: n ? jd(p.min) : null, max: n ? jd(p.max) : null, avg: n ? jd(p.sum / n) : null, sum: jd(p.sum) };
   if (s.type === 'extended_stats') {
     const avg = n ? p.sum / n : NaN;
-    const variance = n ? p.sumSq / n - avg * avg : NaN;
+    // InternalExtendedStats: (sumOfSqrs - sum² / count) / count.
+    const variance = n ? (p.sumSq - (p.sum * p.sum) / n) / n : NaN;
     const sigma = Number(s.params.sigma ?? 2);
     const sd = Math.sqrt(variance);
     o.sum_of_squares = n ? jd(p.sumSq) : null;
