@@ -167,7 +167,8 @@ function renderTerms(s: AggSpec, p: AggPartial, tk: boolean): Obj {
   return {
     doc_count_error_upper_bound: p.docCountError ?? 0,
     sum_other_doc_count: total - shown,
-    buckets: top.map((b) => ({ ...bucketKey(p, b.key), doc_count: b.docCount, ...renderAggs(s.subs, b.subs, tk) })),
+    buckets: top.map((b) => ({ ...bucketKey(p, b.key), doc_count: b.docCount,
+      ...(s.params.show_term_doc_count_error === true ? { doc_count_error_upper_bound: b.docCountError ?? 0 } : {}), ...renderAggs(s.subs, b.subs, tk) })),
   };
 }
 
