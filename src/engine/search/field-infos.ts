@@ -55,7 +55,8 @@ export class FieldInfos {
       path,
       type: m.type ?? 'object',
       analyzer,
-      searchAnalyzer: m.search_analyzer ?? (m.analyzer ? m.analyzer : this.defaultSearchAnalyzer ?? analyzer),
+      // Search side: the field's search_analyzer, then the index's default_search, then the field's analyzer.
+      searchAnalyzer: m.search_analyzer ?? this.defaultSearchAnalyzer ?? analyzer,
       ignoreAbove: typeof m.ignore_above === 'number' ? m.ignore_above : Infinity,
       format: m.format,
       nestedPath: nested,

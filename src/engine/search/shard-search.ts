@@ -8,7 +8,7 @@ import type { IndexReader, StatsSource } from './index-reader.ts';
 import type { SearchRequest } from './search-request.ts';
 import { compile, allWeight } from './query-compiler.ts';
 import type { CompileContext, Weight } from './weight.ts';
-import { BoundSort, compareKeys, type SortValue } from './sort.ts';
+import { BoundSort, compareKeys, compareOne, type SortValue } from './sort.ts';
 import { TopFieldCollector, TopScoreCollector } from './top-collectors.ts';
 import { TermScorer } from './scorers.ts';
 import { filterSource } from './source-filter.ts';
@@ -107,6 +107,14 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
         total++;
         scoreTop.collect(base + d, score);
       } else {
+        // Reject on the primary key alone when the collector is full and the doc is strictly worse.
+        const worst = after ? null : fieldTop!.worst();
+        if (worst !== null && compareOne(sort!.kinds[0], sort!.reverse[0], sort!.missingFirst[0], sort!.keyAt(0, seg, d, base + d, score), worst.keys[0]) > 0) {
+          total++;
+          if (score > fieldTop!.maxScore) fieldTop!.maxScore = score;
+          if (req.terminateAfter > 0 && total >= req.terminateAfter) { terminated = true; break segments; }
+          continue;
+        }
         const keys = sort!.keys(seg, d, base + d, score);
         if (after && compareKeys(sort!.kinds, sort!.reverse, keys, after, sort!.missingFirst) <= 0) continue;
         total++;
@@ -117,7 +125,7 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
   }
   const top = scoreTop ? scoreTop.sorted().map((h) => ({ doc: h.doc, score: h.score, keys: null as SortValue[] | null })) : fieldTop!.hits;
   const maxScore = scoreTop ? scoreTop.maxScore : fieldTop!.maxScore;
-  const hits = opts.noFetch ? top.map((h) => bareHit(reader, h.doc, h.score, h.keys)) : fetchHits(reader, req, top.slice(opts.topN === undefined ? 0 : 0), opts, ctx);
+  const hits = opts.noFetch ? top.map((h) => bareHit(reader, h.doc, h.score, h.keys)) : fetchHits(reader, req, top, opts, ctx);
   return { total, maxScore, hits, aggs: aggs ? aggs.partials() : null, terminatedEarly: req.terminateAfter > 0 ? terminated : null };
 }
 

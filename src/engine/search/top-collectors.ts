@@ -78,6 +78,9 @@ export class TopFieldCollector {
     if (h.length > this.k) h.pop();
   }
 
+  /** The worst kept hit once k hits are held (null before), for early rejection. */
+  worst(): KeyedHit | null { return this.k > 0 && this.hits.length === this.k ? this.hits[this.hits.length - 1] : null; }
+
   private cmp(keys: SortValue[], doc: number, o: KeyedHit): number {
     return compareKeys(this.kinds, this.reverse, keys, o.keys, this.missingFirst) || doc - o.doc;
   }

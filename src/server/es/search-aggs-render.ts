@@ -74,7 +74,8 @@ function renderStats(s: AggSpec, p: AggPartial): Obj {
   const o: Obj = { count: n, min: n ? jd(p.min) : null, max: n ? jd(p.max) : null, avg: n ? jd(p.sum / n) : null, sum: jd(p.sum) };
   if (s.type === 'extended_stats') {
     const avg = n ? p.sum / n : NaN;
-    const variance = n ? p.sumSq / n - avg * avg : NaN;
+    // InternalExtendedStats: (sumOfSqrs - sum² / count) / count.
+    const variance = n ? (p.sumSq - (p.sum * p.sum) / n) / n : NaN;
     const sigma = Number(s.params.sigma ?? 2);
     const sd = Math.sqrt(variance);
     o.sum_of_squares = n ? jd(p.sumSq) : null;
@@ -166,7 +167,8 @@ function renderTerms(s: AggSpec, p: AggPartial, tk: boolean): Obj {
   return {
     doc_count_error_upper_bound: p.docCountError ?? 0,
     sum_other_doc_count: total - shown,
-    buckets: top.map((b) => ({ ...bucketKey(p, b.key), doc_count: b.docCount, ...renderAggs(s.subs, b.subs, tk) })),
+    buckets: top.map((b) => ({ ...bucketKey(p, b.key), doc_count: b.docCount,
+      ...(s.params.show_term_doc_count_error === true ? { doc_count_error_upper_bound: b.docCountError ?? 0 } : {}), ...renderAggs(s.subs, b.subs, tk) })),
   };
 }
 
