@@ -69,6 +69,10 @@ export class WorkflowStore {
   readonly countdownsByChannel = new TimerIndex();
   readonly heldByWorkflow = new TimerIndex();
   readonly timersByRun = new TimerIndex();
+  /** Every timer and action-log entry of a run (journey) and every entry of a workflow (action log query). */
+  readonly allTimersByRun = new Map<string, string[]>();
+  readonly actionsByRun = new Map<string, string[]>();
+  readonly actionsByWorkflow = new Map<number, string[]>();
 
   constructor(private readonly kv: KvBackend) {}
 
@@ -83,7 +87,7 @@ export class WorkflowStore {
     for (const t of this.timers.values()) {
       // A call that was in flight when the process died runs again (external effects are at least once).
       if (t.state === 'running') { t.state = 'pending'; t.history.push({ at: t.fireAt ?? 0, fireAt: t.fireAt, reason: 'restarted' }); this.timers.touch(t.id); this.bumpWaiting(t); }
-      this.indexTimer(t);
+      this.indexNewTimer(t);
     }
     // `open` counted in-flight work of the dead process: recount from the persisted timers.
     for (const r of this.runs.values()) if (r.status === 'active') r.open = this.timersByRun.get(r.id).length;
@@ -144,7 +148,15 @@ export class WorkflowStore {
   }
 
   indexAction(a: ActionLogEntry): void {
+    push(this.actionsByRun, a.runId, a.id);
+    push(this.actionsByWorkflow, a.workflowId, a.id);
     if (a.status === 'succeeded') this.succeeded.add(`${a.workflowId}|${a.businessId}|${a.contactId}|${a.elementDisplayId}`);
+  }
+
+  /** Called once per timer record (creation or load). */
+  indexNewTimer(t: Timer): void {
+    push(this.allTimersByRun, t.runId, t.id);
+    this.indexTimer(t);
   }
 
   indexTimer(t: Timer): void {
@@ -183,4 +195,9 @@ export class WorkflowStore {
   }
 
   commit(writes: KvWrite[]): Promise<void> { return this.kv.commit(writes); }
+}
+
+function push<K>(m: Map<K, string[]>, k: K, v: string): void {
+  const list = m.get(k);
+  if (list) list.push(v); else m.set(k, [v]);
 }
