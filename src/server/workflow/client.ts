@@ -12,7 +12,7 @@ import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import { fromWire, InternalError, type EngineError } from '../../engine/errors.ts';
 import { pack, unpack } from '../../engine/codec/msgpack.ts';
-import { SpscRing } from '../../engine/codec/spsc-ring.ts';
+import { SpscProducer, SpscRing } from '../../engine/codec/spsc-ring.ts';
 import { STORE_DIR_NAME, WORKFLOW_WAL_DIR, WORKFLOW_WAL_RECORD_INGEST } from '../../engine/codec/format-ids.ts';
 import { Wal, type WalPosition } from '../../engine/wal/index.ts';
 import { type WorkflowReply, type WorkflowWorkerInit } from '../../workers/workflow-protocol.ts';
@@ -37,6 +37,7 @@ export interface WorkflowClientOptions {
 
 export class WorkflowClient {
   private readonly ring = SpscRing.create(RING_BYTES);
+  private readonly producer = new SpscProducer(this.ring);
   private readonly pending = new Map<number, Pending>();
   private worker!: Worker;
   private wal!: Wal;
@@ -157,7 +158,8 @@ export class WorkflowClient {
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, seq });
       const bytes = pack({ id, op, args });
-      if (!this.ring.tryWrite(bytes)) this.ring.writeAsync(bytes).catch((err) => { this.pending.delete(id); reject(err); });
+      // In order (arrival order per contact): a message waiting for space is never overtaken.
+      this.producer.write(bytes).catch((err) => { this.pending.delete(id); reject(err); });
     });
   }
 
