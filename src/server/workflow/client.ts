@@ -49,6 +49,10 @@ export class WorkflowClient {
   private truncating = false;
   private readonly cutEvery: number;
   private dead: EngineError | null = null;
+  /** Requests that arrive while start-up (WAL replay) runs wait for it: sequence numbers come after the log's. */
+  private started = false;
+  private markStarted!: () => void;
+  private readonly startedP = new Promise<void>((r) => { this.markStarted = r; });
   private stopping = false;
 
   constructor(private readonly opts: WorkflowClientOptions) {
@@ -77,6 +81,8 @@ export class WorkflowClient {
     });
     const applied = await ready;
     await this.replay(applied);
+    this.started = true;
+    this.markStarted();
   }
 
   /** Re-sends every WAL record the worker has not applied, in log order, then starts a fresh segment. */
@@ -95,18 +101,20 @@ export class WorkflowClient {
     this.nextSeq = maxSeq + 1;
     await Promise.all(again);
     if (again.length) this.opts.log.info('workflow: replayed unapplied events from the WAL', { events: again.length });
-    await this.call('sync', {}); // the replayed events are committed to LMDB before their records go
+    await this.send('sync', {}, 0); // the replayed events are committed to LMDB before their records go
     const pos = await this.wal.cut();
     await this.wal.truncateBefore(pos);
   }
 
   /** A request with no durability step (management, queries, the test clock). */
-  call(op: string, args: unknown): Promise<unknown> {
+  async call(op: string, args: unknown): Promise<unknown> {
+    if (!this.started) await this.startedP;
     return this.send(op, args, 0);
   }
 
   /** An inbound event: WAL first (durable), then the worker. `count` sequence numbers are reserved. */
   async ingest(op: 'event' | 'events' | 'viewlog', body: unknown): Promise<unknown> {
+    if (!this.started) await this.startedP;
     if (this.dead) throw this.dead;
     const seq = this.nextSeq;
     this.nextSeq += batchSize(op, body);
@@ -174,6 +182,7 @@ export class WorkflowClient {
 
   private fail(e: EngineError): void {
     this.dead = e;
+    this.markStarted(); // waiting requests go on and are refused with the error
     for (const p of this.pending.values()) p.reject(e);
     this.pending.clear();
     this.opts.log.error('workflow worker failed', { err: e.message });
