@@ -88,7 +88,7 @@ export class WorkflowClient {
   /** Re-sends every WAL record the worker has not applied, in log order, then starts a fresh segment. */
   private async replay(applied: { appliedLow: number; appliedAbove: number[] }): Promise<void> {
     const above = new Set(applied.appliedAbove);
-    let maxSeq = applied.appliedLow;
+    let maxSeq = Math.max(applied.appliedLow, ...applied.appliedAbove);
     const again: Promise<unknown>[] = [];
     await this.wal.replay(null, (type, payload) => {
       if (type !== WORKFLOW_WAL_RECORD_INGEST) return;
