@@ -57,6 +57,8 @@ export class WorkflowStore {
     this.timers, this.actionLog, this.outbox, this.contacts, this.stats,
   ] as Space<unknown>[];
   meta: Meta = { layout: WORKFLOW_STATE_VERSION, seq: {}, appliedLow: 0, appliedAbove: [], clock: null };
+  /** Applied sequence numbers above `meta.appliedLow` (`meta.appliedAbove` is written from it on commit). */
+  readonly above = new Set<number>();
   private metaDirty = false;
 
   // ── indices (derived, never persisted) ──
@@ -81,6 +83,7 @@ export class WorkflowStore {
     for (const [k, v] of this.kv.load('meta')) if (k === WORKFLOW_META_KEY) this.meta = unpack<Meta>(v);
     const layout = this.meta.layout ?? WORKFLOW_STATE_VERSION;
     if (layout !== WORKFLOW_STATE_VERSION) throw new FormatVersionError('workflow state (wf_meta)', layout, WORKFLOW_STATE_VERSION, WORKFLOW_STATE_VERSION);
+    for (const seq of this.meta.appliedAbove) this.above.add(seq);
     for (const r of this.runs.values()) this.indexRun(r);
     for (const a of this.actionLog.values()) this.indexAction(a);
     for (const o of this.outbox.values()) this.outboxKeys.add(o.idempotencyKey);
@@ -121,21 +124,21 @@ export class WorkflowStore {
   setClock(ms: number): void { this.meta.clock = ms; this.metaDirty = true; }
 
   isApplied(seq: number): boolean {
-    return seq <= this.meta.appliedLow || this.meta.appliedAbove.includes(seq);
+    return seq <= this.meta.appliedLow || this.above.has(seq);
   }
 
+  /**
+   * Events are applied out of order only while a contact waits on a webhook (its later events queue):
+   * the ones applied above the contiguous low mark are kept in a set, and the meta record carries them as
+   * an array (rebuilt at commit time).
+   */
   markApplied(seq: number): void {
     const m = this.meta;
-    if (seq <= m.appliedLow) return;
+    if (seq <= m.appliedLow || this.above.has(seq)) return;
     if (seq === m.appliedLow + 1) {
       m.appliedLow = seq;
-      if (m.appliedAbove.length) {
-        m.appliedAbove.sort((a, b) => a - b);
-        while (m.appliedAbove.length && m.appliedAbove[0] <= m.appliedLow + 1) {
-          m.appliedLow = Math.max(m.appliedLow, m.appliedAbove.shift()!);
-        }
-      }
-    } else if (!m.appliedAbove.includes(seq)) m.appliedAbove.push(seq);
+      while (this.above.has(m.appliedLow + 1)) this.above.delete(++m.appliedLow);
+    } else this.above.add(seq);
     this.metaDirty = true;
   }
 
@@ -189,6 +192,7 @@ export class WorkflowStore {
       }
       s.dirty.clear();
     }
+    this.meta.appliedAbove = [...this.above];
     out.push({ space: 'meta', key: WORKFLOW_META_KEY, value: pack(this.meta) });
     this.metaDirty = false;
     return out;

@@ -88,7 +88,8 @@ export class WorkflowClient {
   /** Re-sends every WAL record the worker has not applied, in log order, then starts a fresh segment. */
   private async replay(applied: { appliedLow: number; appliedAbove: number[] }): Promise<void> {
     const above = new Set(applied.appliedAbove);
-    let maxSeq = Math.max(applied.appliedLow, ...applied.appliedAbove);
+    let maxSeq = applied.appliedLow;
+    for (const s of applied.appliedAbove) if (s > maxSeq) maxSeq = s;
     const again: Promise<unknown>[] = [];
     await this.wal.replay(null, (type, payload) => {
       if (type !== WORKFLOW_WAL_RECORD_INGEST) return;
