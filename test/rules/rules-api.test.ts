@@ -107,6 +107,20 @@ test('rules and alerts API over HTTP, notifications, and a refused reload', { ti
     assert.deepEqual(pending.alerts.map((x: { state: string; value: string }) => [x.state, x.value]), [['pending', '2e+00']]);
     assert.equal(pending.query, 'vector(2) > 1');
 
+    assert.deepEqual(g.rules.map((r: { health: string; lastError?: string }) => [r.health, r.lastError]), [['ok', undefined], ['ok', undefined], ['ok', undefined]]);
+    // Rule results are written to the TSDB: the recorded series and ALERTS / ALERTS_FOR_STATE exist.
+    const series = await until('rule output in the TSDB', async () => {
+      const r = await getJson(`${srv.promUrl}/api/v1/series?match[]=job:one&match[]=ALERTS&match[]=ALERTS_FOR_STATE`);
+      return r.body.data?.length >= 5 ? r.body.data : null;
+    });
+    assert.deepEqual(series, [
+      { __name__: 'ALERTS', alertname: 'AlwaysFiring', alertstate: 'firing', severity: 'none' },
+      { __name__: 'ALERTS', alertname: 'PendingForever', alertstate: 'pending' },
+      { __name__: 'ALERTS_FOR_STATE', alertname: 'AlwaysFiring', severity: 'none' },
+      { __name__: 'ALERTS_FOR_STATE', alertname: 'PendingForever' },
+      { __name__: 'job:one', src: 'rule' },
+    ]);
+
     const raw = await (await fetch(`${srv.promUrl}/api/v1/rules`)).text();
     assert.ok(raw.includes('"query":"vector(2) \\u003e 1"'), 'Go escapes < > & in JSON strings');
 
