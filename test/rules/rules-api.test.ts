@@ -174,3 +174,36 @@ test('rules and alerts API over HTTP, notifications, and a refused reload', { ti
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('alert for-state survives a server restart (restored from ALERTS_FOR_STATE in the TSDB)', { timeout: 90_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-rules-restart-'));
+  writeFileSync(join(dir, 'rules.yml'), 'groups:\n  - name: r\n    interval: 1s\n    rules:\n      - alert: Slow\n        expr: vector(1)\n        for: 1h\n');
+  writeFileSync(join(dir, 'prometheus.yml'), 'rule_files: ["rules.yml"]\n');
+  let srv = await startServer({ services: ['metrics'], args: ['--config.file', join(dir, 'prometheus.yml')] });
+  try {
+    // Wait until ALERTS_FOR_STATE has been written (after the start-up restore step).
+    await until('ALERTS_FOR_STATE', async () => {
+      const r = await getJson(`${srv.promUrl}/api/v1/series?match[]=ALERTS_FOR_STATE`);
+      return r.body.data?.length === 1 ? true : null;
+    });
+    const before = (await getJson(`${srv.promUrl}/api/v1/alerts`)).body.data.alerts[0];
+    assert.equal(before.state, 'pending');
+    const t0 = Date.parse(before.activeAt);
+    // Let it be pending for a while before the restart, so a restored activeAt is clearly older than a fresh one.
+    await until('6 s of pending time', async () => (Date.now() - t0 > 6000 ? true : null));
+    await srv.stop();
+    srv = await srv.restart();
+    const readyAt = Date.now();
+    // Right after the restart the alert is new (activeAt = a first evaluation after readyAt); after the
+    // restore step it continues from the old activeAt shifted by the downtime, i.e. before readyAt.
+    const after = await until('the restored alert', async () => {
+      const a = (await getJson(`${srv.promUrl}/api/v1/alerts`)).body.data.alerts[0];
+      return a && Date.parse(a.activeAt) < readyAt - 1000 ? a : null;
+    });
+    assert.equal(after.state, 'pending');
+    assert.ok(Date.parse(after.activeAt) > t0, `restored activeAt ${after.activeAt} is shifted by the downtime from ${before.activeAt}`);
+  } finally {
+    await srv.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
