@@ -65,7 +65,6 @@ export class WorkflowStore {
   readonly entryCount = new Map<string, number>();
   readonly succeeded = new Set<string>();
   readonly outboxKeys = new Set<string>();
-  readonly actionKeys = new Map<string, string>();
   readonly heap = new TimerHeap();
   readonly countdownsByChannel = new TimerIndex();
   readonly heldByWorkflow = new TimerIndex();
@@ -145,7 +144,6 @@ export class WorkflowStore {
   }
 
   indexAction(a: ActionLogEntry): void {
-    this.actionKeys.set(a.idempotencyKey, a.id);
     if (a.status === 'succeeded') this.succeeded.add(`${a.workflowId}|${a.businessId}|${a.contactId}|${a.elementDisplayId}`);
   }
 

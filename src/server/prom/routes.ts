@@ -3,8 +3,10 @@ import type { ServerContext, ServiceHooks } from '../context.ts';
 import { combineHooks } from '../context.ts';
 import type { Router } from '../router.ts';
 import { registerLifecycleRoutes, type Lifecycle } from './lifecycle-routes.ts';
-import { registerRulesRoutes } from './rules-routes.ts';
 import { registerGraphRoutes } from './graph-routes.ts';
+import { registerQueryRoutes } from './query-routes.ts';
+import { registerRulesRoutes } from './rules-routes.ts';
+import { registerScrapeRoutes } from './scrape-routes.ts';
 import { TsdbClient } from './tsdb-client.ts';
 import { registerTsdbRoutes } from './tsdb-routes.ts';
 
@@ -13,9 +15,11 @@ export function registerMetricsRoutes(router: Router, ctx: ServerContext, life: 
   registerGraphRoutes(router);
   // One client for the whole metrics service: PromQL, scraping, rules and remote write append/read through it.
   const tsdb = new TsdbClient(ctx.pool);
-  // Order matters: storage opens first and closes last.
+  registerQueryRoutes(router, ctx, tsdb);
+  // Order matters: storage opens first and closes last; scraping (and push, remote write) feed it.
   return combineHooks(
     registerTsdbRoutes(router, ctx, tsdb),
+    registerScrapeRoutes(router, ctx, tsdb),
     registerRulesRoutes(router, ctx, tsdb),
   );
 }

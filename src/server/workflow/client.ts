@@ -23,7 +23,8 @@ const RING_BYTES = 8 * 1024 * 1024;
 const CUT_EVERY_BYTES = 64 * 1024 * 1024;
 
 interface Pending { resolve(v: unknown): void; reject(e: EngineError): void; seq: number }
-interface IngestRecord { seq: number; op: string; body: unknown }
+/** `at`: receive time (real-clock mode only), the time the event is processed as, also on replay. */
+interface IngestRecord { seq: number; op: string; body: unknown; at?: number }
 
 export interface WorkflowClientOptions {
   dataDir: string;
@@ -44,10 +45,14 @@ export class WorkflowClient {
   private bytesSinceCut = 0;
   private cutAt: { pos: WalPosition; lastSeq: number } | null = null;
   private readonly inFlightSeqs = new Set<number>();
+  private truncating = false;
+  private readonly cutEvery: number;
   private dead: EngineError | null = null;
   private stopping = false;
 
-  constructor(private readonly opts: WorkflowClientOptions) {}
+  constructor(private readonly opts: WorkflowClientOptions) {
+    this.cutEvery = Math.max(4096, Math.min(CUT_EVERY_BYTES, Math.floor(opts.walSegmentSizeBytes / 2)));
+  }
 
   async start(): Promise<void> {
     const o = this.opts;
@@ -84,11 +89,12 @@ export class WorkflowClient {
       const count = batchSize(rec.op, rec.body);
       maxSeq = Math.max(maxSeq, rec.seq + count - 1);
       if (rec.seq + count - 1 <= applied.appliedLow || (count === 1 && above.has(rec.seq))) return;
-      again.push(this.send(rec.op, { seq: rec.seq, body: rec.body }, rec.seq).catch(() => undefined));
+      again.push(this.send(rec.op, { seq: rec.seq, body: rec.body, at: rec.at }, rec.seq).catch(() => undefined));
     });
     this.nextSeq = maxSeq + 1;
     await Promise.all(again);
     if (again.length) this.opts.log.info('workflow: replayed unapplied events from the WAL', { events: again.length });
+    await this.call('sync', {}); // the replayed events are committed to LMDB before their records go
     const pos = await this.wal.cut();
     await this.wal.truncateBefore(pos);
   }
@@ -103,29 +109,46 @@ export class WorkflowClient {
     if (this.dead) throw this.dead;
     const seq = this.nextSeq;
     this.nextSeq += batchSize(op, body);
-    const payload = pack({ seq, op, body } satisfies IngestRecord);
+    const rec: IngestRecord = this.opts.testClock ? { seq, op, body } : { seq, op, body, at: Date.now() };
+    const payload = pack(rec);
     this.inFlightSeqs.add(seq);
     try {
       await this.wal.append(WORKFLOW_WAL_RECORD_INGEST, payload);
       this.bytesSinceCut += payload.byteLength;
-      return await this.send(op, { seq, body }, seq);
+      // The worker gets the WAL payload itself ({seq, op, body, at}): the body is encoded once.
+      return await this.send(op, { walRecord: payload }, seq);
     } finally {
       this.inFlightSeqs.delete(seq);
       void this.maybeTruncate();
     }
   }
 
+  /**
+   * Every CUT_EVERY bytes the WAL is cut; once every event up to the cut has been answered, a `sync` request
+   * waits for the LMDB commit that covers them (event replies do not wait for it), and then the segments
+   * before the cut are deleted. `lastSeq` is read in the same tick as `cut()` is queued, so every event at
+   * or below it was queued before the cut and every later one after it.
+   */
   private async maybeTruncate(): Promise<void> {
-    if (this.cutAt === null && this.bytesSinceCut >= CUT_EVERY_BYTES) {
+    if (this.cutAt === null && !this.truncating && this.bytesSinceCut >= this.cutEvery) {
       this.bytesSinceCut = 0;
+      this.truncating = true;
       const lastSeq = this.nextSeq - 1;
-      this.cutAt = { pos: await this.wal.cut(), lastSeq };
+      try { this.cutAt = { pos: await this.wal.cut(), lastSeq }; } finally { this.truncating = false; }
     }
     const c = this.cutAt;
-    if (!c) return;
+    if (!c || this.truncating) return;
     for (const s of this.inFlightSeqs) if (s <= c.lastSeq) return;
-    this.cutAt = null;
-    await this.wal.truncateBefore(c.pos);
+    this.truncating = true;
+    try {
+      await this.call('sync', {});
+      this.cutAt = null;
+      await this.wal.truncateBefore(c.pos);
+    } catch (err) {
+      this.opts.log.warn('workflow: WAL truncation postponed', { err: (err as Error).message });
+    } finally {
+      this.truncating = false;
+    }
   }
 
   private send(op: string, args: unknown, seq: number): Promise<unknown> {
@@ -139,6 +162,7 @@ export class WorkflowClient {
   }
 
   private settle(m: WorkflowReply): void {
+    if (m.type === 'replies') { for (const r of m.replies) this.settle(r); return; }
     if (m.type !== 'reply') return;
     const p = this.pending.get(m.id);
     if (!p) return;
