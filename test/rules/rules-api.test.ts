@@ -121,6 +121,10 @@ test('rules and alerts API over HTTP, notifications, and a refused reload', { ti
       { __name__: 'job:one', src: 'rule' },
     ]);
 
+    const firingNow = await getJson(`${srv.promUrl}/api/v1/query?query=${encodeURIComponent('ALERTS{alertstate="firing"}')}`);
+    assert.deepEqual(firingNow.body.data.result.map((r: { metric: unknown; value: [number, string] }) => [r.metric, r.value[1]]),
+      [[{ __name__: 'ALERTS', alertname: 'AlwaysFiring', alertstate: 'firing', severity: 'none' }, '1']]);
+
     const raw = await (await fetch(`${srv.promUrl}/api/v1/rules`)).text();
     assert.ok(raw.includes('"query":"vector(2) \\u003e 1"'), 'Go escapes < > & in JSON strings');
 
