@@ -6,15 +6,15 @@ import type { TaskTable } from './protocol.ts';
 import { coreTasks } from './core-tasks.ts';
 import { docsTasks } from './docs-tasks.ts';
 import { searchTasks } from './search-tasks.ts';
+import { tsdbTasks } from './tsdb-tasks.ts';
 import { promqlTasks } from './promql-tasks.ts';
 import { rulesTasks } from './rules-tasks.ts';
-import { tsdbTasks } from './tsdb-tasks.ts';
 
 export const TASKS: TaskTable = {
   ...coreTasks,
   ...docsTasks,
   ...searchTasks,
+  ...tsdbTasks,
   ...promqlTasks,
   ...rulesTasks,
-  ...tsdbTasks,
 };

@@ -83,7 +83,7 @@ export const TSDB_REC_TOMBSTONES = 3;
 // ── workflow (docs/format.md "Workflow state") ──────────────────────────────
 /** WAL directory of inbound workflow events, under the data directory. */
 export const WORKFLOW_WAL_DIR = 'workflow-wal';
-/** WAL record type of one inbound event, batch or viewlog: msgpack `{seq, op, body}`. */
+/** WAL record type of one inbound event, batch or viewlog: msgpack `{seq, op, body, at?}`. */
 export const WORKFLOW_WAL_RECORD_INGEST = 1;
 /** Prefix of the workflow engine's named LMDB databases (`wf_workflows`, `wf_timers`, …). */
 export const WORKFLOW_DB_PREFIX = 'wf_';

@@ -114,7 +114,7 @@ export class DocShard {
     // Own copy: `op.source` is usually a view into a whole task batch, which it would otherwise keep alive.
     const source = Buffer.allocUnsafeSlow(op.source.byteLength);
     source.set(op.source);
-    const entry: DocEntry = { source, version, seqNo: ++this.maxSeqNo, primaryTerm: PRIMARY_TERM, routing: op.routing };
+    const entry: DocEntry = { source, version, seqNo: this.maxSeqNo + 1, primaryTerm: PRIMARY_TERM, routing: op.routing };
     this.apply(op.id, entry, doc);
     const durable = this.log(REC_INDEX, entry, op.id);
     return { result: { result: live ? 'updated' : 'created', version, seqNo: entry.seqNo, primaryTerm: PRIMARY_TERM }, durable };
@@ -140,7 +140,7 @@ export class DocShard {
     const live = cur !== undefined && cur.source !== null;
     this.checkConditions(op.id, op, cur);
     const version = op.versionType === 'external' || op.versionType === 'external_gte' ? op.version! : (cur?.version ?? 0) + 1;
-    const entry: DocEntry = { source: null, version, seqNo: ++this.maxSeqNo, primaryTerm: PRIMARY_TERM, deletedAt: this.now() };
+    const entry: DocEntry = { source: null, version, seqNo: this.maxSeqNo + 1, primaryTerm: PRIMARY_TERM, deletedAt: this.now() };
     this.apply(op.id, entry, null);
     const durable = this.log(REC_DELETE, entry, op.id);
     return { result: { result: live ? 'deleted' : 'not_found', version, seqNo: entry.seqNo, primaryTerm: PRIMARY_TERM }, durable };
@@ -204,18 +204,22 @@ export class DocShard {
     throw docError('DOC_VERSION_CONFLICT', [this.type, id, what], { index_uuid: this.uuid, shard: String(this.shard), index: this.indexName });
   }
 
-  /** Applies an entry to memory and to the search index (also used by translog replay). */
+  /**
+   * Applies an entry to the search index, then to memory (also used by translog replay). The search index
+   * goes first so that a document it refuses leaves the shard unchanged.
+   */
   apply(id: string, entry: DocEntry, parsed: Record<string, unknown> | null): void {
+    if (entry.source !== null) this.searchIndex?.index(id, parsed ?? parseDocument(Buffer.from(entry.source).toString('utf8')), this.mapping);
+    else this.searchIndex?.delete(id);
     const prev = this.docs.get(id);
     const wasLive = prev !== undefined && prev.source !== null;
     this.docs.set(id, entry);
     if (entry.seqNo > this.maxSeqNo) this.maxSeqNo = entry.seqNo;
     if (entry.source !== null) {
       if (!wasLive) this.live++; else this.deletedSinceFlush++;
-      this.searchIndex?.index(id, parsed ?? parseDocument(Buffer.from(entry.source).toString('utf8')), this.mapping);
-    } else {
-      if (wasLive) { this.live--; this.deletedSinceFlush++; }
-      this.searchIndex?.delete(id);
+    } else if (wasLive) {
+      this.live--;
+      this.deletedSinceFlush++;
     }
     this.dirty = true;
   }

@@ -4,7 +4,7 @@ import { docError, illegalArgument, indexNotFound } from '../../engine/docs/doc-
 import { countFields, mergeMapping, validateRootMapping } from '../../engine/docs/mapping.ts';
 import { customAnalyzers } from '../../engine/docs/cluster-state.ts';
 import { validateTypeName } from '../../engine/docs/names.ts';
-import { numberOfReplicas, numberOfShards } from '../../engine/docs/settings.ts';
+import { flattenSettings, numberOfReplicas, numberOfShards, validateSettings } from '../../engine/docs/settings.ts';
 import type { HttpRequest } from '../http.ts';
 import type { Router } from '../router.ts';
 import type { EsCluster } from './cluster.ts';
@@ -80,6 +80,10 @@ export function registerIndexRoutes(router: Router, cluster: EsCluster): void {
   router.add('GET', '/_settings', getSettings);
   router.add('GET', '/:index/_settings/:name', getSettings);
 
+  const putSettings = route(['preserve_existing', 'flat_settings', 'timeout', 'master_timeout', ...EXPAND], (req, p) => updateSettings(cluster, req, p.index));
+  router.add('PUT', '/:index/_settings', putSettings);
+  router.add('PUT', '/_settings', putSettings);
+
   for (const word of ['_mapping', '_mappings']) {
     const get = route(MAPPING_PARAMS, (req, p) => getMapping(cluster, req, p.index, p.type));
     router.add('GET', `/${word}`, get);
@@ -151,6 +155,35 @@ async function putMapping(cluster: EsCluster, req: HttpRequest, index: string | 
       const limit = Number(cur.settings['index.mapping.total_fields.limit'] ?? 1000);
       if (countFields(mapping) > limit) throw illegalArgument(`Limit of total fields [${limit}] in index [${name}] has been exceeded`);
       indices[name] = { ...cur, type, mapping, mappingVersion: cur.mappingVersion + 1 };
+    }
+    return { state: { ...s, version: s.version + 1, indices } };
+  });
+  return json(req, 200, { acknowledged: true });
+}
+
+const STATIC_SETTINGS = new Set(['index.number_of_shards', 'index.number_of_routing_shards', 'index.codec', 'index.uuid', 'index.creation_date',
+  'index.version.created', 'index.provided_name']);
+
+/** `PUT /{index}/_settings`: dynamic settings only (replicas, refresh interval, …), as on an open ES index. */
+async function updateSettings(cluster: EsCluster, req: HttpRequest, index: string | undefined) {
+  const body = bodyMap(req, true)!;
+  const flat = flattenSettings('settings' in body && Object.keys(body).length === 1 ? body.settings : body);
+  validateSettings(flat);
+  const names = cluster.resolveForRead(index, readOpts(req)).map((r) => r.name);
+  const fixed = Object.keys(flat).filter((k) => STATIC_SETTINGS.has(k));
+  if (fixed.length) {
+    const metas = names.map((n) => cluster.state.indices[n]);
+    throw illegalArgument(`Can't update non dynamic settings [[${fixed.join(', ')}]] for open indices [${metas.map((m) => `[${m.name}/${m.uuid}]`).join(', ')}]`);
+  }
+  const preserve = boolParam(req, 'preserve_existing');
+  await cluster.mutate((s) => {
+    const indices = { ...s.indices };
+    for (const n of names) {
+      const cur = indices[n];
+      const settings = { ...cur.settings };
+      for (const [k, v] of Object.entries(flat)) if (!preserve || !(k in settings)) settings[k] = v;
+      // A new mapping version makes every worker pick up the new settings (e.g. refresh_interval).
+      indices[n] = { ...cur, settings, mappingVersion: cur.mappingVersion + 1 };
     }
     return { state: { ...s, version: s.version + 1, indices } };
   });

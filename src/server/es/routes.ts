@@ -35,6 +35,9 @@ export function registerEsRoutes(router: Router, ctx: ServerContext): ServiceHoo
     start: async () => {
       store = MetaStore.open(ctx.dataDir);
       cluster.start();
+      // Recover every shard (snapshot + translog replay) before the node reports ready, as ES recovers
+      // its shards at start-up, instead of paying it on each shard's first request.
+      await cluster.stats(Object.values(cluster.state.indices));
     },
     stop: async () => {
       await ctx.pool.broadcast('docs.closeAll', {});
