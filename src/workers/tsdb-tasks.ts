@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { FetchedSeries, Labels, Matcher, MatchType } from '../engine/tsdb/api.ts';
 import { newMatcher } from '../engine/tsdb/api.ts';
 import { InvalidArgumentError } from '../engine/errors.ts';
-import { cleanTombstones, flushHead, headStatus, snapshot, tick, Tsdb } from '../engine/tsdb/index.ts';
+import { cleanTombstones, flushHead, headStatus, refreshBlocks, snapshot, tick, Tsdb } from '../engine/tsdb/index.ts';
 import { Wal } from '../engine/wal/index.ts';
 import type { TaskTable, WorkerInit } from './protocol.ts';
 import type { AppendArgs, MatcherWire, RangeArgs, SelectArgs, SelectReply, TsdbOpenArgs } from './tsdb-wire.ts';
@@ -145,8 +145,12 @@ export const tsdbTasks: TaskTable = {
   'tsdb.status': async (_a: unknown, ctx) => headStatus((await shards(ctx)).own),
   'tsdb.walReplay': async (_a: unknown, ctx) => (await shards(ctx)).own.walReplay,
   /** Block cutting, compaction and retention; carries the retention settings so a restarted worker gets them. */
-  'tsdb.tick': async (a: Partial<TsdbOpenArgs> | null, ctx) => forAll(ctx, (d) => { if (a) d.setRetention(a); return tick(d); }),
-  'tsdb.reloadBlocks': async (_a: unknown, ctx) => { await forAll(ctx, (d) => d.reloadBlocks()); return null; },
+  'tsdb.tick': async (a: Partial<TsdbOpenArgs> | null, ctx) => forAll(ctx, async (d) => {
+    if (a) d.setRetention(a);
+    await refreshBlocks(d); // imported blocks appear within one tick, without a restart
+    return tick(d);
+  }),
+  'tsdb.reloadBlocks': async (_a: unknown, ctx) => { await forAll(ctx, refreshBlocks); return null; },
   'tsdb.close': async () => {
     if (!opened) return null;
     const s = await opened;

@@ -43,6 +43,11 @@ export function tick(db: Tsdb): Promise<TickResult> {
   });
 }
 
+/** Re-reads the block directories, serialised with compaction (which adds and removes blocks). */
+export function refreshBlocks(db: Tsdb): Promise<void> {
+  return serially(db, () => db.reloadBlocks());
+}
+
 /** Writes the whole head out as blocks (used for a shard no worker appends to any more). */
 export function flushHead(db: Tsdb): Promise<number> {
   return serially(db, async () => {

@@ -1,8 +1,8 @@
 /**
  * Metadata, admin and status endpoints of the metrics store, shaped as Prometheus 2.42 answers them:
  * `/api/v1/series`, `/labels`, `/label/:name/values`, `/admin/tsdb/{delete_series,clean_tombstones,snapshot}`,
- * `/status/tsdb`, `/status/walreplay`. Also owns the store's lifecycle hooks (open on start, periodic
- * maintenance tick, close on stop).
+ * `/status/tsdb`, `/status/walreplay`. Also owns the store's lifecycle hooks (open on start, a maintenance
+ * tick every minute that also picks up new block directories, block reload on SIGHUP / `/-/reload`, close on stop).
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -143,6 +143,10 @@ function lifecycle(ctx: ServerContext, client: TsdbClient): ServiceHooks {
       tick();
       timer = setInterval(tick, TICK_MS);
       timer.unref();
+    },
+    /** SIGHUP or /-/reload: pick up block directories written since start (e.g. by an import). */
+    async reload() {
+      await client.reloadBlocks();
     },
     async stop() {
       if (timer) clearInterval(timer);
