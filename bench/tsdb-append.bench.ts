@@ -19,22 +19,21 @@ import { Tsdb } from '../src/engine/tsdb/index.ts';
 import type { AppendBatch } from '../src/engine/tsdb/index.ts';
 import { Wal } from '../src/engine/wal/index.ts';
 import { MemWalStore } from '../test/tsdb/support/mem-wal.ts';
-import { labelsFromRecord } from '../src/engine/tsdb/labels.ts';
 
 const S = Number(process.argv[2] ?? 100_000);
 const ROUNDS = 20;
 const cpuMs = (since: NodeJS.CpuUsage): number => { const d = process.cpuUsage(since); return (d.user + d.system) / 1000; };
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 
-function batchFor(round: number, series: AppendBatch['series']): AppendBatch {
+function batchFor(round: number, flat: string[][]): AppendBatch {
   const sidx = new Uint32Array(S), ts = new Float64Array(S), vs = new Float64Array(S);
   for (let k = 0; k < S; k++) { sidx[k] = k; ts[k] = 1_704_067_200_000 + round * 15_000; vs[k] = round * 10 + ((k * 7919 + round) % 13); }
-  return { series, sidx, ts, vs };
+  return { flat, sidx, ts, vs }; // the flat label form, as the worker task receives it
 }
 
 async function run(name: string, open: (dir: string) => Promise<Tsdb>): Promise<void> {
   const dir = mkdtempSync(path.join(tmpdir(), 'tsdb-append-bench-'));
-  const series = Array.from({ length: S }, (_, k) => labelsFromRecord({ __name__: 'bench_metric', instance: `i-${k % 100}`, series: String(k) }));
+  const series = Array.from({ length: S }, (_, k) => ['__name__', 'bench_metric', 'instance', `i-${k % 100}`, 'series', String(k)]);
   const batches = Array.from({ length: ROUNDS }, (_, r) => batchFor(r, series));
   gc();
   const heap0 = process.memoryUsage().heapUsed, rss0 = process.memoryUsage().rss;
