@@ -72,7 +72,11 @@ export function compareLabels(a: Labels, b: Labels): number {
 
 interface Group { series: string[][]; keys: Map<string, number>; sidx: number[]; ts: number[]; idx: number[] }
 
+interface Route { flat: string[]; key: string; w: number; n: number }
+
 export class TsdbClient {
+  private readonly routes = new WeakMap<object, Route>();
+
   constructor(private readonly pool: TsdbTransport) {}
 
   get workers(): number { return this.pool.size; }
@@ -93,9 +97,7 @@ export class TsdbClient {
     for (let i = 0; i < samples.length; i++) {
       const s = samples[i];
       vals[i] = s.v;
-      const flat = flatKey(toSortedLabels(s.labels));
-      const key = flat.join('\xff');
-      const w = shardOf(flat, n);
+      const { flat, key, w } = this.route(s.labels, n);
       const g: Group = groups[w] ??= { series: [], keys: new Map(), sidx: [], ts: [], idx: [] } as Group;
       let j = g.keys.get(key);
       if (j === undefined) { j = g.series.length; g.keys.set(key, j); g.series.push(flat); }
@@ -116,6 +118,23 @@ export class TsdbClient {
       sum.firstError ||= r.firstError;
     }
     return sum;
+  }
+
+  /**
+   * Flat form, key and owner of a label set. Label arrays are immutable by contract (api.ts), and scrape
+   * loops reuse them from scrape to scrape, so their routing is cached by identity: the steady state does no
+   * sorting, joining or hashing on the main thread.
+   */
+  private route(ls: SampleIn['labels'], n: number): Route {
+    const cacheable = Array.isArray(ls);
+    if (cacheable) {
+      const hit = this.routes.get(ls as object);
+      if (hit !== undefined && hit.n === n) return hit;
+    }
+    const flat = flatKey(toSortedLabels(ls));
+    const r: Route = { flat, key: flat.join('\xff'), w: shardOf(flat, n), n };
+    if (cacheable) this.routes.set(ls as object, r);
+    return r;
   }
 
   /** Series matching `matchers` with their samples in `[mintMs, maxtMs]`, sorted by labels. */
