@@ -13,7 +13,7 @@ import { InvalidArgumentError } from '../engine/errors.ts';
 import { cleanTombstones, flushHead, headStatus, refreshBlocks, snapshot, tick, Tsdb } from '../engine/tsdb/index.ts';
 import { Wal } from '../engine/wal/index.ts';
 import type { TaskTable, WorkerInit } from './protocol.ts';
-import type { AppendArgs, MatcherWire, RangeArgs, SelectArgs, SelectReply, TsdbOpenArgs } from './tsdb-wire.ts';
+import type { AppendArgs, AppendReply, MatcherWire, RangeArgs, SelectArgs, SelectReply, TsdbOpenArgs } from './tsdb-wire.ts';
 
 interface Shards { own: Tsdb; all: Tsdb[] }
 
@@ -130,7 +130,13 @@ export const tsdbTasks: TaskTable = {
     if (!opened) openArgs = a;
     return (await shards(ctx)).own.walReplay;
   },
-  'tsdb.append': async (a: AppendArgs, ctx) => (await shards(ctx)).own.append({ flat: a.series, sidx: a.sidx, ts: a.ts, vs: a.vs }),
+  'tsdb.append': async (a: AppendArgs, ctx): Promise<AppendReply> => {
+    const own = (await shards(ctx)).own;
+    // Refs from another opening of the shard (worker restarted) mean nothing: treat them as unknown.
+    const refs = a.epoch === own.epoch ? a.refs : new Float64Array(a.series.length).map((r) => (r > 0 ? -1 : 0));
+    const r = await own.append({ flat: a.series, refs, sidx: a.sidx, ts: a.ts, vs: a.vs });
+    return { ...r, refs: r.refs ?? [], epoch: own.epoch };
+  },
   'tsdb.select': select,
   'tsdb.labelNames': labelNames,
   'tsdb.labelValues': labelValues,

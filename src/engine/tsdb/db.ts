@@ -46,7 +46,12 @@ export interface TsdbOptions {
  */
 export interface AppendBatch {
   series?: readonly Labels[];
-  flat?: readonly (readonly string[])[];
+  flat?: readonly (readonly string[] | null)[];
+  /**
+   * Series refs the caller learnt from earlier results (`AppendResult.refs`), per table entry; 0 = unknown
+   * (then `flat`/`series` must give the labels). A ref the head no longer has is reported in `unknown`.
+   */
+  refs?: ArrayLike<number>;
   sidx: ArrayLike<number>;
   ts: Float64Array;
   vs: Float64Array;
@@ -59,12 +64,18 @@ export interface AppendResult {
   outOfBounds: number;
   /** The first error text, as Prometheus words it, when any sample was refused. */
   firstError: string;
+  /** Ref of every label-set table entry (0 where unresolved), for the caller to send next time. */
+  refs?: number[];
+  /** Table entries whose given ref is gone (e.g. the series was dropped at a block cut); not appended. */
+  unknown?: number[];
 }
 
 export interface WalReplayStatus { min: number; max: number; current: number }
 
 export class Tsdb {
   readonly head: Head;
+  /** Identifies this opening of the shard: refs handed out are only valid together with it. */
+  readonly epoch = Math.floor(Math.random() * 0x7fffffff) + 1;
   blocks: Block[] = [];
   readonly now: () => number;
   readonly blockRangeMs: number;
@@ -119,22 +130,39 @@ export class Tsdb {
     const res: AppendResult = { added: 0, outOfOrder: 0, duplicate: 0, outOfBounds: 0, firstError: '' };
     const minValid = head.appendableMinValidTime();
     const nSeries = batch.flat ? batch.flat.length : batch.series!.length;
-    const resolved: MemSeries[] = new Array(nSeries);
+    const resolved: (MemSeries | undefined)[] = new Array(nSeries);
     const created: SeriesRec[] = [];
+    const outRefs: number[] = new Array(nSeries);
+    const unknown: number[] = [];
     for (let i = 0; i < nSeries; i++) {
-      const key = batch.flat ? batch.flat[i].join('\xff') : labelsKey(batch.series![i]);
-      const known = head.byKey.get(key);
-      if (known !== undefined) { resolved[i] = known; continue; }
-      const r = head.getOrCreate(batch.flat ? labelsFromFlat(batch.flat[i]) : batch.series![i], key);
-      resolved[i] = r.series;
-      if (r.created) created.push({ ref: r.series.ref, labels: r.series.labels });
+      const given = batch.refs ? batch.refs[i] : 0;
+      const flat = batch.flat ? batch.flat[i] : null;
+      if (given > 0 || (batch.flat && flat === null)) {
+        const s = given > 0 ? head.byRef.get(given) : undefined;
+        if (s === undefined) unknown.push(i);
+        resolved[i] = s;
+        outRefs[i] = s ? s.ref : 0;
+        continue;
+      }
+      const key = flat ? flat.join('\xff') : labelsKey(batch.series![i]);
+      let s = head.byKey.get(key);
+      if (s === undefined) {
+        const r = head.getOrCreate(flat ? labelsFromFlat(flat) : batch.series![i], key);
+        s = r.series;
+        if (r.created) created.push({ ref: s.ref, labels: s.labels });
+      }
+      resolved[i] = s;
+      outRefs[i] = s.ref;
     }
+    res.refs = outRefs;
+    if (unknown.length) res.unknown = unknown;
     const n = batch.ts.length;
     const refs = new Float64Array(n);
     const accepted = new Uint32Array(n);
     let na = 0;
     for (let i = 0; i < n; i++) {
       const s = resolved[batch.sidx[i]];
+      if (s === undefined) continue; // stale ref: reported in `unknown`, the caller resends with labels
       const t = batch.ts[i], v = batch.vs[i];
       const code = head.appendable(s, t, v, minValid);
       if (code === APPEND_OK) { head.appendUnchecked(s, t, v); refs[i] = s.ref; accepted[na++] = i; continue; }
