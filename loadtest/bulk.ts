@@ -94,6 +94,7 @@ try {
   console.log(`| in-process JSON.parse + dynamic mapping + standard analyzer, 1 thread | ${Math.round(inProc)} |`);
   console.log(`\nratio served / in-process: ${(served / inProc).toFixed(2)}; failed items: ${failed}; target ≥ 25,000 docs/s durable`);
 } finally {
-  child.kill('SIGTERM');
-  setTimeout(() => rmSync(dir, { recursive: true, force: true }), 1500);
+  // The server flushes every shard on SIGTERM: remove its directory only after it has exited.
+  if (child.exitCode === null) { child.kill('SIGTERM'); await new Promise((res) => child.once('exit', res)); }
+  rmSync(dir, { recursive: true, force: true });
 }
