@@ -35,3 +35,12 @@ export interface ServiceHooks {
   /** Flush and fsync what is pending; called on SIGTERM after listeners stop. */
   stop?(): Promise<void>;
 }
+
+/** Runs several services' hooks as one: start and reload in order, stop in reverse order. */
+export function combineHooks(...all: ServiceHooks[]): ServiceHooks {
+  return {
+    start: async () => { for (const h of all) await h.start?.(); },
+    reload: async () => { for (const h of all) await h.reload?.(); },
+    stop: async () => { for (const h of [...all].reverse()) await h.stop?.(); },
+  };
+}

@@ -79,13 +79,14 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
     const headers: Record<string, string> = {};
     req.forEach((k, v) => { headers[k] = k in headers ? `${headers[k]}, ${v}` : v; });
     const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
-    let aborted = false;
+    // `done` turns true once, when the reply is written or the client went away; in-flight is counted down then.
+    let done = false;
     inFlight++;
-    res.onAborted(() => { aborted = true; finish(); });
+    res.onAborted(() => { if (!done) { done = true; finish(); } });
 
     const send = (r: HttpResponse, closeConnection = closing): void => {
-      if (aborted) return;
-      aborted = true; // a response is written once
+      if (done) return;
+      done = true;
       res.cork(() => {
         res.writeStatus(statusLine(r.status));
         if (r.headers) for (const k in r.headers) res.writeHeader(k, r.headers[k]);
@@ -111,7 +112,7 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
     const chunks: Buffer[] = [];
     let size = 0;
     res.onData((chunk, isLast) => {
-      if (aborted) return;
+      if (done) return;
       size += chunk.byteLength;
       if (size > opts.maxBodyBytes) { send(opts.tooLarge({ method, path }, opts.maxBodyBytes), true); return; }
       // uWS reuses the chunk's memory after this callback returns: copy it.

@@ -6,7 +6,8 @@ import type { TaskTable } from './protocol.ts';
 import { parseExpr, instantQuery, rangeQuery, resultJsonOpen, matrixJson } from '../engine/promql/index.ts';
 import type { EngineOptions } from '../engine/promql/index.ts';
 import { MemQuerier } from '../engine/tsdb/mem-querier.ts';
-import type { FetchedSeries } from '../engine/tsdb/api.ts';
+import { unpackSeries } from '../engine/tsdb/packed-series.ts';
+import type { PackedSeries } from '../engine/tsdb/packed-series.ts';
 
 export interface PromqlEvalArgs {
   query: string;
@@ -19,27 +20,23 @@ export interface PromqlEvalArgs {
   lookbackMs: number;
   maxSamples: number;
   defaultSubqueryStepMs: number;
-  series: FetchedSeries[];
+  series: PackedSeries;
 }
 
-export interface PromqlEvalReply { json: string }
+/** The encoded `data` object without its closing brace, as UTF-8 bytes (bytes cross threads without re-encoding). */
+export interface PromqlEvalReply { json: Uint8Array }
 
 export const promqlTasks: TaskTable = {
   'promql.eval': (a: PromqlEvalArgs): PromqlEvalReply => {
     const expr = parseExpr(a.query);
-    const q = new MemQuerier(a.series.map((s) => ({ labels: s.labels, t: toF64(s.t), v: toF64(s.v) })));
+    const q = new MemQuerier(unpackSeries(a.series));
     const opts: EngineOptions = {
       lookbackMs: a.lookbackMs, maxSamples: a.maxSamples, defaultSubqueryStepMs: a.defaultSubqueryStepMs,
       timeoutMs: Math.max(0, a.deadlineMs - Date.now()),
     };
-    if (a.kind === 'range') return { json: matrixJson(rangeQuery(q, expr, a.startMs, a.endMs, a.stepMs, opts)) };
-    return { json: resultJsonOpen(instantQuery(q, expr, a.startMs, opts)) };
+    const json = a.kind === 'range'
+      ? matrixJson(rangeQuery(q, expr, a.startMs, a.endMs, a.stepMs, opts))
+      : resultJsonOpen(instantQuery(q, expr, a.startMs, opts));
+    return { json };
   },
 };
-
-/** msgpack may hand typed arrays back as plain arrays or byte views; normalise to Float64Array. */
-function toF64(x: unknown): Float64Array {
-  if (x instanceof Float64Array) return x;
-  if (x instanceof Uint8Array) return new Float64Array(x.buffer.slice(x.byteOffset, x.byteOffset + x.byteLength));
-  return Float64Array.from(x as number[]);
-}

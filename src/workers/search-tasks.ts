@@ -4,20 +4,20 @@
  */
 import type { TaskTable, WorkerInit } from './protocol.ts';
 import { docsTasks, getDocShard, setShardIndexFactory } from './docs-tasks.ts';
-import { ShardIndex } from '../engine/search/shard-index.ts';
-import { searchShard, type ShardResult } from '../engine/search/shard-search.ts';
-import { collectDfs, GlobalStats, type DfsStats } from '../engine/search/dfs.ts';
-import type { SearchRequest } from '../engine/search/search-request.ts';
-import type { Query } from '../engine/search/query-ast.ts';
-import type { MappingJson } from '../engine/search/api.ts';
-import { analyzeRequest, type AnalyzeArgs } from '../engine/search/analyze.ts';
-import { ScrollStore } from '../engine/search/scroll-store.ts';
+import { ShardIndex } from '../engine/search/index.ts';
+import { searchShard, type ShardResult } from '../engine/search/index.ts';
+import { collectDfs, GlobalStats, type DfsStats } from '../engine/search/index.ts';
+import type { SearchRequest } from '../engine/search/index.ts';
+import type { Query } from '../engine/search/index.ts';
+import type { MappingJson } from '../engine/search/index.ts';
+import { analyzeRequest, type AnalyzeArgs } from '../engine/search/index.ts';
+import { ScrollStore } from '../engine/search/index.ts';
 
 setShardIndexFactory((settings) => new ShardIndex(settings));
 
 interface ShardCall { uuid: string; shard: number; mv: number; meta?: unknown }
 interface SearchArgs extends ShardCall {
-  index: string; req: SearchRequest; filter: Query | null; nowMs: number; shardCount: number;
+  index: string; type?: string; boost?: number; req: SearchRequest; filter: Query | null; nowMs: number; shardCount: number;
   stats?: DfsStats; scroll?: { key: string; keepAliveMs: number };
 }
 
@@ -39,7 +39,7 @@ async function query(a: SearchArgs, init: WorkerInit): Promise<ShardResult | { s
   const o = await open(a, init);
   if (!o) return { stale: true };
   const reader = o.index.reader(o.mapping);
-  const opts = { index: a.index, nowMs: a.nowMs, filter: a.filter, fetch: o.getDoc, shardCount: a.shardCount, stats: a.stats ? new GlobalStats(a.stats) : undefined };
+  const opts = { index: a.index, type: a.type, boost: a.boost, nowMs: a.nowMs, filter: a.filter, fetch: o.getDoc, shardCount: a.shardCount, stats: a.stats ? new GlobalStats(a.stats) : undefined };
   if (!a.scroll) return searchShard(reader, a.req, opts);
   const all = searchShard(reader, a.req, { ...opts, topN: reader.maxDoc(), noFetch: true });
   scrolls.put(a.scroll.key, { reader, hits: all.hits, req: a.req, fetch: o.getDoc, index: a.index, nowMs: a.nowMs }, a.scroll.keepAliveMs);

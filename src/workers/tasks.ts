@@ -6,6 +6,7 @@ import type { TaskTable } from './protocol.ts';
 import { coreTasks } from './core-tasks.ts';
 import { docsTasks } from './docs-tasks.ts';
 import { searchTasks } from './search-tasks.ts';
+import { tsdbTasks } from './tsdb-tasks.ts';
 import { promqlTasks } from './promql-tasks.ts';
 import { rulesTasks } from './rules-tasks.ts';
 
@@ -13,6 +14,7 @@ export const TASKS: TaskTable = {
   ...coreTasks,
   ...docsTasks,
   ...searchTasks,
+  ...tsdbTasks,
   ...promqlTasks,
   ...rulesTasks,
 };

@@ -21,4 +21,6 @@ export type WorkflowReply =
   | { type: 'ready'; appliedLow: number; appliedAbove: number[] }
   | { type: 'reply'; id: number; ok: true; value: unknown }
   | { type: 'reply'; id: number; ok: false; error: WireError }
-  | { type: 'fatal'; error: WireError };
+  | { type: 'fatal'; error: WireError }
+  /** Several replies of one batch in one message (a postMessage per reply costs more than the reply). */
+  | { type: 'replies'; replies: WorkflowReply[] };

@@ -1,7 +1,7 @@
 /**
  * The workflow worker thread: drains the request ring in batches, runs each request on the engine, commits
- * the batch's changes in one LMDB transaction, and only then replies (so a reply means "durable in
- * LMDB" as well as in the WAL). In real-clock mode a scheduler sleeps until the earliest due timer
+ * the batch's changes in one LMDB transaction. Inbound events (durable in the WAL before they got here)
+ * and queries are answered once processed; management calls once committed. In real-clock mode a scheduler sleeps until the earliest due timer
  * (capped at one second, so clock jumps and very long waits are never trusted to one setTimeout).
  */
 import { parentPort, workerData } from 'node:worker_threads';
@@ -12,7 +12,10 @@ import { LmdbKv, WorkflowEngine } from '../engine/workflow/index.ts';
 import type { WorkflowReply, WorkflowRequest, WorkflowWorkerInit } from './workflow-protocol.ts';
 
 const BATCH = 1024;
+const EARLY_OPS: ReadonlySet<string> = new Set(['event', 'events', 'viewlog']);
 const POLL_MS = 1000;
+/** Longest an applied inbound event waits for its LMDB commit (it is in the WAL meanwhile). */
+const LAZY_COMMIT_MS = 50;
 
 const init = workerData as WorkflowWorkerInit;
 const port = parentPort!;
@@ -23,6 +26,7 @@ function main(): void {
   const kv = LmdbKv.open(init.storePath);
   const engine = new WorkflowEngine({ kv, testClock: init.testClock });
   let timer: NodeJS.Timeout | null = null;
+  let lazy: NodeJS.Timeout | null = null;
 
   const arm = (): void => {
     if (init.testClock) return;
@@ -36,9 +40,17 @@ function main(): void {
     void Promise.resolve(engine.runDue()).then(() => engine.flush()).then(arm, fatal);
   };
 
-  const handle = (req: WorkflowRequest, done: WorkflowReply[]): void => {
+  /**
+   * Inbound events are already durable in the WAL (replayed until applied), and queries change nothing: those
+   * are answered as soon as they are processed. Everything else (management, the test clock) is answered
+   * after the LMDB commit that makes it durable.
+   */
+  const handle = (req: WorkflowRequest, early: WorkflowReply[], late: WorkflowReply[]): void => {
+    const done = EARLY_OPS.has(req.op) || engine.isQuery(req.op) ? early : late;
     let out: unknown;
-    try { out = engine.call(req.op, req.args); } catch (err) { done.push({ type: 'reply', id: req.id, ok: false, error: toWire(err) }); return; }
+    const walRecord = (req.args as { walRecord?: Uint8Array } | null)?.walRecord;
+    const args = walRecord ? unpack(walRecord) : req.args;
+    try { out = engine.call(req.op, args); } catch (err) { done.push({ type: 'reply', id: req.id, ok: false, error: toWire(err) }); return; }
     if (!(out instanceof Promise)) { done.push({ type: 'reply', id: req.id, ok: true, value: out }); return; }
     out.then(
       (value) => engine.flush().then(() => post({ type: 'reply', id: req.id, ok: true, value })),
@@ -54,12 +66,20 @@ function main(): void {
         await ring.waitReadable();
         continue;
       }
-      const done: WorkflowReply[] = [];
+      const early: WorkflowReply[] = [];
+      const late: WorkflowReply[] = [];
       let n = 0;
-      do { handle(unpack<WorkflowRequest>(m), done); } while (++n < BATCH && (m = ring.tryRead()));
+      do { handle(unpack<WorkflowRequest>(m), early, late); } while (++n < BATCH && (m = ring.tryRead()));
+      if (early.length) post(early.length === 1 ? early[0] : { type: 'replies', replies: early });
       if (!init.testClock) await engine.runDue();
-      await engine.flush();
-      for (const r of done) post(r);
+      if (late.length) {
+        // Not awaited: the next batch is processed while this one commits (commits stay in order).
+        void engine.flush().then(() => post(late.length === 1 ? late[0] : { type: 'replies', replies: late }), fatal);
+      } else if (!lazy) {
+        // Only WAL-backed events (and reads) in this batch: commit a little later, together with more of
+        // them. LMDB page writes and fsyncs contend with the WAL's fsync on the same file system.
+        lazy = setTimeout(() => { lazy = null; void engine.flush().catch(fatal); }, LAZY_COMMIT_MS);
+      }
       arm();
     }
     await engine.flush();
@@ -73,7 +93,7 @@ function main(): void {
 
   // Start-up backfill: timers that came due while the process was down fire now, in fireAt order.
   void Promise.resolve(engine.runDue()).then(() => engine.flush()).then(() => {
-    post({ type: 'ready', appliedLow: engine.st.meta.appliedLow, appliedAbove: [...engine.st.meta.appliedAbove] });
+    post({ type: 'ready', appliedLow: engine.st.meta.appliedLow, appliedAbove: [...engine.st.above] });
     arm();
     return loop();
   }).catch(fatal);

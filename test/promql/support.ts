@@ -10,7 +10,7 @@ import { pack, unpack } from '../../src/engine/codec/msgpack.ts';
 import { toWire, fromWire } from '../../src/engine/errors.ts';
 import { MemQuerier } from '../../src/engine/tsdb/mem-querier.ts';
 import type { FetchedSeries, Labels } from '../../src/engine/tsdb/api.ts';
-import { VAL_NONE } from '../../src/engine/tsdb/api.ts';
+import { VAL_NONE, newMatcher } from '../../src/engine/tsdb/api.ts';
 
 export const T0 = 1704070800_000;
 const lbl = (o: Record<string, string>): Labels => Object.keys(o).sort().map((name) => ({ name, value: o[name] }));
@@ -27,7 +27,8 @@ export function setup(opts: { timeout?: string; maxSamples?: number; slowClient?
   const client: SeriesClient = {
     async select(matchers, mint, maxt) {
       if (opts.slowClient) await new Promise((r) => setTimeout(r, opts.slowClient));
-      const set = mem.select(true, null, matchers);
+      // As the TSDB worker does: matchers cross as {type, name, value} and are rebuilt with newMatcher.
+      const set = mem.select(true, null, matchers.map((m) => newMatcher(m.type, m.name, m.value)));
       const out: FetchedSeries[] = [];
       while (set.next()) {
         const s = set.at();

@@ -17,6 +17,7 @@ import { querierQueryFn } from '../../src/engine/rules/query.ts';
 import type { Alert } from '../../src/engine/rules/alerting-rule.ts';
 import type { GroupEnv } from '../../src/engine/rules/group.ts';
 import { isStaleNaN } from '../../src/engine/scrape/sample-sink.ts';
+import { alertsBody } from '../../src/server/prom/rules-api.ts';
 
 const RULES = `
 groups:
@@ -33,6 +34,7 @@ groups:
           severity: "{{ if gt $value 100.0 }}critical{{ else }}warning{{ end }}"
         annotations:
           summary: "{{ $labels.job }} at {{ $value | humanize }} ({{ $externalLabels.dc }})"
+          total: '{{ with query "sum(x)" }}{{ . | first | value }}{{ end }}'
 `;
 
 const lbl = (o: Record<string, string>): Labels => Object.keys(o).sort().map((name) => ({ name, value: o[name] }));
@@ -104,7 +106,7 @@ test('recording and alerting rules over time: pending → firing → resolved', 
     const [a] = alert.activeAlerts();
     assert.equal(a.activeAt, E(2));
     assert.deepEqual(a.labels, lbl({ alertname: 'High', job: 'a', severity: 'warning', src: 'rule' }));
-    assert.deepEqual(a.annotations, [{ name: 'summary', value: 'a at 16 (eu)' }]);
+    assert.deepEqual(a.annotations, [{ name: 'summary', value: 'a at 16 (eu)' }, { name: 'total', value: '16' }]);
     const pending = await instant(h.db, 'ALERTS', E(2));
     assert.deepEqual(pending.map((s) => s.metric), [lbl({ __name__: 'ALERTS', alertname: 'High', alertstate: 'pending', job: 'a', severity: 'warning', src: 'rule' })]);
     const forState = await instant(h.db, 'ALERTS_FOR_STATE', E(2));
@@ -214,9 +216,12 @@ test('reload: a bad file is refused and the old rules keep running; a removed gr
   }
 });
 
-test('rule errors set health and lastError; limits apply', async () => {
-  const rules = `groups:\n  - name: e\n    interval: 10s\n    limit: 1\n    rules:\n      - record: both\n        expr: x\n      - record: str\n        expr: '"s"'\n      - alert: Dup\n        expr: x\n        labels: {i: \"\"}\n`;
-  const h = setup(rules);
+test('rule errors set health and lastError; limits apply; refused samples make a rule unhealthy', async () => {
+  const rules = `groups:\n  - name: e\n    interval: 10s\n    limit: 1\n    rules:\n      - record: both\n        expr: x\n      - record: str\n        expr: '"s"'\n      - alert: Dup\n        expr: x\n        labels: {i: \"\"}\n      - record: one\n        expr: vector(1)\n`;
+  let refuse = false;
+  const h = setup(rules, {
+    append: async (samples) => (refuse ? { added: 0, outOfOrder: samples.length, firstError: 'out of order sample' } : { added: samples.length, firstError: '' }),
+  });
   try {
     await h.mgr.update(cfg(h.dir));
     const g = h.mgr.ruleGroups()[0];
@@ -227,7 +232,37 @@ test('rule errors set health and lastError; limits apply', async () => {
       ['err', 'exceeded limit of 1 with 2 series'],
       ['err', 'rule result is not a vector or scalar'],
       ['err', 'vector contains metrics with the same labelset after applying alert labels'],
+      ['ok', null],
     ]);
+    refuse = true;
+    await h.clock.advanceTo(e0 + 10_000);
+    assert.deepEqual([g.rules[3].health, g.rules[3].lastError], ['err', 'out of order sample']);
+  } finally {
+    await h.mgr.stop();
+    rmSync(h.dir, { recursive: true, force: true });
+  }
+});
+
+test('keep_firing_for keeps a vanished firing alert firing, then resolves it', async () => {
+  const rules = `groups:\n  - name: k\n    interval: 10s\n    rules:\n      - alert: Flappy\n        expr: z > 0\n        keep_firing_for: 20s\n`;
+  const h = setup(rules);
+  try {
+    await h.mgr.update(cfg(h.dir));
+    const e0 = h.mgr.ruleGroups()[0].firstEvalTime(h.clock.now());
+    const E = (k: number) => e0 + k * 10_000;
+    for (let t = e0 - 60_000; t <= E(20); t += 5000) h.db.append(lbl({ __name__: 'z' }), t, t < E(3) ? 1 : 0);
+    const rule = h.mgr.alertingRules()[0];
+    await h.clock.advanceTo(E(2));
+    assert.equal(rule.state(), 'firing');
+    await h.clock.advanceTo(E(4));
+    assert.equal(rule.state(), 'firing', 'still firing 10s after the condition stopped');
+    assert.equal(rule.activeAlerts()[0].keepFiringSince, E(3));
+    const wire = alertsBody(h.mgr) as { alerts: Record<string, unknown>[] };
+    assert.deepEqual(Object.keys(wire.alerts[0]), ['labels', 'annotations', 'state', 'activeAt', 'keepFiringSince', 'value']);
+    assert.equal(wire.alerts[0].keepFiringSince, new Date(E(3)).toISOString().replace(/\.000Z$/, 'Z').replace(/(\.\d*?)0+Z$/, '$1Z'));
+    await h.clock.advanceTo(E(5));
+    assert.equal(rule.state(), 'inactive', 'resolved once keep_firing_for has passed');
+    assert.equal([...rule.active.values()][0].resolvedAt, E(5));
   } finally {
     await h.mgr.stop();
     rmSync(h.dir, { recursive: true, force: true });

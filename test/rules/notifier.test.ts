@@ -1,11 +1,16 @@
 /**
  * The notifier against a loopback HTTP server standing in for Alertmanager: the v2 payload shape, external
- * labels and alert relabelling, batches of 64, retries of a failed batch, and the `alerting` config section.
+ * labels and alert relabelling, batches of 64, retries of a failed batch, and the `alerting` config section;
+ * then the real `prometheus-alertmanager` from Debian when it is installed (skipped otherwise).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fetchPostJson, Notifier, toNotifierAlerts } from '../../src/engine/rules/notifier.ts';
 import { parseAlerting } from '../../src/engine/rules/alerting-config.ts';
 import type { Alert } from '../../src/engine/rules/alerting-rule.ts';
@@ -120,4 +125,47 @@ test('alerting config: relabelled targets, dropped targets, unsupported settings
   assert.deepEqual(s.dropped, ['https://b:9093/api/v2/alerts']);
   assert.throws(() => parseAlerting({ alertmanagers: [{ api_version: 'v1' }] }), /api_version v1 is not supported/);
   assert.throws(() => parseAlerting({ alertmanagers: [{ dns_sd_configs: [] }] }), /dns_sd_configs is not supported/);
+});
+
+const AM_BIN = '/usr/bin/prometheus-alertmanager';
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+test('the real Alertmanager accepts the payload (v2 API)', { skip: existsSync(AM_BIN) ? false : `${AM_BIN} not installed`, timeout: 60_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-am-'));
+  writeFileSync(join(dir, 'am.yml'), 'route:\n  receiver: blackhole\nreceivers:\n  - name: blackhole\n');
+  const port = await freePort();
+  const am = spawn(AM_BIN, [`--config.file=${join(dir, 'am.yml')}`, `--storage.path=${join(dir, 'data')}`,
+    `--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address='], { stdio: 'ignore' });
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    for (let i = 0; ; i++) {
+      const ok = await fetch(`${base}/-/ready`).then((r) => r.ok, () => false);
+      if (ok) break;
+      if (i > 100) throw new Error('alertmanager did not become ready');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const n = notifier();
+    n.configure(parseAlerting({ alertmanagers: [{ static_configs: [{ targets: [`127.0.0.1:${port}`] }] }] }).sets, [{ name: 'dc', value: 'eu' }], []);
+    const now = Date.now();
+    n.send(toNotifierAlerts('up == 0', [alert(1, { firedAt: now - 30_000, validUntil: now + 240_000 })], 'http://tessera:9090'));
+    await n.flush();
+    assert.deepEqual(n.stats, { sent: 1, errors: 0, dropped: 0 });
+    const got = await (await fetch(`${base}/api/v2/alerts`)).json() as { labels: Record<string, string>; annotations: Record<string, string>; generatorURL: string; status: { state: string } }[];
+    assert.equal(got.length, 1);
+    assert.deepEqual(got[0].labels, { alertname: 'High', dc: 'eu', i: '1' });
+    assert.deepEqual(got[0].annotations, { summary: 'value 1' });
+    assert.equal(got[0].generatorURL, 'http://tessera:9090/graph?g0.expr=up+%3D%3D+0&g0.tab=1');
+    assert.equal(got[0].status.state, 'active');
+  } finally {
+    am.kill('SIGTERM');
+    await new Promise((r) => am.once('exit', r));
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -7,15 +7,18 @@ import { compileTemplate, expandTemplate } from '../../src/engine/rules/template
 
 interface Case { tpl: string; value: number; out?: string; error?: string }
 const cases = parse(readFileSync(new URL('./cases/templates.yml', import.meta.url), 'utf8')) as Case[];
+const query = async (q: string) => (q === 'up'
+  ? [{ Labels: { __name__: 'up', instance: 'b' }, Value: 0 }, { Labels: { __name__: 'up', instance: 'a' }, Value: 1 }]
+  : []);
 const data = (value: number) => ({ Labels: { instance: 'a:1', job: 'x' }, ExternalLabels: { dc: 'eu' }, ExternalURL: 'http://h:9090', Value: value });
 
 for (const c of cases) {
-  test(`template ${c.tpl}`, () => {
+  test(`template ${c.tpl}`, async () => {
     const t = compileTemplate(c.tpl, '__alert_A');
     if (c.error !== undefined) {
-      assert.throws(() => expandTemplate(t, data(c.value)), (e: Error) => e.message.includes(c.error!) && e.message.startsWith('template: __alert_A:1:'));
+      await assert.rejects(expandTemplate(t, data(c.value), query), (e: Error) => e.message.includes(c.error!) && e.message.startsWith('template: __alert_A:1:'));
     } else {
-      assert.equal(expandTemplate(t, data(c.value)), c.out);
+      assert.equal(await expandTemplate(t, data(c.value), query), c.out);
     }
   });
 }

@@ -35,26 +35,29 @@ test('import cuts 2h-aligned blocks, truncating second timestamps to ms', async 
   assert.equal(r.blocks.length, 2);
   const [b0, b1] = r.blocks;
   assert.equal(b0.dir, '/tmp/out');
-  assert.equal(b0.mint, 0);
+  assert.equal(b0.mint, 1000, 'minTime is the first sample, as promtool writes it');
   assert.equal(b0.maxt, 300_001, 'maxTime is the last sample + 1 ms');
   assert.deepEqual(b0.series['http_requests_total{code="200"}'], [[1000, 1], [15_000, 2]], '1.001 s truncates to 1000 ms like promtool');
   assert.deepEqual(b0.series.temp.map(([t]) => t), [100_000, 200_000, 300_000]);
   assert.ok(Number.isNaN(b0.series.temp[1][1]));
   assert.equal(b0.series.temp[2][1], Infinity);
-  assert.equal(b1.mint, 7_200_000);
+  assert.equal(b1.mint, 7_200_500);
   assert.equal(b1.maxt, 7_300_001);
   assert.deepEqual(b1.series['http_requests_total{code="200"}'], [[7_200_500, 3]]);
   assert.deepEqual(b1.series['http_requests_total{code="500"}'], [[7_300_000, 1]]);
-  assert.match(r.out, /^BLOCK ULID\s+MIN TIME\s+MAX TIME\s+DURATION\s+NUM SAMPLES\s+NUM SERIES\nBLOCK1\s+0\s+300001\s+5m0\.001s\s+5\s+2\n/);
+  // promtool printed `4m59.001s` and `1m39.501s` for these two blocks.
+  assert.match(r.out, /^BLOCK ULID\s+MIN TIME\s+MAX TIME\s+DURATION\s+NUM SAMPLES\s+NUM CHUNKS\s+NUM SERIES\s+SIZE\nBLOCK1\s+1000\s+300001\s+4m59\.001s\s+5\s+\?\s+2\s+\?\nBLOCK2\s+7200500\s+7300001\s+1m39\.501s\s+2\s+/);
 });
 
+// Messages and outcomes as the real promtool 2.42 gave them for the same inputs.
+const bigBatch = Array.from({ length: 4999 }, (_, i) => `filler{i="${i}"} 1 ${i}`).join('\n');
 const bad: [string, string, RegExp][] = [
-  ['no eof', 'a 1 1\n', /data does not end with # EOF/],
-  ['missing timestamp', 'a 1\n# EOF\n', /expected timestamp for series a, got none/],
-  ['out of order in a block', 'a 1 10\na 2 5\n# EOF\n', /out of order sample/],
-  ['duplicate with another value', 'a 1 10\na 2 10\n# EOF\n', /duplicate sample for timestamp/],
-  ['broken line', 'a{ 1 10\n# EOF\n', /next: expected label name.*\(line 1\)/],
-  ['data after eof', 'a 1 10\n# EOF\na 2 20\n', /unexpected data after # EOF/],
+  ['no eof', 'a 1 1\n', /^tessera: getting min and max timestamp: next: data does not end with # EOF\n$/],
+  ['missing timestamp', 'a 1\n# EOF\n', /^tessera: getting min and max timestamp: expected timestamp for series got none\n$/],
+  ['broken line', 'a{ 1 10\n# EOF\n', /getting min and max timestamp: next: expected label name.*\(line 1\)/],
+  ['data after eof', 'a 1 10\n# EOF\na 2 20\n', /getting min and max timestamp: next: unexpected data after # EOF/],
+  ['out of order across a commit (5000 samples)', `a 1 100\n${bigBatch}\na 2 50\n# EOF\n`, /add sample: out of order sample/],
+  ['duplicate with another value across a commit', `a 1 100\n${bigBatch}\na 2 100\n# EOF\n`, /add sample: duplicate sample for timestamp/],
 ];
 
 for (const [name, body, want] of bad) {
@@ -72,14 +75,23 @@ for (const [name, body, want] of bad) {
   });
 }
 
-test('import: same timestamp and value is ignored; out-of-order across blocks is fine', async () => {
+test('import: within one commit batch, out-of-order and duplicate samples are dropped (first wins), as promtool does', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'tessera-import-'));
   try {
-    writeFileSync(join(dir, 'in.om'), 'a 1 8000\na 1 8000\na 2 10\n# EOF\n');
-    const r = await run(['create-blocks-from', 'openmetrics', '--quiet', join(dir, 'in.om'), dir]);
-    assert.equal(r.code, 0, r.err);
-    assert.equal(r.out, '');
-    assert.deepEqual(r.blocks.map((b) => b.series.a), [[[10_000, 2]], [[8_000_000, 1]]]);
+    // promtool 2.42 on these inputs: 1 sample at 10000 (a 2 @5 dropped); 1 sample (a 2 @10 dropped);
+    // blocks 10000..10001 and 8000000..8000001 for the third.
+    const cases: [string, number[][][]][] = [
+      ['a 1 10\na 2 5\n# EOF\n', [[[10_000, 1]]]],
+      ['a 1 10\na 2 10\n# EOF\n', [[[10_000, 1]]]],
+      ['a 1 8000\na 1 8000\na 2 10\n# EOF\n', [[[10_000, 2]], [[8_000_000, 1]]]],
+    ];
+    for (const [body, want] of cases) {
+      writeFileSync(join(dir, 'in.om'), body);
+      const r = await run(['create-blocks-from', 'openmetrics', '--quiet', join(dir, 'in.om'), dir]);
+      assert.equal(r.code, 0, r.err);
+      assert.equal(r.out, '');
+      assert.deepEqual(r.blocks.map((b) => b.series.a), want, body);
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -120,7 +132,7 @@ test('import writes real blocks that the TSDB block reader serves', async () => 
     const dirs = await listBlockDirs([dir]);
     assert.equal(dirs.length, 2);
     const blocks = await Promise.all(dirs.map(openBlock));
-    assert.deepEqual(blocks.map((b) => [b.minTime, b.maxTime]).sort((a, b) => a[0] - b[0]), [[0, 300_001], [7_200_000, 7_300_001]]);
+    assert.deepEqual(blocks.map((b) => [b.minTime, b.maxTime]).sort((a, b) => a[0] - b[0]), [[1000, 300_001], [7_200_500, 7_300_001]]);
     const q = new MultiSourceQuerier(blocks, 0, 10_000_000);
     const got = fetchSeries(q, [newMatcher(MATCH_EQUAL, '__name__', 'http_requests_total')], 0, 10_000_000);
     assert.deepEqual(got.map((s) => [formatSeries(s.labels), [...s.t], [...s.v]]), [

@@ -20,6 +20,7 @@ let body = '';
 let contentType = 'text/plain; version=0.0.4';
 let status = 200;
 const server: Server = createServer((req, res) => {
+  if (req.url === '/slow') { setTimeout(() => { res.writeHead(200); res.end('late 1\n'); }, 1500); return; }
   res.writeHead(status, { 'Content-Type': contentType });
   res.end(body);
 });
@@ -105,6 +106,24 @@ test('HTTP errors and refused connections give Prometheus-style lastError', asyn
   assert.equal(dead.lastError, 'Get "http://127.0.0.1:1/metrics": dial tcp 127.0.0.1:1: connect: connection refused');
 });
 
+test('a target slower than scrape_timeout fails with context deadline exceeded', async () => {
+  const sink = new MemSink();
+  const loop = loopFor(JOB.replace('job_name: app', 'job_name: app\n    metrics_path: /slow\n    scrape_interval: 1s\n    scrape_timeout: 200ms'), sink);
+  const r = await loop.scrapeOnce();
+  assert.equal(r.health, 'down');
+  assert.equal(loop.lastError, `Get "http://127.0.0.1:${port}/slow": context deadline exceeded`);
+  assert.equal(sink.last().get(`up{env="test",instance="127.0.0.1:${port}",job="app"}`), 0);
+});
+
+test('sample_limit fails a scrape that exposes too many samples', async () => {
+  const sink = new MemSink();
+  body = 'a 1\nb 2\nc 3\n';
+  const loop = loopFor(JOB.replace('job_name: app', 'job_name: app\n    sample_limit: 2'), sink);
+  await loop.scrapeOnce();
+  assert.equal(loop.lastError, 'sample limit exceeded');
+  assert.ok(![...sink.last().keys()].some((k) => k.startsWith('a{')));
+});
+
 test('honor_labels and metric_relabel_configs', async () => {
   body = 'm{job="inner",instance="i1"} 1\ndropme 2\n';
   const clash = new MemSink();
@@ -118,6 +137,14 @@ test('honor_labels and metric_relabel_configs', async () => {
   assert.ok(![...got.keys()].some((k) => k.startsWith('dropme')));
   assert.equal(got.get(`scrape_samples_post_metric_relabeling{env="test",instance="${inst}",job="app"}`), 1);
   assert.equal(got.get(`scrape_samples_scraped{env="test",instance="${inst}",job="app"}`), 2);
+});
+
+test('honor_timestamps: false stamps every sample with the scrape time', async () => {
+  const sink = new MemSink();
+  body = 'temp 21.5 1234\n';
+  await loopFor(JOB.replace('job_name: app', 'job_name: app\n    honor_timestamps: false'), sink).scrapeOnce();
+  const temp = sink.batches[0].find((s) => formatSeries(s.labels).startsWith('temp'))!;
+  assert.equal(temp.t, clock);
 });
 
 test('OpenMetrics responses are parsed as OpenMetrics', async () => {
@@ -163,3 +190,40 @@ async function waitFor(cond: () => boolean, ms = 5000): Promise<void> {
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+test('https targets: tls_config ca_file verifies, insecure_skip_verify skips, an unknown CA fails', async (t) => {
+  const { execFileSync } = await import('node:child_process');
+  const { createServer: createHttps } = await import('node:https');
+  const { readFileSync } = await import('node:fs');
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-tls-'));
+  try {
+    try {
+      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
+        '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+    } catch {
+      t.skip('openssl is not available to make a test certificate');
+      return;
+    }
+    const srv = createHttps({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (_req, res) => { res.writeHead(200); res.end('tls_ok 1\n'); });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    const tlsPort = (srv.address() as { port: number }).port;
+    try {
+      const job = (tls: string) => `scrape_configs:\n  - job_name: s\n    scheme: https\n${tls}    static_configs: [{targets: ["127.0.0.1:${tlsPort}"]}]\n`;
+      const run = async (tls: string) => {
+        const cfg = loadConfig(job(tls), join(dir, 'p.yml')).scrapeConfigs[0];
+        const loop = new ScrapeLoop(buildTargets(cfg, cfg.staticConfigs).active[0], cfg, { sink: new MemSink(), now: () => clock, get: httpGet });
+        await loop.scrapeOnce();
+        return loop;
+      };
+      assert.equal((await run('    tls_config: {ca_file: cert.pem}\n')).health, 'up');
+      assert.equal((await run('    tls_config: {insecure_skip_verify: true}\n')).health, 'up');
+      const strict = await run('');
+      assert.equal(strict.health, 'down');
+      assert.match(strict.lastError, /^Get "https:\/\/127\.0\.0\.1:\d+\/metrics": .*certificate/);
+    } finally {
+      srv.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -4,6 +4,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { startServer } from '../support/server.ts';
 import { A, E, H, M, channels, client, event, save, workflow, type Flow } from './helpers.ts';
 
@@ -60,10 +62,18 @@ test('14b. real clock: a delay that came due while the server was down fires on 
     // The start-up backfill runs before the server reports ready.
     assert.deepEqual((await f.api('GET', '/contacts/170/c1/tags')).body.data, ['late']);
     assert.equal((await f.api('GET', '/workflow/actions')).body.data.length, 1);
+    // And while running, the scheduler fires a due timer on its own (no request needed).
+    await event(f, { event: 'submit', channel_id: 'ch1', business_id: 170, contact_id: 'c2' });
+    let tags: string[] = [];
+    for (let i = 0; i < 50 && tags.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      tags = (await f.api('GET', '/contacts/170/c2/tags')).body.data;
+    }
+    assert.deepEqual(tags, ['late']);
   } finally { await f.server.destroy(); }
 });
 
-test('crash: kill -9 during 1,000 events with a countdown pending; each acknowledged event applies once', async () => {
+test('crash: kill -9 during 1,000 events with a countdown pending; each acknowledged event applies once', async (t) => {
   let f = client(await startServer({ services: ['workflow'], args: ['--workflow.test-clock'] }));
   const N = 1000;
   try {
@@ -95,6 +105,7 @@ test('crash: kill -9 during 1,000 events with a countdown pending; each acknowle
     for (const r of runs) perContact.set(r.contactId, (perContact.get(r.contactId) ?? 0) + 1);
     for (const i of ackedBefore) assert.equal(perContact.get(`p${i}`), 1, `acknowledged event ${i} applied once`);
     for (const [c, n] of perContact) assert.equal(n, 1, `${c} applied at most once`);
+    t.diagnostic(`acknowledged before the kill: ${ackedBefore.size}; applied after restart: ${perContact.size}`);
     // Re-send everything with the same event ids: the applied ones are duplicates, the rest apply now.
     await sendAll(f, all, null);
     const stats = (await f.api('GET', `/workflow/manage/${id}/statistics`)).body.data;
@@ -111,5 +122,25 @@ test('crash: kill -9 during 1,000 events with a countdown pending; each acknowle
     f = client(await f.server.restart());
     assert.equal((await f.api('GET', '/workflow/outbox?businessId=170')).body.data.length, 1);
     assert.equal((await f.api('GET', `/workflow/manage/${id}/statistics`)).body.data.entered, N);
+  } finally { await f.server.destroy(); }
+});
+
+test('the WAL is truncated as events are committed, and a restart after kill -9 still applies each once', async () => {
+  let f = client(await startServer({ services: ['workflow'], args: ['--workflow.test-clock', '--wal.segment-size', '65536'] }));
+  try {
+    await f.clock({ set: 10_000_000 });
+    await channels(f, 170, 10_000_000);
+    const id = await save(f, workflow(170, [E('ch1', 'play'), A('block-a1', { action: 'tag', actionValue: 'seen', repeat: true }, ['path-1'])]));
+    const pad = 'x'.repeat(1000); // about 600 KB of WAL: ten 64 KiB segments without truncation
+    for (let i = 0; i < 600; i += 20) {
+      await Promise.all(Array.from({ length: 20 }, (_, k) => event(f, { event: 'play', channel_id: 'ch1', business_id: 170, contact_id: `q${i + k}`, event_id: `q-${i + k}`, pad })));
+    }
+    const segments = readdirSync(join(f.server.dataDir, 'workflow-wal'));
+    assert.ok(segments.length <= 3, `old segments deleted (${segments.length} left)`);
+    await f.server.kill9();
+    f = client(await f.server.restart());
+    const stats = (await f.api('GET', `/workflow/manage/${id}/statistics`)).body.data;
+    assert.equal(stats.entered, 600);
+    assert.equal((await f.api('GET', `/workflow/actions?workflowId=${id}`)).body.data.length, 600);
   } finally { await f.server.destroy(); }
 });

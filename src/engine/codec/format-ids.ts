@@ -53,13 +53,37 @@ export const DOC_META_INDICES_DB = 'es_indices';
 export const DOC_META_TEMPLATES_DB = 'es_templates';
 
 // ── metrics (TSDB) ──────────────────────────────────────────────────────────
+/** 'TCHK': block chunk segment files (`chunks/000001`), docs/format.md "TSDB block chunks". */
+export const TSDB_CHUNKS_MAGIC = 0x5443484b;
+export const TSDB_CHUNKS_VERSION = 1;
+/** 'TIDX': block index file, "TSDB block index". */
+export const TSDB_INDEX_MAGIC = 0x54494458;
+export const TSDB_INDEX_VERSION = 1;
+/** 'TTMB': block tombstones file, "TSDB block tombstones". */
+export const TSDB_TOMBSTONES_MAGIC = 0x54544d42;
+export const TSDB_TOMBSTONES_VERSION = 1;
+/** 'TCKP': head checkpoint file, "TSDB checkpoint". */
+export const TSDB_CHECKPOINT_MAGIC = 0x54434b50;
+export const TSDB_CHECKPOINT_VERSION = 1;
+/** `version` field of a block's meta.json, "TSDB block meta.json". */
+export const TSDB_META_VERSION = 1;
+/** 'TEND': footer magic of index, tombstones and checkpoint files (followed by crc32c of all bytes before). */
+export const TSDB_FOOTER_MAGIC = 0x54454e44;
+/** Encoding byte of a chunk in a chunk file (Prometheus's `EncXOR`), "XOR chunk". */
+export const TSDB_CHUNK_ENC_XOR = 1;
+/** Largest chunk segment file of a block. */
+export const TSDB_CHUNK_SEGMENT_MAX_BYTES = 512 * 1024 * 1024;
+/** TSDB WAL record types ("TSDB WAL records"). */
+export const TSDB_REC_SERIES = 1;
+export const TSDB_REC_SAMPLES = 2;
+export const TSDB_REC_TOMBSTONES = 3;
 
 // ── workflow ────────────────────────────────────────────────────────────────
 
 // ── workflow (docs/format.md "Workflow state") ──────────────────────────────
 /** WAL directory of inbound workflow events, under the data directory. */
 export const WORKFLOW_WAL_DIR = 'workflow-wal';
-/** WAL record type of one inbound event, batch or viewlog: msgpack `{seq, op, body}`. */
+/** WAL record type of one inbound event, batch or viewlog: msgpack `{seq, op, body, at?}`. */
 export const WORKFLOW_WAL_RECORD_INGEST = 1;
 /** Prefix of the workflow engine's named LMDB databases (`wf_workflows`, `wf_timers`, …). */
 export const WORKFLOW_DB_PREFIX = 'wf_';

@@ -6,17 +6,40 @@ import { encodeNorm } from './norms.ts';
 import { FieldPostings, NumericDocValues, OrdinalDocValues, Segment } from './segment.ts';
 import type { TokenBuf } from './analysis/token-buf.ts';
 
-class TermAcc {
-  docs: number[] = [];
-  freqs: number[] = [];
-  positions: number[] = [];
-}
-
+/**
+ * One field's buffered tokens as a flat stream (term id, doc, position) in growable typed arrays, inverted by
+ * a counting sort at build time: far less allocation than per-term JS arrays.
+ */
 class FieldAcc {
-  readonly terms = new Map<string, TermAcc>();
-  /** Field length per doc for norms (sparse; doc → tokens). */
-  readonly lengths = new Map<number, number>();
+  readonly termIds = new Map<string, number>();
+  readonly terms: string[] = [];
+  tokTerm: Int32Array = new Int32Array(1024);
+  tokDoc: Int32Array = new Int32Array(1024);
+  tokPos: Int32Array = new Int32Array(1024);
+  n = 0;
+  /** Field length per doc for norms (grown on demand). */
+  lengths: Int32Array = new Int32Array(256);
   constructor(readonly withFreqs: boolean, readonly withNorms: boolean) {}
+
+  termId(t: string): number {
+    let id = this.termIds.get(t);
+    if (id === undefined) { id = this.terms.length; this.terms.push(t); this.termIds.set(t, id); }
+    return id;
+  }
+
+  add(term: number, doc: number, pos: number): void {
+    if (this.n === this.tokTerm.length) {
+      const grow = (a: Int32Array): Int32Array => { const b = new Int32Array(a.length * 2); b.set(a); return b; };
+      this.tokTerm = grow(this.tokTerm); this.tokDoc = grow(this.tokDoc); this.tokPos = grow(this.tokPos);
+    }
+    const i = this.n++;
+    this.tokTerm[i] = term; this.tokDoc[i] = doc; this.tokPos[i] = pos;
+  }
+
+  addLength(doc: number, len: number): void {
+    if (doc >= this.lengths.length) { const b = new Int32Array(Math.max(doc + 1, this.lengths.length * 2)); b.set(this.lengths); this.lengths = b; }
+    this.lengths[doc] += len;
+  }
 }
 
 class DvAcc<V> {
@@ -53,28 +76,22 @@ export class SegmentBuilder {
   addTokens(doc: number, field: string, tokens: TokenBuf, withNorms = true): void {
     const fa = this.field(field, true, withNorms);
     const n = tokens.length;
-    for (let i = 0; i < n; i++) {
-      const t = tokens.terms[i];
-      let acc = fa.terms.get(t);
-      if (!acc) { acc = new TermAcc(); fa.terms.set(t, acc); }
-      const last = acc.docs.length - 1;
-      if (last >= 0 && acc.docs[last] === doc) acc.freqs[last]++;
-      else { acc.docs.push(doc); acc.freqs.push(1); }
-      acc.positions.push(tokens.positions[i]);
-    }
     // discount_overlaps: tokens at the same position as the previous one do not count.
     let len = 0, prev = -1;
-    for (let i = 0; i < n; i++) { if (tokens.positions[i] !== prev) len++; prev = tokens.positions[i]; }
-    fa.lengths.set(doc, (fa.lengths.get(doc) ?? 0) + len);
+    for (let i = 0; i < n; i++) {
+      const p = tokens.positions[i];
+      fa.add(fa.termId(tokens.terms[i]), doc, p);
+      if (p !== prev) len++;
+      prev = p;
+    }
+    fa.addLength(doc, len);
     if (n > 0) this.markExists(doc, field);
   }
 
   /** Adds an un-analysed term (keyword, boolean): docs only, no freqs, no norms. */
   addTerm(doc: number, field: string, term: string): void {
     const fa = this.field(field, false, false);
-    let acc = fa.terms.get(term);
-    if (!acc) { acc = new TermAcc(); fa.terms.set(term, acc); }
-    if (acc.docs[acc.docs.length - 1] !== doc) acc.docs.push(doc);
+    fa.add(fa.termId(term), doc, 0);
     this.markExists(doc, field);
   }
 
@@ -121,31 +138,51 @@ export class SegmentBuilder {
 }
 
 function buildField(fa: FieldAcc, maxDoc: number): FieldPostings {
-  const terms = [...fa.terms.keys()].sort();
-  let nPostings = 0, nPositions = 0;
-  for (const t of terms) { const a = fa.terms.get(t)!; nPostings += a.docs.length; nPositions += a.positions.length; }
-  const docStart = new Uint32Array(terms.length + 1);
+  const T = fa.terms.length, n = fa.n;
+  // Counting sort of the token stream by term id (stable: docs and positions stay in arrival order).
+  const bucket = new Int32Array(T + 1);
+  for (let i = 0; i < n; i++) bucket[fa.tokTerm[i] + 1]++;
+  for (let t = 0; t < T; t++) bucket[t + 1] += bucket[t];
+  // Scatter docs and positions straight into term order: sequential reads, later passes sequential too.
+  const sDoc = new Int32Array(n), sPos = new Int32Array(n);
+  const fillAt = bucket.slice(0, T);
+  const tt = fa.tokTerm, td = fa.tokDoc, tp = fa.tokPos;
+  for (let i = 0; i < n; i++) { const k = fillAt[tt[i]]++; sDoc[k] = td[i]; sPos[k] = tp[i]; }
+  const rank = fa.terms.map((t, i) => i).sort((a, b) => (fa.terms[a] < fa.terms[b] ? -1 : fa.terms[a] > fa.terms[b] ? 1 : 0));
+  const terms = rank.map((i) => fa.terms[i]);
+  // Postings per term: count distinct docs in each term's token run.
+  let nPostings = 0;
+  for (let t = 0; t < T; t++) {
+    let last = -1;
+    for (let j = bucket[t]; j < bucket[t + 1]; j++) { const d = sDoc[j]; if (d !== last) { nPostings++; last = d; } }
+  }
+  const docStart = new Uint32Array(T + 1);
   const docs = new Uint32Array(nPostings);
   const freqs = fa.withFreqs ? new Uint32Array(nPostings) : null;
   const posStart = fa.withFreqs ? new Uint32Array(nPostings + 1) : null;
-  const positions = fa.withFreqs ? new Uint32Array(nPositions) : null;
+  const positions = fa.withFreqs ? new Uint32Array(n) : null;
   let p = 0, q = 0;
-  for (let ti = 0; ti < terms.length; ti++) {
-    const a = fa.terms.get(terms[ti])!;
-    docStart[ti] = p;
-    for (let i = 0; i < a.docs.length; i++, p++) {
-      docs[p] = a.docs[i];
-      if (freqs) { freqs[p] = a.freqs[i]; posStart![p] = q; }
-      if (freqs) q += a.freqs[i];
+  for (let r = 0; r < T; r++) {
+    const t = rank[r];
+    docStart[r] = p;
+    let last = -1;
+    for (let j = bucket[t]; j < bucket[t + 1]; j++) {
+      const d = sDoc[j];
+      if (d !== last) {
+        docs[p] = d;
+        if (freqs) { posStart![p] = q; freqs[p] = 0; }
+        p++; last = d;
+      }
+      if (freqs) { freqs[p - 1]++; positions![q++] = sPos[j]; }
     }
-    if (positions) positions.set(a.positions, posStart![docStart[ti]]);
   }
-  docStart[terms.length] = p;
+  docStart[T] = p;
   if (posStart) posStart[nPostings] = q;
   let norms: Uint8Array | null = null, docCount = 0, sumTtf = 0;
   if (fa.withNorms) {
     norms = new Uint8Array(maxDoc);
-    for (const [d, len] of fa.lengths) { norms[d] = encodeNorm(len); sumTtf += len; if (len > 0) docCount++; }
+    const lim = Math.min(maxDoc, fa.lengths.length);
+    for (let d = 0; d < lim; d++) { const len = fa.lengths[d]; if (len > 0) { norms[d] = encodeNorm(len); sumTtf += len; docCount++; } }
   } else {
     const seen = new Uint8Array(maxDoc);
     for (let i = 0; i < docs.length; i++) if (!seen[docs[i]]) { seen[docs[i]] = 1; docCount++; }

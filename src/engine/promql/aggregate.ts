@@ -9,6 +9,7 @@ import { execError } from './value.ts';
 import type { Sample, Vector } from './value.ts';
 import { quantile } from './quantile.ts';
 import { formatFloat } from './format.ts';
+import { goSort } from './go-sort.ts';
 
 interface Group {
   labels: Labels; value: number; mean: number; count: number; heap: Sample[];
@@ -46,11 +47,9 @@ function heapPop(h: Sample[], less: Less): void {
   h.pop();
 }
 
-/** `sort.Sort(sort.Reverse(x))` as Go does it for small inputs (insertion sort, hence stable). */
+/** `sort.Sort(sort.Reverse(x))` exactly as Go orders it (ties included). */
 export function sortReverse(h: Sample[], less: Less): void {
-  for (let i = 1; i < h.length; i++) {
-    for (let j = i; j > 0 && less(h[j - 1], h[j]); j--) [h[j], h[j - 1]] = [h[j - 1], h[j]];
-  }
+  goSort(h, (a, b) => less(b, a));
 }
 export { topLess, bottomLess };
 
@@ -60,8 +59,11 @@ export function groupingKeyFn(grouping: string[], without: boolean): (ls: Labels
   return cachedSignature(!without, grouping);
 }
 
+/** Output label sets by group key, kept across steps so every step yields the same label objects. */
+export type GroupLabelCache = Map<string, Labels>;
+
 export function aggregate(op: AggOp, grouping: string[], without: boolean, param: number | string, vec: Vector,
-  keyOf: (ls: Labels) => string = groupingKeyFn(grouping, without)): Vector {
+  keyOf: (ls: Labels) => string = groupingKeyFn(grouping, without), labelCache: GroupLabelCache = new Map()): Vector {
   let k = 0;
   if (op === 'topk' || op === 'bottomk') {
     const f = param as number;
@@ -84,7 +86,11 @@ export function aggregate(op: AggOp, grouping: string[], without: boolean, param
     const key = op === 'count_values' ? (grouping.length === 0 && !without ? '' : signature(metric, !without, grouping)) : keyOf(metric);
     const g = result.get(key);
     if (!g) {
-      const labels = without ? delLabels(metric, [...grouping, '__name__']) : keepLabels(metric, grouping);
+      let labels = labelCache.get(key);
+      if (labels === undefined) {
+        labels = without ? delLabels(metric, [...grouping, '__name__']) : keepLabels(metric, grouping);
+        if (op !== 'count_values') labelCache.set(key, labels);
+      }
       const ng: Group = { labels, value: s.v, mean: s.v, count: 1, heap: [] };
       if (op === 'stddev' || op === 'stdvar') ng.value = 0;
       else if (op === 'topk' || op === 'bottomk' || op === 'quantile') ng.heap.push({ metric: s.metric, t: 0, v: s.v });

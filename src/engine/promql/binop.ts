@@ -15,28 +15,32 @@ export function goPow(x: number, y: number): number {
   return x ** y;
 }
 
-/** Returns [value, keep]. */
-function elemBinop(op: BinOp, l: number, r: number): [number, boolean] {
+/** Set by `elemBinop`: whether a comparison keeps the element (always true for arithmetic). */
+let keep = true;
+
+/** Applies `op`; returns the value and sets `keep` (no tuple allocation: this runs per sample per step). */
+function elemBinop(op: BinOp, l: number, r: number): number {
+  keep = true;
   switch (op) {
-    case '+': return [l + r, true];
-    case '-': return [l - r, true];
-    case '*': return [l * r, true];
-    case '/': return [l / r, true];
-    case '^': return [goPow(l, r), true];
-    case '%': return [l % r, true];
-    case '==': return [l, l === r];
-    case '!=': return [l, l !== r];
-    case '>': return [l, l > r];
-    case '<': return [l, l < r];
-    case '>=': return [l, l >= r];
-    case '<=': return [l, l <= r];
-    case 'atan2': return [Math.atan2(l, r), true];
+    case '+': return l + r;
+    case '-': return l - r;
+    case '*': return l * r;
+    case '/': return l / r;
+    case '^': return goPow(l, r);
+    case '%': return l % r;
+    case '==': keep = l === r; return l;
+    case '!=': keep = l !== r; return l;
+    case '>': keep = l > r; return l;
+    case '<': keep = l < r; return l;
+    case '>=': keep = l >= r; return l;
+    case '<=': keep = l <= r; return l;
+    case 'atan2': return Math.atan2(l, r);
     default: throw execError(`operator ${JSON.stringify(op)} not allowed for operations between vectors`);
   }
 }
 
 function scalarBinop(op: BinOp, l: number, r: number): number {
-  const [v, keep] = elemBinop(op, l, r);
+  const v = elemBinop(op, l, r);
   return COMPARISON_OPS.has(op) ? (keep ? 1 : 0) : v;
 }
 
@@ -56,7 +60,10 @@ export function evalBinary(ev: Evaluator, e: BinaryExpr): Matrix {
       case 'and': return ev.rangeEval([e.lhs, e.rhs], (v) => vectorAnd(v[0], v[1], sig));
       case 'or': return ev.rangeEval([e.lhs, e.rhs], (v) => vectorOr(v[0], v[1], sig));
       case 'unless': return ev.rangeEval([e.lhs, e.rhs], (v) => vectorUnless(v[0], v[1], sig));
-      default: return ev.rangeEval([e.lhs, e.rhs], (v) => vectorBinop(e.op, v[0], v[1], m, e.returnBool, sig));
+      default: {
+        const cache = new Map<Labels, Map<Labels, Labels>>();
+        return ev.rangeEval([e.lhs, e.rhs], (v) => vectorBinop(e.op, v[0], v[1], m, e.returnBool, sig, cache));
+      }
     }
   }
   const swap = lt === 'scalar';
@@ -82,7 +89,8 @@ function vectorUnless(lhs: Vector, rhs: Vector, sig: (l: Labels) => string): Vec
   return lhs.filter((s) => !right.has(sig(s.metric)));
 }
 
-function vectorBinop(op: BinOp, lhs: Vector, rhs: Vector, m: VectorMatching, returnBool: boolean, sig: (l: Labels) => string): Vector {
+function vectorBinop(op: BinOp, lhs: Vector, rhs: Vector, m: VectorMatching, returnBool: boolean, sig: (l: Labels) => string,
+  cache: Map<Labels, Map<Labels, Labels>>): Vector {
   if (lhs.length === 0 || rhs.length === 0) return [];
   const oneToMany = m.card === 'one-to-many';
   if (oneToMany) [lhs, rhs] = [rhs, lhs];
@@ -102,12 +110,18 @@ function vectorBinop(op: BinOp, lhs: Vector, rhs: Vector, m: VectorMatching, ret
     const k = sig(ls.metric);
     const rs = rightSigs.get(k);
     if (!rs) continue;
-    const [vl, vr] = oneToMany ? [rs.v, ls.v] : [ls.v, rs.v];
-    let [value, keep] = elemBinop(op, vl, vr);
+    let value = oneToMany ? elemBinop(op, rs.v, ls.v) : elemBinop(op, ls.v, rs.v);
     if (returnBool) value = keep ? 1 : 0;
     else if (!keep) continue;
-    let metric = resultMetric(ls.metric, rs.metric, op, m);
-    if (returnBool) metric = dropMetricName(metric);
+    // Cached per (lhs, rhs) label objects, like Prometheus's enh.resultMetric, so steps share output labels.
+    let byRhs = cache.get(ls.metric);
+    if (!byRhs) { byRhs = new Map(); cache.set(ls.metric, byRhs); }
+    let metric = byRhs.get(rs.metric);
+    if (!metric) {
+      metric = resultMetric(ls.metric, rs.metric, op, m);
+      if (returnBool) metric = dropMetricName(metric);
+      byRhs.set(rs.metric, metric);
+    }
     const inserted = matchedSigs.get(k);
     if (m.card === 'one-to-one') {
       if (inserted !== undefined) throw execError('multiple matches for labels: many-to-one matching must be explicit (group_left/group_right)');
@@ -135,9 +149,8 @@ function vectorScalar(op: BinOp, lhs: Vector, scalar: number, swap: boolean, ret
   const out: Vector = [];
   const cmp = COMPARISON_OPS.has(op);
   for (const s of lhs) {
-    let lv = s.v, rv = scalar;
-    if (swap) [lv, rv] = [rv, lv];
-    let [value, keep] = elemBinop(op, lv, rv);
+    const lv = swap ? scalar : s.v, rv = swap ? s.v : scalar;
+    let value = elemBinop(op, lv, rv);
     if (cmp && swap) value = rv;
     if (returnBool) { value = keep ? 1 : 0; keep = true; }
     if (!keep) continue;

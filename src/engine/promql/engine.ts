@@ -5,7 +5,7 @@
  * (`rangeEval`). `@` pins a selector or subquery to one time, which gives the same results as 2.42's
  * step-invariant rewriting.
  */
-import type { Querier } from '../tsdb/api.ts';
+import type { Labels, Querier } from '../tsdb/api.ts';
 import type { AggregateExpr, Call, Expr, MatrixSelector, SubqueryExpr, VectorSelector } from './ast.ts';
 import { typeOf } from './ast.ts';
 import { compareLabels, dropMetricName, labelsKey } from './labels.ts';
@@ -128,9 +128,18 @@ export class Evaluator {
     const out: Matrix = [];
     for (const s of data) {
       const ser: Series = { metric: s.labels, t: [], v: [] };
-      for (let ts = this.start; ts <= this.end; ts += this.interval) {
-        const i = sampleAt(s, (at ?? ts) - vs.offset, lookback);
-        if (i >= 0) { ser.t.push(ts); ser.v.push(s.v[i]); }
+      if (at !== null) {
+        const i = sampleAt(s, at - vs.offset, lookback);
+        if (i >= 0) for (let ts = this.start; ts <= this.end; ts += this.interval) { ser.t.push(ts); ser.v.push(s.v[i]); }
+      } else {
+        // Steps only move forward, so the newest sample at or before each step is found by walking on.
+        let i = -1;
+        for (let ts = this.start; ts <= this.end; ts += this.interval) {
+          const ref = ts - vs.offset;
+          while (i + 1 < s.n && s.t[i + 1] <= ref) i++;
+          if (i < 0 || s.t[i] < ref - lookback || (s.stale !== null && s.stale[i] === 1)) continue;
+          ser.t.push(ts); ser.v.push(s.v[i]);
+        }
       }
       if (ser.t.length > 0) { this.addSamples(ser.t.length); out.push(ser); }
     }
@@ -179,32 +188,38 @@ export class Evaluator {
   rangeEval(args: (Expr | null)[], f: (vecs: Vector[], ts: number) => Vector): Matrix {
     const mats: (Matrix | null)[] = args.map((a) => (a && typeOf(a) !== 'string' ? this.eval(a) : null));
     const cursors = mats.map((m) => (m ? new Int32Array(m.length) : null));
+    // One sample object per input series, refilled each step: functions consume their inputs within the step.
+    const samples: Sample[][] = mats.map((m) => (m ? m.map((x) => ({ metric: x.metric, t: 0, v: 0 })) : []));
     const vecs: Vector[] = args.map(() => []);
-    const out = new Map<string, Series>();
-    for (let ts = this.start; ts <= this.end; ts += this.interval) {
+    const out = new OutputSeries();
+    for (let ts = this.start, step = 0; ts <= this.end; ts += this.interval, step++) {
       this.checkDeadline();
       for (let a = 0; a < mats.length; a++) {
         const m = mats[a];
         if (!m) continue;
         const cur = cursors[a]!;
+        const pool = samples[a];
         const vec: Vector = [];
         for (let i = 0; i < m.length; i++) {
           const s = m[i];
-          if (cur[i] < s.t.length && s.t[cur[i]] === ts) { vec.push({ metric: s.metric, t: ts, v: s.v[cur[i]] }); cur[i]++; }
+          const c = cur[i];
+          if (c < s.t.length && s.t[c] === ts) {
+            const smp = pool[i];
+            smp.t = ts; smp.v = s.v[c];
+            vec.push(smp);
+            cur[i] = c + 1;
+          }
         }
         vecs[a] = vec;
       }
       const res = f(vecs, ts);
-      checkDuplicatesVec(res);
-      if (this.start === this.end) return res.map((s) => ({ metric: s.metric, t: [ts], v: [s.v] }));
-      for (const s of res) {
-        const k = labelsKey(s.metric);
-        let ser = out.get(k);
-        if (!ser) { ser = { metric: s.metric, t: [], v: [] }; out.set(k, ser); }
-        ser.t.push(ts); ser.v.push(s.v);
+      if (this.start === this.end) {
+        checkDuplicatesVec(res);
+        return res.map((s) => ({ metric: s.metric, t: [ts], v: [s.v] }));
       }
+      for (let i = 0; i < res.length; i++) out.add(res[i], ts, step);
     }
-    return [...out.values()];
+    return out.series;
   }
 
   private aggregation(e: AggregateExpr): Matrix {
@@ -214,7 +229,8 @@ export class Evaluator {
       return this.rangeEval([e.expr], (v) => aggregate(e.op, grouping, e.without, param.val, v[0]));
     }
     const keyOf = groupingKeyFn(grouping, e.without);
-    return this.rangeEval([e.param, e.expr], (v) => aggregate(e.op, grouping, e.without, e.param ? v[0][0].v : 0, v[1], keyOf));
+    const labelCache = new Map<string, Labels>();
+    return this.rangeEval([e.param, e.expr], (v) => aggregate(e.op, grouping, e.without, e.param ? v[0][0].v : 0, v[1], keyOf, labelCache));
   }
 
   private call(e: Call): Matrix {
@@ -255,6 +271,8 @@ export class Evaluator {
         const maxt = (at ?? ts) - offset;
         load(maxt - range, maxt);
         if (win.n === 0) continue;
+        // The window's samples are held in memory while the function runs, as Prometheus counts them.
+        if (this.sh.samples + win.n > this.sh.opts.maxSamples) throw tooManySamples();
         ra.rangeStart = maxt - range; ra.rangeEnd = maxt; ra.ts = ts;
         const v = f(ra);
         if (v !== null) { ser.t.push(ts); ser.v.push(v); }
@@ -279,6 +297,36 @@ export class Evaluator {
     const ser: Series = { metric: arg.kind === 'matrix' ? absentLabels(arg) : [], t: [], v: [] };
     for (let ts = this.start; ts <= this.end; ts += this.interval) if (!found.has(ts)) { ser.t.push(ts); ser.v.push(1); }
     return [ser];
+  }
+}
+
+/**
+ * Output series of a range evaluation. Results mostly reuse their label objects from step to step, so each
+ * object is mapped once to a series id (by content), and duplicates within a step are caught by step stamps.
+ */
+class OutputSeries {
+  readonly series: Series[] = [];
+  private readonly ids = new Map<Labels, number>();
+  private readonly keyIds = new Map<string, number>();
+  private readonly stamp: number[] = [];
+
+  add(s: Sample, ts: number, step: number): void {
+    let id = this.ids.get(s.metric);
+    if (id === undefined) {
+      const k = labelsKey(s.metric);
+      id = this.keyIds.get(k);
+      if (id === undefined) {
+        id = this.series.length;
+        this.keyIds.set(k, id);
+        this.series.push({ metric: s.metric, t: [], v: [] });
+        this.stamp.push(-1);
+      }
+      this.ids.set(s.metric, id);
+    }
+    if (this.stamp[id] === step) throw execError('vector cannot contain metrics with the same labelset');
+    this.stamp[id] = step;
+    const ser = this.series[id];
+    ser.t.push(ts); ser.v.push(s.v);
   }
 }
 

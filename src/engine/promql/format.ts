@@ -15,6 +15,9 @@ function special(v: number): string | null {
 
 /** `strconv.FormatFloat(v, 'f', -1, 64)`, with Prometheus's `+Inf`/`-Inf`/`NaN`. */
 export function formatFloat(v: number): string {
+  const a = v < 0 ? -v : v;
+  // JS prints [1e-6, 1e21) with the same shortest digits and no exponent, exactly like Go's 'f', -1.
+  if (a >= 1e-6 && a < 1e21) return String(v);
   const sp = special(v);
   if (sp !== null) return sp;
   if (v === 0) return Object.is(v, -0) ? '-0' : '0';
@@ -28,6 +31,8 @@ export function formatFloat(v: number): string {
 
 /** Sample values in API JSON: 'f' form, but exponent form below 1e-6 and from 1e21 (`1.5e-07`, `1e+21`). */
 export function formatSampleValue(v: number): string {
+  const a0 = v < 0 ? -v : v;
+  if (a0 >= 1e-6 && a0 < 1e21) return String(v);
   const sp = special(v);
   if (sp !== null) return sp;
   const a = Math.abs(v);

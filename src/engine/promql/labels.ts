@@ -27,9 +27,14 @@ export function hasLabel(ls: Labels, name: string): boolean {
   return false;
 }
 
+const droppedCache = new WeakMap<Labels, Labels>();
+
+/** The label set without `__name__`; memoised so a series keeps one output label object across steps. */
 export function dropMetricName(ls: Labels): Labels {
-  if (ls.length === 0 || !hasLabel(ls, METRIC_NAME)) return ls;
-  return ls.filter((l) => l.name !== METRIC_NAME);
+  if (ls.length === 0 || ls[0].name !== METRIC_NAME) return ls; // sorted: __name__ sorts before lower-case names
+  let d = droppedCache.get(ls);
+  if (d === undefined) { d = ls.filter((l) => l.name !== METRIC_NAME); droppedCache.set(ls, d); }
+  return d;
 }
 
 /** Returns a copy with `name` set to `value` (removed when value is ""), kept sorted. */

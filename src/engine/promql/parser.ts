@@ -333,7 +333,8 @@ class Parser {
     if (!Number.isFinite(v) || v >= 9.223372036854776e18 || v <= -9.223372036854776e18) {
       throw this.err(startPos(e), `timestamp out of bounds for @ modifier: ${goFixed6(v)}`);
     }
-    tgt.timestamp = Math.round(v * 1000);
+    const ms = v * 1000;
+    tgt.timestamp = ms < 0 ? -Math.round(-ms) : Math.round(ms); // Go's math.Round: half away from zero
     return e;
   }
 }

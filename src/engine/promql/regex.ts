@@ -7,6 +7,13 @@ import { newMatcher } from '../tsdb/api.ts';
 import type { Matcher, MatchType } from '../tsdb/api.ts';
 import { MATCH_REGEXP, MATCH_NOT_REGEXP } from '../tsdb/api.ts';
 
+/** RE2's POSIX classes inside brackets (`[[:alpha:]]`), which JS does not know. */
+const POSIX: Record<string, string> = {
+  alnum: '0-9A-Za-z', alpha: 'A-Za-z', ascii: '\\x00-\\x7F', blank: '\\t ', cntrl: '\\x00-\\x1F\\x7F', digit: '0-9',
+  graph: '!-~', lower: 'a-z', print: ' -~', punct: '!-\\/:-@\\[-`{-~', space: '\\t\\n\\v\\f\\r ', upper: 'A-Z',
+  word: '0-9A-Za-z_', xdigit: '0-9A-Fa-f',
+};
+
 function caseFold(ch: string): string {
   const lo = ch.toLowerCase(), up = ch.toUpperCase();
   return lo !== up ? `[${lo}${up}]` : ch;
@@ -20,13 +27,26 @@ export function translateGoRegex(src: string): { source: string; dotAll: boolean
   let ci = false;
   for (let i = 0; i < src.length; i++) {
     const c = src[i];
-    if (c === '\\') { out += c + (src[i + 1] ?? ''); i++; continue; }
+    if (c === '\\') {
+      const e = src[i + 1] ?? '';
+      i++;
+      if (e === 'z') out += '$';
+      else if (e === 'A') out += '^';
+      else if (e === 'Q') {
+        // \Q…\E quotes literally.
+        const end = src.indexOf('\\E', i + 1);
+        const lit = src.slice(i + 1, end < 0 ? src.length : end);
+        out += [...lit].map((ch) => (ci ? caseFold(ch) : ch.replace(/[.*+?^${}()|[\]\\\/]/, '\\$&'))).join('');
+        i = end < 0 ? src.length : end + 1;
+      } else out += c + e;
+      continue;
+    }
     if (c === '[') {
       let j = i + 1;
       if (src[j] === '^') j++;
       if (src[j] === ']') j++;
       while (j < src.length && src[j] !== ']') { if (src[j] === '\\') j++; j++; }
-      const body = src.slice(i, j + 1);
+      const body = src.slice(i, j + 1).replace(/\[:(\^?)(\w+):\]/g, (m, neg: string, name: string) => (neg ? m : POSIX[name] ?? m));
       out += ci ? body.replace(/([a-zA-Z])-([a-zA-Z])|([a-zA-Z])/g, (m, a, b, one) => (one ? one.toLowerCase() + one.toUpperCase() : `${a.toLowerCase()}-${b.toLowerCase()}${a.toUpperCase()}-${b.toUpperCase()}`)) : body;
       i = j;
       continue;

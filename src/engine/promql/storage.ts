@@ -104,10 +104,25 @@ export class Window {
   private bt: number[] = [];
   private bv: number[] = [];
 
+  private cur: StoredSeries | null = null;
+  private lo = 0;
+  private hi = 0;
+  private lastMint = -Infinity;
+
   load(ser: StoredSeries, mint: number, maxt: number): void {
-    const lo = firstAtOrAfter(ser, mint);
-    let hi = lo;
+    let lo: number, hi: number;
+    if (ser === this.cur && mint >= this.lastMint) {
+      // Steps move forward: slide the previous bounds instead of searching again.
+      lo = this.lo; hi = this.hi;
+      while (lo < ser.n && ser.t[lo] < mint) lo++;
+      if (hi < lo) hi = lo;
+    } else {
+      lo = firstAtOrAfter(ser, mint);
+      hi = lo;
+    }
     while (hi < ser.n && ser.t[hi] <= maxt) hi++;
+    while (hi > lo && ser.t[hi - 1] > maxt) hi--;
+    this.cur = ser; this.lo = lo; this.hi = hi; this.lastMint = mint;
     if (ser.stale === null) { this.t = ser.t; this.v = ser.v; this.s = lo; this.n = hi - lo; return; }
     let n = 0;
     for (let i = lo; i < hi; i++) {

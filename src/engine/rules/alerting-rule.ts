@@ -11,7 +11,8 @@ import type { Sample } from '../promql/value.ts';
 import type { Label, Labels } from '../tsdb/api.ts';
 import { BaseRule, buildLabels, labelsKey, labelsObject, type QueryFn } from './rule.ts';
 import type { RuleSpec } from './rule-file.ts';
-import { expandTemplate, type TemplateData } from './template.ts';
+import { expandTemplate, type TemplateData, type TemplateQuery } from './template.ts';
+import { parseExpr } from '../promql/parser.ts';
 
 export type AlertState = 'inactive' | 'pending' | 'firing';
 const STATE_RANK: Record<AlertState, number> = { inactive: 0, pending: 1, firing: 2 };
@@ -54,8 +55,10 @@ export class AlertingRule extends BaseRule {
   async eval(tMs: number, query: QueryFn, limit: number): Promise<Sample[]> {
     const res = await query(this.spec.expr, tMs);
     const current = new Map<string, Alert>();
+    // Templates may run PromQL themselves (`query`), at the same evaluation time.
+    const tplQuery: TemplateQuery = async (q) => (await query(parseExpr(q), tMs)).map((x) => ({ Labels: labelsObject(x.metric), Value: x.v }));
     for (const s of res) {
-      const a = this.newAlert(s, tMs);
+      const a = await this.newAlert(s, tMs, tplQuery);
       const k = labelsKey(a.labels);
       if (current.has(k)) throw new Error('vector contains metrics with the same labelset after applying alert labels');
       current.set(k, a);
@@ -94,23 +97,25 @@ export class AlertingRule extends BaseRule {
     return out;
   }
 
-  private newAlert(s: Sample, tMs: number): Alert {
+  private async newAlert(s: Sample, tMs: number, tplQuery: TemplateQuery): Promise<Alert> {
     const data: TemplateData = {
       Labels: labelsObject(s.metric), ExternalLabels: labelsObject(this.ctx.externalLabels),
       ExternalURL: this.ctx.externalURL, Value: s.v,
     };
-    const expand = (i: number, kind: 'labelTemplates' | 'annotationTemplates'): string => {
+    const expand = async (i: number, kind: 'labelTemplates' | 'annotationTemplates'): Promise<string> => {
       try {
-        return expandTemplate(this.spec[kind][i], data);
+        return await expandTemplate(this.spec[kind][i], data, tplQuery);
       } catch (e) {
         this.warn(`Expanding alert template failed: ${(e as Error).message}`);
         return `<error expanding template: ${(e as Error).message}>`;
       }
     };
-    const sets = this.spec.labels.map((l, i) => [l.name, expand(i, 'labelTemplates')] as [string, string]);
+    const sets: [string, string][] = [];
+    for (let i = 0; i < this.spec.labels.length; i++) sets.push([this.spec.labels[i].name, await expand(i, 'labelTemplates')]);
     sets.push(['alertname', this.spec.name]);
     const labels = buildLabels(s.metric, sets, ['__name__']);
-    const annotations = this.spec.annotations.map((l, i) => ({ name: l.name, value: expand(i, 'annotationTemplates') }));
+    const annotations: Label[] = [];
+    for (let i = 0; i < this.spec.annotations.length; i++) annotations.push({ name: this.spec.annotations[i].name, value: await expand(i, 'annotationTemplates') });
     return {
       labels, annotations, state: 'pending', value: s.v, activeAt: tMs,
       firedAt: 0, resolvedAt: 0, lastSentAt: 0, validUntil: 0, keepFiringSince: 0,

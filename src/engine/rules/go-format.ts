@@ -10,12 +10,36 @@ function special(v: number, plus: boolean): string | null {
   return null;
 }
 
+/**
+ * `toFixed`/`toExponential` round exact ties up; Go rounds them to even (`%.1f` of 2.25 is 2.2). When the
+ * exact decimal expansion is a tie, keep the truncated digits if their last digit is even.
+ */
+function halfEven(rounded: string, exact: string, keep: number): string {
+  const tail = exact.slice(keep);
+  if (!/^50*$/.test(tail.replace(/e.*$/, ''))) return rounded;
+  const truncated = exact.slice(0, keep);
+  const last = truncated.replace(/\D/g, '').slice(-1);
+  if (Number(last) % 2 !== 0) return rounded;
+  return truncated.replace(/\.$/, '') + (exact.includes('e') ? exact.slice(exact.indexOf('e')) : '');
+}
+
+function toFixedEven(a: number, prec: number): string {
+  const exact = a.toFixed(Math.min(100, prec + 30));
+  return halfEven(a.toFixed(prec), exact, exact.indexOf('.') + 1 + prec);
+}
+
+function toExpEven(a: number, prec: number): string {
+  const exact = a.toExponential(Math.min(100, prec + 30));
+  return halfEven(a.toExponential(prec), exact.slice(0, exact.indexOf('e')), 2 + prec)
+    .replace(/^([^e]*)$/, `$1${a.toExponential(prec).slice(a.toExponential(prec).indexOf('e'))}`);
+}
+
 /** Decimal digits (no trailing zeros) and decimal-point position, rounded to `prec` digits (-1 = shortest). */
 function digitsOf(v: number, prec: number): { neg: boolean; digits: string; dp: number } {
   const a = Math.abs(v);
   const neg = v < 0 || Object.is(v, -0);
   if (a === 0) return { neg, digits: '0', dp: 1 };
-  const s = prec < 0 ? a.toExponential() : a.toExponential(Math.max(0, prec - 1));
+  const s = prec < 0 ? a.toExponential() : toExpEven(a, Math.max(0, prec - 1));
   const [mant, e] = s.split('e');
   const digits = mant.replace('.', '').replace(/0+$/, '') || '0';
   return { neg, digits, dp: Number(e) + 1 };
@@ -57,7 +81,7 @@ export function goF(v: number, prec = 6): string {
   const sp = special(v, true);
   if (sp !== null) return sp;
   const neg = v < 0 || Object.is(v, -0);
-  const s = Math.abs(v).toFixed(Math.min(prec, 100));
+  const s = toFixedEven(Math.abs(v), Math.min(prec, 70));
   return (neg ? '-' : '') + s;
 }
 

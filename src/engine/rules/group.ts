@@ -46,6 +46,9 @@ export class Group {
   lastEvaluation = 0;
   /** Set when the group is removed by a reload: its series get stale markers when it stops. */
   markStale = false;
+  /** Rule evaluations and failed ones, for `prometheus_rule_evaluations_total` / `_failures_total`. */
+  evalTotal = 0;
+  evalFailures = 0;
   private shouldRestore: boolean;
   private iterations = 0;
   private cancel: (() => void) | null = null;
@@ -136,6 +139,7 @@ export class Group {
     const rule = this.rules[i];
     rule.evaluationTimestamp = this.env.clock.now();
     const t0 = performance.now();
+    this.evalTotal++;
     try {
       let vector;
       try {
@@ -143,6 +147,7 @@ export class Group {
       } catch (e) {
         rule.health = 'err';
         rule.lastError = (e as Error).message ?? String(e);
+        this.evalFailures++;
         this.env.warn('Evaluating rule failed', { group: this.name, rule: rule.name, err: rule.lastError });
         return;
       }
@@ -159,12 +164,16 @@ export class Group {
         if (!returned.has(k)) batch.push({ labels, t: ts, v: STALE_NAN });
       }
       if (batch.length) {
+        let err: string | null = null;
         try {
-          await this.env.append(batch);
+          err = appendError(await this.env.append(batch));
         } catch (e) {
+          err = (e as Error).message ?? String(e);
+        }
+        if (err !== null) {
           rule.health = 'err';
-          rule.lastError = (e as Error).message ?? String(e);
-          this.env.warn('Rule sample appending failed', { group: this.name, rule: rule.name, err: rule.lastError });
+          rule.lastError = err;
+          this.env.warn('Rule sample appending failed', { group: this.name, rule: rule.name, err });
         }
       }
       this.seriesInPreviousEval[i] = returned;
@@ -226,6 +235,15 @@ export class Group {
     if (remaining < this.env.forGracePeriodMs) return ts + this.env.forGracePeriodMs - forMs;
     return activeAt + (ts - downAt);
   }
+}
+
+/**
+ * A store may accept a batch but refuse some samples (out of order, duplicate, out of bounds) and report
+ * that in its reply (`{firstError}`) instead of throwing; Prometheus marks the rule unhealthy either way.
+ */
+function appendError(reply: unknown): string | null {
+  const first = (reply as { firstError?: unknown } | null)?.firstError;
+  return typeof first === 'string' && first !== '' ? first : null;
 }
 
 function fnv1a(s: string): number {

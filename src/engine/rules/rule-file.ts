@@ -39,6 +39,7 @@ interface Pos { value: string; line: number; col: number }
 class Decoder {
   readonly typeErrors: string[] = [];
   fatal: string | null = null;
+  shapeError: string | null = null;
   constructor(private readonly lc: LineCounter) {}
   pos(n: YNode | null | undefined): { line: number; col: number } {
     if (!n || !n.range) return { line: 0, col: 0 };
@@ -47,12 +48,31 @@ class Decoder {
   typeError(n: YNode | null | undefined, msg: string): void { this.typeErrors.push(`line ${this.pos(n).line}: ${msg}`); }
   fields(m: YAMLMap, allowed: string[], type: string): Map<string, Pair> {
     const out = new Map<string, Pair>();
+    this.noDuplicates(m);
     for (const p of m.items) {
       const k = isScalar(p.key) ? String(p.key.value) : '';
       if (!allowed.includes(k)) this.typeError(p.key as YNode, `field ${k} not found in type ${type}`);
-      else out.set(k, p);
+      else if (!out.has(k)) out.set(k, p);
     }
     return out;
+  }
+  /** go-yaml refuses a repeated key in a mapping it decodes, naming both lines. */
+  noDuplicates(m: YAMLMap): void {
+    const seen = new Map<string, number>();
+    for (const p of m.items) {
+      const k = isScalar(p.key) ? String(p.key.value) : '';
+      const line = this.pos(p.key as YNode).line;
+      const first = seen.get(k);
+      if (first !== undefined) this.typeError(p.key as YNode, `mapping key ${JSON.stringify(k)} already defined at line ${first}`);
+      else seen.set(k, line);
+    }
+  }
+  /** A `yaml.Node` field (record, alert, expr): any node is accepted; only a scalar has a value. */
+  node(p: Pair | undefined): Pos {
+    if (!p || p.value === null || (isScalar(p.value) && p.value.value === null)) return { value: '', line: 0, col: 0 };
+    const v = p.value as YNode;
+    if (!isScalar(v)) return { value: '', ...this.pos(v) };
+    return this.scalar(p, 'string');
   }
   scalar(p: Pair | undefined, goType: string): Pos {
     if (!p || p.value === null || (isScalar(p.value) && p.value.value === null)) return { value: '', line: 0, col: 0 };
@@ -70,6 +90,7 @@ class Decoder {
     const out = new Map<string, string>();
     if (!p || p.value === null || (isScalar(p.value) && p.value.value === null)) return out;
     if (!isMap(p.value)) { this.typeError(p.value as YNode, `cannot unmarshal ${tagOf(p.value as YNode)} into map[string]string`); return out; }
+    this.noDuplicates(p.value);
     for (const item of p.value.items) {
       const k = isScalar(item.key) ? String(item.key.value) : '';
       out.set(k, this.scalar(item, 'string').value);
@@ -94,26 +115,38 @@ export function parseRuleFile(text: string, file: string): { groups: RuleGroupSp
 /** `rulefmt.Parse`: decoding errors first (then nothing else is checked), then validation errors. */
 export function parseRules(text: string): { groups: RuleGroupSpec[]; errors: string[] } {
   const lc = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: true });
+  const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: false });
   if (doc.errors.length) {
     const e = doc.errors[0];
     const line = e.linePos?.[0]?.line ?? 0;
-    return { groups: [], errors: [`yaml: line ${line}: ${e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`] };
+    const msg = `yaml: line ${line}: ${e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`;
+    return { groups: [], errors: [msg, msg] }; // rulefmt decodes twice (typed, then as nodes) and reports both failures
   }
   const d = new Decoder(lc);
   const root = doc.contents as YNode | null;
   const groups: { spec: RuleGroupSpec; node: YNode; ruleNodes: RawRule[] }[] = [];
   if (root && !(isScalar(root) && root.value === null)) {
-    if (!isMap(root)) d.typeError(root, `cannot unmarshal ${tagOf(root)} into rulefmt.RuleGroups`);
+    if (!isMap(root)) {
+      d.typeError(root, `cannot unmarshal ${tagOf(root)} into rulefmt.RuleGroups`);
+      d.shapeError = `line ${d.pos(root).line}: cannot unmarshal ${tagOf(root)} into rulefmt.ruleGroups`;
+    }
     else {
       const f = d.fields(root, ['groups'], 'rulefmt.RuleGroups');
       const gs = f.get('groups')?.value as YNode | null | undefined;
       if (gs && isSeq(gs)) for (const g of gs.items) groups.push(decodeGroup(d, g as YNode));
-      else if (gs && !(isScalar(gs) && gs.value === null)) d.typeError(gs, `cannot unmarshal ${tagOf(gs)} into []rulefmt.RuleGroup`);
+      else if (gs && !(isScalar(gs) && gs.value === null)) {
+        d.typeError(gs, `cannot unmarshal ${tagOf(gs)} into []rulefmt.RuleGroup`);
+        d.shapeError = `line ${d.pos(gs).line}: cannot unmarshal ${tagOf(gs)} into []yaml.Node`;
+      }
     }
   }
   if (d.fatal) return { groups: [], errors: [d.fatal] };
-  if (d.typeErrors.length) return { groups: [], errors: [`yaml: unmarshal errors:\n  ${d.typeErrors.join('\n  ')}`] };
+  if (d.typeErrors.length) {
+    const errors = [`yaml: unmarshal errors:\n  ${d.typeErrors.join('\n  ')}`];
+    // rulefmt decodes the file a second time into yaml.Node groups; a shape error fails that decode too.
+    if (d.shapeError) errors.push(`yaml: unmarshal errors:\n  ${d.shapeError}`);
+    return { groups: [], errors };
+  }
   const errors: string[] = [];
   const seen = new Set<string>();
   for (const g of groups) {
@@ -167,7 +200,7 @@ function decodeRule(d: Decoder, node: YNode): RawRule {
   }
   const f = d.fields(node, RULE_FIELDS, 'rulefmt.RuleNode');
   return {
-    record: d.scalar(f.get('record'), 'string'), alert: d.scalar(f.get('alert'), 'string'), expr: d.scalar(f.get('expr'), 'string'),
+    record: d.node(f.get('record')), alert: d.node(f.get('alert')), expr: d.node(f.get('expr')),
     forMs: d.duration(f.get('for')), keepFiringForMs: d.duration(f.get('keep_firing_for')),
     labels: d.stringMap(f.get('labels')), annotations: d.stringMap(f.get('annotations')),
   };

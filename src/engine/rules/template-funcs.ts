@@ -1,15 +1,18 @@
 /**
  * Template functions: Go's built-ins (`and or not len index print printf eq ne lt le gt ge urlquery`) and
  * Prometheus's (`humanize*`, `toUpper`, `toLower`, `title`, `match`, `reReplaceAll`, `stripPort`, …),
- * with Go's output formats. Functions that run PromQL from a template (`query`, `first`, `value`…)
- * are known to the parser but refused when executed: templates expand synchronously here.
+ * with Go's output formats. The functions that run PromQL from a template
+ * (`query`, `first`, `label`, `value`, `strvalue`, `sortByLabel`) run through the rule's query function.
  */
 import { goParseFloat } from '../promql/format.ts';
 import { translateGoRegex } from '../promql/regex.ts';
 import { goE, goF, goG } from './go-format.ts';
 
 export type TplFunc = (args: unknown[], env: FuncEnv) => unknown;
-export interface FuncEnv { externalURL: string }
+/** A sample as templates see it (Prometheus's `template.sample`). */
+export interface QuerySample { Labels: Record<string, string>; Value: number }
+export type TemplateQuery = (q: string) => Promise<QuerySample[]>;
+export interface FuncEnv { externalURL: string; query?: TemplateQuery }
 
 /** Go's `fmt.Sprint` of one value (`%v`). */
 export function printValue(v: unknown): string {
@@ -173,8 +176,6 @@ function goRegex(src: string, global: boolean): RegExp {
   return new RegExp(source, (global ? 'g' : '') + (dotAll ? 's' : ''));
 }
 
-const unsupported = (name: string): TplFunc => () => { throw new Error(`function ${name} is not supported by Tessera's template engine`); };
-
 export const TEMPLATE_FUNCS: Record<string, TplFunc> = {
   and: (a) => { for (const x of a) if (!truth(x)) return x; return a[a.length - 1]; },
   or: (a) => { for (const x of a) if (truth(x)) return x; return a[a.length - 1]; },
@@ -210,6 +211,23 @@ export const TEMPLATE_FUNCS: Record<string, TplFunc> = {
   graphLink: (a) => `/graph?g0.expr=${encodeURIComponent(String(a[0]))}&g0.tab=0`,
   tableLink: (a) => `/graph?g0.expr=${encodeURIComponent(String(a[0]))}&g0.tab=1`,
   parseDuration: (a) => { const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d|w|y)$/.exec(String(a[0])); if (!m) throw new Error(`not a valid duration string: ${JSON.stringify(a[0])}`); return Number(m[1]) * { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400, w: 604800, y: 31536000 }[m[2]]!; },
-  query: unsupported('query'), first: unsupported('first'), label: unsupported('label'), value: unsupported('value'),
-  strvalue: unsupported('strvalue'), sortByLabel: unsupported('sortByLabel'), args: unsupported('args'), toTime: unsupported('toTime'),
+  query: (a, env) => {
+    if (!env.query) throw new Error('no query function available');
+    return env.query(String(a[0]));
+  },
+  first: (a) => {
+    const v = a[0] as QuerySample[];
+    if (!Array.isArray(v) || v.length === 0) throw new Error('first() called on vector with no elements');
+    return v[0];
+  },
+  label: (a) => (a[1] as QuerySample | null)?.Labels?.[String(a[0])] ?? '',
+  value: (a) => (a[0] as QuerySample).Value,
+  strvalue: (a) => (a[0] as QuerySample).Labels.__value__ ?? '',
+  sortByLabel: (a) => [...(a[1] as QuerySample[])].sort((x, y) => {
+    const l = String(a[0]), p = x.Labels[l] ?? '', q = y.Labels[l] ?? '';
+    return p < q ? -1 : p > q ? 1 : 0;
+  }),
+  args: (a) => Object.fromEntries(a.map((v, i) => [`arg${i}`, v])),
+  // A time.Time prints as its String(); templates only ever print it.
+  toTime: (a) => humanizeTimestamp(toFloat(a[0])),
 };

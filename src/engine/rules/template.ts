@@ -5,7 +5,9 @@
  * expand to "" (Prometheus sets `missingkey=zero`).
  */
 import { parseTemplate, type Command, type ControlNode, type Node, type Operand, type Pipeline } from './template-parse.ts';
-import { TEMPLATE_FUNCS, printValue, truth, type FuncEnv } from './template-funcs.ts';
+import { TEMPLATE_FUNCS, printValue, truth, type FuncEnv, type TemplateQuery } from './template-funcs.ts';
+
+export type { TemplateQuery, QuerySample } from './template-funcs.ts';
 
 export { TemplateError } from './template-parse.ts';
 
@@ -25,9 +27,13 @@ export function compileTemplate(text: string, name: string): Template {
   return { name, text, nodes: text.includes('{{') ? parseTemplate(text, { name, isFunc }) : [{ k: 'text', s: text }] };
 }
 
-/** Expands a template; throws Error (`template: <name>:<line>: executing …`) on a runtime error. */
-export function expandTemplate(t: Template, data: TemplateData): string {
-  const ex = new Executor(t.name, data);
+/**
+ * Expands a template; throws Error (`template: <name>:<line>: executing …`) on a runtime error. `query`
+ * backs the `query` template function (PromQL from a template, evaluated at the alert's evaluation time).
+ */
+export async function expandTemplate(t: Template, data: TemplateData, query?: TemplateQuery): Promise<string> {
+  if (t.nodes.length === 1 && t.nodes[0].k === 'text') return t.nodes[0].s;
+  const ex = new Executor(t.name, { externalURL: data.ExternalURL, query });
   const scope = new Map<string, unknown>([
     ['$', data], ['$labels', data.Labels], ['$externalLabels', data.ExternalLabels],
     ['$externalURL', data.ExternalURL], ['$value', data.Value],
@@ -38,35 +44,34 @@ export function expandTemplate(t: Template, data: TemplateData): string {
 type Scopes = Map<string, unknown>[];
 
 class Executor {
-  private readonly env: FuncEnv;
-  constructor(private readonly name: string, data: TemplateData) { this.env = { externalURL: data.ExternalURL }; }
+  constructor(private readonly name: string, private readonly env: FuncEnv) {}
 
-  run(nodes: Node[], dot: unknown, scopes: Scopes): string {
+  async run(nodes: Node[], dot: unknown, scopes: Scopes): Promise<string> {
     let out = '';
     for (const n of nodes) {
       switch (n.k) {
         case 'text': out += n.s; break;
         case 'action': {
-          const v = this.pipeline(n.p, dot, scopes);
+          const v = await this.pipeline(n.p, dot, scopes);
           if (!n.p.decl) out += printValue(v);
           break;
         }
         case 'if': case 'with': {
           const inner: Scopes = [...scopes, new Map()];
-          const v = this.pipeline(n.p, dot, inner);
-          if (truth(v)) out += this.run(n.then, n.k === 'with' ? v : dot, inner);
-          else out += this.run(n.else, dot, scopes);
+          const v = await this.pipeline(n.p, dot, inner);
+          if (truth(v)) out += await this.run(n.then, n.k === 'with' ? v : dot, inner);
+          else out += await this.run(n.else, dot, scopes);
           break;
         }
-        case 'range': out += this.range(n, dot, scopes); break;
+        case 'range': out += await this.range(n, dot, scopes); break;
       }
     }
     return out;
   }
 
-  private range(n: ControlNode, dot: unknown, scopes: Scopes): string {
+  private async range(n: ControlNode, dot: unknown, scopes: Scopes): Promise<string> {
     const inner: Scopes = [...scopes, new Map()];
-    const v = this.pipeline({ ...n.p, decl: null }, dot, inner);
+    const v = await this.pipeline({ ...n.p, decl: null }, dot, inner);
     const entries: [unknown, unknown][] = Array.isArray(v) ? v.map((x, i) => [i, x])
       : v && typeof v === 'object' ? Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]) : [];
     if (v !== null && v !== undefined && typeof v !== 'object') this.fail(n.p, `range can't iterate over ${printValue(v)}`);
@@ -76,7 +81,7 @@ class Executor {
       const s = new Map<string, unknown>();
       if (n.p.decl) s.set(n.p.decl, x);
       if (n.p.keyDecl) s.set(n.p.keyDecl, k);
-      out += this.run(n.then, x, [...inner, s]);
+      out += await this.run(n.then, x, [...inner, s]);
     }
     return out;
   }
@@ -85,9 +90,9 @@ class Executor {
     throw new Error(`template: ${this.name}:${p.line}: executing "${this.name}" at <${p.text}>: ${msg}`);
   }
 
-  private pipeline(p: Pipeline, dot: unknown, scopes: Scopes): unknown {
+  private async pipeline(p: Pipeline, dot: unknown, scopes: Scopes): Promise<unknown> {
     let v: unknown = undefined;
-    for (let i = 0; i < p.cmds.length; i++) v = this.command(p, p.cmds[i], dot, scopes, i > 0 ? [v] : []);
+    for (let i = 0; i < p.cmds.length; i++) v = await this.command(p, p.cmds[i], dot, scopes, i > 0 ? [v] : []);
     if (p.decl) {
       if (p.assign) { for (let i = scopes.length - 1; i >= 0; i--) if (scopes[i].has(p.decl)) { scopes[i].set(p.decl, v); break; } }
       else scopes[scopes.length - 1].set(p.decl, v);
@@ -95,25 +100,27 @@ class Executor {
     return v;
   }
 
-  private command(p: Pipeline, c: Command, dot: unknown, scopes: Scopes, piped: unknown[]): unknown {
+  private async command(p: Pipeline, c: Command, dot: unknown, scopes: Scopes, piped: unknown[]): Promise<unknown> {
     const head = c.args[0];
     if (head.k === 'func') {
-      const args = c.args.slice(1).map((a) => this.operand(p, a, dot, scopes)).concat(piped);
+      const args: unknown[] = [];
+      for (const a of c.args.slice(1)) args.push(await this.operand(p, a, dot, scopes));
+      args.push(...piped);
       try {
-        return TEMPLATE_FUNCS[head.name](args, this.env);
+        return await TEMPLATE_FUNCS[head.name](args, this.env);
       } catch (e) {
         this.fail(p, `error calling ${head.name}: ${(e as Error).message}`);
       }
     }
-    if (c.args.length > 1 || piped.length) this.fail(p, `can't give argument to non-function ${printValue(this.operand(p, head, dot, scopes))}`);
+    if (c.args.length > 1 || piped.length) this.fail(p, `can't give argument to non-function ${printValue(await this.operand(p, head, dot, scopes))}`);
     return this.operand(p, head, dot, scopes);
   }
 
-  private operand(p: Pipeline, o: Operand, dot: unknown, scopes: Scopes): unknown {
+  private async operand(p: Pipeline, o: Operand, dot: unknown, scopes: Scopes): Promise<unknown> {
     switch (o.k) {
       case 'lit': return o.v;
       case 'func': return this.command(p, { args: [o], line: p.line }, dot, scopes, []);
-      case 'pipe': return this.fields(p, this.pipeline(o.p, dot, scopes), o.fields);
+      case 'pipe': return this.fields(p, await this.pipeline(o.p, dot, scopes), o.fields);
       case 'field': return this.fields(p, dot, o.fields);
       case 'var': {
         for (let i = scopes.length - 1; i >= 0; i--) if (scopes[i].has(o.name)) return this.fields(p, scopes[i].get(o.name), o.fields);
@@ -139,5 +146,5 @@ class Executor {
 }
 
 function isRoot(o: Record<string, unknown>): boolean {
-  return 'Labels' in o && 'ExternalLabels' in o && 'Value' in o;
+  return 'Labels' in o && 'ExternalLabels' in o && 'ExternalURL' in o;
 }

@@ -1,9 +1,13 @@
 /**
  * OpenMetrics backfill, as `promtool tsdb create-blocks-from openmetrics` (2.42) does it: every sample
  * needs a timestamp (seconds, converted to ms by truncation), the input must end with `# EOF`, and the
- * samples are cut into blocks aligned to 2 h since the epoch, each with maxTime = last sample + 1 ms.
- * Within one block a series must be in time order (2.42's block writer has no out-of-order support);
- * a repeated timestamp with the same value is ignored and with a different value is an error.
+ * samples are cut into windows aligned to 2 h since the epoch; each block's minTime is its first sample
+ * and maxTime its last sample + 1 ms (checked against the real promtool).
+ *
+ * Order within a series follows promtool's appender exactly: samples are appended in file order and
+ * committed every 5000; a sample older than the series' last *committed* sample fails the import
+ * (`out of order sample`, or `duplicate sample for timestamp` for the same time with another value),
+ * while one that is out of order only within the current uncommitted batch is silently dropped.
  *
  * The file is streamed in line-aligned pieces so inputs larger than a JS string can be imported.
  */
@@ -19,18 +23,31 @@ export const BLOCK_RANGE_MS = 2 * 3600 * 1000;
 class SeriesBuf {
   t = new Float64Array(16);
   v = new Float64Array(16);
+  /** Position of each sample in the file (0-based over all samples). */
+  seq = new Float64Array(16);
   n = 0;
   constructor(readonly labels: Label[]) {}
-  push(t: number, v: number): void {
+  push(t: number, v: number, seq: number): void {
     if (this.n === this.t.length) {
-      const t2 = new Float64Array(this.n * 2); t2.set(this.t); this.t = t2;
-      const v2 = new Float64Array(this.n * 2); v2.set(this.v); this.v = v2;
+      this.t = grow(this.t);
+      this.v = grow(this.v);
+      this.seq = grow(this.seq);
     }
     this.t[this.n] = t;
     this.v[this.n] = v;
+    this.seq[this.n] = seq;
     this.n++;
   }
 }
+
+function grow(a: Float64Array) {
+  const b = new Float64Array(a.length * 2);
+  b.set(a);
+  return b;
+}
+
+/** Samples per appender commit in promtool's backfill (`maxSamplesInAppender`). */
+const COMMIT_SAMPLES = 5000;
 
 export interface BackfillInput { series: SeriesBuf[]; mintMs: number; maxtMs: number; samples: number }
 
@@ -45,7 +62,7 @@ export async function readOpenMetrics(path: string, pieceBytes = 16 << 20): Prom
   let eof = false;
   const parsePiece = (text: string): void => {
     if (eof) {
-      if (text.trim() !== '') fail('next: unexpected data after # EOF');
+      if (text.trim() !== '') fail('getting min and max timestamp: next: unexpected data after # EOF');
       return;
     }
     const p = new ExpositionParser(text, { openMetrics: true, fragment: true, firstLine: line });
@@ -59,15 +76,15 @@ export async function readOpenMetrics(path: string, pieceBytes = 16 << 20): Prom
           out.series.push(s);
         }
         const t = p.timestampMs;
-        if (Number.isNaN(t)) fail(`expected timestamp for series ${formatSeries(s.labels)}, got none`);
-        s.push(t, p.value);
+        if (Number.isNaN(t)) fail('getting min and max timestamp: expected timestamp for series got none');
+        s.push(t, p.value, out.samples);
         if (t < out.mintMs) out.mintMs = t;
         if (t > out.maxtMs) out.maxtMs = t;
         out.samples++;
       }
     } catch (e) {
       if (e instanceof InvalidArgumentError) throw e;
-      fail(`next: ${(e as Error).message}`);
+      fail(`getting min and max timestamp: next: ${(e as Error).message}`);
     }
     line = p.line;
     eof = p.eofSeen;
@@ -81,7 +98,7 @@ export async function readOpenMetrics(path: string, pieceBytes = 16 << 20): Prom
     parsePiece(text.slice(0, cut + 1));
   }
   if (carry !== '') parsePiece(carry);
-  if (!eof) fail('next: data does not end with # EOF');
+  if (!eof) fail('getting min and max timestamp: next: data does not end with # EOF');
   return out;
 }
 
@@ -89,45 +106,55 @@ export async function readOpenMetrics(path: string, pieceBytes = 16 << 20): Prom
 export interface PlannedBlock { mintMs: number; maxtMs: number; series: FetchedSeries[]; samples: number }
 
 /**
- * Cuts the input into 2 h-aligned blocks, checking order within each. Blocks are produced lazily, one
- * at a time, so only one block's columns are copied at once.
+ * Cuts the input into 2 h-aligned blocks, applying promtool's append/commit order rules. Blocks are
+ * produced lazily, one at a time, so only one block's columns are copied at once.
  */
 export function* planBlocks(input: BackfillInput, rangeMs = BLOCK_RANGE_MS): Generator<PlannedBlock> {
   if (input.samples === 0) return;
   const start = Math.floor(input.mintMs / rangeMs) * rangeMs;
   for (let from = start; from <= input.maxtMs; from += rangeMs) {
-    const to = from + rangeMs;
-    const series: FetchedSeries[] = [];
-    let maxt = -Infinity, samples = 0;
-    for (const s of input.series) {
-      const picked = pickWindow(s, from, to);
-      if (picked === null) continue;
-      series.push(picked);
-      samples += picked.t.length;
-      const last = picked.t[picked.t.length - 1];
-      if (last > maxt) maxt = last;
-    }
-    if (samples > 0) yield { mintMs: from, maxtMs: maxt + 1, series, samples };
+    const b = appendWindow(input.series, from, from + rangeMs);
+    if (b !== null) yield b;
   }
 }
 
-function pickWindow(s: SeriesBuf, from: number, to: number): FetchedSeries | null {
-  let count = 0;
-  for (let i = 0; i < s.n; i++) if (s.t[i] >= from && s.t[i] < to) count++;
-  if (count === 0) return null;
-  const t = new Float64Array(count), v = new Float64Array(count);
-  let k = 0;
-  for (let i = 0; i < s.n; i++) {
-    const ti = s.t[i];
-    if (ti < from || ti >= to) continue;
-    if (k > 0 && ti <= t[k - 1]) {
-      if (ti < t[k - 1]) fail(`block creation failed: add sample: out of order sample (series ${formatSeries(s.labels)}, t=${ti})`);
-      if (!Object.is(s.v[i], v[k - 1])) fail(`block creation failed: add sample: duplicate sample for timestamp (series ${formatSeries(s.labels)}, t=${ti})`);
-      continue;
-    }
-    t[k] = ti;
-    v[k] = s.v[i];
-    k++;
+/** Replays the samples of one window in file order through promtool's appender rules. */
+function appendWindow(all: readonly SeriesBuf[], from: number, to: number): PlannedBlock | null {
+  const order: number[] = []; // packed (series index, sample index) pairs, sorted by file position below
+  const seqs: number[] = [];
+  for (let si = 0; si < all.length; si++) {
+    const s = all[si];
+    for (let i = 0; i < s.n; i++) if (s.t[i] >= from && s.t[i] < to) { order.push(si, i); seqs.push(s.seq[i]); }
   }
-  return { labels: s.labels, t: k === count ? t : t.subarray(0, k), v: k === count ? v : v.subarray(0, k) };
+  if (seqs.length === 0) return null;
+  const idx = Array.from(seqs.keys()).sort((a, b) => seqs[a] - seqs[b]);
+  const kept = new Map<number, { t: number[]; v: number[]; committedT: number; committedV: number; batchT: number }>();
+  let mint = Infinity, maxt = -Infinity, samples = 0;
+  for (let k = 0; k < idx.length; k++) {
+    if (k % COMMIT_SAMPLES === 0) for (const st of kept.values()) { st.committedT = st.batchT; st.committedV = st.v[st.v.length - 1]; }
+    const si = order[2 * idx[k]], i = order[2 * idx[k] + 1];
+    const s = all[si];
+    const t = s.t[i], v = s.v[i];
+    let st = kept.get(si);
+    if (st === undefined) { st = { t: [], v: [], committedT: -Infinity, committedV: NaN, batchT: -Infinity }; kept.set(si, st); }
+    if (t < st.committedT) fail(`block creation failed: add sample: out of order sample (series ${formatSeries(s.labels)}, t=${t})`);
+    if (t === st.committedT && !sameBits(v, st.committedV)) fail(`block creation failed: add sample: duplicate sample for timestamp (series ${formatSeries(s.labels)}, t=${t})`);
+    if (t <= st.batchT) continue; // dropped at commit, as the head appender does
+    st.t.push(t);
+    st.v.push(v);
+    st.batchT = t;
+    samples++;
+    if (t < mint) mint = t;
+    if (t > maxt) maxt = t;
+  }
+  const series: FetchedSeries[] = [];
+  for (const [si, st] of kept) series.push({ labels: all[si].labels, t: Float64Array.from(st.t), v: Float64Array.from(st.v) });
+  return { mintMs: mint, maxtMs: maxt + 1, series, samples };
+}
+
+const f64 = new Float64Array(2);
+const u32 = new Uint32Array(f64.buffer);
+function sameBits(a: number, b: number): boolean {
+  f64[0] = a; f64[1] = b;
+  return u32[0] === u32[2] && u32[1] === u32[3];
 }

@@ -38,7 +38,11 @@ export interface ScrapeConfig {
   metricRelabelConfigs: RelabelRule[];
   /** Value of the Authorization header to send, or '' (from basic_auth / bearer_token / authorization). */
   authorization: string;
+  tls: TlsConfig;
 }
+
+/** `tls_config`: files are read when the scrape needs them (absolute paths). */
+export interface TlsConfig { caFile: string; certFile: string; keyFile: string; serverName: string; insecureSkipVerify: boolean }
 
 export interface QueueConfig {
   capacity: number; maxShards: number; minShards: number; maxSamplesPerSend: number;
@@ -78,7 +82,7 @@ type Obj = Record<string, unknown>;
 function bad(msg: string): never { throw new InvalidArgumentError('INVALID_ARGUMENT', msg); }
 
 function checkFields(o: Obj, allowed: readonly string[], type: string): void {
-  for (const k of Object.keys(o)) if (!allowed.includes(k)) bad(`field ${k} not found in type ${type}`);
+  for (const k of Object.keys(o)) if (!allowed.includes(k)) bad(`yaml: unmarshal errors:\n  field ${k} not found in type ${type}`);
 }
 
 function asObj(v: unknown, what: string): Obj {
@@ -100,7 +104,7 @@ function dur(v: unknown, def: number): number {
 
 function bool(v: unknown, def: boolean, what: string): boolean {
   if (v === undefined || v === null) return def;
-  if (typeof v !== 'boolean') bad(`cannot unmarshal ${JSON.stringify(v)} into bool ${what}`);
+  if (typeof v !== 'boolean') bad(`yaml: unmarshal errors:\n  cannot unmarshal !!${typeof v === 'number' ? 'int' : 'str'} \`${String(v)}\` into bool (${what})`);
   return v;
 }
 
@@ -171,7 +175,7 @@ function parseGlobal(g: Obj): GlobalConfig {
 
 const SCRAPE_FIELDS = ['job_name', 'honor_labels', 'honor_timestamps', 'params', 'scrape_interval', 'scrape_timeout',
   'metrics_path', 'scheme', 'sample_limit', 'static_configs', 'file_sd_configs', 'relabel_configs',
-  'metric_relabel_configs', 'basic_auth', 'bearer_token', 'authorization'];
+  'metric_relabel_configs', 'basic_auth', 'bearer_token', 'authorization', 'tls_config'];
 
 function parseScrapeConfig(o: Obj, global: GlobalConfig, dir: string): ScrapeConfig {
   checkFields(o, SCRAPE_FIELDS, 'config.ScrapeConfig');
@@ -198,7 +202,20 @@ function parseScrapeConfig(o: Obj, global: GlobalConfig, dir: string): ScrapeCon
     relabelConfigs: asList(o.relabel_configs, 'relabel_configs').map(parseRelabelRule),
     metricRelabelConfigs: asList(o.metric_relabel_configs, 'metric_relabel_configs').map(parseRelabelRule),
     authorization: parseAuth(o),
+    tls: parseTls(asObj(o.tls_config, 'tls_config'), dir),
   };
+}
+
+function parseTls(o: Obj, dir: string): TlsConfig {
+  checkFields(o, ['ca_file', 'cert_file', 'key_file', 'server_name', 'insecure_skip_verify'], 'config.TLSConfig');
+  const file = (v: unknown): string => (v === undefined || v === null || v === '' ? '' : resolvePath(dir, String(v)));
+  const tls = {
+    caFile: file(o.ca_file), certFile: file(o.cert_file), keyFile: file(o.key_file),
+    serverName: o.server_name === undefined ? '' : String(o.server_name),
+    insecureSkipVerify: bool(o.insecure_skip_verify, false, 'insecure_skip_verify'),
+  };
+  if ((tls.certFile === '') !== (tls.keyFile === '')) bad(tls.certFile ? 'client cert file specified without client key file' : 'client key file specified without client cert file');
+  return tls;
 }
 
 /** A `{targets, labels}` group as in static configs and file SD files. */
@@ -302,6 +319,7 @@ function marshalScrape(c: ScrapeConfig, raw: Obj): Obj {
     metrics_path: c.metricsPath, scheme: c.scheme, follow_redirects: true, enable_http2: true,
   });
   if (c.sampleLimit) o.sample_limit = c.sampleLimit;
+  if (raw.tls_config !== undefined) o.tls_config = raw.tls_config;
   for (const k of ['basic_auth', 'authorization']) if (raw[k] !== undefined) o[k] = k === 'basic_auth' ? { ...(raw[k] as Obj), password: '<secret>' } : { type: (raw[k] as Obj).type ?? 'Bearer', credentials: '<secret>' };
   if (raw.bearer_token !== undefined) o.authorization = { type: 'Bearer', credentials: '<secret>' };
   for (const k of ['relabel_configs', 'metric_relabel_configs', 'file_sd_configs', 'static_configs']) if (raw[k] !== undefined) o[k] = raw[k];

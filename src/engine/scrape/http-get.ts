@@ -9,15 +9,18 @@ import { createGunzip } from 'node:zlib';
 
 export interface GetResult { status: number; statusText: string; contentType: string; body: string }
 
-export type HttpGet = (url: string, headers: Record<string, string>, timeoutMs: number) => Promise<GetResult>;
+/** TLS material for https targets (contents, not paths). */
+export interface TlsOptions { ca?: Buffer; cert?: Buffer; key?: Buffer; servername?: string; rejectUnauthorized: boolean }
+
+export type HttpGet = (url: string, headers: Record<string, string>, timeoutMs: number, tls?: TlsOptions) => Promise<GetResult>;
 
 /** GETs `url`; rejects with a Go-style message (`Get "url": …`). */
-export const httpGet: HttpGet = (url, headers, timeoutMs) => {
+export const httpGet: HttpGet = (url, headers, timeoutMs, tls) => {
   const deadline = Date.now() + timeoutMs;
-  return getOnce(url, headers, deadline, 0);
+  return getOnce(url, headers, deadline, 0, tls);
 };
 
-function getOnce(url: string, headers: Record<string, string>, deadline: number, redirects: number): Promise<GetResult> {
+function getOnce(url: string, headers: Record<string, string>, deadline: number, redirects: number, tls?: TlsOptions): Promise<GetResult> {
   return new Promise((resolve, reject) => {
     let u: URL;
     try { u = new URL(url); } catch { reject(new Error(`Get "${url}": invalid URL`)); return; }
@@ -26,9 +29,8 @@ function getOnce(url: string, headers: Record<string, string>, deadline: number,
       return;
     }
     const fail = (msg: string): void => reject(new Error(`Get "${url}": ${msg}`));
-    const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)(u, {
-      method: 'GET', headers: { ...headers, 'Accept-Encoding': 'gzip' },
-    });
+    const opts = { method: 'GET', headers: { ...headers, 'Accept-Encoding': 'gzip' } };
+    const req = u.protocol === 'https:' ? httpsRequest(u, { ...opts, ...tls }) : httpRequest(u, opts);
     const timer = setTimeout(() => { req.destroy(new Error('context deadline exceeded')); }, Math.max(1, deadline - Date.now()));
     req.on('error', (e: NodeJS.ErrnoException & { address?: string; port?: number }) => {
       clearTimeout(timer);
@@ -41,7 +43,7 @@ function getOnce(url: string, headers: Record<string, string>, deadline: number,
       if (res.statusCode && res.statusCode >= 301 && res.statusCode <= 308 && loc && redirects < 10) {
         clearTimeout(timer);
         res.resume();
-        getOnce(new URL(loc, u).toString(), headers, deadline, redirects + 1).then(resolve, reject);
+        getOnce(new URL(loc, u).toString(), headers, deadline, redirects + 1, tls).then(resolve, reject);
         return;
       }
       const stream = res.headers['content-encoding'] === 'gzip' ? res.pipe(createGunzip()) : res;

@@ -58,7 +58,7 @@ export function parseRelabelRule(raw: unknown): RelabelRule {
   const r = raw as Record<string, unknown>;
   for (const k of Object.keys(r)) {
     if (!['source_labels', 'separator', 'regex', 'modulus', 'target_label', 'replacement', 'action'].includes(k)) {
-      bad(`field ${k} not found in type relabel.plain`);
+      bad(`yaml: unmarshal errors:\n  field ${k} not found in type relabel.plain`);
     }
   }
   const action = (r.action === undefined ? 'replace' : String(r.action)).toLowerCase();

@@ -11,7 +11,8 @@ import { isOpenMetrics, recordMetadata, SCRAPE_ACCEPT, type MetricMetadata } fro
 import { relabel, toSortedLabels } from './relabel.ts';
 import { labelsKey, STALE_NAN, type IngestSample, type SampleSink } from './sample-sink.ts';
 import type { TargetSpec } from './target.ts';
-import type { HttpGet } from './http-get.ts';
+import type { HttpGet, TlsOptions } from './http-get.ts';
+import { readFile } from 'node:fs/promises';
 
 /**
  * One stored series of this target. Several series texts may resolve to the same labels (after
@@ -56,6 +57,7 @@ export class ScrapeLoop {
   private running: Promise<void> | null = null;
   private stopped = false;
   private nextAtMs = 0;
+  private tls: TlsOptions | null = null;
 
   constructor(target: TargetSpec, cfg: ScrapeConfig, deps: LoopDeps) {
     this.target = target;
@@ -150,9 +152,26 @@ export class ScrapeLoop {
       'X-Prometheus-Scrape-Timeout-Seconds': String(this.target.timeoutMs / 1000),
     };
     if (this.cfg.authorization) headers.Authorization = this.cfg.authorization;
-    const r = await this.deps.get(this.target.url, headers, this.target.timeoutMs);
+    const r = await this.deps.get(this.target.url, headers, this.target.timeoutMs, await this.tlsOptions());
     if (r.status !== 200) throw new Error(`server returned HTTP status ${r.status} ${r.statusText}`.trimEnd());
     return { body: r.body, contentType: r.contentType };
+  }
+
+  /** Reads the tls_config files once per loop (async: the main thread never blocks on disk). */
+  private async tlsOptions(): Promise<TlsOptions | undefined> {
+    if (!this.target.url.startsWith('https:')) return undefined;
+    if (this.tls === null) {
+      const c = this.cfg.tls;
+      const read = async (f: string): Promise<Buffer | undefined> => {
+        if (f === '') return undefined;
+        try { return await readFile(f); } catch (e) { throw new Error(`unable to load TLS file ${f}: ${(e as Error).message}`); }
+      };
+      this.tls = {
+        ca: await read(c.caFile), cert: await read(c.certFile), key: await read(c.keyFile),
+        servername: c.serverName || undefined, rejectUnauthorized: !c.insecureSkipVerify,
+      };
+    }
+    return this.tls;
   }
 
   /** Parses the whole body into samples; throws on the first malformed line (the caller stores nothing). */

@@ -113,6 +113,8 @@ export class DocIndexer {
       a.analyze(String(v), this.tokens, base === undefined ? 0 : base + POSITION_INCREMENT_GAP + 1);
       if (this.tokens.length > 0) this.positions.set(path, this.tokens.positions[this.tokens.length - 1]);
       b.addTokens(doc, path, this.tokens, true);
+      // _field_names records any present value, even one that analyses to no tokens ("").
+      b.markExists(doc, path);
     } else if (type === 'keyword') {
       const s = typeof v === 'object' ? JSON.stringify(v) : String(v);
       if (s.length > ignoreAbove) return;

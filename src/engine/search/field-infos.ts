@@ -19,6 +19,8 @@ export interface FieldInfo {
   indexed: boolean;
   fielddata: boolean;
   normalizer: string | undefined;
+  /** Where the value lives in `_source` (the parent's path for multi-fields such as `title.keyword`). */
+  sourcePath: string;
 }
 
 export class FieldInfos {
@@ -42,24 +44,26 @@ export class FieldInfos {
         if (m.properties) this.walk(m.properties, path + '.', inner);
         continue;
       }
-      this.add(path, m, nested);
-      for (const [sub, sm] of Object.entries(m.fields ?? {})) this.add(`${path}.${sub}`, sm, nested);
+      this.add(path, m, nested, path);
+      for (const [sub, sm] of Object.entries(m.fields ?? {})) this.add(`${path}.${sub}`, sm, nested, path);
     }
   }
 
-  private add(path: string, m: FieldMappingJson, nested: string): void {
+  private add(path: string, m: FieldMappingJson, nested: string, sourcePath: string): void {
     const analyzer = m.analyzer ?? this.defaultAnalyzer;
     this.fields.set(path, {
       path,
       type: m.type ?? 'object',
       analyzer,
-      searchAnalyzer: m.search_analyzer ?? (m.analyzer ? m.analyzer : this.defaultSearchAnalyzer ?? analyzer),
+      // Search side: the field's search_analyzer, then the index's default_search, then the field's analyzer.
+      searchAnalyzer: m.search_analyzer ?? this.defaultSearchAnalyzer ?? analyzer,
       ignoreAbove: typeof m.ignore_above === 'number' ? m.ignore_above : Infinity,
       format: m.format,
       nestedPath: nested,
       indexed: m.index !== false,
       fielddata: m.fielddata === true,
       normalizer: typeof m.normalizer === 'string' ? m.normalizer : undefined,
+      sourcePath,
     });
     this.order.push(path);
   }

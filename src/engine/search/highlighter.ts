@@ -13,7 +13,7 @@ import type { HighlightField } from './highlight-spec.ts';
 import { valuesAt } from './source-filter.ts';
 import { wildcardToRegExp } from './query-compiler.ts';
 
-type TermMatcher = { field: string | null; test: (term: string) => boolean };
+type TermMatcher = { field: string | null; test: (term: string) => boolean; phrase?: { terms: string[]; rel: number[] } };
 
 /** Collects per-field term predicates from a query tree. */
 function collectTerms(ctx: CompileContext, q: Query | null, out: TermMatcher[]): void {
@@ -30,8 +30,19 @@ function collectTerms(ctx: CompileContext, q: Query | null, out: TermMatcher[]):
     case 'terms': { const s = new Set(q.values.map(String)); out.push({ field: q.field, test: (t) => s.has(t) }); break; }
     case 'match': analyzed(q.field, String(q.query), q.analyzer); break;
     case 'match_phrase': {
-      analyzed(q.field, q.query, q.analyzer);
-      if (q.prefix) { const last = q.query.trim().split(/\s+/).pop()!.toLowerCase(); out.push({ field: q.field, test: (t) => t.startsWith(last) }); }
+      const fi = ctx.field(q.field);
+      const a = ctx.reader.analyzers.get(q.analyzer ?? fi?.searchAnalyzer ?? 'standard');
+      if (!a || q.prefix || q.slop > 0 || fi?.type !== 'text') {
+        analyzed(q.field, q.query, q.analyzer);
+        if (q.prefix) { const last = q.query.trim().split(/\s+/).pop()!.toLowerCase(); out.push({ field: q.field, test: (t) => t.startsWith(last) }); }
+        break;
+      }
+      // Exact phrases highlight only the tokens of actual phrase occurrences, as the unified highlighter does.
+      const b = new TokenBuf();
+      a.analyze(q.query, b);
+      const terms = b.terms.slice(0, b.length), rel = b.positions.slice(0, b.length).map((p) => p - b.positions[0]);
+      const set = new Set(terms);
+      out.push({ field: q.field, test: (t) => set.has(t), phrase: { terms, rel } });
       break;
     }
     case 'multi_match': {
@@ -97,8 +108,10 @@ function fieldFragments(ctx: CompileContext, hf: HighlightField, field: string, 
     analyzer.analyze(text, buf);
     const spans: [number, number][] = [];
     let lastEnd = -1;
+    const inPhrase = phraseTokens(mine);
     for (let i = 0; i < buf.length; i++) {
-      if (!mine.some((m) => (m.field === null || m.field === field || !hf.requireFieldMatch) && m.test(buf.terms[i]))) continue;
+      const hitTerm = mine.some((m) => !m.phrase && m.test(buf.terms[i]));
+      if (!hitTerm && !inPhrase.has(i)) continue;
       const s = Math.max(buf.starts[i], lastEnd), e = buf.ends[i];
       if (e <= s) continue;
       spans.push([s, e]); lastEnd = e;
@@ -117,6 +130,29 @@ function fieldFragments(ctx: CompileContext, hf: HighlightField, field: string, 
     const t = (p as Passage & { text: string }).text;
     return highlightValue(t, p.matches, p.start, p.end, hf.preTags[0], hf.postTags[0]).trim();
   });
+}
+
+/** Indexes of tokens (in `buf`) that belong to an exact occurrence of one of the phrase matchers. */
+function phraseTokens(ms: TermMatcher[]): Set<number> {
+  const out = new Set<number>();
+  const byPos = new Map<number, number[]>();
+  for (let i = 0; i < buf.length; i++) { const l = byPos.get(buf.positions[i]); if (l) l.push(i); else byPos.set(buf.positions[i], [i]); }
+  for (const m of ms) {
+    if (!m.phrase) continue;
+    const { terms, rel } = m.phrase;
+    for (let i = 0; i < buf.length; i++) {
+      if (buf.terms[i] !== terms[0]) continue;
+      const base = buf.positions[i];
+      const hit: number[] = [i];
+      let ok = true;
+      for (let k = 1; k < terms.length && ok; k++) {
+        const at = (byPos.get(base + rel[k]) ?? []).find((j) => buf.terms[j] === terms[k]);
+        if (at === undefined) ok = false; else hit.push(at);
+      }
+      if (ok) for (const j of hit) out.add(j);
+    }
+  }
+  return out;
 }
 
 function noMatch(values: string[], size: number): string[] {
@@ -139,7 +175,7 @@ export function highlightHit(ctx: CompileContext, req: SearchRequest, rawSource:
     collectTerms(ctx, hf.highlightQuery ?? req.query, matchers);
     const fields = hf.field.includes('*') ? ctx.reader.infos.expand(hf.field) : [hf.field];
     for (const f of fields) {
-      const values = valuesAt(src, f.replace(/\.keyword$/, '')).map(String);
+      const values = valuesAt(src, ctx.field(f)?.sourcePath ?? f).map(String);
       let frags = fieldFragments(ctx, hf, f, values, matchers);
       if (!frags.length) frags = noMatch(values, hf.noMatchSize);
       if (frags.length) { out[f] = frags; any = true; }

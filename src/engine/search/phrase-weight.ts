@@ -58,10 +58,13 @@ function phraseScorer(seg: Segment, field: string, groups: string[][], offsets: 
   }
   const it = new IntersectCursor(gs.map((g) => g.union));
   const docs: number[] = [], scores: number[] = [];
-  const pos: number[][] = gs.map(() => []);
+  const pos: Int32Array[] = gs.map(() => new Int32Array(64));
+  const lens = new Int32Array(gs.length);
   for (let d = it.next(); d !== NO_MORE_DOCS; d = it.next()) {
-    for (let i = 0; i < gs.length; i++) collectPositions(gs[i], d, offsets[i], pos[i]);
-    const freq = slop === 0 ? exactFreq(pos) : sloppyFreq(pos, slop);
+    for (let i = 0; i < gs.length; i++) {
+      lens[i] = collectPositions(gs[i], d, offsets[i], pos, i);
+    }
+    const freq = slop === 0 ? exactFreq(pos, lens) : sloppyFreq(pos, lens, slop);
     if (freq > 0) {
       docs.push(d);
       const norm = fp.norms ? cache[fp.norms[d]] : K1;
@@ -71,34 +74,53 @@ function phraseScorer(seg: Segment, field: string, groups: string[][], offsets: 
   return docs.length ? new ArrayScorer(Uint32Array.from(docs), Float32Array.from(scores)) : null;
 }
 
-/** Positions of the group's terms in doc d, shifted by -offset, sorted. */
-function collectPositions(g: Group, d: number, offset: number, out: number[]): void {
-  out.length = 0;
-  for (const c of g.cursors) {
-    if (c.doc() !== d) continue;
-    const p = c.pos;
-    for (let i = g.fp.posStart![p]; i < g.fp.posStart![p + 1]; i++) out.push(g.fp.positions![i] - offset);
+/** Positions of the group's terms in doc d, shifted by -offset, sorted, into pos[gi] (grown as needed); returns the count. */
+function collectPositions(g: Group, d: number, offset: number, pos: Int32Array[], gi: number): number {
+  let n = 0;
+  const ps = g.fp.posStart!, all = g.fp.positions!;
+  for (let c = 0; c < g.cursors.length; c++) {
+    const cur = g.cursors[c];
+    if (cur.doc() !== d) continue;
+    const p = cur.pos;
+    const a = ps[p], b = ps[p + 1];
+    if (n + (b - a) > pos[gi].length) { const grown = new Int32Array(Math.max(pos[gi].length * 2, n + b - a)); grown.set(pos[gi].subarray(0, n)); pos[gi] = grown; }
+    const out = pos[gi];
+    for (let i = a; i < b; i++) out[n++] = all[i] - offset;
   }
-  if (g.cursors.length > 1) out.sort((a, b) => a - b);
+  if (g.cursors.length > 1) pos[gi].subarray(0, n).sort();
+  return n;
 }
 
-function exactFreq(pos: number[][]): number {
+/** Occurrences where every group has the same (offset-adjusted) position: a k-way sorted merge. */
+function exactFreq(pos: Int32Array[], lens: Int32Array): number {
+  const k = pos.length;
+  const idx = new Int32Array(k);
   let n = 0;
-  outer: for (const p of pos[0]) {
-    for (let i = 1; i < pos.length; i++) if (!pos[i].includes(p)) continue outer;
+  outer: for (let j = 0; j < lens[0]; j++) {
+    const p = pos[0][j];
+    for (let g = 1; g < k; g++) {
+      const arr = pos[g];
+      let i = idx[g];
+      while (i < lens[g] && arr[i] < p) i++;
+      idx[g] = i;
+      if (i === lens[g]) break outer;
+      if (arr[i] !== p) continue outer;
+    }
     n++;
   }
   return n;
 }
 
-function sloppyFreq(pos: number[][], slop: number): number {
+function sloppyFreq(pos: Int32Array[], lens: Int32Array, slop: number): number {
   let freq = 0;
-  for (const p0 of pos[0]) {
+  for (let j = 0; j < lens[0]; j++) {
+    const p0 = pos[0][j];
     let lo = p0, hi = p0;
     for (let i = 1; i < pos.length; i++) {
       let best = pos[i][0], bd = Math.abs(best - p0);
-      for (const x of pos[i]) if (Math.abs(x - p0) < bd) { best = x; bd = Math.abs(x - p0); }
-      lo = Math.min(lo, best); hi = Math.max(hi, best);
+      for (let x = 1; x < lens[i]; x++) { const dd = Math.abs(pos[i][x] - p0); if (dd < bd) { best = pos[i][x]; bd = dd; } }
+      if (best < lo) lo = best;
+      if (best > hi) hi = best;
     }
     const dist = hi - lo;
     if (dist <= slop) freq += 1 / (dist + 1);

@@ -21,7 +21,7 @@ export type Query =
   | { type: 'boosting'; positive: Query; negative: Query; negativeBoost: number; boost: number; name?: string }
   | { type: 'constant_score'; filter: Query; boost: number; name?: string }
   | { type: 'dis_max'; queries: Query[]; tieBreaker: number; boost: number; name?: string }
-  | { type: 'nested'; path: string; query: Query; scoreMode: 'avg' | 'max' | 'min' | 'sum' | 'none'; ignoreUnmapped: boolean; boost: number; name?: string; source: unknown }
+  | { type: 'nested'; path: string; query: Query; scoreMode: 'avg' | 'max' | 'min' | 'sum' | 'none'; ignoreUnmapped: boolean; boost: number; name?: string; source: unknown; innerHits?: InnerHitsSpec }
   | FunctionScoreQuery;
 
 export interface MatchQuery {
@@ -99,3 +99,6 @@ export interface FunctionScoreQuery {
   boost: number;
   name?: string;
 }
+
+/** `inner_hits` of a nested query: the best matching nested objects of each hit. */
+export interface InnerHitsSpec { name: string; from: number; size: number; sourceIncludes: string[] | null; sourceEnabled: boolean }

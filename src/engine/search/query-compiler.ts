@@ -11,7 +11,7 @@ import type { BoolQuery, MatchQuery, Query } from './query-ast.ts';
 import { ConjunctionScorer, ConstScorer, DisjunctionScorer, MappedScorer, ReqOptExclScorer, type Scorer } from './scorers.ts';
 import { WindowSumScorer } from './window-scorer.ts';
 import { minShouldMatch, NULL_WEIGHT, type CompileContext, type Weight } from './weight.ts';
-import { docValuesWeight, existsWeight, idsWeight, prefixRange, sumWeight, termSetWeight, termWeight } from './term-weights.ts';
+import { existsWeight, idsWeight, prefixRange, rangeScanWeight, sumWeight, termSetWeight, termWeight } from './term-weights.ts';
 import { NUMERIC_TYPES } from './field-infos.ts';
 import { coerceBoolean, coerceNumber } from './doc-indexer.ts';
 import { rangeWeight, parseDateValue } from './range-weight.ts';
@@ -67,7 +67,17 @@ export function constantWeight(inner: Weight, score: number): Weight {
   };
 }
 
+/** Metadata fields: `_id` (ids), `_index` and `_type` (match all docs of this shard or none). */
+function metaQuery(ctx: CompileContext, field: string, values: unknown[], boost: number): Weight | null {
+  if (field === '_id') return idsWeight(values.map(String), boost);
+  if (field === '_index') return values.map(String).includes(ctx.index) ? allWeight(boost) : NULL_WEIGHT;
+  if (field === '_type') return values.map(String).includes(ctx.type ?? '_doc') ? allWeight(boost) : NULL_WEIGHT;
+  return null;
+}
+
 function termQuery(ctx: CompileContext, field: string, value: unknown, boost: number): Weight {
+  const meta = metaQuery(ctx, field, [value], boost);
+  if (meta) return meta;
   const fi = ctx.field(field);
   if (!fi) return NULL_WEIGHT;
   if (fi.type === 'text' || fi.type === 'keyword') return termWeight(ctx, field, String(value), boost);
@@ -80,16 +90,18 @@ function termQuery(ctx: CompileContext, field: string, value: unknown, boost: nu
     const n = coerceNumber(value, fi.type === 'float' || fi.type === 'half_float' ? fi.type : 'double');
     if (n === null) throw new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', `For input string: "${String(value)}"`, { cause: 'number_format_exception' });
     if ((fi.type === 'long' || fi.type === 'integer' || fi.type === 'short' || fi.type === 'byte') && !Number.isInteger(n)) return NULL_WEIGHT;
-    return docValuesWeight(field, boost, (x) => x === n);
+    return rangeScanWeight(field, boost, n, true, n, true);
   }
   if (fi.type === 'date') {
     const ms = parseDateValue(ctx, value, fi.format, undefined, false);
-    return docValuesWeight(field, boost, (x) => x === ms);
+    return rangeScanWeight(field, boost, ms, true, ms, true);
   }
   return NULL_WEIGHT;
 }
 
 function termsQuery(ctx: CompileContext, field: string, values: unknown[], boost: number): Weight {
+  const meta = metaQuery(ctx, field, values, boost);
+  if (meta) return meta;
   const fi = ctx.field(field);
   if (!fi || values.length === 0) return NULL_WEIGHT;
   if (fi.type === 'text' || fi.type === 'keyword' || fi.type === 'boolean') {

@@ -148,10 +148,22 @@ const PARSERS: Record<string, Parser> = {
     if (!b.query) throw parsingError('[nested] requires \'query\' field', locOf(b));
     const sm = String(b.score_mode ?? 'avg');
     if (!['avg', 'max', 'min', 'sum', 'none'].includes(sm)) throw parsingError(`illegal score_mode for nested query [${sm}]`, locOfKey(b, 'score_mode'));
-    return { type: 'nested', path: b.path, query: parseQuery(b, 'query'), scoreMode: sm as 'avg', ignoreUnmapped: b.ignore_unmapped === true, boost: boostOf(b), name: nameOf(b), source: b };
+    const innerHits = isObj(b.inner_hits) ? parseInnerHits(b.inner_hits, b.path) : undefined;
+    return { type: 'nested', path: b.path, query: parseQuery(b, 'query'), scoreMode: sm as 'avg', ignoreUnmapped: b.ignore_unmapped === true, boost: boostOf(b), name: nameOf(b), source: b, innerHits };
   },
   function_score: parseFunctionScore,
 };
+
+function parseInnerHits(ih: Obj, path: string): import('./query-ast.ts').InnerHitsSpec {
+  for (const k of Object.keys(ih)) {
+    if (!['name', 'from', 'size', '_source'].includes(k)) throw parsingError(`[inner_hits] unknown field [${k}], parser not found`, locOfKey(ih, k));
+  }
+  const src = ih._source;
+  return {
+    name: typeof ih.name === 'string' ? ih.name : path, from: Number(ih.from ?? 0), size: Number(ih.size ?? 3),
+    sourceEnabled: src !== false, sourceIncludes: src === undefined || typeof src === 'boolean' ? null : [src].flat().map(String),
+  };
+}
 
 function termLevel(type: 'prefix' | 'wildcard' | 'regexp', b: Obj, extra: string[]): Query {
   const { field, opts, value } = singleField(type, b, 'value', extra);

@@ -137,6 +137,7 @@ function withField(q: Query, field: string): Query {
 }
 
 export function queryStringToQuery(ctx: CompileContext, q: QS): Query {
+  if (/^\s*(\*|\*:\*)\s*$/.test(q.query)) return { type: 'match_all', boost: 1 };
   const defaults = q.fields.length ? q.fields : [q.defaultField ?? '*'];
   return new QsParser(tokenize(q.query, q.simple), ctx, q, defaults).parseAll();
 }

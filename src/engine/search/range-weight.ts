@@ -6,7 +6,7 @@
 import { parseDate, zoneOffsetAt, DEFAULT_DATE_FORMAT } from '../postings/date-format.ts';
 import type { RangeQuery } from './query-ast.ts';
 import { NULL_WEIGHT, type CompileContext, type Weight } from './weight.ts';
-import { docValuesWeight, termSetWeight } from './term-weights.ts';
+import { rangeScanWeight, termSetWeight } from './term-weights.ts';
 import { NUMERIC_TYPES } from './field-infos.ts';
 import { queryShardError } from './shard-errors.ts';
 
@@ -84,7 +84,7 @@ export function rangeWeight(ctx: CompileContext, q: RangeQuery, boost: number): 
     const lte = q.lte !== undefined ? conv(q.lte, true) : undefined;
     const lo = gt ?? gte ?? -Infinity, loIncl = gt === undefined;
     const hi = lt ?? lte ?? Infinity, hiIncl = lt === undefined;
-    return docValuesWeight(q.field, boost, (x) => (loIncl ? x >= lo : x > lo) && (hiIncl ? x <= hi : x < hi));
+    return rangeScanWeight(q.field, boost, lo, loIncl, hi, hiIncl);
   }
   if (fi.type !== 'keyword' && fi.type !== 'text') return NULL_WEIGHT;
   const lo = q.gt ?? q.gte, hi = q.lt ?? q.lte;

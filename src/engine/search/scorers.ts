@@ -23,6 +23,25 @@ export class TermScorer extends ArrayCursor implements Scorer {
     const norm = this.cache && this.fp.norms ? this.cache[this.fp.norms[this.cur]] : K1;
     return bm25Score(this.wv, this.freq(), norm);
   }
+
+  /**
+   * Hot path for a lone term query: scores every remaining posting into `collect` without per-doc virtual
+   * calls. Skips nested children and deleted docs; returns the number of docs collected.
+   */
+  collectAll(base: number, parentOf: Int32Array, live: Uint8Array | null, sink: { collect(doc: number, score: number): void }): number {
+    const docs = this.docs, freqs = this.fp.freqs, norms = this.fp.norms, cache = this.cache, wv = this.wv;
+    let n = 0;
+    for (let p = this.pos + 1; p < this.end; p++) {
+      const d = docs[p];
+      if (parentOf[d] !== -1 || (live !== null && live[d] === 0)) continue;
+      const norm = cache !== null && norms !== null ? cache[norms[d]] : K1;
+      sink.collect(base + d, bm25Score(wv, freqs !== null ? freqs[p] : 1, norm));
+      n++;
+    }
+    this.pos = this.end - 1;
+    this.cur = NO_MORE_DOCS;
+    return n;
+  }
 }
 
 /** Every doc of a cursor with one constant score. */

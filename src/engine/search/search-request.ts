@@ -32,6 +32,8 @@ export interface SearchRequest {
   seqNoPrimaryTerm: boolean;
   explain: boolean;
   timeoutMs: number | null;
+  /** `indices_boost`: index name or pattern → score multiplier. */
+  indicesBoost: [string, number][];
 }
 
 type Obj = Record<string, unknown>;
@@ -41,7 +43,7 @@ export function defaultRequest(): SearchRequest {
   return {
     query: null, postFilter: null, from: 0, size: 10, sort: null, source: { enabled: true, includes: [], excludes: [] }, storedFields: null,
     docvalueFields: [], trackScores: false, trackTotalHits: true, minScore: null, terminateAfter: 0, searchAfter: null, aggs: null,
-    highlight: null, version: false, seqNoPrimaryTerm: false, explain: false, timeoutMs: null,
+    highlight: null, version: false, seqNoPrimaryTerm: false, explain: false, timeoutMs: null, indicesBoost: [],
   };
 }
 
@@ -80,7 +82,10 @@ export function parseSearchBody(body: Obj): SearchRequest {
       case 'seq_no_primary_term': r.seqNoPrimaryTerm = v === true; break;
       case 'explain': r.explain = v === true; break;
       case 'timeout': r.timeoutMs = parseTimeMs(v); break;
-      case 'profile': case 'stats': case 'indices_boost': break;
+      case 'stats': break;
+      case 'indices_boost':
+        for (const e of [v].flat() as Obj[]) for (const [name, b] of Object.entries(e ?? {})) r.indicesBoost.push([name, Number(b)]);
+        break;
       default:
         throw parsingError(`Unknown key for a ${TOKEN(v)} in [${k}].`, loc);
     }

@@ -8,14 +8,17 @@ import type { IndexReader, StatsSource } from './index-reader.ts';
 import type { SearchRequest } from './search-request.ts';
 import { compile, allWeight } from './query-compiler.ts';
 import type { CompileContext, Weight } from './weight.ts';
-import { BoundSort, compareKeys, type SortValue } from './sort.ts';
+import { BoundSort, compareKeys, compareOne, type SortValue } from './sort.ts';
 import { TopFieldCollector, TopScoreCollector } from './top-collectors.ts';
+import { TermScorer } from './scorers.ts';
 import { filterSource } from './source-filter.ts';
 import { createAggCollectors, type AggPartial } from './aggs/agg-collectors.ts';
 import { highlightHit } from './highlighter.ts';
 import type { Query } from './query-ast.ts';
+import { explainQuery, type Explanation } from './explain.ts';
+import { InnerHitsFetcher, nestedWithInnerHits, type InnerHitsResult } from './inner-hits.ts';
 
-export interface StoredDoc { source: Uint8Array; version: number; seqNo: number; primaryTerm: number }
+export interface StoredDoc { source: Uint8Array; version: number; seqNo: number; primaryTerm: number; routing?: string }
 export type DocFetcher = (id: string) => StoredDoc | null;
 
 export interface ShardHit {
@@ -30,6 +33,9 @@ export interface ShardHit {
   seqNo?: number;
   primaryTerm?: number;
   fields?: Record<string, unknown[]>;
+  explanation?: Explanation | null;
+  routing?: string;
+  innerHits?: Record<string, InnerHitsResult>;
 }
 
 export interface ShardResult {
@@ -53,29 +59,34 @@ export interface ShardSearchOptions {
   noFetch?: boolean;
   /** Number of shards in the whole search (terms shard_size defaults depend on it). */
   shardCount?: number;
+  /** The index's mapping type (for `_type` queries). */
+  type?: string;
+  /** Score multiplier of this index (`indices_boost`). */
+  boost?: number;
 }
 
-export function compileContext(reader: IndexReader, index: string, nowMs: number, stats?: StatsSource): CompileContext {
-  return { reader, stats: stats ?? reader, index, field: (p) => reader.infos.get(p), nowMs };
+export function compileContext(reader: IndexReader, index: string, nowMs: number, stats?: StatsSource, type?: string): CompileContext {
+  return { reader, stats: stats ?? reader, index, type, field: (p) => reader.infos.get(p), nowMs };
 }
 
-function mainWeight(ctx: CompileContext, req: SearchRequest, filter: Query | null | undefined): Weight {
+function mainWeight(ctx: CompileContext, req: SearchRequest, filter: Query | null | undefined, boost: number): Weight {
   const q: Query = req.query ?? { type: 'match_all', boost: 1 };
-  if (!filter) return req.query ? compile(q, ctx) : allWeight(1);
-  return compile({ type: 'bool', must: [q], filter: [filter], should: [], mustNot: [], filterContext: false, boost: 1 }, ctx);
+  if (!filter) return req.query ? compile(q, ctx, boost) : allWeight(boost);
+  return compile({ type: 'bool', must: [q], filter: [filter], should: [], mustNot: [], filterContext: false, boost: 1 }, ctx, boost);
 }
 
 export function searchShard(reader: IndexReader, req: SearchRequest, opts: ShardSearchOptions): ShardResult {
-  const ctx = compileContext(reader, opts.index, opts.nowMs, opts.stats);
-  const weight = mainWeight(ctx, req, opts.filter);
+  const ctx = compileContext(reader, opts.index, opts.nowMs, opts.stats, opts.type);
+  const weight = mainWeight(ctx, req, opts.filter, opts.boost ?? 1);
   const post = req.postFilter ? compile(req.postFilter, ctx) : null;
   const sort = req.sort && !(req.sort.length === 1 && req.sort[0].field === '_score' && req.sort[0].order === 'desc') ? new BoundSort(req.sort, reader.infos, opts.index) : null;
   const topN = opts.topN ?? req.from + req.size;
   const scoreTop = sort ? null : new TopScoreCollector(topN);
-  const fieldTop = sort ? new TopFieldCollector(topN, sort.kinds, sort.reverse) : null;
+  const fieldTop = sort ? new TopFieldCollector(topN, sort.kinds, sort.reverse, sort.missingFirst) : null;
   const aggs = req.aggs ? createAggCollectors(req.aggs, ctx, opts.shardCount ?? 1, opts.fetch) : null;
   const after = req.searchAfter && sort ? req.searchAfter.map((v) => v as SortValue) : null;
   let total = 0, terminated = false;
+  const simple = scoreTop !== null && !aggs && !post && req.minScore === null && !req.searchAfter && req.terminateAfter === 0;
   segments: for (let ord = 0; ord < reader.segments.length; ord++) {
     const seg = reader.segments[ord];
     const scorer = weight.scorer(ord, seg);
@@ -84,6 +95,7 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
     if (post && !pf && !aggs) continue;
     aggs?.setSegment(ord, seg);
     const live = reader.live[ord], parentOf = seg.parentOf, base = reader.docBases[ord];
+    if (simple && scorer instanceof TermScorer) { total += scorer.collectAll(base, parentOf, live, scoreTop!); continue; }
     for (let d = scorer.next(); d !== NO_MORE_DOCS; d = scorer.next()) {
       if (parentOf[d] !== -1 || (live !== null && live[d] === 0)) continue;
       const score = scorer.score();
@@ -95,8 +107,16 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
         total++;
         scoreTop.collect(base + d, score);
       } else {
+        // Reject on the primary key alone when the collector is full and the doc is strictly worse.
+        const worst = after ? null : fieldTop!.worst();
+        if (worst !== null && compareOne(sort!.kinds[0], sort!.reverse[0], sort!.missingFirst[0], sort!.keyAt(0, seg, d, base + d, score), worst.keys[0]) > 0) {
+          total++;
+          if (score > fieldTop!.maxScore) fieldTop!.maxScore = score;
+          if (req.terminateAfter > 0 && total >= req.terminateAfter) { terminated = true; break segments; }
+          continue;
+        }
         const keys = sort!.keys(seg, d, base + d, score);
-        if (after && compareKeys(sort!.kinds, sort!.reverse, keys, after) <= 0) continue;
+        if (after && compareKeys(sort!.kinds, sort!.reverse, keys, after, sort!.missingFirst) <= 0) continue;
         total++;
         fieldTop!.collect(base + d, score, keys);
       }
@@ -105,7 +125,7 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
   }
   const top = scoreTop ? scoreTop.sorted().map((h) => ({ doc: h.doc, score: h.score, keys: null as SortValue[] | null })) : fieldTop!.hits;
   const maxScore = scoreTop ? scoreTop.maxScore : fieldTop!.maxScore;
-  const hits = opts.noFetch ? top.map((h) => bareHit(reader, h.doc, h.score, h.keys)) : fetchHits(reader, req, top.slice(opts.topN === undefined ? 0 : 0), opts, ctx);
+  const hits = opts.noFetch ? top.map((h) => bareHit(reader, h.doc, h.score, h.keys)) : fetchHits(reader, req, top, opts, ctx);
   return { total, maxScore, hits, aggs: aggs ? aggs.partials() : null, terminatedEarly: req.terminateAfter > 0 ? terminated : null };
 }
 
@@ -118,16 +138,28 @@ const decoder = new TextDecoder();
 
 function fetchHits(reader: IndexReader, req: SearchRequest, top: { doc: number; score: number; keys: SortValue[] | null }[], opts: ShardSearchOptions, ctx: CompileContext): ShardHit[] {
   const out: ShardHit[] = [];
+  const nested = nestedWithInnerHits(req.query);
+  const inner = nested.length ? new InnerHitsFetcher(ctx, reader, nested) : null;
   for (const h of top) {
     const hit = bareHit(reader, h.doc, h.score, h.keys);
     const stored = opts.fetch(hit.id);
+    if (inner) hit.innerHits = inner.fetch(h.doc, stored ? decoder.decode(stored.source) : null);
     if (stored) {
       const raw = decoder.decode(stored.source);
-      hit.source = filterSource(raw, req.source);
+      // stored_fields without _source: ES returns no _source (only _source is stored by default).
+      hit.source = req.storedFields !== null && !req.storedFields.includes('_source') ? null : filterSource(raw, req.source);
       hit.version = stored.version; hit.seqNo = stored.seqNo; hit.primaryTerm = stored.primaryTerm;
+      if (stored.routing !== undefined) hit.routing = stored.routing;
       if (req.highlight) hit.highlight = highlightHit(ctx, req, raw);
     }
-    if (req.docvalueFields.length) hit.fields = docValueFields(reader, h.doc, req.docvalueFields);
+    if (req.docvalueFields.length) {
+      hit.fields = docValueFields(reader, h.doc, req.docvalueFields);
+      if (req.docvalueFields.includes('_seq_no') && stored) hit.fields._seq_no = [stored.seqNo];
+    }
+    if (req.explain) {
+      const [ord, local] = reader.locate(h.doc);
+      hit.explanation = explainQuery(req.query ?? { type: 'match_all', boost: 1 }, ctx, ord, reader.segments[ord], local);
+    }
     out.push(hit);
   }
   return out;

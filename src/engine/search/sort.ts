@@ -32,10 +32,13 @@ export class BoundSort {
   readonly reverse: boolean[] = [];
   /** Whether numbers are longs (print integers, Long sentinels) or doubles. */
   readonly isLong: boolean[] = [];
+  /** Missing values sort first (`missing: _first`). */
+  readonly missingFirst: boolean[] = [];
 
   constructor(readonly specs: SortSpec[], infos: FieldInfos, index: string) {
     for (const s of specs) {
       this.reverse.push(s.order === 'desc');
+      this.missingFirst.push(s.missing === '_first');
       if (s.field === '_score') { this.kinds.push('score'); this.isLong.push(false); continue; }
       if (s.field === '_doc') { this.kinds.push('doc'); this.isLong.push(true); continue; }
       const fi = infos.get(s.field);
@@ -51,25 +54,28 @@ export class BoundSort {
 
   get needsScores(): boolean { return this.kinds.includes('score'); }
 
-  /** Sort keys of one doc (numbers/strings; null = missing before substitution). */
+  /** Sort keys of one doc, missing values already substituted. */
   keys(seg: Segment, doc: number, globalDoc: number, score: number): SortValue[] {
-    const out: SortValue[] = [];
-    for (let i = 0; i < this.specs.length; i++) {
-      const k = this.kinds[i], spec = this.specs[i];
-      if (k === 'score') { out.push(score); continue; }
-      if (k === 'doc') { out.push(globalDoc); continue; }
-      const mode = spec.mode ?? (spec.order === 'desc' ? 'max' : 'min');
-      let v: SortValue = null;
-      if (k === 'num') {
-        const dv = seg.numeric.get(spec.field);
-        if (dv && dv.count(doc) > 0) v = pickNumber(dv.values, dv.start[doc], dv.start[doc + 1], mode);
-      } else {
-        const dv = seg.ordinals.get(spec.field);
-        if (dv && dv.count(doc) > 0) v = dv.ordTerms[mode === 'max' ? dv.ords[dv.start[doc + 1] - 1] : dv.ords[dv.start[doc]]];
-      }
-      out.push(v === null ? this.missingValue(i) : v);
-    }
+    const out: SortValue[] = new Array(this.specs.length);
+    for (let i = 0; i < this.specs.length; i++) out[i] = this.keyAt(i, seg, doc, globalDoc, score);
     return out;
+  }
+
+  /** Key i of one doc (no allocation for numbers; lets collectors reject a doc before building all keys). */
+  keyAt(i: number, seg: Segment, doc: number, globalDoc: number, score: number): SortValue {
+    const k = this.kinds[i], spec = this.specs[i];
+    if (k === 'score') return score;
+    if (k === 'doc') return globalDoc;
+    const mode = spec.mode ?? (spec.order === 'desc' ? 'max' : 'min');
+    let v: SortValue = null;
+    if (k === 'num') {
+      const dv = seg.numeric.get(spec.field);
+      if (dv && dv.count(doc) > 0) v = pickNumber(dv.values, dv.start[doc], dv.start[doc + 1], mode);
+    } else {
+      const dv = seg.ordinals.get(spec.field);
+      if (dv && dv.count(doc) > 0) v = dv.ordTerms[mode === 'max' ? dv.ords[dv.start[doc + 1] - 1] : dv.ords[dv.start[doc]]];
+    }
+    return v === null ? this.missingValue(i) : v;
   }
 
   /** The value ES substitutes for a missing one (and prints in `sort`). */
@@ -103,14 +109,28 @@ function num(v: SortValue): number {
   return v.l.startsWith('-') ? -Infinity : Infinity;
 }
 
+/** Compares one key under its kind/order (the primary-key test of early rejection). */
+export function compareOne(kind: string, reverse: boolean, missingFirst: boolean, x: SortValue, y: SortValue): number {
+  let c: number;
+  if (kind === 'str') {
+    const a = x as string | null, b = y as string | null;
+    if (a === b) c = 0; else if (a === null) c = (missingFirst ? -1 : 1) * (reverse ? -1 : 1); else if (b === null) c = (missingFirst ? 1 : -1) * (reverse ? -1 : 1); else c = a < b ? -1 : 1;
+  } else {
+    const a = num(x), b = num(y);
+    c = a === b ? 0 : a < b ? -1 : 1;
+  }
+  return reverse ? -c : c;
+}
+
 /** Compares two key lists under the specs; 0 when equal on every key. */
-export function compareKeys(kinds: string[], reverse: boolean[], a: SortValue[], b: SortValue[]): number {
+export function compareKeys(kinds: string[], reverse: boolean[], a: SortValue[], b: SortValue[], missingFirst?: boolean[]): number {
   for (let i = 0; i < kinds.length; i++) {
     let c: number;
     if (kinds[i] === 'str') {
       const x = a[i] as string | null, y = b[i] as string | null;
-      // Missing keywords: null sorts last in ascending and first in descending, matching `_last` after reversal.
-      if (x === y) c = 0; else if (x === null) c = reverse[i] ? -1 : 1; else if (y === null) c = reverse[i] ? 1 : -1; else c = x < y ? -1 : 1;
+      // Missing keywords (null) go last (`_last`, the default) or first (`_first`) whatever the order.
+      const last = !(missingFirst && missingFirst[i]);
+      if (x === y) c = 0; else if (x === null) c = (last ? 1 : -1) * (reverse[i] ? -1 : 1); else if (y === null) c = (last ? -1 : 1) * (reverse[i] ? -1 : 1); else c = x < y ? -1 : 1;
     } else {
       const x = num(a[i]), y = num(b[i]);
       c = x === y ? 0 : x < y ? -1 : 1;

@@ -43,19 +43,44 @@ export function termSetWeight(field: string, boost: number, pick: (terms: string
   };
 }
 
-/** Constant-score docs whose numeric doc values satisfy `accept` for at least one value. */
-export function docValuesWeight(field: string, boost: number, accept: (v: number) => boolean): Weight {
+/**
+ * Numeric/date range over doc values as a lazily verified cursor (Lucene's doc-values range query): nothing is
+ * materialised; `seek` checks candidate docs, so a selective clause in the same conjunction leads and this
+ * cursor only verifies its docs. Its cost is maxDoc, so intersections never lead with it.
+ */
+export class RangeScanCursor implements Scorer {
+  private cur = -1;
+  constructor(private readonly start: Uint32Array, private readonly values: Float64Array, private readonly maxDoc: number,
+    private readonly lo: number, private readonly loIncl: boolean, private readonly hi: number, private readonly hiIncl: boolean, private readonly value: number) {}
+  private scan(d: number): number {
+    const start = this.start, values = this.values, lo = this.lo, hi = this.hi, li = this.loIncl, hiI = this.hiIncl, max = this.maxDoc;
+    for (; d < max; d++) {
+      for (let i = start[d], e = start[d + 1]; i < e; i++) {
+        const v = values[i];
+        if ((li ? v >= lo : v > lo) && (hiI ? v <= hi : v < hi)) return (this.cur = d);
+      }
+    }
+    return (this.cur = NO_MORE_DOCS);
+  }
+  doc(): number { return this.cur; }
+  next(): number { return this.cur === NO_MORE_DOCS ? NO_MORE_DOCS : this.scan(this.cur + 1); }
+  seek(t: number): number { return this.cur >= t ? this.cur : this.scan(t); }
+  cost(): number { return this.maxDoc; }
+  fill(out: Uint32Array): number {
+    let n = 0;
+    let d = this.cur === -1 ? this.next() : this.cur;
+    while (n < out.length && d !== NO_MORE_DOCS) { out[n++] = d; d = this.next(); }
+    return n;
+  }
+  score(): number { return this.value; }
+}
+
+export function rangeScanWeight(field: string, boost: number, lo: number, loIncl: boolean, hi: number, hiIncl: boolean): Weight {
   return {
     scorer(_ord: number, seg: Segment): Scorer | null {
       const dv = seg.numeric.get(field);
-      if (!dv) return null;
-      const out: number[] = [];
-      const start = dv.start, values = dv.values;
-      for (let d = 0; d < seg.maxDoc; d++) {
-        for (let i = start[d]; i < start[d + 1]; i++) if (accept(values[i])) { out.push(d); break; }
-      }
-      if (out.length === 0) return null;
-      return new ConstScorer(new ArrayCursor(Uint32Array.from(out)), boost);
+      if (!dv || dv.values.length === 0) return null;
+      return new RangeScanCursor(dv.start, dv.values, seg.maxDoc, lo, loIncl, hi, hiIncl, boost);
     },
   };
 }

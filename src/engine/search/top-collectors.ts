@@ -64,7 +64,7 @@ export interface KeyedHit { doc: number; score: number; keys: SortValue[] }
 export class TopFieldCollector {
   readonly hits: KeyedHit[] = [];
   maxScore = -Infinity;
-  constructor(readonly k: number, readonly kinds: string[], readonly reverse: boolean[]) {}
+  constructor(readonly k: number, readonly kinds: string[], readonly reverse: boolean[], readonly missingFirst?: boolean[]) {}
 
   /** Would a hit with these keys enter the top k? (lets callers skip building keys only when full) */
   collect(doc: number, score: number, keys: SortValue[]): void {
@@ -78,7 +78,10 @@ export class TopFieldCollector {
     if (h.length > this.k) h.pop();
   }
 
+  /** The worst kept hit once k hits are held (null before), for early rejection. */
+  worst(): KeyedHit | null { return this.k > 0 && this.hits.length === this.k ? this.hits[this.hits.length - 1] : null; }
+
   private cmp(keys: SortValue[], doc: number, o: KeyedHit): number {
-    return compareKeys(this.kinds, this.reverse, keys, o.keys) || doc - o.doc;
+    return compareKeys(this.kinds, this.reverse, keys, o.keys, this.missingFirst) || doc - o.doc;
   }
 }

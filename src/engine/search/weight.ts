@@ -15,8 +15,10 @@ export interface Weight {
 export interface CompileContext {
   reader: IndexReader;
   stats: StatsSource;
-  /** Index name (for error details). */
+  /** Index name (for error details and `_index` queries). */
   index: string;
+  /** Mapping type name (for `_type` queries). */
+  type?: string;
   /** Resolves a field to its mapping (undefined when unmapped). */
   field(path: string): FieldInfo | undefined;
   /** Named queries matched per doc are not tracked; `_name` is accepted and ignored for scoring. */

@@ -3,7 +3,7 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { CorruptionError, FormatVersionError } from '../errors.ts';
 import { writeFileAtomic } from './file-frame.ts';
-import { TSDB_META_VERSION } from './format.ts';
+import { TSDB_META_VERSION } from '../codec/format-ids.ts';
 
 export interface BlockMeta {
   ulid: string;

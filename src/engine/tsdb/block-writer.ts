@@ -12,13 +12,13 @@ import { encodeIndex, type ChunkLoc, type IndexSeries } from './block-index.ts';
 import { writeMeta, type BlockMeta } from './block-meta.ts';
 import { chunkSegmentName } from './block.ts';
 import { syncDir, writeFileAtomic } from './file-frame.ts';
-import { TSDB_CHUNK_ENC_XOR, TSDB_CHUNKS_MAGIC, TSDB_CHUNKS_VERSION, TSDB_META_VERSION } from './format.ts';
+import { TSDB_CHUNK_SEGMENT_MAX_BYTES, TSDB_CHUNK_ENC_XOR, TSDB_CHUNKS_MAGIC, TSDB_CHUNKS_VERSION, TSDB_META_VERSION } from '../codec/format-ids.ts';
 import { compareLabels, labelsKey, normalizeLabels } from './labels.ts';
 import { encodeTombstonesFile } from './tombstones.ts';
 import { ulid as newUlid } from './ulid.ts';
 import { XOR_MAX_SAMPLES, XorAppender, xorCount } from './xor-chunk.ts';
 
-export const CHUNK_SEGMENT_MAX_BYTES = 512 * 1024 * 1024;
+export const CHUNK_SEGMENT_MAX_BYTES = TSDB_CHUNK_SEGMENT_MAX_BYTES;
 const FLUSH_BYTES = 4 * 1024 * 1024;
 const TWO32 = 4294967296;
 

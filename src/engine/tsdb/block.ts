@@ -11,7 +11,7 @@ import { addInterval } from './chunk-meta.ts';
 import { CorruptionError, FormatVersionError } from '../errors.ts';
 import { decodeIndex, type IndexSeries } from './block-index.ts';
 import { readMeta, writeMeta, type BlockMeta } from './block-meta.ts';
-import { TSDB_CHUNKS_MAGIC, TSDB_CHUNKS_VERSION } from './format.ts';
+import { TSDB_CHUNKS_MAGIC, TSDB_CHUNKS_VERSION } from '../codec/format-ids.ts';
 import type { LabelIndex } from './postings.ts';
 import { countIntervals, readTombstones, writeTombstones, type Tombstones } from './tombstones.ts';
 import { ULID_RE } from './ulid.ts';

@@ -33,6 +33,7 @@ export class ByteWriter {
   u32be(x: number): void { this.ensure(4); this.dv.setUint32(this.len, x >>> 0); this.len += 4; }
 
   uvarint(x: number): void {
+    if (!(x >= 0 && x <= Number.MAX_SAFE_INTEGER * 2)) throw new RangeError(`uvarint out of range: ${x}`);
     this.ensure(10);
     while (x >= 0x80) { this.buf[this.len++] = (x % 128) | 0x80; x = Math.floor(x / 128); }
     this.buf[this.len++] = x;

@@ -43,6 +43,15 @@ export function tick(db: Tsdb): Promise<TickResult> {
   });
 }
 
+/** Writes the whole head out as blocks (used for a shard no worker appends to any more). */
+export function flushHead(db: Tsdb): Promise<number> {
+  return serially(db, async () => {
+    let n = 0;
+    while (db.head.numSeries > 0) { await cutHeadBlock(db); n++; }
+    return n;
+  });
+}
+
 export function headCompactable(db: Tsdb): boolean {
   const h = db.head;
   return h.numSeries > 0 && h.maxTime - h.minTime > (db.blockRangeMs / 2) * 3;

@@ -19,6 +19,7 @@ import { replayInto } from './head-replay.ts';
 import { Block, listBlockDirs, openBlock } from './block.ts';
 
 export const HOUR_MS = 3_600_000;
+export const MAX_TIME_MS = 8.64e15;
 export const DEFAULT_BLOCK_RANGE_MS = 2 * HOUR_MS;
 
 export interface TsdbOptions {
@@ -63,6 +64,14 @@ export class Tsdb {
   readonly now: () => number;
   readonly blockRangeMs: number;
   walReplay: WalReplayStatus = { min: 0, max: 0, current: 0 };
+  /** Changes retention settings (applied by the next tick). */
+  setRetention(r: { retentionMs?: number; retentionBytes?: number; maxBlockDurationMs?: number }): void {
+    const o = this.opts as { retentionMs?: number; retentionBytes?: number; maxBlockDurationMs?: number };
+    if (r.retentionMs !== undefined) o.retentionMs = r.retentionMs;
+    if (r.retentionBytes !== undefined) o.retentionBytes = r.retentionBytes;
+    if (r.maxBlockDurationMs !== undefined) o.maxBlockDurationMs = r.maxBlockDurationMs;
+  }
+
   /** Serialises maintenance (cut, compaction, retention, clean, snapshot) in this shard. */
   maintenance: Promise<unknown> = Promise.resolve();
 
@@ -155,6 +164,10 @@ export class Tsdb {
 
   /** Marks `[mint, maxt]` of every matching series deleted, in the head (logged) and in the blocks. */
   async deleteSeries(ms: readonly Matcher[], mint: number, maxt: number): Promise<void> {
+    // Unbounded requests arrive as ±Infinity; tombstones store exact integers (the JS date range suffices).
+    mint = Math.max(mint, -MAX_TIME_MS);
+    maxt = Math.min(maxt, MAX_TIME_MS);
+    if (mint > maxt) return;
     const recs: TombstoneRec[] = [];
     const refs = this.head.index.select(ms).toUint32Array();
     for (let i = 0; i < refs.length; i++) {

@@ -7,7 +7,7 @@ import { promises as fsp } from 'node:fs';
 import { crc32c } from '@node-rs/crc32';
 import { CorruptionError, FormatVersionError } from '../errors.ts';
 import { ByteWriter } from './byte-buf.ts';
-import { TSDB_FOOTER_MAGIC } from './format.ts';
+import { TSDB_FOOTER_MAGIC } from '../codec/format-ids.ts';
 
 export function beginFile(magic: number, version: number, sizeHint = 4096): ByteWriter {
   const w = new ByteWriter(sizeHint);

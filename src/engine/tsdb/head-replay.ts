@@ -10,7 +10,7 @@ import path from 'node:path';
 import { CorruptionError } from '../errors.ts';
 import { ByteReader } from './byte-buf.ts';
 import { beginFile, checkFile, endFile, writeFileAtomic, syncDir } from './file-frame.ts';
-import { TSDB_CHECKPOINT_MAGIC, TSDB_CHECKPOINT_VERSION } from './format.ts';
+import { TSDB_CHECKPOINT_MAGIC, TSDB_CHECKPOINT_VERSION } from '../codec/format-ids.ts';
 import { APPEND_OK, Head, MemSeries } from './head.ts';
 import type { TsdbWal } from './wal-port.ts';
 import { decodeSamples, decodeSeries, decodeTombstones, encodeSamples, encodeSeries, encodeTombstones, REC_SAMPLES, REC_SERIES, REC_TOMBSTONES } from './wal-records.ts';

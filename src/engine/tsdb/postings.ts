@@ -39,22 +39,36 @@ export class LabelIndex {
     }
   }
 
-  /** Series refs matching every matcher (a fresh bitmap the caller may mutate). */
+  /**
+   * Series refs matching every matcher (a fresh bitmap the caller may mutate). Intersections start from the
+   * smallest positive list and only that one is copied: cloning large native bitmaps reports external memory
+   * to V8 and provokes garbage collections that cost far more than the set operations.
+   */
   select(ms: readonly Matcher[]): Bitmap {
-    let out: Bitmap | null = null;
+    const pos: Bitmap[] = [];
     const subtract: Bitmap[] = [];
+    let fresh: Bitmap | null = null;
     for (const m of ms) {
-      if (m.matches('')) {
-        subtract.push(this.union(m.name, m, false));
-        continue;
+      if (m.matches('')) { subtract.push(this.union(m.name, m, false)); continue; }
+      if (m.type === MATCH_EQUAL) {
+        const bm = this.byName.get(m.name)?.get(m.value);
+        if (bm === undefined) return new RoaringBitmap32();
+        pos.push(bm);
+      } else {
+        const bm = this.union(m.name, m, true);
+        if (bm.isEmpty) return bm;
+        pos.push(bm);
+        fresh = bm;
       }
-      const bm = m.type === MATCH_EQUAL ? (this.byName.get(m.name)?.get(m.value)?.clone() ?? new RoaringBitmap32()) : this.union(m.name, m, true);
-      if (out === null) out = bm;
-      else out.andInPlace(bm);
-      if (out.isEmpty) return out;
     }
-    if (out === null) out = this.all.clone();
-    for (const s of subtract) out.andNotInPlace(s);
+    let out: Bitmap;
+    if (pos.length === 0) out = this.all.clone();
+    else {
+      pos.sort((a, b) => a.size - b.size);
+      out = pos[0] === fresh ? pos[0] : pos[0].clone();
+      for (let i = 1; i < pos.length && !out.isEmpty; i++) out.andInPlace(pos[i]);
+    }
+    for (const s of subtract) if (!out.isEmpty) out.andNotInPlace(s);
     return out;
   }
 

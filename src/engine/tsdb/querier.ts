@@ -105,6 +105,17 @@ export class ChunksCursor implements SampleCursor {
   }
 }
 
+/** Removes chunks that a single tombstone interval covers entirely (as Prometheus's block series set does). */
+function dropDeletedChunks(chunks: ChunkMeta[], del: readonly Interval[]): void {
+  let k = 0;
+  for (const c of chunks) {
+    let covered = false;
+    for (const iv of del) if (iv[0] <= c.mint && iv[1] >= c.maxt) { covered = true; break; }
+    if (!covered) chunks[k++] = c;
+  }
+  chunks.length = k;
+}
+
 function overlapping(chunks: ChunkRef[]): boolean {
   for (let i = 1; i < chunks.length; i++) if (chunks[i].c.mint <= chunks[i - 1].c.maxt) return true;
   return false;
@@ -137,12 +148,13 @@ export class MultiSourceQuerier implements Querier {
       for (let i = 0; i < refs.length; i++) {
         tmp.length = 0;
         src.chunksOf(refs[i], mint, maxt, tmp);
+        const del = src.deletedOf(refs[i]);
+        if (del !== undefined) dropDeletedChunks(tmp, del);
         if (tmp.length === 0) continue;
         const ls = src.labelsOf(refs[i]);
         const key = labelsKey(ls);
         let s = byKey.get(key);
         if (!s) { s = new MergedSeries(ls, mint, maxt); byKey.set(key, s); }
-        const del = src.deletedOf(refs[i]);
         for (const c of tmp) s.chunks.push({ c, del });
       }
     }

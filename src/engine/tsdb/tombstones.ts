@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Interval } from './chunk-meta.ts';
 import { ByteReader } from './byte-buf.ts';
 import { beginFile, checkFile, endFile, writeFileAtomic } from './file-frame.ts';
-import { TSDB_TOMBSTONES_MAGIC, TSDB_TOMBSTONES_VERSION } from './format.ts';
+import { TSDB_TOMBSTONES_MAGIC, TSDB_TOMBSTONES_VERSION } from '../codec/format-ids.ts';
 
 export type Tombstones = Map<number, Interval[]>;
 

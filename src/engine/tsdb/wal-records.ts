@@ -5,7 +5,9 @@
 import type { Label, Labels } from './api.ts';
 import { ByteReader, ByteWriter } from './byte-buf.ts';
 
-export const REC_SERIES = 1, REC_SAMPLES = 2, REC_TOMBSTONES = 3;
+import { TSDB_REC_SAMPLES, TSDB_REC_SERIES, TSDB_REC_TOMBSTONES } from '../codec/format-ids.ts';
+
+export const REC_SERIES = TSDB_REC_SERIES, REC_SAMPLES = TSDB_REC_SAMPLES, REC_TOMBSTONES = TSDB_REC_TOMBSTONES;
 
 export interface SeriesRec { ref: number; labels: Labels }
 

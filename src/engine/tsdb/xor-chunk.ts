@@ -123,11 +123,41 @@ export function xorCount(b: Uint8Array): number {
   return (b[0] << 8) | b[1];
 }
 
-/** The 32 bits starting at bit `pos` (bytes past the end read as zero). */
-function peek32(b: Uint8Array, pos: number): number {
+/**
+ * Decoding reads through a DataView over a zero-padded scratch copy of the chunk: one big-endian 32-bit load
+ * per peek (V8 compiles `getUint32` to a load + bswap) and no bounds surprises at the end of the chunk.
+ */
+let scratch = new Uint8Array(4096);
+let view = new DataView(scratch.buffer);
+
+function loadScratch(b: Uint8Array): DataView {
+  if (b.length + 16 > scratch.length) {
+    scratch = new Uint8Array(Math.max(b.length + 16, scratch.length * 2));
+    view = new DataView(scratch.buffer);
+  }
+  scratch.set(b);
+  scratch.fill(0, b.length, b.length + 16);
+  return view;
+}
+
+/**
+ * Values are written as two uint32 words into an alias of the caller's output array: going through a
+ * float64 scratch would make every value a 2×4-byte store followed by an 8-byte load, which defeats the
+ * CPU's store forwarding.
+ */
+let aliasOf: Float64Array | null = null;
+let alias: Uint32Array = new Uint32Array(0);
+
+function outWords(outV: Float64Array): Uint32Array {
+  if (aliasOf !== outV) { aliasOf = outV; alias = new Uint32Array(outV.buffer, outV.byteOffset, outV.length * 2); }
+  return alias;
+}
+
+/** The 32 bits starting at bit `pos`. */
+function peek32(dv: DataView, pos: number): number {
   const i = pos >>> 3, off = pos & 7;
-  const w = ((b[i] << 24) | (b[i + 1] << 16) | (b[i + 2] << 8) | b[i + 3]) >>> 0;
-  return off === 0 ? w : ((w << off) | (b[i + 4] >>> (8 - off))) >>> 0;
+  const w = dv.getUint32(i);
+  return off === 0 ? w : ((w << off) | (dv.getUint8(i + 4) >>> (8 - off))) >>> 0;
 }
 
 /**
@@ -138,34 +168,36 @@ function peek32(b: Uint8Array, pos: number): number {
 export function decodeXor(b: Uint8Array, outT: Float64Array, outV: Float64Array): number {
   const n = (b[0] << 8) | b[1];
   if (n === 0) return 0;
+  const dv = loadScratch(b);
+  const ow = outWords(outV);
   let pos = 16;
   // sample 0: zig-zag varint timestamp, raw 64-bit value
   let ux = 0, mul = 1, byte = 0;
-  do { byte = b[pos >>> 3]; pos += 8; ux += (byte & 0x7f) * mul; mul *= 128; } while (byte & 0x80);
+  do { byte = dv.getUint8(pos >>> 3); pos += 8; ux += (byte & 0x7f) * mul; mul *= 128; } while (byte & 0x80);
   let t = ux % 2 === 0 ? ux / 2 : -(ux + 1) / 2;
-  let vHi = peek32(b, pos), vLo = peek32(b, pos + 32);
+  let vHi = peek32(dv, pos), vLo = peek32(dv, pos + 32);
   pos += 64;
-  U32[1] = vHi; U32[0] = vLo;
-  outT[0] = t; outV[0] = F64[0];
+  ow[1] = vHi; ow[0] = vLo;
+  outT[0] = t;
   if (n === 1) return 1;
   let tDelta = 0;
   mul = 1;
-  do { byte = b[pos >>> 3]; pos += 8; tDelta += (byte & 0x7f) * mul; mul *= 128; } while (byte & 0x80);
+  do { byte = dv.getUint8(pos >>> 3); pos += 8; tDelta += (byte & 0x7f) * mul; mul *= 128; } while (byte & 0x80);
   let leading = 0, trailing = 0;
   for (let i = 1; i < n; i++) {
     if (i > 1) {
-      const w = peek32(b, pos);
+      const w = peek32(dv, pos);
       if ((w & 0x80000000) === 0) pos += 1;
       else if ((w & 0x40000000) === 0) { let d = (w >>> 16) & 0x3fff; if (d > 8192) d -= 16384; tDelta += d; pos += 16; }
       else if ((w & 0x20000000) === 0) { let d = (w >>> 12) & 0x1ffff; if (d > 65536) d -= 131072; tDelta += d; pos += 20; }
       else if ((w & 0x10000000) === 0) { let d = (w >>> 8) & 0xfffff; if (d > 524288) d -= 1048576; tDelta += d; pos += 24; }
-      else { tDelta += (peek32(b, pos + 4) | 0) * TWO32 + peek32(b, pos + 36); pos += 68; }
+      else { tDelta += (peek32(dv, pos + 4) | 0) * TWO32 + peek32(dv, pos + 36); pos += 68; }
     }
     t += tDelta;
     outT[i] = t;
     // value
-    const c = peek32(b, pos);
-    if ((c & 0x80000000) === 0) { pos += 1; outV[i] = outV[i - 1]; continue; }
+    const c = peek32(dv, pos);
+    if ((c & 0x80000000) === 0) { pos += 1; ow[2 * i] = vLo; ow[2 * i + 1] = vHi; continue; }
     if ((c & 0x40000000) === 0) pos += 2;
     else {
       leading = (c >>> 25) & 31;
@@ -176,14 +208,13 @@ export function decodeXor(b: Uint8Array, outT: Float64Array, outV: Float64Array)
     }
     const sig = 64 - leading - trailing;
     let xh = 0, xl = 0;
-    if (sig > 32) { xh = peek32(b, pos) >>> (64 - sig); xl = peek32(b, pos + sig - 32); }
-    else xl = peek32(b, pos) >>> (32 - sig);
+    if (sig > 32) { xh = peek32(dv, pos) >>> (64 - sig); xl = peek32(dv, pos + sig - 32); }
+    else xl = peek32(dv, pos) >>> (32 - sig);
     pos += sig;
     if (trailing >= 32) { xh = xl << (trailing - 32); xl = 0; }
     else if (trailing > 0) { xh = (xh << trailing) | (xl >>> (32 - trailing)); xl = xl << trailing; }
     vHi = (vHi ^ xh) >>> 0; vLo = (vLo ^ xl) >>> 0;
-    U32[1] = vHi; U32[0] = vLo;
-    outV[i] = F64[0];
+    ow[2 * i] = vLo; ow[2 * i + 1] = vHi;
   }
   return n;
 }

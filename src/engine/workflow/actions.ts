@@ -102,10 +102,11 @@ export const ACTIONS: Record<string, ActionHandler> = {
 
 /** Calls only the URL configured on the action; the idempotency key travels as `Idempotency-Key`. */
 async function callWebhook(ctx: ActionContext, env: ActionEnv): Promise<unknown> {
-  const v = ctx.actionValue as { url: string; method?: string; headers?: Record<string, string>; body?: unknown };
+  const v = ctx.actionValue as { url: string; method?: string; headers?: Record<string, string> };
+  // The spec's envelope; a configured `body` travels inside `actionValue` (and is not sent bare).
   const body = {
     workflowId: ctx.workflowId, runId: ctx.runId, elementDisplayId: ctx.elementDisplayId,
-    businessId: ctx.businessId, contactId: ctx.contactId, at: ctx.now, actionValue: v.body ?? ctx.actionValue,
+    businessId: ctx.businessId, contactId: ctx.contactId, at: ctx.now, actionValue: ctx.actionValue,
   };
   let res: Response;
   try {

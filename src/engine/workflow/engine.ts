@@ -28,6 +28,17 @@ class SettableClock implements Clock {
   now(): number { return this.t; }
 }
 
+/**
+ * The real clock, except while an inbound event is processed: then it reads the event's receive time
+ * (stamped into its WAL record), so that an event replayed after a crash is processed as of when it
+ * was acknowledged (its delays count from then, and may already be due).
+ */
+class EventClock implements Clock {
+  at: number | null = null;
+  constructor(private readonly base: () => number) {}
+  now(): number { return this.at ?? this.base(); }
+}
+
 export type OpHandler = (e: WorkflowEngine, args: any, job: Job) => unknown;
 
 async function drain(job: Job): Promise<void> {
@@ -40,14 +51,15 @@ export class WorkflowEngine {
   readonly clock: Clock;
   readonly testClock: boolean;
   private readonly locks = new Map<string, Promise<unknown>>();
-  private commitChain: Promise<void> = Promise.resolve();
+  private inFlight: Promise<void> | null = null;
+  private queued: Promise<void> | null = null;
 
   constructor(opts: EngineOptions) {
     this.st = new WorkflowStore(opts.kv);
     this.st.load();
     const realNow = opts.realNow ?? Date.now;
     this.testClock = opts.testClock ?? false;
-    this.clock = this.testClock ? new SettableClock(this.st.meta.clock ?? realNow()) : { now: realNow };
+    this.clock = this.testClock ? new SettableClock(this.st.meta.clock ?? realNow()) : new EventClock(realNow);
     this.runner = new Runner(this.st, this.clock, makeEnv(this.st, opts.fetch ?? fetch, () => this.clock.now()));
     wireTimers(this.runner);
   }
@@ -61,8 +73,11 @@ export class WorkflowEngine {
     const m = MANAGE_OPS[op];
     if (m) return this.withJob((job) => m(this.runner, args, job));
     if (op === 'clock') return this.clockOp(args);
+    if (op === 'sync') return null; // answered after the commit of everything before it (the worker's rule)
     throw new InvalidArgumentError('INVALID_ARGUMENT', `unknown workflow op ${op}`);
   }
+
+  isQuery(op: string): boolean { return op in QUERIES; }
 
   private withJob<T>(fn: (job: Job) => T): T | Promise<T> {
     const job: Job = { waits: [] };
@@ -94,12 +109,14 @@ export class WorkflowEngine {
   }
 
   /** One inbound event with its WAL sequence number; a replayed, already-applied one has no effect. */
-  ingestEvent(seq: number, body: unknown): EventResult | { replayed: true } | Promise<EventResult> {
+  ingestEvent(seq: number, body: unknown, at?: number): EventResult | { replayed: true } | Promise<EventResult> {
     if (seq > 0 && this.st.isApplied(seq)) return { replayed: true };
     let e;
     try { e = parseEvent(body); } catch (err) { this.applied(seq); throw err; }
     return this.withContact(`${e.businessId}|${e.contactId}`, (job) => {
-      try { return processEvent(this.runner, e, job); } finally { this.applied(seq); }
+      const clock = this.clock instanceof EventClock && at !== undefined ? this.clock : null;
+      if (clock) clock.at = at!;
+      try { return processEvent(this.runner, e, job); } finally { this.applied(seq); if (clock) clock.at = null; }
     });
   }
 
@@ -117,7 +134,11 @@ export class WorkflowEngine {
 
   private fire(t: Timer): unknown {
     const run = this.st.runs.get(t.runId);
-    return this.withContact(`${run?.businessId}|${run?.contactId}`, (job) => fireTimer(this.runner, t, job));
+    // The contact may be busy (a webhook in flight): by the time this runs, a reschedule may have moved
+    // the timer into the future (it then has a fresh heap entry) or it may be gone.
+    return this.withContact(`${run?.businessId}|${run?.contactId}`, (job) => {
+      if (t.state === 'pending' && t.fireAt !== null && t.fireAt <= this.clock.now()) fireTimer(this.runner, t, job);
+    });
   }
 
   /** Earliest pending fire time (Infinity when none); the worker's scheduler sleeps until then. */
@@ -146,27 +167,36 @@ export class WorkflowEngine {
     return { now: target };
   }
 
-  /** Commits every change since the last flush atomically; commits are applied in order. */
+  /**
+   * Commits every change made so far in one atomic write. At most one commit is in flight: calls made
+   * meanwhile share the next one, which takes whatever changed up to the moment it starts (group commit).
+   */
   flush(): Promise<void> {
+    if (!this.inFlight) return this.startCommit();
+    this.queued ??= this.inFlight.then(() => { this.queued = null; return this.startCommit(); });
+    return this.queued;
+  }
+
+  private startCommit(): Promise<void> {
     if (this.testClock) this.st.meta.clock = (this.clock as SettableClock).t;
-    if (!this.st.hasChanges()) return this.commitChain;
-    const writes = this.st.takeWrites();
-    this.commitChain = this.commitChain.then(() => this.st.commit(writes));
-    return this.commitChain;
+    if (!this.st.hasChanges()) return Promise.resolve();
+    const p = this.st.commit(this.st.takeWrites()).finally(() => { if (this.inFlight === p) this.inFlight = null; });
+    this.inFlight = p;
+    return p;
   }
 }
 
-const INGEST: Record<string, (e: WorkflowEngine, args: { seq: number; body: unknown }) => unknown> = {
-  event: (e, a) => e.ingestEvent(a.seq, a.body),
+const INGEST: Record<string, (e: WorkflowEngine, args: { seq: number; body: unknown; at?: number }) => unknown> = {
+  event: (e, a) => e.ingestEvent(a.seq, a.body, a.at),
   /** Batch: item i carries sequence number seq+i so a partial batch replays exactly the rest. */
-  events: (e, a) => ingestBatch(e, a.seq, a.body),
+  events: (e, a) => ingestBatch(e, a.seq, a.body, a.at),
   viewlog: (e, a) => {
     if (a.seq > 0 && e.st.isApplied(a.seq)) return { replayed: true };
     try { return { results: processViewlog(e.runner, a.body) }; } finally { if (a.seq > 0) e.st.markApplied(a.seq); }
   },
 };
 
-async function ingestBatch(e: WorkflowEngine, seq: number, body: unknown): Promise<unknown> {
+async function ingestBatch(e: WorkflowEngine, seq: number, body: unknown, at?: number): Promise<unknown> {
   const events = (body as { events?: unknown })?.events;
   if (!Array.isArray(events)) {
     if (seq > 0) e.st.markApplied(seq);
@@ -176,7 +206,7 @@ async function ingestBatch(e: WorkflowEngine, seq: number, body: unknown): Promi
   const results: unknown[] = [];
   for (let i = 0; i < events.length; i++) {
     try {
-      results.push({ success: true, error: '', data: await e.ingestEvent(seq > 0 ? seq + i : 0, events[i]) });
+      results.push({ success: true, error: '', data: await e.ingestEvent(seq > 0 ? seq + i : 0, events[i], at) });
     } catch (err) {
       results.push({ success: false, error: toWire(err), data: null });
     }

@@ -3,11 +3,11 @@
  * Java doubles (`76.0`), `*_as_string` for dates, `terms` size/min_doc_count/order applied after the merge,
  * histograms filled with empty buckets (min_doc_count 0, extended_bounds), `meta` first.
  */
-import type { AggSpec } from '../../engine/search/aggs/agg-parser.ts';
-import type { AggPartial } from '../../engine/search/aggs/agg-collectors.ts';
-import { compareBucketKeys, termsOrder } from '../../engine/search/aggs/bucket-collectors.ts';
-import { nextKey } from '../../engine/search/aggs/date-rounding.ts';
-import { formatDate, parseDate } from '../../engine/postings/date-format.ts';
+import type { AggSpec } from '../../engine/search/index.ts';
+import type { AggPartial } from '../../engine/search/index.ts';
+import { compareBucketKeys, termsOrder } from '../../engine/search/index.ts';
+import { nextKey } from '../../engine/search/index.ts';
+import { formatDate, parseDate } from '../../engine/search/index.ts';
 import { jd, jf } from './java-format.ts';
 import { RawJson } from './json.ts';
 
@@ -74,7 +74,8 @@ function renderStats(s: AggSpec, p: AggPartial): Obj {
   const o: Obj = { count: n, min: n ? jd(p.min) : null, max: n ? jd(p.max) : null, avg: n ? jd(p.sum / n) : null, sum: jd(p.sum) };
   if (s.type === 'extended_stats') {
     const avg = n ? p.sum / n : NaN;
-    const variance = n ? p.sumSq / n - avg * avg : NaN;
+    // InternalExtendedStats: (sumOfSqrs - sum² / count) / count.
+    const variance = n ? (p.sumSq - (p.sum * p.sum) / n) / n : NaN;
     const sigma = Number(s.params.sigma ?? 2);
     const sd = Math.sqrt(variance);
     o.sum_of_squares = n ? jd(p.sumSq) : null;
@@ -166,7 +167,8 @@ function renderTerms(s: AggSpec, p: AggPartial, tk: boolean): Obj {
   return {
     doc_count_error_upper_bound: p.docCountError ?? 0,
     sum_other_doc_count: total - shown,
-    buckets: top.map((b) => ({ ...bucketKey(p, b.key), doc_count: b.docCount, ...renderAggs(s.subs, b.subs, tk) })),
+    buckets: top.map((b) => ({ ...bucketKey(p, b.key), doc_count: b.docCount,
+      ...(s.params.show_term_doc_count_error === true ? { doc_count_error_upper_bound: b.docCountError ?? 0 } : {}), ...renderAggs(s.subs, b.subs, tk) })),
   };
 }
 

@@ -6,20 +6,20 @@
  */
 import type { EsCluster, ResolvedIndex } from './cluster.ts';
 import type { IndexMeta } from '../../engine/docs/cluster-state.ts';
-import type { SearchRequest } from '../../engine/search/search-request.ts';
-import type { ShardHit, ShardResult } from '../../engine/search/shard-search.ts';
-import type { Query } from '../../engine/search/query-ast.ts';
-import { parseQuery } from '../../engine/search/query-parser.ts';
-import { mergeDfs, type DfsStats } from '../../engine/search/dfs.ts';
-import { reduceAggs } from '../../engine/search/aggs/agg-reduce.ts';
-import type { AggPartial } from '../../engine/search/aggs/agg-collectors.ts';
-import { compareKeys, type SortValue } from '../../engine/search/sort.ts';
+import type { SearchRequest } from '../../engine/search/index.ts';
+import type { ShardHit, ShardResult } from '../../engine/search/index.ts';
+import type { Query } from '../../engine/search/index.ts';
+import { parseQuery } from '../../engine/search/index.ts';
+import { mergeDfs, type DfsStats } from '../../engine/search/index.ts';
+import { reduceAggs } from '../../engine/search/index.ts';
+import type { AggPartial } from '../../engine/search/index.ts';
+import { compareKeys, type SortValue } from '../../engine/search/index.ts';
 import { EngineError, InvalidArgumentError } from '../../engine/errors.ts';
 import { asErrorLike, errorObject, ES_ERRORS } from './errors.ts';
 
 export interface ShardTarget { index: ResolvedIndex; meta: IndexMeta; shard: number; filter: Query | null; order: number }
 
-export interface MergedHit extends ShardHit { indexName: string; type: string; shardOrder: number }
+export interface MergedHit extends ShardHit { indexName: string; type: string; shardOrder: number; shardNum?: number }
 
 export interface SearchOutcome {
   total: number;
@@ -58,6 +58,15 @@ export function shardTargets(cluster: EsCluster, indices: ResolvedIndex[], routi
   return out;
 }
 
+/** The first `indices_boost` entry naming this index (or a wildcard matching it), as ES applies them. */
+function indexBoost(req: SearchRequest, name: string): number {
+  for (const [pat, b] of req.indicesBoost) {
+    const re = new RegExp('^' + pat.split('*').map((x) => x.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$');
+    if (re.test(name)) return b;
+  }
+  return 1;
+}
+
 export interface ExecOptions { dfs: boolean; nowMs: number; scroll?: { keyPrefix: string; keepAliveMs: number } }
 
 export async function executeSearch(cluster: EsCluster, targets: ShardTarget[], req: SearchRequest, o: ExecOptions): Promise<SearchOutcome> {
@@ -68,7 +77,7 @@ export async function executeSearch(cluster: EsCluster, targets: ShardTarget[], 
     stats = mergeDfs(parts);
   }
   const settled = await Promise.allSettled(targets.map((t) => cluster.shardCall<ShardResult>(t.meta, t.shard, 'search.query', {
-    index: t.index.name, req, filter: t.filter, nowMs: o.nowMs, shardCount, stats,
+    index: t.index.name, type: t.index.type ?? '_doc', boost: indexBoost(req, t.index.name), req, filter: t.filter, nowMs: o.nowMs, shardCount, stats,
     scroll: o.scroll ? { key: `${o.scroll.keyPrefix}/${t.order}`, keepAliveMs: o.scroll.keepAliveMs } : undefined,
   })));
   const failures: { t: ShardTarget; err: EngineError | Error }[] = [];
@@ -92,7 +101,7 @@ function merge(targets: ShardTarget[], perShard: (ShardResult | null)[], req: Se
     if (r.maxScore > maxScore) maxScore = r.maxScore;
     if (r.terminatedEarly !== null) terminated = (terminated ?? false) || r.terminatedEarly;
     if (r.aggs) aggParts.push(r.aggs);
-    for (const h of r.hits) all.push({ ...h, indexName: t.index.name, type: t.index.type ?? '_doc', shardOrder: t.order });
+    for (const h of r.hits) all.push({ ...h, indexName: t.index.name, type: t.index.type ?? '_doc', shardOrder: t.order, shardNum: t.shard });
   });
   const sortKinds = sortKindsOf(req);
   all.sort(hitComparator(req, sortKinds));
@@ -111,14 +120,15 @@ export function sortKindsOf(req: SearchRequest): string[] | null {
 export function hitComparator(req: SearchRequest, kinds: string[] | null): (a: MergedHit, b: MergedHit) => number {
   if (!kinds) return (a, b) => b.score - a.score || a.shardOrder - b.shardOrder || a.doc - b.doc;
   const rev = req.sort!.map((s) => s.order === 'desc');
-  return (a, b) => compareSortValues(a.sort ?? [], b.sort ?? [], rev) || a.shardOrder - b.shardOrder || a.doc - b.doc;
+  const first = req.sort!.map((s) => s.missing === '_first');
+  return (a, b) => compareSortValues(a.sort ?? [], b.sort ?? [], rev, first) || a.shardOrder - b.shardOrder || a.doc - b.doc;
 }
 
 const isStr = (v: SortValue): boolean => v === null || (typeof v === 'string' && v !== 'Infinity' && v !== '-Infinity');
 
-function compareSortValues(a: SortValue[], b: SortValue[], rev: boolean[]): number {
+function compareSortValues(a: SortValue[], b: SortValue[], rev: boolean[], first: boolean[]): number {
   const kinds = a.map((v, i) => (isStr(v) || isStr(b[i]) ? 'str' : 'num'));
-  return compareKeys(kinds, rev, a, b);
+  return compareKeys(kinds, rev, a, b, first);
 }
 
 function shardFailure(t: ShardTarget, err: Error): Record<string, unknown> {

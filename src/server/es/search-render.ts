@@ -3,8 +3,8 @@
  * max_score, hits[]}, [aggregations]`; hit keys in SearchHit's order; scores as Java floats; `_source`
  * copied verbatim; sort values with ES's sentinels. Also the error envelope of all-shards failures.
  */
-import type { SearchRequest } from '../../engine/search/search-request.ts';
-import type { SortValue } from '../../engine/search/sort.ts';
+import type { SearchRequest } from '../../engine/search/index.ts';
+import type { SortValue } from '../../engine/search/index.ts';
 import { renderAggs } from './search-aggs-render.ts';
 import type { MergedHit, SearchOutcome } from './search-exec.ts';
 import { jd, jf } from './java-format.ts';
@@ -23,11 +23,14 @@ function sortValue(v: SortValue, kind: string): unknown {
 export interface RenderOptions { typedKeys: boolean; scrollId?: string; tookMs: number; fieldTypes?: (field: string) => string | undefined }
 
 function renderHit(h: MergedHit, req: SearchRequest, out: SearchOutcome, o: RenderOptions): Obj {
-  const scored = !out.sortKinds || req.trackScores;
-  const hit: Obj = { _index: h.indexName, _type: h.type, _id: h.id };
+  const scored = !out.sortKinds || req.trackScores || out.sortKinds.includes('score');
+  const hit: Obj = {};
+  if (req.explain) { hit._shard = `[${h.indexName}][${h.shardNum ?? 0}]`; hit._node = 'tessera-node'; }
+  hit._index = h.indexName; hit._type = h.type; hit._id = h.id;
   if (req.version && h.version !== undefined) hit._version = h.version;
   if (req.seqNoPrimaryTerm && h.seqNo !== undefined) { hit._seq_no = h.seqNo; hit._primary_term = h.primaryTerm; }
   hit._score = scored ? jf(h.score) : null;
+  if (h.routing !== undefined) hit._routing = h.routing;
   if (h.source !== null && h.source !== undefined) hit._source = new RawJson(h.source);
   if (h.fields && Object.keys(h.fields).length) hit.fields = h.fields;
   if (h.highlight) hit.highlight = h.highlight;
@@ -39,7 +42,22 @@ function renderHit(h: MergedHit, req: SearchRequest, out: SearchOutcome, o: Rend
       return sortValue(v, out.sortKinds![i]);
     });
   }
+  if (req.explain && h.explanation) hit._explanation = floatTree(h.explanation);
+  if (h.innerHits) {
+    const ih: Obj = {};
+    for (const [name, r] of Object.entries(h.innerHits)) {
+      ih[name] = { hits: { total: r.total, max_score: r.total ? jf(r.maxScore) : null, hits: r.hits.map((x) => ({
+        _index: h.indexName, _type: h.type, _id: h.id, _nested: { field: r.path, offset: x.offset }, _score: jf(x.score),
+        _source: x.source === null ? undefined : new RawJson(x.source) })) } };
+    }
+    hit.inner_hits = ih;
+  }
   return hit;
+}
+
+interface ExplanationLike { value: number; description: string; details: ExplanationLike[] }
+function floatTree(e: ExplanationLike): Obj {
+  return { value: jf(e.value), description: e.description, details: e.details.map(floatTree) };
 }
 
 export function renderSearch(req: SearchRequest, out: SearchOutcome, o: RenderOptions): Obj {
@@ -49,7 +67,7 @@ export function renderSearch(req: SearchRequest, out: SearchOutcome, o: RenderOp
   body.timed_out = false;
   if (out.terminatedEarly !== null) body.terminated_early = out.terminatedEarly;
   body._shards = out.shards;
-  const scored = !out.sortKinds || req.trackScores;
+  const scored = !out.sortKinds || req.trackScores || out.sortKinds.includes('score');
   let maxScore: unknown = null;
   if (scored && req.size === 0 && !o.scrollId) maxScore = jf(0);
   else if (scored && out.total > 0 && Number.isFinite(out.maxScore)) maxScore = jf(out.maxScore);

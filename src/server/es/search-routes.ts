@@ -10,14 +10,14 @@ import type { EsCluster, ResolvedIndex } from './cluster.ts';
 import { contentTypeProblem, checkParams, boolParam, intParam } from './params.ts';
 import { bodyText } from './handler.ts';
 import { json, RawJson } from './json.ts';
-import { parseSearchBodyText, parseSort, parseSourceFilter, parseTimeMs, type SearchRequest } from '../../engine/search/search-request.ts';
-import { parseJsonWithPos } from '../../engine/search/json-pos.ts';
+import { parseSearchBodyText, parseSort, parseSourceFilter, parseTimeMs, type SearchRequest } from '../../engine/search/index.ts';
+import { parseJsonWithPos } from '../../engine/search/index.ts';
 import { InvalidArgumentError, EngineError, ParseError } from '../../engine/errors.ts';
 import { murmur3Utf16 } from '../../engine/docs/routing.ts';
 import { executeSearch, phaseFailure, shardTargets, type ShardTarget } from './search-exec.ts';
 import { countBody, renderSearch, searchErrorReply } from './search-render.ts';
 import { ScrollRegistry } from './search-scroll.ts';
-import { NUMERIC_TYPES, FieldInfos } from '../../engine/search/field-infos.ts';
+import { NUMERIC_TYPES, FieldInfos } from '../../engine/search/index.ts';
 
 const SEARCH_PARAMS = ['analyzer', 'analyze_wildcard', 'default_operator', 'df', 'explain', 'stored_fields', 'docvalue_fields', 'from',
   'ignore_unavailable', 'ignore_throttled', 'allow_no_indices', 'expand_wildcards', 'lenient', 'preference', 'q', 'routing', 'scroll',
@@ -70,6 +70,8 @@ export function applyUrlParams(req: HttpRequest, r: SearchRequest): SearchReques
   const ta = intParam(req, 'terminate_after');
   if (ta !== undefined) r.terminateAfter = ta;
   if (q.get('version') !== null) r.version = boolParam(req, 'version');
+  if (q.get('explain') !== null) r.explain = boolParam(req, 'explain');
+  if (q.get('min_score') !== null) r.minScore = Number(q.get('min_score'));
   if (q.get('seq_no_primary_term') !== null) r.seqNoPrimaryTerm = boolParam(req, 'seq_no_primary_term');
   if (q.get('stored_fields') !== null) r.storedFields = q.get('stored_fields')!.split(',');
   if (q.get('docvalue_fields') !== null) r.docvalueFields = q.get('docvalue_fields')!.split(',');
@@ -109,7 +111,7 @@ export class SearchService {
     const targets = this.targets(indices, httpReq, p.type);
     if (count) { r.size = 0; r.aggs = null; r.sort = null; }
     const scrollParam = httpReq.query.get('scroll');
-    if (!count && !scrollParam) this.checkWindow(r, targets);
+    if (!count) this.checkWindow(r, targets, scrollParam !== null);
     const searchType = httpReq.query.get('search_type') ?? 'query_then_fetch';
     if (!['query_then_fetch', 'dfs_query_then_fetch'].includes(searchType)) throw new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', `No search type for [${searchType}]`);
     if (scrollParam && !count) return json(httpReq, 200, await this.scrolls.start(r, targets, scrollParam, searchType === 'dfs_query_then_fetch', started, fieldTypeLookup(indices), boolParam(httpReq, 'typed_keys')));
@@ -118,13 +120,21 @@ export class SearchService {
     return json(httpReq, 200, renderSearch(r, out, { typedKeys: boolParam(httpReq, 'typed_keys'), tookMs: Date.now() - started, fieldTypes: fieldTypeLookup(indices) }));
   }
 
-  private checkWindow(r: SearchRequest, targets: ShardTarget[]): void {
+  /** Per-index request limits (result window, scroll batch, docvalue_fields), failing the shards as ES does. */
+  private checkWindow(r: SearchRequest, targets: ShardTarget[], scroll: boolean): void {
     const bad: { t: ShardTarget; err: Error }[] = [];
     for (const t of targets) {
       const max = Number(t.index.settings['index.max_result_window'] ?? 10000);
-      if (r.from + r.size > max) {
-        bad.push({ t, err: new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', `Result window is too large, from + size must be less than or equal to: [${max}] but was [${r.from + r.size}]. See the scroll api for a more efficient way to request large data sets. This limit can be set by changing the [index.max_result_window] index level setting.`) });
+      const maxDv = Number(t.index.settings['index.max_docvalue_fields_search'] ?? 100);
+      let msg: string | null = null;
+      if (scroll && r.size > max) {
+        msg = `Batch size is too large, size must be less than or equal to: [${max}] but was [${r.size}]. Scroll batch sizes cost as much memory as result windows so they are controlled by the [index.max_result_window] index level setting.`;
+      } else if (!scroll && r.from + r.size > max) {
+        msg = `Result window is too large, from + size must be less than or equal to: [${max}] but was [${r.from + r.size}]. See the scroll api for a more efficient way to request large data sets. This limit can be set by changing the [index.max_result_window] index level setting.`;
+      } else if (r.docvalueFields.length > maxDv) {
+        msg = `Trying to retrieve too many docvalue_fields. Must be less than or equal to: [${maxDv}] but was [${r.docvalueFields.length}]. This limit can be set by changing the [index.max_docvalue_fields_search] index level setting.`;
       }
+      if (msg) bad.push({ t, err: new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', msg) });
     }
     if (bad.length && bad.length === targets.length) throw phaseFailure(bad);
   }

@@ -1,30 +1,35 @@
 /**
- * The expression browser at `/graph` (Prometheus's classic UI, reduced): a query box, an instant table and a
- * range graph drawn with uPlot, served from local files (no CDN).
+ * The expression browser at `/graph` on the metrics port: a static page, its script and style
+ * (`./graph/`), and the bundled uPlot build from node_modules — no CDN. Files are read once at start-up.
+ * `/` redirects to `/graph` as Prometheus does.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Router } from '../router.ts';
 import type { HttpResponse } from '../http.ts';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
 
-function asset(path: string, type: string): () => HttpResponse {
-  let body: Buffer | null = null; // read on first use, then kept
-  return () => {
-    body ??= readFileSync(path);
-    return { status: 200, headers: { 'Content-Type': type, 'Cache-Control': 'max-age=3600' }, body };
-  };
+interface Asset { type: string; body: Buffer }
+
+function load(): Map<string, Asset> {
+  const own = (name: string) => readFileSync(new URL(`./graph/${name}`, import.meta.url));
+  return new Map<string, Asset>([
+    ['graph.js', { type: 'application/javascript; charset=utf-8', body: own('graph.js') }],
+    ['graph.css', { type: 'text/css; charset=utf-8', body: own('graph.css') }],
+    ['uPlot.iife.min.js', { type: 'application/javascript; charset=utf-8', body: readFileSync(require.resolve('uplot/dist/uPlot.iife.min.js')) }],
+    ['uPlot.min.css', { type: 'text/css; charset=utf-8', body: readFileSync(require.resolve('uplot/dist/uPlot.min.css')) }],
+  ]);
 }
 
 export function registerGraphRoutes(router: Router): void {
-  const uplotDir = dirname(require.resolve('uplot/dist/uPlot.iife.min.js'));
-  const page = asset(join(here, 'graph', 'index.html'), 'text/html; charset=utf-8');
-  router.add(['GET'], '/graph', page);
-  router.add(['GET'], '/graph/static/graph.js', asset(join(here, 'graph', 'graph.js'), 'application/javascript; charset=utf-8'));
-  router.add(['GET'], '/graph/static/uPlot.iife.min.js', asset(join(uplotDir, 'uPlot.iife.min.js'), 'application/javascript; charset=utf-8'));
-  router.add(['GET'], '/graph/static/uPlot.min.css', asset(join(uplotDir, 'uPlot.min.css'), 'text/css; charset=utf-8'));
+  const assets = load();
+  const page: HttpResponse = { status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8' }, body: readFileSync(new URL('./graph/index.html', import.meta.url)) };
+  router.add(['GET'], '/', () => ({ status: 302, headers: { Location: '/graph', 'Content-Type': 'text/html; charset=utf-8' }, body: '<a href="/graph">Found</a>.\n' }));
+  router.add(['GET'], '/graph', () => page);
+  router.add(['GET'], '/graph/:file', (_req, params) => {
+    const a = assets.get(params.file);
+    if (!a) return { status: 404, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: '404 page not found\n' };
+    return { status: 200, headers: { 'Content-Type': a.type }, body: a.body };
+  });
 }

@@ -25,14 +25,16 @@ export function badParam(name: string, msg: string): InvalidArgumentError {
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 const FLOAT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$|^[+-]?(inf|infinity|nan)$/i;
 
+function goRound(x: number): number { return x < 0 ? -Math.round(-x) : Math.round(x); }
+
 /** Parses a time to integer ms, or null. Float seconds are rounded to the millisecond as Prometheus does. */
 export function parseTimeMs(s: string): number | null {
   if (FLOAT.test(s)) {
     const f = Number(s.replace(/inf(inity)?$/i, 'Infinity'));
     if (!Number.isFinite(f)) return null;
+    // Go: math.Modf, then math.Round of the fraction to ms (half away from zero, unlike Math.round).
     const whole = Math.trunc(f);
-    const frac = Math.round((f - whole) * 1000) / 1000;
-    return whole * 1000 + Math.round(frac * 1000);
+    return whole * 1000 + goRound((f - whole) * 1000);
   }
   const m = RFC3339.exec(s);
   if (!m) {

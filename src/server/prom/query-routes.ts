@@ -12,10 +12,13 @@ import type { HttpRequest, HttpResponse } from '../http.ts';
 import { durationMs } from '../flags.ts';
 import { EngineError, InvalidArgumentError } from '../../engine/errors.ts';
 import type { FetchedSeries, Matcher } from '../../engine/tsdb/api.ts';
-import { parseExpr, prettyExpr, typeOf, documentedType, selectorRanges, jsonString } from '../../engine/promql/index.ts';
+import { MATCH_REGEXP, MATCH_NOT_REGEXP } from '../../engine/tsdb/api.ts';
+import { parseExpr, prettyExpr, typeOf, documentedType, selectorRanges, jsonString, translateGoRegex } from '../../engine/promql/index.ts';
 import type { Expr } from '../../engine/promql/index.ts';
 import type { PromqlEvalArgs, PromqlEvalReply } from '../../workers/promql-tasks.ts';
-import { promErrorFrom } from './respond.ts';
+import { packSeries } from '../../engine/tsdb/packed-series.ts';
+import type { PackedSeries } from '../../engine/tsdb/packed-series.ts';
+import { promErrorFrom, promSuccess } from './respond.ts';
 import { badParam, durationParam, formValues, timeParam } from './query-params.ts';
 
 const gzipAsync = promisify(gzip);
@@ -43,7 +46,7 @@ export function registerQueryRoutes(router: Router, ctx: ServerContext, client: 
     const started = Date.now();
     const args = await prepare(client, expr, query, 'instant', t, t, 0, started + timeout, limits);
     const reply = await ctx.pool.call<PromqlEvalReply>(pickWorker(), 'promql.eval', args);
-    return wrap(reply.json, form.get('stats') !== null ? statsJson(started, args.series) : '');
+    return wrap(reply.json, form.get('stats') ? statsJson(started, args.series) : '');
   }));
 
   router.add(['GET', 'POST'], '/api/v1/query_range', (req) => run(req, async () => {
@@ -67,7 +70,20 @@ export function registerQueryRoutes(router: Router, ctx: ServerContext, client: 
     const stepMs = Math.round(step);
     const args = await prepare(client, expr, query, 'range', start, end, stepMs, started + timeout, limits);
     const reply = await ctx.pool.call<PromqlEvalReply>(pickWorker(), 'promql.eval', args);
-    return wrap(reply.json, form.get('stats') !== null ? statsJson(started, args.series) : '');
+    return wrap(reply.json, form.get('stats') ? statsJson(started, args.series) : '');
+  }));
+
+  // Exemplars are not stored (no exemplar ingestion), so a valid request always has none, as a Prometheus
+  // without exemplar storage answers; parameters are validated the same way.
+  router.add(['GET', 'POST'], '/api/v1/query_exemplars', (req) => run(req, async () => {
+    const form = formValues(req);
+    const start = timeParam(form, 'start', -9223372036854, true);
+    const end = timeParam(form, 'end', 9223372036854, true);
+    if (end < start) throw new InvalidArgumentError('INVALID_ARGUMENT', 'end timestamp must not be before start timestamp');
+    const expr = parseQuery(form.get('query') ?? '', false);
+    // Without selectors Prometheus returns no result at all, which its API writes as an empty 204.
+    if (selectorRanges(expr, start, end, { lookbackMs: 0, defaultSubqueryStepMs: limits.subqueryStepMs }).length === 0) return { status: 204 };
+    return promSuccess([]);
   }));
 
   router.add(['GET', 'POST'], '/api/v1/format_query', (req) => run(req, async () => {
@@ -108,11 +124,24 @@ function parseQuery(query: string, prefixed: boolean): Expr {
 async function prepare(client: SeriesClient, expr: Expr, query: string, kind: 'instant' | 'range', startMs: number,
   endMs: number, stepMs: number, deadlineMs: number, limits: QueryLimits): Promise<PromqlEvalArgs> {
   const ranges = selectorRanges(expr, startMs, endMs, { lookbackMs: limits.lookbackMs, defaultSubqueryStepMs: limits.subqueryStepMs });
-  const fetched = await withDeadline(Promise.all(ranges.map((r) => client.select(r.matchers, r.mintMs, r.maxtMs))), deadlineMs);
+  const fetched = await withDeadline(Promise.all(ranges.map((r) => client.select(storageMatchers(r.matchers), r.mintMs, r.maxtMs))), deadlineMs);
   return {
     query, kind, startMs, endMs, stepMs, deadlineMs, lookbackMs: limits.lookbackMs, maxSamples: limits.maxSamples,
-    defaultSubqueryStepMs: limits.subqueryStepMs, series: mergeSeries(fetched),
+    defaultSubqueryStepMs: limits.subqueryStepMs, series: packSeries(mergeSeries(fetched)),
   };
+}
+
+/**
+ * Matchers as the storage rebuilds them (`newMatcher`, JS regex syntax): Go-only regex syntax such as
+ * `(?i:…)` in mid-pattern or `(?P<name>…)` is rewritten to an equivalent JS pattern first.
+ */
+function storageMatchers(ms: readonly Matcher[]): Matcher[] {
+  return ms.map((m) => {
+    if (m.type !== MATCH_REGEXP && m.type !== MATCH_NOT_REGEXP) return m;
+    const { source, dotAll } = translateGoRegex(m.value);
+    if (dotAll || source === m.value) return m;
+    return { type: m.type, name: m.name, value: source, matches: m.matches };
+  });
 }
 
 function withDeadline<T>(p: Promise<T>, deadlineMs: number): Promise<T> {
@@ -154,15 +183,17 @@ function unite(a: FetchedSeries, b: FetchedSeries): FetchedSeries {
   return { labels: a.labels, t: t.subarray(0, n), v: v.subarray(0, n) };
 }
 
-function statsJson(started: number, series: FetchedSeries[]): string {
-  let samples = 0;
-  for (const s of series) samples += s.t.length;
+function statsJson(started: number, series: PackedSeries): string {
+  const samples = series.t.length;
   const total = (Date.now() - started) / 1000;
   return `,"stats":{"timings":{"evalTotalTime":${total},"resultSortTime":0,"queryPreparationTime":0,"innerEvalTime":${total},"execQueueTime":0,"execTotalTime":${total}},"samples":{"totalQueryableSamples":${samples},"peakSamples":${samples}}}`;
 }
 
-function wrap(dataOpen: string, stats: string): HttpResponse {
-  return { status: 200, headers: { 'Content-Type': 'application/json' }, body: `{"status":"success","data":${dataOpen}${stats}}}` };
+const HEAD = Buffer.from('{"status":"success","data":');
+
+function wrap(dataOpen: Uint8Array, stats: string): HttpResponse {
+  const tail = Buffer.from(`${stats}}}`);
+  return { status: 200, headers: { 'Content-Type': 'application/json' }, body: Buffer.concat([HEAD, dataOpen, tail]) };
 }
 
 async function maybeGzip(req: HttpRequest, r: HttpResponse): Promise<HttpResponse> {

@@ -10,13 +10,18 @@ import { RecordingRule } from '../../engine/rules/recording-rule.ts';
 import { labelsObject } from '../../engine/rules/rule.ts';
 import { goE } from '../../engine/rules/go-format.ts';
 import { rfc3339 } from './targets-api.ts';
+import type { HttpResponse } from '../http.ts';
 
 export type RuleTypeFilter = '' | 'alert' | 'record';
+
+/** Go's `Duration.Seconds()` carries nanosecond resolution; round so float noise does not show. */
+const secs = (v: number): number => Math.round(v * 1e9) / 1e9;
 
 function alertJson(a: Alert): Record<string, unknown> {
   return {
     labels: labelsObject(a.labels), annotations: labelsObject(a.annotations), state: a.state,
-    activeAt: rfc3339(a.activeAt), value: goE(a.value, -1),
+    activeAt: rfc3339(a.activeAt), ...(a.keepFiringSince !== 0 ? { keepFiringSince: rfc3339(a.keepFiringSince) } : {}),
+    value: goE(a.value, -1),
   };
 }
 
@@ -26,7 +31,7 @@ function alertingRuleJson(r: AlertingRule): Record<string, unknown> {
     labels: labelsObject(r.spec.labels), annotations: labelsObject(r.spec.annotations),
     alerts: r.activeAlerts().map(alertJson), health: r.health,
     ...(r.lastError ? { lastError: r.lastError } : {}),
-    evaluationTime: r.evaluationSeconds, lastEvaluation: rfc3339(r.evaluationTimestamp), type: 'alerting',
+    evaluationTime: secs(r.evaluationSeconds), lastEvaluation: rfc3339(r.evaluationTimestamp), type: 'alerting',
   };
 }
 
@@ -35,7 +40,7 @@ function recordingRuleJson(r: RecordingRule): Record<string, unknown> {
     name: r.name, query: r.query,
     ...(r.spec.labels.length ? { labels: labelsObject(r.spec.labels) } : {}),
     health: r.health, ...(r.lastError ? { lastError: r.lastError } : {}),
-    evaluationTime: r.evaluationSeconds, lastEvaluation: rfc3339(r.evaluationTimestamp), type: 'recording',
+    evaluationTime: secs(r.evaluationSeconds), lastEvaluation: rfc3339(r.evaluationTimestamp), type: 'recording',
   };
 }
 
@@ -47,7 +52,7 @@ function groupJson(g: Group, filter: RuleTypeFilter): Record<string, unknown> {
   }
   return {
     name: g.name, file: g.file, rules, interval: g.intervalMs / 1000, limit: g.limit,
-    evaluationTime: g.evaluationSeconds, lastEvaluation: rfc3339(g.lastEvaluation),
+    evaluationTime: secs(g.evaluationSeconds), lastEvaluation: rfc3339(g.lastEvaluation),
   };
 }
 
@@ -57,6 +62,16 @@ export function rulesBody(m: RuleManager, filter: RuleTypeFilter): unknown {
 
 export function alertsBody(m: RuleManager): unknown {
   return { alerts: m.alertingRules().flatMap((r) => r.activeAlerts().map(alertJson)) };
+}
+
+/**
+ * The success envelope as Go's encoding/json writes it: `<`, `>`, `&`, U+2028 and U+2029 escaped
+ * (rule queries such as `x > 1` read `x \u003e 1` on the wire).
+ */
+export function goJsonSuccess(data: unknown): HttpResponse {
+  const body = JSON.stringify({ status: 'success', data }).replace(/[<>&\u2028\u2029]/g,
+    (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+  return { status: 200, headers: { 'Content-Type': 'application/json' }, body };
 }
 
 export function alertmanagersBody(active: string[], dropped: string[]): unknown {

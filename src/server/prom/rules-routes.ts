@@ -14,16 +14,16 @@ import type { ServerContext, ServiceHooks } from '../context.ts';
 import type { Router } from '../router.ts';
 import { durationMs } from '../flags.ts';
 import { promError, promSuccess } from './respond.ts';
-import { alertmanagersBody, alertsBody, rulesBody, type RuleTypeFilter } from './rules-api.ts';
+import { alertmanagersBody, alertsBody, goJsonSuccess, rulesBody, type RuleTypeFilter } from './rules-api.ts';
 import type { FetchedSeries, Matcher } from '../../engine/tsdb/api.ts';
 import type { IngestSample } from '../../engine/scrape/sample-sink.ts';
 import { loadConfig } from '../../engine/scrape/config.ts';
-import { formatExpr } from '../../engine/promql/printer.ts';
+import { formatExpr, selectorRanges } from '../../engine/promql/index.ts';
+import { mergeSeries } from './query-routes.ts';
 import { RuleManager, type RulesConfig } from '../../engine/rules/manager.ts';
 import { systemClock, type Clock } from '../../engine/rules/clock.ts';
 import type { GroupEnv } from '../../engine/rules/group.ts';
 import type { QueryFn } from '../../engine/rules/rule.ts';
-import { mergeFetched, selectorWindows } from '../../engine/rules/query.ts';
 import { fetchPostJson, Notifier, toNotifierAlerts, type PostJson } from '../../engine/rules/notifier.ts';
 import { parseAlerting, type AlertingSetup } from '../../engine/rules/alerting-config.ts';
 import type { RulesEvalArgs, RulesEvalSample } from '../../workers/rules-tasks.ts';
@@ -37,11 +37,47 @@ export interface RulesStorage {
 export interface RulesRouteOptions { query?: QueryFn; clock?: Clock; post?: PostJson }
 
 export function registerRulesRoutes(router: Router, ctx: ServerContext, client: RulesStorage | null, opts: RulesRouteOptions = {}): ServiceHooks {
-  const storage = client ?? detachedStorage();
   const warn = (msg: string, fields?: Record<string, unknown>): void => ctx.log.warn(msg, fields);
   const externalURL = externalUrl(ctx);
   const notifier = new Notifier({ queueCapacity: ctx.flags['alertmanager.notification-queue-capacity'], post: opts.post ?? fetchPostJson, warn });
-  const env: GroupEnv = {
+  const manager = new RuleManager(groupEnv(ctx, client ?? detachedStorage(), notifier, externalURL, opts));
+  let alerting: AlertingSetup = { sets: [], dropped: [], alertRelabel: [] };
+
+  const applyNow = async (): Promise<void> => {
+    const { rules, setup } = await readRulesConfig(ctx, externalURL);
+    await manager.update(rules);
+    notifier.configure(setup.sets, rules.externalLabels, setup.alertRelabel);
+    alerting = setup;
+  };
+  // Reloads run one at a time (SIGHUP and /-/reload may overlap); each caller sees its own outcome.
+  let last: Promise<void> = Promise.resolve();
+  const apply = (): Promise<void> => (last = last.catch(() => {}).then(applyNow));
+
+  router.add(['GET'], '/api/v1/rules', (req) => {
+    const type = (req.query.get('type') ?? '').toLowerCase();
+    if (type !== '' && type !== 'alert' && type !== 'record') return promError('bad_data', `invalid parameter "type": not supported value ${JSON.stringify(type)}`);
+    return goJsonSuccess(rulesBody(manager, type as RuleTypeFilter));
+  });
+  router.add(['GET'], '/api/v1/alerts', () => goJsonSuccess(alertsBody(manager)));
+  router.add(['GET'], '/api/v1/alertmanagers', () => promSuccess(alertmanagersBody(notifier.alertmanagerUrls(), alerting.dropped)));
+  registerRulesMetrics(ctx, manager, notifier);
+
+  return {
+    start: apply,
+    reload: apply,
+    async stop() {
+      await manager.stop();
+      // Give queued notifications a few seconds to go out, without holding up shutdown on a dead Alertmanager.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([notifier.flush(), new Promise((r) => { timer = setTimeout(r, 5000); })]);
+      clearTimeout(timer);
+    },
+  };
+}
+
+function groupEnv(ctx: ServerContext, storage: RulesStorage, notifier: Notifier, externalURL: string, opts: RulesRouteOptions): GroupEnv {
+  const warn = (msg: string, fields?: Record<string, unknown>): void => ctx.log.warn(msg, fields);
+  return {
     query: opts.query ?? workerQuery(ctx, storage),
     append: (samples) => storage.append(samples),
     select: (matchers, mint, maxt) => storage.select(matchers, mint, maxt),
@@ -52,38 +88,20 @@ export function registerRulesRoutes(router: Router, ctx: ServerContext, client: 
     forGracePeriodMs: durationMs(ctx.flags['rules.alert.for-grace-period']),
     warn,
   };
-  const manager = new RuleManager(env);
-  let alerting: AlertingSetup = { sets: [], dropped: [], alertRelabel: [] };
+}
 
-  const apply = async (): Promise<void> => {
-    const file = ctx.flags['config.file'];
-    let rules: RulesConfig = { files: [], evaluationIntervalMs: 60_000, externalLabels: [], externalURL };
-    let setup: AlertingSetup = { sets: [], dropped: [], alertRelabel: [] };
-    if (file !== '') {
-      let text: string;
-      try { text = await readFile(file, 'utf8'); } catch (e) { throw new Error(`couldn't load configuration (--config.file="${file}"): ${(e as Error).message}`); }
-      const cfg = loadConfig(text, file);
-      setup = parseAlerting(cfg.alerting);
-      rules = { files: cfg.ruleFiles, evaluationIntervalMs: cfg.global.evaluationIntervalMs, externalLabels: cfg.global.externalLabels, externalURL };
-    }
-    await manager.update(rules);
-    notifier.configure(setup.sets, rules.externalLabels, setup.alertRelabel);
-    alerting = setup;
-  };
-
-  router.add(['GET'], '/api/v1/rules', (req) => {
-    const type = (req.query.get('type') ?? '').toLowerCase();
-    if (type !== '' && type !== 'alert' && type !== 'record') return promError('bad_data', `invalid parameter "type": not supported value ${JSON.stringify(type)}`);
-    return promSuccess(rulesBody(manager, type as RuleTypeFilter));
-  });
-  router.add(['GET'], '/api/v1/alerts', () => promSuccess(alertsBody(manager)));
-  router.add(['GET'], '/api/v1/alertmanagers', () => promSuccess(alertmanagersBody(notifier.alertmanagerUrls(), alerting.dropped)));
-  registerRulesMetrics(ctx, manager, notifier);
-
+/** The rule files and alerting section of `--config.file` (none without a config file). */
+async function readRulesConfig(ctx: ServerContext, externalURL: string): Promise<{ rules: RulesConfig; setup: AlertingSetup }> {
+  const file = ctx.flags['config.file'];
+  if (file === '') {
+    return { rules: { files: [], evaluationIntervalMs: 60_000, externalLabels: [], externalURL }, setup: { sets: [], dropped: [], alertRelabel: [] } };
+  }
+  let text: string;
+  try { text = await readFile(file, 'utf8'); } catch (e) { throw new Error(`couldn't load configuration (--config.file="${file}"): ${(e as Error).message}`); }
+  const cfg = loadConfig(text, file);
   return {
-    start: apply,
-    reload: apply,
-    async stop() { await manager.stop(); await notifier.flush(); },
+    rules: { files: cfg.ruleFiles, evaluationIntervalMs: cfg.global.evaluationIntervalMs, externalLabels: cfg.global.externalLabels, externalURL },
+    setup: parseAlerting(cfg.alerting),
   };
 }
 
@@ -93,10 +111,10 @@ function workerQuery(ctx: ServerContext, storage: RulesStorage): QueryFn {
   const timeoutMs = durationMs(ctx.flags['query.timeout']);
   let next = 0;
   return async (expr, tMs) => {
-    const windows = selectorWindows(expr, tMs, lookbackMs);
-    const fetched = await Promise.all(windows.map((w) => storage.select(w.matchers, w.mintMs, w.maxtMs)));
+    const ranges = selectorRanges(expr, tMs, tMs, { lookbackMs, defaultSubqueryStepMs: 60_000 });
+    const fetched = await Promise.all(ranges.map((r) => storage.select(r.matchers, r.mintMs, r.maxtMs)));
     const args: RulesEvalArgs = {
-      query: formatExpr(expr), tMs, series: mergeFetched(fetched), lookbackMs, timeoutMs, maxSamples: ctx.flags['query.max-samples'],
+      query: formatExpr(expr), tMs, series: mergeSeries(fetched), lookbackMs, timeoutMs, maxSamples: ctx.flags['query.max-samples'],
     };
     next = (next + 1) % ctx.pool.size;
     const out = await ctx.pool.call<RulesEvalSample[]>(next, 'rules.eval', args);
@@ -127,6 +145,8 @@ function registerRulesMetrics(ctx: ServerContext, manager: RuleManager, notifier
   ctx.metrics.gauge('prometheus_rule_group_interval_seconds', 'The interval of a rule group.', ['rule_group'], perGroup((g) => g.intervalMs / 1000));
   ctx.metrics.gauge('prometheus_rule_group_last_duration_seconds', 'The duration of the last rule group evaluation.', ['rule_group'], perGroup((g) => g.evaluationSeconds));
   ctx.metrics.gauge('prometheus_rule_group_last_evaluation_timestamp_seconds', 'The timestamp of the last rule group evaluation in seconds.', ['rule_group'], perGroup((g) => g.lastEvaluation / 1000));
+  ctx.metrics.gauge('prometheus_rule_evaluations_total', 'The total number of rule evaluations.', ['rule_group'], perGroup((g) => g.evalTotal), 'counter');
+  ctx.metrics.gauge('prometheus_rule_evaluation_failures_total', 'The total number of rule evaluation failures.', ['rule_group'], perGroup((g) => g.evalFailures), 'counter');
   ctx.metrics.gauge('prometheus_notifications_sent_total', 'Total number of alerts sent.', [], () => [[[], notifier.stats.sent]], 'counter');
   ctx.metrics.gauge('prometheus_notifications_errors_total', 'Total number of errors sending alert notifications.', [], () => [[[], notifier.stats.errors]], 'counter');
   ctx.metrics.gauge('prometheus_notifications_dropped_total', 'Total number of alerts dropped due to errors when sending to Alertmanager.', [], () => [[[], notifier.stats.dropped]], 'counter');

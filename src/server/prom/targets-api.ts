@@ -28,7 +28,8 @@ export function targetsBody(mgr: ScrapeManager, state: string): unknown {
   const showDropped = s === '' || s === 'any' || s === 'dropped';
   const activeTargets: unknown[] = [];
   const droppedTargets: unknown[] = [];
-  for (const pool of mgr.snapshot()) {
+  // Pools sorted by name, as Prometheus's API does.
+  for (const pool of mgr.snapshot().sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     if (showActive) {
       for (const loop of pool.loops) {
         const t = loop.target;

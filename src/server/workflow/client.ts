@@ -12,7 +12,7 @@ import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import { fromWire, InternalError, type EngineError } from '../../engine/errors.ts';
 import { pack, unpack } from '../../engine/codec/msgpack.ts';
-import { SpscRing } from '../../engine/codec/spsc-ring.ts';
+import { SpscProducer, SpscRing } from '../../engine/codec/spsc-ring.ts';
 import { STORE_DIR_NAME, WORKFLOW_WAL_DIR, WORKFLOW_WAL_RECORD_INGEST } from '../../engine/codec/format-ids.ts';
 import { Wal, type WalPosition } from '../../engine/wal/index.ts';
 import { type WorkflowReply, type WorkflowWorkerInit } from '../../workers/workflow-protocol.ts';
@@ -23,7 +23,8 @@ const RING_BYTES = 8 * 1024 * 1024;
 const CUT_EVERY_BYTES = 64 * 1024 * 1024;
 
 interface Pending { resolve(v: unknown): void; reject(e: EngineError): void; seq: number }
-interface IngestRecord { seq: number; op: string; body: unknown }
+/** `at`: receive time (real-clock mode only), the time the event is processed as, also on replay. */
+interface IngestRecord { seq: number; op: string; body: unknown; at?: number }
 
 export interface WorkflowClientOptions {
   dataDir: string;
@@ -36,6 +37,7 @@ export interface WorkflowClientOptions {
 
 export class WorkflowClient {
   private readonly ring = SpscRing.create(RING_BYTES);
+  private readonly producer = new SpscProducer(this.ring);
   private readonly pending = new Map<number, Pending>();
   private worker!: Worker;
   private wal!: Wal;
@@ -44,10 +46,18 @@ export class WorkflowClient {
   private bytesSinceCut = 0;
   private cutAt: { pos: WalPosition; lastSeq: number } | null = null;
   private readonly inFlightSeqs = new Set<number>();
+  private truncating = false;
+  private readonly cutEvery: number;
   private dead: EngineError | null = null;
+  /** Requests that arrive while start-up (WAL replay) runs wait for it: sequence numbers come after the log's. */
+  private started = false;
+  private markStarted!: () => void;
+  private readonly startedP = new Promise<void>((r) => { this.markStarted = r; });
   private stopping = false;
 
-  constructor(private readonly opts: WorkflowClientOptions) {}
+  constructor(private readonly opts: WorkflowClientOptions) {
+    this.cutEvery = Math.max(4096, Math.min(CUT_EVERY_BYTES, Math.floor(opts.walSegmentSizeBytes / 2)));
+  }
 
   async start(): Promise<void> {
     const o = this.opts;
@@ -71,12 +81,15 @@ export class WorkflowClient {
     });
     const applied = await ready;
     await this.replay(applied);
+    this.started = true;
+    this.markStarted();
   }
 
   /** Re-sends every WAL record the worker has not applied, in log order, then starts a fresh segment. */
   private async replay(applied: { appliedLow: number; appliedAbove: number[] }): Promise<void> {
     const above = new Set(applied.appliedAbove);
     let maxSeq = applied.appliedLow;
+    for (const s of applied.appliedAbove) if (s > maxSeq) maxSeq = s;
     const again: Promise<unknown>[] = [];
     await this.wal.replay(null, (type, payload) => {
       if (type !== WORKFLOW_WAL_RECORD_INGEST) return;
@@ -84,48 +97,68 @@ export class WorkflowClient {
       const count = batchSize(rec.op, rec.body);
       maxSeq = Math.max(maxSeq, rec.seq + count - 1);
       if (rec.seq + count - 1 <= applied.appliedLow || (count === 1 && above.has(rec.seq))) return;
-      again.push(this.send(rec.op, { seq: rec.seq, body: rec.body }, rec.seq).catch(() => undefined));
+      again.push(this.send(rec.op, { seq: rec.seq, body: rec.body, at: rec.at }, rec.seq).catch(() => undefined));
     });
     this.nextSeq = maxSeq + 1;
     await Promise.all(again);
     if (again.length) this.opts.log.info('workflow: replayed unapplied events from the WAL', { events: again.length });
+    await this.send('sync', {}, 0); // the replayed events are committed to LMDB before their records go
     const pos = await this.wal.cut();
     await this.wal.truncateBefore(pos);
   }
 
   /** A request with no durability step (management, queries, the test clock). */
-  call(op: string, args: unknown): Promise<unknown> {
+  async call(op: string, args: unknown): Promise<unknown> {
+    if (!this.started) await this.startedP;
     return this.send(op, args, 0);
   }
 
   /** An inbound event: WAL first (durable), then the worker. `count` sequence numbers are reserved. */
   async ingest(op: 'event' | 'events' | 'viewlog', body: unknown): Promise<unknown> {
+    if (!this.started) await this.startedP;
     if (this.dead) throw this.dead;
     const seq = this.nextSeq;
     this.nextSeq += batchSize(op, body);
-    const payload = pack({ seq, op, body } satisfies IngestRecord);
+    const rec: IngestRecord = this.opts.testClock ? { seq, op, body } : { seq, op, body, at: Date.now() };
+    const payload = pack(rec);
     this.inFlightSeqs.add(seq);
     try {
       await this.wal.append(WORKFLOW_WAL_RECORD_INGEST, payload);
       this.bytesSinceCut += payload.byteLength;
-      return await this.send(op, { seq, body }, seq);
+      // The worker gets the WAL payload itself ({seq, op, body, at}): the body is encoded once.
+      return await this.send(op, { walRecord: payload }, seq);
     } finally {
       this.inFlightSeqs.delete(seq);
       void this.maybeTruncate();
     }
   }
 
+  /**
+   * Every CUT_EVERY bytes the WAL is cut; once every event up to the cut has been answered, a `sync` request
+   * waits for the LMDB commit that covers them (event replies do not wait for it), and then the segments
+   * before the cut are deleted. `lastSeq` is read in the same tick as `cut()` is queued, so every event at
+   * or below it was queued before the cut and every later one after it.
+   */
   private async maybeTruncate(): Promise<void> {
-    if (this.cutAt === null && this.bytesSinceCut >= CUT_EVERY_BYTES) {
+    if (this.cutAt === null && !this.truncating && this.bytesSinceCut >= this.cutEvery) {
       this.bytesSinceCut = 0;
+      this.truncating = true;
       const lastSeq = this.nextSeq - 1;
-      this.cutAt = { pos: await this.wal.cut(), lastSeq };
+      try { this.cutAt = { pos: await this.wal.cut(), lastSeq }; } finally { this.truncating = false; }
     }
     const c = this.cutAt;
-    if (!c) return;
+    if (!c || this.truncating) return;
     for (const s of this.inFlightSeqs) if (s <= c.lastSeq) return;
-    this.cutAt = null;
-    await this.wal.truncateBefore(c.pos);
+    this.truncating = true;
+    try {
+      await this.call('sync', {});
+      this.cutAt = null;
+      await this.wal.truncateBefore(c.pos);
+    } catch (err) {
+      this.opts.log.warn('workflow: WAL truncation postponed', { err: (err as Error).message });
+    } finally {
+      this.truncating = false;
+    }
   }
 
   private send(op: string, args: unknown, seq: number): Promise<unknown> {
@@ -134,11 +167,13 @@ export class WorkflowClient {
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, seq });
       const bytes = pack({ id, op, args });
-      if (!this.ring.tryWrite(bytes)) this.ring.writeAsync(bytes).catch((err) => { this.pending.delete(id); reject(err); });
+      // In order (arrival order per contact): a message waiting for space is never overtaken.
+      this.producer.write(bytes).catch((err) => { this.pending.delete(id); reject(err); });
     });
   }
 
   private settle(m: WorkflowReply): void {
+    if (m.type === 'replies') { for (const r of m.replies) this.settle(r); return; }
     if (m.type !== 'reply') return;
     const p = this.pending.get(m.id);
     if (!p) return;
@@ -148,6 +183,7 @@ export class WorkflowClient {
 
   private fail(e: EngineError): void {
     this.dead = e;
+    this.markStarted(); // waiting requests go on and are refused with the error
     for (const p of this.pending.values()) p.reject(e);
     this.pending.clear();
     this.opts.log.error('workflow worker failed', { err: e.message });

@@ -131,17 +131,19 @@ test('19. delete cancels pending timers', async () => {
 });
 
 /** A loopback webhook receiver answering with the given statuses in turn (then the last one). */
-async function hookServer(statuses: number[]): Promise<{ url: string; keys: string[]; close(): Promise<void> }> {
+async function hookServer(statuses: number[]): Promise<{ url: string; keys: string[]; bodies: any[]; close(): Promise<void> }> {
   const keys: string[] = [];
+  const bodies: any[] = [];
   let n = 0;
   const srv: Server = createServer((req, res) => {
     keys.push(String(req.headers['idempotency-key']));
-    req.resume();
-    req.on('end', () => { res.statusCode = statuses[Math.min(n++, statuses.length - 1)]; res.end('{}'); });
+    let text = '';
+    req.on('data', (d) => { text += d; });
+    req.on('end', () => { bodies.push(JSON.parse(text)); res.statusCode = statuses[Math.min(n++, statuses.length - 1)]; res.end('{}'); });
   });
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
   const port = (srv.address() as { port: number }).port;
-  return { url: `http://127.0.0.1:${port}/hook`, keys, close: () => new Promise((r) => srv.close(() => r())) };
+  return { url: `http://127.0.0.1:${port}/hook`, keys, bodies, close: () => new Promise((r) => srv.close(() => r())) };
 }
 
 test('22. webhook retry with one idempotency key; a 4xx fails the run', async () => {
@@ -163,6 +165,10 @@ test('22. webhook retry with one idempotency key; a 4xx fails the run', async ()
     await f.clock({ advance: 5000 });
     assert.equal(hook.keys.length, 3);
     assert.deepEqual(hook.keys, Array(3).fill(`${runId}:block-a1`));
+    const sent = hook.bodies[0];
+    assert.deepEqual([sent.workflowId, sent.runId, sent.elementDisplayId, sent.businessId, sent.contactId], [id, runId, 'block-a1', b, 'c1']);
+    assert.equal(sent.actionValue.url, hook.url);
+    assert.equal(typeof sent.at, 'number');
     const log = (await f.api('GET', `/workflow/actions?workflowId=${id}`)).body.data;
     const wh = log.filter((e: any) => e.elementDisplayId === 'block-a1');
     assert.equal(wh.length, 1);

@@ -165,3 +165,37 @@ test('9. delay', async () => {
   assert.deepEqual(await tags(b, 'c1'), ['x']);
   assert.equal((await actions(`workflowId=${id}`)).length, 1);
 });
+
+test('batch ingestion: items in array order with per-item results', async () => {
+  const { b, t0 } = await scenario(f);
+  await channels(f, b, t0);
+  const id = await save(f, workflow(b, playCountGraph()));
+  const r = await f.api('POST', '/rest/livestream/events', { events: [
+    { event: 'play', channel_id: 'ch1', business_id: b, contact_id: 'c1', event_id: 'b-1' },
+    { event: 'play', channel_id: 'ch1', business_id: b, contact_id: 'c1', event_id: 'b-2' },
+    { event: 'play', channel_id: 'ch1', business_id: b, contact_id: 'c1', event_id: 'b-1' },
+    { event: 'play', channel_id: 'nope', business_id: b, contact_id: 'c1' },
+  ] });
+  assert.equal(r.status, 200, r.body.error);
+  const res = r.body.data.results;
+  assert.deepEqual(res.map((x: any) => x.success), [true, true, true, false]);
+  assert.equal(res[2].data.duplicate, true);
+  assert.match(res[3].error, /^CHANNEL_NOT_FOUND: /);
+  const s = await stats(id);
+  assert.deepEqual([s.elements['block-r1'].no, s.elements['block-r1'].yes], [1, 1], 'second play saw playcount 2');
+  assert.deepEqual(await tags(b, 'c1'), ['repeat-viewer']);
+});
+
+test('dry-run validation reports errors and warnings without saving', async () => {
+  const { b } = await scenario(f);
+  const bad = await f.api('POST', '/workflow/manage/validate', workflow(b, [E('ch1', 'submit'), A('block-a1', { action: 'noop' }, ['path-x'])]));
+  assert.equal(bad.status, 200);
+  assert.equal(bad.body.data.valid, false);
+  assert.equal(bad.body.data.errors[0].code, 'GRAPH_INVALID');
+  const good = await f.api('POST', '/workflow/manage/validate', workflow(b, [E('ch1', 'submit'), A('block-a1', { action: 'noop' }, ['path-1'], ['path-9'])]));
+  assert.equal(good.body.data.valid, true);
+  assert.deepEqual(good.body.data.warnings, ['outgoing path path-9 of block-a1 leads nowhere (branch ends)']);
+  const wrong = await f.api('POST', '/workflow/manage/validate', workflow(b, [A('block-a1', { action: 'explode' }, [])]));
+  assert.equal(wrong.body.data.errors[0].code, 'UNKNOWN_ACTION');
+  assert.equal((await f.api('GET', `/workflow/manage?businessId=${b}`)).body.data.total, 0);
+});

@@ -11,6 +11,7 @@ import { InvalidArgumentError } from '../../errors.ts';
 import { fielddataError } from '../sort.ts';
 import { NUMERIC_TYPES } from '../field-infos.ts';
 import { createBucketCollector } from './bucket-collectors.ts';
+import { DEFAULT_DATE_FORMAT, parseDate } from '../../postings/date-format.ts';
 import { TopHitsCollector } from './top-hits.ts';
 import type { DocFetcher } from '../shard-search.ts';
 
@@ -59,24 +60,37 @@ export interface ValuesSource {
   values(doc: number, out: (number | string)[]): number;
 }
 
-export function valuesSource(field: string, env: AggEnv, missing?: unknown): ValuesSource {
+const VALUE_TYPES: Record<string, string> = { string: 'keyword', boolean: 'boolean', date: 'date', long: 'long', double: 'double', numeric: 'double', number: 'double' };
+
+/** The missing value as the doc-values representation of `type` (dates parsed, booleans 1/0). */
+function missingAs(type: string, missing: unknown, format: string | undefined): number | string {
+  if (type === 'keyword') return String(missing);
+  if (type === 'date') return parseDate(missing, format ?? DEFAULT_DATE_FORMAT);
+  if (type === 'boolean') return missing === true || missing === 'true' ? 1 : 0;
+  return Number(missing);
+}
+
+export function valuesSource(field: string, env: AggEnv, missing?: unknown, valueType?: string): ValuesSource {
   const fi = env.ctx.field(field);
   if (fi?.type === 'text' && !fi.fielddata) throw fielddataError(field);
-  const kind = !fi ? 'none' : fi.type === 'keyword' ? 'str' : NUMERIC_TYPES.has(fi.type) || fi.type === 'date' || fi.type === 'boolean' ? 'num' : 'none';
+  // Unmapped fields take their type from `value_type` (so `missing` values bucket like real ones).
+  const type = fi?.type ?? (valueType ? VALUE_TYPES[valueType] ?? 'unmapped' : 'unmapped');
+  const kind = type === 'keyword' ? 'str' : NUMERIC_TYPES.has(type) || type === 'date' || type === 'boolean' ? 'num' : 'none';
+  const miss = missing === undefined || missing === null ? null : missingAs(kind === 'str' ? 'keyword' : type, missing, fi?.format);
   let seg: Segment | null = null;
   return {
-    kind, type: fi?.type ?? 'unmapped', format: fi?.format,
+    kind, type, format: fi?.format,
     setSegment(s: Segment): void { seg = s; },
     values(doc: number, out: (number | string)[]): number {
       out.length = 0;
-      if (seg && kind === 'num') {
+      if (seg && fi && kind === 'num') {
         const dv = seg.numeric.get(field);
         if (dv) for (let i = dv.start[doc]; i < dv.start[doc + 1]; i++) out.push(dv.values[i]);
-      } else if (seg && kind === 'str') {
+      } else if (seg && fi && kind === 'str') {
         const dv = seg.ordinals.get(field);
         if (dv) for (let i = dv.start[doc]; i < dv.start[doc + 1]; i++) out.push(dv.ordTerms[dv.ords[i]]);
       }
-      if (out.length === 0 && missing !== undefined && missing !== null) out.push(kind === 'str' ? String(missing) : (missing as number));
+      if (out.length === 0 && miss !== null) out.push(miss);
       return out.length;
     },
   };
@@ -84,13 +98,13 @@ export function valuesSource(field: string, env: AggEnv, missing?: unknown): Val
 
 function numericSource(spec: AggSpec, env: AggEnv): ValuesSource {
   const field = String(spec.params.field);
-  const src = valuesSource(field, env, spec.params.missing);
+  const src = valuesSource(field, env, spec.params.missing, spec.params.value_type);
   if (src.kind === 'str') throw new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', `Expected numeric type on field [${field}], but got [${src.type}]`);
   return src;
 }
 
 function anySource(spec: AggSpec, env: AggEnv): ValuesSource {
-  return valuesSource(String(spec.params.field), env, spec.params.missing);
+  return valuesSource(String(spec.params.field), env, spec.params.missing, spec.params.value_type);
 }
 
 

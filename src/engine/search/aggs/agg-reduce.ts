@@ -50,7 +50,7 @@ function mergeKeyed(spec: AggSpec, parts: AggPartial[]): any[] {
       m.subs.push(b.subs);
     }
   }
-  return [...map.values()].map((m) => ({ key: m.key, docCount: m.docCount, subs: reduceAggs(spec.subs, m.subs) }));
+  return [...map.values()].map((m) => ({ key: m.key, docCount: m.docCount, subs: reduceAggs(spec.subs, m.subs), docCountError: 0 }));
 }
 
 function reduceTerms(spec: AggSpec, parts: AggPartial[]): AggPartial {
@@ -58,15 +58,30 @@ function reduceTerms(spec: AggSpec, parts: AggPartial[]): AggPartial {
   const keyOrder = order.length > 0 && order[0].key === '_key';
   const countDesc = order.length > 0 && order[0].key === '_count' && !order[0].asc;
   let error = 0;
+  const shardErr: number[] = [];
   for (const p of parts) {
     let e: number;
     if (p.buckets.length < p.shardSize || keyOrder) e = 0;
     else if (countDesc) e = p.buckets[p.buckets.length - 1].docCount;
     else e = -1;
+    shardErr.push(e);
     if (e < 0 || error < 0) error = -1; else error += e;
   }
+  // Per-bucket error bound: what the shards that did not return the key could have held for it.
+  const buckets = mergeKeyed(spec, parts);
+  for (const b of buckets) {
+    let be = 0;
+    parts.forEach((p, i) => {
+      if (be < 0) return;
+      if (p.buckets.some((x: { key: unknown }) => x.key === b.key)) return;
+      if (shardErr[i] < 0) be = -1; else be += shardErr[i];
+    });
+    b.docCountError = be;
+  }
+  // Longs and doubles mix across indices: any double promotes the keys (ES 6).
+  const dbl = parts.find((p) => ['double', 'float', 'half_float', 'scaled_float'].includes(p.valueType));
   return {
-    ...parts[0], buckets: mergeKeyed(spec, parts), otherDocCount: parts.reduce((a, p) => a + p.otherDocCount, 0), docCountError: error,
+    ...parts[0], valueType: dbl ? dbl.valueType : parts[0].valueType, buckets, otherDocCount: parts.reduce((a, p) => a + p.otherDocCount, 0), docCountError: error,
   };
 }
 

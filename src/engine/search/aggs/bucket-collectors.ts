@@ -72,11 +72,11 @@ class TermsCollector implements AggCollector {
   private readonly vals: (number | string)[] = [];
   private readonly src: ValuesSource;
   private readonly buckets: BucketSet;
-  private readonly include: ((k: string) => boolean) | null;
+  private readonly include: ((k: number | string) => boolean) | null;
   constructor(private readonly spec: AggSpec, private readonly env: AggEnv) {
-    this.src = valuesSource(String(spec.params.field), env, spec.params.missing);
+    this.src = valuesSource(String(spec.params.field), env, spec.params.missing, spec.params.value_type);
     this.buckets = new BucketSet(spec, env);
-    this.include = includeExclude(spec.params.include, spec.params.exclude);
+    this.include = includeExclude(spec.params.include, spec.params.exclude, this.src, env);
   }
   setSegment(ord: number, seg: Segment): void { this.src.setSegment(seg); this.buckets.setSegment(ord, seg); }
   collect(doc: number, score: number): void {
@@ -86,7 +86,7 @@ class TermsCollector implements AggCollector {
       const v = this.vals[i];
       if (v === prev) continue; // count a doc once per distinct value
       prev = v;
-      if (this.include && !this.include(String(v))) continue;
+      if (this.include && !this.include(v)) continue;
       this.buckets.hit(this.buckets.bucket(v), doc, score);
     }
   }
@@ -129,16 +129,76 @@ export function compareSimple(order: OrderSpec[], ca: number, ka: BucketKey, cb:
   return compareBucketKeys(ka, kb);
 }
 
-function includeExclude(inc: unknown, exc: unknown): ((k: string) => boolean) | null {
+/**
+ * terms include/exclude: regex strings (string fields), exact value arrays (parsed as the field's type, so
+ * dates and numbers match), or `{partition, num_partitions}` (ES's hash partitioning: murmur3 of the UTF-8
+ * term with seed 31 for strings, BitMixer.mix64 for numbers, floorMod). Decisions are cached per value.
+ */
+function includeExclude(inc: unknown, exc: unknown, src: ValuesSource, env: AggEnv): ((k: number | string) => boolean) | null {
   if (inc === undefined && exc === undefined) return null;
-  const m = (v: unknown): ((k: string) => boolean) | null => {
+  const norm = (x: unknown): string => {
+    if (src.kind === 'str') return String(x);
+    if (src.type === 'date') return String(parseDateValue(env.ctx, x, src.format, undefined, false));
+    if (src.type === 'boolean') return x === true || x === 'true' ? '1' : '0';
+    return String(Number(x));
+  };
+  const m = (v: unknown): ((k: number | string) => boolean) | null => {
     if (v === undefined) return null;
-    if (Array.isArray(v)) { const s = new Set(v.map(String)); return (k) => s.has(k); }
-    if (typeof v === 'string') { const re = new RegExp('^(?:' + v + ')$', 'u'); return (k) => re.test(k); }
+    if (Array.isArray(v)) { const s = new Set(v.map(norm)); return (k) => s.has(String(k)); }
+    if (typeof v === 'string') { const re = new RegExp('^(?:' + v + ')$', 'u'); return (k) => re.test(String(k)); }
+    if (v && typeof v === 'object' && 'num_partitions' in v) {
+      const p = v as { partition: number; num_partitions: number };
+      return (k) => partitionOf(k, p.num_partitions) === Number(p.partition);
+    }
     return null;
   };
   const i = m(inc), e = m(exc);
-  return (k) => (!i || i(k)) && (!e || !e(k));
+  const cache = new Map<number | string, boolean>();
+  return (k) => {
+    let r = cache.get(k);
+    if (r === undefined) { r = (!i || i(k)) && (!e || !e(k)); cache.set(k, r); }
+    return r;
+  };
+}
+
+function partitionOf(k: number | string, n: number): number {
+  let h: bigint;
+  if (typeof k === 'string') h = BigInt(murmur3Utf8(k, 31));
+  else {
+    let x = BigInt.asUintN(64, BigInt(Math.trunc(k)));
+    const M = (1n << 64n) - 1n;
+    // HPPC BitMixer.mix64, as ES's PartitionedLongFilter uses.
+    x = ((x ^ (x >> 32n)) * 0x4cd6944c5cc20b6dn) & M;
+    x = ((x ^ (x >> 29n)) * 0xfc12c5b19d3259e9n) & M;
+    x ^= x >> 32n;
+    h = BigInt.asIntN(64, x);
+  }
+  const nn = BigInt(n);
+  return Number(((h % nn) + nn) % nn);
+}
+
+/** Lucene StringHelper.murmurhash3_x86_32 over the UTF-8 bytes of `s` (signed result). */
+function murmur3Utf8(s: string, seed: number): number {
+  const bytes = new TextEncoder().encode(s);
+  const c1 = 0xcc9e2d51, c2 = 0x1b873593;
+  let h = seed | 0;
+  const len = bytes.length, rounded = len & ~3;
+  for (let i = 0; i < rounded; i += 4) {
+    let k = bytes[i] | (bytes[i + 1] << 8) | (bytes[i + 2] << 16) | (bytes[i + 3] << 24);
+    k = Math.imul(k, c1); k = (k << 15) | (k >>> 17); k = Math.imul(k, c2);
+    h ^= k; h = (h << 13) | (h >>> 19); h = (Math.imul(h, 5) + 0xe6546b64) | 0;
+  }
+  const tail = len & 3;
+  if (tail > 0) {
+    let k = 0;
+    if (tail === 3) k = bytes[rounded + 2] << 16;
+    if (tail >= 2) k |= bytes[rounded + 1] << 8;
+    k |= bytes[rounded];
+    k = Math.imul(k, c1); k = (k << 15) | (k >>> 17); k = Math.imul(k, c2); h ^= k;
+  }
+  h ^= len;
+  h ^= h >>> 16; h = Math.imul(h, 0x85ebca6b); h ^= h >>> 13; h = Math.imul(h, 0xc2b2ae35); h ^= h >>> 16;
+  return h | 0;
 }
 
 class HistogramCollector implements AggCollector {

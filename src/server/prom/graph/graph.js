@@ -1,101 +1,163 @@
-// Expression browser: instant queries render as a table, range queries as a uPlot chart.
+/*
+ * Tessera's expression browser: runs /api/v1/query (Table) and /api/v1/query_range (Graph, drawn with the
+ * bundled uPlot) and shows the API's error text for bad queries. State lives in the URL like Prometheus's
+ * (`g0.expr`, `g0.tab` 0 = graph / 1 = table, `g0.range_input`, `g0.end_input`, `g0.moment_input`, `g0.step_input`).
+ */
 (function () {
   'use strict';
   var $ = function (id) { return document.getElementById(id); };
-  var mode = 'table';
-  var plot = null;
-
-  function metricName(m) {
-    var name = m.__name__ || '';
-    var parts = Object.keys(m).filter(function (k) { return k !== '__name__'; })
-      .map(function (k) { return k + '="' + m[k] + '"'; });
-    return name + (parts.length || !name ? '{' + parts.join(', ') + '}' : '');
-  }
+  var state = { tab: 'table', chart: null };
+  var DURATION_RE = /^(?:(\d+)y)?(?:(\d+)w)?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/;
 
   function parseRange(s) {
-    var m = /^(\d+)([smhdw])$/.exec(s.trim());
-    if (!m) return 3600;
-    return Number(m[1]) * { s: 1, m: 60, h: 3600, d: 86400, w: 604800 }[m[2]];
+    var m = DURATION_RE.exec(String(s).trim());
+    if (!m || String(s).trim() === '') return null;
+    var mult = [31536000, 604800, 86400, 3600, 60, 1], total = 0;
+    for (var i = 0; i < mult.length; i++) if (m[i + 1]) total += Number(m[i + 1]) * mult[i];
+    return total > 0 ? total : null;
+  }
+
+  function metricName(metric) {
+    var name = metric.__name__ || '';
+    var parts = Object.keys(metric).filter(function (k) { return k !== '__name__'; }).sort().map(function (k) {
+      return k + '=' + JSON.stringify(metric[k]);
+    });
+    return name + '{' + parts.join(', ') + '}';
+  }
+
+  function showError(msg) {
+    var el = $('error');
+    if (!msg) { el.hidden = true; el.textContent = ''; return; }
+    el.hidden = false;
+    el.textContent = msg;
+  }
+
+  function timeParam(input) {
+    return input.value ? String(new Date(input.value + 'Z').getTime() / 1000) : String(Date.now() / 1000);
   }
 
   function api(path, params) {
-    var body = new URLSearchParams(params).toString();
-    return fetch(path, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: body })
-      .then(function (r) { return r.json(); })
-      .then(function (j) { if (j.status !== 'success') throw new Error(j.error); return j.data; });
+    var body = new URLSearchParams(params);
+    var started = performance.now();
+    return fetch(path, { method: 'POST', body: body, headers: { 'Content-Type': 'application/x-www-form-urlencoded' } })
+      .then(function (r) {
+        return r.text().then(function (text) {
+          var json;
+          try { json = JSON.parse(text); } catch (e) { throw new Error('Error executing query: ' + r.status + ' ' + text.trim()); }
+          if (json.status !== 'success') throw new Error('Error executing query: ' + (json.error || r.statusText));
+          $('stats').textContent = 'Load time: ' + Math.round(performance.now() - started) + 'ms';
+          return json.data;
+        });
+      });
   }
-
-  function showError(msg) { $('error').textContent = msg || ''; }
 
   function renderTable(data) {
-    var tbody = $('table').querySelector('tbody');
-    tbody.innerHTML = '';
+    var tbody = $('result-table').querySelector('tbody');
+    tbody.textContent = '';
     var rows = [];
-    if (data.resultType === 'vector') rows = data.result.map(function (s) { return [metricName(s.metric), s.value[1]]; });
-    else if (data.resultType === 'matrix') rows = data.result.map(function (s) {
-      return [metricName(s.metric), s.values.map(function (v) { return v[1] + ' @' + v[0]; }).join('\n')];
-    });
-    else rows = [[data.resultType, data.result[1]]];
-    if (rows.length === 0) rows = [['Empty query result', '']];
+    if (data.resultType === 'vector') {
+      data.result.forEach(function (s) { rows.push([metricName(s.metric), s.value[1]]); });
+    } else if (data.resultType === 'matrix') {
+      data.result.forEach(function (s) {
+        rows.push([metricName(s.metric), s.values.map(function (v) { return v[1] + ' @' + v[0]; }).join('\n')]);
+      });
+    } else {
+      rows.push([data.resultType, data.result[1]]);
+    }
     rows.forEach(function (r) {
       var tr = document.createElement('tr');
-      var a = document.createElement('td'); a.textContent = r[0];
-      var b = document.createElement('td'); b.textContent = r[1]; b.className = 'value';
+      var a = document.createElement('td'); a.className = 'element'; a.textContent = r[0];
+      var b = document.createElement('td'); b.className = 'value'; b.textContent = r[1];
+      b.style.whiteSpace = 'pre';
       tr.appendChild(a); tr.appendChild(b); tbody.appendChild(tr);
     });
-    $('status').textContent = rows.length + ' result(s)';
+    $('table-empty').hidden = rows.length > 0;
   }
+
+  var PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf'];
 
   function renderGraph(data, start, end, step) {
+    if (state.chart) { state.chart.destroy(); state.chart = null; }
+    var series = data.resultType === 'matrix' ? data.result : [];
+    $('graph-empty').hidden = series.length > 0;
+    if (series.length === 0) return;
     var xs = [];
-    for (var t = start; t <= end; t += step) xs.push(t);
+    for (var t = start; t <= end + 1e-9; t += step) xs.push(Math.round(t * 1000) / 1000);
     var index = new Map(xs.map(function (x, i) { return [x, i]; }));
-    var series = [{}], columns = [xs];
-    data.result.forEach(function (s, i) {
+    var columns = [xs];
+    var specs = [{}];
+    series.forEach(function (s, i) {
       var col = new Array(xs.length).fill(null);
-      s.values.forEach(function (p) { var k = index.get(p[0]); if (k !== undefined) col[k] = Number(p[1]); });
+      s.values.forEach(function (v) {
+        var k = index.get(Math.round(v[0] * 1000) / 1000);
+        if (k !== undefined) col[k] = Number(v[1]);
+      });
       columns.push(col);
-      series.push({ label: metricName(s.metric), stroke: 'hsl(' + ((i * 67) % 360) + ',65%,45%)', width: 1.5 });
+      specs.push({ label: metricName(s.metric), stroke: PALETTE[i % PALETTE.length], width: 1.5, spanGaps: false });
     });
-    if (plot) { plot.destroy(); plot = null; }
-    var el = $('graph');
-    el.innerHTML = '';
-    plot = new uPlot({ width: Math.max(400, el.clientWidth || 800), height: 300, series: series, scales: { x: { time: true } } }, columns, el);
-    el.dataset.series = String(data.result.length);
-    $('status').textContent = data.result.length + ' series';
+    var el = $('chart');
+    var width = Math.max(300, el.clientWidth || 800);
+    // Times are shown in UTC, as the end/evaluation inputs are read.
+    var opts = { width: width, height: 360, series: specs, scales: { x: { time: true } },
+      tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'); } };
+    state.chart = new uPlot(opts, columns, el);
   }
 
-  function run() {
+  function execute() {
     var expr = $('expr').value;
-    showError('');
-    var endInput = $('end').value.trim();
-    var now = endInput ? Number(endInput) : Date.now() / 1000;
-    if (mode === 'table') {
-      api('/api/v1/query', { query: expr, time: String(now) }).then(renderTable).catch(function (e) { showError(e.message); });
-      return;
+    showError(null);
+    syncUrl();
+    if (state.tab === 'table') {
+      return api('/api/v1/query', { query: expr, time: timeParam($('eval-time')) })
+        .then(renderTable, function (e) { renderTable({ resultType: 'vector', result: [] }); $('table-empty').hidden = true; showError(e.message); });
     }
     var range = parseRange($('range').value);
-    var end = Math.floor(now), start = end - range;
-    var step = Math.max(1, Math.ceil(range / 250));
-    api('/api/v1/query_range', { query: expr, start: String(start), end: String(end), step: String(step) })
-      .then(function (d) { renderGraph(d, start, end, step); }).catch(function (e) { showError(e.message); });
+    if (range === null) { showError('Invalid range: ' + $('range').value); return Promise.resolve(); }
+    var end = Number(timeParam($('end-time')));
+    var start = end - range;
+    var step = Number($('step').value) || Math.max(Math.floor(range / 250), 1);
+    return api('/api/v1/query_range', { query: expr, start: String(start), end: String(end), step: String(step) })
+      .then(function (d) { renderGraph(d, start, end, step); },
+        function (e) { if (state.chart) { state.chart.destroy(); state.chart = null; } $('graph-empty').hidden = true; showError(e.message); });
   }
 
-  function setMode(m) {
-    mode = m;
-    $('tab-table').classList.toggle('active', m === 'table');
-    $('tab-graph').classList.toggle('active', m === 'graph');
-    $('table-pane').classList.toggle('hidden', m !== 'table');
-    $('graph-pane').classList.toggle('hidden', m !== 'graph');
-    if ($('expr').value.trim()) run();
+  function setTab(tab) {
+    state.tab = tab;
+    $('table-panel').hidden = tab !== 'table';
+    $('graph-panel').hidden = tab !== 'graph';
+    $('tab-table').classList.toggle('active', tab === 'table');
+    $('tab-graph').classList.toggle('active', tab === 'graph');
   }
 
-  $('run').addEventListener('click', run);
-  $('tab-table').addEventListener('click', function () { setMode('table'); });
-  $('tab-graph').addEventListener('click', function () { setMode('graph'); });
-  $('expr').addEventListener('keydown', function (e) { if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); run(); } });
-  var params = new URLSearchParams(location.search);
-  if (params.get('end')) $('end').value = params.get('end');
-  if (params.get('tab') === 'graph') setMode('graph');
-  if (params.get('expr')) { $('expr').value = params.get('expr'); run(); }
+  function syncUrl() {
+    var p = new URLSearchParams();
+    p.set('g0.expr', $('expr').value);
+    p.set('g0.tab', state.tab === 'graph' ? '0' : '1');
+    p.set('g0.range_input', $('range').value);
+    if ($('end-time').value) p.set('g0.end_input', $('end-time').value.replace('T', ' '));
+    if ($('eval-time').value) p.set('g0.moment_input', $('eval-time').value.replace('T', ' '));
+    if ($('step').value) p.set('g0.step_input', $('step').value);
+    history.replaceState(null, '', '/graph?' + p.toString());
+  }
+
+  function init() {
+    var p = new URLSearchParams(location.search);
+    $('expr').value = p.get('g0.expr') || '';
+    if (p.get('g0.range_input')) $('range').value = p.get('g0.range_input');
+    // Prometheus links write times as "2006-01-02 15:04:05" (UTC); the inputs take "2006-01-02T15:04:05".
+    if (p.get('g0.end_input')) $('end-time').value = p.get('g0.end_input').replace(' ', 'T');
+    if (p.get('g0.moment_input')) $('eval-time').value = p.get('g0.moment_input').replace(' ', 'T');
+    if (p.get('g0.step_input')) $('step').value = p.get('g0.step_input');
+    setTab(p.get('g0.tab') === '0' ? 'graph' : 'table');
+    $('query-form').addEventListener('submit', function (ev) { ev.preventDefault(); execute(); });
+    $('expr').addEventListener('keydown', function (ev) {
+      if (ev.key === 'Enter' && !ev.shiftKey) { ev.preventDefault(); execute(); }
+    });
+    ['tab-table', 'tab-graph'].forEach(function (id) {
+      $(id).addEventListener('click', function () { setTab($(id).dataset.tab); if ($('expr').value) execute(); });
+    });
+    if ($('expr').value) execute();
+  }
+
+  init();
 })();

@@ -1,0 +1,22 @@
+/**
+ * Public entry of the search engine: what shard workers run (index, query/fetch, dfs, scroll, _analyze) and
+ * what the coordinator uses (request parsing, dfs merge, hit ordering, aggregation reduce and formatting).
+ */
+export type { MappingJson, ShardIndexApi } from './api.ts';
+export { ShardIndex } from './shard-index.ts';
+export { searchShard, type ShardHit, type ShardResult } from './shard-search.ts';
+export { collectDfs, GlobalStats, mergeDfs, type DfsStats } from './dfs.ts';
+export { analyzeRequest, type AnalyzeArgs } from './analyze.ts';
+export { ScrollStore } from './scroll-store.ts';
+export { parseSearchBodyText, parseSort, parseSourceFilter, parseTimeMs, type SearchRequest } from './search-request.ts';
+export { parseQuery } from './query-parser.ts';
+export { parseJsonWithPos } from './json-pos.ts';
+export type { Query } from './query-ast.ts';
+export { compareKeys, type SortValue } from './sort.ts';
+export { reduceAggs } from './aggs/agg-reduce.ts';
+export type { AggPartial } from './aggs/agg-collectors.ts';
+export type { AggSpec } from './aggs/agg-parser.ts';
+export { compareBucketKeys, termsOrder } from './aggs/bucket-collectors.ts';
+export { nextKey } from './aggs/date-rounding.ts';
+export { NUMERIC_TYPES, FieldInfos } from './field-infos.ts';
+export { formatDate, parseDate } from '../postings/date-format.ts';

@@ -1,0 +1,8 @@
+/** Public entry of the TSDB engine for workers and tools. */
+export { Tsdb, DEFAULT_BLOCK_RANGE_MS } from './db.ts';
+export type { AppendBatch, AppendResult, TsdbOptions, WalReplayStatus } from './db.ts';
+export { tick, cleanTombstones, snapshot, flushHead } from './db-maintenance.ts';
+export { writeBlock } from './block-writer.ts';
+export { headStatus } from './status.ts';
+export type { ShardStatus } from './status.ts';
+export type { TsdbWal, OpenWal } from './wal-port.ts';

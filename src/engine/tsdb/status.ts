@@ -1,0 +1,39 @@
+/**
+ * Raw figures for `/api/v1/status/tsdb` from one shard's head: per label name, per value, the number of head
+ * series carrying the pair (the main thread merges shards and ranks the top 10, as Prometheus's
+ * `index.PostingsStats` does), plus head stats.
+ */
+import type { Tsdb } from './db.ts';
+
+export interface ShardStatus {
+  numSeries: number;
+  chunkCount: number;
+  /** Inclusive head time range; null when the head is empty. */
+  minTime: number | null;
+  maxTime: number | null;
+  /** Max time of the newest block (Prometheus reports it as the empty head's range), null without blocks. */
+  blocksMaxTime: number | null;
+  /** name → [value, seriesCount, …] flattened. */
+  pairs: Record<string, (string | number)[]>;
+}
+
+export function headStatus(db: Tsdb): ShardStatus {
+  const h = db.head;
+  const pairs: Record<string, (string | number)[]> = {};
+  for (const [name, values] of h.index.byName) {
+    const flat: (string | number)[] = [];
+    for (const [v, bm] of values) flat.push(v, bm.size);
+    pairs[name] = flat;
+  }
+  let bmax: number | null = null;
+  for (const b of db.blocks) if (bmax === null || b.maxTime > bmax) bmax = b.maxTime;
+  const empty = h.numSeries === 0 || h.minTime === Infinity;
+  return {
+    numSeries: h.numSeries,
+    chunkCount: h.numChunks(),
+    minTime: empty ? null : h.minTime,
+    maxTime: empty ? null : h.maxTime,
+    blocksMaxTime: bmax,
+    pairs,
+  };
+}

@@ -1,0 +1,207 @@
+/**
+ * Main-thread client of the metrics store: routes samples to the shard worker that owns their series (by
+ * label-set hash), fans reads out to every worker and merges the answers (a series can have data on two
+ * workers, e.g. an imported block on worker 0 and live samples on its owner). PromQL, scraping, remote write
+ * and the HTTP routes all go through this class.
+ */
+import type { FetchedSeries, Label, Labels, Matcher } from '../../engine/tsdb/api.ts';
+import type { AppendArgs, MatcherWire, RangeArgs, SelectArgs, SelectReply, TsdbOpenArgs } from '../../workers/tsdb-wire.ts';
+
+/** What the client needs of the shard pool (ShardPool satisfies it; tests may pass an in-process stand-in). */
+export interface TsdbTransport {
+  readonly size: number;
+  call<T = unknown>(workerId: number, op: string, args: unknown): Promise<T>;
+}
+
+export interface SampleIn { labels: Labels | Readonly<Record<string, string>>; t: number; v: number }
+
+export interface AppendSummary { added: number; outOfOrder: number; duplicate: number; outOfBounds: number; firstError: string }
+
+export interface WalReplayStatus { min: number; max: number; current: number }
+
+/** The merged raw figures of `/api/v1/status/tsdb` (see tsdb-routes for the response shape). */
+export interface ShardStatus {
+  numSeries: number; chunkCount: number; minTime: number | null; maxTime: number | null; blocksMaxTime: number | null;
+  pairs: Record<string, (string | number)[]>;
+}
+
+type MatcherLike = Matcher | MatcherWire;
+
+const wire = (ms: readonly MatcherLike[]): MatcherWire[] => ms.map((m) => ({ type: m.type, name: m.name, value: m.value }));
+
+/** Sorted label set without empty values, from either input form. */
+export function toSortedLabels(ls: Labels | Readonly<Record<string, string>>): Label[] {
+  const out: Label[] = [];
+  if (Array.isArray(ls)) { for (const l of ls as Labels) if (l.value !== '') out.push({ name: l.name, value: l.value }); }
+  else for (const name in ls) { const value = (ls as Record<string, string>)[name]; if (value !== '') out.push({ name, value }); }
+  out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return out;
+}
+
+function flatKey(ls: readonly Label[]): string[] {
+  const f: string[] = new Array(ls.length * 2);
+  for (let i = 0; i < ls.length; i++) { f[2 * i] = ls[i].name; f[2 * i + 1] = ls[i].value; }
+  return f;
+}
+
+/** FNV-1a of the canonical label string: which worker owns the series. */
+export function shardOf(flat: readonly string[], n: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < flat.length; i++) {
+    const s = flat[i];
+    for (let j = 0; j < s.length; j++) { h ^= s.charCodeAt(j); h = Math.imul(h, 0x01000193); }
+    h ^= 0xff; h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) % n;
+}
+
+function toLabels(flat: readonly string[]): Label[] {
+  const out: Label[] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) out.push({ name: flat[i], value: flat[i + 1] });
+  return out;
+}
+
+export function compareLabels(a: Labels, b: Labels): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    if (a[i].name !== b[i].name) return a[i].name < b[i].name ? -1 : 1;
+    if (a[i].value !== b[i].value) return a[i].value < b[i].value ? -1 : 1;
+  }
+  return a.length - b.length;
+}
+
+interface Group { series: string[][]; keys: Map<string, number>; sidx: number[]; ts: number[]; idx: number[] }
+
+export class TsdbClient {
+  constructor(private readonly pool: TsdbTransport) {}
+
+  get workers(): number { return this.pool.size; }
+
+  /** Opens every shard (replaying its WAL); resolves when all are ready. */
+  open(args: TsdbOpenArgs): Promise<WalReplayStatus[]> {
+    return this.all<WalReplayStatus>('tsdb.open', args);
+  }
+
+  /**
+   * Appends samples; resolves after every involved worker has fsynced its WAL record. Per-sample refusals
+   * (out of order, duplicate, out of bounds) are counted, not thrown.
+   */
+  async append(samples: readonly SampleIn[]): Promise<AppendSummary> {
+    const n = this.pool.size;
+    const groups: (Group | undefined)[] = new Array(n);
+    const vals = new Float64Array(samples.length);
+    for (let i = 0; i < samples.length; i++) {
+      const s = samples[i];
+      vals[i] = s.v;
+      const flat = flatKey(toSortedLabels(s.labels));
+      const key = flat.join('\xff');
+      const w = shardOf(flat, n);
+      const g: Group = groups[w] ??= { series: [], keys: new Map(), sidx: [], ts: [], idx: [] } as Group;
+      let j = g.keys.get(key);
+      if (j === undefined) { j = g.series.length; g.keys.set(key, j); g.series.push(flat); }
+      g.sidx.push(j); g.ts.push(s.t); g.idx.push(i);
+    }
+    const calls: Promise<AppendSummary>[] = [];
+    for (let w = 0; w < n; w++) {
+      const g = groups[w];
+      if (!g) continue;
+      const vs = new Float64Array(g.idx.length);
+      for (let k = 0; k < g.idx.length; k++) vs[k] = vals[g.idx[k]];
+      const args: AppendArgs = { series: g.series, sidx: Uint32Array.from(g.sidx), ts: Float64Array.from(g.ts), vs };
+      calls.push(this.pool.call<AppendSummary>(w, 'tsdb.append', args));
+    }
+    const sum: AppendSummary = { added: 0, outOfOrder: 0, duplicate: 0, outOfBounds: 0, firstError: '' };
+    for (const r of await Promise.all(calls)) {
+      sum.added += r.added; sum.outOfOrder += r.outOfOrder; sum.duplicate += r.duplicate; sum.outOfBounds += r.outOfBounds;
+      sum.firstError ||= r.firstError;
+    }
+    return sum;
+  }
+
+  /** Series matching `matchers` with their samples in `[mintMs, maxtMs]`, sorted by labels. */
+  async select(matchers: readonly MatcherLike[], mintMs: number, maxtMs: number): Promise<FetchedSeries[]> {
+    const args: SelectArgs = { matchers: wire(matchers), mint: mintMs, maxt: maxtMs };
+    const replies = await this.all<SelectReply>('tsdb.select', args);
+    const byKey = new Map<string, FetchedSeries[]>();
+    for (const r of replies) {
+      for (let i = 0; i < r.labels.length; i++) {
+        const key = r.labels[i].join('\xff');
+        const s: FetchedSeries = { labels: toLabels(r.labels[i]), t: r.t.subarray(r.offsets[i], r.offsets[i + 1]), v: r.v.subarray(r.offsets[i], r.offsets[i + 1]) };
+        const list = byKey.get(key);
+        if (list) list.push(s); else byKey.set(key, [s]);
+      }
+    }
+    const out: FetchedSeries[] = [];
+    for (const list of byKey.values()) out.push(list.length === 1 ? list[0] : mergeSamples(list));
+    return out.sort((a, b) => compareLabels(a.labels, b.labels));
+  }
+
+  async labelNames(selectors: readonly (readonly MatcherLike[])[], mintMs = -Infinity, maxtMs = Infinity): Promise<string[]> {
+    return union(await this.all<string[]>('tsdb.labelNames', this.range(selectors, mintMs, maxtMs)));
+  }
+
+  async labelValues(name: string, selectors: readonly (readonly MatcherLike[])[], mintMs = -Infinity, maxtMs = Infinity): Promise<string[]> {
+    return union(await this.all<string[]>('tsdb.labelValues', { ...this.range(selectors, mintMs, maxtMs), name }));
+  }
+
+  /** Label sets of the series matching any selector with data in range, de-duplicated and sorted. */
+  async series(selectors: readonly (readonly MatcherLike[])[], mintMs = -Infinity, maxtMs = Infinity): Promise<Labels[]> {
+    const replies = await this.all<string[][]>('tsdb.series', this.range(selectors, mintMs, maxtMs));
+    const byKey = new Map<string, string[]>();
+    for (const r of replies) for (const f of r) byKey.set(f.join('\xff'), f);
+    return [...byKey.values()].map(toLabels).sort(compareLabels);
+  }
+
+  async deleteSeries(selectors: readonly (readonly MatcherLike[])[], mintMs = -Infinity, maxtMs = Infinity): Promise<void> {
+    await this.all('tsdb.deleteSeries', this.range(selectors, mintMs, maxtMs));
+  }
+
+  async cleanTombstones(): Promise<void> { await this.all('tsdb.cleanTombstones', null); }
+
+  async snapshot(dir: string, withHead: boolean): Promise<void> { await this.all('tsdb.snapshot', { dir, withHead }); }
+
+  status(): Promise<ShardStatus[]> { return this.all<ShardStatus>('tsdb.status', null); }
+
+  walReplay(): Promise<WalReplayStatus[]> { return this.all<WalReplayStatus>('tsdb.walReplay', null); }
+
+  /** Block cutting, compaction and retention on every shard (with the retention settings to apply). */
+  tick(retention: Partial<TsdbOpenArgs> | null = null): Promise<unknown[]> { return this.all('tsdb.tick', retention); }
+
+  /** Makes every shard pick up block directories written since it opened (e.g. by an import). */
+  async reloadBlocks(): Promise<void> { await this.all('tsdb.reloadBlocks', null); }
+
+  async close(): Promise<void> { await this.all('tsdb.close', null); }
+
+  private range(selectors: readonly (readonly MatcherLike[])[], mint: number, maxt: number): RangeArgs {
+    return { selectors: selectors.map(wire), mint, maxt };
+  }
+
+  private all<T>(op: string, args: unknown): Promise<T[]> {
+    const out: Promise<T>[] = [];
+    for (let w = 0; w < this.pool.size; w++) out.push(this.pool.call<T>(w, op, args));
+    return Promise.all(out);
+  }
+}
+
+function union(lists: string[][]): string[] {
+  const set = new Set<string>();
+  for (const l of lists) for (const s of l) set.add(s);
+  return [...set].sort();
+}
+
+/** Merges one series' samples from several workers: ascending time, the first worker wins on a tie. */
+function mergeSamples(list: FetchedSeries[]): FetchedSeries {
+  let n = 0;
+  for (const s of list) n += s.t.length;
+  const order: [number, number][] = [];
+  list.forEach((s, li) => { for (let i = 0; i < s.t.length; i++) order.push([li, i]); });
+  order.sort((a, b) => list[a[0]].t[a[1]] - list[b[0]].t[b[1]] || a[0] - b[0]);
+  const t = new Float64Array(n), v = new Float64Array(n);
+  let k = 0;
+  for (const [li, i] of order) {
+    const ti = list[li].t[i];
+    if (k > 0 && t[k - 1] === ti) continue;
+    t[k] = ti; v[k] = list[li].v[i]; k++;
+  }
+  return { labels: list[0].labels, t: t.subarray(0, k), v: v.subarray(0, k) };
+}

@@ -1,0 +1,153 @@
+/**
+ * Metadata, admin and status endpoints of the metrics store, shaped as Prometheus 2.42 answers them:
+ * `/api/v1/series`, `/labels`, `/label/:name/values`, `/admin/tsdb/{delete_series,clean_tombstones,snapshot}`,
+ * `/status/tsdb`, `/status/walreplay`. Also owns the store's lifecycle hooks (open on start, periodic
+ * maintenance tick, close on stop).
+ */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import type { Labels } from '../../engine/tsdb/api.ts';
+import type { ServerContext, ServiceHooks } from '../context.ts';
+import { bytesOf, durationMs, retentionTime } from '../flags.ts';
+import type { HttpRequest, HttpResponse } from '../http.ts';
+import type { Router } from '../router.ts';
+import { promError, promErrorFrom, promSuccess } from './respond.ts';
+import { formParams, matchersParam, ParamError, timeParam } from './tsdb-params.ts';
+import { tsdbStatusBody } from './tsdb-status.ts';
+import type { TsdbClient } from './tsdb-client.ts';
+
+const LABEL_NAME_RE = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+const TICK_MS = 60_000;
+
+const labelsObject = (ls: Labels): Record<string, string> => {
+  const o: Record<string, string> = {};
+  for (const l of ls) o[l.name] = l.value;
+  return o;
+};
+
+/** Runs a handler, mapping parameter errors to `bad_data` and engine errors through respond.ts. */
+function api(fn: (req: HttpRequest, params: Record<string, string>) => Promise<HttpResponse>) {
+  return async (req: HttpRequest, params: Record<string, string>): Promise<HttpResponse> => {
+    try { return await fn(req, params); } catch (err) {
+      if (err instanceof ParamError) return promError('bad_data', err.message);
+      return promErrorFrom(err);
+    }
+  };
+}
+
+/** Wraps a `match[]` parse error the way the endpoint does (series and admin prefix it, labels do not). */
+function parseMatch(values: string[], prefixed: boolean) {
+  try { return matchersParam(values); } catch (err) {
+    const msg = (err as Error).message;
+    throw new ParamError(prefixed ? `invalid parameter "match[]": ${msg}` : msg);
+  }
+}
+
+export function tsdbRoot(ctx: ServerContext): string {
+  const p = ctx.flags['storage.tsdb.path'];
+  return p ? path.resolve(p) : path.join(ctx.dataDir, 'tsdb');
+}
+
+export function registerTsdbRoutes(router: Router, ctx: ServerContext, client: TsdbClient): ServiceHooks {
+  const GP = ['GET', 'POST'];
+  router.add(GP, '/api/v1/series', api(async (req) => {
+    const p = formParams(req);
+    const match = p.getAll('match[]');
+    if (match.length === 0) return promError('bad_data', 'no match[] parameter provided');
+    const start = timeParam(p, 'start', -Infinity), end = timeParam(p, 'end', Infinity);
+    const sets = parseMatch(match, true);
+    return promSuccess((await client.series(sets, start, end)).map(labelsObject));
+  }));
+  router.add(GP, '/api/v1/labels', api(async (req) => {
+    const p = formParams(req);
+    const start = timeParam(p, 'start', -Infinity), end = timeParam(p, 'end', Infinity);
+    return promSuccess(await client.labelNames(parseMatch(p.getAll('match[]'), false), start, end));
+  }));
+  router.add(GP, '/api/v1/label/:name/values', api(async (req, params) => {
+    const name = params.name;
+    if (!LABEL_NAME_RE.test(name)) return promError('bad_data', `invalid label name: ${JSON.stringify(name)}`);
+    const p = formParams(req);
+    const start = timeParam(p, 'start', -Infinity), end = timeParam(p, 'end', Infinity);
+    return promSuccess(await client.labelValues(name, parseMatch(p.getAll('match[]'), false), start, end));
+  }));
+  registerAdminRoutes(router, ctx, client);
+  router.add('GET', '/api/v1/status/tsdb', api(async () => ({
+    status: 200, headers: { 'Content-Type': 'application/json' }, body: tsdbStatusBody(await client.status(), 10),
+  })));
+  router.add('GET', '/api/v1/status/walreplay', api(async () => {
+    const all = await client.walReplay();
+    return promSuccess({
+      min: Math.min(...all.map((s) => s.min)), max: Math.max(...all.map((s) => s.max)), current: Math.max(...all.map((s) => s.current)),
+    });
+  }));
+  return lifecycle(ctx, client);
+}
+
+function registerAdminRoutes(router: Router, ctx: ServerContext, client: TsdbClient): void {
+  const PP = ['POST', 'PUT'];
+  const noContent: HttpResponse = { status: 204 };
+  router.add(PP, '/api/v1/admin/tsdb/delete_series', api(async (req) => {
+    const p = formParams(req);
+    const match = p.getAll('match[]');
+    if (match.length === 0) return promError('bad_data', 'no match[] parameter provided');
+    const start = timeParam(p, 'start', -Infinity), end = timeParam(p, 'end', Infinity);
+    const sets = match.map((m) => parseMatch([m], true)[0]);
+    await client.deleteSeries(sets, start, end);
+    return noContent;
+  }));
+  router.add(PP, '/api/v1/admin/tsdb/clean_tombstones', api(async () => { await client.cleanTombstones(); return noContent; }));
+  router.add(PP, '/api/v1/admin/tsdb/snapshot', api(async (req) => {
+    const p = formParams(req);
+    const raw = p.get('skip_head') ?? '';
+    let skipHead = false;
+    if (raw !== '') {
+      const b = parseGoBool(raw);
+      if (b === null) throw new ParamError(`invalid parameter "skip_head": unable to parse boolean: strconv.ParseBool: parsing ${JSON.stringify(raw)}: invalid syntax`);
+      skipHead = b;
+    }
+    const name = `${snapshotStamp(new Date(ctx.now()))}-${randomBytes(8).toString('hex')}`;
+    await client.snapshot(path.join(tsdbRoot(ctx), 'snapshots', name), !skipHead);
+    return promSuccess({ name });
+  }));
+}
+
+function parseGoBool(s: string): boolean | null {
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(s)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(s)) return false;
+  return null;
+}
+
+/** Go's `20060102T150405Z0700` layout in UTC. */
+function snapshotStamp(d: Date): string {
+  const p = (n: number, w = 2) => String(n).padStart(w, '0');
+  return `${p(d.getUTCFullYear(), 4)}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}T${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}Z`;
+}
+
+/** Opens the shards at start, runs block cutting / compaction / retention every minute, closes on stop. */
+function lifecycle(ctx: ServerContext, client: TsdbClient): ServiceHooks {
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<unknown> = Promise.resolve();
+  const args = {
+    retentionMs: durationMs(retentionTime(ctx.flags)),
+    retentionBytes: bytesOf(ctx.flags['storage.tsdb.retention.size']),
+    blockRangeMs: durationMs(ctx.flags['storage.tsdb.min-block-duration']) || undefined,
+    walCompression: ctx.flags['storage.tsdb.wal-compression'],
+  };
+  const tick = (): void => {
+    running = running.then(() => client.tick({ retentionMs: args.retentionMs, retentionBytes: args.retentionBytes }))
+      .catch((err) => ctx.log.error('tsdb maintenance failed', { err }));
+  };
+  return {
+    async start() {
+      await client.open(args);
+      tick();
+      timer = setInterval(tick, TICK_MS);
+      timer.unref();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      await running;
+      await client.close();
+    },
+  };
+}

@@ -1,0 +1,157 @@
+/**
+ * Worker adapters for the metrics store. Worker i owns the TSDB shard `<tsdb path>/shard-i` (head, WAL and
+ * the blocks cut from it), which receives the series the client hashes to i; worker 0 also serves block
+ * directories written straight into `<tsdb path>` (imports). Shard directories left by a larger worker
+ * count (shard-j, j ≥ workers) are adopted by worker j mod workers: their head is flushed to blocks on open
+ * and they are served read-only, so changing `--workers` loses nothing.
+ */
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import type { FetchedSeries, Labels, Matcher, MatchType } from '../engine/tsdb/api.ts';
+import { newMatcher } from '../engine/tsdb/api.ts';
+import { InvalidArgumentError } from '../engine/errors.ts';
+import { cleanTombstones, flushHead, headStatus, snapshot, tick, Tsdb } from '../engine/tsdb/index.ts';
+import { Wal } from '../engine/wal/index.ts';
+import type { TaskTable, WorkerInit } from './protocol.ts';
+import type { AppendArgs, MatcherWire, RangeArgs, SelectArgs, SelectReply, TsdbOpenArgs } from './tsdb-wire.ts';
+
+interface Shards { own: Tsdb; all: Tsdb[] }
+
+let opened: Promise<Shards> | null = null;
+let openArgs: TsdbOpenArgs = { retentionMs: 15 * 86_400_000, retentionBytes: 0 };
+
+function tsdbRoot(ctx: WorkerInit): string {
+  const p = ctx.options.tsdbPath as string | undefined;
+  return p ? p : path.join(ctx.dataDir, 'tsdb');
+}
+
+function openShard(ctx: WorkerInit, root: string, n: number): Promise<Tsdb> {
+  const compress = openArgs.walCompression ?? (ctx.options.walCompression as boolean | undefined) ?? true;
+  return Tsdb.open({
+    dir: path.join(root, `shard-${n}`),
+    openWal: (dir) => Wal.open({
+      dir, compress,
+      segmentSizeBytes: ctx.options.walSegmentSizeBytes as number | undefined,
+      repair: ctx.options.walRepair as boolean | undefined,
+    }),
+    retentionMs: openArgs.retentionMs,
+    retentionBytes: openArgs.retentionBytes,
+    blockRangeMs: openArgs.blockRangeMs,
+    maxBlockDurationMs: openArgs.maxBlockDurationMs,
+    extraBlockDirs: n === 0 ? [root] : [],
+  });
+}
+
+function shards(ctx: WorkerInit): Promise<Shards> {
+  opened ??= (async () => {
+    const root = tsdbRoot(ctx);
+    const own = await openShard(ctx, root, ctx.workerId);
+    const all = [own];
+    for (const name of await fsp.readdir(root).catch(() => [] as string[])) {
+      const m = /^shard-(\d+)$/.exec(name);
+      const j = m ? Number(m[1]) : -1;
+      if (j < ctx.workerCount || j % ctx.workerCount !== ctx.workerId) continue;
+      const extra = await openShard(ctx, root, j);
+      await flushHead(extra);
+      all.push(extra);
+    }
+    return { own, all };
+  })();
+  return opened;
+}
+
+export function toLabels(flat: readonly string[]): Labels {
+  const out = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) out.push({ name: flat[i], value: flat[i + 1] });
+  return out;
+}
+
+function flatLabels(ls: Labels): string[] {
+  const out: string[] = new Array(ls.length * 2);
+  for (let i = 0; i < ls.length; i++) { out[2 * i] = ls[i].name; out[2 * i + 1] = ls[i].value; }
+  return out;
+}
+
+function matchers(ws: readonly MatcherWire[]): Matcher[] {
+  return ws.map((w) => {
+    try { return newMatcher(w.type as MatchType, w.name, w.value); } catch (err) {
+      throw InvalidArgumentError.of('INVALID_ARGUMENT', [`invalid regular expression "${w.value}": ${(err as Error).message}`]);
+    }
+  });
+}
+
+/** Series of every shard of this worker, concatenated (the client merges equal label sets). */
+async function select(a: SelectArgs, ctx: WorkerInit): Promise<SelectReply> {
+  const ms = matchers(a.matchers);
+  const got: FetchedSeries[] = [];
+  for (const d of (await shards(ctx)).all) got.push(...d.select(ms, a.mint, a.maxt));
+  const offsets = new Uint32Array(got.length + 1);
+  for (let i = 0; i < got.length; i++) offsets[i + 1] = offsets[i] + got[i].t.length;
+  const t = new Float64Array(offsets[got.length]), v = new Float64Array(offsets[got.length]);
+  for (let i = 0; i < got.length; i++) { t.set(got[i].t, offsets[i]); v.set(got[i].v, offsets[i]); }
+  return { labels: got.map((s) => flatLabels(s.labels)), offsets, t, v };
+}
+
+async function labelNames(a: RangeArgs, ctx: WorkerInit): Promise<string[]> {
+  const set = new Set<string>();
+  const sets = a.selectors.length ? a.selectors.map(matchers) : [[]];
+  for (const d of (await shards(ctx)).all) {
+    const q = d.querier(a.mint, a.maxt);
+    for (const ms of sets) for (const n of q.labelNames(ms)) set.add(n);
+  }
+  return [...set];
+}
+
+async function labelValues(a: RangeArgs & { name: string }, ctx: WorkerInit): Promise<string[]> {
+  const set = new Set<string>();
+  const sets = a.selectors.length ? a.selectors.map(matchers) : [[]];
+  for (const d of (await shards(ctx)).all) {
+    const q = d.querier(a.mint, a.maxt);
+    for (const ms of sets) for (const v of q.labelValues(a.name, ms)) set.add(v);
+  }
+  return [...set];
+}
+
+async function series(a: RangeArgs, ctx: WorkerInit): Promise<string[][]> {
+  const out: string[][] = [];
+  const sets = a.selectors.map(matchers);
+  for (const d of (await shards(ctx)).all) for (const ls of d.series(sets, a.mint, a.maxt)) out.push(flatLabels(ls));
+  return out;
+}
+
+async function forAll<T>(ctx: WorkerInit, fn: (d: Tsdb) => Promise<T>): Promise<T[]> {
+  const out: T[] = [];
+  for (const d of (await shards(ctx)).all) out.push(await fn(d));
+  return out;
+}
+
+export const tsdbTasks: TaskTable = {
+  'tsdb.open': async (a: TsdbOpenArgs, ctx) => {
+    if (!opened) openArgs = a;
+    return (await shards(ctx)).own.walReplay;
+  },
+  'tsdb.append': async (a: AppendArgs, ctx) => (await shards(ctx)).own.append({ series: a.series.map(toLabels), sidx: a.sidx, ts: a.ts, vs: a.vs }),
+  'tsdb.select': select,
+  'tsdb.labelNames': labelNames,
+  'tsdb.labelValues': labelValues,
+  'tsdb.series': series,
+  'tsdb.deleteSeries': async (a: RangeArgs, ctx) => {
+    const sets = a.selectors.map(matchers);
+    await forAll(ctx, async (d) => { for (const ms of sets) await d.deleteSeries(ms, a.mint, a.maxt); });
+    return null;
+  },
+  'tsdb.cleanTombstones': async (_a: unknown, ctx) => (await forAll(ctx, cleanTombstones)).reduce((x, y) => x + y, 0),
+  'tsdb.snapshot': async (a: { dir: string; withHead: boolean }, ctx) => { await forAll(ctx, (d) => snapshot(d, a.dir, a.withHead)); return null; },
+  'tsdb.status': async (_a: unknown, ctx) => headStatus((await shards(ctx)).own),
+  'tsdb.walReplay': async (_a: unknown, ctx) => (await shards(ctx)).own.walReplay,
+  /** Block cutting, compaction and retention; carries the retention settings so a restarted worker gets them. */
+  'tsdb.tick': async (a: Partial<TsdbOpenArgs> | null, ctx) => forAll(ctx, (d) => { if (a) d.setRetention(a); return tick(d); }),
+  'tsdb.reloadBlocks': async (_a: unknown, ctx) => { await forAll(ctx, (d) => d.reloadBlocks()); return null; },
+  'tsdb.close': async () => {
+    if (!opened) return null;
+    const s = await opened;
+    opened = null;
+    for (const d of s.all) await d.close();
+    return null;
+  },
+};
