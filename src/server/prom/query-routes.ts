@@ -43,10 +43,11 @@ export function registerQueryRoutes(router: Router, ctx: ServerContext, client: 
     const timeout = requestTimeout(form, limits);
     const query = form.get('query') ?? '';
     const expr = parseQuery(query, true);
-    const started = Date.now();
-    const args = await prepare(client, expr, query, 'instant', t, t, 0, started + timeout, limits);
+    const started = performance.now();
+    const args = await prepare(client, expr, query, 'instant', t, t, 0, Date.now() + timeout, limits);
+    const prepared = performance.now();
     const reply = await ctx.pool.call<PromqlEvalReply>(pickWorker(), 'promql.eval', args);
-    return wrap(reply.json, form.get('stats') ? statsJson(started, args.series) : '');
+    return wrap(reply.json, form.get('stats') ? statsJson(started, prepared, reply.evalMs, args.series) : '');
   }));
 
   router.add(['GET', 'POST'], '/api/v1/query_range', (req) => run(req, async () => {
@@ -66,11 +67,12 @@ export function registerQueryRoutes(router: Router, ctx: ServerContext, client: 
     if (type !== 'vector' && type !== 'scalar') {
       throw new InvalidArgumentError('INVALID_ARGUMENT', `invalid expression type ${JSON.stringify(documentedType(type))} for range query, must be Scalar or instant Vector`);
     }
-    const started = Date.now();
+    const started = performance.now();
     const stepMs = Math.round(step);
-    const args = await prepare(client, expr, query, 'range', start, end, stepMs, started + timeout, limits);
+    const args = await prepare(client, expr, query, 'range', start, end, stepMs, Date.now() + timeout, limits);
+    const prepared = performance.now();
     const reply = await ctx.pool.call<PromqlEvalReply>(pickWorker(), 'promql.eval', args);
-    return wrap(reply.json, form.get('stats') ? statsJson(started, args.series) : '');
+    return wrap(reply.json, form.get('stats') ? statsJson(started, prepared, reply.evalMs, args.series) : '');
   }));
 
   // Exemplars are not stored (no exemplar ingestion), so a valid request always has none, as a Prometheus
@@ -183,10 +185,16 @@ function unite(a: FetchedSeries, b: FetchedSeries): FetchedSeries {
   return { labels: a.labels, t: t.subarray(0, n), v: v.subarray(0, n) };
 }
 
-function statsJson(started: number, series: PackedSeries): string {
+/**
+ * Prometheus's `stats` object with our phases: preparation is fetching the selectors' data from the shards,
+ * inner evaluation is the worker's evaluation and encoding, queueing is the hop to and from that worker.
+ */
+function statsJson(started: number, prepared: number, evalMs: number, series: PackedSeries): string {
   const samples = series.t.length;
-  const total = (Date.now() - started) / 1000;
-  return `,"stats":{"timings":{"evalTotalTime":${total},"resultSortTime":0,"queryPreparationTime":0,"innerEvalTime":${total},"execQueueTime":0,"execTotalTime":${total}},"samples":{"totalQueryableSamples":${samples},"peakSamples":${samples}}}`;
+  const now = performance.now();
+  const s = (ms: number): number => Math.max(0, ms) / 1000;
+  const total = s(now - started), prep = s(prepared - started), inner = s(evalMs), queue = s(now - prepared - evalMs);
+  return `,"stats":{"timings":{"evalTotalTime":${total},"resultSortTime":0,"queryPreparationTime":${prep},"innerEvalTime":${inner},"execQueueTime":${queue},"execTotalTime":${total}},"samples":{"totalQueryableSamples":${samples},"peakSamples":${samples}}}`;
 }
 
 const HEAD = Buffer.from('{"status":"success","data":');
