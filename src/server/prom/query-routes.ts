@@ -5,9 +5,11 @@
  * result; this thread only wraps the envelope and gzips when the client accepts it.
  */
 import { gzip } from 'node:zlib';
+import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import type { Router } from '../router.ts';
-import type { ServerContext } from '../context.ts';
+import type { ServerContext, ServiceHooks } from '../context.ts';
+import { loadConfig } from '../../engine/scrape/config.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
 import { durationMs } from '../flags.ts';
 import { EngineError, InvalidArgumentError } from '../../engine/errors.ts';
@@ -30,8 +32,21 @@ export interface SeriesClient {
 
 interface QueryLimits { lookbackMs: number; timeoutMs: number; maxSamples: number; subqueryStepMs: number }
 
-export function registerQueryRoutes(router: Router, ctx: ServerContext, client: SeriesClient): void {
+/**
+ * Registers the query endpoints. The returned hooks re-read `global.evaluation_interval` from `--config.file`
+ * on start and reload: it is the step of subqueries written without one (`[5m:]`), as in Prometheus.
+ */
+export function registerQueryRoutes(router: Router, ctx: ServerContext, client: SeriesClient): ServiceHooks {
   const limits = limitsOf(ctx);
+  const readInterval = async (): Promise<void> => {
+    const file = ctx.flags['config.file'];
+    if (file === '') return;
+    try {
+      limits.subqueryStepMs = loadConfig(await readFile(file, 'utf8'), file).global.evaluationIntervalMs;
+    } catch (e) {
+      ctx.log.warn('query: keeping the previous evaluation interval; config not readable', { err: (e as Error).message });
+    }
+  };
   let next = 0;
   const pickWorker = (): number => (next = (next + 1) % ctx.pool.size);
   const run = (req: HttpRequest, f: () => Promise<HttpResponse>): Promise<HttpResponse> =>
@@ -93,6 +108,7 @@ export function registerQueryRoutes(router: Router, ctx: ServerContext, client: 
     // Go's JSON encoder escapes <, > and & (`x \u003e bool y`); the envelope helper would not.
     return { status: 200, headers: { 'Content-Type': 'application/json' }, body: `{"status":"success","data":${jsonString(prettyExpr(expr))}}` };
   }));
+  return { start: readInterval, reload: readInterval };
 }
 
 function limitsOf(ctx: ServerContext): QueryLimits {
