@@ -8,6 +8,7 @@
  *  - head only (in-memory WAL stand-in: no encoding to disk, no fsync): samples/s;
  *  - with the real WAL (snappy, fsync per batch, on os.tmpdir()): samples/s;
  *  - series creation: first round of new series, series/s;
+ *  - WAL bytes written per sample (series records included);
  *  - heap bytes per series after the rounds (process.memoryUsage().heapUsed delta / S; roaring bitmaps are
  *    native and not counted there, so rss is shown too).
  * Run: node --expose-gc --import tsx bench/tsdb-append.bench.ts [S=100000]   (about 20 s)
@@ -52,7 +53,8 @@ async function run(name: string, open: (dir: string) => Promise<Tsdb>): Promise<
   const mem = process.memoryUsage();
   console.log(`${name}: create ${Math.round(S / createMs * 1000).toLocaleString()} series/CPU-s; steady ${(S * (ROUNDS - 1) / ms * 1000 / 1e6).toFixed(2)} M samples/CPU-s ` +
     `(${(S * (ROUNDS - 1) / wallMs * 1000 / 1e6).toFixed(2)} M/s wall); ` +
-    `heap ${Math.round((mem.heapUsed - heap0) / S)} B/series, rss +${Math.round((mem.rss - rss0) / S)} B/series`);
+    `heap ${Math.round((mem.heapUsed - heap0) / S)} B/series, rss +${Math.round((mem.rss - rss0) / S)} B/series; ` +
+    `WAL ${(db.wal.stats().bytesWritten / (S * ROUNDS)).toFixed(2)} B/sample`);
   await db.close();
   rmSync(dir, { recursive: true, force: true });
 }
