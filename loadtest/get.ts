@@ -38,6 +38,8 @@ async function run(name: string, path: () => string): Promise<LoadResult> {
 }
 
 let child = await start();
+// A bounded run (e.g. under `timeout`) must not leave its server behind.
+process.once('SIGTERM', () => { child.kill('SIGTERM'); process.exit(1); });
 const base = `http://127.0.0.1:${port}`;
 try {
   await fetch(`${base}/docs`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ settings: { number_of_shards: 5, number_of_replicas: 0 } }) });

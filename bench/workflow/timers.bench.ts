@@ -50,7 +50,7 @@ for (let i = 0; i < TIMERS; i++) {
   st.runs.map.set(run.id, run);
   st.indexRun(run);
   st.timers.map.set(t.id, t);
-  st.indexTimer(t);
+  st.indexNewTimer(t);
 }
 gc();
 const used = process.memoryUsage().heapUsed - before;

@@ -4,8 +4,8 @@
  * OUTPUT_DIR (default `data/`, as promtool). Exit codes: 0 done, 1 import failed, 2 bad command line.
  *
  * Serving the result: point OUTPUT_DIR at a server's TSDB directory (`--storage.tsdb.path`, default
- * `<path.data>/tsdb`). See docs/operations notes in the report: whether a running server picks the blocks
- * up at once depends on the TSDB's block reload, which the tsdb module documents.
+ * `<path.data>/tsdb`). A server started afterwards serves the blocks; a running one picks them up on its
+ * next reload (SIGHUP or `/-/reload`), see docs/metrics-ingestion.md.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';

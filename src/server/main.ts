@@ -101,8 +101,11 @@ export async function startTessera(flags: Flags): Promise<Tessera> {
     }
     if (services.has('metrics')) {
       const router = new Router();
-      hooks.push(registerMetricsRoutes(router, ctx, { isReady: () => ready, reload, quit: () => { void stop(); } }));
       const [host, port] = splitHostPort(flags['web.listen-address']);
+      const selfHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+      hooks.push(registerMetricsRoutes(router, ctx, {
+        isReady: () => ready, reload, quit: () => { void stop(); }, selfAddress: () => `${selfHost}:${ports.metrics ?? port}`,
+      }));
       ports.metrics = await listen('metrics', host, port, 100 * MB, router, promFallbacks, promTooLarge);
     }
     if (services.has('workflow')) {

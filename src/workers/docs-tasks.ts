@@ -4,6 +4,7 @@
  * (`meta`). A call for a shard this worker has not opened, or with a newer mapping than it holds and no
  * `meta`, answers `{stale: true}` and the main thread repeats it with `meta`.
  */
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MappingJson, ShardIndexFactory } from '../engine/search/api.ts';
 import { DocShard } from '../engine/docs/doc-shard.ts';
@@ -159,7 +160,6 @@ async function dropIndex(args: { uuid: string }, init: WorkerInit): Promise<bool
     shards.delete(key);
     await o.stored.destroy();
   }
-  const { rm } = await import('node:fs/promises');
   await rm(join(init.dataDir, 'es', 'indices', args.uuid), { recursive: true, force: true });
   return true;
 }

@@ -93,7 +93,7 @@ function main(): void {
 
   // Start-up backfill: timers that came due while the process was down fire now, in fireAt order.
   void Promise.resolve(engine.runDue()).then(() => engine.flush()).then(() => {
-    post({ type: 'ready', appliedLow: engine.st.meta.appliedLow, appliedAbove: [...engine.st.meta.appliedAbove] });
+    post({ type: 'ready', appliedLow: engine.st.meta.appliedLow, appliedAbove: [...engine.st.above] });
     arm();
     return loop();
   }).catch(fatal);

@@ -6,10 +6,12 @@
  *   query. Skips when /usr/bin/chromium is absent (`apt-get install -y chromium`).
  * - Over HTTP on a real Tessera child process: the page, its script and style, and the bundled uPlot are
  *   served locally, and `/` redirects to `/graph`.
+ * - End to end in Chromium on a real Tessera child process: a recording rule writes a series to the TSDB and
+ *   the page finds it through the server's query API (table, graph, and a query_range error).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
@@ -121,5 +123,40 @@ test('graph page assets are served by Tessera itself; / redirects to /graph', { 
     assert.equal(root.headers.get('location'), '/graph');
   } finally {
     await srv.destroy();
+  }
+});
+
+test('graph page end to end: a recording rule writes a series, the page queries it through the server', { skip, timeout: 120_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-graph-e2e-'));
+  writeFileSync(join(dir, 'rules.yml'), 'groups:\n  - name: demo\n    interval: 1s\n    rules:\n      - record: demo:three\n        expr: vector(3)\n');
+  writeFileSync(join(dir, 'prometheus.yml'), 'rule_files: ["rules.yml"]\n');
+  const srv = await startServer({ services: ['metrics'], args: ['--config.file', join(dir, 'prometheus.yml')] });
+  const profile = mkdtempSync(join(tmpdir(), 'tessera-chromium-'));
+  const ctx = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, timeout: 30_000 });
+  try {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const r = await (await fetch(`${srv.promUrl}/api/v1/query?query=demo:three`)).json() as { data?: { result: unknown[] } };
+      if (r.data?.result.length === 1) break;
+      if (Date.now() > deadline) throw new Error('the recorded series never appeared');
+      await new Promise((res) => setTimeout(res, 200));
+    }
+    const page = await ctx.newPage();
+    page.setDefaultTimeout(15_000);
+    await page.goto(`${srv.promUrl}/graph?g0.expr=demo:three&g0.tab=1`);
+    await page.waitForSelector('#result-table tbody tr');
+    assert.deepEqual(await tableRows(page), [['demo:three{}', '3']]);
+    await page.click('#tab-graph');
+    await page.waitForSelector('#chart canvas');
+    assert.equal(await page.$$eval('.u-legend .u-series', (els) => els.length), 2, 'time + the recorded series');
+    await runQuery(page, 'demo:three[1m]');
+    await page.waitForSelector('#error:not([hidden])');
+    assert.equal(await page.textContent('#error'),
+      'Error executing query: invalid expression type "range vector" for range query, must be Scalar or instant Vector');
+  } finally {
+    await ctx.close();
+    await srv.destroy();
+    rmSync(profile, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
   }
 });

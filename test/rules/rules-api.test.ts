@@ -107,6 +107,24 @@ test('rules and alerts API over HTTP, notifications, and a refused reload', { ti
     assert.deepEqual(pending.alerts.map((x: { state: string; value: string }) => [x.state, x.value]), [['pending', '2e+00']]);
     assert.equal(pending.query, 'vector(2) > 1');
 
+    assert.deepEqual(g.rules.map((r: { health: string; lastError?: string }) => [r.health, r.lastError]), [['ok', undefined], ['ok', undefined], ['ok', undefined]]);
+    // Rule results are written to the TSDB: the recorded series and ALERTS / ALERTS_FOR_STATE exist.
+    const series = await until('rule output in the TSDB', async () => {
+      const r = await getJson(`${srv.promUrl}/api/v1/series?match[]=job:one&match[]=ALERTS&match[]=ALERTS_FOR_STATE`);
+      return r.body.data?.length >= 5 ? r.body.data : null;
+    });
+    assert.deepEqual(series, [
+      { __name__: 'ALERTS', alertname: 'AlwaysFiring', alertstate: 'firing', severity: 'none' },
+      { __name__: 'ALERTS', alertname: 'PendingForever', alertstate: 'pending' },
+      { __name__: 'ALERTS_FOR_STATE', alertname: 'AlwaysFiring', severity: 'none' },
+      { __name__: 'ALERTS_FOR_STATE', alertname: 'PendingForever' },
+      { __name__: 'job:one', src: 'rule' },
+    ]);
+
+    const firingNow = await getJson(`${srv.promUrl}/api/v1/query?query=${encodeURIComponent('ALERTS{alertstate="firing"}')}`);
+    assert.deepEqual(firingNow.body.data.result.map((r: { metric: unknown; value: [number, string] }) => [r.metric, r.value[1]]),
+      [[{ __name__: 'ALERTS', alertname: 'AlwaysFiring', alertstate: 'firing', severity: 'none' }, '1']]);
+
     const raw = await (await fetch(`${srv.promUrl}/api/v1/rules`)).text();
     assert.ok(raw.includes('"query":"vector(2) \\u003e 1"'), 'Go escapes < > & in JSON strings');
 
@@ -157,6 +175,39 @@ test('rules and alerts API over HTTP, notifications, and a refused reload', { ti
   } finally {
     await srv.destroy();
     await new Promise<void>((r) => am.close(() => r()));
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('alert for-state survives a server restart (restored from ALERTS_FOR_STATE in the TSDB)', { timeout: 90_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-rules-restart-'));
+  writeFileSync(join(dir, 'rules.yml'), 'groups:\n  - name: r\n    interval: 1s\n    rules:\n      - alert: Slow\n        expr: vector(1)\n        for: 1h\n');
+  writeFileSync(join(dir, 'prometheus.yml'), 'rule_files: ["rules.yml"]\n');
+  let srv = await startServer({ services: ['metrics'], args: ['--config.file', join(dir, 'prometheus.yml')] });
+  try {
+    // Wait until ALERTS_FOR_STATE has been written (after the start-up restore step).
+    await until('ALERTS_FOR_STATE', async () => {
+      const r = await getJson(`${srv.promUrl}/api/v1/series?match[]=ALERTS_FOR_STATE`);
+      return r.body.data?.length === 1 ? true : null;
+    });
+    const before = (await getJson(`${srv.promUrl}/api/v1/alerts`)).body.data.alerts[0];
+    assert.equal(before.state, 'pending');
+    const t0 = Date.parse(before.activeAt);
+    // Let it be pending for a while before the restart, so a restored activeAt is clearly older than a fresh one.
+    await until('6 s of pending time', async () => (Date.now() - t0 > 6000 ? true : null));
+    await srv.stop();
+    srv = await srv.restart();
+    const readyAt = Date.now();
+    // Right after the restart the alert is new (activeAt = a first evaluation after readyAt); after the
+    // restore step it continues from the old activeAt shifted by the downtime, i.e. before readyAt.
+    const after = await until('the restored alert', async () => {
+      const a = (await getJson(`${srv.promUrl}/api/v1/alerts`)).body.data.alerts[0];
+      return a && Date.parse(a.activeAt) < readyAt - 1000 ? a : null;
+    });
+    assert.equal(after.state, 'pending');
+    assert.ok(Date.parse(after.activeAt) > t0, `restored activeAt ${after.activeAt} is shifted by the downtime from ${before.activeAt}`);
+  } finally {
+    await srv.destroy();
     rmSync(dir, { recursive: true, force: true });
   }
 });

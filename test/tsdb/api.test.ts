@@ -100,3 +100,16 @@ test('delete_series hides data at once; clean_tombstones and snapshot answer lik
   r = await get('/api/v1/admin/tsdb/snapshot?skip_head=maybe', { method: 'POST' });
   assert.equal(r.status, 400);
 });
+
+test('PromQL reads the store through the client (instant and range)', async () => {
+  const r = await get('/api/v1/query?query=demo_disk_total_bytes&time=1704070800');
+  assert.equal(r.status, 200);
+  const res = JSON.parse(r.body).data.result as { metric: Record<string, string>; value: [number, string] }[];
+  assert.deepEqual(res.map((x) => [x.metric.instance, x.value[0], x.value[1]]), [
+    ['demo.promlabs.com:10000', 1704070800, '1000000000000'],
+    ['demo.promlabs.com:10001', 1704070800, '1000000000000'],
+    ['demo.promlabs.com:10002', 1704070800, '1000000000000'],
+  ]);
+  const range = JSON.parse((await get('/api/v1/query_range?query=sum(other)&start=1704067200&end=1704067260&step=30')).body);
+  assert.deepEqual(range.data.result[0].values, [[1704067200, '0'], [1704067230, '2'], [1704067260, '4']]);
+});

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
-import { SpscRing } from './spsc-ring.ts';
+import { SpscProducer, SpscRing } from './spsc-ring.ts';
 import { LimitExceededError } from '../errors.ts';
 
 const msg = (n: number, fill: number): Uint8Array => new Uint8Array(n).fill(fill & 0xff);
@@ -102,4 +102,18 @@ test('back-pressure across threads: a blocked producer delivers every message in
   await new Promise((r) => w.once('message', r));
   await w.terminate();
   assert.equal(got, N);
+});
+
+test('producer: a message waiting for space is not overtaken by a later one that would fit', async () => {
+  const ring = SpscRing.create(64);
+  const producer = new SpscProducer(ring);
+  await producer.write(msg(40, 1));            // 44 of 64 bytes used
+  const big = producer.write(msg(30, 2));      // needs 36: waits
+  const small = producer.write(msg(4, 3));     // would fit now (8 bytes), but must queue behind
+  assert.equal(producer.queued, 2);
+  assert.deepEqual(ring.tryRead(), msg(40, 1));
+  await Promise.all([big, small]);
+  assert.deepEqual(ring.tryRead(), msg(30, 2));
+  assert.deepEqual(ring.tryRead(), msg(4, 3));
+  assert.equal(ring.tryRead(), null);
 });

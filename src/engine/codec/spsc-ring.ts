@@ -155,3 +155,32 @@ export class SpscRing {
     if (w.async) await w.value;
   }
 }
+
+/**
+ * Producer side for an event-loop thread: writes at once when it can, otherwise queues and writes the
+ * queue in order as space frees up — so a message that had to wait is never overtaken by a later one.
+ */
+export class SpscProducer {
+  private readonly backlog: { msg: Uint8Array; done(err?: Error): void }[] = [];
+  constructor(readonly ring: SpscRing) {}
+
+  /** Messages waiting for ring space. */
+  get queued(): number { return this.backlog.length; }
+
+  /** Resolves once the message is in the ring. */
+  write(msg: Uint8Array): Promise<void> {
+    if (this.backlog.length === 0 && this.ring.tryWrite(msg)) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.backlog.push({ msg, done: (err) => (err ? reject(err) : resolve()) });
+      if (this.backlog.length === 1) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.backlog.length) {
+      const head = this.backlog[0];
+      try { await this.ring.writeAsync(head.msg); head.done(); } catch (err) { head.done(err as Error); }
+      this.backlog.shift();
+    }
+  }
+}

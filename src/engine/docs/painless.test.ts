@@ -35,9 +35,14 @@ const CASES: [string, Record<string, unknown>, string, string][] = [
   ['ctx._source.x = /a/', {}, '{}', 'DOC_ILLEGAL_ARGUMENT'],
   ['System.exit(0)', {}, '{}', 'DOC_ILLEGAL_ARGUMENT'],
   ['x -> x', {}, '{}', 'DOC_ILLEGAL_ARGUMENT'],
+  // No way out to prototypes: these only touch own data properties.
+  ["ctx._source['__proto__'].polluted = 1", {}, '{}', 'DOC_SCRIPT_NULL_POINTER'],
+  ["ctx._source.c = ctx._source.constructor", {}, '{}', '{"c":null}'],
+  ["ctx._source['__proto__'] = 5", {}, '{}', '{"__proto__":5}'],
 ];
 
 test('painless subset: table of scripts', () => {
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
   for (const [source, params, before, after] of CASES) {
     const ctx: Record<string, unknown> = { _source: parseLossless(before), op: 'index' };
     try {
@@ -52,4 +57,8 @@ test('painless subset: table of scripts', () => {
     if (after.startsWith('op:')) assert.equal(ctx.op, after.slice(3), source);
     else assert.equal(stringifyLossless(ctx._source), after, source);
   }
+});
+
+test('scripts cannot pollute prototypes', () => {
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
 });

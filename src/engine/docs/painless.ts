@@ -102,7 +102,7 @@ class Interp {
 
   lookup(name: string): { found: boolean; v: unknown } {
     for (let i = this.scopes.length - 1; i >= 0; i--) if (this.scopes[i].has(name)) return { found: true, v: this.scopes[i].get(name) };
-    if (name in this.globals) return { found: true, v: this.globals[name] };
+    if (Object.prototype.hasOwnProperty.call(this.globals, name)) return { found: true, v: this.globals[name] };
     return { found: false, v: undefined };
   }
 
@@ -140,7 +140,7 @@ class Interp {
       case 'call': return callMethod(this.eval(e.obj), e.name, e.args.map((a) => this.eval(a)));
       case 'new': return e.cls.endsWith('Map') ? {} : [];
       case 'list': return e.items.map((i) => this.eval(i));
-      case 'map': { const o: Record<string, unknown> = {}; for (const [k, v] of e.entries) o[javaToString(this.eval(k))] = this.eval(v); return o; }
+      case 'map': { const o: Record<string, unknown> = {}; for (const [k, v] of e.entries) setOwn(o, javaToString(this.eval(k)), this.eval(v)); return o; }
       case 'un': {
         const v = rt(this.eval(e.e));
         if (e.op === '!') return !truthy(v);
@@ -183,7 +183,7 @@ class Interp {
       return;
     }
     if (!isPlainObject(obj)) cce(`Cannot access field [${String(key)}] on [${javaType(obj)}]`);
-    (obj as Record<string, unknown>)[String(key)] = v;
+    setOwn(obj as Record<string, unknown>, String(key), v);
   }
 }
 
@@ -194,10 +194,22 @@ function declared(type: string, v: unknown): unknown {
   return v;
 }
 
+const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+
+/** Own-property read: a script never reaches prototypes (`__proto__`, `constructor`). */
+function own(o: Record<string, unknown>, k: string): unknown {
+  return hasOwn(o, k) ? o[k] : null;
+}
+
+/** Own-property write; `defineProperty` so that a `__proto__` key is data, not the prototype. */
+function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
+  Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
+}
+
 function getMember(obj: unknown, name: string): unknown {
   if (obj === null || obj === undefined) npe();
   if (Array.isArray(obj)) { if (name === 'length' || name === 'size') return obj.length; return cce(`Unknown field [${name}] for type [List]`); }
-  if (isPlainObject(obj)) return (obj as Record<string, unknown>)[name] ?? null;
+  if (isPlainObject(obj)) return own(obj as Record<string, unknown>, name);
   if (typeof obj === 'string' && name === 'length') return obj.length;
   return cce(`Unknown field [${name}] for type [${javaType(obj)}]`);
 }
@@ -209,7 +221,7 @@ function getIndex(obj: unknown, key: unknown): unknown {
     if (!Number.isInteger(i) || i < 0 || i >= obj.length) throw new RuntimeFail(cause('DOC_SCRIPT_INDEX_BOUNDS', [`Index ${String(key)} out of bounds for length ${obj.length}`]));
     return obj[i];
   }
-  if (isPlainObject(obj)) return (obj as Record<string, unknown>)[javaToString(key)] ?? null;
+  if (isPlainObject(obj)) return own(obj as Record<string, unknown>, javaToString(key));
   return cce(`Attempting to address a non-array-like type [${javaType(obj)}] as an array.`);
 }
 
@@ -251,10 +263,10 @@ function mapMethod(m: Record<string, unknown>, name: string, a: unknown[], arg: 
   const key = arg.length ? javaToString(arg[0]) : '';
   switch (name) {
     case 'containsKey': return Object.prototype.hasOwnProperty.call(m, key);
-    case 'get': return m[key] ?? null;
-    case 'getOrDefault': return Object.prototype.hasOwnProperty.call(m, key) ? m[key] : a[1];
-    case 'put': { const old = m[key] ?? null; m[key] = a[1]; return old; }
-    case 'remove': { const old = m[key] ?? null; delete m[key]; return old; }
+    case 'get': return own(m, key);
+    case 'getOrDefault': return hasOwn(m, key) ? m[key] : a[1];
+    case 'put': { const old = own(m, key); setOwn(m, key, a[1]); return old; }
+    case 'remove': { const old = own(m, key); delete m[key]; return old; }
     case 'size': return Object.keys(m).length;
     case 'isEmpty': return Object.keys(m).length === 0;
     case 'keySet': return Object.keys(m);

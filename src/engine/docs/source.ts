@@ -57,14 +57,14 @@ function filterValue(v: unknown, path: string, f: SourceFilter): unknown {
     const val = v[k];
     const nested = isObj(val) || Array.isArray(val);
     if (f.includes.length === 0 || f.includes.some((i) => simpleMatch(i, p))) {
-      out[k] = nested && f.excludes.length ? filterValue(val, p, { includes: [], excludes: f.excludes }) : val;
+      setKey(out, k, nested && f.excludes.length ? filterValue(val, p, { includes: [], excludes: f.excludes }) : val);
       continue;
     }
     if (!nested || !f.includes.some((i) => couldMatchBelow(i, p))) continue;
     const sub = filterValue(val, p, f);
     if (isObj(sub) && Object.keys(sub).length === 0) continue;
     if (Array.isArray(sub) && sub.length === 0) continue;
-    out[k] = sub;
+    setKey(out, k, sub);
   }
   return out;
 }
@@ -113,13 +113,20 @@ function numberOf(v: unknown): { float: boolean; value: number } | null {
   return null;
 }
 
+/** Sets an own data property (a `__proto__` key stays data instead of replacing the prototype). */
+export function setKey(o: Record<string, unknown>, k: string, v: unknown): void {
+  if (k === '__proto__') Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
+  else o[k] = v;
+}
+
 /** ES `doc` merge: objects merged key by key, everything else replaced. Returns a new tree. */
 export function mergeDoc(target: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...target };
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(target)) setKey(out, k, target[k]);
   for (const k of Object.keys(patch)) {
-    const cur = out[k];
+    const cur = Object.prototype.hasOwnProperty.call(out, k) ? out[k] : undefined;
     const p = patch[k];
-    out[k] = isObj(cur) && isObj(p) ? mergeDoc(cur, p) : p;
+    setKey(out, k, isObj(cur) && isObj(p) ? mergeDoc(cur, p) : p);
   }
   return out;
 }

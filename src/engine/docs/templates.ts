@@ -9,6 +9,7 @@ import { simpleMatch } from './cluster-state.ts';
 import { docError, illegalArgument, validationFailed } from './doc-errors.ts';
 import { parseAliasesObject } from './aliases.ts';
 import { flattenSettings, validateSettings, type FlatSettings } from './settings.ts';
+import { setKey } from './source.ts';
 
 const TEMPLATE_KEYS = new Set(['index_patterns', 'template', 'order', 'version', 'settings', 'mappings', 'aliases']);
 const BAD_PATTERN_CHARS = /[\\/?"<>| ,#]/;
@@ -68,11 +69,11 @@ export function matchingTemplates(state: ClusterState, index: string): TemplateM
 
 /** Deep merge of plain JSON objects (`b` wins; arrays and scalars replaced). */
 export function deepMerge(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...a };
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(a)) setKey(out, k, a[k]);
   for (const [k, v] of Object.entries(b)) {
-    const cur = out[k];
-    if (isObj(cur) && isObj(v)) out[k] = deepMerge(cur, v);
-    else out[k] = v;
+    const cur = Object.prototype.hasOwnProperty.call(out, k) ? out[k] : undefined;
+    setKey(out, k, isObj(cur) && isObj(v) ? deepMerge(cur, v) : v);
   }
   return out;
 }

@@ -176,8 +176,6 @@ function goRegex(src: string, global: boolean): RegExp {
   return new RegExp(source, (global ? 'g' : '') + (dotAll ? 's' : ''));
 }
 
-const unsupported = (name: string): TplFunc => () => { throw new Error(`function ${name} is not supported by Tessera's template engine`); };
-
 export const TEMPLATE_FUNCS: Record<string, TplFunc> = {
   and: (a) => { for (const x of a) if (!truth(x)) return x; return a[a.length - 1]; },
   or: (a) => { for (const x of a) if (truth(x)) return x; return a[a.length - 1]; },
@@ -230,5 +228,6 @@ export const TEMPLATE_FUNCS: Record<string, TplFunc> = {
     return p < q ? -1 : p > q ? 1 : 0;
   }),
   args: (a) => Object.fromEntries(a.map((v, i) => [`arg${i}`, v])),
-  toTime: unsupported('toTime'),
+  // A time.Time prints as its String(); templates only ever print it.
+  toTime: (a) => humanizeTimestamp(toFloat(a[0])),
 };

@@ -16,6 +16,9 @@
  */
 import { ParseError } from '../errors.ts';
 import type { Label } from '../tsdb/api.ts';
+import { endOfQuoted, isNaNText, isNaNToken, parseGoFloat, unescapeHelp, unescapeLabel } from './exposition-tokens.ts';
+
+export { parseGoFloat } from './exposition-tokens.ts';
 
 export const ENTRY_EOF = 0, ENTRY_SERIES = 1, ENTRY_HELP = 2, ENTRY_TYPE = 3, ENTRY_UNIT = 4;
 export type EntryKind = typeof ENTRY_EOF | typeof ENTRY_SERIES | typeof ENTRY_HELP | typeof ENTRY_TYPE | typeof ENTRY_UNIT;
@@ -24,7 +27,7 @@ const TEXT_TYPES = new Set(['counter', 'gauge', 'histogram', 'summary', 'untyped
 const OM_TYPES = new Set(['counter', 'gauge', 'histogram', 'gaugehistogram', 'summary', 'info', 'stateset', 'unknown']);
 
 const C_NL = 10, C_SP = 32, C_TAB = 9, C_HASH = 35, C_LBRACE = 123, C_RBRACE = 125, C_QUOTE = 34;
-const C_BSLASH = 92, C_EQ = 61, C_COMMA = 44, C_CR = 13;
+const C_EQ = 61, C_COMMA = 44, C_CR = 13;
 
 export interface ParserOptions {
   /** Parse as OpenMetrics rather than text 0.0.4. */
@@ -330,91 +333,6 @@ function isNameStart(c: number, metric: boolean): boolean {
 }
 function isNameChar(c: number, metric: boolean): boolean {
   return isNameStart(c, metric) || (c >= 48 && c <= 57);
-}
-
-/** Offset of the closing quote of a quoted value whose content starts at `p` (or a newline / the end). */
-function endOfQuoted(s: string, p: number): number {
-  for (;;) {
-    const c = s.charCodeAt(p);
-    if (c === C_QUOTE || c === C_NL || p >= s.length) return p;
-    p += c === C_BSLASH ? 2 : 1;
-  }
-}
-
-/** Bounded scan: `indexOf` would search the rest of the body and make parsing quadratic. */
-function hasBackslash(s: string, from: number, to: number): boolean {
-  for (let i = from; i < to; i++) if (s.charCodeAt(i) === C_BSLASH) return true;
-  return false;
-}
-
-/** Text-format label escapes: `\\`, `\"`, `\n`; any other backslash pair is kept as written. */
-function unescapeLabel(s: string, from: number, to: number): string {
-  if (!hasBackslash(s, from, to)) return s.slice(from, to);
-  let out = '';
-  let i = from;
-  while (i < to) {
-    const c = s.charCodeAt(i);
-    if (c !== C_BSLASH) { out += s[i++]; continue; }
-    const n = s[i + 1];
-    out += n === 'n' ? '\n' : n === '"' ? '"' : n === '\\' ? '\\' : '\\' + n;
-    i += 2;
-  }
-  return out;
-}
-
-function unescapeHelp(s: string, from: number, to: number, om: boolean): string {
-  if (!hasBackslash(s, from, to)) return s.slice(from, to);
-  let out = '';
-  for (let i = from; i < to; i++) {
-    const c = s[i];
-    if (c !== '\\' || i + 1 >= to) { out += c; continue; }
-    const n = s[++i];
-    out += n === 'n' ? '\n' : n === '\\' ? '\\' : om && n === '"' ? '"' : '\\' + n;
-  }
-  return out;
-}
-
-const DECIMAL_RE = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
-
-/**
- * Go's `strconv.ParseFloat` over the forms exporters use: decimals with exponent, `Inf`/`+Inf`/`-Inf`/
- * `Infinity` and `NaN` in any case. Returns NaN for an invalid token (callers tell real NaN apart with
- * `isNaNToken`).
- */
-export function parseGoFloat(t: string): number {
-  const c = t.charCodeAt(0);
-  // Fast path: Number() accepts every decimal form Go does; it also takes 0x/0b/0o integers and
-  // "Infinity", which the slow path below sorts out.
-  if ((c >= 48 && c <= 57) || c === 45 || c === 43 || c === 46) {
-    const n = Number(t);
-    if (!Number.isNaN(n) && !hasRadixPrefix(t)) return Number.isFinite(n) || DECIMAL_RE.test(t) ? n : parseSpecial(t);
-  }
-  if (DECIMAL_RE.test(t)) return Number(t);
-  return parseSpecial(t);
-}
-
-function hasRadixPrefix(t: string): boolean {
-  let i = t.charCodeAt(0) === 45 || t.charCodeAt(0) === 43 ? 1 : 0;
-  if (t.charCodeAt(i) !== 48) return false;
-  const x = t.charCodeAt(i + 1) | 0x20;
-  return x === 0x78 || x === 0x62 || x === 0x6f; // x, b, o
-}
-
-function parseSpecial(t: string): number {
-  switch (t.toLowerCase()) {
-    case 'inf': case '+inf': case 'infinity': case '+infinity': return Infinity;
-    case '-inf': case '-infinity': return -Infinity;
-    default: return NaN;
-  }
-}
-
-function isNaNToken(s: string, from: number, to: number): boolean {
-  return isNaNText(s.slice(from, to));
-}
-
-function isNaNText(v: string): boolean {
-  const t = v.toLowerCase();
-  return t === 'nan' || t === '+nan' || t === '-nan';
 }
 
 // Name, optional label block, separator and value token; a strict subset of what the scanner accepts.

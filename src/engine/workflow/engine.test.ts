@@ -160,3 +160,18 @@ test('serial per contact: a contact waiting on a webhook queues its next event; 
   assert.deepEqual(runs.map((r) => [r.entryNo, r.status]), [[1, 'completed'], [2, 'completed']]);
   assert.deepEqual(e.call('contacts.tags', { businessId: 1, contactId: 'c1' }), ['after']);
 });
+
+test('applied marks: out-of-order sequence numbers close up into the low mark and survive a reload', async () => {
+  const kv = new MemoryKv();
+  const a = new WorkflowEngine({ kv });
+  for (const seq of [1, 3, 5, 4]) a.st.markApplied(seq);
+  assert.equal(a.st.meta.appliedLow, 1);
+  assert.deepEqual([2, 3, 4, 5, 6].map((s) => a.st.isApplied(s)), [false, true, true, true, false]);
+  a.st.setClock(0);
+  await a.flush();
+  const b = new WorkflowEngine({ kv });
+  assert.equal(b.st.isApplied(4), true);
+  b.st.markApplied(2);
+  assert.equal(b.st.meta.appliedLow, 5);
+  assert.equal(b.st.above.size, 0);
+});

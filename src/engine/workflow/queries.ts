@@ -39,7 +39,9 @@ export const QUERIES: Record<string, Query> = {
   'workflow.journey': (r, a: { id: number; contactId: string }) => journey(r, getWorkflow(r, a.id), a.contactId),
   'workflow.actions': (r, a: { workflowId?: number; contactId?: string; status?: string }) => {
     const out = [];
-    for (const e of r.st.actionLog.values()) {
+    const ids = a.workflowId === undefined ? null : r.st.actionsByWorkflow.get(a.workflowId) ?? [];
+    const entries = ids === null ? r.st.actionLog.values() : ids.map((id) => r.st.actionLog.get(id)!);
+    for (const e of entries) {
       if ((a.workflowId === undefined || e.workflowId === a.workflowId) && (a.contactId === undefined || e.contactId === a.contactId)
         && (a.status === undefined || e.status === a.status)) out.push(e);
     }

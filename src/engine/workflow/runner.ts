@@ -149,7 +149,7 @@ export class Runner {
     if (extra.countdownValue !== undefined) t.countdownValue = extra.countdownValue;
     if (extra.attempt !== undefined) t.attempt = extra.attempt;
     this.st.timers.set(t.id, t);
-    this.st.indexTimer(t);
+    this.st.indexNewTimer(t);
     run.open++;
     this.step(run, el.displayId, 'scheduled', kind === 'retry' ? 'retry' : undefined, { timerId: t.id, kind, fireAt });
     this.bump(wf.id, el.displayId, 'waiting');

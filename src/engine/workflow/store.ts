@@ -57,6 +57,8 @@ export class WorkflowStore {
     this.timers, this.actionLog, this.outbox, this.contacts, this.stats,
   ] as Space<unknown>[];
   meta: Meta = { layout: WORKFLOW_STATE_VERSION, seq: {}, appliedLow: 0, appliedAbove: [], clock: null };
+  /** Applied sequence numbers above `meta.appliedLow` (`meta.appliedAbove` is written from it on commit). */
+  readonly above = new Set<number>();
   private metaDirty = false;
 
   // ── indices (derived, never persisted) ──
@@ -69,6 +71,10 @@ export class WorkflowStore {
   readonly countdownsByChannel = new TimerIndex();
   readonly heldByWorkflow = new TimerIndex();
   readonly timersByRun = new TimerIndex();
+  /** Every timer and action-log entry of a run (journey) and every entry of a workflow (action log query). */
+  readonly allTimersByRun = new Map<string, string[]>();
+  readonly actionsByRun = new Map<string, string[]>();
+  readonly actionsByWorkflow = new Map<number, string[]>();
 
   constructor(private readonly kv: KvBackend) {}
 
@@ -77,13 +83,14 @@ export class WorkflowStore {
     for (const [k, v] of this.kv.load('meta')) if (k === WORKFLOW_META_KEY) this.meta = unpack<Meta>(v);
     const layout = this.meta.layout ?? WORKFLOW_STATE_VERSION;
     if (layout !== WORKFLOW_STATE_VERSION) throw new FormatVersionError('workflow state (wf_meta)', layout, WORKFLOW_STATE_VERSION, WORKFLOW_STATE_VERSION);
+    for (const seq of this.meta.appliedAbove) this.above.add(seq);
     for (const r of this.runs.values()) this.indexRun(r);
     for (const a of this.actionLog.values()) this.indexAction(a);
     for (const o of this.outbox.values()) this.outboxKeys.add(o.idempotencyKey);
     for (const t of this.timers.values()) {
       // A call that was in flight when the process died runs again (external effects are at least once).
       if (t.state === 'running') { t.state = 'pending'; t.history.push({ at: t.fireAt ?? 0, fireAt: t.fireAt, reason: 'restarted' }); this.timers.touch(t.id); this.bumpWaiting(t); }
-      this.indexTimer(t);
+      this.indexNewTimer(t);
     }
     // `open` counted in-flight work of the dead process: recount from the persisted timers.
     for (const r of this.runs.values()) if (r.status === 'active') r.open = this.timersByRun.get(r.id).length;
@@ -117,21 +124,21 @@ export class WorkflowStore {
   setClock(ms: number): void { this.meta.clock = ms; this.metaDirty = true; }
 
   isApplied(seq: number): boolean {
-    return seq <= this.meta.appliedLow || this.meta.appliedAbove.includes(seq);
+    return seq <= this.meta.appliedLow || this.above.has(seq);
   }
 
+  /**
+   * Events are applied out of order only while a contact waits on a webhook (its later events queue):
+   * the ones applied above the contiguous low mark are kept in a set, and the meta record carries them as
+   * an array (rebuilt at commit time).
+   */
   markApplied(seq: number): void {
     const m = this.meta;
-    if (seq <= m.appliedLow) return;
+    if (seq <= m.appliedLow || this.above.has(seq)) return;
     if (seq === m.appliedLow + 1) {
       m.appliedLow = seq;
-      if (m.appliedAbove.length) {
-        m.appliedAbove.sort((a, b) => a - b);
-        while (m.appliedAbove.length && m.appliedAbove[0] <= m.appliedLow + 1) {
-          m.appliedLow = Math.max(m.appliedLow, m.appliedAbove.shift()!);
-        }
-      }
-    } else if (!m.appliedAbove.includes(seq)) m.appliedAbove.push(seq);
+      while (this.above.has(m.appliedLow + 1)) this.above.delete(++m.appliedLow);
+    } else this.above.add(seq);
     this.metaDirty = true;
   }
 
@@ -144,7 +151,15 @@ export class WorkflowStore {
   }
 
   indexAction(a: ActionLogEntry): void {
+    push(this.actionsByRun, a.runId, a.id);
+    push(this.actionsByWorkflow, a.workflowId, a.id);
     if (a.status === 'succeeded') this.succeeded.add(`${a.workflowId}|${a.businessId}|${a.contactId}|${a.elementDisplayId}`);
+  }
+
+  /** Called once per timer record (creation or load). */
+  indexNewTimer(t: Timer): void {
+    push(this.allTimersByRun, t.runId, t.id);
+    this.indexTimer(t);
   }
 
   indexTimer(t: Timer): void {
@@ -177,10 +192,16 @@ export class WorkflowStore {
       }
       s.dirty.clear();
     }
+    this.meta.appliedAbove = [...this.above];
     out.push({ space: 'meta', key: WORKFLOW_META_KEY, value: pack(this.meta) });
     this.metaDirty = false;
     return out;
   }
 
   commit(writes: KvWrite[]): Promise<void> { return this.kv.commit(writes); }
+}
+
+function push<K>(m: Map<K, string[]>, k: K, v: string): void {
+  const list = m.get(k);
+  if (list) list.push(v); else m.set(k, [v]);
 }

@@ -57,10 +57,8 @@ export function journey(r: Runner, wf: Workflow, contactId: string): Record<stri
   for (const id of r.st.runsByWorkflow.get(wf.id) ?? []) {
     const run = r.st.runs.get(id)!;
     if (run.contactId !== contactId) continue;
-    const timers: Timer[] = [];
-    for (const t of r.st.timers.values()) if (t.runId === run.id) timers.push(t);
-    const actions = [];
-    for (const a of r.st.actionLog.values()) if (a.runId === run.id) actions.push(a);
+    const timers = (r.st.allTimersByRun.get(run.id) ?? []).map((tid) => r.st.timers.get(tid)!);
+    const actions = (r.st.actionsByRun.get(run.id) ?? []).map((aid) => r.st.actionLog.get(aid)!);
     const branches = run.steps.filter((s) => s.outcome === 'yes' || s.outcome === 'no').map((s) => ({ elementDisplayId: s.elementDisplayId, branch: s.outcome }));
     runs.push({ ...renderRun(run, true), branches, timers: timers.map(renderTimer), actions });
   }

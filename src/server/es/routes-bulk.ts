@@ -126,10 +126,8 @@ async function plan(cluster: EsCluster, items: BulkItem[], defaultRouting: strin
 
 function toWriteItem(pl: Planned): WriteItem {
   const it = pl.item;
-  const c = conditions((k) => {
-    const v = k === 'version' ? it.version : k === 'version_type' ? it.versionType : k === 'if_seq_no' ? it.ifSeqNo : k === 'if_primary_term' ? it.ifPrimaryTerm : undefined;
-    return v === undefined ? null : String(v);
-  });
+  const c = it.version === undefined && it.versionType === undefined && it.ifSeqNo === undefined && it.ifPrimaryTerm === undefined
+    ? {} : conditions(bulkCondition.bind(it));
   if (it.action === 'delete') return { action: 'delete', op: { id: pl.id, routing: it.routing, ...c } };
   if (it.action === 'update') {
     const body = Buffer.from(it.source!).toString('utf8');
@@ -151,4 +149,10 @@ function bulkFetch(spec: unknown, body: string): WriteItem extends never ? never
     return { includes: l(o.includes ?? o.include), excludes: l(o.excludes ?? o.exclude) };
   }
   return { includes: l(s), excludes: [] };
+}
+
+/** Reads a bulk item's version fields by their URL parameter names (`this` is the item). */
+function bulkCondition(this: BulkItem, k: string): string | null {
+  const v = k === 'version' ? this.version : k === 'version_type' ? this.versionType : k === 'if_seq_no' ? this.ifSeqNo : k === 'if_primary_term' ? this.ifPrimaryTerm : undefined;
+  return v === undefined ? null : String(v);
 }

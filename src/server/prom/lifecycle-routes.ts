@@ -13,6 +13,8 @@ export interface Lifecycle {
   reload(): Promise<void>;
   /** Starts a graceful shutdown after the reply has gone out. */
   quit(): void;
+  /** `host:port` where this node's metrics API answers, once listening (the built-in self-scrape targets it). */
+  selfAddress?(): string;
 }
 
 const TEXT = { 'Content-Type': 'text/plain; charset=utf-8' };

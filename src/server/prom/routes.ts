@@ -19,7 +19,7 @@ export function registerMetricsRoutes(router: Router, ctx: ServerContext, life: 
   // Order matters: storage opens first and closes last; scraping (and push, remote write) feed it.
   return combineHooks(
     registerTsdbRoutes(router, ctx, tsdb),
-    registerScrapeRoutes(router, ctx, tsdb),
+    registerScrapeRoutes(router, ctx, tsdb, { selfAddress: life.selfAddress }),
     registerRulesRoutes(router, ctx, tsdb),
   );
 }

@@ -23,6 +23,11 @@ import { metadataBody, rfc3339, targetMetadataBody, targetsBody } from './target
 import { registerPushRoutes } from './push-routes.ts';
 import { registerRemoteWriteRoutes } from './remote-write-routes.ts';
 
+/** The TSDB as ingestion sees it; `reloadBlocks` lets a reload serve blocks imported since start. */
+export interface IngestStorage extends SampleSink {
+  reloadBlocks?(): Promise<void>;
+}
+
 export interface ScrapeRouteOptions {
   /** `host:port` where this server's metrics API can be reached (for the built-in self-scrape config). */
   selfAddress?: () => string;
@@ -30,7 +35,7 @@ export interface ScrapeRouteOptions {
 
 const PKG_VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
-export function registerScrapeRoutes(router: Router, ctx: ServerContext, client: SampleSink, opts: ScrapeRouteOptions = {}): ServiceHooks {
+export function registerScrapeRoutes(router: Router, ctx: ServerContext, client: IngestStorage, opts: ScrapeRouteOptions = {}): ServiceHooks {
   const startTimeMs = ctx.now();
   let queues: RemoteWriteQueue[] = [];
   let reloadSuccess = true;
@@ -102,7 +107,11 @@ export function registerScrapeRoutes(router: Router, ctx: ServerContext, client:
       await push.start();
       await applyConfig();
     },
-    reload: applyConfig,
+    async reload() {
+      // Blocks written by `tessera tsdb create-blocks-from … <tsdb path>` since start are served from now on.
+      await client.reloadBlocks?.();
+      await applyConfig();
+    },
     async stop() {
       await manager.stop();
       await Promise.all(queues.map((q) => q.stop(5000)));

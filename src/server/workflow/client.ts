@@ -12,7 +12,7 @@ import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import { fromWire, InternalError, type EngineError } from '../../engine/errors.ts';
 import { pack, unpack } from '../../engine/codec/msgpack.ts';
-import { SpscRing } from '../../engine/codec/spsc-ring.ts';
+import { SpscProducer, SpscRing } from '../../engine/codec/spsc-ring.ts';
 import { STORE_DIR_NAME, WORKFLOW_WAL_DIR, WORKFLOW_WAL_RECORD_INGEST } from '../../engine/codec/format-ids.ts';
 import { Wal, type WalPosition } from '../../engine/wal/index.ts';
 import { type WorkflowReply, type WorkflowWorkerInit } from '../../workers/workflow-protocol.ts';
@@ -37,6 +37,7 @@ export interface WorkflowClientOptions {
 
 export class WorkflowClient {
   private readonly ring = SpscRing.create(RING_BYTES);
+  private readonly producer = new SpscProducer(this.ring);
   private readonly pending = new Map<number, Pending>();
   private worker!: Worker;
   private wal!: Wal;
@@ -48,6 +49,10 @@ export class WorkflowClient {
   private truncating = false;
   private readonly cutEvery: number;
   private dead: EngineError | null = null;
+  /** Requests that arrive while start-up (WAL replay) runs wait for it: sequence numbers come after the log's. */
+  private started = false;
+  private markStarted!: () => void;
+  private readonly startedP = new Promise<void>((r) => { this.markStarted = r; });
   private stopping = false;
 
   constructor(private readonly opts: WorkflowClientOptions) {
@@ -76,12 +81,15 @@ export class WorkflowClient {
     });
     const applied = await ready;
     await this.replay(applied);
+    this.started = true;
+    this.markStarted();
   }
 
   /** Re-sends every WAL record the worker has not applied, in log order, then starts a fresh segment. */
   private async replay(applied: { appliedLow: number; appliedAbove: number[] }): Promise<void> {
     const above = new Set(applied.appliedAbove);
     let maxSeq = applied.appliedLow;
+    for (const s of applied.appliedAbove) if (s > maxSeq) maxSeq = s;
     const again: Promise<unknown>[] = [];
     await this.wal.replay(null, (type, payload) => {
       if (type !== WORKFLOW_WAL_RECORD_INGEST) return;
@@ -94,18 +102,20 @@ export class WorkflowClient {
     this.nextSeq = maxSeq + 1;
     await Promise.all(again);
     if (again.length) this.opts.log.info('workflow: replayed unapplied events from the WAL', { events: again.length });
-    await this.call('sync', {}); // the replayed events are committed to LMDB before their records go
+    await this.send('sync', {}, 0); // the replayed events are committed to LMDB before their records go
     const pos = await this.wal.cut();
     await this.wal.truncateBefore(pos);
   }
 
   /** A request with no durability step (management, queries, the test clock). */
-  call(op: string, args: unknown): Promise<unknown> {
+  async call(op: string, args: unknown): Promise<unknown> {
+    if (!this.started) await this.startedP;
     return this.send(op, args, 0);
   }
 
   /** An inbound event: WAL first (durable), then the worker. `count` sequence numbers are reserved. */
   async ingest(op: 'event' | 'events' | 'viewlog', body: unknown): Promise<unknown> {
+    if (!this.started) await this.startedP;
     if (this.dead) throw this.dead;
     const seq = this.nextSeq;
     this.nextSeq += batchSize(op, body);
@@ -157,7 +167,8 @@ export class WorkflowClient {
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, seq });
       const bytes = pack({ id, op, args });
-      if (!this.ring.tryWrite(bytes)) this.ring.writeAsync(bytes).catch((err) => { this.pending.delete(id); reject(err); });
+      // In order (arrival order per contact): a message waiting for space is never overtaken.
+      this.producer.write(bytes).catch((err) => { this.pending.delete(id); reject(err); });
     });
   }
 
@@ -172,6 +183,7 @@ export class WorkflowClient {
 
   private fail(e: EngineError): void {
     this.dead = e;
+    this.markStarted(); // waiting requests go on and are refused with the error
     for (const p of this.pending.values()) p.reject(e);
     this.pending.clear();
     this.opts.log.error('workflow worker failed', { err: e.message });

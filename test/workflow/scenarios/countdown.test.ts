@@ -120,3 +120,24 @@ test('13. countdown overrides delay', async () => {
   await f.clock({ set: t0 + H + 10 * M });
   assert.equal((await outbox(b)).length, 1);
 });
+
+test('deleting a channel cancels its pending countdowns (channel_deleted)', async () => {
+  const { b, t0 } = await scenario(f);
+  await channels(f, b, t0);
+  const id = await save(f, workflow(b, countdownGraph()));
+  await submit(b);
+  const del = await f.api('DELETE', `/livestream/channels/businessId/${b}/channelId/ch1`);
+  assert.equal(del.status, 200, del.body.error);
+  assert.equal(del.body.data.cancelledTimers, 1);
+  const [t] = await timers(id, 'c1');
+  assert.equal(t.state, 'cancelled');
+  const log = (await f.api('GET', `/workflow/actions?workflowId=${id}`)).body.data;
+  assert.deepEqual(log.map((e: any) => [e.status, e.reason]), [['cancelled', 'channel_deleted']]);
+  const runs = (await f.api('GET', `/workflow/manage/${id}/runs`)).body.data;
+  assert.equal(runs[0].status, 'cancelled');
+  await f.clock({ set: t0 + 2 * H });
+  assert.equal((await outbox(b)).length, 0);
+  assert.deepEqual((await f.api('GET', `/livestream/channels/businessId/${b}`)).body.data.map((c: any) => c.channelId), ['ch2']);
+  const gone = await submit(b);
+  assert.equal(gone.status, 404);
+});

@@ -101,3 +101,23 @@ test('20. editing a live workflow', async () => {
   assert.equal(v0.status, 409, v0.body.error);
   assert.match(v0.body.error, /^CONFLICT: /);
 });
+
+test('stopping (status=2) cancels runs and timers, is terminal, and keeps the workflow readable', async () => {
+  const { b, t0 } = await scenario(f);
+  await channels(f, b, t0);
+  const body = workflow(b, [E('ch1', 'submit'), A('block-a1', { action: 'tag', actionValue: 'x', delay: 60_000 }, ['path-1'])]);
+  const id = await save(f, body);
+  await event(f, { event: 'submit', channel_id: 'ch1', business_id: b, contact_id: 'c1' });
+  const stop = await f.api('POST', '/workflow/manage', { ...body, id, status: 2, enable: false });
+  assert.equal(stop.status, 200, stop.body.error);
+  const runs = (await f.api('GET', `/workflow/manage/${id}/runs`)).body.data;
+  assert.deepEqual(runs.map((r: any) => [r.status, r.reason]), [['cancelled', 'stopped']]);
+  await f.clock({ advance: 120_000 });
+  assert.deepEqual((await f.api('GET', `/contacts/${b}/c1/tags`)).body.data, []);
+  const s = (await f.api('GET', `/workflow/manage/${id}/statistics`)).body.data;
+  assert.deepEqual([s.entered, s.active, s.cancelled, s.elements['block-a1'].waiting], [1, 0, 1, 0]);
+  const again = await f.api('POST', '/workflow/manage', { ...body, id, status: 1, enable: true });
+  assert.equal(again.status, 409);
+  assert.match(again.body.error, /^CONFLICT: /);
+  assert.equal((await f.api('GET', `/workflow/manage/${id}`)).status, 200);
+});
