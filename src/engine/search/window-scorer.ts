@@ -5,7 +5,7 @@
  * and the summation order is Lucene's own. Keeps the DocCursor contract, including `seek` across windows.
  */
 import { fillByNext, NO_MORE_DOCS } from '../postings/cursor.ts';
-import type { Scorer } from './scorers.ts';
+import { TermScorer, type Scorer } from './scorers.ts';
 
 const WINDOW = 2048;
 
@@ -54,6 +54,7 @@ export class WindowSumScorer implements Scorer {
       let nt = 0;
       for (let i = 0; i < subs.length; i++) {
         const s = subs[i];
+        if (s instanceof TermScorer) { nt = s.accumulate(base, end, acc, cnt, touched, nt); continue; }
         for (let d = s.doc(); d < end; d = s.next()) {
           const k = d - base;
           if (cnt[k] === 0) touched[nt++] = k;
@@ -68,18 +69,35 @@ export class WindowSumScorer implements Scorer {
           if (cnt[k] >= this.minMatch) { this.docsBuf[n] = base + k; this.scoresBuf[n++] = acc[k]; }
           cnt[k] = 0; acc[k] = 0;
         }
+      } else if (nt > 32) {
+        touched.subarray(0, nt).sort();
+        n = this.collectTouched(nt, base);
       } else {
-        const t = touched.subarray(0, nt).sort();
-        for (let j = 0; j < nt; j++) {
-          const k = t[j];
-          if (cnt[k] >= this.minMatch) { this.docsBuf[n] = base + k; this.scoresBuf[n++] = acc[k]; }
-          cnt[k] = 0; acc[k] = 0;
+        // Few docs in this window: insertion sort of the touched slots (no allocation).
+        for (let a = 1; a < nt; a++) {
+          const x = touched[a];
+          let b = a - 1;
+          while (b >= 0 && touched[b] > x) { touched[b + 1] = touched[b]; b--; }
+          touched[b + 1] = x;
         }
+        n = this.collectTouched(nt, base);
       }
       this.base = base;
       if (n > 0) { this.n = n; this.idx = 0; return (this.cur = this.docsBuf[0]); }
       start = end;
     }
+  }
+
+  /** Emits the sorted touched slots that reach minMatch and clears them; returns the count. */
+  private collectTouched(nt: number, base: number): number {
+    const touched = this.touched, cnt = this.cnt, acc = this.acc;
+    let n = 0;
+    for (let j = 0; j < nt; j++) {
+      const k = touched[j];
+      if (cnt[k] >= this.minMatch) { this.docsBuf[n] = base + k; this.scoresBuf[n++] = acc[k]; }
+      cnt[k] = 0; acc[k] = 0;
+    }
+    return n;
   }
 
   cost(): number { let c = 0; for (const s of this.subs) c += s.cost(); return c; }
