@@ -43,6 +43,7 @@ process.once('SIGTERM', () => { child.kill('SIGTERM'); process.exit(1); });
 const base = `http://127.0.0.1:${port}`;
 try {
   await fetch(`${base}/docs`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ settings: { number_of_shards: 5, number_of_replicas: 0 } }) });
+  const rss0 = rssMb(child.pid!);
   const r = rng(7);
   const loadStart = Date.now();
   let next = 0;
@@ -67,8 +68,9 @@ try {
   child = await start();
   const first = await fetch(`${base}/docs/_doc/${N - 1}`);
   await first.arrayBuffer();
-  console.log(`restart with ${N} docs: ready in ${Date.now() - t0} ms (first GET ${first.status}); RSS after load ${rss.toFixed(0)} MB ≈ ${(rss / N * 1e6 / 1024).toFixed(2)} GB per million documents (server process incl. workers)`);
+  console.log(`restart with ${N} docs: ready in ${Date.now() - t0} ms (first GET ${first.status}); RSS ${rss0.toFixed(0)} MB empty, ${rss.toFixed(0)} MB loaded ≈ ${((rss - rss0) / N * 1e6 / 1024).toFixed(2)} GB per million documents (server process incl. workers)`);
 } finally {
-  child.kill('SIGTERM');
-  setTimeout(() => rmSync(dir, { recursive: true, force: true }), 1500);
+  // The server flushes every shard on SIGTERM: remove its directory only after it has exited.
+  if (child.exitCode === null) { child.kill('SIGTERM'); await new Promise((res) => child.once('exit', res)); }
+  rmSync(dir, { recursive: true, force: true });
 }

@@ -112,14 +112,16 @@ try {
   try {
     const pbase = `http://127.0.0.1:${port}`;
     for (let i = 0; i < 100; i++) { try { if ((await fetch(`${pbase}/-/ready`)).ok) break; } catch { /* starting */ } await new Promise((r) => setTimeout(r, 100)); }
-    console.log('| query | Tessera median ms | Prometheus median ms | ratio | identical |');
-    console.log('|---|---|---|---|---|');
+    console.log('| query | Tessera median ms | Prometheus median ms | ratio | identical | Tessera phases (ms) |');
+    console.log('|---|---|---|---|---|---|');
     for (const [name, params] of QUERIES) {
       const tw = await timed(tessera.promUrl, params), pw = await timed(pbase, params);
       const ts: number[] = [], ps: number[] = [];
       for (let i = 0; i < RUNS; i++) { ts.push((await timed(tessera.promUrl, params)).ms); ps.push((await timed(pbase, params)).ms); }
       const t = median(ts), p = median(ps);
-      console.log(`| ${name} | ${t.toFixed(1)} | ${p.toFixed(1)} | ${(t / p).toFixed(2)} | ${sameResults(tw.body, pw.body) ? 'yes' : 'NO'} |`);
+      const st = JSON.parse((await timed(tessera.promUrl, { ...params, stats: 'all' })).body).data.stats.timings;
+      const ms = (x: number): string => (x * 1000).toFixed(0);
+      console.log(`| ${name} | ${t.toFixed(1)} | ${p.toFixed(1)} | ${(t / p).toFixed(2)} | ${sameResults(tw.body, pw.body) ? 'yes' : 'NO'} | fetch ${ms(st.queryPreparationTime)} / eval ${ms(st.innerEvalTime)} / hop ${ms(st.execQueueTime)} |`);
     }
   } finally {
     prom.kill('SIGTERM');

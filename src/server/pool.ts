@@ -58,6 +58,9 @@ export class ShardPool {
         maxThreads: 1,
         // Calls wait on fsync inside the worker; let later batches start meanwhile so appends group-commit.
         concurrentTasksPerWorker: 64,
+        // Let an idle worker's event loop run (Piscina's default blocks it in Atomics.wait), so engine timers
+        // in the worker (refresh intervals, flushes) fire without waiting for the next task.
+        atomics: 'async',
         idleTimeout: Infinity,
         workerData: init,
         execArgv: workerExecArgv(),

@@ -65,32 +65,41 @@ function startTimer(): void {
 async function shardFor(c: Call, init: WorkerInit): Promise<Open | null> {
   tick();
   const key = `${c.uuid}/${c.shard}`;
-  const cur = shards.get(key) ?? await opening.get(key);
-  if (cur) {
-    if (cur.mv >= c.mv) return cur;
-    if (!c.meta) return null;
-    const s = cur.stored.shard;
-    s.mapping = c.meta.mapping; s.type = c.meta.type; s.indexName = c.meta.name;
-    cur.mv = c.meta.mappingVersion;
-    cur.refreshMs = refreshIntervalMs(c.meta.settings);
-    return cur;
+  let cur = shards.get(key);
+  if (!cur) {
+    // No await between the lookups and `opening.set`: two concurrent calls must share one open, or two
+    // instances would write the same translog.
+    let p = opening.get(key);
+    if (!p) {
+      if (!c.meta) return null;
+      p = openShard(key, c, c.meta, init);
+      opening.set(key, p);
+    }
+    cur = await p;
   }
+  if (cur.mv >= c.mv) return cur;
   if (!c.meta) return null;
-  const meta = c.meta;
-  const p = StoredShard.open(join(init.dataDir, 'es', 'indices', c.uuid, String(c.shard)), {
+  const s = cur.stored.shard;
+  s.mapping = c.meta.mapping; s.type = c.meta.type; s.indexName = c.meta.name;
+  cur.mv = c.meta.mappingVersion;
+  cur.refreshMs = refreshIntervalMs(c.meta.settings);
+  return cur;
+}
+
+function openShard(key: string, c: Call, meta: ShardMeta, init: WorkerInit): Promise<Open> {
+  return StoredShard.open(join(init.dataDir, 'es', 'indices', c.uuid, String(c.shard)), {
     indexName: meta.name, uuid: c.uuid, shard: c.shard, type: meta.type, mapping: meta.mapping,
     searchIndex: indexFactory ? indexFactory(nestedIndexSettings(meta.settings)) : null,
-  }, { walCompression: false, walRepair: init.options.walRepair === true })
-    .then((stored): Open => ({ stored, mv: meta.mappingVersion, refreshMs: refreshIntervalMs(meta.settings), lastRefresh: Date.now() }));
-  opening.set(key, p);
-  try {
-    const o = await p;
-    shards.set(key, o);
-    startTimer();
-    return o;
-  } finally {
-    opening.delete(key);
-  }
+  }, { walCompression: false, walRepair: init.options.walRepair === true }).then(
+    (stored): Open => {
+      const o: Open = { stored, mv: meta.mappingVersion, refreshMs: refreshIntervalMs(meta.settings), lastRefresh: Date.now() };
+      shards.set(key, o);
+      opening.delete(key);
+      startTimer();
+      return o;
+    },
+    (err: unknown) => { opening.delete(key); throw err; },
+  );
 }
 
 function nestedIndexSettings(flat: FlatSettings): Record<string, unknown> {

@@ -24,10 +24,11 @@ export interface PromqlEvalArgs {
 }
 
 /** The encoded `data` object without its closing brace, as UTF-8 bytes (bytes cross threads without re-encoding). */
-export interface PromqlEvalReply { json: Uint8Array }
+export interface PromqlEvalReply { json: Uint8Array; evalMs: number }
 
 export const promqlTasks: TaskTable = {
   'promql.eval': (a: PromqlEvalArgs): PromqlEvalReply => {
+    const started = performance.now();
     const expr = parseExpr(a.query);
     const q = new MemQuerier(unpackSeries(a.series));
     const opts: EngineOptions = {
@@ -37,6 +38,6 @@ export const promqlTasks: TaskTable = {
     const json = a.kind === 'range'
       ? matrixJson(rangeQuery(q, expr, a.startMs, a.endMs, a.stepMs, opts))
       : resultJsonOpen(instantQuery(q, expr, a.startMs, opts));
-    return { json };
+    return { json, evalMs: performance.now() - started };
   },
 };

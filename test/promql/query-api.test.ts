@@ -6,7 +6,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gunzipSync } from 'node:zlib';
-import { readFileSync } from 'node:fs';
+import { readFileSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import type { ServiceHooks } from '../../src/server/context.ts';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setup, call } from './support.ts';
@@ -130,4 +132,24 @@ test('limits: too many samples, storage timeout, evaluation timeout', async () =
   r = await call(setup(), 'GET', `/api/v1/query?query=${enc('max_over_time(sum by (instance) (rate(demo_num_cpus[5m]))[6h:1s])')}&time=1704070800&timeout=1ms`);
   assert.equal(r.status, 503);
   assert.equal(String(r.body), '{"status":"error","errorType":"timeout","error":"query timed out in expression evaluation"}');
+});
+
+test('subqueries without a step use global.evaluation_interval from the config file', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'promql-cfg-'));
+  try {
+    const file = join(dir, 'prometheus.yml');
+    writeFileSync(file, 'global:\n  evaluation_interval: 30s\n');
+    let hooks: ServiceHooks = {};
+    const router = setup({ configFile: file, hooks: (h) => { hooks = h; } });
+    const q = `/api/v1/query?query=${enc('count_over_time(demo_num_cpus{instance="demo.promlabs.com:10000"}[5m:])')}&time=1704070800`;
+    const value = async (): Promise<string> => JSON.parse(String((await call(router, 'GET', q)).body)).data.result[0].value[1];
+    assert.equal(await value(), '6'); // before start: the 1m default
+    await hooks.start?.();
+    assert.equal(await value(), '11');
+    writeFileSync(file, 'global:\n  evaluation_interval: 1m30s\n');
+    await hooks.reload?.();
+    assert.equal(await value(), '4');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

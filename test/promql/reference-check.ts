@@ -96,7 +96,7 @@ const PROMETHEUS: Target = {
 const TESSERA: Target = {
   async start(dir, om) {
     const bin = join(dirname(fileURLToPath(import.meta.url)), '../../bin/tessera');
-    const bf = spawnSync(process.execPath, [bin, 'tsdb', 'create-blocks-from', 'openmetrics', '--quiet', om, join(dir, 'data', 'tsdb')], { encoding: 'utf8' });
+    const bf = spawnSync(process.execPath, [bin, 'tsdb', 'create-blocks-from', 'openmetrics', om, join(dir, 'data', 'tsdb')], { encoding: 'utf8' });
     if (bf.status !== 0) return `import failed: ${bf.stderr}`;
     const { startServer } = await import('../support/server.ts');
     const srv = await startServer({ dataDir: join(dir, 'data'), services: ['metrics'] });
@@ -110,7 +110,7 @@ async function runSegment(seg: Segment, file: string, target: Target): Promise<s
   try {
     writeFileSync(join(dir, 'data.om'), openMetrics(seg));
     const srv = await target.start(dir, join(dir, 'data.om'));
-    if (typeof srv === 'string') return [`${file}: ${srv}`];
+    if (typeof srv === 'string') return seg.evals.map((ev) => `${file}:${ev.line} ${ev.header}\n    ${srv}`);
     try {
       for (const ev of seg.evals) {
         const p = await check(srv.base, ev);

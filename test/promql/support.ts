@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { Router } from '../../src/server/router.ts';
 import { registerQueryRoutes } from '../../src/server/prom/query-routes.ts';
 import type { SeriesClient } from '../../src/server/prom/query-routes.ts';
-import type { ServerContext } from '../../src/server/context.ts';
+import type { ServerContext, ServiceHooks } from '../../src/server/context.ts';
 import type { HttpRequest, HttpResponse } from '../../src/server/http.ts';
 import { TASKS } from '../../src/workers/tasks.ts';
 import { pack, unpack } from '../../src/engine/codec/msgpack.ts';
@@ -15,7 +15,7 @@ import { VAL_NONE, newMatcher } from '../../src/engine/tsdb/api.ts';
 export const T0 = 1704070800_000;
 const lbl = (o: Record<string, string>): Labels => Object.keys(o).sort().map((name) => ({ name, value: o[name] }));
 
-export function setup(opts: { timeout?: string; maxSamples?: number; slowClient?: number; now?: number } = {}): Router {
+export function setup(opts: { timeout?: string; maxSamples?: number; slowClient?: number; now?: number; configFile?: string; hooks?: (h: ServiceHooks) => void } = {}): Router {
   const mem = new MemQuerier();
   for (const inst of ['10000', '10001', '10002']) {
     for (let t = T0 - 3600_000; t <= T0 + 600_000; t += 15_000) mem.append(lbl({ __name__: 'demo_num_cpus', instance: `demo.promlabs.com:${inst}`, job: 'demo' }), t, 4);
@@ -49,11 +49,13 @@ export function setup(opts: { timeout?: string; maxSamples?: number; slowClient?
     },
   };
   const ctx = {
-    flags: { 'query.lookback-delta': '5m', 'query.timeout': opts.timeout ?? '2m', 'query.max-samples': opts.maxSamples ?? 50_000_000 },
+    flags: { 'query.lookback-delta': '5m', 'query.timeout': opts.timeout ?? '2m', 'query.max-samples': opts.maxSamples ?? 50_000_000, 'config.file': opts.configFile ?? '' },
+    log: { warn: () => {}, info: () => {}, error: () => {}, debug: () => {} },
     pool, now: () => opts.now ?? 1795305340_842,
   } as unknown as ServerContext;
   const router = new Router();
-  registerQueryRoutes(router, ctx, client);
+  const hooks = registerQueryRoutes(router, ctx, client);
+  opts.hooks?.(hooks);
   return router;
 }
 

@@ -38,6 +38,10 @@ export interface TestServer {
   destroy(): Promise<void>;
 }
 
+// A test file that fails or times out must not leave servers behind: kill whatever is still running on exit.
+const LIVE_CHILDREN = new Set<ChildProcess>();
+process.once('exit', () => { for (const c of LIVE_CHILDREN) c.kill('SIGKILL'); });
+
 export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'tessera-test-'));
   const args = [
@@ -52,6 +56,8 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     env: { ...process.env, TESSERA_TEST_HOOKS: '1', ...opts.env },
   });
+  LIVE_CHILDREN.add(child);
+  child.once('exit', () => LIVE_CHILDREN.delete(child));
   let err = '';
   child.stderr!.on('data', (d) => { err += d; if (err.length > 1 << 20) err = err.slice(-(1 << 19)); });
   child.stdout!.resume();

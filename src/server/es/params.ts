@@ -23,10 +23,11 @@ function similarity(a: string, b: string): number {
 
 /** Throws ES's unrecognized-parameter error when the query holds a name outside `allowed` and the globals. */
 export function checkParams(req: HttpRequest, allowed: readonly string[]): void {
-  const ok = new Set([...GLOBAL, ...allowed]);
+  if (req.rawQuery === '') return;
   const bad: string[] = [];
-  for (const k of req.query.keys()) if (!ok.has(k) && !bad.includes(k)) bad.push(k);
+  for (const k of req.query.keys()) if (!GLOBAL.includes(k) && !allowed.includes(k) && !bad.includes(k)) bad.push(k);
   if (bad.length === 0) return;
+  const ok = new Set([...GLOBAL, ...allowed]);
   const parts = bad.map((b) => {
     const scored = [...ok].map((c) => [similarity(b, c), c] as [number, string]).filter(([s]) => s > 0.5)
       .sort((x, y) => y[0] - x[0] || (x[1] < y[1] ? -1 : 1)).map(([, c]) => c);

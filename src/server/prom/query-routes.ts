@@ -5,9 +5,11 @@
  * result; this thread only wraps the envelope and gzips when the client accepts it.
  */
 import { gzip } from 'node:zlib';
+import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import type { Router } from '../router.ts';
-import type { ServerContext } from '../context.ts';
+import type { ServerContext, ServiceHooks } from '../context.ts';
+import { loadConfig } from '../../engine/scrape/config.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
 import { durationMs } from '../flags.ts';
 import { EngineError, InvalidArgumentError } from '../../engine/errors.ts';
@@ -30,8 +32,21 @@ export interface SeriesClient {
 
 interface QueryLimits { lookbackMs: number; timeoutMs: number; maxSamples: number; subqueryStepMs: number }
 
-export function registerQueryRoutes(router: Router, ctx: ServerContext, client: SeriesClient): void {
+/**
+ * Registers the query endpoints. The returned hooks re-read `global.evaluation_interval` from `--config.file`
+ * on start and reload: it is the step of subqueries written without one (`[5m:]`), as in Prometheus.
+ */
+export function registerQueryRoutes(router: Router, ctx: ServerContext, client: SeriesClient): ServiceHooks {
   const limits = limitsOf(ctx);
+  const readInterval = async (): Promise<void> => {
+    const file = ctx.flags['config.file'];
+    if (file === '') return;
+    try {
+      limits.subqueryStepMs = loadConfig(await readFile(file, 'utf8'), file).global.evaluationIntervalMs;
+    } catch (e) {
+      ctx.log.warn('query: keeping the previous evaluation interval; config not readable', { err: (e as Error).message });
+    }
+  };
   let next = 0;
   const pickWorker = (): number => (next = (next + 1) % ctx.pool.size);
   const run = (req: HttpRequest, f: () => Promise<HttpResponse>): Promise<HttpResponse> =>
@@ -43,10 +58,11 @@ export function registerQueryRoutes(router: Router, ctx: ServerContext, client: 
     const timeout = requestTimeout(form, limits);
     const query = form.get('query') ?? '';
     const expr = parseQuery(query, true);
-    const started = Date.now();
-    const args = await prepare(client, expr, query, 'instant', t, t, 0, started + timeout, limits);
+    const started = performance.now();
+    const args = await prepare(client, expr, query, 'instant', t, t, 0, Date.now() + timeout, limits);
+    const prepared = performance.now();
     const reply = await ctx.pool.call<PromqlEvalReply>(pickWorker(), 'promql.eval', args);
-    return wrap(reply.json, form.get('stats') ? statsJson(started, args.series) : '');
+    return wrap(reply.json, form.get('stats') ? statsJson(started, prepared, reply.evalMs, args.series) : '');
   }));
 
   router.add(['GET', 'POST'], '/api/v1/query_range', (req) => run(req, async () => {
@@ -66,11 +82,12 @@ export function registerQueryRoutes(router: Router, ctx: ServerContext, client: 
     if (type !== 'vector' && type !== 'scalar') {
       throw new InvalidArgumentError('INVALID_ARGUMENT', `invalid expression type ${JSON.stringify(documentedType(type))} for range query, must be Scalar or instant Vector`);
     }
-    const started = Date.now();
+    const started = performance.now();
     const stepMs = Math.round(step);
-    const args = await prepare(client, expr, query, 'range', start, end, stepMs, started + timeout, limits);
+    const args = await prepare(client, expr, query, 'range', start, end, stepMs, Date.now() + timeout, limits);
+    const prepared = performance.now();
     const reply = await ctx.pool.call<PromqlEvalReply>(pickWorker(), 'promql.eval', args);
-    return wrap(reply.json, form.get('stats') ? statsJson(started, args.series) : '');
+    return wrap(reply.json, form.get('stats') ? statsJson(started, prepared, reply.evalMs, args.series) : '');
   }));
 
   // Exemplars are not stored (no exemplar ingestion), so a valid request always has none, as a Prometheus
@@ -91,6 +108,7 @@ export function registerQueryRoutes(router: Router, ctx: ServerContext, client: 
     // Go's JSON encoder escapes <, > and & (`x \u003e bool y`); the envelope helper would not.
     return { status: 200, headers: { 'Content-Type': 'application/json' }, body: `{"status":"success","data":${jsonString(prettyExpr(expr))}}` };
   }));
+  return { start: readInterval, reload: readInterval };
 }
 
 function limitsOf(ctx: ServerContext): QueryLimits {
@@ -183,10 +201,16 @@ function unite(a: FetchedSeries, b: FetchedSeries): FetchedSeries {
   return { labels: a.labels, t: t.subarray(0, n), v: v.subarray(0, n) };
 }
 
-function statsJson(started: number, series: PackedSeries): string {
+/**
+ * Prometheus's `stats` object with our phases: preparation is fetching the selectors' data from the shards,
+ * inner evaluation is the worker's evaluation and encoding, queueing is the hop to and from that worker.
+ */
+function statsJson(started: number, prepared: number, evalMs: number, series: PackedSeries): string {
   const samples = series.t.length;
-  const total = (Date.now() - started) / 1000;
-  return `,"stats":{"timings":{"evalTotalTime":${total},"resultSortTime":0,"queryPreparationTime":0,"innerEvalTime":${total},"execQueueTime":0,"execTotalTime":${total}},"samples":{"totalQueryableSamples":${samples},"peakSamples":${samples}}}`;
+  const now = performance.now();
+  const s = (ms: number): number => Math.max(0, ms) / 1000;
+  const total = s(now - started), prep = s(prepared - started), inner = s(evalMs), queue = s(now - prepared - evalMs);
+  return `,"stats":{"timings":{"evalTotalTime":${total},"resultSortTime":0,"queryPreparationTime":${prep},"innerEvalTime":${inner},"execQueueTime":${queue},"execTotalTime":${total}},"samples":{"totalQueryableSamples":${samples},"peakSamples":${samples}}}`;
 }
 
 const HEAD = Buffer.from('{"status":"success","data":');

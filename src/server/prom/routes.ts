@@ -15,10 +15,11 @@ export function registerMetricsRoutes(router: Router, ctx: ServerContext, life: 
   registerGraphRoutes(router);
   // One client for the whole metrics service: PromQL, scraping, rules and remote write append/read through it.
   const tsdb = new TsdbClient(ctx.pool);
-  registerQueryRoutes(router, ctx, tsdb);
+  const query = registerQueryRoutes(router, ctx, tsdb);
   // Order matters: storage opens first and closes last; scraping (and push, remote write) feed it.
   return combineHooks(
     registerTsdbRoutes(router, ctx, tsdb),
+    query,
     registerScrapeRoutes(router, ctx, tsdb, { selfAddress: life.selfAddress }),
     registerRulesRoutes(router, ctx, tsdb),
   );

@@ -1,0 +1,33 @@
+/**
+ * Worker adapters of the documents API, called directly: concurrent first calls for a shard share one open
+ * (two instances would write the same translog), stale metadata is reported, and a reopen recovers.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { docsTasks, getDocShard } from '../../src/workers/docs-tasks.ts';
+
+const meta = { name: 't', type: '_doc', mapping: { properties: { a: { type: 'keyword' } } }, mappingVersion: 1, settings: { 'index.number_of_shards': '1' } };
+const item = (id: string) => ({ action: 'index', op: { id, source: Buffer.from(`{"a":"${id}"}`) } });
+
+test('concurrent first writes to a shard open it once', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'docs-tasks-'));
+  const init = { workerId: 0, workerCount: 1, dataDir, options: {} };
+  try {
+    const calls = Array.from({ length: 8 }, (_, i) => docsTasks['docs.write']({ uuid: 'u1', shard: 0, mv: 1, meta, items: [item(String(i))] }, init));
+    const results = (await Promise.all(calls)) as { ok?: { seqNo: number } }[][];
+    assert.deepEqual(results.map((r) => r[0].ok!.seqNo).sort(), [0, 1, 2, 3, 4, 5, 6, 7]);
+    assert.equal(getDocShard('u1', 0)!.live, 8);
+    assert.deepEqual(readdirSync(join(dataDir, 'es', 'indices', 'u1', '0', 'translog')), ['00000000']);
+    assert.deepEqual(await docsTasks['docs.get']({ uuid: 'u1', shard: 0, mv: 2, id: '1' }, init), { stale: true }, 'newer mapping without meta');
+    await docsTasks['docs.closeAll']({}, init);
+    const again = (await docsTasks['docs.get']({ uuid: 'u1', shard: 0, mv: 1, meta, id: '7' }, init)) as { doc: { seqNo: number } };
+    assert.equal(again.doc.seqNo >= 0, true);
+    assert.equal(getDocShard('u1', 0)!.live, 8);
+    await docsTasks['docs.closeAll']({}, init);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
