@@ -26,23 +26,22 @@ export class TermScorer extends ArrayCursor implements Scorer {
 
   /**
    * Window accumulation for the bulk disjunction: adds this term's scores of docs in [base, end) into
-   * `acc`/`cnt` (recording first touches in `touched`), then leaves the cursor on the first doc >= end.
-   * Returns the new touched count. The cursor must be positioned (doc() >= base).
+   * `acc`/`cnt` (marking touched slots in the `bits` bitset), then leaves the cursor on the first doc >= end.
+   * The cursor must be positioned (doc() >= base).
    */
-  accumulate(base: number, end: number, acc: Float64Array, cnt: Uint16Array, touched: Int32Array, nt: number): number {
+  accumulate(base: number, end: number, acc: Float64Array, cnt: Uint16Array, bits: Int32Array): void {
     const docs = this.docs, freqs = this.fp.freqs, norms = this.fp.norms, cache = this.cache, wv = this.wv, last = this.end;
     let p = this.pos;
     for (; p < last; p++) {
       const d = docs[p];
       if (d >= end) break;
       const k = d - base;
-      if (cnt[k] === 0) touched[nt++] = k;
+      bits[k >> 5] |= 1 << (k & 31);
       cnt[k]++;
       acc[k] += bm25Score(wv, freqs !== null ? freqs[p] : 1, cache !== null && norms !== null ? cache[norms[d]] : K1);
     }
     this.pos = p;
     this.cur = p < last ? docs[p] : NO_MORE_DOCS;
-    return nt;
   }
 
   /**
