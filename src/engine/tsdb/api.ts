@@ -4,6 +4,10 @@
  * Head, blocks and the in-memory set used by tests and by the query worker all implement `Querier`.
  */
 
+import { compileGoRegex } from './go-regex.ts';
+
+export { compileGoRegex, translateGoRegex } from './go-regex.ts';
+
 /** A label set sorted by name, `__name__` included. Immutable once built. */
 export interface Label { readonly name: string; readonly value: string }
 export type Labels = readonly Label[];
@@ -87,16 +91,13 @@ export interface FetchedSeries {
 }
 
 /**
- * Builds a matcher. Regexes are compiled fully anchored, as Prometheus does (`^(?:re)$`); a leading
- * `(?i)` (Go/RE2 inline flag, common in PromQL) becomes the JS `i` flag. Throws SyntaxError on a bad regex.
+ * Builds a matcher. Regexes use Go's RE2 syntax (translated by `go-regex.ts`) and are compiled fully
+ * anchored, as Prometheus does (`^(?:re)$`). Throws SyntaxError on a bad regex.
  */
 export function newMatcher(type: MatchType, name: string, value: string): Matcher {
   if (type === MATCH_EQUAL) return { type, name, value, matches: (s) => s === value };
   if (type === MATCH_NOT_EQUAL) return { type, name, value, matches: (s) => s !== value };
-  let src = value;
-  let flags = ''; // RE2's `.` does not match a newline by default; neither does JS without the s flag.
-  if (src.startsWith('(?i)')) { src = src.slice(4); flags += 'i'; }
-  const re = new RegExp(`^(?:${src})$`, flags);
+  const re = compileGoRegex(value);
   if (type === MATCH_REGEXP) return { type, name, value, matches: (s) => re.test(s) };
   return { type, name, value, matches: (s) => !re.test(s) };
 }
