@@ -5,7 +5,7 @@
 import type { TaskTable, WorkerInit } from './protocol.ts';
 import { docsTasks, getDocShard, setShardIndexFactory } from './docs-tasks.ts';
 import { ShardIndex } from '../engine/search/index.ts';
-import { searchShard, type ShardResult } from '../engine/search/index.ts';
+import { fetchPhase, searchShard, type IndexReader, type ShardResult, type ShardSearchOptions, type SortValue } from '../engine/search/index.ts';
 import { collectDfs, GlobalStats, type DfsStats } from '../engine/search/index.ts';
 import type { SearchRequest } from '../engine/search/index.ts';
 import type { Query } from '../engine/search/index.ts';
@@ -19,7 +19,12 @@ interface ShardCall { uuid: string; shard: number; mv: number; meta?: unknown }
 interface SearchArgs extends ShardCall {
   index: string; type?: string; boost?: number; req: SearchRequest; filter: Query | null; nowMs: number; shardCount: number;
   stats?: DfsStats; scroll?: { key: string; keepAliveMs: number };
+  /** Two-phase search: keep the reader under this key for the fetch phase, return hits without sources. */
+  fetchKey?: string;
 }
+
+/** Query-phase readers awaiting their fetch phase (freed by the fetch, or after a minute). */
+const pendingFetch = new Map<string, { reader: IndexReader; req: SearchRequest; opts: ShardSearchOptions; timer: NodeJS.Timeout }>();
 
 const scrolls = new ScrollStore();
 
@@ -40,6 +45,13 @@ async function query(a: SearchArgs, init: WorkerInit): Promise<ShardResult | { s
   if (!o) return { stale: true };
   const reader = o.index.reader(o.mapping);
   const opts = { index: a.index, type: a.type, boost: a.boost, nowMs: a.nowMs, filter: a.filter, fetch: o.getDoc, shardCount: a.shardCount, stats: a.stats ? new GlobalStats(a.stats) : undefined };
+  if (a.fetchKey) {
+    const key = a.fetchKey;
+    const timer = setTimeout(() => pendingFetch.delete(key), 60_000);
+    timer.unref();
+    pendingFetch.set(key, { reader, req: a.req, opts, timer });
+    return searchShard(reader, a.req, { ...opts, noFetch: true });
+  }
   if (!a.scroll) return searchShard(reader, a.req, opts);
   const all = searchShard(reader, a.req, { ...opts, topN: reader.maxDoc(), noFetch: true });
   scrolls.put(a.scroll.key, { reader, hits: all.hits, req: a.req, fetch: o.getDoc, index: a.index, nowMs: a.nowMs }, a.scroll.keepAliveMs);
@@ -61,5 +73,12 @@ export const searchTasks: TaskTable = {
       return hits ? { hits } : { missing: true };
   },
   'search.clearScroll': (a: { keys: string[] }) => a.keys.map((k) => scrolls.delete(k)),
+  'search.fetch': (a: { key: string; hits: { doc: number; score: number; sort: SortValue[] | null }[] }) => {
+    const p = pendingFetch.get(a.key);
+    if (!p) return { missing: true };
+    pendingFetch.delete(a.key);
+    clearTimeout(p.timer);
+    return { hits: a.hits.length ? fetchPhase(p.reader, p.req, a.hits, p.opts) : [] };
+  },
   'search.analyze': (a: AnalyzeArgs) => analyzeRequest(a),
 };

@@ -141,6 +141,15 @@ test('graph page end to end: a recording rule writes a series, the page queries 
       if (Date.now() > deadline) throw new Error('the recorded series never appeared');
       await new Promise((res) => setTimeout(res, 200));
     }
+    // The graph evaluates at step-aligned times before "now"; until one of them falls after the first recorded
+    // sample the range result is empty (as in Prometheus), so wait for that before opening the page.
+    for (;;) {
+      const now = Date.now() / 1000;
+      const r = await (await fetch(`${srv.promUrl}/api/v1/query_range?query=demo:three&start=${now - 3600}&end=${now}&step=14`)).json() as { data?: { result: unknown[] } };
+      if (r.data?.result.length === 1) break;
+      if (Date.now() > deadline + 30_000) throw new Error('the recorded series never reached a range query');
+      await new Promise((res) => setTimeout(res, 500));
+    }
     const page = await ctx.newPage();
     page.setDefaultTimeout(15_000);
     await page.goto(`${srv.promUrl}/graph?g0.expr=demo:three&g0.tab=1`);

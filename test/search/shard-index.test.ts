@@ -48,6 +48,9 @@ test('ShardIndex matches a naive model across refreshes and merges', () => {
       const sorted = (pred: (d: Doc) => boolean): string[] => [...visible].filter(([, d]) => pred(d)).map(([id]) => id).sort();
       assert.deepEqual(ids(si, { query: { match: { f: 'red' } } }).sort(), sorted((d) => d.f.split(' ').includes('red')));
       assert.deepEqual(ids(si, { query: { range: { n: { gte: 5, lt: 15 } } } }).sort(), sorted((d) => d.n >= 5 && d.n < 15));
+      const adjacent = (d: Doc, a: string, b: string): boolean => d.f.split(' ').some((w, i, all) => w === a && all[i + 1] === b);
+      assert.deepEqual(ids(si, { query: { match_phrase: { f: 'red green' } } }).sort(), sorted((d) => adjacent(d, 'red', 'green')));
+      assert.deepEqual(ids(si, { query: { match_phrase: { f: 'red green blue' } } }).sort(), sorted((d) => d.f.split(' ').some((w, i, all) => w === 'red' && all[i + 1] === 'green' && all[i + 2] === 'blue')));
       assert.deepEqual(ids(si, { query: { nested: { path: 'kids', query: { term: { 'kids.c': 'x' } } } } }).sort(), sorted((d) => d.kids.some((k) => k.c === 'x')));
       const byK = ids(si, { sort: [{ k: 'asc' }, { n: 'desc' }] });
       const want = [...visible].sort(([, a], [, b]) => (a.k < b.k ? -1 : a.k > b.k ? 1 : b.n - a.n)).map(([id]) => id);

@@ -28,7 +28,7 @@ export function mergeSegments(segs: Segment[], live: (Uint8Array | null)[]): Mer
     for (let d = 0; d < s.maxDoc; d++) {
       const nd = m[d];
       if (nd < 0) continue;
-      ids[nd] = s.ids[d]; paths[nd] = s.nestedPaths[d];
+      ids[nd] = s.ids[d]; paths[nd] = s.pathOf(d);
       parentOf[nd] = s.parentOf[d] === -1 ? -1 : m[s.parentOf[d]];
     }
   }

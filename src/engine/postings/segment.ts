@@ -93,8 +93,8 @@ export class Segment {
     readonly ids: string[],
     /** Immediate parent doc of a nested child; -1 for root docs. */
     readonly parentOf: Int32Array,
-    /** Nested path of each doc ('' for root docs). */
-    readonly nestedPaths: string[],
+    /** Nested path of each doc ('' for root docs); kept compactly as ids into a small name table. */
+    nestedPaths: string[],
     readonly fields: Map<string, FieldPostings>,
     readonly numeric: Map<string, NumericDocValues>,
     readonly ordinals: Map<string, OrdinalDocValues>,
@@ -102,7 +102,25 @@ export class Segment {
     readonly exists: Map<string, Uint32Array>,
     /** Root (non-nested) docs, ascending. */
     readonly roots: Uint32Array,
-  ) {}
+  ) {
+    // A per-doc string array costs the GC a pointer per doc; a Uint16 id per doc does not.
+    const pathIndex = new Map<string, number>([['', 0]]);
+    this.pathNames = [''];
+    this.pathIds = new Uint16Array(maxDoc);
+    for (let d = 0; d < maxDoc; d++) {
+      const p = nestedPaths[d];
+      if (p === '') continue;
+      let id = pathIndex.get(p);
+      if (id === undefined) { id = this.pathNames.length; this.pathNames.push(p); pathIndex.set(p, id); }
+      this.pathIds[d] = id;
+    }
+  }
+
+  private readonly pathNames: string[];
+  private readonly pathIds: Uint16Array;
+
+  /** Nested path of `doc` ('' for root docs). */
+  pathOf(doc: number): string { return this.pathNames[this.pathIds[doc]]; }
 
   isRoot(doc: number): boolean { return this.parentOf[doc] === -1; }
 

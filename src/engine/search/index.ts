@@ -4,7 +4,8 @@
  */
 export type { MappingJson, ShardIndexApi } from './api.ts';
 export { ShardIndex } from './shard-index.ts';
-export { searchShard, type ShardHit, type ShardResult } from './shard-search.ts';
+export { fetchPhase, searchShard, type ShardHit, type ShardResult, type ShardSearchOptions } from './shard-search.ts';
+export type { IndexReader } from './index-reader.ts';
 export { collectDfs, GlobalStats, mergeDfs, type DfsStats } from './dfs.ts';
 export { analyzeRequest, type AnalyzeArgs } from './analyze.ts';
 export { ScrollStore } from './scroll-store.ts';

@@ -60,7 +60,7 @@ export class InnerHitsFetcher {
       let first = local - 1;
       while (first >= 0 && seg.parentOf[first] !== -1) first--;
       const children: number[] = [];
-      for (let c = first + 1; c < local; c++) if (seg.parentOf[c] === local && seg.nestedPaths[c] === q.path) children.push(c);
+      for (let c = first + 1; c < local; c++) if (seg.parentOf[c] === local && seg.pathOf(c) === q.path) children.push(c);
       const scorer = this.weights.get(q)!.scorer(ord, seg);
       const hits: InnerHit[] = [];
       children.forEach((c, offset) => {

@@ -39,7 +39,7 @@ export function nestedWeight(ctx: CompileContext, q: NestedQ, boost: number, com
         parents.push(curParent); scores.push(Math.fround(v));
       };
       for (let d = s.next(); d !== NO_MORE_DOCS; d = s.next()) {
-        if (seg.nestedPaths[d] !== q.path || (live && !live[d])) continue;
+        if (seg.pathOf(d) !== q.path || (live && !live[d])) continue;
         const p = seg.parentOf[d];
         const sc = s.score();
         if (p !== curParent) { flush(); curParent = p; acc = q.scoreMode === 'min' || q.scoreMode === 'max' ? sc : 0; n = 0; }

@@ -56,6 +56,9 @@ function phraseScorer(seg: Segment, field: string, groups: string[][], offsets: 
     if (!cursors.length) return null;
     gs.push({ fp, cursors, union: cursors.length === 1 ? cursors[0] : new UnionCursor(cursors) });
   }
+  if (slop === 0 && gs.length === 2 && gs[0].cursors.length === 1 && gs[1].cursors.length === 1) {
+    return twoTermPhrase(fp, gs[0].cursors[0], gs[1].cursors[0], offsets[1] - offsets[0], wv, cache);
+  }
   const it = new IntersectCursor(gs.map((g) => g.union));
   const docs: number[] = [], scores: number[] = [];
   const pos: Int32Array[] = gs.map(() => new Int32Array(64));
@@ -70,6 +73,40 @@ function phraseScorer(seg: Segment, field: string, groups: string[][], offsets: 
       const norm = fp.norms ? cache[fp.norms[d]] : K1;
       scores.push(bm25Score(wv, Math.fround(freq), norm));
     }
+  }
+  return docs.length ? new ArrayScorer(Uint32Array.from(docs), Float32Array.from(scores)) : null;
+}
+
+/** First index in [from, end) whose doc is >= target (gallop, then binary search). */
+function advance(arr: Uint32Array, from: number, end: number, target: number): number {
+  let lo = from, step = 1, hi = from;
+  while (hi < end && arr[hi] < target) { lo = hi + 1; hi += step; step <<= 1; }
+  if (hi > end) hi = end;
+  while (lo < hi) { const m = (lo + hi) >>> 1; if (arr[m] < target) lo = m + 1; else hi = m; }
+  return lo;
+}
+
+/**
+ * The common exact two-term phrase, straight over the postings arrays: a leapfrog over both doc lists and a
+ * merge of the two position lists per common doc (no cursor calls, no position copies).
+ */
+function twoTermPhrase(fp: FieldPostings, a: ArrayCursor, b: ArrayCursor, delta: number, wv: number, cache: Float32Array): Scorer | null {
+  const A = a.docs, B = b.docs, ps = fp.posStart!, P = fp.positions!, norms = fp.norms;
+  const docs: number[] = [], scores: number[] = [];
+  let i = a.start, j = b.start;
+  const ae = a.end, be = b.end;
+  while (i < ae && j < be) {
+    const da = A[i], db = B[j];
+    if (da < db) { i = advance(A, i + 1, ae, db); continue; }
+    if (db < da) { j = advance(B, j + 1, be, da); continue; }
+    let x = ps[i], y = ps[j], f = 0;
+    const xe = ps[i + 1], ye = ps[j + 1];
+    while (x < xe && y < ye) {
+      const pa = P[x] + delta, pb = P[y];
+      if (pa === pb) { f++; x++; y++; } else if (pa < pb) x++; else y++;
+    }
+    if (f > 0) { docs.push(da); scores.push(bm25Score(wv, f, norms ? cache[norms[da]] : K1)); }
+    i++; j++;
   }
   return docs.length ? new ArrayScorer(Uint32Array.from(docs), Float32Array.from(scores)) : null;
 }

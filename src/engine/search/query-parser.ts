@@ -64,7 +64,7 @@ function singleField(type: string, b: Obj, valueKey: string, allowed: string[]):
 }
 
 const matchKeys = ['query', 'operator', 'minimum_should_match', 'analyzer', 'fuzziness', 'prefix_length', 'max_expansions',
-  'fuzzy_transpositions', 'lenient', 'zero_terms_query', 'cutoff_frequency', 'auto_generate_synonyms_phrase_query', 'fuzzy_rewrite', 'type', 'slop'];
+  'fuzzy_transpositions', 'lenient', 'zero_terms_query', 'cutoff_frequency', 'auto_generate_synonyms_phrase_query', 'fuzzy_rewrite', 'slop'];
 
 function opt<T>(v: unknown, d: T): T { return v === undefined ? d : (v as T); }
 

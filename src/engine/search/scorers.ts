@@ -25,6 +25,26 @@ export class TermScorer extends ArrayCursor implements Scorer {
   }
 
   /**
+   * Window accumulation for the bulk disjunction: adds this term's scores of docs in [base, end) into
+   * `acc`/`cnt` (marking touched slots in the `bits` bitset), then leaves the cursor on the first doc >= end.
+   * The cursor must be positioned (doc() >= base).
+   */
+  accumulate(base: number, end: number, acc: Float64Array, cnt: Uint16Array, bits: Int32Array): void {
+    const docs = this.docs, freqs = this.fp.freqs, norms = this.fp.norms, cache = this.cache, wv = this.wv, last = this.end;
+    let p = this.pos;
+    for (; p < last; p++) {
+      const d = docs[p];
+      if (d >= end) break;
+      const k = d - base;
+      bits[k >> 5] |= 1 << (k & 31);
+      cnt[k]++;
+      acc[k] += bm25Score(wv, freqs !== null ? freqs[p] : 1, cache !== null && norms !== null ? cache[norms[d]] : K1);
+    }
+    this.pos = p;
+    this.cur = p < last ? docs[p] : NO_MORE_DOCS;
+  }
+
+  /**
    * Hot path for a lone term query: scores every remaining posting into `collect` without per-doc virtual
    * calls. Skips nested children and deleted docs; returns the number of docs collected.
    */

@@ -136,6 +136,15 @@ function bareHit(reader: IndexReader, doc: number, score: number, keys: SortValu
 
 const decoder = new TextDecoder();
 
+/**
+ * The fetch phase on its own (two-phase searches): `_source`, highlight, explain, inner_hits and docvalue
+ * fields for the given shard-wide docs, against the reader the query phase used.
+ */
+export function fetchPhase(reader: IndexReader, req: SearchRequest, top: { doc: number; score: number; sort: SortValue[] | null }[], opts: ShardSearchOptions): ShardHit[] {
+  const ctx = compileContext(reader, opts.index, opts.nowMs, opts.stats, opts.type);
+  return fetchHits(reader, req, top.map((h) => ({ doc: h.doc, score: h.score, keys: h.sort })), opts, ctx);
+}
+
 function fetchHits(reader: IndexReader, req: SearchRequest, top: { doc: number; score: number; keys: SortValue[] | null }[], opts: ShardSearchOptions, ctx: CompileContext): ShardHit[] {
   const out: ShardHit[] = [];
   const nested = nestedWithInnerHits(req.query);

@@ -5,14 +5,15 @@
  * and the summation order is Lucene's own. Keeps the DocCursor contract, including `seek` across windows.
  */
 import { fillByNext, NO_MORE_DOCS } from '../postings/cursor.ts';
-import type { Scorer } from './scorers.ts';
+import { TermScorer, type Scorer } from './scorers.ts';
 
 const WINDOW = 2048;
 
 export class WindowSumScorer implements Scorer {
   private readonly acc = new Float64Array(WINDOW);
   private readonly cnt = new Uint16Array(WINDOW);
-  private readonly touched = new Int32Array(WINDOW);
+  /** Touched slots of the current window, one bit per doc (Lucene's `matching` bitset). */
+  private readonly bits = new Int32Array(WINDOW >> 5);
   private readonly docsBuf = new Int32Array(WINDOW);
   private readonly scoresBuf = new Float64Array(WINDOW);
   private n = 0;
@@ -41,7 +42,7 @@ export class WindowSumScorer implements Scorer {
 
   // Invariant: every sub is positioned at or after `start` before a window is filled.
   private fillFrom(start: number): number {
-    const subs = this.subs, acc = this.acc, cnt = this.cnt, touched = this.touched;
+    const subs = this.subs, acc = this.acc, cnt = this.cnt, bits = this.bits;
     for (;;) {
       let min = NO_MORE_DOCS;
       for (let i = 0; i < subs.length; i++) {
@@ -51,28 +52,28 @@ export class WindowSumScorer implements Scorer {
       }
       if (min === NO_MORE_DOCS) { this.n = 0; return (this.cur = NO_MORE_DOCS); }
       const base = min, end = base + WINDOW;
-      let nt = 0;
       for (let i = 0; i < subs.length; i++) {
         const s = subs[i];
+        if (s instanceof TermScorer) { s.accumulate(base, end, acc, cnt, bits); continue; }
         for (let d = s.doc(); d < end; d = s.next()) {
           const k = d - base;
-          if (cnt[k] === 0) touched[nt++] = k;
+          bits[k >> 5] |= 1 << (k & 31);
           cnt[k]++;
           acc[k] += s.score();
         }
       }
+      // Emit touched slots in doc order by walking the bitset; clear as we go.
       let n = 0;
-      if (nt > WINDOW >> 3) {
-        for (let k = 0; k < WINDOW; k++) {
-          if (cnt[k] === 0) continue;
-          if (cnt[k] >= this.minMatch) { this.docsBuf[n] = base + k; this.scoresBuf[n++] = acc[k]; }
-          cnt[k] = 0; acc[k] = 0;
-        }
-      } else {
-        const t = touched.subarray(0, nt).sort();
-        for (let j = 0; j < nt; j++) {
-          const k = t[j];
-          if (cnt[k] >= this.minMatch) { this.docsBuf[n] = base + k; this.scoresBuf[n++] = acc[k]; }
+      const min2 = this.minMatch;
+      for (let w = 0; w < (WINDOW >> 5); w++) {
+        let word = bits[w];
+        if (word === 0) continue;
+        bits[w] = 0;
+        while (word !== 0) {
+          const t = word & -word;
+          const k = (w << 5) | (31 - Math.clz32(t));
+          word ^= t;
+          if (cnt[k] >= min2) { this.docsBuf[n] = base + k; this.scoresBuf[n++] = acc[k]; }
           cnt[k] = 0; acc[k] = 0;
         }
       }

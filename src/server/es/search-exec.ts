@@ -76,9 +76,12 @@ export async function executeSearch(cluster: EsCluster, targets: ShardTarget[], 
     const parts = await Promise.all(targets.map((t) => cluster.shardCall<DfsStats>(t.meta, t.shard, 'search.dfs', { index: t.index.name, req, filter: t.filter, nowMs: o.nowMs, shardCount })));
     stats = mergeDfs(parts);
   }
+  // Several shards: query then fetch (only the final page's hits are fetched), as ES's query_then_fetch.
+  const fetchId = !o.scroll && targets.length > 1 && req.size > 0 ? `f${++fetchSeq}` : null;
   const settled = await Promise.allSettled(targets.map((t) => cluster.shardCall<ShardResult>(t.meta, t.shard, 'search.query', {
     index: t.index.name, type: t.index.type ?? '_doc', boost: indexBoost(req, t.index.name), req, filter: t.filter, nowMs: o.nowMs, shardCount, stats,
     scroll: o.scroll ? { key: `${o.scroll.keyPrefix}/${t.order}`, keepAliveMs: o.scroll.keepAliveMs } : undefined,
+    fetchKey: fetchId ? `${fetchId}/${t.order}` : undefined,
   })));
   const failures: { t: ShardTarget; err: EngineError | Error }[] = [];
   const perShard: (ShardResult | null)[] = settled.map((s, i) => {
@@ -87,7 +90,25 @@ export async function executeSearch(cluster: EsCluster, targets: ShardTarget[], 
     return null;
   });
   if (targets.length > 0 && failures.length === targets.length) throw phaseFailure(failures);
-  return merge(targets, perShard, req, failures);
+  const out = merge(targets, perShard, req, failures);
+  if (fetchId) await fetchPage(cluster, targets, perShard, out, fetchId);
+  return out;
+}
+
+let fetchSeq = 0;
+
+/** Fetch phase: each shard that answered fetches its hits of the final page (an empty list frees its reader). */
+async function fetchPage(cluster: EsCluster, targets: ShardTarget[], perShard: (ShardResult | null)[], out: SearchOutcome, fetchId: string): Promise<void> {
+  const byShard = new Map<number, number[]>();
+  out.hits.forEach((h, i) => { const l = byShard.get(h.shardOrder); if (l) l.push(i); else byShard.set(h.shardOrder, [i]); });
+  await Promise.all(targets.map(async (t) => {
+    if (!perShard[t.order]) return;
+    const idx = byShard.get(t.order) ?? [];
+    const r = await cluster.shardCall<{ hits?: ShardHit[] }>(t.meta, t.shard, 'search.fetch', {
+      key: `${fetchId}/${t.order}`, hits: idx.map((i) => ({ doc: out.hits[i].doc, score: out.hits[i].score, sort: out.hits[i].sort })),
+    });
+    (r.hits ?? []).forEach((h, j) => { const i = idx[j]; out.hits[i] = { ...out.hits[i], ...h }; });
+  }));
 }
 
 function merge(targets: ShardTarget[], perShard: (ShardResult | null)[], req: SearchRequest, failures: { t: ShardTarget; err: Error }[]): SearchOutcome {

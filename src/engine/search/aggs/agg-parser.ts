@@ -65,6 +65,7 @@ function parseOne(name: string, type: string, v: unknown, holder: Obj): AggSpec 
     else throw parsingError(`[filters] aggregation [${name}] requires [filters]`, locOfKey(holder, type));
     return spec;
   }
+  if (v.script !== undefined) throw parsingError(`[${type}] aggregation [${name}]: scripts are not supported by this server`, locOfKey(v, 'script'));
   if (['avg', 'sum', 'min', 'max', 'stats', 'extended_stats', 'value_count', 'cardinality', 'percentiles', 'terms', 'histogram', 'date_histogram', 'range', 'date_range', 'missing'].includes(type)) {
     if (v.field === undefined && v.script === undefined && !(type === 'terms' && v.script)) {
       throw parsingError(`Required one of fields [field, script], but none were specified. `, locOfKey(holder, type));

@@ -326,7 +326,7 @@ class NestedCollector extends SingleBucket {
     const seg = this.seg!;
     let d = doc - 1;
     while (d >= 0 && seg.parentOf[d] !== -1) d--;
-    for (let c = d + 1; c < doc; c++) if (seg.parentOf[c] === doc && seg.nestedPaths[c] === this.path) this.buckets.hit(this.b, c, score);
+    for (let c = d + 1; c < doc; c++) if (seg.parentOf[c] === doc && seg.pathOf(c) === this.path) this.buckets.hit(this.b, c, score);
   }
 }
 
@@ -337,7 +337,7 @@ class ReverseNestedCollector extends SingleBucket {
     const seg = this.seg!;
     const target = this.spec.params.path as string | undefined;
     let p = doc;
-    while (seg.parentOf[p] !== -1 && (target === undefined || seg.nestedPaths[p] !== target)) p = seg.parentOf[p];
+    while (seg.parentOf[p] !== -1 && (target === undefined || seg.pathOf(p) !== target)) p = seg.parentOf[p];
     if (p === this.last && seg === this.lastSeg) return;
     this.last = p; this.lastSeg = seg;
     this.buckets.hit(this.b, p, score);
