@@ -191,6 +191,8 @@ export async function compactBlocks(db: Tsdb, group: Block[], levelBump = 1): Pr
 }
 
 async function deleteBlocks(db: Tsdb, blocks: Block[]): Promise<void> {
+  // Unpublish first: a select running in this worker between the awaits below must not reach a closed block.
+  db.blocks = db.blocks.filter((b) => !blocks.includes(b));
   for (const b of blocks) {
     b.close();
     // Rename first so a crash mid-delete never leaves a half-deleted block that looks valid.
