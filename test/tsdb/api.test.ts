@@ -29,7 +29,7 @@ function demoSeries() {
 before(async () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-tsdb-api-'));
   await writeBlock(path.join(dataDir, 'tsdb'), demoSeries(), T0, T0 + 2 * 3_600_000);
-  srv = await startServer({ dataDir, services: ['metrics'], workers: 2, args: ['--web.enable-lifecycle'] });
+  srv = await startServer({ dataDir, services: ['metrics'], workers: 2, args: ['--web.enable-lifecycle', '--web.enable-admin-api'] });
 });
 after(async () => { await srv?.destroy(); });
 

@@ -86,6 +86,12 @@ export function registerTsdbRoutes(router: Router, ctx: ServerContext, client: T
 function registerAdminRoutes(router: Router, ctx: ServerContext, client: TsdbClient): void {
   const PP = ['POST', 'PUT'];
   const noContent: HttpResponse = { status: 204 };
+  // As in Prometheus, the admin endpoints exist but refuse to act unless --web.enable-admin-api is given.
+  if (!ctx.flags['web.enable-admin-api']) {
+    const disabled = (): HttpResponse => promError('unavailable', 'admin APIs disabled');
+    for (const p of ['delete_series', 'clean_tombstones', 'snapshot']) router.add(PP, `/api/v1/admin/tsdb/${p}`, disabled);
+    return;
+  }
   router.add(PP, '/api/v1/admin/tsdb/delete_series', api(async (req) => {
     const p = formParams(req);
     const match = p.getAll('match[]');
