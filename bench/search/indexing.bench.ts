@@ -7,7 +7,7 @@
  * Reported as docs/s. Baseline in the same run: the standard analyzer alone over the same docs' text fields
  * (the floor: tokenizing is the part indexing cannot skip).
  *
- * Run: node --import tsx bench/search/indexing.bench.ts   (about 15 s; `--quick` uses 5,000 docs)
+ * Run: node --import tsx bench/search/indexing.bench.ts   (about 15 s; `--quick` uses 5,000 docs, `--docs=N` N docs)
  */
 import { Bench } from 'tinybench';
 import { dynamicUpdate, NEED_LOSSLESS } from '../../src/engine/docs/dynamic.ts';
@@ -20,7 +20,8 @@ import { ShardIndex } from '../../src/engine/search/shard-index.ts';
 import { makeDoc, rng } from '../../loadtest/support/es-docs.ts';
 
 const quick = process.argv.includes('--quick');
-const N = quick ? 5_000 : 20_000;
+const docsArg = process.argv.find((a) => a.startsWith('--docs='));
+const N = docsArg ? Number(docsArg.slice(7)) : quick ? 5_000 : 20_000;
 const PER_REFRESH = 1000;
 
 const r = rng(42);
