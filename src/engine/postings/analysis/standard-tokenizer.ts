@@ -96,6 +96,16 @@ function scanWord(text: string, start: number, first: number): typeof scanResult
   let i = start + (text.codePointAt(start)! > 0xffff ? 2 : 1);
   let end = i;
   while (i < n) {
+    // Fast path: an ASCII letter or digit after a letter or digit always joins (WB5, WB8–10).
+    const ch = text.charCodeAt(i);
+    if (ch < 128 && (last === ALETTER || last === NUMERIC)) {
+      const a = ASCII[ch];
+      if (a === ALETTER || a === NUMERIC) {
+        allHangul = false;
+        if (a === ALETTER) hasLetter = true; else hasDigit = true;
+        last = a; i++; end = i; continue;
+      }
+    }
     const cp = text.codePointAt(i)!;
     const w = cp > 0xffff ? 2 : 1;
     const raw = classify(cp);
