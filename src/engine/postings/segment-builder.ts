@@ -204,17 +204,23 @@ function buildNumeric(dv: DvAcc<number>, maxDoc: number): NumericDocValues {
 function buildOrdinals(dv: DvAcc<string>, maxDoc: number): OrdinalDocValues {
   const ordTerms = [...new Set(dv.values)].sort();
   const ordOf = new Map<string, number>();
-  ordTerms.forEach((t, i) => ordOf.set(t, i));
-  const perDoc = new Map<number, Set<number>>();
-  for (let i = 0; i < dv.docs.length; i++) {
-    let s = perDoc.get(dv.docs[i]);
-    if (!s) { s = new Set(); perDoc.set(dv.docs[i], s); }
-    s.add(ordOf.get(dv.values[i])!);
-  }
+  for (let i = 0; i < ordTerms.length; i++) ordOf.set(ordTerms[i], i);
+  // Counting sort of the (doc, ord) pairs by doc, then each doc's run sorted and de-duplicated in place.
+  const n = dv.docs.length;
   const start = new Uint32Array(maxDoc + 1);
-  for (const [d, s] of perDoc) start[d + 1] = s.size;
+  for (let i = 0; i < n; i++) start[dv.docs[i] + 1]++;
   for (let d = 0; d < maxDoc; d++) start[d + 1] += start[d];
-  const ords = new Uint32Array(start[maxDoc]);
-  for (const [d, s] of perDoc) ords.set([...s].sort((a, b) => a - b), start[d]);
-  return new OrdinalDocValues(start, ords, ordTerms);
+  const byDoc = new Uint32Array(n);
+  const fill = start.slice(0, maxDoc);
+  for (let i = 0; i < n; i++) byDoc[fill[dv.docs[i]]++] = ordOf.get(dv.values[i])!;
+  const outStart = new Uint32Array(maxDoc + 1);
+  let o = 0;
+  for (let d = 0; d < maxDoc; d++) {
+    outStart[d] = o;
+    const s = start[d], e = start[d + 1];
+    if (e - s > 1) byDoc.subarray(s, e).sort();
+    for (let j = s; j < e; j++) if (j === s || byDoc[j] !== byDoc[j - 1]) byDoc[o++] = byDoc[j];
+  }
+  outStart[maxDoc] = o;
+  return new OrdinalDocValues(outStart, byDoc.slice(0, o), ordTerms);
 }
