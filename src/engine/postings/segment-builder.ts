@@ -139,45 +139,45 @@ export class SegmentBuilder {
 
 function buildField(fa: FieldAcc, maxDoc: number): FieldPostings {
   const T = fa.terms.length, n = fa.n;
-  // Counting sort of the token stream by term id (stable: docs and positions stay in arrival order).
-  const bucket = new Int32Array(T + 1);
-  for (let i = 0; i < n; i++) bucket[fa.tokTerm[i] + 1]++;
-  for (let t = 0; t < T; t++) bucket[t + 1] += bucket[t];
-  // Scatter docs and positions straight into term order: sequential reads, later passes sequential too.
-  const sDoc = new Int32Array(n), sPos = new Int32Array(n);
-  const fillAt = bucket.slice(0, T);
   const tt = fa.tokTerm, td = fa.tokDoc, tp = fa.tokPos;
-  for (let i = 0; i < n; i++) { const k = fillAt[tt[i]]++; sDoc[k] = td[i]; sPos[k] = tp[i]; }
+  // Pass 1, arrival order: tokens and postings per term (a posting starts whenever a term's doc changes;
+  // arrival order is the order each term's postings and positions keep).
+  const tokCount = new Int32Array(T), postCount = new Int32Array(T), last = new Int32Array(T).fill(-1);
+  let nPostings = 0;
+  for (let i = 0; i < n; i++) {
+    const t = tt[i];
+    tokCount[t]++;
+    if (last[t] !== td[i]) { last[t] = td[i]; postCount[t]++; nPostings++; }
+  }
   const rank = fa.terms.map((t, i) => i).sort((a, b) => (fa.terms[a] < fa.terms[b] ? -1 : fa.terms[a] > fa.terms[b] ? 1 : 0));
   const terms = rank.map((i) => fa.terms[i]);
-  // Postings per term: count distinct docs in each term's token run.
-  let nPostings = 0;
-  for (let t = 0; t < T; t++) {
-    let last = -1;
-    for (let j = bucket[t]; j < bucket[t + 1]; j++) { const d = sDoc[j]; if (d !== last) { nPostings++; last = d; } }
-  }
+  // Where each term's postings and positions start in dictionary (sorted) order.
   const docStart = new Uint32Array(T + 1);
+  const postAt = new Int32Array(T), posAt = new Int32Array(T);
+  let p = 0, q = 0;
+  for (let r = 0; r < T; r++) {
+    const t = rank[r];
+    docStart[r] = p; postAt[t] = p; posAt[t] = q;
+    p += postCount[t]; q += tokCount[t];
+  }
+  docStart[T] = p;
   const docs = new Uint32Array(nPostings);
   const freqs = fa.withFreqs ? new Uint32Array(nPostings) : null;
   const posStart = fa.withFreqs ? new Uint32Array(nPostings + 1) : null;
   const positions = fa.withFreqs ? new Uint32Array(n) : null;
-  let p = 0, q = 0;
-  for (let r = 0; r < T; r++) {
-    const t = rank[r];
-    docStart[r] = p;
-    let last = -1;
-    for (let j = bucket[t]; j < bucket[t + 1]; j++) {
-      const d = sDoc[j];
-      if (d !== last) {
-        docs[p] = d;
-        if (freqs) { posStart![p] = q; freqs[p] = 0; }
-        p++; last = d;
-      }
-      if (freqs) { freqs[p - 1]++; positions![q++] = sPos[j]; }
+  // Pass 2, arrival order again: each token lands straight in its final slot.
+  last.fill(-1);
+  for (let i = 0; i < n; i++) {
+    const t = tt[i], d = td[i];
+    if (last[t] !== d) {
+      last[t] = d;
+      const k = postAt[t]++;
+      docs[k] = d;
+      if (posStart) posStart[k] = posAt[t];
     }
+    if (freqs) { freqs[postAt[t] - 1]++; positions![posAt[t]++] = tp[i]; }
   }
-  docStart[T] = p;
-  if (posStart) posStart[nPostings] = q;
+  if (posStart) posStart[nPostings] = n;
   let norms: Uint8Array | null = null, docCount = 0, sumTtf = 0;
   if (fa.withNorms) {
     norms = new Uint8Array(maxDoc);
@@ -186,7 +186,7 @@ function buildField(fa: FieldAcc, maxDoc: number): FieldPostings {
   } else {
     const seen = new Uint8Array(maxDoc);
     for (let i = 0; i < docs.length; i++) if (!seen[docs[i]]) { seen[docs[i]] = 1; docCount++; }
-    sumTtf = freqs ? q : nPostings;
+    sumTtf = freqs ? n : nPostings;
   }
   return new FieldPostings(terms, docStart, docs, freqs, posStart, positions, norms, docCount, sumTtf);
 }
