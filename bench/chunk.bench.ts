@@ -15,19 +15,10 @@
  */
 import { Bench } from 'tinybench';
 import { XorAppender, decodeXor } from '../src/engine/tsdb/xor-chunk.ts';
+import { mulberry32 } from './support/mulberry32.ts';
 
 const SERIES = 1000, N = 120;
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface DataSet { name: string; ts: Float64Array[]; vs: Float64Array[] }
 

@@ -20,21 +20,12 @@ import { ShardIndex } from '../src/engine/search/shard-index.ts';
 import { IndexReader } from '../src/engine/search/index-reader.ts';
 import { searchShard } from '../src/engine/search/shard-search.ts';
 import { parseSearchBodyText } from '../src/engine/search/search-request.ts';
+import { mulberry32 } from './support/mulberry32.ts';
 
 const N = 1_000_000;
 const quick = process.argv.includes('--quick');
 const TASK_MS = quick ? 300 : 1500;
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rnd = mulberry32(7);
 
 function sample(density: number): Uint32Array {

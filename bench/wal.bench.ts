@@ -22,22 +22,13 @@ import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Wal } from '../src/engine/wal/index.ts';
+import { mulberry32 } from './support/mulberry32.ts';
 
 const BATCH = 256;
 const SEGMENT_BYTES = 16 * 1024 * 1024;
 const quick = process.argv.includes('--quick');
 const TASK_MS = quick ? 300 : 1200;
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** `count` payloads of `size` bytes of space-separated words from a small vocabulary. */
 function payloads(count: number, size: number, rnd: () => number): Buffer[] {

@@ -18,21 +18,12 @@ import MiniSearch from 'minisearch';
 import { ShardIndex } from '../src/engine/search/shard-index.ts';
 import { searchShard } from '../src/engine/search/shard-search.ts';
 import { parseSearchBodyText } from '../src/engine/search/search-request.ts';
+import { mulberry32 } from '../bench/support/mulberry32.ts';
 
 const N = Number(process.argv[2] ?? 200_000);
 const Q = Number(process.argv[3] ?? 300);
 const VOCAB = 50_000;
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rnd = mulberry32(1);
 const words = Array.from({ length: VOCAB }, (_, i) => `w${i.toString(36)}x`);
 // Zipf sampling by inverse CDF over precomputed cumulative weights.

@@ -10,16 +10,7 @@ export async function tempDir(prefix = 'tessera-wal-'): Promise<{ dir: string; c
 }
 
 /** Mulberry32: deterministic test data. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 as prng } from '../../bench/support/mulberry32.ts';
 
 /** A payload of `len` bytes whose first 4 bytes hold `id` (BE); compressible when `text` is set. */
 export function payloadFor(id: number, len: number, rnd: () => number, text = false): Buffer {
