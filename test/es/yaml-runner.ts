@@ -12,6 +12,9 @@
  * Each test starts from an empty cluster (all indices and templates deleted).
  */
 import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { readdirSync, readFileSync } from 'node:fs';
+import { startServer, type TestServer } from '../support/server.ts';
 import { parseAllDocuments } from 'yaml';
 
 export interface Reply { status: number; text: string; headers: Record<string, string>; body: unknown }
@@ -117,4 +120,24 @@ export async function runCase(base: string, name: string, steps: Step[]): Promis
 export async function wipe(base: string): Promise<void> {
   await fetch(`${base}/_all`, { method: 'DELETE' });
   await fetch(`${base}/_template/*`, { method: 'DELETE' });
+}
+
+/**
+ * Registers one node:test suite per `*.yml` file in `dir`, all run against one real documents server; each case
+ * starts from an empty cluster.
+ */
+export function runCaseFiles(dir: URL): void {
+  let s: TestServer;
+  before(async () => { s = await startServer({ services: ['documents'], workers: 2 }); });
+  after(async () => { await s?.destroy(); });
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.yml')).sort()) {
+    describe(file, () => {
+      for (const [name, steps] of loadCases(readFileSync(new URL(file, dir), 'utf8'))) {
+        test(name, async () => {
+          await wipe(s.esUrl);
+          await runCase(s.esUrl, name, steps);
+        });
+      }
+    });
+  }
 }
