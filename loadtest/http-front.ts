@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, load, spawnPinned, table } from './support/run.ts';
+import { freePort, load, spawnPinned, table, wrkLoad, type LoadResult } from './support/run.ts';
 
 const seconds = Number(process.argv[2] ?? 5);
 const workerPath = '/bench/_doc/1';
@@ -36,9 +36,20 @@ try {
   rows.push(await load('bare uWebSockets.js', `http://127.0.0.1:${uwsPort}/`, { seconds }));
   rows.push(await load('tessera GET /', `http://127.0.0.1:${esPort}/`, { seconds }));
   rows.push(await load(`tessera worker round trip (${workerPath})`, `http://127.0.0.1:${esPort}${workerPath}`, { seconds }));
-  console.log(table(rows, rows[0]));
-  console.log(`\nworker round trip vs bare uWS: ${(rows[3].reqPerSec / rows[1].reqPerSec).toFixed(2)}× (target ≥ 0.40); vs bare node:http: ${(rows[3].reqPerSec / rows[0].reqPerSec).toFixed(2)}× (target ≥ 1.3)`);
+  console.log('autocannon (1 connection group, no pipelining):\n' + table(rows, rows[0]));
+  report(rows);
+  const targets: [string, string][] = [
+    ['bare node:http', `http://127.0.0.1:${nodePort}/`], ['bare uWebSockets.js', `http://127.0.0.1:${uwsPort}/`],
+    ['tessera GET /', `http://127.0.0.1:${esPort}/`], [`tessera worker round trip (${workerPath})`, `http://127.0.0.1:${esPort}${workerPath}`],
+  ];
+  const wrkRows: LoadResult[] = [];
+  for (const [name, url] of targets) { const r = await wrkLoad(name, url, { seconds }); if (r) wrkRows.push(r); }
+  if (wrkRows.length === 4) { console.log('\nwrk (pinned to CPU 1):\n' + table(wrkRows, wrkRows[0])); report(wrkRows); }
 } finally {
   for (const c of [tessera, bareNode, bareUws]) c.kill('SIGTERM');
   setTimeout(() => rmSync(dir, { recursive: true, force: true }), 1000);
+}
+
+function report(rows: LoadResult[]): void {
+  console.log(`worker round trip vs bare uWS: ${(rows[3].reqPerSec / rows[1].reqPerSec).toFixed(2)}× (target ≥ 0.40); vs bare node:http: ${(rows[3].reqPerSec / rows[0].reqPerSec).toFixed(2)}× (target ≥ 1.3)`);
 }

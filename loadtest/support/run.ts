@@ -36,3 +36,27 @@ export function table(rows: LoadResult[], baseline: LoadResult): string {
   }
   return lines.join('\n');
 }
+
+/**
+ * The same measurement with wrk (Debian's `wrk`), pinned to `cpu`: autocannon saturates itself far below what
+ * uWebSockets.js can answer, so the front-end ratios are only meaningful with a faster load generator.
+ * Returns null when wrk is not installed.
+ */
+export async function wrkLoad(name: string, url: string, opts: { seconds?: number; connections?: number; cpu?: number } = {}): Promise<LoadResult | null> {
+  const { spawnSync } = await import('node:child_process');
+  if (spawnSync('which', ['wrk']).status !== 0) return null;
+  const r = spawnSync('taskset', ['-c', String(opts.cpu ?? 1), 'wrk', '-t1', `-c${opts.connections ?? 64}`, `-d${opts.seconds ?? 5}s`, '--latency', url], { encoding: 'utf8', timeout: ((opts.seconds ?? 5) + 30) * 1000 });
+  const out = r.stdout ?? '';
+  const num = (re: RegExp): number => { const m = re.exec(out); return m ? Number(m[1]) : NaN; };
+  const ms = (re: RegExp): number => {
+    const m = re.exec(out);
+    if (!m) return NaN;
+    const f = Number(m[1]);
+    return m[2] === 'us' ? f / 1000 : m[2] === 's' ? f * 1000 : f;
+  };
+  return {
+    name, reqPerSec: num(/Requests\/sec:\s+([\d.]+)/),
+    p50Ms: ms(/50%\s+([\d.]+)(us|ms|s)/), p99Ms: ms(/99%\s+([\d.]+)(us|ms|s)/),
+    errors: num(/Socket errors: connect (\d+)/) || 0, non2xx: num(/Non-2xx or 3xx responses: (\d+)/) || 0,
+  };
+}

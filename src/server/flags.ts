@@ -17,6 +17,7 @@ export interface Flags {
   workers: number;
   'config.file': string;
   'web.enable-lifecycle': boolean;
+  'web.enable-admin-api': boolean;
   'storage.tsdb.path': string;
   'storage.tsdb.retention.time': string;
   'storage.tsdb.retention.size': string;
@@ -53,6 +54,7 @@ export const FLAG_SPECS: Record<keyof Flags, Spec> = {
   workers: { kind: 'int', def: cpus().length, help: 'shard worker threads' },
   'config.file': { kind: 'string', def: '', help: 'Prometheus-style YAML config (default: built-in self-scrape)' },
   'web.enable-lifecycle': { kind: 'bool', def: false, help: 'enable /-/reload and /-/quit' },
+  'web.enable-admin-api': { kind: 'bool', def: false, help: 'enable /api/v1/admin/tsdb/* (delete_series, clean_tombstones, snapshot)' },
   'storage.tsdb.path': { kind: 'string', def: '', help: 'TSDB directory (default <path.data>/tsdb)' },
   'storage.tsdb.retention.time': { kind: 'duration', def: '15d', help: 'how long to keep samples' },
   'storage.tsdb.retention.size': { kind: 'bytes', def: '0', help: 'maximum bytes of blocks (0 = off)' },

@@ -15,7 +15,6 @@ export interface HttpRequest {
   /** Header names lower-case; repeated headers joined with ", ". */
   readonly headers: Readonly<Record<string, string>>;
   readonly body: Buffer;
-  readonly remoteAddress: string;
 }
 
 export interface HttpResponse {
@@ -78,7 +77,6 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
     const rawQuery = req.getQuery() ?? '';
     const headers: Record<string, string> = {};
     req.forEach((k, v) => { headers[k] = k in headers ? `${headers[k]}, ${v}` : v; });
-    const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
     // `done` turns true once, when the reply is written or the client went away; in-flight is counted down then.
     let done = false;
     inFlight++;
@@ -101,7 +99,7 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
     if (declared > opts.maxBodyBytes) { send(opts.tooLarge({ method, path }, opts.maxBodyBytes), true); return; }
 
     const run = (body: Buffer): void => {
-      const request: HttpRequest = { method, path, rawQuery, query: new URLSearchParams(rawQuery), headers, body, remoteAddress };
+      const request: HttpRequest = { method, path, rawQuery, query: new URLSearchParams(rawQuery), headers, body };
       let out: HttpResponse | Promise<HttpResponse>;
       try { out = opts.handler(request); } catch (err) { send(opts.internalError(err)); return; }
       if (out instanceof Promise) out.then((r) => send(r), (err) => send(opts.internalError(err)));

@@ -10,12 +10,12 @@ import path from 'node:path';
 import type { FetchedSeries, Labels, Matcher, MatchType } from '../engine/tsdb/api.ts';
 import { newMatcher } from '../engine/tsdb/api.ts';
 import { InvalidArgumentError } from '../engine/errors.ts';
-import { cleanTombstones, flushHead, headStatus, snapshot, tick, Tsdb } from '../engine/tsdb/index.ts';
+import { cleanTombstones, flushHead, headStatus, refreshBlocks, snapshot, tick, Tsdb } from '../engine/tsdb/index.ts';
 import { Wal } from '../engine/wal/index.ts';
 import type { TaskTable, WorkerInit } from './protocol.ts';
 import { packSelect, type PackedSelect } from '../engine/tsdb/packed-series.ts';
 import { outOfBand } from '../engine/codec/msgpack.ts';
-import type { AppendArgs, MatcherWire, RangeArgs, SelectArgs, SelectReply, TsdbOpenArgs } from './tsdb-wire.ts';
+import type { AppendArgs, AppendReply, MatcherWire, RangeArgs, SelectArgs, SelectReply, TsdbOpenArgs } from './tsdb-wire.ts';
 
 interface Shards { own: Tsdb; all: Tsdb[] }
 
@@ -150,7 +150,13 @@ export const tsdbTasks: TaskTable = {
     if (!opened) openArgs = a;
     return (await shards(ctx)).own.walReplay;
   },
-  'tsdb.append': async (a: AppendArgs, ctx) => (await shards(ctx)).own.append({ series: a.series.map(toLabels), sidx: a.sidx, ts: a.ts, vs: a.vs }),
+  'tsdb.append': async (a: AppendArgs, ctx): Promise<AppendReply> => {
+    const own = (await shards(ctx)).own;
+    // Refs from another opening of the shard (worker restarted) mean nothing: treat them as unknown.
+    const refs = a.epoch === own.epoch ? a.refs : new Float64Array(a.series.length).map((r) => (r > 0 ? -1 : 0));
+    const r = await own.append({ flat: a.series, refs, sidx: a.sidx, ts: a.ts, vs: a.vs });
+    return { ...r, refs: r.refs ?? [], epoch: own.epoch };
+  },
   'tsdb.select': select,
   'tsdb.selectPacked': selectPacked,
   'tsdb.labelNames': labelNames,
@@ -166,8 +172,12 @@ export const tsdbTasks: TaskTable = {
   'tsdb.status': async (_a: unknown, ctx) => headStatus((await shards(ctx)).own),
   'tsdb.walReplay': async (_a: unknown, ctx) => (await shards(ctx)).own.walReplay,
   /** Block cutting, compaction and retention; carries the retention settings so a restarted worker gets them. */
-  'tsdb.tick': async (a: Partial<TsdbOpenArgs> | null, ctx) => forAll(ctx, (d) => { if (a) d.setRetention(a); return tick(d); }),
-  'tsdb.reloadBlocks': async (_a: unknown, ctx) => { await forAll(ctx, (d) => d.reloadBlocks()); return null; },
+  'tsdb.tick': async (a: Partial<TsdbOpenArgs> | null, ctx) => forAll(ctx, async (d) => {
+    if (a) d.setRetention(a);
+    await refreshBlocks(d); // imported blocks appear within one tick, without a restart
+    return tick(d);
+  }),
+  'tsdb.reloadBlocks': async (_a: unknown, ctx) => { await forAll(ctx, refreshBlocks); return null; },
   'tsdb.close': async () => {
     if (!opened) return null;
     const s = await opened;

@@ -13,7 +13,20 @@ export interface TsdbOpenArgs {
   walCompression?: boolean;
 }
 
-export interface AppendArgs { series: string[][]; sidx: Uint32Array; ts: Float64Array; vs: Float64Array }
+/**
+ * Label-set table of an append: entry i is a known series ref (`refs[i] > 0`, valid only for `epoch`) or its
+ * flat labels (`series[i]`, then `refs[i]` is 0). Samples point into the table with `sidx`.
+ */
+export interface AppendArgs { series: (string[] | null)[]; refs: Float64Array; epoch: number; sidx: Uint32Array; ts: Float64Array; vs: Float64Array }
+
+export interface AppendReply {
+  added: number; outOfOrder: number; duplicate: number; outOfBounds: number; firstError: string;
+  /** Ref per table entry (0 = unresolved) and the epoch they belong to. */
+  refs: number[];
+  epoch: number;
+  /** Table entries whose ref was not valid; their samples were not appended and must be resent with labels. */
+  unknown?: number[];
+}
 
 export interface RangeArgs { selectors: MatcherWire[][]; mint: number; maxt: number }
 

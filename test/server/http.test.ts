@@ -128,3 +128,11 @@ test('lifecycle endpoints work with --web.enable-lifecycle: reload, then quit st
     await life.destroy();
   }
 });
+
+test('admin endpoints refuse with "admin APIs disabled" unless --web.enable-admin-api', async () => {
+  for (const p of ['delete_series?match[]=up', 'clean_tombstones', 'snapshot']) {
+    const res = await fetch(`${s.promUrl}/api/v1/admin/tsdb/${p}`, { method: 'POST' });
+    assert.equal(res.status, 503);
+    assert.deepEqual(await res.json(), { status: 'error', errorType: 'unavailable', error: 'admin APIs disabled' });
+  }
+});

@@ -29,7 +29,7 @@ function demoSeries() {
 before(async () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-tsdb-api-'));
   await writeBlock(path.join(dataDir, 'tsdb'), demoSeries(), T0, T0 + 2 * 3_600_000);
-  srv = await startServer({ dataDir, services: ['metrics'], workers: 2 });
+  srv = await startServer({ dataDir, services: ['metrics'], workers: 2, args: ['--web.enable-lifecycle', '--web.enable-admin-api'] });
 });
 after(async () => { await srv?.destroy(); });
 
@@ -112,4 +112,12 @@ test('PromQL reads the store through the client (instant and range)', async () =
   ]);
   const range = JSON.parse((await get('/api/v1/query_range?query=sum(other)&start=1704067200&end=1704067260&step=30')).body);
   assert.deepEqual(range.data.result[0].values, [[1704067200, '0'], [1704067230, '2'], [1704067260, '4']]);
+});
+
+test('a block written into the running server\'s TSDB directory is served after /-/reload', async () => {
+  const t = Float64Array.from([T0 + 1000, T0 + 2000]);
+  await writeBlock(path.join(srv.dataDir, 'tsdb'), [{ labels: labelsFromRecord({ __name__: 'late_import', job: 'y' }), t, v: t }], T0, T0 + 7_200_000);
+  assert.equal((await get('/api/v1/series?match[]=late_import')).body, '{"status":"success","data":[]}');
+  assert.equal((await get('/-/reload', { method: 'POST' })).status, 200);
+  assert.equal((await get('/api/v1/series?match[]=late_import')).body, '{"status":"success","data":[{"__name__":"late_import","job":"y"}]}');
 });

@@ -123,3 +123,21 @@ test('WAL replay restores series, samples and tombstones', async () => {
     await db2.close();
   } finally { cleanup(); }
 });
+
+test('the flat label form keys the same series as label objects (also after replay)', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const { db, store } = await openTestDb(dir);
+    const flat = ['__name__', 'x', 'job', 'j'];
+    await db.append({ flat: [flat], sidx: [0], ts: Float64Array.of(1), vs: Float64Array.of(1) });
+    await db.append(batch([[{ __name__: 'x', job: 'j' }, 2, 2]]));
+    assert.equal(db.head.numSeries, 1);
+    await db.close();
+    const { db: db2 } = await openTestDb(dir, store);
+    const r = await db2.append({ flat: [flat], sidx: [0], ts: Float64Array.of(3), vs: Float64Array.of(3) });
+    assert.equal(r.added, 1);
+    assert.equal(db2.head.numSeries, 1);
+    assert.deepEqual(r.refs, [db2.head.byKey.get(flat.join('\xff'))!.ref]);
+    await db2.close();
+  } finally { cleanup(); }
+});

@@ -18,16 +18,21 @@ export class BitWriter {
   writeBits(v: number, n: number): void {
     this.ensure(n);
     const buf = this.buf;
-    let pos = this.bitLen;
-    while (n > 0) {
-      const free = 8 - (pos & 7);
-      const take = free < n ? free : n;
-      const bits = (v >>> (n - take)) & ((1 << take) - 1);
-      buf[pos >>> 3] |= bits << (free - take);
-      pos += take;
-      n -= take;
+    const pos = this.bitLen;
+    this.bitLen = pos + n;
+    if (n < 32) v &= (1 << n) - 1;
+    let i = pos >>> 3;
+    const off = pos & 7;
+    if (off !== 0) {
+      // fill the partly written byte first
+      const free = 8 - off;
+      if (n <= free) { buf[i] |= v << (free - n); return; }
+      n -= free;
+      buf[i++] |= v >>> n;
     }
-    this.bitLen = pos;
+    // whole bytes; bytes past the write position are still zero, so plain stores suffice
+    while (n >= 8) { n -= 8; buf[i++] = v >>> n; }
+    if (n > 0) buf[i] = v << (8 - n);
   }
 
   writeBit(bit: number): void {

@@ -19,6 +19,18 @@ import { ULID_RE } from './ulid.ts';
 const TWO32 = 4294967296;
 export const chunkSegmentName = (seg: number): string => String(seg).padStart(6, '0');
 
+/**
+ * A block chunk whose bytes are read on first use: listing series (`/api/v1/series`, label names with
+ * `match[]`) needs only the chunk time ranges, never the data.
+ */
+class LazyChunk implements ChunkMeta {
+  private data: Uint8Array | null = null;
+  constructor(private readonly block: Block, readonly mint: number, readonly maxt: number, private readonly ref: number, private readonly len: number) {}
+  get bytes(): Uint8Array {
+    return this.data ??= this.block.readChunk(this.ref, this.len);
+  }
+}
+
 export class Block implements SeriesSource {
   private fds = new Map<number, number>();
   private closed = false;
@@ -43,7 +55,7 @@ export class Block implements SeriesSource {
     if (s === undefined) return;
     for (const c of s.chunks) {
       if (c.maxt < mint || c.mint > maxt) continue;
-      out.push({ mint: c.mint, maxt: c.maxt, bytes: this.readChunk(c.ref, c.len) });
+      out.push(new LazyChunk(this, c.mint, c.maxt, c.ref, c.len));
     }
   }
 

@@ -41,11 +41,17 @@ export class ByteWriter {
 
   varint(x: number): void { this.uvarint(x >= 0 ? x * 2 : -x * 2 - 1); }
 
-  /** The 8 bytes of a float64 exactly as stored in `src[i]` (little-endian). */
+  private srcOf: Float64Array | null = null;
+  private srcBytes: Uint8Array = new Uint8Array(0);
+
+  /** The 8 bytes of a float64 exactly as stored in `src[i]` (little-endian; no float round trip). */
   f64From(src: Float64Array, i: number): void {
     this.ensure(8);
-    this.buf.set(new Uint8Array(src.buffer, src.byteOffset + i * 8, 8), this.len);
-    this.len += 8;
+    if (this.srcOf !== src) { this.srcOf = src; this.srcBytes = new Uint8Array(src.buffer, src.byteOffset, src.byteLength); }
+    const b = this.srcBytes, o = i * 8, d = this.buf, l = this.len;
+    d[l] = b[o]; d[l + 1] = b[o + 1]; d[l + 2] = b[o + 2]; d[l + 3] = b[o + 3];
+    d[l + 4] = b[o + 4]; d[l + 5] = b[o + 5]; d[l + 6] = b[o + 6]; d[l + 7] = b[o + 7];
+    this.len = l + 8;
   }
 
   str(s: string): void {

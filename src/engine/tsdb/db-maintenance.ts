@@ -43,6 +43,11 @@ export function tick(db: Tsdb): Promise<TickResult> {
   });
 }
 
+/** Re-reads the block directories, serialised with compaction (which adds and removes blocks). */
+export function refreshBlocks(db: Tsdb): Promise<void> {
+  return serially(db, () => db.reloadBlocks());
+}
+
 /** Writes the whole head out as blocks (used for a shard no worker appends to any more). */
 export function flushHead(db: Tsdb): Promise<number> {
   return serially(db, async () => {
@@ -186,6 +191,8 @@ export async function compactBlocks(db: Tsdb, group: Block[], levelBump = 1): Pr
 }
 
 async function deleteBlocks(db: Tsdb, blocks: Block[]): Promise<void> {
+  // Unpublish first: a select running in this worker between the awaits below must not reach a closed block.
+  db.blocks = db.blocks.filter((b) => !blocks.includes(b));
   for (const b of blocks) {
     b.close();
     // Rename first so a crash mid-delete never leaves a half-deleted block that looks valid.

@@ -10,7 +10,7 @@ import type { FetchedSeries, Labels, Matcher } from './api.ts';
 import type { SeriesSource } from './chunk-meta.ts';
 import { APPEND_DUP_IGNORED, APPEND_OK, ERR_DUPLICATE, ERR_OUT_OF_BOUNDS, ERR_OUT_OF_ORDER, Head } from './head.ts';
 import type { MemSeries } from './head.ts';
-import { labelsKey } from './labels.ts';
+import { labelsFromFlat, labelsKey } from './labels.ts';
 import { fetchSeries, MultiSourceQuerier } from './querier.ts';
 import type { OpenWal, TsdbWal, WalPos } from './wal-port.ts';
 import { encodeSamples, encodeSeries, encodeTombstones, REC_SAMPLES, REC_SERIES, REC_TOMBSTONES } from './wal-records.ts';
@@ -39,9 +39,19 @@ export interface TsdbOptions {
   now?: () => number;
 }
 
-/** A batch of samples: unique label sets, and per sample the index of its label set, t (ms) and value. */
+/**
+ * A batch of samples: unique label sets, and per sample the index of its label set, t (ms) and value.
+ * Label sets come either as `series` or in the worker protocol's flat `[name, value, …]` form (`flat`),
+ * whose `join('\xff')` is the head's series key: label objects are then only built for new series.
+ */
 export interface AppendBatch {
-  series: Labels[];
+  series?: readonly Labels[];
+  flat?: readonly (readonly string[] | null)[];
+  /**
+   * Series refs the caller learnt from earlier results (`AppendResult.refs`), per table entry; 0 = unknown
+   * (then `flat`/`series` must give the labels). A ref the head no longer has is reported in `unknown`.
+   */
+  refs?: ArrayLike<number>;
   sidx: ArrayLike<number>;
   ts: Float64Array;
   vs: Float64Array;
@@ -54,12 +64,18 @@ export interface AppendResult {
   outOfBounds: number;
   /** The first error text, as Prometheus words it, when any sample was refused. */
   firstError: string;
+  /** Ref of every label-set table entry (0 where unresolved), for the caller to send next time. */
+  refs?: number[];
+  /** Table entries whose given ref is gone (e.g. the series was dropped at a block cut); not appended. */
+  unknown?: number[];
 }
 
 export interface WalReplayStatus { min: number; max: number; current: number }
 
 export class Tsdb {
   readonly head: Head;
+  /** Identifies this opening of the shard: refs handed out are only valid together with it. */
+  readonly epoch = Math.floor(Math.random() * 0x7fffffff) + 1;
   blocks: Block[] = [];
   readonly now: () => number;
   readonly blockRangeMs: number;
@@ -113,20 +129,40 @@ export class Tsdb {
     const head = this.head;
     const res: AppendResult = { added: 0, outOfOrder: 0, duplicate: 0, outOfBounds: 0, firstError: '' };
     const minValid = head.appendableMinValidTime();
-    const resolved: MemSeries[] = new Array(batch.series.length);
+    const nSeries = batch.flat ? batch.flat.length : batch.series!.length;
+    const resolved: (MemSeries | undefined)[] = new Array(nSeries);
     const created: SeriesRec[] = [];
-    for (let i = 0; i < batch.series.length; i++) {
-      const ls = batch.series[i];
-      const r = head.getOrCreate(ls, labelsKey(ls));
-      resolved[i] = r.series;
-      if (r.created) created.push({ ref: r.series.ref, labels: r.series.labels });
+    const outRefs: number[] = new Array(nSeries);
+    const unknown: number[] = [];
+    for (let i = 0; i < nSeries; i++) {
+      const given = batch.refs ? batch.refs[i] : 0;
+      const flat = batch.flat ? batch.flat[i] : null;
+      if (given > 0 || (batch.flat && flat === null)) {
+        const s = given > 0 ? head.byRef.get(given) : undefined;
+        if (s === undefined) unknown.push(i);
+        resolved[i] = s;
+        outRefs[i] = s ? s.ref : 0;
+        continue;
+      }
+      const key = flat ? flat.join('\xff') : labelsKey(batch.series![i]);
+      let s = head.byKey.get(key);
+      if (s === undefined) {
+        const r = head.getOrCreate(flat ? labelsFromFlat(flat) : batch.series![i], key);
+        s = r.series;
+        if (r.created) created.push({ ref: s.ref, labels: s.labels });
+      }
+      resolved[i] = s;
+      outRefs[i] = s.ref;
     }
+    res.refs = outRefs;
+    if (unknown.length) res.unknown = unknown;
     const n = batch.ts.length;
     const refs = new Float64Array(n);
     const accepted = new Uint32Array(n);
     let na = 0;
     for (let i = 0; i < n; i++) {
       const s = resolved[batch.sidx[i]];
+      if (s === undefined) continue; // stale ref: reported in `unknown`, the caller resends with labels
       const t = batch.ts[i], v = batch.vs[i];
       const code = head.appendable(s, t, v, minValid);
       if (code === APPEND_OK) { head.appendUnchecked(s, t, v); refs[i] = s.ref; accepted[na++] = i; continue; }
@@ -175,10 +211,17 @@ export class Tsdb {
       recs.push({ ref: refs[i], mint, maxt });
     }
     if (recs.length) await this.wal.appendBatch([{ type: REC_TOMBSTONES, payload: encodeTombstones(recs) }]);
-    for (const b of this.blocks) {
-      if (b.meta.maxTime <= mint || b.meta.minTime > maxt) continue;
-      await b.addTombstones(ms, mint, maxt);
-    }
+    // Block tombstones go through the maintenance chain so a compaction never rewrites a block from data
+    // read before a concurrent delete (the delete then lands on the compacted block instead).
+    const run = async (): Promise<void> => {
+      for (const b of this.blocks) {
+        if (b.meta.maxTime <= mint || b.meta.minTime > maxt) continue;
+        await b.addTombstones(ms, mint, maxt);
+      }
+    };
+    const p = this.maintenance.then(run, run);
+    this.maintenance = p.catch(() => {});
+    await p;
   }
 
   walPosition(): WalPos { return this.wal.position(); }

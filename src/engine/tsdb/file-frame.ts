@@ -4,7 +4,7 @@
  * every byte before the footer. Files are written to `<name>.tmp`, fsynced and renamed into place.
  */
 import { promises as fsp } from 'node:fs';
-import { crc32c } from '@node-rs/crc32';
+import { crc32c } from '../codec/crc32c.ts';
 import { CorruptionError, FormatVersionError } from '../errors.ts';
 import { ByteWriter } from './byte-buf.ts';
 import { TSDB_FOOTER_MAGIC } from '../codec/format-ids.ts';

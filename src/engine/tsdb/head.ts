@@ -17,6 +17,14 @@ export const APPEND_ERROR_TEXT = ['', '', 'out of order sample', 'duplicate samp
 const F64 = new Float64Array(1);
 const U32 = new Uint32Array(F64.buffer);
 
+/** The open chunk as a query sees it: its bytes are copied on first use only (listings never need them). */
+class OpenChunkView implements ChunkMeta {
+  readonly maxt: number;
+  private data: Uint8Array | null = null;
+  constructor(private readonly app: XorAppender, readonly mint: number) { this.maxt = app.t; }
+  get bytes(): Uint8Array { return this.data ??= this.app.bytes().slice(); }
+}
+
 export class MemSeries {
   readonly chunks: ChunkMeta[] = [];
   app: XorAppender | null = null;
@@ -122,9 +130,7 @@ export class Head implements SeriesSource {
     const s = this.byRef.get(ref);
     if (s === undefined) return;
     for (const c of s.chunks) if (c.maxt >= mint && c.mint <= maxt) out.push(c);
-    if (s.app !== null && s.app.t >= mint && s.appMint <= maxt) {
-      out.push({ mint: s.appMint, maxt: s.app.t, bytes: s.app.bytes().slice() });
-    }
+    if (s.app !== null && s.app.t >= mint && s.appMint <= maxt) out.push(new OpenChunkView(s.app, s.appMint));
   }
 
   deletedOf(ref: number): readonly Interval[] | undefined {

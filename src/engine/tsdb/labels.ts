@@ -3,10 +3,15 @@ import type { Label, Labels } from './api.ts';
 
 const SEP = '\xff';
 
-/** A string that identifies a sorted label set (names and values cannot contain 0xff as UTF-16 units here). */
+/**
+ * A string that identifies a sorted label set: names and values joined by U+00FF, i.e. exactly
+ * `flat.join('\xff')` of the flat `[name, value, …]` form the worker protocol carries, so a worker can key
+ * series without building label objects. (A label containing U+00FF could in theory collide; Prometheus
+ * label names cannot contain it.)
+ */
 export function labelsKey(ls: Labels): string {
   let s = '';
-  for (let i = 0; i < ls.length; i++) s += ls[i].name + SEP + ls[i].value + SEP;
+  for (let i = 0; i < ls.length; i++) s += (i === 0 ? '' : SEP) + ls[i].name + SEP + ls[i].value;
   return s;
 }
 
@@ -55,4 +60,11 @@ export function hashString(s: string): number {
 export function getLabel(ls: Labels, name: string): string {
   for (let i = 0; i < ls.length; i++) if (ls[i].name === name) return ls[i].value;
   return '';
+}
+
+/** Labels from the flat `[name, value, …]` form (already sorted, as the client sends them). */
+export function labelsFromFlat(flat: readonly string[]): Labels {
+  const out: Label[] = new Array(flat.length >>> 1);
+  for (let i = 0; i < out.length; i++) out[i] = { name: flat[2 * i], value: flat[2 * i + 1] };
+  return out;
 }

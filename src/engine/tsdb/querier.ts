@@ -168,11 +168,16 @@ export class MultiSourceQuerier implements Querier {
     return this.collect(ms, mint, maxt).map((s) => s.labels);
   }
 
+  /**
+   * With matchers, the names of the series selected in range (Prometheus's API selects series with hints
+   * for this); without, every name of the sources overlapping the range (index level).
+   */
   labelNames(ms: readonly Matcher[]): string[] {
     const set = new Set<string>();
-    for (const src of this.inRange()) {
-      const refs = ms.length ? src.index.select(ms) : null;
-      for (const n of src.index.labelNames(refs)) set.add(n);
+    if (ms.length) {
+      for (const s of this.collect(ms, this.mint, this.maxt)) for (const l of s.labels) set.add(l.name);
+    } else {
+      for (const src of this.inRange()) for (const n of src.index.labelNames(null)) set.add(n);
     }
     return [...set].sort();
   }
@@ -193,7 +198,11 @@ export class MultiSourceQuerier implements Querier {
   }
 }
 
-/** Reads the selected series into parallel arrays (what crosses the worker boundary). */
+/**
+ * Reads the selected series into parallel arrays (what crosses the worker boundary). Series whose chunks do
+ * not overlap (the common case) are decoded chunk by chunk straight into the output and filtered in place;
+ * overlapping ones go through the merging cursor.
+ */
 export function fetchSeries(q: MultiSourceQuerier, ms: readonly Matcher[], mint: number, maxt: number): FetchedSeries[] {
   const out: FetchedSeries[] = [];
   let cur: SampleCursor | null = null;
@@ -201,11 +210,29 @@ export function fetchSeries(q: MultiSourceQuerier, ms: readonly Matcher[], mint:
     let cap = 0;
     for (const r of s.chunks) cap += xorCount(r.c.bytes);
     const t = new Float64Array(cap), v = new Float64Array(cap);
-    cur = s.iterator(cur);
     let n = 0;
-    while (cur.next() === VAL_FLOAT) { t[n] = cur.t; v[n] = cur.v; n++; }
+    if (overlapping(s.chunks)) {
+      cur = s.iterator(cur);
+      while (cur.next() === VAL_FLOAT) { t[n] = cur.t; v[n] = cur.v; n++; }
+    } else {
+      for (const r of s.chunks) n = decodeFiltered(r, t, v, n, mint, maxt);
+    }
     if (n === 0) continue;
     out.push({ labels: s.labels, t: n === cap ? t : t.slice(0, n), v: n === cap ? v : v.slice(0, n) });
   }
   return out;
+}
+
+/** Decodes one chunk at `t[n]`/`v[n]`, keeps the samples in `[mint, maxt]` and not deleted; returns the new end. */
+function decodeFiltered(r: ChunkRef, t: Float64Array, v: Float64Array, n: number, mint: number, maxt: number): number {
+  const cnt = decodeXor(r.c.bytes, t.subarray(n), v.subarray(n));
+  if (r.c.mint >= mint && r.c.maxt <= maxt && r.del === undefined) return n + cnt;
+  let k = n;
+  for (let i = n; i < n + cnt; i++) {
+    const ti = t[i];
+    if (ti < mint || ti > maxt || isDeleted(r.del, ti)) continue;
+    if (k !== i) { t[k] = ti; v[k] = v[i]; } // typed-array to typed-array copies keep NaN payloads
+    k++;
+  }
+  return k;
 }

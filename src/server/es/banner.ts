@@ -36,12 +36,13 @@ export function nodeIdentity(dataDir: string): { name: string; uuid: string } {
   return cached;
 }
 
+const HEADERS = { 'content-type': 'application/json; charset=UTF-8' };
+let compact = '';
+
 export function bannerResponse(ctx: ServerContext, pretty: boolean): HttpResponse {
   const id = nodeIdentity(ctx.dataDir);
   const body = { name: id.name, cluster_name: 'elasticsearch', cluster_uuid: id.uuid, version: ES_VERSION, tagline: 'You Know, for Search' };
-  return {
-    status: 200,
-    headers: { 'content-type': 'application/json; charset=UTF-8' },
-    body: pretty ? JSON.stringify(body, null, 2).replace(/": /g, '" : ') + '\n' : JSON.stringify(body),
-  };
+  // Load balancers and clients poll `GET /`; the compact form never changes, so it is serialised once.
+  if (!pretty) return { status: 200, headers: HEADERS, body: (compact ||= JSON.stringify(body)) };
+  return { status: 200, headers: HEADERS, body: JSON.stringify(body, null, 2).replace(/": /g, '" : ') + '\n' };
 }

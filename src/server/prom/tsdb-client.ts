@@ -6,7 +6,7 @@
  */
 import type { FetchedSeries, Label, Labels, Matcher } from '../../engine/tsdb/api.ts';
 import type { PackedSelect } from '../../engine/tsdb/packed-series.ts';
-import type { AppendArgs, MatcherWire, RangeArgs, SelectArgs, SelectReply, TsdbOpenArgs } from '../../workers/tsdb-wire.ts';
+import type { AppendArgs, AppendReply, MatcherWire, RangeArgs, SelectArgs, SelectReply, TsdbOpenArgs } from '../../workers/tsdb-wire.ts';
 
 /** What the client needs of the shard pool (ShardPool satisfies it; tests may pass an in-process stand-in). */
 export interface TsdbTransport {
@@ -71,9 +71,22 @@ export function compareLabels(a: Labels, b: Labels): number {
   return a.length - b.length;
 }
 
-interface Group { series: string[][]; keys: Map<string, number>; sidx: number[]; ts: number[]; idx: number[] }
+/** One worker's share of an append: the label-set table, and per sample its entry, time and index in the input. */
+interface Group { routes: Route[]; keys: Map<string, number>; sidx: number[]; ts: number[]; vs: number[] }
+
+function addSummary(sum: AppendSummary, r: AppendSummary): void {
+  sum.added += r.added; sum.outOfOrder += r.outOfOrder; sum.duplicate += r.duplicate; sum.outOfBounds += r.outOfBounds;
+  sum.firstError ||= r.firstError;
+}
+
+/** Where a label set goes; `ref`/`epoch` are the owner worker's series ref once it has told us. */
+interface Route { flat: string[]; key: string; w: number; n: number; ref: number; epoch: number }
 
 export class TsdbClient {
+  private readonly routes = new WeakMap<object, Route>();
+  /** Last epoch each worker's shard reported (refs are only valid within it). */
+  private readonly epochs: number[] = [];
+
   constructor(private readonly pool: TsdbTransport) {}
 
   get workers(): number { return this.pool.size; }
@@ -90,33 +103,73 @@ export class TsdbClient {
   async append(samples: readonly SampleIn[]): Promise<AppendSummary> {
     const n = this.pool.size;
     const groups: (Group | undefined)[] = new Array(n);
-    const vals = new Float64Array(samples.length);
     for (let i = 0; i < samples.length; i++) {
       const s = samples[i];
-      vals[i] = s.v;
-      const flat = flatKey(toSortedLabels(s.labels));
-      const key = flat.join('\xff');
-      const w = shardOf(flat, n);
-      const g: Group = groups[w] ??= { series: [], keys: new Map(), sidx: [], ts: [], idx: [] } as Group;
-      let j = g.keys.get(key);
-      if (j === undefined) { j = g.series.length; g.keys.set(key, j); g.series.push(flat); }
-      g.sidx.push(j); g.ts.push(s.t); g.idx.push(i);
+      const r = this.route(s.labels, n);
+      const g: Group = groups[r.w] ??= { routes: [], keys: new Map(), sidx: [], ts: [], vs: [] } as Group;
+      let j = g.keys.get(r.key);
+      if (j === undefined) { j = g.routes.length; g.keys.set(r.key, j); g.routes.push(r); }
+      g.sidx.push(j); g.ts.push(s.t); g.vs.push(i);
     }
+    const vals = new Float64Array(samples.length);
+    for (let i = 0; i < samples.length; i++) vals[i] = samples[i].v; // typed copy keeps NaN payloads exact
     const calls: Promise<AppendSummary>[] = [];
-    for (let w = 0; w < n; w++) {
-      const g = groups[w];
-      if (!g) continue;
-      const vs = new Float64Array(g.idx.length);
-      for (let k = 0; k < g.idx.length; k++) vs[k] = vals[g.idx[k]];
-      const args: AppendArgs = { series: g.series, sidx: Uint32Array.from(g.sidx), ts: Float64Array.from(g.ts), vs };
-      calls.push(this.pool.call<AppendSummary>(w, 'tsdb.append', args));
-    }
+    for (let w = 0; w < n; w++) if (groups[w]) calls.push(this.appendGroup(w, groups[w]!, vals, true));
     const sum: AppendSummary = { added: 0, outOfOrder: 0, duplicate: 0, outOfBounds: 0, firstError: '' };
-    for (const r of await Promise.all(calls)) {
-      sum.added += r.added; sum.outOfOrder += r.outOfOrder; sum.duplicate += r.duplicate; sum.outOfBounds += r.outOfBounds;
-      sum.firstError ||= r.firstError;
-    }
+    for (const r of await Promise.all(calls)) addSummary(sum, r);
     return sum;
+  }
+
+  /**
+   * Sends one worker's share: series the worker already numbered go as refs (no label strings cross the
+   * thread boundary), others with their labels. Entries whose ref went stale (series dropped at a block
+   * cut, worker restarted) come back in `unknown` and are resent once with labels.
+   */
+  private async appendGroup(w: number, g: Group, vals: Float64Array, useRefs: boolean): Promise<AppendSummary> {
+    const m = g.routes.length;
+    const epoch = this.epochs[w] ?? 0;
+    const series: (string[] | null)[] = new Array(m);
+    const refs = new Float64Array(m);
+    for (let j = 0; j < m; j++) {
+      const r = g.routes[j];
+      if (useRefs && r.ref > 0 && r.epoch === epoch) { refs[j] = r.ref; series[j] = null; } else series[j] = r.flat;
+    }
+    const vs = new Float64Array(g.vs.length);
+    for (let k = 0; k < vs.length; k++) vs[k] = vals[g.vs[k]];
+    const args: AppendArgs = { series, refs, epoch, sidx: Uint32Array.from(g.sidx), ts: Float64Array.from(g.ts), vs };
+    const reply = await this.pool.call<AppendReply>(w, 'tsdb.append', args);
+    this.epochs[w] = reply.epoch;
+    for (let j = 0; j < m; j++) if (reply.refs[j] > 0) { g.routes[j].ref = reply.refs[j]; g.routes[j].epoch = reply.epoch; }
+    if (!reply.unknown?.length || !useRefs) return reply;
+    const retry: Group = { routes: [], keys: new Map(), sidx: [], ts: [], vs: [] };
+    const remap = new Map<number, number>();
+    for (const j of reply.unknown) { g.routes[j].ref = 0; remap.set(j, retry.routes.length); retry.routes.push(g.routes[j]); }
+    for (let k = 0; k < g.sidx.length; k++) {
+      const j = remap.get(g.sidx[k]);
+      if (j !== undefined) { retry.sidx.push(j); retry.ts.push(g.ts[k]); retry.vs.push(g.vs[k]); }
+    }
+    const again = await this.appendGroup(w, retry, vals, false);
+    const sum: AppendSummary = { added: 0, outOfOrder: 0, duplicate: 0, outOfBounds: 0, firstError: '' };
+    addSummary(sum, reply);
+    addSummary(sum, again);
+    return sum;
+  }
+
+  /**
+   * Flat form, key and owner of a label set. Label arrays are immutable by contract (api.ts), and scrape
+   * loops reuse them from scrape to scrape, so their routing is cached by identity: the steady state does no
+   * sorting, joining or hashing on the main thread.
+   */
+  private route(ls: SampleIn['labels'], n: number): Route {
+    const cacheable = Array.isArray(ls);
+    if (cacheable) {
+      const hit = this.routes.get(ls as object);
+      if (hit !== undefined && hit.n === n) return hit;
+    }
+    const flat = flatKey(toSortedLabels(ls));
+    const r: Route = { flat, key: flat.join('\xff'), w: shardOf(flat, n), n, ref: 0, epoch: 0 };
+    if (cacheable) this.routes.set(ls as object, r);
+    return r;
   }
 
   /** Series matching `matchers` with their samples in `[mintMs, maxtMs]`, sorted by labels. */

@@ -1,8 +1,8 @@
 /**
  * Metadata, admin and status endpoints of the metrics store, shaped as Prometheus 2.42 answers them:
  * `/api/v1/series`, `/labels`, `/label/:name/values`, `/admin/tsdb/{delete_series,clean_tombstones,snapshot}`,
- * `/status/tsdb`, `/status/walreplay`. Also owns the store's lifecycle hooks (open on start, periodic
- * maintenance tick, close on stop).
+ * `/status/tsdb`, `/status/walreplay`. Also owns the store's lifecycle hooks (open on start, a maintenance
+ * tick every minute that also picks up new block directories, block reload on SIGHUP / `/-/reload`, close on stop).
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -86,6 +86,12 @@ export function registerTsdbRoutes(router: Router, ctx: ServerContext, client: T
 function registerAdminRoutes(router: Router, ctx: ServerContext, client: TsdbClient): void {
   const PP = ['POST', 'PUT'];
   const noContent: HttpResponse = { status: 204 };
+  // As in Prometheus, the admin endpoints exist but refuse to act unless --web.enable-admin-api is given.
+  if (!ctx.flags['web.enable-admin-api']) {
+    const disabled = (): HttpResponse => promError('unavailable', 'admin APIs disabled');
+    for (const p of ['delete_series', 'clean_tombstones', 'snapshot']) router.add(PP, `/api/v1/admin/tsdb/${p}`, disabled);
+    return;
+  }
   router.add(PP, '/api/v1/admin/tsdb/delete_series', api(async (req) => {
     const p = formParams(req);
     const match = p.getAll('match[]');
@@ -143,6 +149,10 @@ function lifecycle(ctx: ServerContext, client: TsdbClient): ServiceHooks {
       tick();
       timer = setInterval(tick, TICK_MS);
       timer.unref();
+    },
+    /** SIGHUP or /-/reload: pick up block directories written since start (e.g. by an import). */
+    async reload() {
+      await client.reloadBlocks();
     },
     async stop() {
       if (timer) clearInterval(timer);
