@@ -139,45 +139,45 @@ export class SegmentBuilder {
 
 function buildField(fa: FieldAcc, maxDoc: number): FieldPostings {
   const T = fa.terms.length, n = fa.n;
-  // Counting sort of the token stream by term id (stable: docs and positions stay in arrival order).
-  const bucket = new Int32Array(T + 1);
-  for (let i = 0; i < n; i++) bucket[fa.tokTerm[i] + 1]++;
-  for (let t = 0; t < T; t++) bucket[t + 1] += bucket[t];
-  // Scatter docs and positions straight into term order: sequential reads, later passes sequential too.
-  const sDoc = new Int32Array(n), sPos = new Int32Array(n);
-  const fillAt = bucket.slice(0, T);
   const tt = fa.tokTerm, td = fa.tokDoc, tp = fa.tokPos;
-  for (let i = 0; i < n; i++) { const k = fillAt[tt[i]]++; sDoc[k] = td[i]; sPos[k] = tp[i]; }
+  // Pass 1, arrival order: tokens and postings per term (a posting starts whenever a term's doc changes;
+  // arrival order is the order each term's postings and positions keep).
+  const tokCount = new Int32Array(T), postCount = new Int32Array(T), last = new Int32Array(T).fill(-1);
+  let nPostings = 0;
+  for (let i = 0; i < n; i++) {
+    const t = tt[i];
+    tokCount[t]++;
+    if (last[t] !== td[i]) { last[t] = td[i]; postCount[t]++; nPostings++; }
+  }
   const rank = fa.terms.map((t, i) => i).sort((a, b) => (fa.terms[a] < fa.terms[b] ? -1 : fa.terms[a] > fa.terms[b] ? 1 : 0));
   const terms = rank.map((i) => fa.terms[i]);
-  // Postings per term: count distinct docs in each term's token run.
-  let nPostings = 0;
-  for (let t = 0; t < T; t++) {
-    let last = -1;
-    for (let j = bucket[t]; j < bucket[t + 1]; j++) { const d = sDoc[j]; if (d !== last) { nPostings++; last = d; } }
-  }
+  // Where each term's postings and positions start in dictionary (sorted) order.
   const docStart = new Uint32Array(T + 1);
+  const postAt = new Int32Array(T), posAt = new Int32Array(T);
+  let p = 0, q = 0;
+  for (let r = 0; r < T; r++) {
+    const t = rank[r];
+    docStart[r] = p; postAt[t] = p; posAt[t] = q;
+    p += postCount[t]; q += tokCount[t];
+  }
+  docStart[T] = p;
   const docs = new Uint32Array(nPostings);
   const freqs = fa.withFreqs ? new Uint32Array(nPostings) : null;
   const posStart = fa.withFreqs ? new Uint32Array(nPostings + 1) : null;
   const positions = fa.withFreqs ? new Uint32Array(n) : null;
-  let p = 0, q = 0;
-  for (let r = 0; r < T; r++) {
-    const t = rank[r];
-    docStart[r] = p;
-    let last = -1;
-    for (let j = bucket[t]; j < bucket[t + 1]; j++) {
-      const d = sDoc[j];
-      if (d !== last) {
-        docs[p] = d;
-        if (freqs) { posStart![p] = q; freqs[p] = 0; }
-        p++; last = d;
-      }
-      if (freqs) { freqs[p - 1]++; positions![q++] = sPos[j]; }
+  // Pass 2, arrival order again: each token lands straight in its final slot.
+  last.fill(-1);
+  for (let i = 0; i < n; i++) {
+    const t = tt[i], d = td[i];
+    if (last[t] !== d) {
+      last[t] = d;
+      const k = postAt[t]++;
+      docs[k] = d;
+      if (posStart) posStart[k] = posAt[t];
     }
+    if (freqs) { freqs[postAt[t] - 1]++; positions![posAt[t]++] = tp[i]; }
   }
-  docStart[T] = p;
-  if (posStart) posStart[nPostings] = q;
+  if (posStart) posStart[nPostings] = n;
   let norms: Uint8Array | null = null, docCount = 0, sumTtf = 0;
   if (fa.withNorms) {
     norms = new Uint8Array(maxDoc);
@@ -186,7 +186,7 @@ function buildField(fa: FieldAcc, maxDoc: number): FieldPostings {
   } else {
     const seen = new Uint8Array(maxDoc);
     for (let i = 0; i < docs.length; i++) if (!seen[docs[i]]) { seen[docs[i]] = 1; docCount++; }
-    sumTtf = freqs ? q : nPostings;
+    sumTtf = freqs ? n : nPostings;
   }
   return new FieldPostings(terms, docStart, docs, freqs, posStart, positions, norms, docCount, sumTtf);
 }
@@ -204,17 +204,23 @@ function buildNumeric(dv: DvAcc<number>, maxDoc: number): NumericDocValues {
 function buildOrdinals(dv: DvAcc<string>, maxDoc: number): OrdinalDocValues {
   const ordTerms = [...new Set(dv.values)].sort();
   const ordOf = new Map<string, number>();
-  ordTerms.forEach((t, i) => ordOf.set(t, i));
-  const perDoc = new Map<number, Set<number>>();
-  for (let i = 0; i < dv.docs.length; i++) {
-    let s = perDoc.get(dv.docs[i]);
-    if (!s) { s = new Set(); perDoc.set(dv.docs[i], s); }
-    s.add(ordOf.get(dv.values[i])!);
-  }
+  for (let i = 0; i < ordTerms.length; i++) ordOf.set(ordTerms[i], i);
+  // Counting sort of the (doc, ord) pairs by doc, then each doc's run sorted and de-duplicated in place.
+  const n = dv.docs.length;
   const start = new Uint32Array(maxDoc + 1);
-  for (const [d, s] of perDoc) start[d + 1] = s.size;
+  for (let i = 0; i < n; i++) start[dv.docs[i] + 1]++;
   for (let d = 0; d < maxDoc; d++) start[d + 1] += start[d];
-  const ords = new Uint32Array(start[maxDoc]);
-  for (const [d, s] of perDoc) ords.set([...s].sort((a, b) => a - b), start[d]);
-  return new OrdinalDocValues(start, ords, ordTerms);
+  const byDoc = new Uint32Array(n);
+  const fill = start.slice(0, maxDoc);
+  for (let i = 0; i < n; i++) byDoc[fill[dv.docs[i]]++] = ordOf.get(dv.values[i])!;
+  const outStart = new Uint32Array(maxDoc + 1);
+  let o = 0;
+  for (let d = 0; d < maxDoc; d++) {
+    outStart[d] = o;
+    const s = start[d], e = start[d + 1];
+    if (e - s > 1) byDoc.subarray(s, e).sort();
+    for (let j = s; j < e; j++) if (j === s || byDoc[j] !== byDoc[j - 1]) byDoc[o++] = byDoc[j];
+  }
+  outStart[maxDoc] = o;
+  return new OrdinalDocValues(outStart, byDoc.slice(0, o), ordTerms);
 }

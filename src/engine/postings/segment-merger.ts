@@ -58,49 +58,75 @@ export function mergeSegments(segs: Segment[], live: (Uint8Array | null)[]): Mer
 }
 
 function mergeField(name: string, segs: Segment[], maps: Int32Array[], maxDoc: number): FieldPostings {
-  const parts = segs.map((s) => s.fields.get(name) ?? null);
-  const termSet = new Set<string>();
-  for (const p of parts) if (p) for (const t of p.terms) termSet.add(t);
-  const terms = [...termSet].sort();
-  const withFreqs = parts.some((p) => p && p.freqs);
-  const docs: number[] = [], freqs: number[] = [], posStart: number[] = [], positions: number[] = [];
+  const parts: FieldPostings[] = [], pmaps: Int32Array[] = [];
+  for (let k = 0; k < segs.length; k++) { const p = segs[k].fields.get(name); if (p) { parts.push(p); pmaps.push(maps[k]); } }
+  const terms = mergedTerms(parts);
+  const withFreqs = parts.some((p) => p.freqs);
+  // Exact output sizes first, so the postings go straight into typed arrays (no JS-array growth).
+  let nDocs = 0, nPos = 0;
+  for (let k = 0; k < parts.length; k++) {
+    const p = parts[k], m = pmaps[k];
+    for (let i = 0; i < p.docs.length; i++) {
+      if (m[p.docs[i]] < 0) continue;
+      nDocs++;
+      if (p.positions) nPos += p.posStart![i + 1] - p.posStart![i];
+    }
+  }
+  const docs = new Uint32Array(nDocs);
+  const freqs = withFreqs ? new Uint32Array(nDocs) : null;
+  const posStart = withFreqs ? new Uint32Array(nDocs + 1) : null;
+  const positions = withFreqs ? new Uint32Array(nPos) : null;
   const docStart = new Uint32Array(terms.length + 1);
+  // Each part's dictionary is sorted, so one cursor per part walks it alongside the merged dictionary.
+  const cur = new Int32Array(parts.length);
+  let o = 0, q = 0;
   for (let ti = 0; ti < terms.length; ti++) {
-    docStart[ti] = docs.length;
+    docStart[ti] = o;
+    const term = terms[ti];
     for (let k = 0; k < parts.length; k++) {
       const p = parts[k];
-      const t = p ? p.termId(terms[ti]) : -1;
-      if (t < 0) continue;
-      for (let i = p!.docStart[t]; i < p!.docStart[t + 1]; i++) {
-        const nd = maps[k][p!.docs[i]];
+      const t = cur[k];
+      if (t >= p.terms.length || p.terms[t] !== term) continue;
+      cur[k] = t + 1;
+      const m = pmaps[k], pd = p.docs, pf = p.freqs, ps = p.posStart, pp = p.positions;
+      for (let i = p.docStart[t]; i < p.docStart[t + 1]; i++) {
+        const nd = m[pd[i]];
         if (nd < 0) continue;
-        docs.push(nd);
-        if (withFreqs) {
-          freqs.push(p!.freqs ? p!.freqs[i] : 1);
-          posStart.push(positions.length);
-          if (p!.positions) for (let j = p!.posStart![i]; j < p!.posStart![i + 1]; j++) positions.push(p!.positions[j]);
+        docs[o] = nd;
+        if (freqs) {
+          freqs[o] = pf ? pf[i] : 1;
+          posStart![o] = q;
+          if (pp) for (let j = ps![i]; j < ps![i + 1]; j++) positions![q++] = pp[j];
         }
+        o++;
       }
     }
   }
-  docStart[terms.length] = docs.length;
-  posStart.push(positions.length);
+  docStart[terms.length] = o;
+  if (posStart) posStart[nDocs] = q;
   let norms: Uint8Array | null = null;
   let docCount = 0, sumTtf = 0;
-  if (parts.some((p) => p && p.norms)) {
+  if (parts.some((p) => p.norms)) {
     norms = new Uint8Array(maxDoc);
     for (let k = 0; k < parts.length; k++) {
-      const n = parts[k]?.norms;
+      const n = parts[k].norms, m = pmaps[k];
       if (!n) continue;
-      for (let d = 0; d < n.length; d++) { const nd = maps[k][d]; if (nd >= 0) norms[nd] = n[d]; }
+      for (let d = 0; d < n.length; d++) { const nd = m[d]; if (nd >= 0) norms[nd] = n[d]; }
     }
   }
   const seen = new Uint8Array(maxDoc);
-  for (const d of docs) if (!seen[d]) { seen[d] = 1; docCount++; }
-  for (const f of freqs) sumTtf += f;
-  if (!withFreqs) sumTtf = docs.length;
-  return new FieldPostings(terms, docStart, Uint32Array.from(docs), withFreqs ? Uint32Array.from(freqs) : null,
-    withFreqs ? Uint32Array.from(posStart) : null, withFreqs ? Uint32Array.from(positions) : null, norms, docCount, sumTtf);
+  for (let i = 0; i < nDocs; i++) if (!seen[docs[i]]) { seen[docs[i]] = 1; docCount++; }
+  if (freqs) for (let i = 0; i < nDocs; i++) sumTtf += freqs[i];
+  else sumTtf = nDocs;
+  return new FieldPostings(terms, docStart, docs, freqs, posStart, positions, norms, docCount, sumTtf);
+}
+
+/** The union of the parts' sorted dictionaries, in code-unit order. */
+function mergedTerms(parts: FieldPostings[]): string[] {
+  if (parts.length === 1) return parts[0].terms.slice();
+  const termSet = new Set<string>();
+  for (let k = 0; k < parts.length; k++) { const ts = parts[k].terms; for (let i = 0; i < ts.length; i++) termSet.add(ts[i]); }
+  return [...termSet].sort();
 }
 
 function mergeNumeric(name: string, segs: Segment[], maps: Int32Array[], maxDoc: number): NumericDocValues {

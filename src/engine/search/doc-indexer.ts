@@ -6,9 +6,9 @@
  */
 import { SegmentBuilder } from '../postings/segment-builder.ts';
 import { TokenBuf } from '../postings/analysis/token-buf.ts';
-import type { AnalyzerRegistry } from '../postings/analysis/analyzers.ts';
+import type { Analyzer, AnalyzerRegistry } from '../postings/analysis/analyzers.ts';
 import { parseDate, DEFAULT_DATE_FORMAT } from '../postings/date-format.ts';
-import { type FieldInfos, INTEGER_TYPES, NUMERIC_TYPES } from './field-infos.ts';
+import { type FieldInfo, type FieldInfos, INTEGER_TYPES, NUMERIC_TYPES } from './field-infos.ts';
 
 /** Gap between the positions of consecutive values of a multi-valued text field (ES default). */
 export const POSITION_INCREMENT_GAP = 100;
@@ -30,102 +30,118 @@ export function coerceBoolean(v: unknown): boolean | null {
   return null;
 }
 
+/** How one source path is indexed: the field itself and its multi-fields, with analyzers resolved once. */
+interface FieldPlan { path: string; fi: FieldInfo; analyzer: Analyzer | null }
+
 export class DocIndexer {
   private readonly tokens = new TokenBuf();
   private positions = new Map<string, number>();
+  /** Per source path: the field and its multi-fields ([] when the path is not a mapped leaf). */
+  private readonly plans = new Map<string, FieldPlan[]>();
 
   constructor(private readonly infos: FieldInfos, private readonly analyzers: AnalyzerRegistry) {}
 
   /** Adds the block of `source` to `b`; returns the root doc. */
   index(b: SegmentBuilder, id: string, source: Record<string, unknown>): number {
     const children: number[] = [];
-    const pending: Array<[string, unknown]> = [];
+    // Leaf values as a flat (path, value, path, value, …) list: no tuple per value.
+    const pending: unknown[] = [];
     this.collect(b, source, '', '', pending, children);
     const root = b.addDoc(id, '');
     this.positions = new Map();
-    for (const [path, v] of pending) this.addValue(b, root, path, v);
+    for (let i = 0; i < pending.length; i += 2) this.addValue(b, root, pending[i] as string, pending[i + 1]);
     for (const c of children) if (c >= 0) b.setParent(c, root);
     return root;
   }
 
   /** Gathers the leaf values of one (root or nested) object; nested objects become child docs at once. */
-  private collect(b: SegmentBuilder, obj: Record<string, unknown>, prefix: string, scope: string, out: Array<[string, unknown]>, children: number[]): void {
-    for (const [k, v] of Object.entries(obj)) {
-      const path = prefix + k;
+  private collect(b: SegmentBuilder, obj: Record<string, unknown>, prefix: string, scope: string, out: unknown[], children: number[]): void {
+    const keys = Object.keys(obj);
+    for (let ki = 0; ki < keys.length; ki++) {
+      const k = keys[ki];
+      const v = obj[k];
       if (v === null || v === undefined) continue;
+      const path = prefix + k;
       const kind = this.infos.objects.get(path);
-      const values = Array.isArray(v) ? v.flat(Infinity) : [v];
-      for (const item of values) {
-        if (item === null || item === undefined) continue;
-        if (kind === 'nested' && typeof item === 'object') {
-          children.push(this.nestedDoc(b, item as Record<string, unknown>, path));
-        } else if (typeof item === 'object' && !Array.isArray(item)) {
-          this.collect(b, item as Record<string, unknown>, path + '.', scope, out, children);
-        } else {
-          out.push([path, item]);
-        }
+      if (!Array.isArray(v)) { this.collectItem(b, v, path, kind, scope, out, children); continue; }
+      const values = v.flat(Infinity);
+      for (let i = 0; i < values.length; i++) {
+        const item = values[i];
+        if (item !== null && item !== undefined) this.collectItem(b, item, path, kind, scope, out, children);
       }
+    }
+  }
+
+  private collectItem(b: SegmentBuilder, item: unknown, path: string, kind: string | undefined, scope: string, out: unknown[], children: number[]): void {
+    if (kind === 'nested' && typeof item === 'object') {
+      children.push(this.nestedDoc(b, item as Record<string, unknown>, path));
+    } else if (typeof item === 'object' && !Array.isArray(item)) {
+      this.collect(b, item as Record<string, unknown>, path + '.', scope, out, children);
+    } else {
+      out.push(path, item);
     }
   }
 
   private nestedDoc(b: SegmentBuilder, obj: Record<string, unknown>, path: string): number {
     const grand: number[] = [];
-    const pending: Array<[string, unknown]> = [];
+    const pending: unknown[] = [];
     this.collect(b, obj, path + '.', path, pending, grand);
     const doc = b.addDoc('', path);
     const saved = this.positions;
     this.positions = new Map();
-    for (const [p, v] of pending) this.addValue(b, doc, p, v);
+    for (let i = 0; i < pending.length; i += 2) this.addValue(b, doc, pending[i] as string, pending[i + 1]);
     this.positions = saved;
     for (const g of grand) b.setParent(g, doc);
     return doc;
   }
 
   private addValue(b: SegmentBuilder, doc: number, path: string, v: unknown): void {
+    const plan = this.plans.get(path) ?? this.plan(path);
+    // plan[0] is the field itself; multi-fields index the same value under `path.sub`.
+    for (let i = 0; i < plan.length; i++) this.addTyped(b, doc, plan[i], v);
+  }
+
+  private plan(path: string): FieldPlan[] {
+    const out: FieldPlan[] = [];
     const fi = this.infos.get(path);
-    if (!fi) return;
-    this.addTyped(b, doc, path, fi.type, v, fi.analyzer, fi.ignoreAbove, fi.format, fi.indexed);
-    // Multi-fields index the same value under `path.sub`.
-    for (const [sub, sfi] of this.subFields(path)) {
-      this.addTyped(b, doc, sub, sfi.type, v, sfi.analyzer, sfi.ignoreAbove, sfi.format, sfi.indexed);
-    }
-  }
-
-  private subCache = new Map<string, Array<[string, import('./field-infos.ts').FieldInfo]>>();
-  private subFields(path: string): Array<[string, import('./field-infos.ts').FieldInfo]> {
-    let s = this.subCache.get(path);
-    if (!s) {
-      s = [];
-      for (const [p, fi] of this.infos.fields) {
-        if (p.startsWith(path + '.') && !p.slice(path.length + 1).includes('.') && !this.infos.objects.has(path)) s.push([p, fi]);
+    if (fi) {
+      out.push(this.planOf(path, fi));
+      for (const [p, sfi] of this.infos.fields) {
+        if (p.startsWith(path + '.') && !p.slice(path.length + 1).includes('.') && !this.infos.objects.has(path)) out.push(this.planOf(p, sfi));
       }
-      this.subCache.set(path, s);
     }
-    return s;
+    this.plans.set(path, out);
+    return out;
   }
 
-  private addTyped(b: SegmentBuilder, doc: number, path: string, type: string, v: unknown, analyzer: string, ignoreAbove: number, format: string | undefined, indexed: boolean): void {
+  private planOf(path: string, fi: FieldInfo): FieldPlan {
+    const analyzer = fi.type === 'text' ? this.analyzers.get(fi.analyzer) ?? this.analyzers.get('standard')! : null;
+    return { path, fi, analyzer };
+  }
+
+  private addTyped(b: SegmentBuilder, doc: number, plan: FieldPlan, v: unknown): void {
+    const { path, fi } = plan;
+    const type = fi.type;
     if (type === 'text') {
-      if (!indexed) return;
-      const a = this.analyzers.get(analyzer) ?? this.analyzers.get('standard')!;
+      if (!fi.indexed) return;
       this.tokens.clear();
       const base = this.positions.get(path);
-      a.analyze(String(v), this.tokens, base === undefined ? 0 : base + POSITION_INCREMENT_GAP + 1);
+      plan.analyzer!.analyze(String(v), this.tokens, base === undefined ? 0 : base + POSITION_INCREMENT_GAP + 1);
       if (this.tokens.length > 0) this.positions.set(path, this.tokens.positions[this.tokens.length - 1]);
       b.addTokens(doc, path, this.tokens, true);
       // _field_names records any present value, even one that analyses to no tokens ("").
       b.markExists(doc, path);
     } else if (type === 'keyword') {
       const s = typeof v === 'object' ? JSON.stringify(v) : String(v);
-      if (s.length > ignoreAbove) return;
-      if (indexed) b.addTerm(doc, path, s);
+      if (s.length > fi.ignoreAbove) return;
+      if (fi.indexed) b.addTerm(doc, path, s);
       b.addOrdinal(doc, path, s);
       b.markExists(doc, path);
     } else if (NUMERIC_TYPES.has(type)) {
       const n = coerceNumber(v, type);
       if (n !== null) b.addNumeric(doc, path, n);
     } else if (type === 'date') {
-      try { b.addNumeric(doc, path, parseDate(v, format ?? DEFAULT_DATE_FORMAT)); } catch { /* rejected upstream */ }
+      try { b.addNumeric(doc, path, parseDate(v, fi.format ?? DEFAULT_DATE_FORMAT)); } catch { /* rejected upstream */ }
     } else if (type === 'boolean') {
       const x = coerceBoolean(v);
       if (x === null) return;

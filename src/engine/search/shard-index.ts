@@ -25,6 +25,8 @@ export class ShardIndex implements ShardIndexApi {
   private builder = new SegmentBuilder();
   private bufferDead = new Set<number>();
   private readonly ids = new Map<string, Loc>();
+  /** Locations handed out since the last refresh (so a refresh need not walk the whole id map). */
+  private bufferLocs: Loc[] = [];
   private pendingDeletes = new Map<Segment, number[]>();
   private mapping: MappingJson | null = null;
   private infos: FieldInfos;
@@ -56,7 +58,9 @@ export class ShardIndex implements ShardIndexApi {
     this.fieldInfos(mapping);
     this.delete(id);
     const root = this.indexer.index(this.builder, id, source);
-    this.ids.set(id, { seg: null, doc: root });
+    const loc: Loc = { seg: null, doc: root };
+    this.ids.set(id, loc);
+    this.bufferLocs.push(loc);
   }
 
   delete(id: string): void {
@@ -90,7 +94,10 @@ export class ShardIndex implements ShardIndexApi {
       if (this.bufferDead.size) { l = new Uint8Array(seg.maxDoc).fill(1); for (const d of this.bufferDead) l[d] = 0; }
       segments.push(seg);
       live.push(l);
-      for (const loc of this.ids.values()) if (loc.seg === null) loc.seg = seg;
+      // Locations of docs deleted meanwhile are no longer in the id map; re-pointing them is harmless.
+      const locs = this.bufferLocs;
+      for (let i = 0; i < locs.length; i++) if (locs[i].seg === null) locs[i].seg = seg;
+      this.bufferLocs = [];
       this.builder = new SegmentBuilder();
       this.bufferDead = new Set();
     }
@@ -104,11 +111,14 @@ export class ShardIndex implements ShardIndexApi {
     const pick = order.slice(0, segments.length - MAX_SEGMENTS + 4).sort((a, b) => a - b);
     const { segment, docMaps } = mergeSegments(pick.map((i) => segments[i]), pick.map((i) => live[i]));
     const picked = new Set(pick.map((i) => segments[i]));
-    for (const loc of this.ids.values()) {
-      if (loc.seg && picked.has(loc.seg)) {
-        const k = pick.findIndex((i) => segments[i] === loc.seg);
-        loc.doc = docMaps[k][loc.doc];
-        loc.seg = segment;
+    // Only ids of the merged segments can move: look those up rather than walking every id of the shard.
+    for (let k = 0; k < pick.length; k++) {
+      const old = segments[pick[k]], ids = old.ids, map = docMaps[k];
+      for (let d = 0; d < old.maxDoc; d++) {
+        const id = ids[d];
+        if (id === '' || map[d] < 0) continue;
+        const loc = this.ids.get(id);
+        if (loc !== undefined && loc.seg === old && loc.doc === d) { loc.doc = map[d]; loc.seg = segment; }
       }
     }
     const newSegs: Segment[] = [], newLive: (Uint8Array | null)[] = [];

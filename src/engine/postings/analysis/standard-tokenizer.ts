@@ -63,6 +63,9 @@ export function standardTokenize(text: string, out: TokenBuf, posBase: number, o
   const n = text.length;
   let i = 0;
   while (i < n) {
+    // Fast path: ASCII spaces and punctuation that never start a word.
+    const ch = text.charCodeAt(i);
+    if (ch < 128 && ASCII[ch] === OTHER) { i++; continue; }
     const cp = text.codePointAt(i)!;
     const w = cp > 0xffff ? 2 : 1;
     const c = classify(cp);
@@ -96,6 +99,18 @@ function scanWord(text: string, start: number, first: number): typeof scanResult
   let i = start + (text.codePointAt(start)! > 0xffff ? 2 : 1);
   let end = i;
   while (i < n) {
+    // Fast path: an ASCII letter or digit after a letter or digit always joins (WB5, WB8–10).
+    const ch = text.charCodeAt(i);
+    if (ch < 128 && (last === ALETTER || last === NUMERIC)) {
+      const a = ASCII[ch];
+      if (a === ALETTER || a === NUMERIC) {
+        allHangul = false;
+        if (a === ALETTER) hasLetter = true; else hasDigit = true;
+        last = a; i++; end = i; continue;
+      }
+      // An ASCII space or symbol neither joins nor is mid-word punctuation: the word ends here.
+      if (a === OTHER) break;
+    }
     const cp = text.codePointAt(i)!;
     const w = cp > 0xffff ? 2 : 1;
     const raw = classify(cp);
