@@ -6,9 +6,9 @@
  */
 import { Piscina } from 'piscina';
 import { cpus } from 'node:os';
-import { pack, unpack } from '../engine/codec/msgpack.ts';
+import { packWithViews, transferList, unpackWithViews } from '../engine/codec/msgpack.ts';
 import { EngineError, fromWire, OverloadedError, formatMessage } from '../engine/errors.ts';
-import type { CallResult, TaskCall, WorkerInit } from '../workers/protocol.ts';
+import type { BatchMessage, CallResult, TaskCall, WorkerInit } from '../workers/protocol.ts';
 
 export interface ShardPoolOptions {
   workers: number;
@@ -110,12 +110,12 @@ export class ShardPool {
     lane.inFlight += batch.length;
     const calls = new Array<TaskCall>(batch.length);
     for (let i = 0; i < batch.length; i++) calls[i] = batch[i].call;
-    // msgpackr packs into a shared slab; copy out an exactly-sized buffer and transfer it instead of cloning the slab.
-    const message = new Uint8Array(pack(calls));
-    lane.piscina.run(message, { transferList: [message.buffer] }).then(
-      (reply: Uint8Array) => {
+    // The bytes (and any out-of-band typed arrays) are transferred, not cloned.
+    const message = packWithViews(calls);
+    lane.piscina.run(message, { transferList: transferList(message) }).then(
+      (reply: BatchMessage) => {
         lane.inFlight -= batch.length;
-        const results = unpack<CallResult[]>(reply);
+        const results = unpackWithViews<CallResult[]>(reply);
         for (let i = 0; i < batch.length; i++) {
           const r = results[i];
           if (r.ok) batch[i].resolve(r.value);

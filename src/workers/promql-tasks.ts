@@ -3,11 +3,12 @@
  * fetched for it, and returns the encoded `data` JSON so the HTTP thread only wraps the envelope.
  */
 import type { TaskTable } from './protocol.ts';
+import { outOfBand } from '../engine/codec/msgpack.ts';
 import { parseExpr, instantQuery, rangeQuery, resultJsonOpen, matrixJson } from '../engine/promql/index.ts';
 import type { EngineOptions } from '../engine/promql/index.ts';
 import { MemQuerier } from '../engine/tsdb/mem-querier.ts';
-import { unpackSeries } from '../engine/tsdb/packed-series.ts';
-import type { PackedSeries } from '../engine/tsdb/packed-series.ts';
+import { mergeSelected, mergeSeries } from '../engine/tsdb/packed-series.ts';
+import type { PackedSelect } from '../engine/tsdb/packed-series.ts';
 
 export interface PromqlEvalArgs {
   query: string;
@@ -20,17 +21,21 @@ export interface PromqlEvalArgs {
   lookbackMs: number;
   maxSamples: number;
   defaultSubqueryStepMs: number;
-  series: PackedSeries;
+  /** Per selector range, every shard worker's reply (merged here, off the HTTP thread). */
+  selected: PackedSelect[][];
 }
 
 /** The encoded `data` object without its closing brace, as UTF-8 bytes (bytes cross threads without re-encoding). */
-export interface PromqlEvalReply { json: Uint8Array; evalMs: number }
+export interface PromqlEvalReply { json: Uint8Array; evalMs: number; samples: number }
 
 export const promqlTasks: TaskTable = {
   'promql.eval': (a: PromqlEvalArgs): PromqlEvalReply => {
     const started = performance.now();
     const expr = parseExpr(a.query);
-    const q = new MemQuerier(unpackSeries(a.series));
+    const series = mergeSeries(a.selected.map(mergeSelected));
+    let samples = 0;
+    for (let i = 0; i < series.length; i++) samples += series[i].t.length;
+    const q = new MemQuerier(series);
     const opts: EngineOptions = {
       lookbackMs: a.lookbackMs, maxSamples: a.maxSamples, defaultSubqueryStepMs: a.defaultSubqueryStepMs,
       timeoutMs: Math.max(0, a.deadlineMs - Date.now()),
@@ -38,6 +43,7 @@ export const promqlTasks: TaskTable = {
     const json = a.kind === 'range'
       ? matrixJson(rangeQuery(q, expr, a.startMs, a.endMs, a.stepMs, opts))
       : resultJsonOpen(instantQuery(q, expr, a.startMs, opts));
-    return { json, evalMs: performance.now() - started };
+    // The encoded result (megabytes for a long range query) is transferred rather than copied through msgpack.
+    return { json: outOfBand(json), evalMs: performance.now() - started, samples };
   },
 };

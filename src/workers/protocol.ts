@@ -5,6 +5,7 @@
  * WAL appends share one fsync).
  */
 import type { WireError } from '../engine/errors.ts';
+import type { PackedMessage } from '../engine/codec/msgpack.ts';
 
 /** What a worker thread is started with (Piscina `workerData`). */
 export interface WorkerInit {
@@ -20,8 +21,11 @@ export interface TaskCall {
   args: unknown;
 }
 
-/** One batch on the wire: msgpack of `TaskCall[]`. */
-export type BatchMessage = Uint8Array;
+/**
+ * One batch on the wire: msgpack of `TaskCall[]` plus the typed arrays marked `outOfBand`, whose buffers are
+ * transferred beside it (replies have the same shape, with `CallResult[]`).
+ */
+export type BatchMessage = PackedMessage;
 
 export type CallResult = { ok: true; value: unknown } | { ok: false; error: WireError };
 

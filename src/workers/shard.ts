@@ -2,8 +2,8 @@
  * Shard worker entry (one Piscina instance per thread). Decodes a batch, starts each call in order,
  * and answers all of them together once every call has settled.
  */
-import { move, workerData } from 'piscina';
-import { pack, unpack } from '../engine/codec/msgpack.ts';
+import { move, transferableSymbol, valueSymbol, workerData } from 'piscina';
+import { packWithViews, transferList, unpackWithViews } from '../engine/codec/msgpack.ts';
 import { toWire } from '../engine/errors.ts';
 import type { BatchMessage, CallResult, TaskCall, WorkerInit } from './protocol.ts';
 import { TASKS } from './tasks.ts';
@@ -11,11 +11,12 @@ import { TASKS } from './tasks.ts';
 const init = workerData as WorkerInit;
 
 export default async function runBatch(message: BatchMessage): Promise<unknown> {
-  const calls = unpack<TaskCall[]>(message);
+  const calls = unpackWithViews<TaskCall[]>(message);
   const results: (CallResult | Promise<CallResult>)[] = new Array(calls.length);
   for (let i = 0; i < calls.length; i++) results[i] = start(calls[i]);
-  // Copy out of msgpackr's shared slab and transfer, so large results are not cloned on the way back.
-  return move(new Uint8Array(pack(await Promise.all(results))));
+  // Transfer the reply bytes and out-of-band arrays, so large results are not cloned on the way back.
+  const reply: BatchMessage = packWithViews(await Promise.all(results));
+  return move({ [transferableSymbol]: transferList(reply), [valueSymbol]: reply } as unknown as Parameters<typeof move>[0]);
 }
 
 function start(call: TaskCall): CallResult | Promise<CallResult> {

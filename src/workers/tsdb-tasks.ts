@@ -13,6 +13,8 @@ import { InvalidArgumentError } from '../engine/errors.ts';
 import { cleanTombstones, flushHead, headStatus, refreshBlocks, snapshot, tick, Tsdb } from '../engine/tsdb/index.ts';
 import { Wal } from '../engine/wal/index.ts';
 import type { TaskTable, WorkerInit } from './protocol.ts';
+import { packSelect, type PackedSelect } from '../engine/tsdb/packed-series.ts';
+import { outOfBand } from '../engine/codec/msgpack.ts';
 import type { AppendArgs, AppendReply, MatcherWire, RangeArgs, SelectArgs, SelectReply, TsdbOpenArgs } from './tsdb-wire.ts';
 
 interface Shards { own: Tsdb; all: Tsdb[] }
@@ -92,6 +94,24 @@ async function select(a: SelectArgs, ctx: WorkerInit): Promise<SelectReply> {
   return { labels: got.map((s) => flatLabels(s.labels)), offsets, t, v };
 }
 
+/**
+ * The query path's select: label sets interned, samples in flat arrays sent out of band (transferred), so
+ * the main thread can forward the reply to the evaluating worker without decoding it.
+ */
+async function selectPacked(a: SelectArgs, ctx: WorkerInit): Promise<PackedSelect> {
+  const ms = matchers(a.matchers);
+  const dbs = (await shards(ctx)).all;
+  const got: FetchedSeries[] = [];
+  let sources = 0;
+  for (const d of dbs) {
+    const part = d.select(ms, a.mint, a.maxt);
+    if (part.length > 0) sources++;
+    for (let i = 0; i < part.length; i++) got.push(part[i]);
+  }
+  const p = packSelect(got, sources <= 1);
+  return { ...p, refs: outOfBand(p.refs), lOff: outOfBand(p.lOff), offsets: outOfBand(p.offsets), t: outOfBand(p.t), v: outOfBand(p.v) };
+}
+
 async function labelNames(a: RangeArgs, ctx: WorkerInit): Promise<string[]> {
   const set = new Set<string>();
   const sets = a.selectors.length ? a.selectors.map(matchers) : [[]];
@@ -138,6 +158,7 @@ export const tsdbTasks: TaskTable = {
     return { ...r, refs: r.refs ?? [], epoch: own.epoch };
   },
   'tsdb.select': select,
+  'tsdb.selectPacked': selectPacked,
   'tsdb.labelNames': labelNames,
   'tsdb.labelValues': labelValues,
   'tsdb.series': series,

@@ -1,5 +1,5 @@
 /** The only module that imports msgpackr: encoding of messages that cross thread boundaries and LMDB values. */
-import { Packr } from 'msgpackr';
+import { Packr, addExtension } from 'msgpackr';
 
 // Records mode off: messages are small ad-hoc objects whose shapes vary by op; plain maps keep them self-describing.
 const packr = new Packr({ useRecords: false, moreTypes: true, int64AsType: 'number' });
@@ -10,4 +10,62 @@ export function pack(value: unknown): Buffer {
 
 export function unpack<T = unknown>(bytes: Uint8Array): T {
   return packr.unpack(bytes) as T;
+}
+
+/**
+ * A typed array that should cross a thread boundary beside the msgpack bytes (its buffer transferred, not
+ * copied twice through the encoder). Only `packWithViews` sends it out of band; plain `pack` writes it inline.
+ */
+class OutOfBand { constructor(readonly view: ArrayBufferView) {} }
+
+/** Marks `view` for out-of-band transfer; the receiver sees the typed array itself (hence the cast). */
+export function outOfBand<T extends ArrayBufferView>(view: T): T {
+  return new OutOfBand(view) as unknown as T;
+}
+
+// Set only for the duration of one synchronous pack/unpack call.
+let sink: ArrayBufferView[] | null = null;
+let source: readonly ArrayBufferView[] = [];
+
+addExtension({
+  Class: OutOfBand,
+  type: 0x54,
+  write: (o: OutOfBand) => (sink ? [1, sink.push(o.view) - 1] : [0, o.view]),
+  read: (d: [number, unknown]) => (d[0] === 1 ? source[d[1] as number] : d[1]),
+});
+
+/** msgpack bytes plus the views marked with `outOfBand`, each owning its whole buffer (so it can be transferred). */
+export interface PackedMessage { m: Uint8Array; x: ArrayBufferView[] }
+
+export function packWithViews(value: unknown): PackedMessage {
+  const x: ArrayBufferView[] = [];
+  sink = x;
+  let m: Uint8Array;
+  try {
+    // Copy out of msgpackr's shared slab so the bytes can be transferred too.
+    m = new Uint8Array(packr.pack(value));
+  } finally { sink = null; }
+  for (let i = 0; i < x.length; i++) x[i] = owning(x[i]);
+  return { m, x };
+}
+
+export function unpackWithViews<T = unknown>(msg: PackedMessage): T {
+  source = msg.x;
+  try { return packr.unpack(msg.m) as T; } finally { source = []; }
+}
+
+/** The buffers to list for transfer (each once); views that share a buffer with others were copied by `owning`. */
+export function transferList(msg: PackedMessage): ArrayBuffer[] {
+  const out: ArrayBuffer[] = [msg.m.buffer as ArrayBuffer];
+  for (const v of msg.x) if (!out.includes(v.buffer as ArrayBuffer)) out.push(v.buffer as ArrayBuffer);
+  return out;
+}
+
+/** A view that spans its whole (non-shared) buffer, copying when it is a window into a larger one. */
+function owning(v: ArrayBufferView): ArrayBufferView {
+  if (v.byteOffset === 0 && v.byteLength === v.buffer.byteLength && !(v.buffer instanceof SharedArrayBuffer)) return v;
+  const Ctor = v.constructor as new (b: ArrayBufferLike) => ArrayBufferView;
+  const bytes = new Uint8Array(v.byteLength);
+  bytes.set(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+  return new Ctor(bytes.buffer);
 }

@@ -1,38 +1,134 @@
 /**
- * Fetched series packed for a thread hop: label sets plus two flat sample arrays with offsets, so a query's
- * data crosses to the evaluating worker as two typed arrays instead of two per series.
+ * Selected series packed for thread hops. A shard worker answers a select with its series' label sets
+ * interned into one symbol table and their samples in two flat arrays; the main thread forwards those
+ * replies untouched to the evaluating worker, which unpacks and merges them (the typed arrays are
+ * transferred, so the samples are never re-encoded or copied on the HTTP thread).
  */
-import type { FetchedSeries, Labels } from './api.ts';
+import type { FetchedSeries, Label, Labels } from './api.ts';
+import { compareLabels } from './labels.ts';
 
-/** Fetched series packed into two flat arrays (one transfer each instead of two per series). */
-export interface PackedSeries { labels: Labels[]; offsets: Uint32Array; t: Float64Array; v: Float64Array }
+/**
+ * One worker's selected series: series i has the label pairs `refs[lOff[i]..lOff[i+1])` (name and value
+ * symbol ids alternating) and the samples `[offsets[i], offsets[i+1])` of `t` and `v`. `sorted` says the
+ * series are in label order with no label set repeated (they came from one TSDB).
+ */
+export interface PackedSelect {
+  symbols: string[];
+  refs: Uint32Array;
+  lOff: Uint32Array;
+  offsets: Uint32Array;
+  t: Float64Array;
+  v: Float64Array;
+  sorted: boolean;
+}
 
-export function packSeries(list: readonly FetchedSeries[]): PackedSeries {
+export function packSelect(got: readonly FetchedSeries[], sorted: boolean): PackedSelect {
+  const ids = new Map<string, number>();
+  const symbols: string[] = [];
+  const sym = (s: string): number => {
+    let id = ids.get(s);
+    if (id === undefined) { id = symbols.length; symbols.push(s); ids.set(s, id); }
+    return id;
+  };
+  let pairs = 0, n = 0;
+  for (let i = 0; i < got.length; i++) { pairs += got[i].labels.length; n += got[i].t.length; }
+  const refs = new Uint32Array(pairs * 2), lOff = new Uint32Array(got.length + 1), offsets = new Uint32Array(got.length + 1);
+  const t = new Float64Array(n), v = new Float64Array(n);
+  let r = 0;
+  for (let i = 0; i < got.length; i++) {
+    const s = got[i];
+    for (let j = 0; j < s.labels.length; j++) { refs[r++] = sym(s.labels[j].name); refs[r++] = sym(s.labels[j].value); }
+    lOff[i + 1] = r;
+    t.set(s.t, offsets[i]); v.set(s.v, offsets[i]);
+    offsets[i + 1] = offsets[i] + s.t.length;
+  }
+  return { symbols, refs, lOff, offsets, t, v, sorted };
+}
+
+/** The series of one reply; samples are views into its flat arrays. */
+export function unpackSelect(p: PackedSelect): FetchedSeries[] {
+  const t = asF64(p.t), v = asF64(p.v);
+  const out: FetchedSeries[] = new Array(p.offsets.length - 1);
+  for (let i = 0; i < out.length; i++) {
+    const labels: Label[] = new Array((p.lOff[i + 1] - p.lOff[i]) >> 1);
+    for (let j = p.lOff[i], k = 0; j < p.lOff[i + 1]; j += 2, k++) labels[k] = { name: p.symbols[p.refs[j]], value: p.symbols[p.refs[j + 1]] };
+    out[i] = { labels, t: t.subarray(p.offsets[i], p.offsets[i + 1]), v: v.subarray(p.offsets[i], p.offsets[i + 1]) };
+  }
+  return out;
+}
+
+/** A decoder may hand typed arrays back as byte views; samples are read as Float64Array (NaN bits kept). */
+function asF64(x: Float64Array | Uint8Array): Float64Array {
+  if (x instanceof Float64Array) return x;
+  return new Float64Array(x.buffer.slice(x.byteOffset, x.byteOffset + x.byteLength));
+}
+
+/**
+ * Every worker's reply for one selector, as one sorted list with one series per label set (a series can
+ * have data on two workers, e.g. an imported block on worker 0 and live samples on its owner).
+ */
+export function mergeSelected(replies: readonly PackedSelect[]): FetchedSeries[] {
+  let only: PackedSelect | null = null, nonEmpty = 0;
+  for (const r of replies) if (r.offsets.length > 1) { only = r; nonEmpty++; }
+  if (nonEmpty === 0) return [];
+  if (nonEmpty === 1 && only!.sorted) return unpackSelect(only!);
+  const byKey = new Map<string, FetchedSeries[]>();
+  for (const r of replies) {
+    for (const s of unpackSelect(r)) {
+      const key = seriesKey(s.labels);
+      const list = byKey.get(key);
+      if (list) list.push(s); else byKey.set(key, [s]);
+    }
+  }
+  const out: FetchedSeries[] = [];
+  for (const list of byKey.values()) out.push(list.length === 1 ? list[0] : mergeSamples(list));
+  return out.sort((a, b) => compareLabels(a.labels, b.labels));
+}
+
+function seriesKey(ls: Labels): string {
+  let k = '';
+  for (const l of ls) k += l.name + '\xfe' + l.value + '\xff';
+  return k;
+}
+
+/** Merges one series' samples from several sources: ascending time, the earlier source wins on a tie. */
+function mergeSamples(list: FetchedSeries[]): FetchedSeries {
   let n = 0;
   for (const s of list) n += s.t.length;
-  const t = new Float64Array(n), v = new Float64Array(n), offsets = new Uint32Array(list.length + 1);
-  let o = 0;
-  for (let i = 0; i < list.length; i++) {
-    const s = list[i];
-    t.set(s.t, o); v.set(s.v, o);
-    o += s.t.length;
-    offsets[i + 1] = o;
+  const order: [number, number][] = [];
+  list.forEach((s, li) => { for (let i = 0; i < s.t.length; i++) order.push([li, i]); });
+  order.sort((a, b) => list[a[0]].t[a[1]] - list[b[0]].t[b[1]] || a[0] - b[0]);
+  const t = new Float64Array(n), v = new Float64Array(n);
+  let k = 0;
+  for (const [li, i] of order) {
+    const ti = list[li].t[i];
+    if (k > 0 && t[k - 1] === ti) continue;
+    t[k] = ti; v[k] = list[li].v[i]; k++;
   }
-  return { labels: list.map((s) => s.labels), offsets, t, v };
+  return { labels: list[0].labels, t: t.subarray(0, k), v: v.subarray(0, k) };
 }
 
-/** The inverse of `packSeries`; the series are views into the flat arrays. */
-export function unpackSeries(p: PackedSeries): FetchedSeries[] {
-  const t = toF64(p.t), v = toF64(p.v);
-  const offsets = p.offsets instanceof Uint32Array ? p.offsets : Uint32Array.from(p.offsets as ArrayLike<number>);
-  return p.labels.map((labels, i) => ({ labels, t: t.subarray(offsets[i], offsets[i + 1]), v: v.subarray(offsets[i], offsets[i + 1]) }));
+/** One series per label set; samples of the same series fetched for different ranges are united. */
+export function mergeSeries(lists: FetchedSeries[][]): FetchedSeries[] {
+  if (lists.length === 1) return lists[0];
+  const byKey = new Map<string, FetchedSeries>();
+  for (const list of lists) {
+    for (const s of list) {
+      const k = seriesKey(s.labels);
+      const old = byKey.get(k);
+      byKey.set(k, old ? unite(old, s) : s);
+    }
+  }
+  return [...byKey.values()];
 }
 
-/** The encoded `data` object without its closing brace, as UTF-8 bytes (bytes cross threads without re-encoding). */
-
-/** msgpack may hand typed arrays back as byte views or plain arrays; normalise to Float64Array. */
-function toF64(x: unknown): Float64Array {
-  if (x instanceof Float64Array) return x;
-  if (x instanceof Uint8Array) return new Float64Array(x.buffer.slice(x.byteOffset, x.byteOffset + x.byteLength));
-  return Float64Array.from(x as number[]);
+function unite(a: FetchedSeries, b: FetchedSeries): FetchedSeries {
+  const t = new Float64Array(a.t.length + b.t.length), v = new Float64Array(t.length);
+  let i = 0, j = 0, n = 0;
+  while (i < a.t.length || j < b.t.length) {
+    if (j >= b.t.length || (i < a.t.length && a.t[i] < b.t[j])) { t[n] = a.t[i]; v[n++] = a.v[i++]; }
+    else if (i >= a.t.length || b.t[j] < a.t[i]) { t[n] = b.t[j]; v[n++] = b.v[j++]; }
+    else { t[n] = a.t[i]; v[n++] = a.v[i++]; j++; }
+  }
+  return { labels: a.labels, t: t.subarray(0, n), v: v.subarray(0, n) };
 }

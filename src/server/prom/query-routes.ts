@@ -4,7 +4,7 @@
  * TSDB client, then hands query + data to a worker (`promql.eval`), which evaluates and encodes the
  * result; this thread only wraps the envelope and gzips when the client accepts it.
  */
-import { gzip } from 'node:zlib';
+import { gzip, constants as zlibConstants } from 'node:zlib';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import type { Router } from '../router.ts';
@@ -18,16 +18,23 @@ import { MATCH_REGEXP, MATCH_NOT_REGEXP } from '../../engine/tsdb/api.ts';
 import { parseExpr, prettyExpr, typeOf, documentedType, selectorRanges, jsonString, translateGoRegex } from '../../engine/promql/index.ts';
 import type { Expr } from '../../engine/promql/index.ts';
 import type { PromqlEvalArgs, PromqlEvalReply } from '../../workers/promql-tasks.ts';
-import { packSeries } from '../../engine/tsdb/packed-series.ts';
-import type { PackedSeries } from '../../engine/tsdb/packed-series.ts';
+import { packSelect } from '../../engine/tsdb/packed-series.ts';
+import type { PackedSelect } from '../../engine/tsdb/packed-series.ts';
+import { outOfBand } from '../../engine/codec/msgpack.ts';
 import { promErrorFrom, promSuccess } from './respond.ts';
 import { badParam, durationParam, formValues, timeParam } from './query-params.ts';
 
 const gzipAsync = promisify(gzip);
 
-/** What the query path needs from storage (implemented by `tsdb-client.ts`). */
+export { mergeSeries } from '../../engine/tsdb/packed-series.ts';
+
+/**
+ * What the query path needs from storage (implemented by `tsdb-client.ts`). `selectPacked` (every worker's
+ * undecoded reply) is preferred: those replies go on to the evaluating worker without being decoded here.
+ */
 export interface SeriesClient {
   select(matchers: readonly Matcher[], mintMs: number, maxtMs: number): Promise<FetchedSeries[]>;
+  selectPacked?(matchers: readonly Matcher[], mintMs: number, maxtMs: number): Promise<PackedSelect[]>;
 }
 
 interface QueryLimits { lookbackMs: number; timeoutMs: number; maxSamples: number; subqueryStepMs: number }
@@ -62,7 +69,7 @@ export function registerQueryRoutes(router: Router, ctx: ServerContext, client: 
     const args = await prepare(client, expr, query, 'instant', t, t, 0, Date.now() + timeout, limits);
     const prepared = performance.now();
     const reply = await ctx.pool.call<PromqlEvalReply>(pickWorker(), 'promql.eval', args);
-    return wrap(reply.json, form.get('stats') ? statsJson(started, prepared, reply.evalMs, args.series) : '');
+    return wrap(reply.json, form.get('stats') ? statsJson(started, prepared, reply.evalMs, reply.samples) : '');
   }));
 
   router.add(['GET', 'POST'], '/api/v1/query_range', (req) => run(req, async () => {
@@ -87,7 +94,7 @@ export function registerQueryRoutes(router: Router, ctx: ServerContext, client: 
     const args = await prepare(client, expr, query, 'range', start, end, stepMs, Date.now() + timeout, limits);
     const prepared = performance.now();
     const reply = await ctx.pool.call<PromqlEvalReply>(pickWorker(), 'promql.eval', args);
-    return wrap(reply.json, form.get('stats') ? statsJson(started, prepared, reply.evalMs, args.series) : '');
+    return wrap(reply.json, form.get('stats') ? statsJson(started, prepared, reply.evalMs, reply.samples) : '');
   }));
 
   // Exemplars are not stored (no exemplar ingestion), so a valid request always has none, as a Prometheus
@@ -138,15 +145,28 @@ function parseQuery(query: string, prefixed: boolean): Expr {
   }
 }
 
-/** Fetches every selector's series over its time range and merges them per label set. */
+/**
+ * Fetches every selector's series over its time range. The replies are forwarded as they came (their typed
+ * arrays transferred on to the evaluating worker), which merges them per label set.
+ */
 async function prepare(client: SeriesClient, expr: Expr, query: string, kind: 'instant' | 'range', startMs: number,
   endMs: number, stepMs: number, deadlineMs: number, limits: QueryLimits): Promise<PromqlEvalArgs> {
   const ranges = selectorRanges(expr, startMs, endMs, { lookbackMs: limits.lookbackMs, defaultSubqueryStepMs: limits.subqueryStepMs });
-  const fetched = await withDeadline(Promise.all(ranges.map((r) => client.select(storageMatchers(r.matchers), r.mintMs, r.maxtMs))), deadlineMs);
+  const fetched = await withDeadline(Promise.all(ranges.map((r) => fetchPacked(client, storageMatchers(r.matchers), r.mintMs, r.maxtMs))), deadlineMs);
   return {
     query, kind, startMs, endMs, stepMs, deadlineMs, lookbackMs: limits.lookbackMs, maxSamples: limits.maxSamples,
-    defaultSubqueryStepMs: limits.subqueryStepMs, series: packSeries(mergeSeries(fetched)),
+    defaultSubqueryStepMs: limits.subqueryStepMs, selected: fetched.map((replies) => replies.map(forward)),
   };
+}
+
+async function fetchPacked(client: SeriesClient, ms: Matcher[], mintMs: number, maxtMs: number): Promise<PackedSelect[]> {
+  if (client.selectPacked) return client.selectPacked(ms, mintMs, maxtMs);
+  return [packSelect(await client.select(ms, mintMs, maxtMs), true)];
+}
+
+/** Marks a reply's arrays for transfer to the evaluating worker (this thread does not read them again). */
+function forward(p: PackedSelect): PackedSelect {
+  return { ...p, refs: outOfBand(p.refs), lOff: outOfBand(p.lOff), offsets: outOfBand(p.offsets), t: outOfBand(p.t), v: outOfBand(p.v) };
 }
 
 /**
@@ -170,43 +190,11 @@ function withDeadline<T>(p: Promise<T>, deadlineMs: number): Promise<T> {
   return Promise.race([p, expired]).finally(() => clearTimeout(timer));
 }
 
-function seriesKey(s: FetchedSeries): string {
-  let k = '';
-  for (const l of s.labels) k += l.name + '\xfe' + l.value + '\xff';
-  return k;
-}
-
-/** One series per label set; samples of the same series fetched for different ranges are united. */
-export function mergeSeries(lists: FetchedSeries[][]): FetchedSeries[] {
-  if (lists.length === 1) return lists[0];
-  const byKey = new Map<string, FetchedSeries>();
-  for (const list of lists) {
-    for (const s of list) {
-      const k = seriesKey(s);
-      const old = byKey.get(k);
-      byKey.set(k, old ? unite(old, s) : s);
-    }
-  }
-  return [...byKey.values()];
-}
-
-function unite(a: FetchedSeries, b: FetchedSeries): FetchedSeries {
-  const t = new Float64Array(a.t.length + b.t.length), v = new Float64Array(t.length);
-  let i = 0, j = 0, n = 0;
-  while (i < a.t.length || j < b.t.length) {
-    if (j >= b.t.length || (i < a.t.length && a.t[i] < b.t[j])) { t[n] = a.t[i]; v[n++] = a.v[i++]; }
-    else if (i >= a.t.length || b.t[j] < a.t[i]) { t[n] = b.t[j]; v[n++] = b.v[j++]; }
-    else { t[n] = a.t[i]; v[n++] = a.v[i++]; j++; }
-  }
-  return { labels: a.labels, t: t.subarray(0, n), v: v.subarray(0, n) };
-}
-
 /**
  * Prometheus's `stats` object with our phases: preparation is fetching the selectors' data from the shards,
  * inner evaluation is the worker's evaluation and encoding, queueing is the hop to and from that worker.
  */
-function statsJson(started: number, prepared: number, evalMs: number, series: PackedSeries): string {
-  const samples = series.t.length;
+function statsJson(started: number, prepared: number, evalMs: number, samples: number): string {
   const now = performance.now();
   const s = (ms: number): number => Math.max(0, ms) / 1000;
   const total = s(now - started), prep = s(prepared - started), inner = s(evalMs), queue = s(now - prepared - evalMs);
@@ -223,6 +211,8 @@ function wrap(dataOpen: Uint8Array, stats: string): HttpResponse {
 async function maybeGzip(req: HttpRequest, r: HttpResponse): Promise<HttpResponse> {
   const ae = req.headers['accept-encoding'] ?? '';
   if (!/\bgzip\b/.test(ae) || r.body === undefined) return r;
-  const body = await gzipAsync(typeof r.body === 'string' ? Buffer.from(r.body) : r.body);
+  // Fastest level: query results are large and mostly digits, so level 1 already shrinks them ~5x at a
+  // fraction of the default level's CPU time (which dominated long range queries).
+  const body = await gzipAsync(typeof r.body === 'string' ? Buffer.from(r.body) : r.body, { level: zlibConstants.Z_BEST_SPEED });
   return { ...r, headers: { ...r.headers, 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' }, body };
 }

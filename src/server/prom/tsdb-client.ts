@@ -5,6 +5,7 @@
  * and the HTTP routes all go through this class.
  */
 import type { FetchedSeries, Label, Labels, Matcher } from '../../engine/tsdb/api.ts';
+import type { PackedSelect } from '../../engine/tsdb/packed-series.ts';
 import type { AppendArgs, AppendReply, MatcherWire, RangeArgs, SelectArgs, SelectReply, TsdbOpenArgs } from '../../workers/tsdb-wire.ts';
 
 /** What the client needs of the shard pool (ShardPool satisfies it; tests may pass an in-process stand-in). */
@@ -187,6 +188,12 @@ export class TsdbClient {
     const out: FetchedSeries[] = [];
     for (const list of byKey.values()) out.push(list.length === 1 ? list[0] : mergeSamples(list));
     return out.sort((a, b) => compareLabels(a.labels, b.labels));
+  }
+
+  /** Each worker's reply for the query path, undecoded (see `mergeSelected` for how they combine). */
+  selectPacked(matchers: readonly MatcherLike[], mintMs: number, maxtMs: number): Promise<PackedSelect[]> {
+    const args: SelectArgs = { matchers: wire(matchers), mint: mintMs, maxt: maxtMs };
+    return this.all<PackedSelect>('tsdb.selectPacked', args);
   }
 
   async labelNames(selectors: readonly (readonly MatcherLike[])[], mintMs = -Infinity, maxtMs = Infinity): Promise<string[]> {

@@ -1,0 +1,40 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mergeSelected, mergeSeries, packSelect, unpackSelect } from './packed-series.ts';
+import type { FetchedSeries, Labels } from './api.ts';
+
+const lbl = (o: Record<string, string>): Labels => Object.keys(o).sort().map((name) => ({ name, value: o[name] }));
+const ser = (o: Record<string, string>, t: number[], v: number[]): FetchedSeries => ({ labels: lbl(o), t: Float64Array.from(t), v: Float64Array.from(v) });
+const plain = (list: FetchedSeries[]) => list.map((s) => ({ labels: s.labels, t: [...s.t], v: [...s.v] }));
+
+test('packSelect interns label strings and round-trips series (stale NaN bits kept)', () => {
+  // The stale marker is a signalling NaN: build it from bytes (a JS number round trip may quiet it).
+  const v0 = new Float64Array(new Uint32Array([0, 0x3ff00000, 0x00000002, 0x7ff00000]).buffer);
+  const list = [{ labels: lbl({ __name__: 'up', job: 'a' }), t: Float64Array.from([1, 2]), v: v0 }, ser({ __name__: 'up', job: 'b' }, [3], [5])];
+  const p = packSelect(list, true);
+  assert.deepEqual(p.symbols, ['__name__', 'up', 'job', 'a', 'b']);
+  const back = unpackSelect(p);
+  assert.deepEqual(plain(back), plain(list));
+  assert.deepEqual([...new Uint32Array(back[0].v.buffer, back[0].v.byteOffset + 8, 2)], [0x00000002, 0x7ff00000]);
+});
+
+test('mergeSelected unites one label set across workers (first worker wins a tie) and sorts', () => {
+  const w0 = packSelect([ser({ a: '2' }, [1, 3], [10, 30])], true);
+  const w1 = packSelect([ser({ a: '1' }, [5], [50]), ser({ a: '2' }, [2, 3, 4], [20, 99, 40])], true);
+  const empty = packSelect([], true);
+  assert.deepEqual(plain(mergeSelected([w0, empty, w1])), [
+    { labels: lbl({ a: '1' }), t: [5], v: [50] },
+    { labels: lbl({ a: '2' }), t: [1, 2, 3, 4], v: [10, 20, 30, 40] },
+  ]);
+  assert.deepEqual(mergeSelected([empty, empty]), []);
+});
+
+test('mergeSelected merges repeats inside one unsorted reply (a worker with several shards)', () => {
+  const r = packSelect([ser({ a: 'x' }, [2], [2]), ser({ a: 'x' }, [1], [1])], false);
+  assert.deepEqual(plain(mergeSelected([r])), [{ labels: lbl({ a: 'x' }), t: [1, 2], v: [1, 2] }]);
+});
+
+test('mergeSeries unites samples of one series fetched for two ranges', () => {
+  const out = mergeSeries([[ser({ a: 'x' }, [1, 2], [1, 2])], [ser({ a: 'x' }, [2, 3], [2, 3]), ser({ a: 'y' }, [9], [9])]]);
+  assert.deepEqual(plain(out), [{ labels: lbl({ a: 'x' }), t: [1, 2, 3], v: [1, 2, 3] }, { labels: lbl({ a: 'y' }), t: [9], v: [9] }]);
+});
