@@ -71,18 +71,12 @@ export function signature(ls: Labels, on: boolean, names: readonly string[]): st
   return k;
 }
 
+export { compareLabels } from '../tsdb/api.ts';
+
 export function labelsFromObject(o: Record<string, string>): Labels {
   return Object.keys(o).sort().filter((n) => o[n] !== '').map((name) => ({ name, value: o[name] }));
 }
 
-export function compareLabels(a: Labels, b: Labels): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    if (a[i].name !== b[i].name) return a[i].name < b[i].name ? -1 : 1;
-    if (a[i].value !== b[i].value) return a[i].value < b[i].value ? -1 : 1;
-  }
-  return a.length - b.length;
-}
 
 /** Go `labels.Labels.String()`: `{a="b", c="d"}`. */
 export function labelsString(ls: Labels): string {

@@ -12,6 +12,16 @@ export { compileGoRegex, translateGoRegex } from './go-regex.ts';
 export interface Label { readonly name: string; readonly value: string }
 export type Labels = readonly Label[];
 
+/** Orders label sets as Prometheus does (`labels.Compare`): pairwise by name, then value, then length. */
+export function compareLabels(a: Labels, b: Labels): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    if (a[i].name !== b[i].name) return a[i].name < b[i].name ? -1 : 1;
+    if (a[i].value !== b[i].value) return a[i].value < b[i].value ? -1 : 1;
+  }
+  return a.length - b.length;
+}
+
 export const MATCH_EQUAL = 0, MATCH_NOT_EQUAL = 1, MATCH_REGEXP = 2, MATCH_NOT_REGEXP = 3;
 export type MatchType = typeof MATCH_EQUAL | typeof MATCH_NOT_EQUAL | typeof MATCH_REGEXP | typeof MATCH_NOT_REGEXP;
 

@@ -33,15 +33,7 @@ export function labelsToRecord(ls: Labels): Record<string, string> {
   return out;
 }
 
-/** Prometheus's `labels.Compare`: pairwise by name then value, shorter set first on a common prefix. */
-export function compareLabels(a: Labels, b: Labels): number {
-  const n = a.length < b.length ? a.length : b.length;
-  for (let i = 0; i < n; i++) {
-    if (a[i].name !== b[i].name) return a[i].name < b[i].name ? -1 : 1;
-    if (a[i].value !== b[i].value) return a[i].value < b[i].value ? -1 : 1;
-  }
-  return a.length - b.length;
-}
+export { compareLabels } from './api.ts';
 
 /** FNV-1a over the canonical key: decides which shard worker owns a series. */
 export function labelsHash(ls: Labels): number {

@@ -92,7 +92,7 @@ function seriesKey(ls: Labels): string {
 }
 
 /** Merges one series' samples from several sources: ascending time, the earlier source wins on a tie. */
-function mergeSamples(list: FetchedSeries[]): FetchedSeries {
+export function mergeSamples(list: FetchedSeries[]): FetchedSeries {
   let n = 0;
   for (const s of list) n += s.t.length;
   const order: [number, number][] = [];

@@ -5,6 +5,8 @@
  * and the HTTP routes all go through this class.
  */
 import type { FetchedSeries, Label, Labels, Matcher } from '../../engine/tsdb/api.ts';
+import { compareLabels } from '../../engine/tsdb/api.ts';
+import { mergeSamples } from '../../engine/tsdb/packed-series.ts';
 import type { PackedSelect } from '../../engine/tsdb/packed-series.ts';
 import type { AppendArgs, AppendReply, MatcherWire, RangeArgs, SelectArgs, SelectReply, TsdbOpenArgs } from '../../workers/tsdb-wire.ts';
 
@@ -62,14 +64,6 @@ function toLabels(flat: readonly string[]): Label[] {
   return out;
 }
 
-export function compareLabels(a: Labels, b: Labels): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    if (a[i].name !== b[i].name) return a[i].name < b[i].name ? -1 : 1;
-    if (a[i].value !== b[i].value) return a[i].value < b[i].value ? -1 : 1;
-  }
-  return a.length - b.length;
-}
 
 /** One worker's share of an append: the label-set table, and per sample its entry, time and index in the input. */
 interface Group { routes: Route[]; keys: Map<string, number>; sidx: number[]; ts: number[]; vs: number[] }
@@ -249,19 +243,3 @@ function union(lists: string[][]): string[] {
   return [...set].sort();
 }
 
-/** Merges one series' samples from several workers: ascending time, the first worker wins on a tie. */
-function mergeSamples(list: FetchedSeries[]): FetchedSeries {
-  let n = 0;
-  for (const s of list) n += s.t.length;
-  const order: [number, number][] = [];
-  list.forEach((s, li) => { for (let i = 0; i < s.t.length; i++) order.push([li, i]); });
-  order.sort((a, b) => list[a[0]].t[a[1]] - list[b[0]].t[b[1]] || a[0] - b[0]);
-  const t = new Float64Array(n), v = new Float64Array(n);
-  let k = 0;
-  for (const [li, i] of order) {
-    const ti = list[li].t[i];
-    if (k > 0 && t[k - 1] === ti) continue;
-    t[k] = ti; v[k] = list[li].v[i]; k++;
-  }
-  return { labels: list[0].labels, t: t.subarray(0, k), v: v.subarray(0, k) };
-}
