@@ -5,12 +5,10 @@ import { registerQueryRoutes } from '../../src/server/prom/query-routes.ts';
 import type { SeriesClient } from '../../src/server/prom/query-routes.ts';
 import type { ServerContext, ServiceHooks } from '../../src/server/context.ts';
 import type { HttpRequest, HttpResponse } from '../../src/server/http.ts';
-import { TASKS } from '../../src/workers/tasks.ts';
-import { pack, unpack } from '../../src/engine/codec/msgpack.ts';
-import { toWire, fromWire } from '../../src/engine/errors.ts';
+import { inProcessPool, selectWindow } from '../support/in-process.ts';
 import { MemQuerier } from '../../src/engine/tsdb/mem-querier.ts';
-import type { FetchedSeries, Labels } from '../../src/engine/tsdb/api.ts';
-import { VAL_NONE, newMatcher } from '../../src/engine/tsdb/api.ts';
+import type { Labels } from '../../src/engine/tsdb/api.ts';
+import { newMatcher } from '../../src/engine/tsdb/api.ts';
 
 export const T0 = 1704070800_000;
 const lbl = (o: Record<string, string>): Labels => Object.keys(o).sort().map((name) => ({ name, value: o[name] }));
@@ -28,26 +26,10 @@ export function setup(opts: { timeout?: string; maxSamples?: number; slowClient?
     async select(matchers, mint, maxt) {
       if (opts.slowClient) await new Promise((r) => setTimeout(r, opts.slowClient));
       // As the TSDB worker does: matchers cross as {type, name, value} and are rebuilt with newMatcher.
-      const set = mem.select(true, null, matchers.map((m) => newMatcher(m.type, m.name, m.value)));
-      const out: FetchedSeries[] = [];
-      while (set.next()) {
-        const s = set.at();
-        const it = s.iterator(null);
-        const t: number[] = [], v: number[] = [];
-        while (it.next() !== VAL_NONE) if (it.t >= mint && it.t <= maxt) { t.push(it.t); v.push(it.v); }
-        out.push({ labels: s.labels, t: Float64Array.from(t), v: Float64Array.from(v) });
-      }
-      return out;
+      return selectWindow(mem, matchers.map((m) => newMatcher(m.type, m.name, m.value)), mint, maxt);
     },
   };
-  const pool = {
-    size: 2,
-    async call(_w: number, op: string, args: unknown) {
-      try {
-        return unpack(pack(await TASKS[op](unpack(pack(args)), { workerId: 0, workerCount: 2, dataDir: '', options: {} })));
-      } catch (e) { throw fromWire(unpack(pack(toWire(e)))); }
-    },
-  };
+  const pool = inProcessPool();
   const ctx = {
     flags: { 'query.lookback-delta': '5m', 'query.timeout': opts.timeout ?? '2m', 'query.max-samples': opts.maxSamples ?? 50_000_000, 'config.file': opts.configFile ?? '' },
     log: { warn: () => {}, info: () => {}, error: () => {}, debug: () => {} },

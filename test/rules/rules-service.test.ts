@@ -15,11 +15,9 @@ import { SelfMetrics } from '../../src/server/self-metrics.ts';
 import type { ServerContext } from '../../src/server/context.ts';
 import type { HttpRequest, HttpResponse } from '../../src/server/http.ts';
 import { registerRulesRoutes, type RulesStorage } from '../../src/server/prom/rules-routes.ts';
-import { TASKS } from '../../src/workers/tasks.ts';
-import { pack, unpack } from '../../src/engine/codec/msgpack.ts';
-import { fromWire, toWire } from '../../src/engine/errors.ts';
+import { inProcessPool, selectWindow } from '../support/in-process.ts';
 import { MemQuerier } from '../../src/engine/tsdb/mem-querier.ts';
-import { VAL_NONE, type FetchedSeries, type Labels } from '../../src/engine/tsdb/api.ts';
+import type { Labels } from '../../src/engine/tsdb/api.ts';
 import { ManualClock } from '../../src/engine/rules/clock.ts';
 
 const lbl = (o: Record<string, string>): Labels => Object.keys(o).sort().map((name) => ({ name, value: o[name] }));
@@ -32,30 +30,14 @@ function memStorage(db: MemQuerier): RulesStorage & { selects: [number, number][
     async append(samples) { for (const s of samples) db.append(s.labels, s.t, s.v); return { added: samples.length, firstError: '' }; },
     async select(matchers, mint, maxt) {
       selects.push([mint, maxt]);
-      const set = db.select(true, null, matchers);
-      const out: FetchedSeries[] = [];
-      while (set.next()) {
-        const s = set.at();
-        const it = s.iterator(null);
-        const t: number[] = [], v: number[] = [];
-        while (it.next() !== VAL_NONE) if (it.t >= mint && it.t <= maxt) { t.push(it.t); v.push(it.v); }
-        if (t.length) out.push({ labels: s.labels, t: Float64Array.from(t), v: Float64Array.from(v) });
-      }
-      return out;
+      return selectWindow(db, matchers, mint, maxt).filter((s) => s.t.length > 0);
     },
   };
 }
 
 function context(configFile: string, clock: ManualClock): ServerContext {
   const flags = { ...defaultFlags(), 'config.file': configFile, 'rules.alert.for-grace-period': '1m' };
-  const pool = {
-    size: 2,
-    async call(_w: number, op: string, args: unknown) {
-      try {
-        return unpack(pack(await TASKS[op](unpack(pack(args)), { workerId: 0, workerCount: 2, dataDir: '', options: {} })));
-      } catch (e) { throw fromWire(unpack(pack(toWire(e)))); }
-    },
-  };
+  const pool = inProcessPool();
   const log = { debug() {}, info() {}, warn() {}, error() {} };
   return { flags, pool, log, metrics: new SelfMetrics(), dataDir: '', now: () => clock.now() } as unknown as ServerContext;
 }

@@ -11,7 +11,8 @@ import { checkParams, contentTypeProblem } from './params.ts';
 
 export type EsHandler = (req: HttpRequest, p: Params) => HttpResponse | Promise<HttpResponse>;
 
-export function route(allowed: readonly string[], fn: EsHandler): RouteHandler {
+/** `onError` renders what `fn` throws; search routes pass their own (shard-failure envelopes). */
+export function route(allowed: readonly string[], fn: EsHandler, onError: (req: HttpRequest, err: unknown) => HttpResponse = errorReply): RouteHandler {
   return async (req, p) => {
     const bad = contentTypeProblem(req);
     if (bad) return bad;
@@ -19,7 +20,7 @@ export function route(allowed: readonly string[], fn: EsHandler): RouteHandler {
       checkParams(req, allowed);
       return await fn(req, p);
     } catch (err) {
-      return errorReply(req, err);
+      return onError(req, err);
     }
   };
 }

@@ -5,10 +5,10 @@
  */
 import type { ServerContext } from '../context.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
-import type { Params, Router } from '../router.ts';
+import type { Params, RouteHandler, Router } from '../router.ts';
 import type { EsCluster, ResolvedIndex } from './cluster.ts';
-import { contentTypeProblem, checkParams, boolParam, intParam } from './params.ts';
-import { bodyText } from './handler.ts';
+import { boolParam, intParam } from './params.ts';
+import { bodyText, route } from './handler.ts';
 import { json, RawJson } from './json.ts';
 import { parseSearchBodyText, parseSort, parseSourceFilter, parseTimeMs, type SearchRequest } from '../../engine/search/index.ts';
 import { parseJsonWithPos } from '../../engine/search/index.ts';
@@ -30,17 +30,8 @@ const COUNT_PARAMS = ['ignore_unavailable', 'ignore_throttled', 'allow_no_indice
 
 type Handler = (req: HttpRequest, p: Params) => Promise<HttpResponse>;
 
-function wrap(allowed: string[], fn: Handler): (req: HttpRequest, p: Params) => Promise<HttpResponse> {
-  return async (req, p) => {
-    const bad = contentTypeProblem(req);
-    if (bad) return bad;
-    try {
-      checkParams(req, allowed);
-      return await fn(req, p);
-    } catch (err) {
-      return searchErrorReply(req, jsonParseToWire(err));
-    }
-  };
+function wrap(allowed: string[], fn: Handler): RouteHandler {
+  return route(allowed, fn, (req, err) => searchErrorReply(req, jsonParseToWire(err)));
 }
 
 function jsonParseToWire(err: unknown): unknown {
