@@ -91,19 +91,26 @@ function seriesKey(ls: Labels): string {
   return k;
 }
 
-/** Merges one series' samples from several sources: ascending time, the earlier source wins on a tie. */
+/**
+ * Merges one series' samples from several sources (each ascending in time): ascending time, the earlier source
+ * wins on a tie. A k-way merge over cursors, with no per-sample allocation (sources are few: workers or ranges).
+ */
 export function mergeSamples(list: FetchedSeries[]): FetchedSeries {
   let n = 0;
-  for (const s of list) n += s.t.length;
-  const order: [number, number][] = [];
-  list.forEach((s, li) => { for (let i = 0; i < s.t.length; i++) order.push([li, i]); });
-  order.sort((a, b) => list[a[0]].t[a[1]] - list[b[0]].t[b[1]] || a[0] - b[0]);
+  for (let i = 0; i < list.length; i++) n += list[i].t.length;
   const t = new Float64Array(n), v = new Float64Array(n);
+  const pos = new Int32Array(list.length);
   let k = 0;
-  for (const [li, i] of order) {
-    const ti = list[li].t[i];
-    if (k > 0 && t[k - 1] === ti) continue;
-    t[k] = ti; v[k] = list[li].v[i]; k++;
+  for (;;) {
+    let best = -1, bestT = Infinity;
+    for (let i = 0; i < list.length; i++) {
+      const p = pos[i];
+      if (p < list[i].t.length && list[i].t[p] < bestT) { best = i; bestT = list[i].t[p]; }
+    }
+    if (best < 0) break;
+    // Invariant: output is strictly ascending; a timestamp already written came from an earlier source.
+    if (k === 0 || t[k - 1] !== bestT) { t[k] = bestT; v[k] = list[best].v[pos[best]]; k++; }
+    pos[best]++;
   }
   return { labels: list[0].labels, t: t.subarray(0, k), v: v.subarray(0, k) };
 }
