@@ -57,6 +57,8 @@ export function statusLine(status: number): string {
 }
 
 const EMPTY = Buffer.alloc(0);
+/** How far past the body limit a request is still read (and dropped) so its 413 reaches the client. */
+const DRAIN_ALLOWANCE_BYTES = 16 * 1024 * 1024;
 
 /** Starts one uWS app on host:port. Rejects if the port cannot be bound. */
 export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
@@ -95,8 +97,12 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
       finish();
     };
 
+    // An over-limit body is read to its end and dropped before the 413 goes out: closing on a client that is
+    // still sending makes its kernel reset the connection, and the client never sees the reply. Past the drain
+    // allowance the reply goes out at once and the connection is closed.
+    const drainLimit = opts.maxBodyBytes + DRAIN_ALLOWANCE_BYTES;
     const declared = Number(headers['content-length'] ?? 0);
-    if (declared > opts.maxBodyBytes) { send(opts.tooLarge({ method, path }, opts.maxBodyBytes), true); return; }
+    if (declared > drainLimit) { send(opts.tooLarge({ method, path }, opts.maxBodyBytes), true); return; }
 
     const run = (body: Buffer): void => {
       const request: HttpRequest = { method, path, rawQuery, query: new URLSearchParams(rawQuery), headers, body };
@@ -107,12 +113,17 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
     };
 
     if (!declared && !headers['transfer-encoding']) { run(EMPTY); return; }
-    const chunks: Buffer[] = [];
+    let chunks: Buffer[] = [];
     let size = 0;
     res.onData((chunk, isLast) => {
       if (done) return;
       size += chunk.byteLength;
-      if (size > opts.maxBodyBytes) { send(opts.tooLarge({ method, path }, opts.maxBodyBytes), true); return; }
+      if (size > opts.maxBodyBytes) {
+        chunks = [];
+        if (size > drainLimit) send(opts.tooLarge({ method, path }, opts.maxBodyBytes), true);
+        else if (isLast) send(opts.tooLarge({ method, path }, opts.maxBodyBytes));
+        return;
+      }
       // uWS reuses the chunk's memory after this callback returns: copy it.
       if (chunk.byteLength) chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
       if (isLast) run(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
