@@ -5,7 +5,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, existsSync, readdirSync } from 'node:fs';
+import { mkdtempSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { writeBlock } from '../../src/engine/tsdb/index.ts';
@@ -29,7 +29,10 @@ function demoSeries() {
 before(async () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-tsdb-api-'));
   await writeBlock(path.join(dataDir, 'tsdb'), demoSeries(), T0, T0 + 2 * 3_600_000);
-  srv = await startServer({ dataDir, services: ['metrics'], workers: 2, args: ['--web.enable-lifecycle', '--web.enable-admin-api'] });
+  // No scrape jobs: the built-in self-scrape would add `up` and `scrape_*` series whenever it happens to run.
+  const config = path.join(dataDir, 'prometheus.yml');
+  writeFileSync(config, 'scrape_configs: []\n');
+  srv = await startServer({ dataDir, services: ['metrics'], workers: 2, args: ['--web.enable-lifecycle', '--web.enable-admin-api', '--config.file', config] });
 });
 after(async () => { await srv?.destroy(); });
 
