@@ -16,7 +16,7 @@ import { Bench } from 'tinybench';
 import { ArrayCursor, IntersectCursor, NO_MORE_DOCS, UnionCursor } from '../src/engine/postings/cursor.ts';
 import { FieldPostings, RoaringBitmap32, Segment } from '../src/engine/postings/segment.ts';
 import { encodeNorm } from '../src/engine/postings/norms.ts';
-import { ShardIndex } from '../src/engine/search/shard-index.ts';
+import { ShardIndex } from '../src/engine/indexing/shard-index.ts';
 import { IndexReader } from '../src/engine/search/index-reader.ts';
 import { searchShard } from '../src/engine/search/shard-search.ts';
 import { parseSearchBodyText } from '../src/engine/search/search-request.ts';

@@ -14,7 +14,7 @@
  * Run: node --import tsx bench/scrape.bench.ts   (about 15 s; `--quick` shortens each task)
  */
 import { Bench } from 'tinybench';
-import { ENTRY_EOF, ENTRY_SERIES, ExpositionParser } from '../src/engine/scrape/exposition-parser.ts';
+import { ENTRY_EOF, ENTRY_SERIES, ExpositionParser } from '../src/engine/exposition/exposition-parser.ts';
 import { ScrapeLoop } from '../src/engine/scrape/scrape-loop.ts';
 import { loadConfig } from '../src/engine/scrape/config.ts';
 import { buildTargets } from '../src/engine/scrape/target.ts';

@@ -1,5 +1,5 @@
 /**
- * SPSC ring (src/engine/codec/spsc-ring.ts) throughput between two threads.
+ * SPSC ring (src/engine/queue/spsc-ring.ts) throughput between two threads.
  *
  * Measured: one iteration moves MESSAGES messages of 64 bytes (and of 1 KiB) from a worker thread (producer,
  * blocking `write` with back-pressure on a 1 MiB ring) to the main thread (consumer, blocking `read`);
@@ -10,11 +10,11 @@
  */
 import { Bench } from 'tinybench';
 import { Worker } from 'node:worker_threads';
-import { SpscRing } from '../src/engine/codec/spsc-ring.ts';
+import { SpscRing } from '../src/engine/queue/spsc-ring.ts';
 
 const MESSAGES = 100_000;
 const RING = SpscRing.create(1 << 20);
-const entry = new URL('../src/engine/codec/spsc-ring.ts', import.meta.url).href;
+const entry = new URL('../src/engine/queue/spsc-ring.ts', import.meta.url).href;
 const tsx = import.meta.resolve('tsx/esm/api');
 
 // The producer thread: registers tsx, then answers {kind, n, size} by producing n messages of `size` bytes.

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { freePort, spawnPinned } from './support/run.ts';
-import { encodeWriteRequest } from '../src/engine/scrape/remote-write-codec.ts';
+import { encodeWriteRequest } from '../src/engine/remote/remote-write-codec.ts';
 import type { IngestSample } from '../src/engine/scrape/sample-sink.ts';
 
 const seconds = Math.min(10, Number(process.argv[2] ?? 5));

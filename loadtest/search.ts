@@ -15,7 +15,7 @@
  */
 import FlexSearch from 'flexsearch';
 import MiniSearch from 'minisearch';
-import { ShardIndex } from '../src/engine/search/shard-index.ts';
+import { ShardIndex } from '../src/engine/indexing/shard-index.ts';
 import { searchShard } from '../src/engine/search/shard-search.ts';
 import { parseSearchBodyText } from '../src/engine/search/search-request.ts';
 import { mulberry32 } from '../bench/support/mulberry32.ts';

@@ -10,13 +10,13 @@
  * Run: node --import tsx bench/search/indexing.bench.ts   (about 15 s; `--quick` uses 5,000 docs, `--docs=N` N docs)
  */
 import { Bench } from 'tinybench';
-import { dynamicUpdate, NEED_LOSSLESS } from '../../src/engine/docs/dynamic.ts';
-import { parseLossless } from '../../src/engine/docs/source.ts';
-import { mergeMapping } from '../../src/engine/docs/mapping.ts';
+import { dynamicUpdate, NEED_LOSSLESS } from '../../src/engine/documents/dynamic.ts';
+import { parseLossless } from '../../src/engine/documents/source.ts';
+import { mergeMapping } from '../../src/engine/documents/mapping.ts';
 import type { MappingJson } from '../../src/engine/search/api.ts';
-import { AnalyzerRegistry } from '../../src/engine/postings/analysis/analyzers.ts';
-import { TokenBuf } from '../../src/engine/postings/analysis/token-buf.ts';
-import { ShardIndex } from '../../src/engine/search/shard-index.ts';
+import { AnalyzerRegistry } from '../../src/engine/analysis/analyzers.ts';
+import { TokenBuf } from '../../src/engine/analysis/token-buf.ts';
+import { ShardIndex } from '../../src/engine/indexing/shard-index.ts';
 import { makeDoc, rng } from '../../loadtest/support/es-docs.ts';
 
 const quick = process.argv.includes('--quick');

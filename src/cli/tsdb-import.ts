@@ -10,7 +10,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { FetchedSeries } from '../engine/tsdb/api.ts';
-import { planBlocks, readOpenMetrics } from '../engine/scrape/backfill.ts';
+import { planBlocks, readOpenMetrics } from '../engine/backfill/backfill.ts';
 import { writeBlock as tsdbWriteBlock } from '../engine/tsdb/block-writer.ts';
 
 export type WriteBlockFn = (dir: string, series: FetchedSeries[], mintMs: number, maxtMs: number) => Promise<string>;

@@ -7,10 +7,10 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MappingJson, ShardIndexFactory } from '../engine/search/api.ts';
-import { DocShard } from '../engine/docs/doc-shard.ts';
-import { StoredShard } from '../engine/docs/shard-store.ts';
-import { refreshIntervalMs, type FlatSettings } from '../engine/docs/settings.ts';
-import type { DeleteOp, IndexOp, ShardStats, StoredDoc, UpdateOp, WriteResult, MappingNeeded } from '../engine/docs/doc-shard-types.ts';
+import { DocShard } from '../engine/documents/doc-shard.ts';
+import { StoredShard } from '../engine/documents/shard-store.ts';
+import { refreshIntervalMs, type FlatSettings } from '../engine/documents/settings.ts';
+import type { DeleteOp, IndexOp, ShardStats, StoredDoc, UpdateOp, WriteResult, MappingNeeded } from '../engine/documents/doc-shard-types.ts';
 import { toWire, type WireError } from '../engine/errors.ts';
 import type { TaskTable, WorkerInit } from './protocol.ts';
 

@@ -7,7 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { toWire } from '../engine/errors.ts';
 import { unpack } from '../engine/codec/msgpack.ts';
-import { SpscRing } from '../engine/codec/spsc-ring.ts';
+import { SpscRing } from '../engine/queue/spsc-ring.ts';
 import { LmdbKv, WorkflowEngine } from '../engine/workflow/index.ts';
 import type { WorkflowReply, WorkflowRequest, WorkflowWorkerInit } from './workflow-protocol.ts';
 

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { OverloadedError, formatMessage } from '../../src/engine/errors.ts';
-import { docError, cause, indexNotFound } from '../../src/engine/docs/doc-errors.ts';
+import { docError, cause, indexNotFound } from '../../src/engine/documents/doc-errors.ts';
 import { errorBody, itemError } from '../../src/server/es/errors.ts';
 
 test('index_not_found envelope', () => {

@@ -6,8 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { parseBody, formatSeries, formatSampleValue, isOpenMetrics } from '../../src/engine/scrape/exposition.ts';
-import { ExpositionParser, ENTRY_EOF, ENTRY_SERIES } from '../../src/engine/scrape/exposition-parser.ts';
+import { parseBody, formatSeries, formatSampleValue, isOpenMetrics } from '../../src/engine/exposition/exposition.ts';
+import { ExpositionParser, ENTRY_EOF, ENTRY_SERIES } from '../../src/engine/exposition/exposition-parser.ts';
 
 interface Case { name: string; om: boolean; body: string; want: string[]; error: string | null }
 

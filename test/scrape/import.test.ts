@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runTsdbCli } from '../../src/cli/tsdb-import.ts';
-import { formatSeries } from '../../src/engine/scrape/exposition.ts';
+import { formatSeries } from '../../src/engine/exposition/exposition.ts';
 import type { FetchedSeries } from '../../src/engine/tsdb/api.ts';
 
 const CASES = new URL('./cases/import/', import.meta.url).pathname;
@@ -104,7 +104,7 @@ test('import: bad command lines exit 2', async () => {
 });
 
 test('import streams pieces: a file split across many pieces parses like one', async () => {
-  const { readOpenMetrics } = await import('../../src/engine/scrape/backfill.ts');
+  const { readOpenMetrics } = await import('../../src/engine/backfill/backfill.ts');
   const dir = mkdtempSync(join(tmpdir(), 'tessera-import-'));
   try {
     const lines: string[] = [];

@@ -1,8 +1,8 @@
 /** Push-gateway store: grouping paths, rendering, and state that survives a restart. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseGroupingPath, PushStore } from '../../src/engine/scrape/push-store.ts';
-import { parseBody } from '../../src/engine/scrape/exposition.ts';
+import { parseGroupingPath, PushStore } from '../../src/engine/pushgateway/push-store.ts';
+import { parseBody } from '../../src/engine/exposition/exposition.ts';
 
 test('grouping paths: labels, base64 values, refusals', () => {
   assert.deepEqual(parseGroupingPath('job/j/instance/i'), [{ name: 'instance', value: 'i' }, { name: 'job', value: 'j' }]);

@@ -2,9 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig } from '../../src/engine/scrape/config.ts';
-import { RemoteWriteQueue, type PostFn } from '../../src/engine/scrape/remote-write-queue.ts';
-import { decodeWriteRequest } from '../../src/engine/scrape/remote-write-codec.ts';
-import { formatSeries } from '../../src/engine/scrape/exposition.ts';
+import { RemoteWriteQueue, type PostFn } from '../../src/engine/remote/remote-write-queue.ts';
+import { decodeWriteRequest } from '../../src/engine/remote/remote-write-codec.ts';
+import { formatSeries } from '../../src/engine/exposition/exposition.ts';
 import type { IngestSample } from '../../src/engine/scrape/sample-sink.ts';
 
 function queue(extra: string, post: PostFn, errors: string[] = []): RemoteWriteQueue {

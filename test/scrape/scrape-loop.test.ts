@@ -13,7 +13,7 @@ import { buildTargets } from '../../src/engine/scrape/target.ts';
 import { ScrapeLoop } from '../../src/engine/scrape/scrape-loop.ts';
 import { httpGet } from '../../src/engine/scrape/http-get.ts';
 import { ScrapeManager } from '../../src/engine/scrape/scrape-manager.ts';
-import { formatSeries } from '../../src/engine/scrape/exposition.ts';
+import { formatSeries } from '../../src/engine/exposition/exposition.ts';
 import { isStaleNaN, type IngestSample } from '../../src/engine/scrape/sample-sink.ts';
 
 let body = '';

@@ -15,8 +15,8 @@ import { SelfMetrics } from '../../src/server/self-metrics.ts';
 import type { ServerContext } from '../../src/server/context.ts';
 import { promErrorFrom } from '../../src/server/prom/respond.ts';
 import { registerScrapeRoutes } from '../../src/server/prom/scrape-routes.ts';
-import { decodeWriteRequest, encodeWriteRequest } from '../../src/engine/scrape/remote-write-codec.ts';
-import { formatSeries } from '../../src/engine/scrape/exposition.ts';
+import { decodeWriteRequest, encodeWriteRequest } from '../../src/engine/remote/remote-write-codec.ts';
+import { formatSeries } from '../../src/engine/exposition/exposition.ts';
 import { isStaleNaN, STALE_NAN, type IngestSample } from '../../src/engine/scrape/sample-sink.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'tessera-scrape-routes-'));

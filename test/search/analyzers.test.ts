@@ -3,8 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { AnalyzerRegistry } from '../../src/engine/postings/analysis/analyzers.ts';
-import { TokenBuf } from '../../src/engine/postings/analysis/token-buf.ts';
+import { AnalyzerRegistry } from '../../src/engine/analysis/analyzers.ts';
+import { TokenBuf } from '../../src/engine/analysis/token-buf.ts';
 
 interface Case { analyzer: string; text: string; settings?: Record<string, unknown>; tokens: [string, number, number, string?, number?][] }
 const cases = parse(readFileSync(new URL('./cases/analyzers.yml', import.meta.url), 'utf8')) as Case[];

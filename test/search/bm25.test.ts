@@ -6,7 +6,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { ShardIndex } from '../../src/engine/search/shard-index.ts';
+import { ShardIndex } from '../../src/engine/indexing/shard-index.ts';
 import { searchShard } from '../../src/engine/search/shard-search.ts';
 import { parseSearchBodyText } from '../../src/engine/search/search-request.ts';
 import { decodeNorm, encodeNorm } from '../../src/engine/postings/norms.ts';

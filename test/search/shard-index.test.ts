@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { ShardIndex } from '../../src/engine/search/shard-index.ts';
+import { ShardIndex } from '../../src/engine/indexing/shard-index.ts';
 import { searchShard } from '../../src/engine/search/shard-search.ts';
 import { parseSearchBodyText } from '../../src/engine/search/search-request.ts';
 

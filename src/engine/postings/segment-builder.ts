@@ -4,7 +4,7 @@
  */
 import { encodeNorm } from './norms.ts';
 import { FieldPostings, NumericDocValues, OrdinalDocValues, Segment } from './segment.ts';
-import type { TokenBuf } from './analysis/token-buf.ts';
+import type { TokenBuf } from '../analysis/token-buf.ts';
 
 /**
  * One field's buffered tokens as a flat stream (term id, doc, position) in growable typed arrays, inverted by

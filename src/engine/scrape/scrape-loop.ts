@@ -6,8 +6,8 @@
  */
 import type { Label, Labels } from '../tsdb/api.ts';
 import type { ScrapeConfig } from './config.ts';
-import { ENTRY_EOF, ENTRY_SERIES, ExpositionParser } from './exposition-parser.ts';
-import { isOpenMetrics, recordMetadata, SCRAPE_ACCEPT, type MetricMetadata } from './exposition.ts';
+import { ENTRY_EOF, ENTRY_SERIES, ExpositionParser } from '../exposition/exposition-parser.ts';
+import { isOpenMetrics, recordMetadata, SCRAPE_ACCEPT, type MetricMetadata } from '../exposition/exposition.ts';
 import { relabel, toSortedLabels } from './relabel.ts';
 import { labelsKey, STALE_NAN, type IngestSample, type SampleSink } from './sample-sink.ts';
 import type { TargetSpec } from './target.ts';

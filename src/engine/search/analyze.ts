@@ -2,11 +2,11 @@
  * `_analyze`: runs a named analyzer, a field's analyzer, or an ad-hoc tokenizer + filters chain over one or
  * several texts and returns ES's token list (`token`, `start_offset`, `end_offset`, `type`, `position`).
  */
-import { AnalyzerRegistry } from '../postings/analysis/analyzers.ts';
-import { TokenBuf, type Token } from '../postings/analysis/token-buf.ts';
+import { AnalyzerRegistry } from '../analysis/analyzers.ts';
+import { TokenBuf, type Token } from '../analysis/token-buf.ts';
 import { InvalidArgumentError } from '../errors.ts';
 import type { MappingJson } from './api.ts';
-import { FieldInfos } from './field-infos.ts';
+import { FieldInfos } from '../indexing/field-infos.ts';
 
 export interface AnalyzeArgs {
   settings?: Record<string, unknown>;

@@ -1,5 +1,5 @@
 /**
- * The contract between a document shard (`engine/docs`, which owns sources, versions and the translog)
+ * The contract between a document shard (`engine/documents`, which owns sources, versions and the translog)
  * and its search index (`engine/search` + `engine/postings`, which own analysis, postings, doc values and
  * query execution). The shard tells the index what changed; search tasks in the worker reach the index
  * through the shard.

@@ -5,7 +5,7 @@
  * the best `number_of_fragments` passages (by matched-term count) and prints them in text order with the
  * first pre/post tag around each matched token. `number_of_fragments: 0` highlights the whole value.
  */
-import { TokenBuf } from '../postings/analysis/token-buf.ts';
+import { TokenBuf } from '../analysis/token-buf.ts';
 import type { Query } from './query-ast.ts';
 import type { SearchRequest } from './search-request.ts';
 import type { CompileContext } from './weight.ts';

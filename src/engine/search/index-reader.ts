@@ -3,8 +3,8 @@
  * snapshots. Term statistics are shard-wide sums over segments and include deleted docs (Lucene's rule).
  */
 import type { Segment } from '../postings/segment.ts';
-import type { AnalyzerRegistry } from '../postings/analysis/analyzers.ts';
-import type { FieldInfos } from './field-infos.ts';
+import type { AnalyzerRegistry } from '../analysis/analyzers.ts';
+import type { FieldInfos } from '../indexing/field-infos.ts';
 
 export interface FieldStats { docCount: number; sumTotalTermFreq: number }
 export interface TermStats { docFreq: number; totalTermFreq: number }

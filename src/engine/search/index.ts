@@ -3,7 +3,7 @@
  * what the coordinator uses (request parsing, dfs merge, hit ordering, aggregation reduce and formatting).
  */
 export type { MappingJson, ShardIndexApi } from './api.ts';
-export { ShardIndex } from './shard-index.ts';
+export { ShardIndex } from '../indexing/shard-index.ts';
 export { fetchPhase, searchShard, type ShardHit, type ShardResult, type ShardSearchOptions } from './shard-search.ts';
 export type { IndexReader } from './index-reader.ts';
 export { collectDfs, GlobalStats, mergeDfs, type DfsStats } from './dfs.ts';
@@ -19,5 +19,5 @@ export type { AggPartial } from './aggs/agg-collectors.ts';
 export type { AggSpec } from './aggs/agg-parser.ts';
 export { compareBucketKeys, termsOrder } from './aggs/bucket-collectors.ts';
 export { nextKey } from './aggs/date-rounding.ts';
-export { NUMERIC_TYPES, FieldInfos } from './field-infos.ts';
-export { formatDate, parseDate } from '../postings/date-format.ts';
+export { NUMERIC_TYPES, FieldInfos } from '../indexing/field-infos.ts';
+export { formatDate, parseDate } from '../analysis/date-format.ts';

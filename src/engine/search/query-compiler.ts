@@ -4,7 +4,7 @@
  * `createWeight(…, boost)` does.
  */
 import { AllCursor, type DocCursor, UnionCursor } from '../postings/cursor.ts';
-import { TokenBuf } from '../postings/analysis/token-buf.ts';
+import { TokenBuf } from '../analysis/token-buf.ts';
 import type { Segment } from '../postings/segment.ts';
 import { InvalidArgumentError } from '../errors.ts';
 import type { BoolQuery, MatchQuery, Query } from './query-ast.ts';
@@ -12,8 +12,8 @@ import { ConjunctionScorer, ConstScorer, DisjunctionScorer, MappedScorer, ReqOpt
 import { WindowSumScorer } from './window-scorer.ts';
 import { minShouldMatch, NULL_WEIGHT, type CompileContext, type Weight } from './weight.ts';
 import { existsWeight, idsWeight, prefixRange, rangeScanWeight, sumWeight, termSetWeight, termWeight } from './term-weights.ts';
-import { NUMERIC_TYPES } from './field-infos.ts';
-import { coerceBoolean, coerceNumber } from './doc-indexer.ts';
+import { NUMERIC_TYPES } from '../indexing/field-infos.ts';
+import { coerceBoolean, coerceNumber } from '../indexing/doc-indexer.ts';
 import { rangeWeight, parseDateValue } from './range-weight.ts';
 import { fuzzyWeight, maxEditsFor } from './fuzzy.ts';
 import { phraseWeight } from './phrase-weight.ts';

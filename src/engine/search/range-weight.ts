@@ -3,11 +3,11 @@
  * compared in float) and on keyword/text terms (lexicographic over the dictionary). Date bounds accept ES
  * date math: `now`, `<date>||`, `+1d`, `-2h`, `/d` rounding (gte/lt round down, gt/lte round up).
  */
-import { parseDate, zoneOffsetAt, DEFAULT_DATE_FORMAT } from '../postings/date-format.ts';
+import { parseDate, zoneOffsetAt, DEFAULT_DATE_FORMAT } from '../analysis/date-format.ts';
 import type { RangeQuery } from './query-ast.ts';
 import { NULL_WEIGHT, type CompileContext, type Weight } from './weight.ts';
 import { rangeScanWeight, termSetWeight } from './term-weights.ts';
-import { NUMERIC_TYPES } from './field-infos.ts';
+import { NUMERIC_TYPES } from '../indexing/field-infos.ts';
 import { queryShardError } from './shard-errors.ts';
 
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, H: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };

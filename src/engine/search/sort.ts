@@ -5,8 +5,8 @@
  */
 import { InvalidArgumentError } from '../errors.ts';
 import type { Segment } from '../postings/segment.ts';
-import type { FieldInfos } from './field-infos.ts';
-import { NUMERIC_TYPES } from './field-infos.ts';
+import type { FieldInfos } from '../indexing/field-infos.ts';
+import { NUMERIC_TYPES } from '../indexing/field-infos.ts';
 
 export interface SortSpec {
   field: string;

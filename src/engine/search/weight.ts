@@ -5,7 +5,7 @@
 import type { IndexReader, StatsSource } from './index-reader.ts';
 import type { Segment } from '../postings/segment.ts';
 import type { Scorer } from './scorers.ts';
-import type { FieldInfo } from './field-infos.ts';
+import type { FieldInfo } from '../indexing/field-infos.ts';
 
 export interface Weight {
   /** Scorer over segment `ord`, or null when nothing in it can match. */

@@ -3,11 +3,11 @@
  * (with `:desc`), `v` headers, `help`, `format=json` (all values strings), `bytes` units, right-aligned
  * numeric columns (headers too), one space between cells, the last column never right-padded.
  */
-import { illegalArgument } from '../../engine/docs/doc-errors.ts';
+import { illegalArgument } from '../../engine/documents/doc-errors.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
 import { TEXT_HEADERS } from './errors.ts';
 import { json } from './json.ts';
-import { simpleMatch } from '../../engine/docs/cluster-state.ts';
+import { simpleMatch } from '../../engine/documents/cluster-state.ts';
 
 export interface CatColumn { name: string; aliases?: string[]; right?: boolean; hidden?: boolean; desc: string }
 export type Cell = string | number | null;

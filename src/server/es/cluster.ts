@@ -5,15 +5,15 @@
  */
 import type { MappingJson } from '../../engine/search/api.ts';
 import type { ServerContext } from '../context.ts';
-import { EMPTY_STATE, type ClusterState, type IndexMeta } from '../../engine/docs/cluster-state.ts';
-import { resolveRead, resolveWrite, type ResolveOptions } from '../../engine/docs/resolve.ts';
-import { buildIndex } from '../../engine/docs/index-create.ts';
-import { countFields, mergeMapping } from '../../engine/docs/mapping.ts';
-import { illegalArgument } from '../../engine/docs/doc-errors.ts';
-import { numberOfShards, type FlatSettings } from '../../engine/docs/settings.ts';
-import { murmur3Utf16 } from '../../engine/docs/routing.ts';
+import { EMPTY_STATE, type ClusterState, type IndexMeta } from '../../engine/documents/cluster-state.ts';
+import { resolveRead, resolveWrite, type ResolveOptions } from '../../engine/documents/resolve.ts';
+import { buildIndex } from '../../engine/documents/index-create.ts';
+import { countFields, mergeMapping } from '../../engine/documents/mapping.ts';
+import { illegalArgument } from '../../engine/documents/doc-errors.ts';
+import { numberOfShards, type FlatSettings } from '../../engine/documents/settings.ts';
+import { murmur3Utf16 } from '../../engine/documents/routing.ts';
 import type { ItemOutcome, WriteItem, ShardMeta } from '../../workers/docs-tasks.ts';
-import type { ShardStats, StoredDoc } from '../../engine/docs/doc-shard-types.ts';
+import type { ShardStats, StoredDoc } from '../../engine/documents/doc-shard-types.ts';
 
 export interface ResolvedIndex {
   name: string;

@@ -4,8 +4,8 @@
  * element). Stored sources are parsed losslessly before filtering.
  */
 import { isLosslessNumber, parse as losslessParse } from 'lossless-json';
-import { simpleMatch } from '../../engine/docs/cluster-state.ts';
-import { JavaDouble } from '../../engine/docs/source.ts';
+import { simpleMatch } from '../../engine/documents/cluster-state.ts';
+import { JavaDouble } from '../../engine/documents/source.ts';
 import { RawJson } from './json.ts';
 
 type Pat = string[];

@@ -2,7 +2,7 @@
  * The wrapper every 9200 route goes through: Content-Type check (406), query-parameter whitelist, error
  * envelope for anything thrown (with `?pretty`), and body helpers with ES's parse errors.
  */
-import { docError } from '../../engine/docs/doc-errors.ts';
+import { docError } from '../../engine/documents/doc-errors.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
 import type { Params, RouteHandler } from '../router.ts';
 import { errorBody } from './errors.ts';

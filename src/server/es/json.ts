@@ -5,7 +5,7 @@
  */
 import { isLosslessNumber, parse as losslessParse } from 'lossless-json';
 import type { HttpRequest, HttpResponse } from '../http.ts';
-import { JavaDouble, javaDouble } from '../../engine/docs/source.ts';
+import { JavaDouble, javaDouble } from '../../engine/documents/source.ts';
 import { applyFilterPath } from './filter-path.ts';
 import { JSON_HEADERS } from './errors.ts';
 

@@ -2,7 +2,7 @@
  * Request checks every 9200 endpoint applies: the query-parameter whitelist ("contains unrecognized
  * parameter" with ES's Levenshtein suggestions) and the Content-Type check (406 with a flat body).
  */
-import { illegalArgument } from '../../engine/docs/doc-errors.ts';
+import { illegalArgument } from '../../engine/documents/doc-errors.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
 import { JSON_HEADERS } from './errors.ts';
 

@@ -1,7 +1,7 @@
 /** Renderings shared by several endpoints: index settings, mappings and aliases as ES 6.8 prints them. */
-import type { AliasMeta, IndexMeta, TemplateMeta } from '../../engine/docs/cluster-state.ts';
-import { renderMapping } from '../../engine/docs/mapping.ts';
-import { nestSettings, sortedFlat } from '../../engine/docs/settings.ts';
+import type { AliasMeta, IndexMeta, TemplateMeta } from '../../engine/documents/cluster-state.ts';
+import { renderMapping } from '../../engine/documents/mapping.ts';
+import { nestSettings, sortedFlat } from '../../engine/documents/settings.ts';
 
 export function renderAlias(a: AliasMeta): Record<string, unknown> {
   const out: Record<string, unknown> = {};

@@ -1,9 +1,9 @@
 /** Alias and template endpoints. */
-import { applyAliasActions } from '../../engine/docs/aliases.ts';
-import { simpleMatch, type ClusterState } from '../../engine/docs/cluster-state.ts';
-import { docError, illegalArgument } from '../../engine/docs/doc-errors.ts';
-import { validateAliasName } from '../../engine/docs/names.ts';
-import { parseTemplate } from '../../engine/docs/templates.ts';
+import { applyAliasActions } from '../../engine/documents/aliases.ts';
+import { simpleMatch, type ClusterState } from '../../engine/documents/cluster-state.ts';
+import { docError, illegalArgument } from '../../engine/documents/doc-errors.ts';
+import { validateAliasName } from '../../engine/documents/names.ts';
+import { parseTemplate } from '../../engine/documents/templates.ts';
 import type { Router } from '../router.ts';
 import type { EsCluster } from './cluster.ts';
 import { bodyMap, exists, route } from './handler.ts';

@@ -2,14 +2,14 @@
  * `_bulk`: parses the NDJSON (whole-request failures), auto-creates target indices, groups items by shard
  * (order kept within a shard), runs the shards in parallel across workers, and answers per-item results.
  */
-import { parseBulk, type BulkItem } from '../../engine/docs/bulk-parse.ts';
-import type { IndexMeta } from '../../engine/docs/cluster-state.ts';
-import { newDocId } from '../../engine/docs/names.ts';
-import { shardFor } from '../../engine/docs/routing.ts';
-import { numberOfReplicas, numberOfShards } from '../../engine/docs/settings.ts';
-import type { WriteResult } from '../../engine/docs/doc-shard-types.ts';
-import { validateTypeName } from '../../engine/docs/names.ts';
-import { validationFailed } from '../../engine/docs/doc-errors.ts';
+import { parseBulk, type BulkItem } from '../../engine/documents/bulk-parse.ts';
+import type { IndexMeta } from '../../engine/documents/cluster-state.ts';
+import { newDocId } from '../../engine/documents/names.ts';
+import { shardFor } from '../../engine/documents/routing.ts';
+import { numberOfReplicas, numberOfShards } from '../../engine/documents/settings.ts';
+import type { WriteResult } from '../../engine/documents/doc-shard-types.ts';
+import { validateTypeName } from '../../engine/documents/names.ts';
+import { validationFailed } from '../../engine/documents/doc-errors.ts';
 import type { ItemOutcome, WriteItem } from '../../workers/docs-tasks.ts';
 import type { Router } from '../router.ts';
 import type { EsCluster } from './cluster.ts';
@@ -136,7 +136,7 @@ function toWriteItem(pl: Planned): WriteItem {
   return { action: it.action, op: { id: pl.id, source: it.source!, routing: it.routing, ...c } };
 }
 
-function bulkFetch(spec: unknown, body: string): WriteItem extends never ? never : import('../../engine/docs/doc-shard-types.ts').UpdateOp['fetchSource'] {
+function bulkFetch(spec: unknown, body: string): WriteItem extends never ? never : import('../../engine/documents/doc-shard-types.ts').UpdateOp['fetchSource'] {
   let s = spec;
   if (s === undefined) {
     try { s = (JSON.parse(body) as Record<string, unknown>)?._source; } catch { s = undefined; }

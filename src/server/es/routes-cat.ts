@@ -1,8 +1,8 @@
 /** `_cat` endpoints: health, nodes, indices, aliases, templates, count, shards. */
 import os from 'node:os';
-import type { IndexMeta } from '../../engine/docs/cluster-state.ts';
-import { simpleMatch } from '../../engine/docs/cluster-state.ts';
-import { numberOfReplicas, numberOfShards } from '../../engine/docs/settings.ts';
+import type { IndexMeta } from '../../engine/documents/cluster-state.ts';
+import { simpleMatch } from '../../engine/documents/cluster-state.ts';
+import { numberOfReplicas, numberOfShards } from '../../engine/documents/settings.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
 import type { Router } from '../router.ts';
 import { nodeIdentity } from './banner.ts';

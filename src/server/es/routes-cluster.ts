@@ -1,13 +1,13 @@
 /** `_cluster/health` (with wait_for_status and timeout), `_nodes`, `_stats`. */
-import type { IndexMeta } from '../../engine/docs/cluster-state.ts';
-import { illegalArgument } from '../../engine/docs/doc-errors.ts';
-import { numberOfReplicas, numberOfShards, parseTimeValue } from '../../engine/docs/settings.ts';
+import type { IndexMeta } from '../../engine/documents/cluster-state.ts';
+import { illegalArgument } from '../../engine/documents/doc-errors.ts';
+import { numberOfReplicas, numberOfShards, parseTimeValue } from '../../engine/documents/settings.ts';
 import type { Router } from '../router.ts';
 import { ES_VERSION, nodeIdentity } from './banner.ts';
 import type { EsCluster } from './cluster.ts';
 import { route } from './handler.ts';
 import { json } from './json.ts';
-import { JavaDouble } from '../../engine/docs/source.ts';
+import { JavaDouble } from '../../engine/documents/source.ts';
 import { readOpts, shardsHeader } from './routes-indices.ts';
 
 const RANK: Record<string, number> = { green: 0, yellow: 1, red: 2 };

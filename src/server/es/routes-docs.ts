@@ -1,11 +1,11 @@
 /** Single-document endpoints: index/create (with and without id), get, exists, `_source`, delete, `_update`. */
-import type { IndexMeta } from '../../engine/docs/cluster-state.ts';
-import { docError, illegalArgument, validationFailed } from '../../engine/docs/doc-errors.ts';
-import type { UpdateOp, VersionType, WriteConditions, WriteResult } from '../../engine/docs/doc-shard-types.ts';
-import { newDocId, validateTypeName } from '../../engine/docs/names.ts';
-import { shardFor } from '../../engine/docs/routing.ts';
-import { numberOfReplicas, numberOfShards } from '../../engine/docs/settings.ts';
-import { filterSource, parseLossless, sourceFilterOf, stringifyLossless } from '../../engine/docs/source.ts';
+import type { IndexMeta } from '../../engine/documents/cluster-state.ts';
+import { docError, illegalArgument, validationFailed } from '../../engine/documents/doc-errors.ts';
+import type { UpdateOp, VersionType, WriteConditions, WriteResult } from '../../engine/documents/doc-shard-types.ts';
+import { newDocId, validateTypeName } from '../../engine/documents/names.ts';
+import { shardFor } from '../../engine/documents/routing.ts';
+import { numberOfReplicas, numberOfShards } from '../../engine/documents/settings.ts';
+import { filterSource, parseLossless, sourceFilterOf, stringifyLossless } from '../../engine/documents/source.ts';
 import { fromWire } from '../../engine/errors.ts';
 import type { ItemOutcome, WriteItem } from '../../workers/docs-tasks.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
@@ -198,7 +198,7 @@ export function updateFetch(req: HttpRequest, body: string): UpdateOp['fetchSour
   return includes.length || excludes.length ? { includes, excludes } : true;
 }
 
-async function lookup(cluster: EsCluster, req: HttpRequest, index: string, type: string, id: string): Promise<{ index: string; doc: import('../../engine/docs/doc-shard-types.ts').StoredDoc | null }> {
+async function lookup(cluster: EsCluster, req: HttpRequest, index: string, type: string, id: string): Promise<{ index: string; doc: import('../../engine/documents/doc-shard-types.ts').StoredDoc | null }> {
   const resolved = cluster.resolveForRead(index, { resourceType: 'index_expression' });
   if (resolved.length !== 1) {
     throw illegalArgument(`Alias [${index}] has more than one indices associated with it [[${resolved.map((r) => r.name).join(', ')}]], can't execute a single index op`);

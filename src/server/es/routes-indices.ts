@@ -1,10 +1,10 @@
 /** Index endpoints: create, delete, exists, get, settings, mappings (get/put), refresh, flush. */
-import type { IndexMeta } from '../../engine/docs/cluster-state.ts';
-import { docError, illegalArgument, indexNotFound } from '../../engine/docs/doc-errors.ts';
-import { countFields, mergeMapping, validateRootMapping } from '../../engine/docs/mapping.ts';
-import { customAnalyzers } from '../../engine/docs/cluster-state.ts';
-import { validateTypeName } from '../../engine/docs/names.ts';
-import { flattenSettings, numberOfReplicas, numberOfShards, validateSettings } from '../../engine/docs/settings.ts';
+import type { IndexMeta } from '../../engine/documents/cluster-state.ts';
+import { docError, illegalArgument, indexNotFound } from '../../engine/documents/doc-errors.ts';
+import { countFields, mergeMapping, validateRootMapping } from '../../engine/documents/mapping.ts';
+import { customAnalyzers } from '../../engine/documents/cluster-state.ts';
+import { validateTypeName } from '../../engine/documents/names.ts';
+import { flattenSettings, numberOfReplicas, numberOfShards, validateSettings } from '../../engine/documents/settings.ts';
 import type { HttpRequest } from '../http.ts';
 import type { Router } from '../router.ts';
 import type { EsCluster } from './cluster.ts';

@@ -2,7 +2,7 @@
  * Routes of the Elasticsearch-compatible API on port 9200. The cluster metadata lives on the main thread
  * (LMDB-backed, opened in `start`); documents live in shard workers.
  */
-import { MetaStore } from '../../engine/docs/meta-store.ts';
+import { MetaStore } from '../../engine/documents/meta-store.ts';
 import type { ServerContext, ServiceHooks } from '../context.ts';
 import type { Router } from '../router.ts';
 import { bannerResponse } from './banner.ts';

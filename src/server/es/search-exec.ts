@@ -5,7 +5,7 @@
  * reduces aggregations, and turns shard failures into ES's grouped `search_phase_execution_exception`.
  */
 import type { EsCluster, ResolvedIndex } from './cluster.ts';
-import type { IndexMeta } from '../../engine/docs/cluster-state.ts';
+import type { IndexMeta } from '../../engine/documents/cluster-state.ts';
 import type { SearchRequest } from '../../engine/search/index.ts';
 import type { ShardHit, ShardResult } from '../../engine/search/index.ts';
 import type { Query } from '../../engine/search/index.ts';

@@ -13,7 +13,7 @@ import { json, RawJson } from './json.ts';
 import { parseSearchBodyText, parseSort, parseSourceFilter, parseTimeMs, type SearchRequest } from '../../engine/search/index.ts';
 import { parseJsonWithPos } from '../../engine/search/index.ts';
 import { InvalidArgumentError, EngineError, ParseError } from '../../engine/errors.ts';
-import { murmur3Utf16 } from '../../engine/docs/routing.ts';
+import { murmur3Utf16 } from '../../engine/documents/routing.ts';
 import { executeSearch, phaseFailure, shardTargets, type ShardTarget } from './search-exec.ts';
 import { countBody, renderSearch, searchErrorReply } from './search-render.ts';
 import { ScrollRegistry } from './search-scroll.ts';

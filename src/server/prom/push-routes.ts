@@ -12,8 +12,8 @@ import type { ServerContext } from '../context.ts';
 import type { HttpResponse } from '../http.ts';
 import type { Router } from '../router.ts';
 import { EngineError } from '../../engine/errors.ts';
-import { parseGroupingPath, PushStore, type PushStoreState } from '../../engine/scrape/push-store.ts';
-import { TEXT_CONTENT_TYPE } from '../../engine/scrape/exposition.ts';
+import { parseGroupingPath, PushStore, type PushStoreState } from '../../engine/pushgateway/push-store.ts';
+import { TEXT_CONTENT_TYPE } from '../../engine/exposition/exposition.ts';
 
 const TEXT = { 'Content-Type': 'text/plain; charset=utf-8' };
 

@@ -9,7 +9,7 @@
 import type { Router } from '../router.ts';
 import type { HttpResponse } from '../http.ts';
 import { EngineError } from '../../engine/errors.ts';
-import { decodeWriteRequest } from '../../engine/scrape/remote-write-codec.ts';
+import { decodeWriteRequest } from '../../engine/remote/remote-write-codec.ts';
 import type { SampleSink } from '../../engine/scrape/sample-sink.ts';
 
 const TEXT = { 'Content-Type': 'text/plain; charset=utf-8' };

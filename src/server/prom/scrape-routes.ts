@@ -17,7 +17,7 @@ import { promError, promSuccess } from './respond.ts';
 import { defaultConfigYaml, loadConfig, type PromConfig } from '../../engine/scrape/config.ts';
 import { ScrapeManager } from '../../engine/scrape/scrape-manager.ts';
 import { httpGet } from '../../engine/scrape/http-get.ts';
-import { fetchPost, RemoteWriteQueue } from '../../engine/scrape/remote-write-queue.ts';
+import { fetchPost, RemoteWriteQueue } from '../../engine/remote/remote-write-queue.ts';
 import type { IngestSample, SampleSink } from '../../engine/scrape/sample-sink.ts';
 import { metadataBody, rfc3339, targetMetadataBody, targetsBody } from './targets-api.ts';
 import { registerPushRoutes } from './push-routes.ts';

@@ -12,7 +12,7 @@ import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import { fromWire, InternalError, type EngineError } from '../../engine/errors.ts';
 import { pack, unpack } from '../../engine/codec/msgpack.ts';
-import { SpscProducer, SpscRing } from '../../engine/codec/spsc-ring.ts';
+import { SpscProducer, SpscRing } from '../../engine/queue/spsc-ring.ts';
 import { STORE_DIR_NAME, WORKFLOW_WAL_DIR, WORKFLOW_WAL_RECORD_INGEST } from '../../engine/codec/format-ids.ts';
 import { Wal, type WalPosition } from '../../engine/wal/index.ts';
 import { type WorkflowReply, type WorkflowWorkerInit } from '../../workers/workflow-protocol.ts';

@@ -9,9 +9,9 @@ import type { CompileContext } from '../weight.ts';
 import type { AggSpec } from './agg-parser.ts';
 import { InvalidArgumentError } from '../../errors.ts';
 import { fielddataError } from '../sort.ts';
-import { NUMERIC_TYPES } from '../field-infos.ts';
+import { NUMERIC_TYPES } from '../../indexing/field-infos.ts';
 import { createBucketCollector } from './bucket-collectors.ts';
-import { DEFAULT_DATE_FORMAT, parseDate } from '../../postings/date-format.ts';
+import { DEFAULT_DATE_FORMAT, parseDate } from '../../analysis/date-format.ts';
 import { TopHitsCollector } from './top-hits.ts';
 import type { DocFetcher } from '../shard-search.ts';
 

@@ -3,7 +3,7 @@
  * `quarter`/`1q`, `year`/`1y`) round in the requested time zone; other intervals (`90m`, `2d`, milliseconds)
  * are fixed lengths, also aligned in local time, as ES 6's TimeZoneRounding does.
  */
-import { zoneOffsetAt } from '../../postings/date-format.ts';
+import { zoneOffsetAt } from '../../analysis/date-format.ts';
 import { parsingError } from '../query-parser.ts';
 
 const CAL: Record<string, string> = {

@@ -7,7 +7,7 @@ import protobuf from 'protobufjs';
 import { InvalidArgumentError } from '../errors.ts';
 import { compress, uncompress } from '../codec/snappy.ts';
 import type { Label } from '../tsdb/api.ts';
-import type { IngestSample } from './sample-sink.ts';
+import type { IngestSample } from '../scrape/sample-sink.ts';
 
 const SCHEMA = `
 syntax = "proto3";

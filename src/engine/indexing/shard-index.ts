@@ -4,13 +4,13 @@
  * hold the reader they started with, so writes and later refreshes never disturb them. Deleted docs keep
  * counting in term statistics until their segment is merged, as in Lucene.
  */
-import type { MappingJson, ShardIndexApi } from './api.ts';
-import { AnalyzerRegistry, expandSettings } from '../postings/analysis/analyzers.ts';
+import type { MappingJson, ShardIndexApi } from '../search/api.ts';
+import { AnalyzerRegistry, expandSettings } from '../analysis/analyzers.ts';
 import { SegmentBuilder } from '../postings/segment-builder.ts';
 import type { Segment } from '../postings/segment.ts';
 import { FieldInfos } from './field-infos.ts';
 import { DocIndexer } from './doc-indexer.ts';
-import { IndexReader } from './index-reader.ts';
+import { IndexReader } from '../search/index-reader.ts';
 import { mergeSegments } from '../postings/segment-merger.ts';
 
 interface Loc { seg: Segment | null; doc: number }

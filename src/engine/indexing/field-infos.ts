@@ -2,7 +2,7 @@
  * A flattened view of one type mapping: every leaf field (multi-fields included, `title.keyword`) with its
  * type, analyzers and nested scope, and every object/nested path. Built once per mapping object.
  */
-import type { FieldMappingJson, MappingJson } from './api.ts';
+import type { FieldMappingJson, MappingJson } from '../search/api.ts';
 
 export const NUMERIC_TYPES = new Set(['long', 'integer', 'short', 'byte', 'double', 'float', 'half_float', 'scaled_float']);
 export const INTEGER_TYPES = new Set(['long', 'integer', 'short', 'byte']);

@@ -5,7 +5,7 @@
  * `uppercase`, `stop`, `asciifolding`, `english_possessive`, `porter_stem`, `trim` filters, or a typed
  * built-in with options such as `stopwords`).
  */
-import { InvalidArgumentError } from '../../errors.ts';
+import { InvalidArgumentError } from '../errors.ts';
 import { TokenBuf } from './token-buf.ts';
 import { keywordTokenize, letterTokenize, standardTokenize, whitespaceTokenize } from './standard-tokenizer.ts';
 import { ikMaxWord, ikSmart } from './ik.ts';

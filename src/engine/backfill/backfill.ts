@@ -14,8 +14,8 @@
 import { createReadStream } from 'node:fs';
 import { InvalidArgumentError } from '../errors.ts';
 import type { FetchedSeries, Label } from '../tsdb/api.ts';
-import { ENTRY_EOF, ENTRY_SERIES, ExpositionParser } from './exposition-parser.ts';
-import { formatSeries } from './exposition.ts';
+import { ENTRY_EOF, ENTRY_SERIES, ExpositionParser } from '../exposition/exposition-parser.ts';
+import { formatSeries } from '../exposition/exposition.ts';
 
 export const BLOCK_RANGE_MS = 2 * 3600 * 1000;
 

@@ -8,10 +8,10 @@
  * oldest are dropped and counted, because unlike Prometheus this queue does not re-read the WAL.
  */
 import type { Label } from '../tsdb/api.ts';
-import type { RemoteWriteConfig } from './config.ts';
-import { relabel } from './relabel.ts';
+import type { RemoteWriteConfig } from '../scrape/config.ts';
+import { relabel } from '../scrape/relabel.ts';
 import { encodeWriteRequest } from './remote-write-codec.ts';
-import type { IngestSample } from './sample-sink.ts';
+import type { IngestSample } from '../scrape/sample-sink.ts';
 
 export type PostFn = (url: string, body: Uint8Array, headers: Record<string, string>, timeoutMs: number) => Promise<{ status: number; text: string }>;
 

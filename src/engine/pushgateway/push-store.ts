@@ -7,11 +7,11 @@
  */
 import { InvalidArgumentError } from '../errors.ts';
 import type { Label } from '../tsdb/api.ts';
-import { ENTRY_EOF, ENTRY_SERIES, ExpositionParser } from './exposition-parser.ts';
+import { ENTRY_EOF, ENTRY_SERIES, ExpositionParser } from '../exposition/exposition-parser.ts';
 import {
   escapeHelp, formatSampleValue, formatSeries, recordMetadata, type MetricMetadata,
-} from './exposition.ts';
-import { toSortedLabels } from './relabel.ts';
+} from '../exposition/exposition.ts';
+import { toSortedLabels } from '../scrape/relabel.ts';
 
 interface Family { meta: MetricMetadata; samples: { labels: Label[]; v: number }[] }
 

@@ -5,9 +5,9 @@
  * already validated the source against the mapping before calling the index.
  */
 import { SegmentBuilder } from '../postings/segment-builder.ts';
-import { TokenBuf } from '../postings/analysis/token-buf.ts';
-import type { Analyzer, AnalyzerRegistry } from '../postings/analysis/analyzers.ts';
-import { parseDate, DEFAULT_DATE_FORMAT } from '../postings/date-format.ts';
+import { TokenBuf } from '../analysis/token-buf.ts';
+import type { Analyzer, AnalyzerRegistry } from '../analysis/analyzers.ts';
+import { parseDate, DEFAULT_DATE_FORMAT } from '../analysis/date-format.ts';
 import { type FieldInfo, type FieldInfos, INTEGER_TYPES, NUMERIC_TYPES } from './field-infos.ts';
 
 /** Gap between the positions of consecutive values of a multi-valued text field (ES default). */
