@@ -8,7 +8,7 @@ import { Piscina } from 'piscina';
 import { cpus } from 'node:os';
 import { packWithViews, transferList, unpackWithViews } from '../engine/codec/msgpack.ts';
 import { EngineError, fromWire, OverloadedError, formatMessage } from '../engine/errors.ts';
-import type { BatchMessage, CallResult, TaskCall, WorkerInit } from '../workers/protocol.ts';
+import type { BatchMessage, CallResult, OpArgs, OpName, OpResult, TaskCall, WorkerInit, WorkerTransport } from '../workers/protocol.ts';
 
 export interface ShardPoolOptions {
   workers: number;
@@ -41,7 +41,7 @@ export function workerExecArgv(): string[] {
   return hasTsx ? process.execArgv : [...process.execArgv, '--import', import.meta.resolve('tsx')];
 }
 
-export class ShardPool {
+export class ShardPool implements WorkerTransport {
   private readonly lanes: WorkerLane[] = [];
   private readonly maxPending: number;
   private readonly onWorkerError?: (workerId: number, err: unknown) => void;
@@ -80,12 +80,12 @@ export class ShardPool {
   }
 
   /** Runs `op` on worker `workerId`; rejects with the engine error the worker threw. */
-  call<T = unknown>(workerId: number, op: string, args: unknown): Promise<T> {
+  call<K extends OpName>(workerId: number, op: K, args: OpArgs<K>): Promise<OpResult<K>> {
     const lane = this.lanes[workerId];
     if (lane.inFlight + lane.queued.length >= this.maxPending) {
       return Promise.reject(new OverloadedError('OVERLOADED', formatMessage('OVERLOADED', [this.maxPending]), { workerId }));
     }
-    return new Promise<T>((resolve, reject) => {
+    return new Promise<OpResult<K>>((resolve, reject) => {
       lane.queued.push({ call: { op, args }, resolve, reject });
       if (!lane.scheduled) {
         lane.scheduled = true;
@@ -95,9 +95,9 @@ export class ShardPool {
   }
 
   /** Runs `op` on every worker; results in worker order. */
-  broadcast<T = unknown>(op: string, args: unknown): Promise<T[]> {
-    const out: Promise<T>[] = [];
-    for (let i = 0; i < this.lanes.length; i++) out.push(this.call<T>(i, op, args));
+  broadcast<K extends OpName>(op: K, args: OpArgs<K>): Promise<OpResult<K>[]> {
+    const out: Promise<OpResult<K>>[] = [];
+    for (let i = 0; i < this.lanes.length; i++) out.push(this.call(i, op, args));
     return Promise.all(out);
   }
 

@@ -1,9 +1,8 @@
 /** Process and worker figures for `/metrics`: memory, CPU, start time, shard worker queue depths. */
 import type { ShardPool } from './pool.ts';
+import type { WorkerFigures } from '../workers/protocol.ts';
 import type { SelfMetrics } from './self-metrics.ts';
 import { walThreadTotals } from '../engine/wal/index.ts';
-
-interface WorkerFigures { wal: { bytesWritten: number; fsyncs: number; records: number }; heapUsedBytes: number }
 
 export function registerProcessMetrics(metrics: SelfMetrics, pool: ShardPool): void {
   const startSeconds = Math.floor(Date.now() / 1000 - process.uptime());
@@ -18,7 +17,7 @@ export function registerProcessMetrics(metrics: SelfMetrics, pool: ShardPool): v
   let workers: WorkerFigures[] = [];
   metrics.addCollector(async () => {
     const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('worker stats timeout')), 1000).unref());
-    workers = await Promise.race([pool.broadcast<WorkerFigures>('core.stats', {}), timeout]);
+    workers = await Promise.race([pool.broadcast('core.stats', {}), timeout]);
   });
   const walTotal = (key: 'bytesWritten' | 'fsyncs' | 'records') => (): [string[], number][] => {
     const out: [string[], number][] = [[['main'], walThreadTotals()[key]]];

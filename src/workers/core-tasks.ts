@@ -1,14 +1,14 @@
 /** Tasks every worker answers whatever services are on: liveness and the figures `/metrics` shows. */
-import type { TaskTable } from './protocol.ts';
+import type { TaskSubset } from './protocol.ts';
 import { walThreadTotals } from '../engine/wal/index.ts';
 
-export const coreTasks: TaskTable = {
-  'core.ping': (args: { echo?: unknown }) => args?.echo ?? 'pong',
+export const coreTasks = {
+  'core.ping': (args) => args?.echo ?? 'pong',
   'core.stats': () => ({ wal: walThreadTotals(), heapUsedBytes: process.memoryUsage().heapUsed }),
   // Used by tests to prove a crashed worker is reported and replaced.
-  'core.crash': (args: { message?: string }, ctx) => {
+  'core.crash': (args, ctx) => {
     if (!ctx.options.allowCrashTask) throw new Error('core.crash is only enabled in tests');
     setImmediate(() => { throw new Error(args?.message ?? 'crash requested'); });
-    return new Promise(() => {});
+    return new Promise<never>(() => {});
   },
-};
+} satisfies TaskSubset;

@@ -6,24 +6,13 @@
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { MappingJson, ShardIndexFactory } from '../engine/search/api.ts';
+import type { ShardIndexFactory } from '../engine/search/api.ts';
 import { DocShard } from '../engine/documents/doc-shard.ts';
 import { StoredShard } from '../engine/documents/shard-store.ts';
 import { refreshIntervalMs, type FlatSettings } from '../engine/documents/settings.ts';
-import type { DeleteOp, IndexOp, ShardStats, StoredDoc, UpdateOp, WriteResult, MappingNeeded } from '../engine/documents/doc-shard-types.ts';
-import { toWire, type WireError } from '../engine/errors.ts';
-import type { TaskTable, WorkerInit } from './protocol.ts';
-
-export interface ShardMeta { name: string; type: string; mapping: MappingJson; mappingVersion: number; settings: FlatSettings }
-export interface ShardKey { uuid: string; shard: number }
-interface Call extends ShardKey { mv: number; meta?: ShardMeta }
-
-export type WriteItem =
-  | { action: 'index' | 'create'; op: IndexOp }
-  | { action: 'delete'; op: DeleteOp }
-  | { action: 'update'; op: UpdateOp };
-
-export type ItemOutcome = { ok: WriteResult } | { err: WireError } | MappingNeeded | { pending: true };
+import type { ShardStats, StoredDoc } from '../engine/documents/doc-shard-types.ts';
+import { toWire } from '../engine/errors.ts';
+import type { ItemOutcome, ShardCall, ShardListArgs, ShardMeta, Stale, TaskSubset, WorkerInit, WriteArgs } from './protocol.ts';
 
 // Translog records are not compressed: like ES's translog, they are short-lived and snappy costs ~8% of a
 // worker's indexing time for a file that a flush deletes anyway.
@@ -62,7 +51,7 @@ function startTimer(): void {
   timer.unref();
 }
 
-async function shardFor(c: Call, init: WorkerInit): Promise<Open | null> {
+async function shardFor(c: ShardCall, init: WorkerInit): Promise<Open | null> {
   tick();
   const key = `${c.uuid}/${c.shard}`;
   let cur = shards.get(key);
@@ -86,7 +75,7 @@ async function shardFor(c: Call, init: WorkerInit): Promise<Open | null> {
   return cur;
 }
 
-function openShard(key: string, c: Call, meta: ShardMeta, init: WorkerInit): Promise<Open> {
+function openShard(key: string, c: ShardCall, meta: ShardMeta, init: WorkerInit): Promise<Open> {
   return StoredShard.open(join(init.dataDir, 'es', 'indices', c.uuid, String(c.shard)), {
     indexName: meta.name, uuid: c.uuid, shard: c.shard, type: meta.type, mapping: meta.mapping,
     searchIndex: indexFactory ? indexFactory(nestedIndexSettings(meta.settings)) : null,
@@ -114,7 +103,7 @@ function nestedIndexSettings(flat: FlatSettings): Record<string, unknown> {
 }
 
 /** Applies every item in order (each changes memory before the next), then awaits their translog appends. */
-async function write(args: Call & { items: WriteItem[]; refresh?: 'true' | 'wait_for' }, init: WorkerInit): Promise<{ stale: true } | ItemOutcome[]> {
+async function write(args: WriteArgs, init: WorkerInit): Promise<Stale | ItemOutcome[]> {
   const o = await shardFor(args, init);
   if (!o) return { stale: true };
   const s = o.stored.shard;
@@ -147,14 +136,14 @@ function markForced(out: ItemOutcome[]): void {
   for (const r of out) if ('ok' in r && r.ok.result !== 'noop') r.ok.forcedRefresh = true;
 }
 
-async function get(args: Call & { id: string }, init: WorkerInit): Promise<{ stale: true } | { doc: StoredDoc | null }> {
+async function get(args: ShardCall & { id: string }, init: WorkerInit): Promise<Stale | { doc: StoredDoc | null }> {
   const o = await shardFor(args, init);
   if (!o) return { stale: true };
   return { doc: o.stored.shard.getDoc(args.id) };
 }
 
-async function eachOpen(args: { keys: Call[] }, init: WorkerInit, fn: (o: Open) => unknown): Promise<{ stale: true } | unknown[]> {
-  const out: unknown[] = [];
+async function eachOpen<T>(args: ShardListArgs, init: WorkerInit, fn: (o: Open) => T | Promise<T>): Promise<Stale | T[]> {
+  const out: T[] = [];
   for (const k of args.keys) {
     const o = await shardFor(k, init);
     if (!o) return { stale: true };
@@ -178,7 +167,7 @@ async function closeAll(): Promise<boolean> {
   return true;
 }
 
-export const docsTasks: TaskTable = {
+export const docsTasks = {
   'docs.write': write,
   'docs.get': get,
   'docs.refresh': (a, init) => eachOpen(a, init, (o) => { o.stored.shard.refresh(); o.lastRefresh = Date.now(); return true; }),
@@ -186,4 +175,4 @@ export const docsTasks: TaskTable = {
   'docs.stats': (a, init) => eachOpen(a, init, (o): ShardStats => o.stored.shard.stats(o.stored.storeBytes())),
   'docs.drop': dropIndex,
   'docs.closeAll': closeAll,
-};
+} satisfies TaskSubset;

@@ -2,34 +2,15 @@
  * `promql.eval`: evaluates a query next to the data in a shard worker, over the series the main thread
  * fetched for it, and returns the encoded `data` JSON so the HTTP thread only wraps the envelope.
  */
-import type { TaskTable } from './protocol.ts';
+import type { PromqlEvalReply, TaskSubset } from './protocol.ts';
 import { outOfBand } from '../engine/codec/msgpack.ts';
 import { parseExpr, instantQuery, rangeQuery, resultJsonOpen, matrixJson } from '../engine/promql/index.ts';
 import type { EngineOptions } from '../engine/promql/index.ts';
 import { MemQuerier } from '../engine/tsdb/mem-querier.ts';
 import { mergeSelected, mergeSeries } from '../engine/tsdb/packed-series.ts';
-import type { PackedSelect } from '../engine/tsdb/packed-series.ts';
 
-export interface PromqlEvalArgs {
-  query: string;
-  kind: 'instant' | 'range';
-  startMs: number;
-  endMs: number;
-  stepMs: number;
-  /** Absolute deadline (ms since the epoch) shared with the main thread. */
-  deadlineMs: number;
-  lookbackMs: number;
-  maxSamples: number;
-  defaultSubqueryStepMs: number;
-  /** Per selector range, every shard worker's reply (merged here, off the HTTP thread). */
-  selected: PackedSelect[][];
-}
-
-/** The encoded `data` object without its closing brace, as UTF-8 bytes (bytes cross threads without re-encoding). */
-export interface PromqlEvalReply { json: Uint8Array; evalMs: number; samples: number }
-
-export const promqlTasks: TaskTable = {
-  'promql.eval': (a: PromqlEvalArgs): PromqlEvalReply => {
+export const promqlTasks = {
+  'promql.eval': (a): PromqlEvalReply => {
     const started = performance.now();
     const expr = parseExpr(a.query);
     const series = mergeSeries(a.selected.map(mergeSelected));
@@ -46,4 +27,4 @@ export const promqlTasks: TaskTable = {
     // The encoded result (megabytes for a long range query) is transferred rather than copied through msgpack.
     return { json: outOfBand(json), evalMs: performance.now() - started, samples };
   },
-};
+} satisfies TaskSubset;

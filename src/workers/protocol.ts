@@ -1,11 +1,22 @@
 /**
- * Message shapes between the main thread and the shard workers. A task is a batch: every call the main
- * thread made for one worker during one event-loop turn, msgpack-encoded into one transferred buffer.
- * Calls in a batch start in order (so per-shard order is kept) and may complete concurrently (so their
- * WAL appends share one fsync).
+ * The contract between the main thread and the shard workers: every operation a worker answers, with its
+ * argument and result types, in one map (`WorkerOps`). `ShardPool.call` and the worker's task table are both
+ * typed from it, so a wrong operation name, argument or result is a compile error on either side
+ * (`test/architecture/protocol.test.ts` holds the `@ts-expect-error` cases).
+ *
+ * On the wire a task is a batch: every call the main thread made for one worker during one event-loop turn,
+ * msgpack-encoded into one transferred buffer. Calls in a batch start in order (so per-shard order is kept)
+ * and may complete concurrently (so their WAL appends share one fsync).
  */
 import type { WireError } from '../engine/errors.ts';
 import type { PackedMessage } from '../engine/codec/msgpack.ts';
+import type { MappingJson } from '../engine/search/api.ts';
+import type { FlatSettings } from '../engine/documents/settings.ts';
+import type { DeleteOp, IndexOp, MappingNeeded, ShardStats, StoredDoc, UpdateOp, WriteResult } from '../engine/documents/doc-shard-types.ts';
+import type { AnalyzeArgs, DfsStats, Query, SearchRequest, ShardHit, ShardResult, SortValue, Token } from '../engine/search/index.ts';
+import type { FetchedSeries, Labels } from '../engine/tsdb/api.ts';
+import type { PackedSelect } from '../engine/tsdb/packed-series.ts';
+import type { ShardStatus, TickResult, WalReplayStatus } from '../engine/tsdb/index.ts';
 
 /** What a worker thread is started with (Piscina `workerData`). */
 export interface WorkerInit {
@@ -16,10 +27,167 @@ export interface WorkerInit {
   options: Record<string, unknown>;
 }
 
-export interface TaskCall {
-  op: string;
-  args: unknown;
+/** A call that needs index metadata the worker may not have yet gets this back and is repeated with `meta`. */
+export interface Stale { stale: true }
+
+// ---- core ----
+
+export interface WorkerFigures { wal: { bytesWritten: number; fsyncs: number; records: number }; heapUsedBytes: number }
+
+// ---- documents ----
+
+export interface ShardMeta { name: string; type: string; mapping: MappingJson; mappingVersion: number; settings: FlatSettings }
+export interface ShardKey { uuid: string; shard: number }
+/** Names a shard, the mapping version the caller holds, and (when the worker may lack it) the metadata. */
+export interface ShardCall extends ShardKey { mv: number; meta?: ShardMeta }
+
+export type WriteItem =
+  | { action: 'index' | 'create'; op: IndexOp }
+  | { action: 'delete'; op: DeleteOp }
+  | { action: 'update'; op: UpdateOp };
+
+export type ItemOutcome = { ok: WriteResult } | { err: WireError } | MappingNeeded | { pending: true };
+
+export interface WriteArgs extends ShardCall { items: WriteItem[]; refresh?: 'true' | 'wait_for' }
+/** Per-shard maintenance over several shards of one worker; results in `keys` order. */
+export interface ShardListArgs { keys: ShardCall[] }
+
+// ---- search ----
+
+export interface SearchArgs extends ShardCall {
+  index: string; type?: string; boost?: number; req: SearchRequest; filter: Query | null; nowMs: number; shardCount: number;
+  stats?: DfsStats; scroll?: { key: string; keepAliveMs: number };
+  /** Two-phase search: keep the reader under this key for the fetch phase, return hits without sources. */
+  fetchKey?: string;
 }
+export interface FetchArgs extends ShardCall { key: string; hits: { doc: number; score: number; sort: SortValue[] | null }[] }
+export interface ScrollArgs extends ShardCall { key: string; offset: number; size: number; keepAliveMs: number }
+
+// ---- metrics (label sets travel as flat [name, value, …] arrays, samples as typed arrays) ----
+
+export interface MatcherWire { type: number; name: string; value: string }
+
+export interface TsdbOpenArgs {
+  retentionMs: number;
+  retentionBytes: number;
+  blockRangeMs?: number;
+  maxBlockDurationMs?: number;
+  walCompression?: boolean;
+}
+
+/**
+ * Label-set table of an append: entry i is a known series ref (`refs[i] > 0`, valid only for `epoch`) or its
+ * flat labels (`series[i]`, then `refs[i]` is 0). Samples point into the table with `sidx`.
+ */
+export interface AppendArgs { series: (string[] | null)[]; refs: Float64Array; epoch: number; sidx: Uint32Array; ts: Float64Array; vs: Float64Array }
+
+export interface AppendReply {
+  added: number; outOfOrder: number; duplicate: number; outOfBounds: number; firstError: string;
+  /** Ref per table entry (0 = unresolved) and the epoch they belong to. */
+  refs: number[];
+  epoch: number;
+  /** Table entries whose ref was not valid; their samples were not appended and must be resent with labels. */
+  unknown?: number[];
+}
+
+/** Selector sets and an inclusive millisecond window (label names/values, series, delete). */
+export interface SelectorRangeArgs { selectors: MatcherWire[][]; mint: number; maxt: number }
+
+export interface SelectArgs { matchers: MatcherWire[]; mint: number; maxt: number }
+
+/** Concatenated samples: series i owns `[offsets[i], offsets[i+1])` of t and v. */
+export interface SelectReply { labels: string[][]; offsets: Uint32Array; t: Float64Array; v: Float64Array }
+
+export interface PromqlEvalArgs {
+  query: string;
+  kind: 'instant' | 'range';
+  startMs: number;
+  endMs: number;
+  stepMs: number;
+  /** Absolute deadline (ms since the epoch) shared with the main thread. */
+  deadlineMs: number;
+  lookbackMs: number;
+  maxSamples: number;
+  defaultSubqueryStepMs: number;
+  /** Per selector range, every shard worker's reply (merged here, off the HTTP thread). */
+  selected: PackedSelect[][];
+}
+
+/** The encoded `data` object without its closing brace, as UTF-8 bytes (bytes cross threads without re-encoding). */
+export interface PromqlEvalReply { json: Uint8Array; evalMs: number; samples: number }
+
+export interface RulesEvalArgs {
+  query: string;
+  tMs: number;
+  series: FetchedSeries[];
+  lookbackMs: number;
+  maxSamples: number;
+  timeoutMs: number;
+}
+
+export interface RulesEvalSample { labels: Labels; v: number }
+
+/** Every operation a shard worker answers: `args` is what the caller sends, `result` what it gets back. */
+export interface WorkerOps {
+  'core.ping': { args: { echo?: unknown }; result: unknown };
+  'core.stats': { args: Record<string, never>; result: WorkerFigures };
+  /** Tests only (enabled by `allowCrashTask`): kills the worker thread. */
+  'core.crash': { args: { message?: string }; result: never };
+
+  'docs.write': { args: WriteArgs; result: Stale | ItemOutcome[] };
+  'docs.get': { args: ShardCall & { id: string }; result: Stale | { doc: StoredDoc | null } };
+  'docs.refresh': { args: ShardListArgs; result: Stale | boolean[] };
+  'docs.flush': { args: ShardListArgs; result: Stale | boolean[] };
+  'docs.stats': { args: ShardListArgs; result: Stale | ShardStats[] };
+  'docs.drop': { args: { uuid: string }; result: boolean };
+  'docs.closeAll': { args: Record<string, never>; result: boolean };
+
+  'search.query': { args: SearchArgs; result: Stale | ShardResult };
+  'search.dfs': { args: SearchArgs; result: Stale | DfsStats };
+  'search.fetch': { args: FetchArgs; result: { hits: ShardHit[] } | { missing: true } };
+  'search.scroll': { args: ScrollArgs; result: { hits: ShardHit[] } | { missing: true } };
+  'search.clearScroll': { args: ShardCall & { keys: string[] }; result: boolean[] };
+  'search.analyze': { args: AnalyzeArgs; result: { tokens: Token[] } };
+
+  'tsdb.open': { args: TsdbOpenArgs; result: WalReplayStatus };
+  'tsdb.append': { args: AppendArgs; result: AppendReply };
+  'tsdb.select': { args: SelectArgs; result: SelectReply };
+  'tsdb.selectPacked': { args: SelectArgs; result: PackedSelect };
+  'tsdb.labelNames': { args: SelectorRangeArgs; result: string[] };
+  'tsdb.labelValues': { args: SelectorRangeArgs & { name: string }; result: string[] };
+  'tsdb.series': { args: SelectorRangeArgs; result: string[][] };
+  'tsdb.deleteSeries': { args: SelectorRangeArgs; result: null };
+  'tsdb.cleanTombstones': { args: null; result: number };
+  'tsdb.snapshot': { args: { dir: string; withHead: boolean }; result: null };
+  'tsdb.status': { args: null; result: ShardStatus };
+  'tsdb.walReplay': { args: null; result: WalReplayStatus };
+  /** Block cutting, compaction and retention; carries the retention settings so a restarted worker gets them. */
+  'tsdb.tick': { args: Partial<TsdbOpenArgs> | null; result: TickResult[] };
+  'tsdb.reloadBlocks': { args: null; result: null };
+  'tsdb.close': { args: null; result: null };
+
+  'promql.eval': { args: PromqlEvalArgs; result: PromqlEvalReply };
+  'rules.eval': { args: RulesEvalArgs; result: RulesEvalSample[] };
+}
+
+export type OpName = keyof WorkerOps;
+export type OpArgs<K extends OpName> = WorkerOps[K]['args'];
+export type OpResult<K extends OpName> = WorkerOps[K]['result'];
+
+/** What calls workers: the real pool (`server/pool.ts`) or a test's in-process stand-in. */
+export interface WorkerTransport {
+  readonly size: number;
+  call<K extends OpName>(workerId: number, op: K, args: OpArgs<K>): Promise<OpResult<K>>;
+}
+
+/** A worker-side task: runs engine code for one call. May return a promise (e.g. waiting for fsync). */
+export type TaskHandler<K extends OpName> = (args: OpArgs<K>, ctx: WorkerInit) => OpResult<K> | Promise<OpResult<K>>;
+/** The whole op table: one handler per operation, none missing, none extra. */
+export type TaskTable = { [K in OpName]: TaskHandler<K> };
+/** One area's part of the table (`docs.*`, `tsdb.*`, …); `satisfies TaskSubset` checks each entry. */
+export type TaskSubset = Partial<TaskTable>;
+
+export interface TaskCall { op: OpName; args: unknown }
 
 /**
  * One batch on the wire: msgpack of `TaskCall[]` plus the typed arrays marked `outOfBand`, whose buffers are
@@ -28,7 +196,3 @@ export interface TaskCall {
 export type BatchMessage = PackedMessage;
 
 export type CallResult = { ok: true; value: unknown } | { ok: false; error: WireError };
-
-/** A worker-side task: runs engine code for one call. May return a promise (e.g. waiting for fsync). */
-export type TaskHandler = (args: any, ctx: WorkerInit) => unknown;
-export type TaskTable = Record<string, TaskHandler>;

@@ -2,33 +2,21 @@
  * `rules.eval`: evaluates a rule's expression at one time next to the data the main thread fetched for it,
  * returning the instant vector (a scalar as one unlabelled sample) as plain samples.
  */
-import type { TaskTable } from './protocol.ts';
+import type { TaskSubset } from './protocol.ts';
 import { parseExpr } from '../engine/promql/parser.ts';
 import { instantQuery } from '../engine/promql/engine.ts';
 import { MemQuerier } from '../engine/tsdb/mem-querier.ts';
-import type { FetchedSeries, Labels } from '../engine/tsdb/api.ts';
 import { resultToVector } from '../engine/rules/query.ts';
 
-export interface RulesEvalArgs {
-  query: string;
-  tMs: number;
-  series: FetchedSeries[];
-  lookbackMs: number;
-  maxSamples: number;
-  timeoutMs: number;
-}
-
-export interface RulesEvalSample { labels: Labels; v: number }
-
-export const rulesTasks: TaskTable = {
-  'rules.eval': (a: RulesEvalArgs): RulesEvalSample[] => {
+export const rulesTasks = {
+  'rules.eval': (a) => {
     const q = new MemQuerier(a.series.map((s) => ({ labels: s.labels, t: toF64(s.t), v: toF64(s.v) })));
     const r = instantQuery(q, parseExpr(a.query), a.tMs, {
       lookbackMs: a.lookbackMs, maxSamples: a.maxSamples, timeoutMs: a.timeoutMs, defaultSubqueryStepMs: 60_000,
     });
     return resultToVector(r).map((s) => ({ labels: s.metric, v: s.v }));
   },
-};
+} satisfies TaskSubset;
 
 /** msgpack may hand typed arrays back as plain arrays or byte views; normalise to Float64Array. */
 function toF64(x: unknown): Float64Array {

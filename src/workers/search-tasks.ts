@@ -2,26 +2,15 @@
  * Worker adapters of the search API: the per-shard query+fetch phase, the dfs statistics phase, scroll
  * pages over a held reader, and `_analyze`. Installs the search index factory into the document shards.
  */
-import type { TaskTable, WorkerInit } from './protocol.ts';
+import type { SearchArgs, ShardCall, Stale, TaskSubset, WorkerInit } from './protocol.ts';
 import { docsTasks, getDocShard, setShardIndexFactory } from './docs-tasks.ts';
-import { ShardIndex } from '../engine/search/index.ts';
-import { fetchPhase, searchShard, type IndexReader, type ShardResult, type ShardSearchOptions, type SortValue } from '../engine/search/index.ts';
-import { collectDfs, GlobalStats, type DfsStats } from '../engine/search/index.ts';
-import type { SearchRequest } from '../engine/search/index.ts';
-import type { Query } from '../engine/search/index.ts';
-import type { MappingJson } from '../engine/search/index.ts';
-import { analyzeRequest, type AnalyzeArgs } from '../engine/search/index.ts';
-import { ScrollStore } from '../engine/search/index.ts';
+import {
+  analyzeRequest, collectDfs, fetchPhase, GlobalStats, ScrollStore, searchShard, ShardIndex,
+  type DfsStats, type IndexReader, type MappingJson, type SearchRequest, type ShardResult, type ShardSearchOptions,
+} from '../engine/search/index.ts';
 
 setShardIndexFactory((settings) => new ShardIndex(settings));
 
-interface ShardCall { uuid: string; shard: number; mv: number; meta?: unknown }
-interface SearchArgs extends ShardCall {
-  index: string; type?: string; boost?: number; req: SearchRequest; filter: Query | null; nowMs: number; shardCount: number;
-  stats?: DfsStats; scroll?: { key: string; keepAliveMs: number };
-  /** Two-phase search: keep the reader under this key for the fetch phase, return hits without sources. */
-  fetchKey?: string;
-}
 
 /** Query-phase readers awaiting their fetch phase (freed by the fetch, or after a minute). */
 const pendingFetch = new Map<string, { reader: IndexReader; req: SearchRequest; opts: ShardSearchOptions; timer: NodeJS.Timeout }>();
@@ -40,7 +29,7 @@ async function open(c: ShardCall, init: WorkerInit): Promise<{ index: ShardIndex
   return { index: s.searchIndex, mapping: s.mapping, getDoc: (id) => s!.getDoc(id) };
 }
 
-async function query(a: SearchArgs, init: WorkerInit): Promise<ShardResult | { stale: true }> {
+async function query(a: SearchArgs, init: WorkerInit): Promise<ShardResult | Stale> {
   const o = await open(a, init);
   if (!o) return { stale: true };
   const reader = o.index.reader(o.mapping);
@@ -59,26 +48,26 @@ async function query(a: SearchArgs, init: WorkerInit): Promise<ShardResult | { s
   return { ...all, hits: page };
 }
 
-async function dfs(a: SearchArgs, init: WorkerInit): Promise<DfsStats | { stale: true }> {
+async function dfs(a: SearchArgs, init: WorkerInit): Promise<DfsStats | Stale> {
   const o = await open(a, init);
   if (!o) return { stale: true };
   return collectDfs(o.index.reader(o.mapping), a.req, a.index, a.nowMs, a.filter);
 }
 
-export const searchTasks: TaskTable = {
+export const searchTasks = {
   'search.query': query,
   'search.dfs': dfs,
-  'search.scroll': (a: { key: string; offset: number; size: number; keepAliveMs: number }) => {
+  'search.scroll': (a) => {
     const hits = scrolls.page(a.key, a.offset, a.size, a.keepAliveMs);
-      return hits ? { hits } : { missing: true };
+    return hits ? { hits } : { missing: true as const };
   },
-  'search.clearScroll': (a: { keys: string[] }) => a.keys.map((k) => scrolls.delete(k)),
-  'search.fetch': (a: { key: string; hits: { doc: number; score: number; sort: SortValue[] | null }[] }) => {
+  'search.clearScroll': (a) => a.keys.map((k) => scrolls.delete(k)),
+  'search.fetch': (a) => {
     const p = pendingFetch.get(a.key);
-    if (!p) return { missing: true };
+    if (!p) return { missing: true as const };
     pendingFetch.delete(a.key);
     clearTimeout(p.timer);
     return { hits: a.hits.length ? fetchPhase(p.reader, p.req, a.hits, p.opts) : [] };
   },
-  'search.analyze': (a: AnalyzeArgs) => analyzeRequest(a),
-};
+  'search.analyze': (a) => analyzeRequest(a),
+} satisfies TaskSubset;

@@ -5,7 +5,7 @@
 import { move, transferableSymbol, valueSymbol, workerData } from 'piscina';
 import { packWithViews, transferList, unpackWithViews } from '../engine/codec/msgpack.ts';
 import { toWire } from '../engine/errors.ts';
-import type { BatchMessage, CallResult, TaskCall, WorkerInit } from './protocol.ts';
+import type { BatchMessage, CallResult, OpName, TaskCall, TaskHandler, WorkerInit } from './protocol.ts';
 import { TASKS } from './tasks.ts';
 
 const init = workerData as WorkerInit;
@@ -20,10 +20,11 @@ export default async function runBatch(message: BatchMessage): Promise<unknown> 
 }
 
 function start(call: TaskCall): CallResult | Promise<CallResult> {
-  const handler = TASKS[call.op];
+  // The batch was typed when the main thread built it; the op name is checked again here because bytes came in.
+  const handler = (Object.hasOwn(TASKS, call.op) ? TASKS[call.op] : undefined) as TaskHandler<OpName> | undefined;
   if (!handler) return { ok: false, error: toWire(new Error(`unknown worker op ${call.op}`)) };
   try {
-    const out = handler(call.args, init);
+    const out = handler(call.args as never, init);
     if (out instanceof Promise) return out.then(ok, fail);
     return ok(out);
   } catch (err) {

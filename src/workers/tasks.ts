@@ -1,6 +1,7 @@
 /**
  * The op table of the shard worker: every task module registers its handlers here under a
- * `<area>.<op>` name. Keep one import and one spread per area.
+ * `<area>.<op>` name. Keep one import and one spread per area; the `TaskTable` type makes a missing or
+ * unknown operation a compile error.
  */
 import type { TaskTable } from './protocol.ts';
 import { coreTasks } from './core-tasks.ts';

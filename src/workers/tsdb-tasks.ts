@@ -12,15 +12,14 @@ import { newMatcher } from '../engine/tsdb/api.ts';
 import { InvalidArgumentError } from '../engine/errors.ts';
 import { cleanTombstones, flushHead, headStatus, refreshBlocks, snapshot, tick, Tsdb } from '../engine/tsdb/index.ts';
 import { Wal } from '../engine/wal/index.ts';
-import type { TaskTable, WorkerInit } from './protocol.ts';
+import type { OpArgs, MatcherWire, SelectArgs, SelectReply, SelectorRangeArgs, TaskSubset, WorkerInit } from './protocol.ts';
 import { packSelect, type PackedSelect } from '../engine/tsdb/packed-series.ts';
 import { outOfBand } from '../engine/codec/msgpack.ts';
-import type { AppendArgs, AppendReply, MatcherWire, RangeArgs, SelectArgs, SelectReply, TsdbOpenArgs } from './tsdb-wire.ts';
 
 interface Shards { own: Tsdb; all: Tsdb[] }
 
 let opened: Promise<Shards> | null = null;
-let openArgs: TsdbOpenArgs = { retentionMs: 15 * 86_400_000, retentionBytes: 0 };
+let openArgs: OpArgs<'tsdb.open'> = { retentionMs: 15 * 86_400_000, retentionBytes: 0 };
 
 function tsdbRoot(ctx: WorkerInit): string {
   const p = ctx.options.tsdbPath as string | undefined;
@@ -112,7 +111,7 @@ async function selectPacked(a: SelectArgs, ctx: WorkerInit): Promise<PackedSelec
   return { ...p, refs: outOfBand(p.refs), lOff: outOfBand(p.lOff), offsets: outOfBand(p.offsets), t: outOfBand(p.t), v: outOfBand(p.v) };
 }
 
-async function labelNames(a: RangeArgs, ctx: WorkerInit): Promise<string[]> {
+async function labelNames(a: SelectorRangeArgs, ctx: WorkerInit): Promise<string[]> {
   const set = new Set<string>();
   const sets = a.selectors.length ? a.selectors.map(matchers) : [[]];
   for (const d of (await shards(ctx)).all) {
@@ -122,7 +121,7 @@ async function labelNames(a: RangeArgs, ctx: WorkerInit): Promise<string[]> {
   return [...set];
 }
 
-async function labelValues(a: RangeArgs & { name: string }, ctx: WorkerInit): Promise<string[]> {
+async function labelValues(a: SelectorRangeArgs & { name: string }, ctx: WorkerInit): Promise<string[]> {
   const set = new Set<string>();
   const sets = a.selectors.length ? a.selectors.map(matchers) : [[]];
   for (const d of (await shards(ctx)).all) {
@@ -132,7 +131,7 @@ async function labelValues(a: RangeArgs & { name: string }, ctx: WorkerInit): Pr
   return [...set];
 }
 
-async function series(a: RangeArgs, ctx: WorkerInit): Promise<string[][]> {
+async function series(a: SelectorRangeArgs, ctx: WorkerInit): Promise<string[][]> {
   const out: string[][] = [];
   const sets = a.selectors.map(matchers);
   for (const d of (await shards(ctx)).all) for (const ls of d.series(sets, a.mint, a.maxt)) out.push(flatLabels(ls));
@@ -145,12 +144,12 @@ async function forAll<T>(ctx: WorkerInit, fn: (d: Tsdb) => Promise<T>): Promise<
   return out;
 }
 
-export const tsdbTasks: TaskTable = {
-  'tsdb.open': async (a: TsdbOpenArgs, ctx) => {
+export const tsdbTasks = {
+  'tsdb.open': async (a, ctx) => {
     if (!opened) openArgs = a;
     return (await shards(ctx)).own.walReplay;
   },
-  'tsdb.append': async (a: AppendArgs, ctx): Promise<AppendReply> => {
+  'tsdb.append': async (a, ctx) => {
     const own = (await shards(ctx)).own;
     // Refs from another opening of the shard (worker restarted) mean nothing: treat them as unknown.
     const refs = a.epoch === own.epoch ? a.refs : new Float64Array(a.series.length).map((r) => (r > 0 ? -1 : 0));
@@ -162,22 +161,22 @@ export const tsdbTasks: TaskTable = {
   'tsdb.labelNames': labelNames,
   'tsdb.labelValues': labelValues,
   'tsdb.series': series,
-  'tsdb.deleteSeries': async (a: RangeArgs, ctx) => {
+  'tsdb.deleteSeries': async (a, ctx) => {
     const sets = a.selectors.map(matchers);
     await forAll(ctx, async (d) => { for (const ms of sets) await d.deleteSeries(ms, a.mint, a.maxt); });
     return null;
   },
-  'tsdb.cleanTombstones': async (_a: unknown, ctx) => (await forAll(ctx, cleanTombstones)).reduce((x, y) => x + y, 0),
-  'tsdb.snapshot': async (a: { dir: string; withHead: boolean }, ctx) => { await forAll(ctx, (d) => snapshot(d, a.dir, a.withHead)); return null; },
-  'tsdb.status': async (_a: unknown, ctx) => headStatus((await shards(ctx)).own),
-  'tsdb.walReplay': async (_a: unknown, ctx) => (await shards(ctx)).own.walReplay,
+  'tsdb.cleanTombstones': async (_a, ctx) => (await forAll(ctx, cleanTombstones)).reduce((x, y) => x + y, 0),
+  'tsdb.snapshot': async (a, ctx) => { await forAll(ctx, (d) => snapshot(d, a.dir, a.withHead)); return null; },
+  'tsdb.status': async (_a, ctx) => headStatus((await shards(ctx)).own),
+  'tsdb.walReplay': async (_a, ctx) => (await shards(ctx)).own.walReplay,
   /** Block cutting, compaction and retention; carries the retention settings so a restarted worker gets them. */
-  'tsdb.tick': async (a: Partial<TsdbOpenArgs> | null, ctx) => forAll(ctx, async (d) => {
+  'tsdb.tick': async (a, ctx) => forAll(ctx, async (d) => {
     if (a) d.setRetention(a);
     await refreshBlocks(d); // imported blocks appear within one tick, without a restart
     return tick(d);
   }),
-  'tsdb.reloadBlocks': async (_a: unknown, ctx) => { await forAll(ctx, refreshBlocks); return null; },
+  'tsdb.reloadBlocks': async (_a, ctx) => { await forAll(ctx, refreshBlocks); return null; },
   'tsdb.close': async () => {
     if (!opened) return null;
     const s = await opened;
@@ -185,4 +184,4 @@ export const tsdbTasks: TaskTable = {
     for (const d of s.all) await d.close();
     return null;
   },
-};
+} satisfies TaskSubset;

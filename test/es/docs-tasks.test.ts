@@ -8,9 +8,10 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { docsTasks, getDocShard } from '../../src/workers/docs-tasks.ts';
+import type { WriteItem } from '../../src/workers/protocol.ts';
 
 const meta = { name: 't', type: '_doc', mapping: { properties: { a: { type: 'keyword' } } }, mappingVersion: 1, settings: { 'index.number_of_shards': '1' } };
-const item = (id: string) => ({ action: 'index', op: { id, source: Buffer.from(`{"a":"${id}"}`) } });
+const item = (id: string): WriteItem => ({ action: 'index', op: { id, source: Buffer.from(`{"a":"${id}"}`) } });
 
 test('concurrent first writes to a shard open it once', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'docs-tasks-'));
@@ -22,11 +23,11 @@ test('concurrent first writes to a shard open it once', async () => {
     assert.equal(getDocShard('u1', 0)!.live, 8);
     assert.deepEqual(readdirSync(join(dataDir, 'es', 'indices', 'u1', '0', 'translog')), ['00000000']);
     assert.deepEqual(await docsTasks['docs.get']({ uuid: 'u1', shard: 0, mv: 2, id: '1' }, init), { stale: true }, 'newer mapping without meta');
-    await docsTasks['docs.closeAll']({}, init);
+    await docsTasks['docs.closeAll']();
     const again = (await docsTasks['docs.get']({ uuid: 'u1', shard: 0, mv: 1, meta, id: '7' }, init)) as { doc: { seqNo: number } };
     assert.equal(again.doc.seqNo >= 0, true);
     assert.equal(getDocShard('u1', 0)!.live, 8);
-    await docsTasks['docs.closeAll']({}, init);
+    await docsTasks['docs.closeAll']();
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -3,17 +3,19 @@
  * (through the same msgpack and error round trips as the real boundary), and a select over a MemQuerier.
  */
 import { TASKS } from '../../src/workers/tasks.ts';
+import type { OpArgs, OpName, OpResult, WorkerTransport } from '../../src/workers/protocol.ts';
 import { pack, unpack } from '../../src/engine/codec/msgpack.ts';
 import { fromWire, toWire } from '../../src/engine/errors.ts';
 import type { MemQuerier } from '../../src/engine/tsdb/mem-querier.ts';
 import { VAL_NONE, type FetchedSeries, type Matcher } from '../../src/engine/tsdb/api.ts';
 
-export function inProcessPool(size = 2): { size: number; call(w: number, op: string, args: unknown): Promise<unknown> } {
+export function inProcessPool(size = 2): WorkerTransport {
   return {
     size,
-    async call(_w, op, args) {
+    async call<K extends OpName>(_w: number, op: K, args: OpArgs<K>): Promise<OpResult<K>> {
+      const handler = TASKS[op] as (a: OpArgs<K>, ctx: { workerId: number; workerCount: number; dataDir: string; options: Record<string, unknown> }) => unknown;
       try {
-        return unpack(pack(await TASKS[op](unpack(pack(args)), { workerId: 0, workerCount: size, dataDir: '', options: {} })));
+        return unpack(pack(await handler(unpack(pack(args)), { workerId: 0, workerCount: size, dataDir: '', options: {} })));
       } catch (e) { throw fromWire(unpack(pack(toWire(e)))); }
     },
   };

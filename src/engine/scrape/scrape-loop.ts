@@ -4,7 +4,7 @@
  * parsing, honor_labels handling and metric relabelling run once per distinct series text), append,
  * then write the report series and staleness markers as Prometheus 2.42's `scrapeLoop` does.
  */
-import type { Label, Labels } from '../tsdb/api.ts';
+import type { Label } from '../tsdb/api.ts';
 import type { ScrapeConfig } from './config.ts';
 import { ENTRY_EOF, ENTRY_SERIES, ExpositionParser } from '../exposition/exposition-parser.ts';
 import { isOpenMetrics, recordMetadata, SCRAPE_ACCEPT, type MetricMetadata } from '../exposition/exposition.ts';

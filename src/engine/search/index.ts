@@ -8,6 +8,7 @@ export { fetchPhase, searchShard, type ShardHit, type ShardResult, type ShardSea
 export type { IndexReader } from './index-reader.ts';
 export { collectDfs, GlobalStats, mergeDfs, type DfsStats } from './dfs.ts';
 export { analyzeRequest, type AnalyzeArgs } from './analyze.ts';
+export type { Token } from '../analysis/token-buf.ts';
 export { ScrollStore } from './scroll-store.ts';
 export { parseSearchBodyText, parseSort, parseSourceFilter, parseTimeMs, type SearchRequest } from './search-request.ts';
 export { parseQuery } from './query-parser.ts';

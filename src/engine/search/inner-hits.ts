@@ -46,7 +46,7 @@ function nestedSource(raw: string, path: string, offset: number, spec: InnerHits
 
 export class InnerHitsFetcher {
   private readonly weights = new Map<NestedQ, Weight>();
-  constructor(private readonly ctx: CompileContext, private readonly reader: IndexReader, private readonly queries: NestedQ[]) {
+  constructor(ctx: CompileContext, private readonly reader: IndexReader, private readonly queries: NestedQ[]) {
     for (const q of queries) this.weights.set(q, compile(q.query, ctx, 1));
   }
 

@@ -2,6 +2,7 @@
 export { Tsdb, DEFAULT_BLOCK_RANGE_MS } from './db.ts';
 export type { AppendBatch, AppendResult, TsdbOptions, WalReplayStatus } from './db.ts';
 export { tick, cleanTombstones, snapshot, flushHead, refreshBlocks } from './db-maintenance.ts';
+export type { TickResult } from './db-maintenance.ts';
 export { writeBlock } from './block-writer.ts';
 export { headStatus } from './status.ts';
 export type { ShardStatus } from './status.ts';

@@ -12,7 +12,11 @@ import { countFields, mergeMapping } from '../../engine/documents/mapping.ts';
 import { illegalArgument } from '../../engine/documents/doc-errors.ts';
 import { numberOfShards, type FlatSettings } from '../../engine/documents/settings.ts';
 import { murmur3Utf16 } from '../../engine/documents/routing.ts';
-import type { ItemOutcome, WriteItem, ShardMeta } from '../../workers/docs-tasks.ts';
+import type { ItemOutcome, OpArgs, OpResult, ShardCall, ShardMeta, Stale, WriteItem } from '../../workers/protocol.ts';
+
+/** Worker operations addressed to one shard: they take a `ShardCall` and may answer `Stale`. */
+type ShardOp = 'docs.write' | 'docs.get' | 'docs.refresh' | 'docs.flush' | 'docs.stats' | 'search.query' | 'search.dfs' | 'search.fetch' | 'search.scroll' | 'search.clearScroll';
+type ShardOpArgs<K extends ShardOp> = Omit<OpArgs<K>, keyof ShardCall>;
 import type { ShardStats, StoredDoc } from '../../engine/documents/doc-shard-types.ts';
 
 export interface ResolvedIndex {
@@ -125,18 +129,18 @@ export class EsCluster {
   }
 
   /** Calls `op` on the worker owning the shard, sending metadata when the worker may lack it. */
-  async shardCall<T>(meta: IndexMeta, shard: number, op: string, args: Record<string, unknown>): Promise<T> {
+  async shardCall<K extends ShardOp>(meta: IndexMeta, shard: number, op: K, args: ShardOpArgs<K>): Promise<Exclude<OpResult<K>, Stale>> {
     const w = this.shardWorker(meta.uuid, shard);
     const key = `${w}/${meta.uuid}`;
-    const base = { ...args, uuid: meta.uuid, shard, mv: meta.mappingVersion };
+    const base = { ...args, uuid: meta.uuid, shard, mv: meta.mappingVersion } as OpArgs<K>;
     const withMeta = this.sent.get(key) !== meta.mappingVersion;
-    let r = await this.ctx.pool.call<T | { stale: true }>(w, op, withMeta ? { ...base, meta: this.shardMeta(meta) } : base);
+    let r = await this.ctx.pool.call(w, op, withMeta ? { ...base, meta: this.shardMeta(meta) } : base);
     if (withMeta) this.sent.set(key, meta.mappingVersion);
-    if (r && (r as { stale?: boolean }).stale === true) {
-      r = await this.ctx.pool.call<T | { stale: true }>(w, op, { ...base, meta: this.shardMeta(meta) });
+    if (isStale(r)) {
+      r = await this.ctx.pool.call(w, op, { ...base, meta: this.shardMeta(meta) });
       this.sent.set(key, meta.mappingVersion);
     }
-    return r as T;
+    return r as Exclude<OpResult<K>, Stale>;
   }
 
   /** Writes items to one shard, applying dynamic mapping updates between rounds. Outcomes in item order. */
@@ -145,7 +149,7 @@ export class EsCluster {
     let idx = items.map((_, i) => i);
     let m = meta;
     while (idx.length) {
-      const res = await this.shardCall<ItemOutcome[]>(m, shard, 'docs.write', { items: idx.map((i) => items[i]), refresh });
+      const res = await this.shardCall(m, shard, 'docs.write', { items: idx.map((i) => items[i]), refresh });
       const next: number[] = [];
       for (let j = 0; j < res.length; j++) {
         const r = res[j];
@@ -168,11 +172,11 @@ export class EsCluster {
   }
 
   getDoc(meta: IndexMeta, shard: number, id: string): Promise<StoredDoc | null> {
-    return this.shardCall<{ doc: StoredDoc | null }>(meta, shard, 'docs.get', { id }).then((r) => r.doc);
+    return this.shardCall(meta, shard, 'docs.get', { id }).then((r) => r.doc);
   }
 
   /** Runs a per-shard op (`docs.refresh`/`flush`/`stats`) over every shard of `metas`; results per index. */
-  async allShards<T>(metas: IndexMeta[], op: string): Promise<Map<string, T[]>> {
+  async allShards<K extends 'docs.refresh' | 'docs.flush' | 'docs.stats', T = Exclude<OpResult<K>, Stale>[number]>(metas: IndexMeta[], op: K): Promise<Map<string, T[]>> {
     const out = new Map<string, T[]>();
     const calls: Promise<void>[] = [];
     for (const m of metas) {
@@ -180,8 +184,8 @@ export class EsCluster {
       const arr: T[] = new Array(n);
       out.set(m.name, arr);
       for (let s = 0; s < n; s++) {
-        calls.push(this.shardCall<T[]>(m, s, op, { keys: [{ uuid: m.uuid, shard: s, mv: m.mappingVersion, meta: this.shardMeta(m) }] })
-          .then((r) => { arr[s] = Array.isArray(r) ? r[0] : (r as T); }));
+        calls.push(this.shardCall(m, s, op, { keys: [{ uuid: m.uuid, shard: s, mv: m.mappingVersion, meta: this.shardMeta(m) }] } as ShardOpArgs<K>)
+          .then((r) => { arr[s] = (r as T[])[0]; }));
       }
     }
     await Promise.all(calls);
@@ -189,7 +193,7 @@ export class EsCluster {
   }
 
   stats(metas: IndexMeta[]): Promise<Map<string, ShardStats[]>> {
-    return this.allShards<ShardStats>(metas, 'docs.stats');
+    return this.allShards(metas, 'docs.stats');
   }
 
   /** Deletes indices from the state and their shard files from the workers. */
@@ -209,4 +213,8 @@ export class EsCluster {
       for (const k of [...this.sent.keys()]) if (k.endsWith(`/${m.uuid}`)) this.sent.delete(k);
     }
   }
+}
+
+function isStale(r: unknown): r is Stale {
+  return typeof r === 'object' && r !== null && (r as { stale?: unknown }).stale === true;
 }

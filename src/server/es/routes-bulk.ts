@@ -10,7 +10,7 @@ import { numberOfReplicas, numberOfShards } from '../../engine/documents/setting
 import type { WriteResult } from '../../engine/documents/doc-shard-types.ts';
 import { validateTypeName } from '../../engine/documents/names.ts';
 import { validationFailed } from '../../engine/documents/doc-errors.ts';
-import type { ItemOutcome, WriteItem } from '../../workers/docs-tasks.ts';
+import type { ItemOutcome, WriteItem } from '../../workers/protocol.ts';
 import type { Router } from '../router.ts';
 import type { EsCluster } from './cluster.ts';
 import { itemError, JSON_HEADERS } from './errors.ts';

@@ -7,7 +7,7 @@ import { shardFor } from '../../engine/documents/routing.ts';
 import { numberOfReplicas, numberOfShards } from '../../engine/documents/settings.ts';
 import { filterSource, parseLossless, sourceFilterOf, stringifyLossless } from '../../engine/documents/source.ts';
 import { fromWire } from '../../engine/errors.ts';
-import type { ItemOutcome, WriteItem } from '../../workers/docs-tasks.ts';
+import type { ItemOutcome, WriteItem } from '../../workers/protocol.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
 import type { Params, Router } from '../router.ts';
 import type { EsCluster } from './cluster.ts';

@@ -73,12 +73,12 @@ export async function executeSearch(cluster: EsCluster, targets: ShardTarget[], 
   const shardCount = targets.length;
   let stats: DfsStats | undefined;
   if (o.dfs && targets.length > 0) {
-    const parts = await Promise.all(targets.map((t) => cluster.shardCall<DfsStats>(t.meta, t.shard, 'search.dfs', { index: t.index.name, req, filter: t.filter, nowMs: o.nowMs, shardCount })));
+    const parts = await Promise.all(targets.map((t) => cluster.shardCall(t.meta, t.shard, 'search.dfs', { index: t.index.name, req, filter: t.filter, nowMs: o.nowMs, shardCount })));
     stats = mergeDfs(parts);
   }
   // Several shards: query then fetch (only the final page's hits are fetched), as ES's query_then_fetch.
   const fetchId = !o.scroll && targets.length > 1 && req.size > 0 ? `f${++fetchSeq}` : null;
-  const settled = await Promise.allSettled(targets.map((t) => cluster.shardCall<ShardResult>(t.meta, t.shard, 'search.query', {
+  const settled = await Promise.allSettled(targets.map((t) => cluster.shardCall(t.meta, t.shard, 'search.query', {
     index: t.index.name, type: t.index.type ?? '_doc', boost: indexBoost(req, t.index.name), req, filter: t.filter, nowMs: o.nowMs, shardCount, stats,
     scroll: o.scroll ? { key: `${o.scroll.keyPrefix}/${t.order}`, keepAliveMs: o.scroll.keepAliveMs } : undefined,
     fetchKey: fetchId ? `${fetchId}/${t.order}` : undefined,
@@ -104,10 +104,10 @@ async function fetchPage(cluster: EsCluster, targets: ShardTarget[], perShard: (
   await Promise.all(targets.map(async (t) => {
     if (!perShard[t.order]) return;
     const idx = byShard.get(t.order) ?? [];
-    const r = await cluster.shardCall<{ hits?: ShardHit[] }>(t.meta, t.shard, 'search.fetch', {
+    const r = await cluster.shardCall(t.meta, t.shard, 'search.fetch', {
       key: `${fetchId}/${t.order}`, hits: idx.map((i) => ({ doc: out.hits[i].doc, score: out.hits[i].score, sort: out.hits[i].sort })),
     });
-    (r.hits ?? []).forEach((h, j) => { const i = idx[j]; out.hits[i] = { ...out.hits[i], ...h }; });
+    ('hits' in r ? r.hits : []).forEach((h, j) => { const i = idx[j]; out.hits[i] = { ...out.hits[i], ...h }; });
   }));
 }
 

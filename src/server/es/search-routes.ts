@@ -10,7 +10,7 @@ import type { EsCluster, ResolvedIndex } from './cluster.ts';
 import { boolParam, intParam } from './params.ts';
 import { bodyText, route } from './handler.ts';
 import { json, RawJson } from './json.ts';
-import { parseSearchBodyText, parseSort, parseSourceFilter, parseTimeMs, type SearchRequest } from '../../engine/search/index.ts';
+import { parseSearchBodyText, parseSort, parseSourceFilter, parseTimeMs, type AnalyzeArgs, type SearchRequest } from '../../engine/search/index.ts';
 import { parseJsonWithPos } from '../../engine/search/index.ts';
 import { InvalidArgumentError, EngineError, ParseError } from '../../engine/errors.ts';
 import { murmur3Utf16 } from '../../engine/documents/routing.ts';
@@ -164,7 +164,8 @@ export class SearchService {
       args.settings = r.settings; args.mapping = r.mapping; args.index = r.name;
       worker = this.cluster.shardWorker(r.uuid, 0);
     }
-    const out = await this.ctx.pool.call(worker, 'search.analyze', args);
+    // The engine checks the remaining fields' types (ES's errors for a wrong analyzer, filter or tokenizer).
+    const out = await this.ctx.pool.call(worker, 'search.analyze', args as unknown as AnalyzeArgs);
     return json(httpReq, 200, out);
   }
 }

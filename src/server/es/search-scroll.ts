@@ -9,7 +9,6 @@ import type { HttpRequest, HttpResponse } from '../http.ts';
 import type { Params } from '../router.ts';
 import type { EsCluster } from './cluster.ts';
 import type { SearchRequest } from '../../engine/search/index.ts';
-import type { ShardHit } from '../../engine/search/index.ts';
 import { parseTimeMs } from '../../engine/search/index.ts';
 import { EngineError, InvalidArgumentError } from '../../engine/errors.ts';
 import { executeSearch, hitComparator, sortKindsOf, type MergedHit, type SearchOutcome, type ShardTarget } from './search-exec.ts';
@@ -71,11 +70,11 @@ export class ScrollRegistry {
     const ka = httpReq.query.get('scroll') ?? (body.scroll as string | undefined);
     if (ka) s.keepAliveMs = this.keepAlive(ka);
     this.arm(s);
-    const pages = await Promise.all(s.targets.map((t, i) => this.cluster.shardCall<{ hits?: ShardHit[]; missing?: boolean }>(t.meta, t.shard, 'search.scroll',
+    const pages = await Promise.all(s.targets.map((t, i) => this.cluster.shardCall(t.meta, t.shard, 'search.scroll',
       { key: `${id}/${t.order}`, offset: s.offsets[i], size: s.req.size, keepAliveMs: s.keepAliveMs })));
-    if (pages.some((pg) => pg.missing)) { await this.free(id); throw new EngineError('SEARCH_CONTEXT_MISSING', `No search context found for id [${id}]`); }
+    if (pages.some((pg) => 'missing' in pg)) { await this.free(id); throw new EngineError('SEARCH_CONTEXT_MISSING', `No search context found for id [${id}]`); }
     const all: MergedHit[] = [];
-    pages.forEach((pg, i) => { for (const h of pg.hits ?? []) all.push({ ...h, indexName: s.targets[i].index.name, type: s.targets[i].index.type ?? '_doc', shardOrder: i }); });
+    pages.forEach((pg, i) => { if ('hits' in pg) for (const h of pg.hits) all.push({ ...h, indexName: s.targets[i].index.name, type: s.targets[i].index.type ?? '_doc', shardOrder: i }); });
     all.sort(hitComparator(s.req, sortKindsOf(s.req)));
     const hits = all.slice(0, s.req.size);
     this.consume(s, hits);

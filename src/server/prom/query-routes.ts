@@ -17,7 +17,7 @@ import type { FetchedSeries, Matcher } from '../../engine/tsdb/api.ts';
 import { MATCH_REGEXP, MATCH_NOT_REGEXP } from '../../engine/tsdb/api.ts';
 import { parseExpr, prettyExpr, typeOf, documentedType, selectorRanges, jsonString, translateGoRegex } from '../../engine/promql/index.ts';
 import type { Expr } from '../../engine/promql/index.ts';
-import type { PromqlEvalArgs, PromqlEvalReply } from '../../workers/promql-tasks.ts';
+import type { PromqlEvalArgs } from '../../workers/protocol.ts';
 import { packSelect } from '../../engine/tsdb/packed-series.ts';
 import type { PackedSelect } from '../../engine/tsdb/packed-series.ts';
 import { outOfBand } from '../../engine/codec/msgpack.ts';
@@ -68,7 +68,7 @@ export function registerQueryRoutes(router: Router, ctx: ServerContext, client: 
     const started = performance.now();
     const args = await prepare(client, expr, query, 'instant', t, t, 0, Date.now() + timeout, limits);
     const prepared = performance.now();
-    const reply = await ctx.pool.call<PromqlEvalReply>(pickWorker(), 'promql.eval', args);
+    const reply = await ctx.pool.call(pickWorker(), 'promql.eval', args);
     return wrap(reply.json, form.get('stats') ? statsJson(started, prepared, reply.evalMs, reply.samples) : '');
   }));
 
@@ -93,7 +93,7 @@ export function registerQueryRoutes(router: Router, ctx: ServerContext, client: 
     const stepMs = Math.round(step);
     const args = await prepare(client, expr, query, 'range', start, end, stepMs, Date.now() + timeout, limits);
     const prepared = performance.now();
-    const reply = await ctx.pool.call<PromqlEvalReply>(pickWorker(), 'promql.eval', args);
+    const reply = await ctx.pool.call(pickWorker(), 'promql.eval', args);
     return wrap(reply.json, form.get('stats') ? statsJson(started, prepared, reply.evalMs, reply.samples) : '');
   }));
 

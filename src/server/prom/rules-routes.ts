@@ -26,7 +26,7 @@ import type { GroupEnv } from '../../engine/rules/group.ts';
 import type { QueryFn } from '../../engine/rules/rule.ts';
 import { fetchPostJson, Notifier, toNotifierAlerts, type PostJson } from '../../engine/rules/notifier.ts';
 import { parseAlerting, type AlertingSetup } from '../../engine/rules/alerting-config.ts';
-import type { RulesEvalArgs, RulesEvalSample } from '../../workers/rules-tasks.ts';
+import type { RulesEvalArgs } from '../../workers/protocol.ts';
 
 /** What the rules need from the TSDB: the same append and select the scrape and query paths use. */
 export interface RulesStorage {
@@ -117,7 +117,7 @@ function workerQuery(ctx: ServerContext, storage: RulesStorage): QueryFn {
       query: formatExpr(expr), tMs, series: mergeSeries(fetched), lookbackMs, timeoutMs, maxSamples: ctx.flags['query.max-samples'],
     };
     next = (next + 1) % ctx.pool.size;
-    const out = await ctx.pool.call<RulesEvalSample[]>(next, 'rules.eval', args);
+    const out = await ctx.pool.call(next, 'rules.eval', args);
     return out.map((s) => ({ metric: s.labels, t: tMs, v: s.v }));
   };
 }

@@ -8,13 +8,11 @@ import type { FetchedSeries, Label, Labels, Matcher } from '../../engine/tsdb/ap
 import { compareLabels } from '../../engine/tsdb/api.ts';
 import { mergeSamples } from '../../engine/tsdb/packed-series.ts';
 import type { PackedSelect } from '../../engine/tsdb/packed-series.ts';
-import type { AppendArgs, AppendReply, MatcherWire, RangeArgs, SelectArgs, SelectReply, TsdbOpenArgs } from '../../workers/tsdb-wire.ts';
+import type { AppendArgs, MatcherWire, OpArgs, OpName, OpResult, SelectArgs, SelectorRangeArgs, TsdbOpenArgs, WorkerTransport } from '../../workers/protocol.ts';
 
 /** What the client needs of the shard pool (ShardPool satisfies it; tests may pass an in-process stand-in). */
-export interface TsdbTransport {
-  readonly size: number;
-  call<T = unknown>(workerId: number, op: string, args: unknown): Promise<T>;
-}
+/** The worker calls the client makes (the shard pool, or an in-process stand-in in tests). */
+export type TsdbTransport = WorkerTransport;
 
 export interface SampleIn { labels: Labels | Readonly<Record<string, string>>; t: number; v: number }
 
@@ -87,7 +85,7 @@ export class TsdbClient {
 
   /** Opens every shard (replaying its WAL); resolves when all are ready. */
   open(args: TsdbOpenArgs): Promise<WalReplayStatus[]> {
-    return this.all<WalReplayStatus>('tsdb.open', args);
+    return this.all('tsdb.open', args);
   }
 
   /**
@@ -131,7 +129,7 @@ export class TsdbClient {
     const vs = new Float64Array(g.vs.length);
     for (let k = 0; k < vs.length; k++) vs[k] = vals[g.vs[k]];
     const args: AppendArgs = { series, refs, epoch, sidx: Uint32Array.from(g.sidx), ts: Float64Array.from(g.ts), vs };
-    const reply = await this.pool.call<AppendReply>(w, 'tsdb.append', args);
+    const reply = await this.pool.call(w, 'tsdb.append', args);
     this.epochs[w] = reply.epoch;
     for (let j = 0; j < m; j++) if (reply.refs[j] > 0) { g.routes[j].ref = reply.refs[j]; g.routes[j].epoch = reply.epoch; }
     if (!reply.unknown?.length || !useRefs) return reply;
@@ -169,7 +167,7 @@ export class TsdbClient {
   /** Series matching `matchers` with their samples in `[mintMs, maxtMs]`, sorted by labels. */
   async select(matchers: readonly MatcherLike[], mintMs: number, maxtMs: number): Promise<FetchedSeries[]> {
     const args: SelectArgs = { matchers: wire(matchers), mint: mintMs, maxt: maxtMs };
-    const replies = await this.all<SelectReply>('tsdb.select', args);
+    const replies = await this.all('tsdb.select', args);
     const byKey = new Map<string, FetchedSeries[]>();
     for (const r of replies) {
       for (let i = 0; i < r.labels.length; i++) {
@@ -187,20 +185,20 @@ export class TsdbClient {
   /** Each worker's reply for the query path, undecoded (see `mergeSelected` for how they combine). */
   selectPacked(matchers: readonly MatcherLike[], mintMs: number, maxtMs: number): Promise<PackedSelect[]> {
     const args: SelectArgs = { matchers: wire(matchers), mint: mintMs, maxt: maxtMs };
-    return this.all<PackedSelect>('tsdb.selectPacked', args);
+    return this.all('tsdb.selectPacked', args);
   }
 
   async labelNames(selectors: readonly (readonly MatcherLike[])[], mintMs = -Infinity, maxtMs = Infinity): Promise<string[]> {
-    return union(await this.all<string[]>('tsdb.labelNames', this.range(selectors, mintMs, maxtMs)));
+    return union(await this.all('tsdb.labelNames', this.range(selectors, mintMs, maxtMs)));
   }
 
   async labelValues(name: string, selectors: readonly (readonly MatcherLike[])[], mintMs = -Infinity, maxtMs = Infinity): Promise<string[]> {
-    return union(await this.all<string[]>('tsdb.labelValues', { ...this.range(selectors, mintMs, maxtMs), name }));
+    return union(await this.all('tsdb.labelValues', { ...this.range(selectors, mintMs, maxtMs), name }));
   }
 
   /** Label sets of the series matching any selector with data in range, de-duplicated and sorted. */
   async series(selectors: readonly (readonly MatcherLike[])[], mintMs = -Infinity, maxtMs = Infinity): Promise<Labels[]> {
-    const replies = await this.all<string[][]>('tsdb.series', this.range(selectors, mintMs, maxtMs));
+    const replies = await this.all('tsdb.series', this.range(selectors, mintMs, maxtMs));
     const byKey = new Map<string, string[]>();
     for (const r of replies) for (const f of r) byKey.set(f.join('\xff'), f);
     return [...byKey.values()].map(toLabels).sort(compareLabels);
@@ -214,9 +212,9 @@ export class TsdbClient {
 
   async snapshot(dir: string, withHead: boolean): Promise<void> { await this.all('tsdb.snapshot', { dir, withHead }); }
 
-  status(): Promise<ShardStatus[]> { return this.all<ShardStatus>('tsdb.status', null); }
+  status(): Promise<ShardStatus[]> { return this.all('tsdb.status', null); }
 
-  walReplay(): Promise<WalReplayStatus[]> { return this.all<WalReplayStatus>('tsdb.walReplay', null); }
+  walReplay(): Promise<WalReplayStatus[]> { return this.all('tsdb.walReplay', null); }
 
   /** Block cutting, compaction and retention on every shard (with the retention settings to apply). */
   tick(retention: Partial<TsdbOpenArgs> | null = null): Promise<unknown[]> { return this.all('tsdb.tick', retention); }
@@ -226,13 +224,13 @@ export class TsdbClient {
 
   async close(): Promise<void> { await this.all('tsdb.close', null); }
 
-  private range(selectors: readonly (readonly MatcherLike[])[], mint: number, maxt: number): RangeArgs {
+  private range(selectors: readonly (readonly MatcherLike[])[], mint: number, maxt: number): SelectorRangeArgs {
     return { selectors: selectors.map(wire), mint, maxt };
   }
 
-  private all<T>(op: string, args: unknown): Promise<T[]> {
-    const out: Promise<T>[] = [];
-    for (let w = 0; w < this.pool.size; w++) out.push(this.pool.call<T>(w, op, args));
+  private all<K extends OpName>(op: K, args: OpArgs<K>): Promise<OpResult<K>[]> {
+    const out: Promise<OpResult<K>>[] = [];
+    for (let w = 0; w < this.pool.size; w++) out.push(this.pool.call(w, op, args));
     return Promise.all(out);
   }
 }

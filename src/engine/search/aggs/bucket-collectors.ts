@@ -206,7 +206,7 @@ class HistogramCollector implements AggCollector {
   private readonly src: ValuesSource;
   private readonly buckets: BucketSet;
   private readonly round: (v: number) => number;
-  constructor(private readonly spec: AggSpec, private readonly env: AggEnv) {
+  constructor(private readonly spec: AggSpec, env: AggEnv) {
     this.src = valuesSource(String(spec.params.field), env, spec.params.missing);
     this.buckets = new BucketSet(spec, env);
     if (spec.type === 'histogram') {
@@ -240,7 +240,7 @@ class RangeCollector implements AggCollector {
   private readonly src: ValuesSource;
   private readonly buckets: BucketSet;
   private readonly ranges: { key?: string; from: number | null; to: number | null; fromRaw: unknown; toRaw: unknown }[];
-  constructor(private readonly spec: AggSpec, private readonly env: AggEnv) {
+  constructor(private readonly spec: AggSpec, env: AggEnv) {
     this.src = valuesSource(String(spec.params.field), env, spec.params.missing);
     this.buckets = new BucketSet(spec, env);
     const conv = (v: unknown): number | null => {
