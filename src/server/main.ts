@@ -6,7 +6,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Flags } from './flags.ts';
+import { bytesOf, type Flags } from './flags.ts';
 import type { ServerContext, ServiceHooks } from './context.ts';
 import { ShardPool } from './pool.ts';
 import { SelfMetrics } from './self-metrics.ts';
@@ -131,6 +131,8 @@ function workerOptions(flags: Flags): Record<string, unknown> {
     walCompression: flags['storage.tsdb.wal-compression'],
     walSegmentSizeBytes: flags['wal.segment-size'],
     walRepair: flags['wal.repair'],
+    indexBufferBytes: bytesOf(flags['indices.memory.index_buffer_size']),
+    segmentCacheBytes: bytesOf(flags['indices.memory.segment_cache_size']),
     tsdbPath: flags['storage.tsdb.path'] ? resolve(flags['storage.tsdb.path']) : '',
     services: flags.services,
     allowCrashTask: process.env.TESSERA_TEST_HOOKS === '1',

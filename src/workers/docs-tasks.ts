@@ -6,24 +6,30 @@
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ShardIndexFactory } from '../engine/search/api.ts';
 import { DocShard } from '../engine/documents/doc-shard.ts';
 import { StoredShard } from '../engine/documents/shard-store.ts';
 import { refreshIntervalMs, type FlatSettings } from '../engine/documents/settings.ts';
 import type { ShardStats, StoredDoc } from '../engine/documents/doc-shard-types.ts';
+import { BlockCache, IndexingMemory, type SegmentReport } from '../engine/indexing/index.ts';
 import { toWire } from '../engine/errors.ts';
 import type { ItemOutcome, ShardCall, ShardListArgs, ShardMeta, Stale, TaskSubset, WorkerInit, WriteArgs } from './protocol.ts';
 
-// Translog records are not compressed: like ES's translog, they are short-lived and snappy costs ~8% of a
-// worker's indexing time for a file that a flush deletes anyway.
 interface Open { stored: StoredShard; mv: number; refreshMs: number | null; lastRefresh: number }
 
 const shards = new Map<string, Open>();
 const opening = new Map<string, Promise<Open>>();
-let indexFactory: ShardIndexFactory | null = null;
 
-/** Search installs the real ShardIndex factory at worker start; without one shards keep no search index. */
-export function setShardIndexFactory(f: ShardIndexFactory): void { indexFactory = f; }
+/** The worker's share of the node-wide budgets (flags `indices.memory.*`), created with the first shard. */
+let budgets: { cache: BlockCache; memory: IndexingMemory } | null = null;
+
+function workerBudgets(init: WorkerInit): { cache: BlockCache; memory: IndexingMemory } {
+  const per = (total: unknown, def: number): number => Math.max(1 << 20, Math.floor((typeof total === 'number' && total > 0 ? total : def) / init.workerCount));
+  budgets ??= {
+    cache: new BlockCache(per(init.options.segmentCacheBytes, 192 << 20)),
+    memory: new IndexingMemory(per(init.options.indexBufferBytes, 128 << 20)),
+  };
+  return budgets;
+}
 
 /** The open shard (for search tasks running on this worker), or undefined. */
 export function getDocShard(indexUuid: string, shardNum: number): DocShard | undefined {
@@ -76,10 +82,15 @@ async function shardFor(c: ShardCall, init: WorkerInit): Promise<Open | null> {
 }
 
 function openShard(key: string, c: ShardCall, meta: ShardMeta, init: WorkerInit): Promise<Open> {
+  const { cache, memory } = workerBudgets(init);
+  // Translog records are not compressed: like ES's translog, they are short-lived and snappy costs ~8% of a
+  // worker's indexing time for a file that a flush deletes anyway.
   return StoredShard.open(join(init.dataDir, 'es', 'indices', c.uuid, String(c.shard)), {
     indexName: meta.name, uuid: c.uuid, shard: c.shard, type: meta.type, mapping: meta.mapping,
-    searchIndex: indexFactory ? indexFactory(nestedIndexSettings(meta.settings)) : null,
-  }, { walCompression: false, walRepair: init.options.walRepair === true }).then(
+  }, {
+    cache, memory, indexSettings: nestedIndexSettings(meta.settings), walCompression: false, walRepair: init.options.walRepair === true,
+    onWarning: (m) => console.warn(m), onInfo: (m) => console.log(m),
+  }).then(
     (stored): Open => {
       const o: Open = { stored, mv: meta.mappingVersion, refreshMs: refreshIntervalMs(meta.settings), lastRefresh: Date.now() };
       shards.set(key, o);
@@ -172,7 +183,13 @@ export const docsTasks = {
   'docs.get': get,
   'docs.refresh': (a, init) => eachOpen(a, init, (o) => { o.stored.shard.refresh(); o.lastRefresh = Date.now(); return true; }),
   'docs.flush': (a, init) => eachOpen(a, init, async (o) => { await o.stored.flush(); return true; }),
-  'docs.stats': (a, init) => eachOpen(a, init, (o): ShardStats => o.stored.shard.stats(o.stored.storeBytes())),
+  'docs.stats': (a, init) => eachOpen(a, init, (o): ShardStats => o.stored.shard.stats(o.stored.translogBytes())),
+  'docs.segments': (a, init) => eachOpen(a, init, (o): SegmentReport[] => o.stored.shard.shardIndex.segments()),
+  'docs.forceMerge': (a, init) => eachOpen(a, init, async (o) => {
+    await o.stored.shard.shardIndex.forceMerge(a.maxNumSegments, a.onlyExpungeDeletes);
+    if (a.flush) await o.stored.flush();
+    return true;
+  }),
   'docs.drop': dropIndex,
   'docs.closeAll': closeAll,
 } satisfies TaskSubset;

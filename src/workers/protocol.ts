@@ -15,6 +15,7 @@ import type { FlatSettings } from '../engine/documents/settings.ts';
 import type { DeleteOp, IndexOp, MappingNeeded, ShardStats, StoredDoc, UpdateOp, WriteResult } from '../engine/documents/doc-shard-types.ts';
 import type { AnalyzeArgs, DfsStats, Query, SearchRequest, ShardHit, ShardResult, SortValue, Token } from '../engine/search/index.ts';
 import type { FetchedSeries, Labels } from '../engine/tsdb/api.ts';
+import type { SegmentReport } from '../engine/indexing/index.ts';
 import type { PackedSelect } from '../engine/tsdb/packed-series.ts';
 import type { ShardStatus, TickResult, WalReplayStatus } from '../engine/tsdb/index.ts';
 
@@ -51,6 +52,8 @@ export type ItemOutcome = { ok: WriteResult } | { err: WireError } | MappingNeed
 export interface WriteArgs extends ShardCall { items: WriteItem[]; refresh?: 'true' | 'wait_for' }
 /** Per-shard maintenance over several shards of one worker; results in `keys` order. */
 export interface ShardListArgs { keys: ShardCall[] }
+/** `_forcemerge`'s parameters. */
+export interface ForceMergeArgs extends ShardListArgs { maxNumSegments: number; onlyExpungeDeletes: boolean; flush: boolean }
 
 // ---- search ----
 
@@ -139,6 +142,8 @@ export interface WorkerOps {
   'docs.refresh': { args: ShardListArgs; result: Stale | boolean[] };
   'docs.flush': { args: ShardListArgs; result: Stale | boolean[] };
   'docs.stats': { args: ShardListArgs; result: Stale | ShardStats[] };
+  'docs.segments': { args: ShardListArgs; result: Stale | SegmentReport[][] };
+  'docs.forceMerge': { args: ForceMergeArgs; result: Stale | boolean[] };
   'docs.drop': { args: { uuid: string }; result: boolean };
   'docs.closeAll': { args: Record<string, never>; result: boolean };
 

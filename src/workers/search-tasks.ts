@@ -3,13 +3,12 @@
  * pages over a held reader, and `_analyze`. Installs the search index factory into the document shards.
  */
 import type { SearchArgs, ShardCall, Stale, TaskSubset, WorkerInit } from './protocol.ts';
-import { docsTasks, getDocShard, setShardIndexFactory } from './docs-tasks.ts';
+import { docsTasks, getDocShard } from './docs-tasks.ts';
 import {
-  analyzeRequest, collectDfs, fetchPhase, GlobalStats, ScrollStore, searchShard, ShardIndex,
+  analyzeRequest, collectDfs, fetchPhase, GlobalStats, ScrollStore, searchShard,
   type DfsStats, type IndexReader, type MappingJson, type SearchRequest, type ShardResult, type ShardSearchOptions,
 } from '../engine/search/index.ts';
-
-setShardIndexFactory((settings) => new ShardIndex(settings));
+import type { ShardIndex } from '../engine/indexing/index.ts';
 
 
 /** Query-phase readers awaiting their fetch phase (freed by the fetch, or after a minute). */
@@ -17,33 +16,44 @@ const pendingFetch = new Map<string, { reader: IndexReader; req: SearchRequest; 
 
 const scrolls = new ScrollStore();
 
+function releaseFetch(key: string): void {
+  const p = pendingFetch.get(key);
+  if (!p) return;
+  pendingFetch.delete(key);
+  clearTimeout(p.timer);
+  p.reader.release();
+}
+
 /** Opens the shard through the documents tasks (they own opening with metadata); null when stale. */
-async function open(c: ShardCall, init: WorkerInit): Promise<{ index: ShardIndex; mapping: MappingJson; getDoc: (id: string) => ReturnType<NonNullable<ReturnType<typeof getDocShard>>['getDoc']> } | null> {
+async function open(c: ShardCall, init: WorkerInit): Promise<{ index: ShardIndex; mapping: MappingJson } | null> {
   let s = getDocShard(c.uuid, c.shard);
   if (!s || c.meta) {
     const r = await docsTasks['docs.get']({ ...c, id: '' }, init) as { stale?: boolean };
     if (r?.stale) return null;
     s = getDocShard(c.uuid, c.shard);
   }
-  if (!s || !(s.searchIndex instanceof ShardIndex)) return null;
-  return { index: s.searchIndex, mapping: s.mapping, getDoc: (id) => s!.getDoc(id) };
+  if (!s) return null;
+  return { index: s.shardIndex, mapping: s.mapping };
 }
 
 async function query(a: SearchArgs, init: WorkerInit): Promise<ShardResult | Stale> {
   const o = await open(a, init);
   if (!o) return { stale: true };
   const reader = o.index.reader(o.mapping);
-  const opts = { index: a.index, type: a.type, boost: a.boost, nowMs: a.nowMs, filter: a.filter, fetch: o.getDoc, shardCount: a.shardCount, stats: a.stats ? new GlobalStats(a.stats) : undefined };
+  const opts = { index: a.index, type: a.type, boost: a.boost, nowMs: a.nowMs, filter: a.filter, shardCount: a.shardCount, stats: a.stats ? new GlobalStats(a.stats) : undefined };
   if (a.fetchKey) {
     const key = a.fetchKey;
-    const timer = setTimeout(() => pendingFetch.delete(key), 60_000);
+    // The reader stays open (its segments with it) until the fetch phase or a minute passes.
+    reader.acquire();
+    const timer = setTimeout(() => releaseFetch(key), 60_000);
     timer.unref();
     pendingFetch.set(key, { reader, req: a.req, opts, timer });
     return searchShard(reader, a.req, { ...opts, noFetch: true });
   }
   if (!a.scroll) return searchShard(reader, a.req, opts);
   const all = searchShard(reader, a.req, { ...opts, topN: reader.maxDoc(), noFetch: true });
-  scrolls.put(a.scroll.key, { reader, hits: all.hits, req: a.req, fetch: o.getDoc, index: a.index, nowMs: a.nowMs }, a.scroll.keepAliveMs);
+  reader.acquire();
+  scrolls.put(a.scroll.key, { reader, hits: all.hits, req: a.req, index: a.index, nowMs: a.nowMs }, a.scroll.keepAliveMs);
   const page = scrolls.page(a.scroll.key, 0, a.req.size)!;
   return { ...all, hits: page };
 }
@@ -65,9 +75,11 @@ export const searchTasks = {
   'search.fetch': (a) => {
     const p = pendingFetch.get(a.key);
     if (!p) return { missing: true as const };
-    pendingFetch.delete(a.key);
-    clearTimeout(p.timer);
-    return { hits: a.hits.length ? fetchPhase(p.reader, p.req, a.hits, p.opts) : [] };
+    try {
+      return { hits: a.hits.length ? fetchPhase(p.reader, p.req, a.hits, p.opts) : [] };
+    } finally {
+      releaseFetch(a.key);
+    }
   },
   'search.analyze': (a) => analyzeRequest(a),
 } satisfies TaskSubset;

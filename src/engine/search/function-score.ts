@@ -64,7 +64,7 @@ export function functionScoreWeight(ctx: CompileContext, q: FunctionScoreQuery, 
 }
 
 function fieldValueFactor(ctx: CompileContext, seg: Segment, doc: number, f: { field: string; factor: number; modifier: string; missing?: number }): number {
-  const dv = seg.numeric.get(f.field);
+  const dv = seg.numeric(f.field);
   let v: number;
   if (dv && dv.count(doc) > 0) v = dv.values[dv.start[doc]];
   else if (f.missing !== undefined) v = f.missing;

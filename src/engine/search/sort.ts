@@ -69,11 +69,11 @@ export class BoundSort {
     const mode = spec.mode ?? (spec.order === 'desc' ? 'max' : 'min');
     let v: SortValue = null;
     if (k === 'num') {
-      const dv = seg.numeric.get(spec.field);
+      const dv = seg.numeric(spec.field);
       if (dv && dv.count(doc) > 0) v = pickNumber(dv.values, dv.start[doc], dv.start[doc + 1], mode);
     } else {
-      const dv = seg.ordinals.get(spec.field);
-      if (dv && dv.count(doc) > 0) v = dv.ordTerms[mode === 'max' ? dv.ords[dv.start[doc + 1] - 1] : dv.ords[dv.start[doc]]];
+      const dv = seg.ordinals(spec.field);
+      if (dv && dv.count(doc) > 0) v = dv.lookupOrd(mode === 'max' ? dv.ords[dv.start[doc + 1] - 1] : dv.ords[dv.start[doc]]);
     }
     return v === null ? this.missingValue(i) : v;
   }

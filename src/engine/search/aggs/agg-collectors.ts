@@ -13,7 +13,6 @@ import { NUMERIC_TYPES } from '../../indexing/field-infos.ts';
 import { createBucketCollector } from './bucket-collectors.ts';
 import { DEFAULT_DATE_FORMAT, parseDate } from '../../analysis/date-format.ts';
 import { TopHitsCollector } from './top-hits.ts';
-import type { DocFetcher } from '../shard-search.ts';
 
 export type AggPartial = { name: string; type: string; [k: string]: any };
 
@@ -23,7 +22,7 @@ export interface AggCollector {
   partial(): AggPartial;
 }
 
-export interface AggEnv { ctx: CompileContext; shardCount: number; fetch: DocFetcher }
+export interface AggEnv { ctx: CompileContext; shardCount: number }
 
 /** The collectors of one aggregation level. */
 export class AggCollectors {
@@ -33,8 +32,8 @@ export class AggCollectors {
   partials(): AggPartial[] { return this.list.map((c) => c.partial()); }
 }
 
-export function createAggCollectors(specs: AggSpec[], ctx: CompileContext, shardCount: number, fetch: DocFetcher): AggCollectors {
-  const env: AggEnv = { ctx, shardCount, fetch };
+export function createAggCollectors(specs: AggSpec[], ctx: CompileContext, shardCount: number): AggCollectors {
+  const env: AggEnv = { ctx, shardCount };
   return new AggCollectors(specs.map((s) => createCollector(s, env)));
 }
 
@@ -84,11 +83,11 @@ export function valuesSource(field: string, env: AggEnv, missing?: unknown, valu
     values(doc: number, out: (number | string)[]): number {
       out.length = 0;
       if (seg && fi && kind === 'num') {
-        const dv = seg.numeric.get(field);
+        const dv = seg.numeric(field);
         if (dv) for (let i = dv.start[doc]; i < dv.start[doc + 1]; i++) out.push(dv.values[i]);
       } else if (seg && fi && kind === 'str') {
-        const dv = seg.ordinals.get(field);
-        if (dv) for (let i = dv.start[doc]; i < dv.start[doc + 1]; i++) out.push(dv.ordTerms[dv.ords[i]]);
+        const dv = seg.ordinals(field);
+        if (dv) for (let i = dv.start[doc]; i < dv.start[doc + 1]; i++) out.push(dv.lookupOrd(dv.ords[i]));
       }
       if (out.length === 0 && miss !== null) out.push(miss);
       return out.length;

@@ -324,9 +324,11 @@ class NestedCollector extends SingleBucket {
   }
   collect(doc: number, score: number): void {
     const seg = this.seg!;
+    if (!seg.hasNested) return;
+    const parentOf = seg.parentOf();
     let d = doc - 1;
-    while (d >= 0 && seg.parentOf[d] !== -1) d--;
-    for (let c = d + 1; c < doc; c++) if (seg.parentOf[c] === doc && seg.pathOf(c) === this.path) this.buckets.hit(this.b, c, score);
+    while (d >= 0 && parentOf[d] !== -1) d--;
+    for (let c = d + 1; c < doc; c++) if (parentOf[c] === doc && seg.pathOf(c) === this.path) this.buckets.hit(this.b, c, score);
   }
 }
 
@@ -337,7 +339,10 @@ class ReverseNestedCollector extends SingleBucket {
     const seg = this.seg!;
     const target = this.spec.params.path as string | undefined;
     let p = doc;
-    while (seg.parentOf[p] !== -1 && (target === undefined || seg.pathOf(p) !== target)) p = seg.parentOf[p];
+    if (seg.hasNested) {
+      const parentOf = seg.parentOf();
+      while (parentOf[p] !== -1 && (target === undefined || seg.pathOf(p) !== target)) p = parentOf[p];
+    }
     if (p === this.last && seg === this.lastSeg) return;
     this.last = p; this.lastSeg = seg;
     this.buckets.hit(this.b, p, score);
