@@ -75,7 +75,7 @@ const fp = new MemoryFieldPostings(terms, docStart, docs, freqs, posStart, Uint3
 const empty = new Uint8Array(0);
 const seg = new MemorySegment('_0', N, Array.from({ length: N }, (_, i) => String(i)), new Int32Array(N).fill(-1), new Array(N).fill(''),
   new Map([['body', fp]]), new Map(), new Map(), new Map(), new Array(N).fill(empty), new Array(N).fill(null),
-  new Float64Array(N), new Float64Array(N).fill(1), new Float64Array(N).fill(1));
+  new Float64Array(N), new Float64Array(N).fill(1), new Float64Array(N).fill(1), new Map());
 const infos = new FieldInfos({ properties: { body: { type: 'text' } } });
 const analyzers = new AnalyzerRegistry({});
 const reader = new IndexReader([seg], [null], infos, analyzers);

@@ -31,6 +31,13 @@ function workerBudgets(init: WorkerInit): { cache: BlockCache; memory: IndexingM
   return budgets;
 }
 
+/** The worker's segment cache and indexing buffer use (zeros before the first shard opens). */
+export function budgetUse(): { cacheBytes: number; cacheHits: number; cacheMisses: number; indexBufferBytes: number } {
+  if (!budgets) return { cacheBytes: 0, cacheHits: 0, cacheMisses: 0, indexBufferBytes: 0 };
+  const c = budgets.cache.stats();
+  return { cacheBytes: c.bytes, cacheHits: c.hits, cacheMisses: c.misses, indexBufferBytes: budgets.memory.usedBytes() };
+}
+
 /** The open shard (for search tasks running on this worker), or undefined. */
 export function getDocShard(indexUuid: string, shardNum: number): DocShard | undefined {
   return shards.get(`${indexUuid}/${shardNum}`)?.stored.shard;
@@ -44,13 +51,15 @@ function tick(): void {
   const now = Date.now();
   for (const o of shards.values()) {
     const s = o.stored.shard;
-    if (s.dirty && o.refreshMs !== null && now - o.lastRefresh >= o.refreshMs) { s.refresh(); o.lastRefresh = now; }
+    // Merged segments are published by the scheduled refresh too, so searches move off the merged inputs.
+    const due = s.dirty || s.shardIndex.mergedSinceRefresh;
+    if (due && o.refreshMs !== null && now - o.lastRefresh >= o.refreshMs) { s.refresh(); o.lastRefresh = now; }
     if (s.translogBytes > FLUSH_TRANSLOG_BYTES) void o.stored.flush();
   }
 }
 
-// Piscina parks an idle worker in a blocking Atomics.wait, so this timer only runs while tasks are in
-// flight; every task also calls tick() first, so a read never sees a refresh that is overdue.
+// The pool runs workers with `atomics: 'async'`, so this timer runs in an idle worker too; every task also calls
+// tick() first, so a read never sees a refresh that is overdue.
 function startTimer(): void {
   if (timer) return;
   timer = setInterval(tick, 100);

@@ -33,7 +33,13 @@ export interface Stale { stale: true }
 
 // ---- core ----
 
-export interface WorkerFigures { wal: { bytesWritten: number; fsyncs: number; records: number }; heapUsedBytes: number }
+export interface WorkerFigures {
+  wal: { bytesWritten: number; fsyncs: number; records: number };
+  /** The worker isolate's V8 heap in use and reserved, and the ArrayBuffer memory outside it. */
+  heapUsedBytes: number; heapTotalBytes: number; arrayBuffersBytes: number;
+  /** The documents engine's budgets in this worker: segment cache and indexing buffer use. */
+  documents: { cacheBytes: number; cacheHits: number; cacheMisses: number; indexBufferBytes: number };
+}
 
 // ---- documents ----
 

@@ -82,7 +82,7 @@ test('the shard index matches a naive model across refreshes, write-outs, flushe
     } finally {
       await si.close();
     }
-  }), { numRuns: 40 });
+  }), { numRuns: 60 });
   assert.ok(restarts > 0 && merges > 0, 'programs exercise restarts and merges');
 });
 

@@ -123,7 +123,8 @@ export class DocShard {
     const source = Buffer.allocUnsafeSlow(op.source.byteLength);
     source.set(op.source);
     const entry: DocEntry = { source, version, seqNo: this.maxSeqNo + 1, primaryTerm: PRIMARY_TERM, routing: op.routing };
-    this.apply(op.id, entry, doc, op.autoId === true);
+    // The version lookup above already found whether a live copy exists: the index need not look again.
+    this.apply(op.id, entry, doc, !live);
     const durable = this.log(REC_INDEX, entry, op.id);
     return { result: { result: live ? 'updated' : 'created', version, seqNo: entry.seqNo, primaryTerm: PRIMARY_TERM }, durable };
   }

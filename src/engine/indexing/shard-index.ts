@@ -18,11 +18,13 @@
 import { AnalyzerRegistry, expandSettings } from '../analysis/analyzers.ts';
 import { SegmentBuilder } from '../postings/segment-builder.ts';
 import type { MemorySegment } from '../postings/memory-segment.ts';
+import type { Segment } from '../postings/segment.ts';
 import type { MappingJson } from '../search/api.ts';
 import { IndexReader } from '../search/index-reader.ts';
 import type { BlockCache } from '../segments/block-cache.ts';
 import type { CommitPoint } from '../segments/commit-point.ts';
 import { DiskSegment } from '../segments/disk-segment.ts';
+import { bloomHash1, bloomHash2 } from '../segments/bloom-filter.ts';
 import { writeSegment } from '../segments/segment-writer.ts';
 import { DocIndexer } from './doc-indexer.ts';
 import { FieldInfos } from './field-infos.ts';
@@ -78,12 +80,18 @@ export class ShardIndex {
   private builder = new SegmentBuilder();
   /** Live buffered copy of each id: its root doc in the builder. */
   private bufferIds = new Map<string, number>();
+  /**
+   * The in-memory segment holding the live copy of each id that is in one (Elasticsearch's live version map):
+   * with `bufferIds` it answers every lookup of a recent write without a look at each in-memory segment, and
+   * it is bounded by the indexing buffer budget (entries leave when their segment is written to disk).
+   */
+  private memoryIds = new Map<string, SegmentEntry>();
   /** Deleted buffered docs (whole blocks). */
   private bufferDead: number[] = [];
   private entries: SegmentEntry[] = [];
   private current: IndexReader;
-  /** Counts of the published reader (what searches see), taken when it was published. */
-  private published = { docs: 0, deleted: 0, roots: 0, segments: 0 };
+  /** Per segment of the published reader: its counts as searches see them (taken when it was published). */
+  private published = new Map<Segment, { docs: number; deleted: number; roots: number }>();
   private mapping: MappingJson | null = null;
   private infos: FieldInfos;
   private indexer: DocIndexer;
@@ -92,6 +100,8 @@ export class ShardIndex {
   private mergeRun: Promise<void> | null = null;
   private closed = false;
   private writesSinceCheck = 0;
+  /** A merge finished since the last refresh: the next scheduled refresh should publish it (Lucene's isCurrent). */
+  mergedSinceRefresh = false;
   /** Set when background work hit an error that leaves the shard unusable (damaged files). */
   failure: Error | null = null;
   private readonly counters = { merges: 0, mergedDocs: 0, mergedBytes: 0, mergeMs: 0, refreshes: 0, flushes: 0 };
@@ -165,30 +175,21 @@ export class ShardIndex {
       for (let d = b - 1; d >= 0 && this.builder.isChild(d); d--) this.bufferDead.push(d);
       return true;
     }
-    for (let i = this.entries.length - 1; i >= 0; i--) {
-      const e = this.entries[i];
-      const doc = e.seg.lookupId(id);
-      if (doc >= 0 && e.isLive(doc)) { e.deleteBlock(doc); return true; }
-    }
-    return false;
+    if (!this.locate(id)) return false;
+    this.found.entry.deleteBlock(this.found.doc);
+    this.memoryIds.delete(id);
+    return true;
   }
 
   /** Version data of the live copy of `id` (real time: unrefreshed writes included), or null. */
   version(id: string): DocVersion | null {
     const b = this.bufferIds.get(id);
     if (b !== undefined) return { seqNo: this.builder.seqNo(b), version: this.builder.version(b), primaryTerm: this.builder.primaryTerm(b) };
-    for (let i = this.entries.length - 1; i >= 0; i--) {
-      const e = this.entries[i];
-      const disk = e.disk;
-      if (disk) {
-        const hit = disk.lookup(id);
-        if (hit && e.isLive(hit.doc)) return { seqNo: hit.seqNo, version: hit.version, primaryTerm: hit.primaryTerm };
-        continue;
-      }
-      const doc = e.seg.lookupId(id);
-      if (doc >= 0 && e.isLive(doc)) { const s = e.seg.stored(doc); return { seqNo: s.seqNo, version: s.version, primaryTerm: s.primaryTerm }; }
-    }
-    return null;
+    if (!this.locate(id)) return null;
+    const f = this.found;
+    if (f.seqNo >= 0) return { seqNo: f.seqNo, version: f.version, primaryTerm: f.primaryTerm };
+    const s = f.entry.seg.stored(f.doc);
+    return { seqNo: s.seqNo, version: s.version, primaryTerm: s.primaryTerm };
   }
 
   /** The live copy of `id` with its source (real-time GET), or null. */
@@ -197,14 +198,36 @@ export class ShardIndex {
     if (b !== undefined) {
       return { source: this.builder.storedSource(b)!, routing: this.builder.storedRouting(b), seqNo: this.builder.seqNo(b), version: this.builder.version(b), primaryTerm: this.builder.primaryTerm(b) };
     }
+    if (!this.locate(id)) return null;
+    const s = this.found.entry.seg.stored(this.found.doc);
+    return { source: s.source, routing: s.routing, seqNo: s.seqNo, version: s.version, primaryTerm: s.primaryTerm };
+  }
+
+  /** Where `locate` found the live copy (not re-entrant); seqNo etc. are -1 unless a disk `_id` entry gave them. */
+  private readonly found = { entry: null as unknown as SegmentEntry, doc: -1, seqNo: -1, version: -1, primaryTerm: -1 };
+
+  /**
+   * Finds the live copy of `id` in the segments (not the buffer): in-memory segments through `memoryIds`, disk
+   * segments through their `_id` dictionaries, the Bloom hashes computed once for all of them. Newest first.
+   */
+  private locate(id: string): boolean {
+    const f = this.found;
+    const mem = this.memoryIds.get(id);
+    if (mem !== undefined) {
+      f.entry = mem; f.doc = mem.seg.lookupId(id); f.seqNo = f.version = f.primaryTerm = -1;
+      return true;
+    }
+    const h1 = bloomHash1(id), h2 = bloomHash2(id);
     for (let i = this.entries.length - 1; i >= 0; i--) {
       const e = this.entries[i];
-      const doc = e.seg.lookupId(id);
-      if (doc < 0 || !e.isLive(doc)) continue;
-      const s = e.seg.stored(doc);
-      return { source: s.source, routing: s.routing, seqNo: s.seqNo, version: s.version, primaryTerm: s.primaryTerm };
+      const disk = e.disk;
+      if (disk === null) continue;
+      const hit = disk.lookupHashed(id, h1, h2);
+      if (hit === null || !e.isLive(hit.doc)) continue;
+      f.entry = e; f.doc = hit.doc; f.seqNo = hit.seqNo; f.version = hit.version; f.primaryTerm = hit.primaryTerm;
+      return true;
     }
-    return null;
+    return false;
   }
 
   // ── visibility ────────────────────────────────────────────────────────────
@@ -215,6 +238,7 @@ export class ShardIndex {
     this.cutBuffer(true);
     for (const e of this.entries) e.visible = true;
     this.publish();
+    this.mergedSinceRefresh = false;
     this.counters.refreshes++;
     this.maybeMerge();
   }
@@ -236,7 +260,7 @@ export class ShardIndex {
   /** The buffered docs as a new in-memory segment (visible or not), with buffered deletes applied. */
   private cutBuffer(visible: boolean): void {
     if (this.builder.docCount === 0) return;
-    const seg: MemorySegment = this.builder.build(this.files.newSegmentName());
+    const seg: MemorySegment = this.builder.build(this.files.newSegmentName(), this.bufferIds);
     let live: Uint8Array | null = null, delCount = 0, delRoots = 0;
     if (this.bufferDead.length) {
       live = new Uint8Array(seg.maxDoc).fill(1);
@@ -250,7 +274,9 @@ export class ShardIndex {
     }
     let roots = seg.maxDoc;
     if (seg.hasNested) { roots = 0; const p = seg.parentOf(); for (let d = 0; d < seg.maxDoc; d++) if (p[d] === -1) roots++; }
-    this.entries.push(new SegmentEntry(seg, roots, live, delCount, delRoots, visible));
+    const entry = new SegmentEntry(seg, roots, live, delCount, delRoots, visible);
+    this.entries.push(entry);
+    for (const id of this.bufferIds.keys()) this.memoryIds.set(id, entry);
     this.builder = new SegmentBuilder();
     this.bufferIds = new Map();
     this.bufferDead = [];
@@ -259,18 +285,53 @@ export class ShardIndex {
   /** Publishes the visible segments as the current reader (which holds them open until replaced). */
   private publish(): void {
     const segs = [], live = [];
-    const p = { docs: 0, deleted: 0, roots: 0, segments: 0 };
+    this.published = new Map();
     for (const e of this.entries) {
       if (!e.visible) continue;
       segs.push(e.seg);
       live.push(e.shareLive());
-      p.docs += e.liveDocs(); p.deleted += e.delCount; p.roots += e.liveRoots(); p.segments++;
+      this.published.set(e.seg, { docs: e.liveDocs(), deleted: e.delCount, roots: e.liveRoots() });
     }
-    this.published = p;
     const r = new IndexReader(segs, live, this.infos, this.analyzers);
     r.acquire();
     this.current.release();
     this.current = r;
+  }
+
+  /** Drops the live-version entries of in-memory segments that were written to disk (the disk `_id`s take over). */
+  private forgetMemoryIds(group: SegmentEntry[]): void {
+    for (const e of group) {
+      for (const id of (e.seg as MemorySegment).idsInMemory()) if (this.memoryIds.get(id) === e) this.memoryIds.delete(id);
+    }
+  }
+
+  /** The live docs the current reader shows for `e`'s segment (undefined when the reader does not show it). */
+  private publishedLive(e: SegmentEntry): Uint8Array | null | undefined {
+    const i = this.current.segments.indexOf(e.seg);
+    return i < 0 ? undefined : this.current.live[i];
+  }
+
+  /**
+   * Swaps the segments a write-out or merge replaced for their new segment in the current reader, so the
+   * reader stops holding them (in-memory segments' memory, merged segments' files). The new segment was written
+   * from the live docs the reader showed, so it shows exactly the same documents: nothing changes for searches.
+   */
+  private republishReplacing(old: Segment[], entry: SegmentEntry): void {
+    const r = this.current;
+    const at = r.segments.indexOf(old[0]);
+    if (at < 0) return;
+    const segs: Segment[] = [], lives: (Uint8Array | null)[] = [];
+    for (let i = 0; i < r.segments.length; i++) {
+      if (i === at) { segs.push(entry.seg); lives.push(null); continue; }
+      if (old.includes(r.segments[i])) continue;
+      segs.push(r.segments[i]); lives.push(r.live[i]);
+    }
+    for (const s of old) this.published.delete(s);
+    this.published.set(entry.seg, { docs: entry.seg.maxDoc, deleted: 0, roots: entry.numRoots });
+    const next = new IndexReader(segs, lives, this.infos, this.analyzers);
+    next.acquire();
+    r.release();
+    this.current = next;
   }
 
   // ── memory, disk, commits ─────────────────────────────────────────────────
@@ -328,7 +389,18 @@ export class ShardIndex {
    * carrying over deletes made while it was written. The group's entries stay readable throughout.
    */
   private async replaceWithDisk(group: SegmentEntry[], sync: boolean): Promise<void> {
-    const inputs = group.map((e) => ({ seg: e.seg, live: e.shareLive() }));
+    // Disk inputs are read through merge views (private caches), not the cache searches share.
+    // A write-out of in-memory segments the current reader shows writes the live docs the reader shows, so the
+    // reader can switch to the new segment at once (releasing their memory) without a document disappearing
+    // before a refresh; later deletes are carried over like those made during the write. A merge writes the
+    // current live docs (dropping every delete, as Lucene's merges do) and its inputs stay in the current
+    // reader until the next refresh.
+    const views = group.map((e) => e.disk?.mergeView() ?? null);
+    const writeOut = !group[0].seg.onDisk;
+    const inputs = group.map((e, k) => {
+      const shown = writeOut ? this.publishedLive(e) : undefined;
+      return { seg: views[k] ?? e.seg, live: shown === undefined ? e.shareLive() : shown };
+    });
     for (const e of group) { e.busy = true; e.seg.incRef(); }
     const started = performance.now();
     try {
@@ -344,8 +416,11 @@ export class ShardIndex {
       const rest = this.entries.filter((e) => !group.includes(e));
       rest.splice(Math.min(at, rest.length), 0, entry);
       this.entries = rest;
+      if (writeOut) this.forgetMemoryIds(group);
       for (const e of group) { e.disk?.openAll(); e.seg.decRef(); }
+      if (writeOut && entry.visible) this.republishReplacing(group.map((e) => e.seg), entry);
       if (group.every((e) => e.seg.onDisk)) {
+        this.mergedSinceRefresh = true;
         this.counters.merges++;
         this.counters.mergedDocs += written.info.maxDoc;
         this.counters.mergedBytes += disk.sizeBytes;
@@ -353,6 +428,7 @@ export class ShardIndex {
       }
       this.files.deleteUnreferenced(this.inUse());
     } finally {
+      for (const v of views) v?.close();
       for (const e of group) { e.busy = false; e.seg.decRef(); }
     }
   }
@@ -409,9 +485,11 @@ export class ShardIndex {
   stats(): IndexStats {
     let sizeBytes = 0;
     for (const e of this.entries) if (e.seg.onDisk) sizeBytes += e.seg.sizeBytes;
-    const c = this.counters, p = this.published;
+    const p = { docs: 0, deleted: 0, roots: 0 };
+    for (const c of this.published.values()) { p.docs += c.docs; p.deleted += c.deleted; p.roots += c.roots; }
+    const c = this.counters;
     return {
-      docs: p.docs, deleted: p.deleted, roots: p.roots, segments: p.segments, sizeBytes, memoryBytes: this.memoryBytes(),
+      docs: p.docs, deleted: p.deleted, roots: p.roots, segments: this.published.size, sizeBytes, memoryBytes: this.memoryBytes(),
       merges: { total: c.merges, current: this.mergeRun ? 1 : 0, totalDocs: c.mergedDocs, totalBytes: c.mergedBytes, totalTimeMs: Math.round(c.mergeMs) },
       refreshes: c.refreshes, flushes: c.flushes,
     };
@@ -421,7 +499,8 @@ export class ShardIndex {
     const committed = new Set(this.files.lastCommit?.segments.map((s) => s.name) ?? []);
     return this.entries.map((e) => ({
       name: e.seg.name, generation: parseInt(e.seg.name.slice(1), 36), docs: e.liveDocs(), deleted: e.delCount,
-      sizeBytes: e.seg.onDisk ? e.seg.sizeBytes : 0, memoryBytes: e.seg.onDisk ? 0 : e.seg.sizeBytes,
+      // A disk segment holds its `.tip` (term indexes, Bloom filter, stored-block index) in memory.
+      sizeBytes: e.seg.onDisk ? e.seg.sizeBytes : 0, memoryBytes: e.disk ? e.disk.info.fileBytes.tip : e.seg.sizeBytes,
       committed: committed.has(e.seg.name), search: e.visible, onDisk: e.seg.onDisk,
     }));
   }

@@ -11,7 +11,8 @@ import {
 } from './segment.ts';
 
 export class MemoryFieldPostings implements FieldPostings {
-  readonly termIds: Map<string, number>;
+  /** Term → id, built on the first lookup: a segment that is only written to disk never needs it. */
+  private termIds: Map<string, number> | null = null;
   readonly sumDocFreq: number;
   private readonly bitmaps: (Bitmap | undefined)[];
 
@@ -28,8 +29,6 @@ export class MemoryFieldPostings implements FieldPostings {
     readonly docCount: number,
     readonly sumTotalTermFreq: number,
   ) {
-    this.termIds = new Map();
-    for (let i = 0; i < terms.length; i++) this.termIds.set(terms[i], i);
     this.sumDocFreq = docs.length;
     this.bitmaps = new Array(terms.length);
   }
@@ -37,7 +36,14 @@ export class MemoryFieldPostings implements FieldPostings {
   get numTerms(): number { return this.terms.length; }
   get hasFreqs(): boolean { return this.freqs !== null; }
   get hasPositions(): boolean { return this.positions !== null; }
-  termId(term: string): number { return this.termIds.get(term) ?? -1; }
+  termId(term: string): number {
+    if (this.termIds === null) {
+      const m = new Map<string, number>();
+      for (let i = 0; i < this.terms.length; i++) m.set(this.terms[i], i);
+      this.termIds = m;
+    }
+    return this.termIds.get(term) ?? -1;
+  }
   term(t: number): string { return this.terms[t]; }
   docFreq(t: number): number { return this.docStart[t + 1] - this.docStart[t]; }
   totalTermFreq(t: number): number {
@@ -87,7 +93,6 @@ export class MemorySegment implements Segment {
   readonly sizeBytes: number;
   private readonly pathNames: string[];
   private readonly pathIds: Uint16Array;
-  private readonly idToDoc = new Map<string, number>();
 
   constructor(
     readonly name: string,
@@ -107,6 +112,8 @@ export class MemorySegment implements Segment {
     private readonly seqNos: Float64Array,
     private readonly versions: Float64Array,
     private readonly primaryTerms: Float64Array,
+    /** `_id` → root doc of its live copy (the builder's id map, handed over); deleted copies are not in it. */
+    private readonly idToDoc: Map<string, number>,
   ) {
     // A per-doc string array costs the GC a pointer per doc; a Uint16 id per doc does not.
     const pathIndex = new Map<string, number>([['', 0]]);
@@ -114,8 +121,6 @@ export class MemorySegment implements Segment {
     this.pathIds = new Uint16Array(maxDoc);
     let nested = false;
     for (let d = 0; d < maxDoc; d++) {
-      // Later docs win: an id updated inside one buffer has its newest copy last (older copies are deleted).
-      if (ids[d] !== '') this.idToDoc.set(ids[d], d);
       const p = nestedPaths[d];
       if (p === '') continue;
       nested = true;
@@ -139,6 +144,9 @@ export class MemorySegment implements Segment {
   pathOf(doc: number): string { return this.pathNames[this.pathIds[doc]]; }
   id(doc: number): string { return this.ids[doc]; }
   lookupId(id: string): number { return this.idToDoc.get(id) ?? -1; }
+
+  /** The `_id`s this segment held live when it was built. */
+  idsInMemory(): IterableIterator<string> { return this.idToDoc.keys(); }
   stored(doc: number): StoredFields {
     return {
       id: this.ids[doc], source: this.sources[doc] ?? new Uint8Array(0), routing: this.routings[doc],

@@ -6,14 +6,14 @@ import { encodeNorm } from './norms.ts';
 import { NumericDocValues, OrdinalDocValues } from './segment.ts';
 import { ArrayOrdinalTerms, MemoryFieldPostings, MemorySegment } from './memory-segment.ts';
 import type { TokenBuf } from '../analysis/token-buf.ts';
+import { TermHash } from './term-hash.ts';
 
 /**
  * One field's buffered tokens as a flat stream (term id, doc, position) in growable typed arrays, inverted by
  * a counting sort at build time: far less allocation than per-term JS arrays.
  */
 class FieldAcc {
-  readonly termIds = new Map<string, number>();
-  readonly terms: string[] = [];
+  readonly hash = new TermHash();
   tokTerm: Int32Array = new Int32Array(1024);
   tokDoc: Int32Array = new Int32Array(1024);
   tokPos: Int32Array = new Int32Array(1024);
@@ -22,11 +22,9 @@ class FieldAcc {
   lengths: Int32Array = new Int32Array(256);
   constructor(readonly withFreqs: boolean, readonly withNorms: boolean) {}
 
-  termId(t: string): number {
-    let id = this.termIds.get(t);
-    if (id === undefined) { id = this.terms.length; this.terms.push(t); this.termIds.set(t, id); }
-    return id;
-  }
+  get terms(): string[] { return this.hash.terms; }
+
+  termId(t: string): number { return this.hash.add(t); }
 
   add(term: number, doc: number, pos: number): void {
     if (this.n === this.tokTerm.length) {
@@ -152,7 +150,8 @@ export class SegmentBuilder {
     return fa;
   }
 
-  build(name: string): MemorySegment {
+  /** The buffer as an immutable segment; `idToDoc` maps each live `_id` to its root doc (kept by the caller). */
+  build(name: string, idToDoc: Map<string, number>): MemorySegment {
     const maxDoc = this.maxDoc;
     const fields = new Map<string, MemoryFieldPostings>();
     for (const [name, fa] of this.fields) fields.set(name, buildField(fa, maxDoc));
@@ -163,7 +162,7 @@ export class SegmentBuilder {
     const exists = new Map<string, Uint32Array>();
     for (const [name, e] of this.exists) exists.set(name, Uint32Array.from(e));
     return new MemorySegment(name, maxDoc, this.ids.slice(), Int32Array.from(this.parentOf), this.paths.slice(), fields, numeric, ordinals, exists,
-      this.sources.slice(), this.routings.slice(), Float64Array.from(this.seqNos), Float64Array.from(this.versions), Float64Array.from(this.primaryTerms));
+      this.sources.slice(), this.routings.slice(), Float64Array.from(this.seqNos), Float64Array.from(this.versions), Float64Array.from(this.primaryTerms), idToDoc);
   }
 
   /** Stored source of a buffered root doc (real-time GET before a refresh). */

@@ -10,13 +10,15 @@
 const BITS_PER_KEY = 10;
 const PROBES = 7;
 
-function hash1(s: string): number {
+/** First probe hash of an id (computed once per lookup, shared by every segment's filter). */
+export function bloomHash1(s: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 0x01000193); }
   return h >>> 0;
 }
 
-function hash2(s: string): number {
+/** Second (odd) probe hash of an id. */
+export function bloomHash2(s: string): number {
   let h = 0x9e3779b9 ^ s.length;
   for (let i = 0; i < s.length; i++) { h = Math.imul(h ^ s.charCodeAt(i), 0x85ebca6b); h ^= h >>> 13; }
   h = Math.imul(h ^ (h >>> 16), 0xc2b2ae35);
@@ -34,7 +36,7 @@ export class BloomFilter {
 
   add(key: string): void {
     const m = this.words.length * 32;
-    const a = hash1(key), b = hash2(key);
+    const a = bloomHash1(key), b = bloomHash2(key);
     for (let i = 0; i < PROBES; i++) {
       const bit = (a + Math.imul(i, b)) >>> 0;
       const k = bit % m;
@@ -44,8 +46,12 @@ export class BloomFilter {
 
   /** False: `key` is certainly absent. True: it may be present. */
   mayContain(key: string): boolean {
+    return this.mayContainHashed(bloomHash1(key), bloomHash2(key));
+  }
+
+  /** `mayContain` with the key's two hashes already computed. */
+  mayContainHashed(a: number, b: number): boolean {
     const m = this.words.length * 32;
-    const a = hash1(key), b = hash2(key);
     for (let i = 0; i < PROBES; i++) {
       const bit = (a + Math.imul(i, b)) >>> 0;
       const k = bit % m;

@@ -17,14 +17,17 @@ import {
   type Bitmap, type FieldPostings, NumericDocValues, OrdinalDocValues, RoaringBitmap32, type Segment,
   type StoredFields, type TermPostings,
 } from '../postings/segment.ts';
-import type { BlockCache } from './block-cache.ts';
-import { BloomFilter } from './bloom-filter.ts';
+import { BlockCache } from './block-cache.ts';
+import { BloomFilter, bloomHash1, bloomHash2 } from './bloom-filter.ts';
 import {
-  decodeDocList, decodeNested, decodeNumeric, decodeOrdinals, decodeOrdinalTerms, type NestedStructure, type PackedOrdinalTerms,
+  decodeDocList, decodeNested, decodeNumeric, decodeOrdinals, decodeOrdinalTerms, type NestedStructure,
 } from './doc-values-format.ts';
 import { decodeDocs, decodePositions } from './postings-format.ts';
 import { LazyFileReader, type RegionRef, SegmentFileReader } from './segment-file.ts';
-import { decodeSegmentIndexes, decodeSegmentInfo, type FieldMeta, SEGMENT_EXTENSIONS, type SegmentExtension, type SegmentIndexes, type SegmentInfo } from './segment-info.ts';
+import {
+  type ColumnMeta, decodeSegmentIndexes, decodeSegmentInfo, type FieldMeta, type OrdinalColumnMeta, SEGMENT_EXTENSIONS, type SegmentExtension,
+  type SegmentIndexes, type SegmentInfo,
+} from './segment-info.ts';
 import { StoredFieldsReader, type StoredEntry } from './stored-fields-format.ts';
 import { TermDictionaryReader } from './term-dictionary.ts';
 
@@ -54,6 +57,9 @@ function readWholeRegion(path: string, ext: 'si' | 'tip'): Uint8Array {
 
 let nextSegmentKey = 0;
 
+/** Private cache of a merge's view of one input: a term block and a column at a time is all it re-reads. */
+const MERGE_CACHE_BYTES = 4 * 1024 * 1024;
+
 /** `_id` lookup result: the doc and the version data stored with it. */
 export interface IdEntry { doc: number; seqNo: number; version: number; primaryTerm: number }
 
@@ -66,6 +72,10 @@ export class DiskSegment implements Segment {
   readonly info: SegmentInfo;
   private readonly files = new Map<SegmentExtension, LazyFileReader>();
   private readonly fieldByName = new Map<string, DiskFieldPostings>();
+  /** Column metadata by name (search resolves columns per segment; no scan of the `.si` lists). */
+  private readonly numericByName: Map<string, ColumnMeta>;
+  private readonly ordinalsByName: Map<string, OrdinalColumnMeta>;
+  private readonly existsByName: Map<string, ColumnMeta>;
   private readonly bloom: BloomFilter;
   private readonly ids: TermDictionaryReader;
   private readonly storedFields: StoredFieldsReader;
@@ -73,7 +83,7 @@ export class DiskSegment implements Segment {
   readonly key: string;
   private closed = false;
 
-  private constructor(readonly dir: string, info: SegmentInfo, indexes: SegmentIndexes, readonly cache: BlockCache) {
+  private constructor(readonly dir: string, info: SegmentInfo, private readonly indexes: SegmentIndexes, readonly cache: BlockCache) {
     this.info = info;
     this.name = info.name;
     this.maxDoc = info.maxDoc;
@@ -85,6 +95,9 @@ export class DiskSegment implements Segment {
     for (const ext of SEGMENT_EXTENSIONS) {
       this.files.set(ext, new LazyFileReader(segmentFile(dir, info.name, ext), MAGICS[ext], SEGMENT_MIN_VERSION, SEGMENT_VERSION));
     }
+    this.numericByName = new Map(info.numeric.map((c) => [c.name, c]));
+    this.ordinalsByName = new Map(info.ordinals.map((c) => [c.name, c]));
+    this.existsByName = new Map(info.exists.map((c) => [c.name, c]));
     this.bloom = new BloomFilter(indexes.bloomWords);
     this.ids = new TermDictionaryReader(this.file('ids'), indexes.ids, cache, this.key + 'id:');
     this.storedFields = new StoredFieldsReader(this.file('fdt'), indexes.stored, cache, this.key + 'st:');
@@ -111,6 +124,14 @@ export class DiskSegment implements Segment {
     return new DiskSegment(dir, info, indexes, cache);
   }
 
+  /**
+   * The same segment read for a merge: its own descriptors and a small private cache, so a merge streaming
+   * through every term and column does not evict what searches keep in the shared cache. Close it after use.
+   */
+  mergeView(): DiskSegment {
+    return new DiskSegment(this.dir, this.info, this.indexes, new BlockCache(MERGE_CACHE_BYTES));
+  }
+
   /** The reader of file `ext` (its descriptor opens on the first read). */
   file(ext: SegmentExtension): LazyFileReader { return this.files.get(ext)!; }
 
@@ -123,7 +144,7 @@ export class DiskSegment implements Segment {
   field(name: string): DiskFieldPostings | null { return this.fieldByName.get(name) ?? null; }
   numericNames(): readonly string[] { return this.info.numeric.map((c) => c.name); }
   numeric(name: string): NumericDocValues | null {
-    const c = this.info.numeric.find((x) => x.name === name);
+    const c = this.numericByName.get(name);
     if (!c) return null;
     return this.column(`n:${name}`, c.ref, (p) => {
       const dv = decodeNumeric(p, this.maxDoc, segmentFile(this.dir, this.name, 'dvd'), c.ref.off);
@@ -132,17 +153,20 @@ export class DiskSegment implements Segment {
   }
   ordinalNames(): readonly string[] { return this.info.ordinals.map((c) => c.name); }
   ordinals(name: string): OrdinalDocValues | null {
-    const c = this.info.ordinals.find((x) => x.name === name);
+    const c = this.ordinalsByName.get(name);
     if (!c) return null;
     return this.column(`o:${name}`, c.ref, (p) => {
-      const terms = new LazyOrdinalTerms(this, name, c.terms, c.termCount);
-      const dv = decodeOrdinals(p, this.maxDoc, terms, segmentFile(this.dir, this.name, 'dvd'), c.ref.off);
-      return { value: dv, bytes: dv.start.byteLength + dv.ords.byteLength };
+      // The terms come with the ords: a query reading ords almost always turns some into keys.
+      const path = segmentFile(this.dir, this.name, 'dvd');
+      const terms = decodeOrdinalTerms(this.file('dvd').readRegion(c.terms), path);
+      if (terms.size !== c.termCount) throw new CorruptionError(path, c.terms.off, `${terms.size} ordinal terms, segment info says ${c.termCount}`);
+      const dv = decodeOrdinals(p, this.maxDoc, terms, path, c.ref.off);
+      return { value: dv, bytes: dv.start.byteLength + dv.ords.byteLength + terms.byteLength };
     });
   }
   existsNames(): readonly string[] { return this.info.exists.map((c) => c.name); }
   exists(name: string): Uint32Array | null {
-    const c = this.info.exists.find((x) => x.name === name);
+    const c = this.existsByName.get(name);
     if (!c) return null;
     return this.column(`e:${name}`, c.ref, (p) => { const docs = decodeDocList(p); return { value: docs, bytes: docs.byteLength }; });
   }
@@ -169,7 +193,12 @@ export class DiskSegment implements Segment {
 
   /** The `_id` entry (doc and versions) of `id`, or null. */
   lookup(id: string): IdEntry | null {
-    if (!this.bloom.mayContain(id)) return null;
+    return this.lookupHashed(id, bloomHash1(id), bloomHash2(id));
+  }
+
+  /** `lookup` with the id's Bloom hashes already computed (one lookup across many segments). */
+  lookupHashed(id: string, h1: number, h2: number): IdEntry | null {
+    if (!this.bloom.mayContainHashed(h1, h2)) return null;
     const ord = this.ids.lookup(id);
     if (ord < 0) return null;
     return { doc: this.ids.value(ord, 0), seqNo: this.ids.value(ord, 1), version: this.ids.value(ord, 2), primaryTerm: this.ids.value(ord, 3) };
@@ -209,18 +238,6 @@ export class DiskSegment implements Segment {
   }
 }
 
-class LazyOrdinalTerms {
-  constructor(private readonly seg: DiskSegment, private readonly name: string, private readonly ref: RegionRef, readonly size: number) {}
-  private terms(): PackedOrdinalTerms {
-    return this.seg.column(`ot:${this.name}`, this.ref, (p) => {
-      const t = decodeOrdinalTerms(p, segmentFile(this.seg.dir, this.seg.name, 'dvd'));
-      if (t.size !== this.size) throw new CorruptionError(segmentFile(this.seg.dir, this.seg.name, 'dvd'), this.ref.off, `${t.size} ordinal terms, segment info says ${this.size}`);
-      return { value: t, bytes: t.byteLength };
-    });
-  }
-  term(ord: number): string { return this.terms().term(ord); }
-}
-
 /** Decoded postings of one term (what the cache holds). */
 interface DecodedPostings { docs: Uint32Array; freqs: Uint32Array | null; posStart: Uint32Array | null; positions: Uint32Array | null }
 
@@ -251,23 +268,44 @@ export class DiskFieldPostings implements FieldPostings {
   private decoded(t: number, withPositions: boolean): DecodedPostings {
     const seg = this.seg;
     const key = this.tag + (withPositions ? 'P' : 'D') + t;
+    const blob = this.dict.blob(t);
+    // Inline postings (rare terms) decode from the dictionary block at no I/O cost: not worth a cache entry.
+    if (blob !== null) return this.decodeInline(t, blob, withPositions);
     return seg.cache.get(key, () => {
       const df = this.dict.value(t, 0);
       const ref: RegionRef = { off: this.dict.value(t, 2), len: this.dict.value(t, 3) };
       const file = seg.file('doc');
       const docs = new Uint32Array(df);
       const freqs = this.hasFreqs ? new Uint32Array(df) : null;
-      decodeDocs(file.readRegion(ref), df, docs, freqs, file.path, ref.off);
+      const payload = file.readRegion(ref);
+      decodeDocs(payload, 0, payload.byteLength, df, docs, freqs, file.path, ref.off);
       let posStart: Uint32Array | null = null, positions: Uint32Array | null = null;
       if (withPositions && this.hasPositions && freqs) {
         const pref: RegionRef = { off: this.dict.value(t, 4), len: this.dict.value(t, 5) };
         const pf = seg.file('pos');
+        const pp = pf.readRegion(pref);
         posStart = new Uint32Array(df + 1);
-        positions = decodePositions(pf.readRegion(pref), freqs, df, posStart, pf.path, pref.off);
+        positions = decodePositions(pp, 0, pp.byteLength, freqs, df, posStart, pf.path, pref.off);
       }
       const bytes = 64 + docs.byteLength + (freqs?.byteLength ?? 0) + (posStart?.byteLength ?? 0) + (positions?.byteLength ?? 0);
       return { value: { docs, freqs, posStart, positions }, bytes };
     });
+  }
+
+  private decodeInline(t: number, blob: Uint8Array, withPositions: boolean): DecodedPostings {
+    const df = this.dict.value(t, 0);
+    const path = segmentFile(this.seg.dir, this.seg.name, 'tim');
+    let p = 0, docsLen = 0, shift = 0;
+    for (;;) { const b = blob[p++]; docsLen += (b & 0x7f) * 2 ** shift; if (b < 0x80) break; shift += 7; }
+    const docs = new Uint32Array(df);
+    const freqs = this.hasFreqs ? new Uint32Array(df) : null;
+    decodeDocs(blob, p, p + docsLen, df, docs, freqs, path, 0);
+    let posStart: Uint32Array | null = null, positions: Uint32Array | null = null;
+    if (withPositions && this.hasPositions && freqs) {
+      posStart = new Uint32Array(df + 1);
+      positions = decodePositions(blob, p + docsLen, blob.byteLength, freqs, df, posStart, path, 0);
+    }
+    return { docs, freqs, posStart, positions };
   }
 
   postings(t: number, withPositions: boolean): TermPostings {

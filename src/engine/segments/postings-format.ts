@@ -1,11 +1,17 @@
 /**
- * Encoding of one term's postings (docs/format.md "Document segments", `.doc` and `.pos` regions).
+ * Encoding of one term's postings (docs/format.md "Document segments", `.doc` and `.pos`).
  *
- * `.doc` payload: encoding u8, then
- *   - 0 (deltas): docFreq docs as uvarint deltas (the first from -1, so every delta is ≥ 1);
- *   - 1 (roaring): the docs as a roaring bitmap in the portable format (chosen when smaller: dense terms);
- *   then, for fields with frequencies, docFreq uvarints of freq-1.
- * `.pos` payload: for each posting in doc order, its freq positions as uvarint deltas (the first from 0).
+ * Docs payload: encoding u8, then
+ *   - 0 (deltas): per doc a uvarint; without frequencies it is the delta from the previous doc (the first from
+ *     -1, so every delta is ≥ 1); with frequencies it is delta·2 + 1 when the frequency is 1, delta·2 when it
+ *     is not, followed then by a uvarint of freq−2 (Lucene 3's doc/freq interleaving: a frequency of 1, the
+ *     common case, costs one bit);
+ *   - 1 (roaring): the docs as a roaring bitmap in the portable format (chosen when smaller: dense terms),
+ *     followed, with frequencies, by docFreq uvarints of freq−1.
+ * Positions payload: for each posting in doc order, its freq positions as uvarint deltas (the first from 0).
+ *
+ * Terms with few postings carry both payloads inline in their dictionary entry instead of regions of their own
+ * (INLINE_MAX_DOCS), which saves the region framing and pointers of the long tail of rare terms.
  *
  * Decoders fill caller-owned typed arrays; the hot loops are hand-written uvarint reads (32-bit values only).
  */
@@ -14,6 +20,9 @@ import { RoaringBitmap32 } from '../postings/segment.ts';
 
 export const POSTINGS_DELTAS = 0;
 export const POSTINGS_ROARING = 1;
+
+/** Terms with at most this many docs keep their postings inline in the term dictionary. */
+export const INLINE_MAX_DOCS = 16;
 
 /** Below this many docs a roaring bitmap is never smaller than deltas, so it is not even tried. */
 const ROARING_MIN_DOCS = 512;
@@ -41,7 +50,7 @@ export class VarintBuffer {
     this.ensure(5);
     const b = this.buf;
     let l = this.len;
-    while (x >= 0x80) { b[l++] = (x & 0x7f) | 0x80; x >>>= 7; }
+    while (x >= 0x80) { b[l++] = (x & 0x7f) | 0x80; x = x >>> 7; }
     b[l++] = x;
     this.len = l;
   }
@@ -53,54 +62,59 @@ export class VarintBuffer {
 }
 
 /**
- * Encodes docs[start..end) (ascending) and, when `freqs` is given, their frequencies into `out`.
- * Picks the smaller of deltas and roaring for large lists.
+ * Encodes docs[0..n) (ascending) and, when `freqs` is given, their frequencies into `out`. Picks the smaller
+ * of deltas and roaring for large lists.
  */
-export function encodeDocs(out: VarintBuffer, docs: Uint32Array, start: number, end: number, freqs: Uint32Array | null): void {
-  const n = end - start;
-  let useRoaring = false;
-  let bitmap: InstanceType<typeof RoaringBitmap32> | null = null;
+export function encodeDocs(out: VarintBuffer, docs: Uint32Array, n: number, freqs: Uint32Array | null): void {
   if (n >= ROARING_MIN_DOCS) {
-    bitmap = new RoaringBitmap32(docs.subarray(start, end));
+    const bitmap = new RoaringBitmap32(docs.subarray(0, n));
     bitmap.runOptimize();
-    // Deltas take at least one byte per doc; compare against that lower bound plus the wide gaps.
-    useRoaring = bitmap.getSerializationSizeInBytes(true) < deltaBytes(docs, start, end);
+    // Deltas take at least one byte per doc (plus frequencies); a bitmap wins for dense terms.
+    if (bitmap.getSerializationSizeInBytes(true) < deltaBytes(docs, n)) {
+      out.u8(POSTINGS_ROARING);
+      out.bytes(bitmap.serialize(true));
+      if (freqs) for (let i = 0; i < n; i++) out.uvarint(freqs[i] - 1);
+      return;
+    }
   }
-  if (useRoaring) {
-    out.u8(POSTINGS_ROARING);
-    out.bytes(bitmap!.serialize(true));
-  } else {
-    out.u8(POSTINGS_DELTAS);
-    let prev = -1;
-    for (let i = start; i < end; i++) { out.uvarint(docs[i] - prev); prev = docs[i]; }
+  out.u8(POSTINGS_DELTAS);
+  let prev = -1;
+  if (!freqs) {
+    for (let i = 0; i < n; i++) { out.uvarint(docs[i] - prev); prev = docs[i]; }
+    return;
   }
-  if (freqs) for (let i = start; i < end; i++) out.uvarint(freqs[i] - 1);
+  for (let i = 0; i < n; i++) {
+    const delta = docs[i] - prev;
+    prev = docs[i];
+    if (freqs[i] === 1) out.uvarint(delta * 2 + 1);
+    else { out.uvarint(delta * 2); out.uvarint(freqs[i] - 2); }
+  }
 }
 
-function deltaBytes(docs: Uint32Array, start: number, end: number): number {
-  let n = 0, prev = -1;
-  for (let i = start; i < end; i++) {
+function deltaBytes(docs: Uint32Array, n: number): number {
+  let bytes = 0, prev = -1;
+  for (let i = 0; i < n; i++) {
     const d = docs[i] - prev;
-    n += d < 0x80 ? 1 : d < 0x4000 ? 2 : d < 0x200000 ? 3 : d < 0x10000000 ? 4 : 5;
+    bytes += d < 0x80 ? 1 : d < 0x4000 ? 2 : d < 0x200000 ? 3 : d < 0x10000000 ? 4 : 5;
     prev = docs[i];
   }
-  return n;
+  return bytes;
 }
 
 /**
- * Decodes a `.doc` payload of `docFreq` postings into `docs` and (when non-null) `freqs`, both at least
- * docFreq long. `file`/`offset` name the region in errors.
+ * Decodes a docs payload (src[start..end)) of `docFreq` postings into `docs` and, when non-null, `freqs`
+ * (both at least docFreq long). `file`/`offset` name the region in errors.
  */
-export function decodeDocs(src: Uint8Array, docFreq: number, docs: Uint32Array, freqs: Uint32Array | null, file: string, offset: number): void {
-  let p = 1;
-  if (src[0] === POSTINGS_ROARING) {
-    // Portable format: the reader needs the exact serialized length, so it is the rest of the payload
-    // before the frequencies; deserialize and size-check against docFreq.
-    const bm = RoaringBitmap32.deserialize(Buffer.from(src.buffer, src.byteOffset + 1, src.byteLength - 1), true);
+export function decodeDocs(src: Uint8Array, start: number, end: number, docFreq: number, docs: Uint32Array, freqs: Uint32Array | null, file: string, offset: number): void {
+  let p = start + 1;
+  const enc = src[start];
+  if (enc === POSTINGS_ROARING) {
+    const bm = RoaringBitmap32.deserialize(Buffer.from(src.buffer, src.byteOffset + p, end - p), true);
     if (bm.size !== docFreq) throw new CorruptionError(file, offset, `postings hold ${bm.size} docs, dictionary says ${docFreq}`);
     bm.toUint32Array(docs.subarray(0, docFreq));
-    p = 1 + bm.getSerializationSizeInBytes(true);
-  } else if (src[0] === POSTINGS_DELTAS) {
+    p += bm.getSerializationSizeInBytes(true);
+    if (freqs) p = decodeUvarints(src, p, freqs, docFreq, 1);
+  } else if (enc === POSTINGS_DELTAS) {
     let prev = -1;
     for (let i = 0; i < docFreq; i++) {
       let b = src[p++], x = b & 0x7f;
@@ -108,14 +122,21 @@ export function decodeDocs(src: Uint8Array, docFreq: number, docs: Uint32Array, 
         if (b >= 0x80) { b = src[p++]; x |= (b & 0x7f) << 14;
           if (b >= 0x80) { b = src[p++]; x |= (b & 0x7f) << 21;
             if (b >= 0x80) { b = src[p++]; x += (b & 0x0f) * 0x10000000; } } } }
-      prev += x;
+      if (freqs === null) { prev += x; docs[i] = prev; continue; }
+      prev += Math.floor(x / 2);
       docs[i] = prev;
+      if ((x & 1) === 1) { freqs[i] = 1; continue; }
+      b = src[p++]; let f = b & 0x7f;
+      if (b >= 0x80) { b = src[p++]; f |= (b & 0x7f) << 7;
+        if (b >= 0x80) { b = src[p++]; f |= (b & 0x7f) << 14;
+          if (b >= 0x80) { b = src[p++]; f |= (b & 0x7f) << 21;
+            if (b >= 0x80) { b = src[p++]; f += (b & 0x0f) * 0x10000000; } } } }
+      freqs[i] = f + 2;
     }
   } else {
-    throw new CorruptionError(file, offset, `unknown postings encoding ${src[0]}`);
+    throw new CorruptionError(file, offset, `unknown postings encoding ${enc}`);
   }
-  if (freqs) p = decodeUvarints(src, p, freqs, docFreq, 1);
-  if (p > src.byteLength) throw new CorruptionError(file, offset, 'postings run past their region');
+  if (p > end) throw new CorruptionError(file, offset, 'postings run past their region');
 }
 
 /** Reads `n` uvarints from src at `p` into out[0..n), each plus `add`; returns the position after them. */
@@ -131,25 +152,25 @@ export function decodeUvarints(src: Uint8Array, p: number, out: Uint32Array, n: 
   return p;
 }
 
-/** Encodes the positions of postings [start, end) (posStart/positions as in `TermPostings`). */
-export function encodePositions(out: VarintBuffer, posStart: Uint32Array, positions: Uint32Array, start: number, end: number): void {
-  for (let i = start; i < end; i++) {
+/** Encodes the positions of postings [0, n) (posStart/positions as in `TermPostings`). */
+export function encodePositions(out: VarintBuffer, posStart: Uint32Array, positions: Uint32Array, n: number): void {
+  for (let i = 0; i < n; i++) {
     let prev = 0;
     for (let j = posStart[i]; j < posStart[i + 1]; j++) { out.uvarint(positions[j] - prev); prev = positions[j]; }
   }
 }
 
 /**
- * Decodes a `.pos` payload for postings with the given frequencies: fills `posStart` (docFreq+1 entries) and
- * returns the positions array.
+ * Decodes a positions payload (src[start..end)) for postings with the given frequencies: fills `posStart`
+ * (docFreq+1 entries) and returns the positions array.
  */
-export function decodePositions(src: Uint8Array, freqs: Uint32Array, docFreq: number, posStart: Uint32Array, file: string, offset: number): Uint32Array {
+export function decodePositions(src: Uint8Array, start: number, end: number, freqs: Uint32Array, docFreq: number, posStart: Uint32Array, file: string, offset: number): Uint32Array {
   let total = 0;
   for (let i = 0; i < docFreq; i++) { posStart[i] = total; total += freqs[i]; }
   posStart[docFreq] = total;
   const positions = new Uint32Array(total);
-  const p = decodeUvarints(src, 0, positions, total, 0);
-  if (p > src.byteLength) throw new CorruptionError(file, offset, 'positions run past their region');
+  const p = decodeUvarints(src, start, positions, total, 0);
+  if (p > end) throw new CorruptionError(file, offset, 'positions run past their region');
   for (let i = 0; i < docFreq; i++) {
     // Deltas restart at each posting.
     for (let j = posStart[i] + 1; j < posStart[i + 1]; j++) positions[j] += positions[j - 1];

@@ -21,7 +21,7 @@ import { NumericDocValues, OrdinalDocValues, type FieldPostings, type OrdinalTer
 import { BloomFilter } from './bloom-filter.ts';
 import { FIELD_TERM_ARITY, ID_TERM_ARITY, segmentFile } from './disk-segment.ts';
 import { encodeDocList, encodeNested, encodeNumeric, encodeOrdinals, encodeOrdinalTerms } from './doc-values-format.ts';
-import { encodeDocs, encodePositions, VarintBuffer } from './postings-format.ts';
+import { encodeDocs, encodePositions, INLINE_MAX_DOCS, VarintBuffer } from './postings-format.ts';
 import { SegmentFileWriter } from './segment-file.ts';
 import {
   type ColumnMeta, encodeSegmentIndexes, encodeSegmentInfo, type FieldMeta, type OrdinalColumnMeta, SEGMENT_EXTENSIONS,
@@ -171,6 +171,7 @@ class Writer {
   private readonly posBuf = new U32List();
   private readonly docBytes = new VarintBuffer();
   private readonly posBytes = new VarintBuffer();
+  private readonly inlineBytes = new VarintBuffer();
 
   /** Per input: its parentOf array, or null when it has no nested docs. */
   private readonly parents: (Int32Array | null)[] = [];
@@ -237,7 +238,7 @@ class Writer {
     }
     if (parts.length === 0) return null;
     const hasFreqs = parts.some((p) => p.hasFreqs), hasPositions = hasFreqs && parts.some((p) => p.hasPositions);
-    const tw = new TermDictionaryWriter(this.files.get('tim')!, FIELD_TERM_ARITY);
+    const tw = new TermDictionaryWriter(this.files.get('tim')!, FIELD_TERM_ARITY, true);
     const docFile = this.files.get('doc')!, posFile = this.files.get('pos')!;
     const cur: string[] = new Array(parts.length), ord = new Int32Array(parts.length);
     const heap = new TermHeap(cur);
@@ -262,17 +263,25 @@ class Writer {
       let ttf = 0;
       if (hasFreqs) for (let i = 0; i < docs.n; i++) ttf += freqs.a[i]; else ttf = docs.n;
       for (let i = 0; i < docs.n; i++) if (!seen[docs.a[i]]) { seen[docs.a[i]] = 1; docCount++; }
-      const dref = docFile.region(encodeDocsInto(this.docBytes, docs, hasFreqs ? freqs : null));
-      let poff = 0, plen = 0;
-      if (hasPositions) {
-        posStart.push(pos.n);
-        this.posBytes.reset();
-        encodePositions(this.posBytes, posStart.a, pos.a, 0, docs.n);
-        const pref = posFile.region(this.posBytes.buf.subarray(0, this.posBytes.len));
-        poff = pref.off; plen = pref.len;
+      this.docBytes.reset();
+      encodeDocs(this.docBytes, docs.a, docs.n, hasFreqs ? freqs.a : null);
+      this.posBytes.reset();
+      if (hasPositions) { posStart.push(pos.n); encodePositions(this.posBytes, posStart.a, pos.a, docs.n); }
+      vals[0] = docs.n; vals[1] = ttf - docs.n;
+      if (docs.n <= INLINE_MAX_DOCS) {
+        // Rare terms: both payloads in the dictionary entry (docs length first).
+        const blob = this.inlineBytes.reset();
+        blob.uvarint(this.docBytes.len);
+        blob.bytes(this.docBytes.buf.subarray(0, this.docBytes.len));
+        blob.bytes(this.posBytes.buf.subarray(0, this.posBytes.len));
+        vals[2] = vals[3] = vals[4] = vals[5] = 0;
+        tw.add(term, vals, blob.buf.subarray(0, blob.len));
+      } else {
+        const dref = docFile.region(this.docBytes.buf.subarray(0, this.docBytes.len));
+        vals[2] = dref.off; vals[3] = dref.len; vals[4] = 0; vals[5] = 0;
+        if (hasPositions) { const pref = posFile.region(this.posBytes.buf.subarray(0, this.posBytes.len)); vals[4] = pref.off; vals[5] = pref.len; }
+        tw.add(term, vals);
       }
-      vals[0] = docs.n; vals[1] = ttf - docs.n; vals[2] = dref.off; vals[3] = dref.len; vals[4] = poff; vals[5] = plen;
-      tw.add(term, vals);
       sumTtf += ttf; sumDf += docs.n; terms++;
       if ((terms & 127) === 0) await this.y.tick();
     }
@@ -398,10 +407,4 @@ class Writer {
     if (!any) return null;
     return this.files.get('dvd')!.region(encodeNested(parentOf, (d) => paths[d], this.maxDoc));
   }
-}
-
-function encodeDocsInto(buf: VarintBuffer, docs: U32List, freqs: U32List | null): Uint8Array {
-  buf.reset();
-  encodeDocs(buf, docs.a, 0, docs.n, freqs ? freqs.a : null);
-  return buf.buf.subarray(0, buf.len);
 }

@@ -6,7 +6,8 @@
  * data for `_id`.
  *
  * Block payload: count uvarint, then per entry: shared-prefix length uvarint (UTF-16 code units), suffix as
- * uvarint byte length + UTF-8, then `arity` uvarints (values < 2^53).
+ * uvarint byte length + UTF-8, then `arity` uvarints (values < 2^53), then — in dictionaries with blobs — a
+ * blob: uvarint byte length + 1 (0 = none) and the bytes (a field dictionary inlines rare terms' postings).
  *
  * The sparse index (each block's first term and region) is what stays in memory; looking a term up reads one
  * block, through the block cache.
@@ -22,6 +23,8 @@ const BLOCK_SHIFT = 6;
 export interface TermIndex {
   numTerms: number;
   arity: number;
+  /** Entries may carry a blob. */
+  blobs: boolean;
   firstTerms: string[];
   blockOff: number[];
   blockLen: number[];
@@ -33,12 +36,12 @@ export class TermDictionaryWriter {
   private prev = '';
   private readonly index: TermIndex;
 
-  constructor(private readonly file: SegmentFileWriter, arity: number) {
-    this.index = { numTerms: 0, arity, firstTerms: [], blockOff: [], blockLen: [] };
+  constructor(private readonly file: SegmentFileWriter, arity: number, blobs = false) {
+    this.index = { numTerms: 0, arity, blobs, firstTerms: [], blockOff: [], blockLen: [] };
   }
 
-  /** Appends `term` (greater than the previous one) with its `arity` values. */
-  add(term: string, values: ArrayLike<number>): void {
+  /** Appends `term` (greater than the previous one) with its `arity` values and, with blobs, its blob. */
+  add(term: string, values: ArrayLike<number>, blob: Uint8Array | null = null): void {
     if (this.count === 0) { this.index.firstTerms.push(term); this.prev = ''; }
     let shared = 0;
     const lim = Math.min(term.length, this.prev.length);
@@ -48,6 +51,10 @@ export class TermDictionaryWriter {
     this.w.uvarint(shared);
     this.w.str(term.slice(shared));
     for (let i = 0; i < this.index.arity; i++) this.w.uvarint(values[i]);
+    if (this.index.blobs) {
+      if (blob === null) this.w.uvarint(0);
+      else { this.w.uvarint(blob.byteLength + 1); this.w.bytes(blob); }
+    }
     this.prev = term;
     this.index.numTerms++;
     if (++this.count === TERMS_PER_BLOCK) this.flushBlock();
@@ -76,8 +83,8 @@ export class TermDictionaryWriter {
 
 function isHighSurrogate(c: number): boolean { return c >= 0xd800 && c <= 0xdbff; }
 
-/** A decoded block: its terms and their values (entry i's values at [i*arity, (i+1)*arity)). */
-export interface TermBlock { terms: string[]; values: Float64Array }
+/** A decoded block: its terms, their values (entry i's at [i*arity, (i+1)*arity)) and blobs (views). */
+export interface TermBlock { terms: string[]; values: Float64Array; blobs: (Uint8Array | null)[] | null }
 
 export class TermDictionaryReader {
   constructor(
@@ -99,17 +106,19 @@ export class TermDictionaryReader {
       const arity = this.index.arity;
       const terms: string[] = new Array(n);
       const values = new Float64Array(n * arity);
+      const blobs: (Uint8Array | null)[] | null = this.index.blobs ? new Array(n) : null;
       let prev = '';
       for (let i = 0; i < n; i++) {
         const shared = r.uvarint();
         const t = prev.slice(0, shared) + r.str();
         terms[i] = t;
         for (let k = 0; k < arity; k++) values[i * arity + k] = r.uvarint();
+        if (blobs) { const len = r.uvarint(); blobs[i] = len === 0 ? null : r.bytes(len - 1); }
         prev = t;
       }
-      let bytes = 64 + values.byteLength;
+      let bytes = 64 + values.byteLength + (blobs ? payload.byteLength : 0);
       for (let i = 0; i < n; i++) bytes += 40 + terms[i].length * 2;
-      return { value: { terms, values }, bytes };
+      return { value: { terms, values, blobs }, bytes };
     });
   }
 
@@ -152,6 +161,12 @@ export class TermDictionaryReader {
 
   term(ord: number): string { return this.block(ord >>> BLOCK_SHIFT).terms[ord & (TERMS_PER_BLOCK - 1)]; }
 
+  /** The blob of the entry at `ord` (a view valid while the caller holds it), or null. */
+  blob(ord: number): Uint8Array | null {
+    const b = this.block(ord >>> BLOCK_SHIFT).blobs;
+    return b ? b[ord & (TERMS_PER_BLOCK - 1)] : null;
+  }
+
   /** Value k of the entry at `ord`. */
   value(ord: number, k: number): number {
     return this.block(ord >>> BLOCK_SHIFT).values[(ord & (TERMS_PER_BLOCK - 1)) * this.index.arity + k];
@@ -162,13 +177,14 @@ export class TermDictionaryReader {
 export function encodeTermIndex(w: ByteWriter, ix: TermIndex): void {
   w.uvarint(ix.numTerms);
   w.uvarint(ix.arity);
+  w.u8(ix.blobs ? 1 : 0);
   w.uvarint(ix.firstTerms.length);
   for (let i = 0; i < ix.firstTerms.length; i++) { w.str(ix.firstTerms[i]); w.uvarint(ix.blockOff[i]); w.uvarint(ix.blockLen[i]); }
 }
 
 export function decodeTermIndex(r: ByteReader): TermIndex {
-  const numTerms = r.uvarint(), arity = r.uvarint(), n = r.uvarint();
-  const ix: TermIndex = { numTerms, arity, firstTerms: new Array(n), blockOff: new Array(n), blockLen: new Array(n) };
+  const numTerms = r.uvarint(), arity = r.uvarint(), blobs = r.u8() === 1, n = r.uvarint();
+  const ix: TermIndex = { numTerms, arity, blobs, firstTerms: new Array(n), blockOff: new Array(n), blockLen: new Array(n) };
   for (let i = 0; i < n; i++) { ix.firstTerms[i] = r.str(); ix.blockOff[i] = r.uvarint(); ix.blockLen[i] = r.uvarint(); }
   return ix;
 }

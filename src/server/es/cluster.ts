@@ -176,7 +176,8 @@ export class EsCluster {
   }
 
   /** Runs a per-shard op (`docs.refresh`/`flush`/`stats`) over every shard of `metas`; results per index. */
-  async allShards<K extends 'docs.refresh' | 'docs.flush' | 'docs.stats', T = Exclude<OpResult<K>, Stale>[number]>(metas: IndexMeta[], op: K): Promise<Map<string, T[]>> {
+  async allShards<K extends 'docs.refresh' | 'docs.flush' | 'docs.stats' | 'docs.segments' | 'docs.forceMerge', T = Exclude<OpResult<K>, Stale>[number]>(
+    metas: IndexMeta[], op: K, extra: Omit<OpArgs<K>, 'keys'> = {} as Omit<OpArgs<K>, 'keys'>): Promise<Map<string, T[]>> {
     const out = new Map<string, T[]>();
     const calls: Promise<void>[] = [];
     for (const m of metas) {
@@ -184,7 +185,7 @@ export class EsCluster {
       const arr: T[] = new Array(n);
       out.set(m.name, arr);
       for (let s = 0; s < n; s++) {
-        calls.push(this.shardCall(m, s, op, { keys: [{ uuid: m.uuid, shard: s, mv: m.mappingVersion, meta: this.shardMeta(m) }] } as ShardOpArgs<K>)
+        calls.push(this.shardCall(m, s, op, { ...extra, keys: [{ uuid: m.uuid, shard: s, mv: m.mappingVersion, meta: this.shardMeta(m) }] } as ShardOpArgs<K>)
           .then((r) => { arr[s] = (r as T[])[0]; }));
       }
     }

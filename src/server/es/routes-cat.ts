@@ -59,7 +59,7 @@ const SHARDS: CatColumn[] = [col('index', 'index name', { aliases: ['i', 'idx'] 
 const hms = (ms: number): string => new Date(ms).toISOString().slice(11, 19);
 
 const ENDPOINTS = ['/_cat/health', '/_cat/nodes', '/_cat/indices', '/_cat/indices/{index}', '/_cat/aliases', '/_cat/aliases/{alias}',
-  '/_cat/templates', '/_cat/count', '/_cat/count/{index}', '/_cat/shards', '/_cat/shards/{index}'];
+  '/_cat/templates', '/_cat/count', '/_cat/count/{index}', '/_cat/shards', '/_cat/shards/{index}', '/_cat/segments', '/_cat/segments/{index}'];
 
 export function registerCatRoutes(router: Router, cluster: EsCluster): void {
   router.add('GET', '/_cat', route([], () => ({ status: 200, headers: TEXT_HEADERS, body: `=^.^=\n${ENDPOINTS.join('\n')}\n` })));
@@ -150,7 +150,8 @@ function catTemplates(cluster: EsCluster, req: HttpRequest, expr: string | undef
 async function catCount(cluster: EsCluster, req: HttpRequest, expr: string | undefined): Promise<HttpResponse> {
   const stats = await cluster.stats(metasOf(cluster, expr));
   let n = 0;
-  for (const st of stats.values()) for (const s of st) n += s.docsCount;
+  // Top-level documents, as `_count` counts them (nested children are Lucene docs, not documents).
+  for (const st of stats.values()) for (const s of st) n += s.rootDocs;
   const now = cluster.ctx.now();
   return renderCat(req, COUNT, [{ epoch: Math.floor(now / 1000), timestamp: hms(now), count: n }]);
 }

@@ -9,6 +9,7 @@ import { route } from './handler.ts';
 import { json } from './json.ts';
 import { JavaDouble } from '../../engine/documents/source.ts';
 import { readOpts, shardsHeader } from './routes-indices.ts';
+import type { ShardStats } from '../../engine/documents/doc-shard-types.ts';
 
 const RANK: Record<string, number> = { green: 0, yellow: 1, red: 2 };
 
@@ -71,16 +72,15 @@ export function registerClusterRoutes(router: Router, cluster: EsCluster): void 
   const stats = route(['level', 'fields', 'groups', 'types', 'completion_fields', 'fielddata_fields', 'include_segment_file_sizes', 'expand_wildcards'], async (req, p) => {
     const metas = cluster.resolveForRead(p.index, readOpts(req)).map((r) => cluster.state.indices[r.name]);
     const st = await cluster.stats(metas);
-    let docs = 0, deleted = 0, bytes = 0;
     const indices: Record<string, unknown> = {};
+    const every: ShardStats[] = [];
     for (const m of metas) {
       const s = st.get(m.name)!;
-      const d = s.reduce((a, x) => a + x.docsCount, 0), del = s.reduce((a, x) => a + x.docsDeleted, 0), b = s.reduce((a, x) => a + x.storeBytes, 0);
-      docs += d; deleted += del; bytes += b;
-      const part = { docs: { count: d, deleted: del }, store: { size_in_bytes: b } };
+      every.push(...s);
+      const part = statsSections(s);
       indices[m.name] = { uuid: m.uuid, primaries: part, total: part };
     }
-    const all = { docs: { count: docs, deleted }, store: { size_in_bytes: bytes } };
+    const all = statsSections(every);
     return json(req, 200, { _shards: shardsHeader(metas), _all: { primaries: all, total: all }, indices });
   });
   router.add('GET', '/_stats', stats);
@@ -113,5 +113,31 @@ function nodesBody(cluster: EsCluster) {
     nodes: { [id.uuid]: { name: id.name, transport_address: '127.0.0.1:9300', host: '127.0.0.1', ip: '127.0.0.1', version: ES_VERSION.number,
       build_flavor: ES_VERSION.build_flavor, build_type: ES_VERSION.build_type, build_hash: ES_VERSION.build_hash,
       roles: ['master', 'data', 'ingest'], http: { bound_address: [`127.0.0.1:${cluster.ctx.flags['http.port']}`], publish_address: `127.0.0.1:${cluster.ctx.flags['http.port']}` } } },
+  };
+}
+
+/** The `_stats` sections the shard engine measures, summed over shards. */
+function statsSections(shards: readonly ShardStats[]): Record<string, unknown> {
+  const sum = (f: (s: ShardStats) => number): number => shards.reduce((a, s) => a + f(s), 0);
+  return {
+    docs: { count: sum((s) => s.docsCount), deleted: sum((s) => s.docsDeleted) },
+    store: { size_in_bytes: sum((s) => s.storeBytes) },
+    merges: {
+      current: sum((s) => s.merges.current), current_docs: 0, current_size_in_bytes: 0,
+      total: sum((s) => s.merges.total), total_time_in_millis: sum((s) => s.merges.totalTimeMs), total_docs: sum((s) => s.merges.totalDocs),
+      total_size_in_bytes: sum((s) => s.merges.totalBytes), total_stopped_time_in_millis: 0, total_throttled_time_in_millis: 0,
+      total_auto_throttle_in_bytes: 0,
+    },
+    refresh: { total: sum((s) => s.refreshes), total_time_in_millis: 0, listeners: 0 },
+    flush: { total: sum((s) => s.flushes), periodic: 0, total_time_in_millis: 0 },
+    segments: {
+      count: sum((s) => s.segments), memory_in_bytes: sum((s) => s.segmentsMemoryBytes), terms_memory_in_bytes: 0, stored_fields_memory_in_bytes: 0,
+      term_vectors_memory_in_bytes: 0, norms_memory_in_bytes: 0, points_memory_in_bytes: 0, doc_values_memory_in_bytes: 0,
+      index_writer_memory_in_bytes: 0, version_map_memory_in_bytes: 0, fixed_bit_set_memory_in_bytes: 0, max_unsafe_auto_id_timestamp: -1, file_sizes: {},
+    },
+    translog: {
+      operations: sum((s) => s.translogOps), size_in_bytes: sum((s) => s.translogBytes),
+      uncommitted_operations: sum((s) => s.translogOps), uncommitted_size_in_bytes: sum((s) => s.translogBytes), earliest_last_modified_age: 0,
+    },
   };
 }
