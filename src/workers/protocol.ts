@@ -10,12 +10,11 @@
  */
 import type { WireError } from '../engine/errors.ts';
 import type { PackedMessage } from '../engine/codec/msgpack.ts';
-import type { MappingJson } from '../engine/search/api.ts';
-import type { FlatSettings } from '../engine/documents/settings.ts';
 import type { DeleteOp, IndexOp, MappingNeeded, ShardStats, StoredDoc, UpdateOp, WriteResult } from '../engine/documents/doc-shard-types.ts';
 import type { AnalyzeArgs, DfsStats, Query, SearchRequest, ShardHit, ShardResult, SortValue, Token } from '../engine/search/index.ts';
 import type { FetchedSeries, Labels } from '../engine/tsdb/api.ts';
 import type { SegmentReport } from '../engine/indexing/index.ts';
+import type { ShardIndexMeta, ShardState } from '../engine/documents/shard-registry.ts';
 import type { PackedSelect } from '../engine/tsdb/packed-series.ts';
 import type { ShardStatus, TickResult, WalReplayStatus } from '../engine/tsdb/index.ts';
 
@@ -43,7 +42,8 @@ export interface WorkerFigures {
 
 // ---- documents ----
 
-export interface ShardMeta { name: string; type: string; mapping: MappingJson; mappingVersion: number; settings: FlatSettings }
+/** What a worker needs to open a shard of an index. */
+export type ShardMeta = ShardIndexMeta;
 export interface ShardKey { uuid: string; shard: number }
 /** Names a shard, the mapping version the caller holds, and (when the worker may lack it) the metadata. */
 export interface ShardCall extends ShardKey { mv: number; meta?: ShardMeta }
@@ -148,6 +148,8 @@ export interface WorkerOps {
   'docs.refresh': { args: ShardListArgs; result: Stale | boolean[] };
   'docs.flush': { args: ShardListArgs; result: Stale | boolean[] };
   'docs.stats': { args: ShardListArgs; result: Stale | ShardStats[] };
+  /** Opens each shard (start-up checks) and reports it started or failed. */
+  'docs.state': { args: ShardListArgs; result: Stale | ShardState[] };
   'docs.segments': { args: ShardListArgs; result: Stale | SegmentReport[][] };
   'docs.forceMerge': { args: ForceMergeArgs; result: Stale | boolean[] };
   'docs.drop': { args: { uuid: string }; result: boolean };

@@ -80,6 +80,8 @@ export const COMMIT_POINT_MIN_VERSION = 1;
 export const COMMIT_POINT_PREFIX = 'segments_';
 /** Sub-directory of a shard directory holding its segments and commit points. */
 export const SEGMENTS_DIR = 'index';
+/** File written in a shard directory when the shard failed for damaged files (JSON of the error); see "Document shard layout". */
+export const DOC_SHARD_FAILED_MARKER = 'corrupted';
 
 /** LMDB databases holding the documents cluster metadata (docs/format.md "Documents metadata"). */
 export const DOC_META_INDICES_DB = 'es_indices';

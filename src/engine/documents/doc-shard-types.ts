@@ -79,4 +79,6 @@ export interface ShardStats {
   merges: { total: number; current: number; totalDocs: number; totalBytes: number; totalTimeMs: number };
   refreshes: number;
   flushes: number;
+  /** Set when the shard failed (damaged files): the failure, and every other figure is zero. */
+  failure?: string;
 }

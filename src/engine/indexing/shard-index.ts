@@ -97,6 +97,8 @@ export class ShardIndex {
   private indexer: DocIndexer;
   private readonly files: IndexFiles;
   private writeOutRun: Promise<void> | null = null;
+  /** Names of segments being written (write-outs, merges): their files must survive file cleanups meanwhile. */
+  private readonly writing = new Set<string>();
   private mergeRun: Promise<void> | null = null;
   private closed = false;
   private writesSinceCheck = 0;
@@ -376,9 +378,9 @@ export class ShardIndex {
     return commit;
   }
 
-  /** Names of the segments this index or its readers may still read. */
+  /** Names of the segments this index or its readers may still read, and those being written. */
   private inUse(): Set<string> {
-    const s = new Set<string>();
+    const s = new Set<string>(this.writing);
     for (const e of this.entries) s.add(e.seg.name);
     for (const seg of this.current.segments) s.add(seg.name);
     return s;
@@ -405,7 +407,13 @@ export class ShardIndex {
     const started = performance.now();
     try {
       const name = this.files.newSegmentName();
-      const written = await writeSegment(this.opts.dir, name, inputs, { sync, yieldEvery: () => this.yieldUnlessClosed() });
+      this.writing.add(name);
+      let written;
+      try {
+        written = await writeSegment(this.opts.dir, name, inputs, { sync, yieldEvery: () => this.yieldUnlessClosed() });
+      } finally {
+        this.writing.delete(name);
+      }
       const disk = DiskSegment.open(this.opts.dir, name, this.opts.cache);
       const entry = new SegmentEntry(disk, written.info.numRoots, null, 0, 0, group.every((e) => e.visible));
       entry.unsynced = !sync;

@@ -13,17 +13,20 @@ import type { ShardStats } from '../../engine/documents/doc-shard-types.ts';
 
 const RANK: Record<string, number> = { green: 0, yellow: 1, red: 2 };
 
-function indexHealth(m: IndexMeta) {
+/** An index's health: red when a primary shard failed (damaged files), yellow with replicas (never assigned here). */
+export function indexHealth(cluster: EsCluster, m: IndexMeta) {
   const pri = numberOfShards(m.settings);
   const rep = numberOfReplicas(m.settings);
-  return { status: rep > 0 ? 'yellow' : 'green', number_of_shards: pri, number_of_replicas: rep, active_primary_shards: pri,
-    active_shards: pri, relocating_shards: 0, initializing_shards: 0, unassigned_shards: pri * rep };
+  const failed = cluster.failedShards(m).length;
+  const status = failed > 0 ? 'red' : rep > 0 ? 'yellow' : 'green';
+  return { status, number_of_shards: pri, number_of_replicas: rep, active_primary_shards: pri - failed,
+    active_shards: pri - failed, relocating_shards: 0, initializing_shards: 0, unassigned_shards: pri * rep + failed };
 }
 
 export function healthOf(cluster: EsCluster, metas: IndexMeta[]) {
   let status = 'green', pri = 0, active = 0, unassigned = 0;
   for (const m of metas) {
-    const h = indexHealth(m);
+    const h = indexHealth(cluster, m);
     if (RANK[h.status] > RANK[status]) status = h.status;
     pri += h.active_primary_shards; active += h.active_shards; unassigned += h.unassigned_shards;
   }
@@ -55,7 +58,7 @@ export function registerClusterRoutes(router: Router, cluster: EsCluster): void 
         const body: Record<string, unknown> = { ...h, timed_out: !satisfied, active_shards_percent_as_number: new JavaDouble(h.active_shards_percent_as_number) };
         if (level === 'indices' || level === 'shards') {
           const indices: Record<string, unknown> = {};
-          for (const m of metas) indices[m.name] = indexHealth(m);
+          for (const m of metas) indices[m.name] = indexHealth(cluster, m);
           body.indices = indices;
         }
         return json(req, satisfied ? 200 : 408, body);
