@@ -77,6 +77,8 @@ export const ERRORS = {
   SEARCH_PHASE_FAILED: '%s',
   /** Every shard failed (status of a server error). */
   SEARCH_PHASE_FAILED_500: '%s',
+  /** Every shard was unavailable (failed): Elasticsearch answers the shard failures' 503. */
+  SEARCH_PHASE_FAILED_503: '%s',
 
   // ── metrics (TSDB, scrape) ──────────────────────────────────────────────
 

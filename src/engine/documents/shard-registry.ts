@@ -104,6 +104,8 @@ export class ShardRegistry {
       const stored = await StoredShard.open(dir, { indexName: meta.name, uuid, shard, type: meta.type, mapping: meta.mapping }, {
         cache: this.cache, memory: this.memory, indexSettings: nestedIndexSettings(meta.settings), walCompression: false,
         walRepair: this.o.walRepair, onWarning: this.o.onWarning, onInfo: this.o.onInfo,
+        // Elasticsearch's `checksum` (and `true`, whose extra Lucene checks have no counterpart here).
+        verifyOnOpen: ['checksum', 'true'].includes(String(meta.settings['index.shard.check_on_startup'] ?? 'false')),
       });
       const o: OpenShard = { stored, mv: meta.mappingVersion, refreshMs: refreshIntervalMs(meta.settings), lastRefresh: Date.now() };
       this.shards.set(key, o);

@@ -32,6 +32,8 @@ export interface ShardStoreOptions {
   walRepair?: boolean;
   mergeSettings?: TieredMergeSettings;
   autoMerge?: boolean;
+  /** Check every region of every segment at open (`index.shard.check_on_startup`). */
+  verifyOnOpen?: boolean;
   onWarning?: (msg: string) => void;
   onInfo?: (msg: string) => void;
 }
@@ -55,7 +57,7 @@ export class StoredShard {
     await mkdir(dir, { recursive: true });
     const index = ShardIndex.open({
       dir: join(dir, SEGMENTS_DIR), indexSettings: o.indexSettings, cache: o.cache, memory: o.memory,
-      mergeSettings: o.mergeSettings, autoMerge: o.autoMerge, onBackgroundError: (e) => o.onWarning?.(`shard [${shardOpts.indexName}][${shardOpts.shard}]: ${(e as Error).message}`),
+      mergeSettings: o.mergeSettings, autoMerge: o.autoMerge, verifyOnOpen: o.verifyOnOpen, onBackgroundError: (e) => o.onWarning?.(`shard [${shardOpts.indexName}][${shardOpts.shard}]: ${(e as Error).message}`),
     });
     try {
       const shard = new DocShard({ ...shardOpts, index, translog: null });

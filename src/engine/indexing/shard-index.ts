@@ -26,6 +26,7 @@ import type { CommitPoint } from '../segments/commit-point.ts';
 import { DiskSegment } from '../segments/disk-segment.ts';
 import { bloomHash1, bloomHash2 } from '../segments/bloom-filter.ts';
 import { writeSegment } from '../segments/segment-writer.ts';
+import { verifySegment } from '../segments/segment-verify.ts';
 import { DocIndexer } from './doc-indexer.ts';
 import { FieldInfos } from './field-infos.ts';
 import { type CommitData, IndexFiles } from './index-files.ts';
@@ -44,6 +45,8 @@ export interface ShardIndexOptions {
   mergeSettings?: TieredMergeSettings;
   /** Background merges (default on). */
   autoMerge?: boolean;
+  /** Read and check every region of every segment at open (`index.shard.check_on_startup: checksum`). */
+  verifyOnOpen?: boolean;
   /** Where failures of background work go (the shard is marked failed too). */
   onBackgroundError?: (e: unknown) => void;
 }
@@ -123,6 +126,14 @@ export class ShardIndex {
   /** Opens the shard index in `opts.dir`: the last commit's segments, all visible. */
   static open(opts: ShardIndexOptions): ShardIndex {
     const { files, segments } = IndexFiles.open(opts.dir, opts.cache);
+    if (opts.verifyOnOpen) {
+      try {
+        for (const o of segments) verifySegment(o.seg);
+      } catch (e) {
+        for (const o of segments) o.seg.close();
+        throw e;
+      }
+    }
     const ix = new ShardIndex(opts, files);
     for (const o of segments) {
       const e = new SegmentEntry(o.seg, o.seg.info.numRoots, o.live, o.delCount, o.delRoots, true);
@@ -430,8 +441,8 @@ export class ShardIndex {
       if (group.every((e) => e.seg.onDisk)) {
         this.mergedSinceRefresh = true;
         this.counters.merges++;
-        this.counters.mergedDocs += written.info.maxDoc;
-        this.counters.mergedBytes += disk.sizeBytes;
+        // As Lucene's merge statistics: the inputs' docs (deleted ones included) and bytes.
+        for (const e of group) { this.counters.mergedDocs += e.seg.maxDoc; this.counters.mergedBytes += e.seg.sizeBytes; }
         this.counters.mergeMs += performance.now() - started;
       }
       this.files.deleteUnreferenced(this.inUse());

@@ -59,6 +59,7 @@ export const ES_ERRORS: Record<string, { type: string; status: number }> = {
   SEARCH_VALIDATION: { type: 'action_request_validation_exception', status: 400 },
   SEARCH_PHASE_FAILED: { type: 'search_phase_execution_exception', status: 400 },
   SEARCH_PHASE_FAILED_500: { type: 'search_phase_execution_exception', status: 500 },
+  SEARCH_PHASE_FAILED_503: { type: 'search_phase_execution_exception', status: 503 },
 };
 
 const META_ORDER = ['resource.type', 'resource.id', 'index_uuid', 'shard', 'index'];

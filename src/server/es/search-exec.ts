@@ -177,7 +177,9 @@ export function phaseFailure(failures: { t: ShardTarget; err: Error }[]): Engine
   const first = asErrorLike(failures[0].err);
   const firstWithIdx = { code: first.code, message: first.message, details: { ...first.details, index_uuid: failures[0].t.index.uuid, index: failures[0].t.index.name } };
   const status = (ES_ERRORS[first.code] ?? { status: 500 }).status;
-  return new InvalidArgumentError(status >= 500 ? 'SEARCH_PHASE_FAILED_500' : 'SEARCH_PHASE_FAILED', 'all shards failed', {
+  // As Elasticsearch's SearchPhaseExecutionException: the status of the shard failures.
+  const code = status === 503 ? 'SEARCH_PHASE_FAILED_503' : status >= 500 ? 'SEARCH_PHASE_FAILED_500' : 'SEARCH_PHASE_FAILED';
+  return new InvalidArgumentError(code, 'all shards failed', {
     phase: 'query', grouped: true, failed_shards: grouped, cause: firstWithIdx
   });
 }
