@@ -5,7 +5,8 @@
  *  - AND / OR of two term postings at 1 % and 10 % density (IntersectCursor / UnionCursor, counting matches);
  *  - top-10 BM25 collection over a term present in every doc (TermScorer + TopScoreCollector);
  *  - exact phrase matching of two 10 % terms whose docs carry 1–4 positions each;
- *  - full `match` queries (OR and AND of two terms, BM25, top-10) through the shard search loop.
+ *  - full `match` queries (OR and AND of two terms, BM25, top-10) through the shard search loop, over the
+ *    segment in memory and over the same segment written to disk (block cache warm: the steady state).
  * Reported as ns per doc scanned (sum of the input postings lengths) besides tinybench's ops/s.
  * Baseline in the same run: the native roaring bitmap (CRoaring) and/or cardinality of the same sets, which
  * is the floor for plain set algebra without scoring or positions.
@@ -14,10 +15,18 @@
  */
 import { Bench } from 'tinybench';
 import { ArrayCursor, IntersectCursor, NO_MORE_DOCS, UnionCursor } from '../src/engine/postings/cursor.ts';
-import { FieldPostings, RoaringBitmap32, Segment } from '../src/engine/postings/segment.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RoaringBitmap32 } from '../src/engine/postings/segment.ts';
+import { MemoryFieldPostings, MemorySegment } from '../src/engine/postings/memory-segment.ts';
 import { encodeNorm } from '../src/engine/postings/norms.ts';
-import { ShardIndex } from '../src/engine/indexing/shard-index.ts';
+import { AnalyzerRegistry } from '../src/engine/analysis/analyzers.ts';
+import { FieldInfos } from '../src/engine/indexing/field-infos.ts';
 import { IndexReader } from '../src/engine/search/index-reader.ts';
+import { BlockCache } from '../src/engine/segments/block-cache.ts';
+import { DiskSegment } from '../src/engine/segments/disk-segment.ts';
+import { writeSegment } from '../src/engine/segments/segment-writer.ts';
 import { searchShard } from '../src/engine/search/shard-search.ts';
 import { parseSearchBodyText } from '../src/engine/search/search-request.ts';
 import { mulberry32 } from './support/mulberry32.ts';
@@ -62,12 +71,17 @@ terms.forEach((t, i) => {
 posStart[total] = positions.length;
 const norms = new Uint8Array(N);
 for (let d = 0; d < N; d++) norms[d] = encodeNorm(lengths[d]);
-const fp = new FieldPostings(terms, docStart, docs, freqs, posStart, Uint32Array.from(positions), norms, N, lengths.reduce((a, b) => a + b, 0));
-const seg = new Segment(N, Array.from({ length: N }, (_, i) => String(i)), new Int32Array(N).fill(-1), new Array(N).fill(''),
-  new Map([['body', fp]]), new Map(), new Map(), new Map(), lists.all);
-const index = new ShardIndex({});
-const infos = index.fieldInfos({ properties: { body: { type: 'text' } } });
-const reader = new IndexReader([seg], [null], infos, index.analyzers);
+const fp = new MemoryFieldPostings(terms, docStart, docs, freqs, posStart, Uint32Array.from(positions), norms, N, lengths.reduce((a, b) => a + b, 0));
+const empty = new Uint8Array(0);
+const seg = new MemorySegment('_0', N, Array.from({ length: N }, (_, i) => String(i)), new Int32Array(N).fill(-1), new Array(N).fill(''),
+  new Map([['body', fp]]), new Map(), new Map(), new Map(), new Array(N).fill(empty), new Array(N).fill(null),
+  new Float64Array(N), new Float64Array(N).fill(1), new Float64Array(N).fill(1), new Map());
+const infos = new FieldInfos({ properties: { body: { type: 'text' } } });
+const analyzers = new AnalyzerRegistry({});
+const reader = new IndexReader([seg], [null], infos, analyzers);
+const dir = mkdtempSync(join(tmpdir(), 'postings-bench-'));
+await writeSegment(dir, '_1', [{ seg, live: null }], { sync: false });
+const diskReader = new IndexReader([DiskSegment.open(dir, '_1', new BlockCache(256 << 20))], [null], infos, analyzers);
 
 const cur = (t: string): ArrayCursor => fp.cursor(fp.termId(t));
 function count(c: { next(): number }): number { let n = 0; while (c.next() !== NO_MORE_DOCS) n++; return n; }
@@ -75,7 +89,9 @@ let sink = 0;
 
 const bm = (t: string): InstanceType<typeof RoaringBitmap32> => new RoaringBitmap32(lists[t]);
 const rb = { a1: bm('a1'), b1: bm('b1'), a10: bm('a10'), b10: bm('b10') };
-const search = (body: unknown): number => searchShard(reader, parseSearchBodyText(JSON.stringify(body)), { index: 'b', nowMs: 0, fetch: () => null, noFetch: true }).total;
+const searchIn = (r: IndexReader, body: unknown): number => searchShard(r, parseSearchBodyText(JSON.stringify(body)), { index: 'b', nowMs: 0, noFetch: true }).total;
+const search = (body: unknown): number => searchIn(reader, body);
+const searchDisk = (body: unknown): number => searchIn(diskReader, body);
 
 const scanned: Record<string, number> = {
   'AND 1%': lists.a1.length + lists.b1.length, 'OR 1%': lists.a1.length + lists.b1.length,
@@ -85,6 +101,8 @@ const scanned: Record<string, number> = {
   'top-10 BM25 over 1M-doc term': N, 'phrase "a10 b10"': lists.a10.length + lists.b10.length,
   'match OR 10% top-10 BM25': lists.a10.length + lists.b10.length, 'match AND 10% top-10 BM25': lists.a10.length + lists.b10.length,
   'match OR 1% top-10 BM25': lists.a1.length + lists.b1.length,
+  'disk: match OR 10% top-10 BM25': lists.a10.length + lists.b10.length, 'disk: match AND 10% top-10 BM25': lists.a10.length + lists.b10.length,
+  'disk: phrase "a10 b10"': lists.a10.length + lists.b10.length,
 };
 
 const bench = new Bench({ time: TASK_MS, warmupTime: 200 });
@@ -101,7 +119,10 @@ bench
   .add('phrase "a10 b10"', () => { sink += search({ query: { match_phrase: { body: 'a10 b10' } } }); })
   .add('match OR 10% top-10 BM25', () => { sink += search({ query: { match: { body: 'a10 b10' } } }); })
   .add('match AND 10% top-10 BM25', () => { sink += search({ query: { match: { body: { query: 'a10 b10', operator: 'and' } } } }); })
-  .add('match OR 1% top-10 BM25', () => { sink += search({ query: { match: { body: 'a1 b1' } } }); });
+  .add('match OR 1% top-10 BM25', () => { sink += search({ query: { match: { body: 'a1 b1' } } }); })
+  .add('disk: match OR 10% top-10 BM25', () => { sink += searchDisk({ query: { match: { body: 'a10 b10' } } }); })
+  .add('disk: match AND 10% top-10 BM25', () => { sink += searchDisk({ query: { match: { body: { query: 'a10 b10', operator: 'and' } } } }); })
+  .add('disk: phrase "a10 b10"', () => { sink += searchDisk({ query: { match_phrase: { body: 'a10 b10' } } }); });
 
 await bench.run();
 const rows = bench.tasks.map((t) => {
@@ -110,4 +131,5 @@ const rows = bench.tasks.map((t) => {
   return { task: t.name, 'ops/s': Math.round(res.throughput.mean), 'mean ms': meanMs.toFixed(3), 'ns/doc scanned': ((meanMs * 1e6) / scanned[t.name]).toFixed(2) };
 });
 console.table(rows);
+rmSync(dir, { recursive: true, force: true });
 if (sink === 0) console.log('(sink)');

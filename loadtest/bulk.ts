@@ -19,7 +19,7 @@ import { parseLossless } from '../src/engine/documents/source.ts';
 import type { MappingJson } from '../src/engine/search/api.ts';
 import { AnalyzerRegistry } from '../src/engine/analysis/analyzers.ts';
 import { TokenBuf } from '../src/engine/analysis/token-buf.ts';
-import { ShardIndex } from '../src/engine/indexing/shard-index.ts';
+import { ScratchIndex } from '../test/support/scratch-index.ts';
 import { freePort } from './support/run.ts';
 import { bulkBody, rng } from './support/es-docs.ts';
 
@@ -64,17 +64,18 @@ function ceiling(): number {
 
 /** The search index's own indexing cost (what every shard does per document, besides the translog). */
 function searchIndexing(mapping: MappingJson): number {
-  const index = new ShardIndex({});
+  const x = new ScratchIndex();
   let docs = 0;
   const until = Date.now() + Math.min(3, seconds) * 1000;
   while (Date.now() < until) {
     for (const body of bodies) {
       const lines = body.split('\n');
-      for (let i = 1; i < lines.length; i += 2) index.index(String(docs++), JSON.parse(lines[i]) as Record<string, unknown>, mapping);
-      index.refresh();
+      for (let i = 1; i < lines.length; i += 2) x.add(String(docs++), JSON.parse(lines[i]) as Record<string, unknown>, mapping);
+      x.index.refresh();
       if (Date.now() >= until) break;
     }
   }
+  void x.close();
   return docs / Math.min(3, seconds);
 }
 

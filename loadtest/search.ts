@@ -15,7 +15,7 @@
  */
 import FlexSearch from 'flexsearch';
 import MiniSearch from 'minisearch';
-import { ShardIndex } from '../src/engine/indexing/shard-index.ts';
+import { ScratchIndex } from '../test/support/scratch-index.ts';
 import { searchShard } from '../src/engine/search/shard-search.ts';
 import { parseSearchBodyText } from '../src/engine/search/search-request.ts';
 import { mulberry32 } from '../bench/support/mulberry32.ts';
@@ -45,8 +45,8 @@ function timeIt(label: string, fn: () => void): number {
   return ms;
 }
 
-const tessera = new ShardIndex({});
-timeIt('tessera index+refresh', () => { for (const d of docs) tessera.index(d.id, d as unknown as Record<string, unknown>, mapping); tessera.refresh(); });
+const tessera = new ScratchIndex({}, { bufferBytes: 64 << 20, autoMerge: true });
+timeIt('tessera index+refresh', () => { for (const d of docs) tessera.add(d.id, d as unknown as Record<string, unknown>, mapping); tessera.index.refresh(); });
 const flex = new FlexSearch.Document({ document: { id: 'id', index: ['title', 'body'] }, tokenize: 'strict' } as never) as unknown as { add(d: Doc): void; search(q: string, o: object): unknown[] };
 timeIt('flexsearch index', () => { for (const d of docs) flex.add(d); });
 const mini = new MiniSearch({ fields: ['title', 'body'], idField: 'id' });
@@ -57,8 +57,8 @@ for (let i = 0; i < Q; i++) pairs.push([words[100 + Math.floor(rnd() * 1900)], w
 const bigrams: string[] = [];
 for (let i = 0; bigrams.length < Q; i++) { const w = docs[(i * 7919) % N].body.split(' '); const k = Math.floor(rnd() * (w.length - 1)); bigrams.push(`${w[k]} ${w[k + 1]}`); }
 
-const reader = tessera.reader(mapping);
-const run = (body: unknown): number => searchShard(reader, parseSearchBodyText(JSON.stringify(body)), { index: 'load', nowMs: Date.now(), fetch: () => null, noFetch: true }).total;
+const reader = tessera.index.reader(mapping);
+const run = (body: unknown): number => searchShard(reader, parseSearchBodyText(JSON.stringify(body)), { index: 'load', nowMs: Date.now(), noFetch: true }).total;
 
 function measure(label: string, fn: (i: number) => unknown): void {
   for (let i = 0; i < Math.min(20, Q); i++) fn(i);

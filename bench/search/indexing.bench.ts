@@ -16,7 +16,7 @@ import { mergeMapping } from '../../src/engine/documents/mapping.ts';
 import type { MappingJson } from '../../src/engine/search/api.ts';
 import { AnalyzerRegistry } from '../../src/engine/analysis/analyzers.ts';
 import { TokenBuf } from '../../src/engine/analysis/token-buf.ts';
-import { ShardIndex } from '../../src/engine/indexing/shard-index.ts';
+import { ScratchIndex } from '../../test/support/scratch-index.ts';
 import { makeDoc, rng } from '../../loadtest/support/es-docs.ts';
 
 const quick = process.argv.includes('--quick');
@@ -45,14 +45,15 @@ const cpuMs: Record<string, number[]> = { index: [], baseline: [] };
 const cpuOf = (t0: NodeJS.CpuUsage): number => { const u = process.cpuUsage(t0); return (u.user + u.system) / 1000; };
 bench.add(`ShardIndex.index + refresh/${PER_REFRESH}, ${N} docs`, () => {
   const t0 = process.cpuUsage();
-  const index = new ShardIndex({});
+  const x = new ScratchIndex();
   for (let i = 0; i < N; i++) {
-    index.index(String(i), docs[i], mapping);
-    if ((i + 1) % PER_REFRESH === 0) index.refresh();
+    x.add(String(i), docs[i], mapping);
+    if ((i + 1) % PER_REFRESH === 0) x.index.refresh();
   }
-  index.refresh();
-  if (index.docCount() !== N) throw new Error(`indexed ${index.docCount()} of ${N}`);
+  x.index.refresh();
+  if (x.index.stats().roots !== N) throw new Error(`indexed ${x.index.stats().roots} of ${N}`);
   cpuMs.index.push(cpuOf(t0));
+  void x.close();
 });
 const standard = new AnalyzerRegistry().get('standard')!;
 const tokens = new TokenBuf();

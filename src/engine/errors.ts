@@ -55,6 +55,8 @@ export const ERRORS = {
   DOC_SCRIPT_CLASS_CAST: '%s',
   DOC_SCRIPT_INDEX_BOUNDS: '%s',
   DOC_MAPPING_UPDATE_NEEDED: 'mapping update needed for [%s]',
+  /** A shard failed for damaged files; details {index, shard, cause (the corruption with file and offset)}. */
+  DOC_SHARD_FAILED: '[%s][%s] shard failed: %s',
 
   // ── search ──────────────────────────────────────────────────────────────
   /** Bad query DSL / search body; details {line, col}. */
@@ -75,6 +77,8 @@ export const ERRORS = {
   SEARCH_PHASE_FAILED: '%s',
   /** Every shard failed (status of a server error). */
   SEARCH_PHASE_FAILED_500: '%s',
+  /** Every shard was unavailable (failed): Elasticsearch answers the shard failures' 503. */
+  SEARCH_PHASE_FAILED_503: '%s',
 
   // ── metrics (TSDB, scrape) ──────────────────────────────────────────────
 

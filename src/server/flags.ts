@@ -36,6 +36,8 @@ export interface Flags {
   'log.level': 'debug' | 'info' | 'warn' | 'error';
   services: string[];
   'wal.segment-size': number;
+  'indices.memory.index_buffer_size': string;
+  'indices.memory.segment_cache_size': string;
   'wal.repair': boolean;
   daemonize: boolean;
   pidfile: string;
@@ -73,6 +75,8 @@ export const FLAG_SPECS: Record<keyof Flags, Spec> = {
   'log.level': { kind: 'level', def: 'info', help: 'debug, info, warn or error' },
   services: { kind: 'list', def: ['documents', 'metrics', 'workflow'], help: 'services to run' },
   'wal.segment-size': { kind: 'int', def: 128 * 1024 * 1024, help: 'WAL segment size in bytes' },
+  'indices.memory.index_buffer_size': { kind: 'bytes', def: '128MB', help: 'documents indexed but not yet written to disk segments, whole node (split across workers)' },
+  'indices.memory.segment_cache_size': { kind: 'bytes', def: '192MB', help: 'decoded segment data (postings, doc values, stored blocks) kept in memory, whole node (split across workers)' },
   'wal.repair': { kind: 'bool', def: false, help: 'truncate a corrupt WAL at the damage instead of refusing to start' },
   daemonize: { kind: 'bool', def: false, help: '-d: run in the background' },
   pidfile: { kind: 'string', def: '', help: '-p FILE: write the pid file' },

@@ -6,13 +6,14 @@
  */
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Flags } from './flags.ts';
+import { bytesOf, type Flags } from './flags.ts';
 import type { ServerContext, ServiceHooks } from './context.ts';
 import { ShardPool } from './pool.ts';
 import { SelfMetrics } from './self-metrics.ts';
 import { createLogger } from './logger.ts';
 import { acquireLock } from './lock-file.ts';
 import { startHttpServer, type HttpServer } from './http.ts';
+import { startIdleGc } from '../runtime/idle-gc.ts';
 import { Router } from './router.ts';
 import { dispatcher, type ApiFallbacks, type RequestMetrics } from './dispatch.ts';
 import { registerProcessMetrics } from './process-metrics.ts';
@@ -61,11 +62,13 @@ export async function startTessera(flags: Flags): Promise<Tessera> {
   let markStopped!: () => void;
   const stopped = new Promise<void>((r) => { markStopped = r; });
 
+  const idleGc = startIdleGc();
   const listen = async (api: string, host: string, port: number, maxBodyBytes: number, router: Router,
     fallbacks: ApiFallbacks, tooLarge: typeof esTooLarge): Promise<number> => {
+    const handle = dispatcher(api, router, fallbacks, reqMetrics);
     const server = await startHttpServer({
       host, port, maxBodyBytes, tooLarge, internalError: (err) => fallbacks.error(err, null as never),
-      handler: dispatcher(api, router, fallbacks, reqMetrics),
+      handler: (req) => { idleGc.busy(); return handle(req); },
     });
     servers.push(server);
     log.info('listening', { api, address: `${host}:${server.port}` });
@@ -131,6 +134,8 @@ function workerOptions(flags: Flags): Record<string, unknown> {
     walCompression: flags['storage.tsdb.wal-compression'],
     walSegmentSizeBytes: flags['wal.segment-size'],
     walRepair: flags['wal.repair'],
+    indexBufferBytes: bytesOf(flags['indices.memory.index_buffer_size']),
+    segmentCacheBytes: bytesOf(flags['indices.memory.segment_cache_size']),
     tsdbPath: flags['storage.tsdb.path'] ? resolve(flags['storage.tsdb.path']) : '',
     services: flags.services,
     allowCrashTask: process.env.TESSERA_TEST_HOOKS === '1',

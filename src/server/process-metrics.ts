@@ -28,6 +28,14 @@ export function registerProcessMetrics(metrics: SelfMetrics, pool: ShardPool): v
   metrics.gauge('tessera_wal_fsyncs_total', 'WAL fsyncs (one per group commit), by thread.', ['thread'], walTotal('fsyncs'), 'counter');
   metrics.gauge('tessera_wal_records_total', 'WAL records appended, by thread.', ['thread'], walTotal('records'), 'counter');
   metrics.gauge('tessera_worker_heap_bytes', 'V8 heap in use per shard worker, in bytes.', ['worker'], () => workers.map((w, i) => [[String(i)], w.heapUsedBytes]));
+  metrics.gauge('tessera_worker_heap_reserved_bytes', 'V8 heap reserved per shard worker, in bytes.', ['worker'], () => workers.map((w, i) => [[String(i)], w.heapTotalBytes]));
+  metrics.gauge('tessera_worker_array_buffers_bytes', 'ArrayBuffer memory outside the V8 heap per shard worker, in bytes.', ['worker'], () => workers.map((w, i) => [[String(i)], w.arrayBuffersBytes]));
+  metrics.gauge('tessera_segment_cache_bytes', 'Decoded segment data held by the block cache per shard worker, in bytes.', ['worker'], () => workers.map((w, i) => [[String(i)], w.documents.cacheBytes]));
+  metrics.gauge('tessera_segment_cache_hits_total', 'Block cache hits per shard worker.', ['worker'], () => workers.map((w, i) => [[String(i)], w.documents.cacheHits]), 'counter');
+  metrics.gauge('tessera_segment_cache_misses_total', 'Block cache misses per shard worker.', ['worker'], () => workers.map((w, i) => [[String(i)], w.documents.cacheMisses]), 'counter');
+  metrics.gauge('tessera_index_buffer_bytes', 'Indexing buffer and in-memory segments per shard worker, in bytes.', ['worker'], () => workers.map((w, i) => [[String(i)], w.documents.indexBufferBytes]));
+  metrics.gauge('process_heap_reserved_bytes', 'Main-thread V8 heap reserved, in bytes.', [], () => [[[], process.memoryUsage().heapTotal]]);
+  metrics.gauge('process_array_buffers_bytes', 'Main-thread ArrayBuffer memory outside the V8 heap, in bytes.', [], () => [[[], process.memoryUsage().arrayBuffers]]);
   metrics.gauge('tessera_worker_queue_depth', 'Calls queued or running per shard worker.', ['worker'], () => {
     const out: [string[], number][] = [];
     for (let i = 0; i < pool.size; i++) out.push([[String(i)], pool.depth(i)]);

@@ -10,11 +10,11 @@
  */
 import type { WireError } from '../engine/errors.ts';
 import type { PackedMessage } from '../engine/codec/msgpack.ts';
-import type { MappingJson } from '../engine/search/api.ts';
-import type { FlatSettings } from '../engine/documents/settings.ts';
 import type { DeleteOp, IndexOp, MappingNeeded, ShardStats, StoredDoc, UpdateOp, WriteResult } from '../engine/documents/doc-shard-types.ts';
 import type { AnalyzeArgs, DfsStats, Query, SearchRequest, ShardHit, ShardResult, SortValue, Token } from '../engine/search/index.ts';
 import type { FetchedSeries, Labels } from '../engine/tsdb/api.ts';
+import type { SegmentReport } from '../engine/indexing/index.ts';
+import type { ShardIndexMeta, ShardState } from '../engine/documents/shard-registry.ts';
 import type { PackedSelect } from '../engine/tsdb/packed-series.ts';
 import type { ShardStatus, TickResult, WalReplayStatus } from '../engine/tsdb/index.ts';
 
@@ -32,11 +32,18 @@ export interface Stale { stale: true }
 
 // ---- core ----
 
-export interface WorkerFigures { wal: { bytesWritten: number; fsyncs: number; records: number }; heapUsedBytes: number }
+export interface WorkerFigures {
+  wal: { bytesWritten: number; fsyncs: number; records: number };
+  /** The worker isolate's V8 heap in use and reserved, and the ArrayBuffer memory outside it. */
+  heapUsedBytes: number; heapTotalBytes: number; arrayBuffersBytes: number;
+  /** The documents engine's budgets in this worker: segment cache and indexing buffer use. */
+  documents: { cacheBytes: number; cacheHits: number; cacheMisses: number; indexBufferBytes: number };
+}
 
 // ---- documents ----
 
-export interface ShardMeta { name: string; type: string; mapping: MappingJson; mappingVersion: number; settings: FlatSettings }
+/** What a worker needs to open a shard of an index. */
+export type ShardMeta = ShardIndexMeta;
 export interface ShardKey { uuid: string; shard: number }
 /** Names a shard, the mapping version the caller holds, and (when the worker may lack it) the metadata. */
 export interface ShardCall extends ShardKey { mv: number; meta?: ShardMeta }
@@ -51,6 +58,8 @@ export type ItemOutcome = { ok: WriteResult } | { err: WireError } | MappingNeed
 export interface WriteArgs extends ShardCall { items: WriteItem[]; refresh?: 'true' | 'wait_for' }
 /** Per-shard maintenance over several shards of one worker; results in `keys` order. */
 export interface ShardListArgs { keys: ShardCall[] }
+/** `_forcemerge`'s parameters. */
+export interface ForceMergeArgs extends ShardListArgs { maxNumSegments: number; onlyExpungeDeletes: boolean; flush: boolean }
 
 // ---- search ----
 
@@ -139,6 +148,10 @@ export interface WorkerOps {
   'docs.refresh': { args: ShardListArgs; result: Stale | boolean[] };
   'docs.flush': { args: ShardListArgs; result: Stale | boolean[] };
   'docs.stats': { args: ShardListArgs; result: Stale | ShardStats[] };
+  /** Opens each shard (start-up checks) and reports it started or failed. */
+  'docs.state': { args: ShardListArgs; result: Stale | ShardState[] };
+  'docs.segments': { args: ShardListArgs; result: Stale | SegmentReport[][] };
+  'docs.forceMerge': { args: ForceMergeArgs; result: Stale | boolean[] };
   'docs.drop': { args: { uuid: string }; result: boolean };
   'docs.closeAll': { args: Record<string, never>; result: boolean };
 

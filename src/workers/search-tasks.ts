@@ -1,15 +1,14 @@
 /**
  * Worker adapters of the search API: the per-shard query+fetch phase, the dfs statistics phase, scroll
- * pages over a held reader, and `_analyze`. Installs the search index factory into the document shards.
+ * pages over a held reader, and `_analyze`. Shards come from the worker's shard registry; a search that hits
+ * damaged files fails its shard there.
  */
 import type { SearchArgs, ShardCall, Stale, TaskSubset, WorkerInit } from './protocol.ts';
-import { docsTasks, getDocShard, setShardIndexFactory } from './docs-tasks.ts';
+import { shardRegistry } from './docs-tasks.ts';
 import {
-  analyzeRequest, collectDfs, fetchPhase, GlobalStats, ScrollStore, searchShard, ShardIndex,
-  type DfsStats, type IndexReader, type MappingJson, type SearchRequest, type ShardResult, type ShardSearchOptions,
+  analyzeRequest, collectDfs, fetchPhase, GlobalStats, ScrollStore, searchShard,
+  type DfsStats, type IndexReader, type SearchRequest, type ShardResult, type ShardSearchOptions,
 } from '../engine/search/index.ts';
-
-setShardIndexFactory((settings) => new ShardIndex(settings));
 
 
 /** Query-phase readers awaiting their fetch phase (freed by the fetch, or after a minute). */
@@ -17,57 +16,73 @@ const pendingFetch = new Map<string, { reader: IndexReader; req: SearchRequest; 
 
 const scrolls = new ScrollStore();
 
-/** Opens the shard through the documents tasks (they own opening with metadata); null when stale. */
-async function open(c: ShardCall, init: WorkerInit): Promise<{ index: ShardIndex; mapping: MappingJson; getDoc: (id: string) => ReturnType<NonNullable<ReturnType<typeof getDocShard>>['getDoc']> } | null> {
-  let s = getDocShard(c.uuid, c.shard);
-  if (!s || c.meta) {
-    const r = await docsTasks['docs.get']({ ...c, id: '' }, init) as { stale?: boolean };
-    if (r?.stale) return null;
-    s = getDocShard(c.uuid, c.shard);
-  }
-  if (!s || !(s.searchIndex instanceof ShardIndex)) return null;
-  return { index: s.searchIndex, mapping: s.mapping, getDoc: (id) => s!.getDoc(id) };
+function releaseFetch(key: string): void {
+  const p = pendingFetch.get(key);
+  if (!p) return;
+  pendingFetch.delete(key);
+  clearTimeout(p.timer);
+  p.reader.release();
 }
 
-async function query(a: SearchArgs, init: WorkerInit): Promise<ShardResult | Stale> {
-  const o = await open(a, init);
+/** Runs `fn` on the shard's current reader (null when the shard needs its metadata sent). */
+async function withReader<T>(c: ShardCall, init: WorkerInit, fn: (reader: IndexReader) => T): Promise<T | Stale> {
+  const reg = shardRegistry(init);
+  const o = await reg.shard(c.uuid, c.shard, c.mv, c.meta);
   if (!o) return { stale: true };
-  const reader = o.index.reader(o.mapping);
-  const opts = { index: a.index, type: a.type, boost: a.boost, nowMs: a.nowMs, filter: a.filter, fetch: o.getDoc, shardCount: a.shardCount, stats: a.stats ? new GlobalStats(a.stats) : undefined };
+  const s = o.stored.shard;
+  return reg.guard(o, () => fn(s.shardIndex.reader(s.mapping)));
+}
+
+/** Runs `fn` (on a reader held across tasks) guarded by its shard, when that shard is still open. */
+function onHeld<T>(c: ShardCall, init: WorkerInit, fn: () => T): T | Promise<T> {
+  const reg = shardRegistry(init);
+  const o = reg.get(c.uuid, c.shard);
+  return o ? reg.guard(o, fn) : fn();
+}
+
+function query(a: SearchArgs, init: WorkerInit): Promise<ShardResult | Stale> {
+  return withReader(a, init, (reader) => queryPhase(a, reader));
+}
+
+function queryPhase(a: SearchArgs, reader: IndexReader): ShardResult {
+  const opts = { index: a.index, type: a.type, boost: a.boost, nowMs: a.nowMs, filter: a.filter, shardCount: a.shardCount, stats: a.stats ? new GlobalStats(a.stats) : undefined };
   if (a.fetchKey) {
     const key = a.fetchKey;
-    const timer = setTimeout(() => pendingFetch.delete(key), 60_000);
+    // The reader stays open (its segments with it) until the fetch phase or a minute passes.
+    reader.acquire();
+    const timer = setTimeout(() => releaseFetch(key), 60_000);
     timer.unref();
     pendingFetch.set(key, { reader, req: a.req, opts, timer });
     return searchShard(reader, a.req, { ...opts, noFetch: true });
   }
   if (!a.scroll) return searchShard(reader, a.req, opts);
   const all = searchShard(reader, a.req, { ...opts, topN: reader.maxDoc(), noFetch: true });
-  scrolls.put(a.scroll.key, { reader, hits: all.hits, req: a.req, fetch: o.getDoc, index: a.index, nowMs: a.nowMs }, a.scroll.keepAliveMs);
+  reader.acquire();
+  scrolls.put(a.scroll.key, { reader, hits: all.hits, req: a.req, index: a.index, nowMs: a.nowMs }, a.scroll.keepAliveMs);
   const page = scrolls.page(a.scroll.key, 0, a.req.size)!;
   return { ...all, hits: page };
 }
 
-async function dfs(a: SearchArgs, init: WorkerInit): Promise<DfsStats | Stale> {
-  const o = await open(a, init);
-  if (!o) return { stale: true };
-  return collectDfs(o.index.reader(o.mapping), a.req, a.index, a.nowMs, a.filter);
+function dfs(a: SearchArgs, init: WorkerInit): Promise<DfsStats | Stale> {
+  return withReader(a, init, (reader) => collectDfs(reader, a.req, a.index, a.nowMs, a.filter));
 }
 
 export const searchTasks = {
   'search.query': query,
   'search.dfs': dfs,
-  'search.scroll': (a) => {
+  'search.scroll': (a, init) => onHeld(a, init, () => {
     const hits = scrolls.page(a.key, a.offset, a.size, a.keepAliveMs);
     return hits ? { hits } : { missing: true as const };
-  },
+  }),
   'search.clearScroll': (a) => a.keys.map((k) => scrolls.delete(k)),
-  'search.fetch': (a) => {
+  'search.fetch': (a, init) => {
     const p = pendingFetch.get(a.key);
     if (!p) return { missing: true as const };
-    pendingFetch.delete(a.key);
-    clearTimeout(p.timer);
-    return { hits: a.hits.length ? fetchPhase(p.reader, p.req, a.hits, p.opts) : [] };
+    try {
+      return onHeld(a, init, () => ({ hits: a.hits.length ? fetchPhase(p.reader, p.req, a.hits, p.opts) : [] }));
+    } finally {
+      releaseFetch(a.key);
+    }
   },
   'search.analyze': (a) => analyzeRequest(a),
 } satisfies TaskSubset;

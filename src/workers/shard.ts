@@ -7,10 +7,13 @@ import { packWithViews, transferList, unpackWithViews } from '../engine/codec/ms
 import { toWire } from '../engine/errors.ts';
 import type { BatchMessage, CallResult, OpName, TaskCall, TaskHandler, WorkerInit } from './protocol.ts';
 import { TASKS } from './tasks.ts';
+import { startIdleGc } from '../runtime/idle-gc.ts';
 
 const init = workerData as WorkerInit;
+const idleGc = startIdleGc();
 
 export default async function runBatch(message: BatchMessage): Promise<unknown> {
+  idleGc.busy();
   const calls = unpackWithViews<TaskCall[]>(message);
   const results: (CallResult | Promise<CallResult>)[] = new Array(calls.length);
   for (let i = 0; i < calls.length; i++) results[i] = start(calls[i]);

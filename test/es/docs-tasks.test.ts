@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { docsTasks, getDocShard } from '../../src/workers/docs-tasks.ts';
+import { docsTasks, shardRegistry } from '../../src/workers/docs-tasks.ts';
 import type { WriteItem } from '../../src/workers/protocol.ts';
 
 const meta = { name: 't', type: '_doc', mapping: { properties: { a: { type: 'keyword' } } }, mappingVersion: 1, settings: { 'index.number_of_shards': '1' } };
@@ -20,13 +20,13 @@ test('concurrent first writes to a shard open it once', async () => {
     const calls = Array.from({ length: 8 }, (_, i) => docsTasks['docs.write']({ uuid: 'u1', shard: 0, mv: 1, meta, items: [item(String(i))] }, init));
     const results = (await Promise.all(calls)) as { ok?: { seqNo: number } }[][];
     assert.deepEqual(results.map((r) => r[0].ok!.seqNo).sort(), [0, 1, 2, 3, 4, 5, 6, 7]);
-    assert.equal(getDocShard('u1', 0)!.live, 8);
+    assert.equal(shardRegistry(init).get('u1', 0)!.stored.shard.shardIndex.version('7') !== null, true);
     assert.deepEqual(readdirSync(join(dataDir, 'es', 'indices', 'u1', '0', 'translog')), ['00000000']);
     assert.deepEqual(await docsTasks['docs.get']({ uuid: 'u1', shard: 0, mv: 2, id: '1' }, init), { stale: true }, 'newer mapping without meta');
     await docsTasks['docs.closeAll']();
     const again = (await docsTasks['docs.get']({ uuid: 'u1', shard: 0, mv: 1, meta, id: '7' }, init)) as { doc: { seqNo: number } };
     assert.equal(again.doc.seqNo >= 0, true);
-    assert.equal(getDocShard('u1', 0)!.live, 8);
+    assert.equal(shardRegistry(init).get('u1', 0)!.stored.shard.shardIndex.version('7') !== null, true);
     await docsTasks['docs.closeAll']();
   } finally {
     rmSync(dataDir, { recursive: true, force: true });

@@ -6,7 +6,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { ShardIndex } from '../../src/engine/indexing/shard-index.ts';
+import { ScratchIndex } from '../support/scratch-index.ts';
 import { searchShard } from '../../src/engine/search/shard-search.ts';
 import { parseSearchBodyText } from '../../src/engine/search/search-request.ts';
 import { decodeNorm, encodeNorm } from '../../src/engine/postings/norms.ts';
@@ -47,28 +47,38 @@ const corpus: Record<string, string> = {
 const lengths = Object.fromEntries(Object.entries(corpus).map(([k, v]) => [k, v.split(' ').length]));
 const tf = (id: string, t: string): number => corpus[id].split(' ').filter((w) => w === t).length;
 
-function oneShard(): ShardIndex {
-  const si = new ShardIndex({});
-  for (const [id, body] of Object.entries(corpus)) si.index(id, { body }, { properties: { body: { type: 'text' } } });
-  si.refresh();
+/**
+ * The corpus in one shard; `onDisk` commits and reopens it first, so the same assertions hold for in-memory
+ * segments (after a refresh) and on-disk segments (after a flush and restart).
+ */
+async function oneShard(onDisk: boolean): Promise<ScratchIndex> {
+  const si = new ScratchIndex();
+  for (const [id, body] of Object.entries(corpus)) si.add(id, { body }, { properties: { body: { type: 'text' } } });
+  si.index.refresh();
+  if (onDisk) await si.reopen();
   return si;
 }
 
-function run(si: ShardIndex, body: string) {
-  return searchShard(si.reader(), parseSearchBodyText(body), { index: 'i', nowMs: 0, fetch: () => null });
+function run(si: ScratchIndex, body: string) {
+  return searchShard(si.index.reader({ properties: { body: { type: 'text' }, f: { type: 'text' } } }), parseSearchBodyText(body), { index: 'i', nowMs: 0 });
 }
 
-test('the reference toy corpus scores 0.9808292', () => {
-  const si = new ShardIndex({});
+for (const onDisk of [false, true]) {
+const where = onDisk ? 'on-disk segments' : 'in-memory segments';
+
+test(`the reference toy corpus scores 0.9808292 (${where})`, async () => {
+  const si = new ScratchIndex();
   const m = { properties: { f: { type: 'text' } } };
-  si.index('1', { f: 'x y z' }, m); si.index('2', { f: 'x y z t' }, m); si.index('3', { f: 'x y z w v' }, m);
-  si.refresh();
+  si.add('1', { f: 'x y z' }, m); si.add('2', { f: 'x y z t' }, m); si.add('3', { f: 'x y z w v' }, m);
+  si.index.refresh();
+  if (onDisk) await si.reopen();
   const r = run(si, '{"query":{"match":{"f":"t"}}}');
   assert.equal(javaFloat(r.hits[0].score), '0.9808292');
+  await si.close();
 });
 
-test('single-term scores on one shard equal the formula', () => {
-  const si = oneShard();
+test(`single-term scores on one shard equal the formula (${where})`, async () => {
+  const si = await oneShard(onDisk);
   const docCount = 5, sumTtf = Object.values(lengths).reduce((a, b) => a + b, 0);
   for (const term of ['fox', 'quick', 'lazy', 'the']) {
     const r = run(si, JSON.stringify({ query: { match: { body: term } } }));
@@ -79,10 +89,11 @@ test('single-term scores on one shard equal the formula', () => {
     const order = ids.map((id) => ({ id, s: expected(tf(id, term), lengths[id], df, docCount, sumTtf) })).sort((x, y) => y.s - x.s || x.id.localeCompare(y.id));
     assert.deepEqual(r.hits.map((h) => h.id), order.map((o) => o.id));
   }
+  await si.close();
 });
 
-test('multi-term OR sums clause scores in double then casts; boost multiplies', () => {
-  const si = oneShard();
+test(`multi-term OR sums clause scores in double then casts; boost multiplies (${where})`, async () => {
+  const si = await oneShard(onDisk);
   const docCount = 5, sumTtf = Object.values(lengths).reduce((a, b) => a + b, 0);
   const r = run(si, JSON.stringify({ query: { match: { body: { query: 'fox lazy', boost: 2 } } } }));
   const dfFox = 4, dfLazy = 2;
@@ -92,7 +103,9 @@ test('multi-term OR sums clause scores in double then casts; boost multiplies', 
     if (tf(h.id, 'lazy')) s += expected(tf(h.id, 'lazy'), lengths[h.id], dfLazy, docCount, sumTtf, 2);
     assert.equal(h.score, F(s), h.id);
   }
+  await si.close();
 });
+}
 
 // Appendix B: shard of 5 for ids 0..10.
 const SHARD5: Record<string, number> = { 0: 0, 1: 3, 2: 2, 3: 4, 4: 2, 5: 1, 6: 2, 7: 3, 8: 1, 9: 1, 10: 1 };

@@ -1,19 +1,23 @@
 /**
- * ShardIndex against a naive model under random index/update/delete/refresh programs (fast-check): after every
- * refresh, term, range, keyword-sort and nested queries see exactly the model's visible documents, and
- * docCount/deletedCount agree — across many refreshes, so segment merges (dropping deleted docs) are exercised.
- * Writes after a refresh stay invisible until the next one (a held reader never changes).
+ * The shard index against a naive model under random programs (fast-check) of index / update / delete /
+ * refresh / write-out / flush / merge / forced merge / restart steps. After every step: term, range, phrase,
+ * keyword-sort and nested queries see exactly the model's visible documents; counts agree; real-time reads
+ * (source and version of every id) equal the model's latest state; whenever no deleted doc is still counted
+ * by a visible segment (Lucene's statistics rule), scores equal those of a fresh index holding just the visible
+ * documents, so statistics add up across segments. A restart keeps exactly what was flushed.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { ShardIndex } from '../../src/engine/indexing/shard-index.ts';
 import { searchShard } from '../../src/engine/search/shard-search.ts';
 import { parseSearchBodyText } from '../../src/engine/search/search-request.ts';
+import { ScratchIndex } from '../support/scratch-index.ts';
 
 const mapping = { properties: { f: { type: 'text' }, k: { type: 'keyword' }, n: { type: 'long' }, kids: { type: 'nested', properties: { c: { type: 'keyword' } } } } };
 type Doc = { f: string; k: string; n: number; kids: { c: string }[] };
-type Op = { op: 'index'; id: string; doc: Doc } | { op: 'delete'; id: string } | { op: 'refresh' };
+type Op =
+  | { op: 'index'; id: string; doc: Doc } | { op: 'delete'; id: string } | { op: 'refresh' } | { op: 'writeOut' }
+  | { op: 'flush' } | { op: 'merge' } | { op: 'forceMerge'; max: number } | { op: 'restart' };
 
 const word = fc.constantFrom('red', 'green', 'blue', 'cyan');
 const docArb: fc.Arbitrary<Doc> = fc.record({
@@ -24,42 +28,103 @@ const docArb: fc.Arbitrary<Doc> = fc.record({
 });
 const idArb = fc.constantFrom(...Array.from({ length: 12 }, (_, i) => String(i)));
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ op: fc.constant('index' as const), id: idArb, doc: docArb }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant('delete' as const), id: idArb }) },
-  { weight: 2, arbitrary: fc.constant({ op: 'refresh' as const }) },
+  { weight: 8, arbitrary: fc.record({ op: fc.constant('index' as const), id: idArb, doc: docArb }) },
+  { weight: 3, arbitrary: fc.record({ op: fc.constant('delete' as const), id: idArb }) },
+  { weight: 3, arbitrary: fc.constant({ op: 'refresh' as const }) },
+  { weight: 1, arbitrary: fc.constant({ op: 'writeOut' as const }) },
+  { weight: 1, arbitrary: fc.constant({ op: 'flush' as const }) },
+  { weight: 1, arbitrary: fc.constant({ op: 'merge' as const }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('forceMerge' as const), max: fc.integer({ min: 1, max: 3 }) }) },
+  { weight: 1, arbitrary: fc.constant({ op: 'restart' as const }) },
 );
 
-function ids(si: ShardIndex, body: unknown): string[] {
-  const r = searchShard(si.reader(mapping), parseSearchBodyText(JSON.stringify({ size: 100, ...body as object })), { index: 'i', nowMs: 0, fetch: () => null, noFetch: true });
-  return r.hits.map((h) => h.id);
+function search(si: ScratchIndex, body: unknown) {
+  return searchShard(si.index.reader(mapping), parseSearchBodyText(JSON.stringify({ size: 100, ...body as object })), { index: 'i', nowMs: 0 });
 }
+const ids = (si: ScratchIndex, body: unknown): string[] => search(si, body).hits.map((h) => h.id);
 
-test('ShardIndex matches a naive model across refreshes and merges', () => {
-  let maxSegs = 0;
-  fc.assert(fc.property(fc.array(opArb, { minLength: 1, maxLength: 120, size: 'max' }), (ops) => {
-    let segsMade = 0;
-    const si = new ShardIndex({});
-    const live = new Map<string, Doc>();
-    let visible = new Map<string, Doc>();
-    for (const o of ops) {
-      if (o.op === 'index') { si.index(o.id, o.doc as unknown as Record<string, unknown>, mapping); live.set(o.id, o.doc); }
-      else if (o.op === 'delete') { si.delete(o.id); live.delete(o.id); }
-      else { si.refresh(); visible = new Map(live); }
-      const sorted = (pred: (d: Doc) => boolean): string[] => [...visible].filter(([, d]) => pred(d)).map(([id]) => id).sort();
-      assert.deepEqual(ids(si, { query: { match: { f: 'red' } } }).sort(), sorted((d) => d.f.split(' ').includes('red')));
-      assert.deepEqual(ids(si, { query: { range: { n: { gte: 5, lt: 15 } } } }).sort(), sorted((d) => d.n >= 5 && d.n < 15));
-      const adjacent = (d: Doc, a: string, b: string): boolean => d.f.split(' ').some((w, i, all) => w === a && all[i + 1] === b);
-      assert.deepEqual(ids(si, { query: { match_phrase: { f: 'red green' } } }).sort(), sorted((d) => adjacent(d, 'red', 'green')));
-      assert.deepEqual(ids(si, { query: { match_phrase: { f: 'red green blue' } } }).sort(), sorted((d) => d.f.split(' ').some((w, i, all) => w === 'red' && all[i + 1] === 'green' && all[i + 2] === 'blue')));
-      assert.deepEqual(ids(si, { query: { nested: { path: 'kids', query: { term: { 'kids.c': 'x' } } } } }).sort(), sorted((d) => d.kids.some((k) => k.c === 'x')));
-      const byK = ids(si, { sort: [{ k: 'asc' }, { n: 'desc' }] });
-      const want = [...visible].sort(([, a], [, b]) => (a.k < b.k ? -1 : a.k > b.k ? 1 : b.n - a.n)).map(([id]) => id);
-      assert.deepEqual(byK.map((id) => [visible.get(id)!.k, visible.get(id)!.n]), want.map((id) => [visible.get(id)!.k, visible.get(id)!.n]));
-      const luceneDocs = [...visible.values()].reduce((a, d) => a + 1 + d.kids.length, 0);
-      assert.equal(si.docCount(), luceneDocs);
-      assert.ok(si.reader().segments.length <= 8, 'merges keep the segment count bounded');
-      maxSegs = Math.max(maxSegs, segsMade += o.op === 'refresh' ? 1 : 0);
+interface Model { doc: Doc; version: number }
+
+test('the shard index matches a naive model across refreshes, write-outs, flushes, merges and restarts', async () => {
+  let restarts = 0, merges = 0;
+  await fc.assert(fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 80, size: 'max' }), async (ops) => {
+    const si = new ScratchIndex();
+    const live = new Map<string, Model>();
+    let visible = new Map<string, Doc>(), flushed = new Map<string, Model>();
+    try {
+      for (const o of ops) {
+        if (o.op === 'index') {
+          const prev = live.get(o.id);
+          // fast-check's records have no prototype; the model keeps plain objects, as JSON.parse makes.
+          const doc = JSON.parse(JSON.stringify(o.doc)) as Doc;
+          si.add(o.id, doc as unknown as Record<string, unknown>, mapping, (prev?.version ?? 0) + 1);
+          live.set(o.id, { doc, version: (prev?.version ?? 0) + 1 });
+        } else if (o.op === 'delete') {
+          assert.equal(si.delete(o.id), live.has(o.id));
+          live.delete(o.id);
+        } else if (o.op === 'refresh') { si.index.refresh(); visible = new Map([...live].map(([id, m]) => [id, m.doc])); }
+        else if (o.op === 'writeOut') await si.index.writeOutMemory();
+        else if (o.op === 'flush') { await si.flush(); flushed = new Map(live); }
+        else if (o.op === 'merge') { await si.index.forceMerge(1, false); merges++; }
+        else if (o.op === 'forceMerge') { await si.index.forceMerge(o.max, false); merges++; }
+        else {
+          // A restart without a translog: the last commit is the whole state, and all of it is visible.
+          await si.restart();
+          restarts++;
+          live.clear();
+          for (const [id, m] of flushed) live.set(id, m);
+          visible = new Map([...live].map(([id, m]) => [id, m.doc]));
+        }
+        checkReads(si, live);
+        checkSearches(si, visible);
+        if (si.index.stats().deleted === 0 && visible.size > 0) await checkScores(si, visible);
+      }
+    } finally {
+      await si.close();
     }
   }), { numRuns: 60 });
-  assert.ok(maxSegs > 8, 'some programs refresh often enough to merge');
+  assert.ok(restarts > 0 && merges > 0, 'programs exercise restarts and merges');
 });
+
+function checkReads(si: ScratchIndex, live: Map<string, Model>): void {
+  for (let i = 0; i < 12; i++) {
+    const id = String(i), m = live.get(id), got = si.index.get(id);
+    assert.equal(got === null, m === undefined, `real-time presence of ${id}`);
+    if (!m || !got) continue;
+    assert.deepEqual(JSON.parse(Buffer.from(got.source).toString()), m.doc, `source of ${id}`);
+    assert.equal(got.version, m.version, `version of ${id}`);
+    assert.equal(si.index.version(id)!.version, m.version);
+  }
+}
+
+function checkSearches(si: ScratchIndex, visible: Map<string, Doc>): void {
+  const sorted = (pred: (d: Doc) => boolean): string[] => [...visible].filter(([, d]) => pred(d)).map(([id]) => id).sort();
+  assert.deepEqual(ids(si, { query: { match: { f: 'red' } } }).sort(), sorted((d) => d.f.split(' ').includes('red')));
+  assert.deepEqual(ids(si, { query: { range: { n: { gte: 5, lt: 15 } } } }).sort(), sorted((d) => d.n >= 5 && d.n < 15));
+  const adjacent = (d: Doc, a: string, b: string): boolean => d.f.split(' ').some((w, i, all) => w === a && all[i + 1] === b);
+  assert.deepEqual(ids(si, { query: { match_phrase: { f: 'red green' } } }).sort(), sorted((d) => adjacent(d, 'red', 'green')));
+  assert.deepEqual(ids(si, { query: { match_phrase: { f: 'red green blue' } } }).sort(), sorted((d) => d.f.split(' ').some((w, i, all) => w === 'red' && all[i + 1] === 'green' && all[i + 2] === 'blue')));
+  assert.deepEqual(ids(si, { query: { nested: { path: 'kids', query: { term: { 'kids.c': 'x' } } } } }).sort(), sorted((d) => d.kids.some((k) => k.c === 'x')));
+  assert.deepEqual(ids(si, { query: { terms: { k: ['a', 'c'] } } }).sort(), sorted((d) => d.k === 'a' || d.k === 'c'));
+  const byK = ids(si, { sort: [{ k: 'asc' }, { n: 'desc' }] });
+  const want = [...visible].sort(([, a], [, b]) => (a.k < b.k ? -1 : a.k > b.k ? 1 : b.n - a.n)).map(([id]) => id);
+  assert.deepEqual(byK.map((id) => [visible.get(id)!.k, visible.get(id)!.n]), want.map((id) => [visible.get(id)!.k, visible.get(id)!.n]));
+  const luceneDocs = [...visible.values()].reduce((a, d) => a + 1 + d.kids.length, 0);
+  const st = si.index.stats();
+  assert.equal(st.docs, luceneDocs);
+  assert.equal(st.roots, visible.size);
+}
+
+/** Scores equal those of a fresh index holding exactly the visible docs (statistics add up across segments). */
+async function checkScores(si: ScratchIndex, visible: Map<string, Doc>): Promise<void> {
+  const fresh = new ScratchIndex();
+  try {
+    for (const [id, d] of visible) fresh.add(id, d as unknown as Record<string, unknown>, mapping);
+    fresh.index.refresh();
+    const q = { query: { match: { f: 'red blue' } } };
+    const score = (x: ScratchIndex): Map<string, number> => new Map(search(x, q).hits.map((h) => [h.id, h.score]));
+    assert.deepEqual(score(si), score(fresh));
+  } finally {
+    await fresh.close();
+  }
+}

@@ -48,6 +48,41 @@ export const DOC_SNAPSHOT_FILE = 'shard.snap';
 /** Translog record types of a document shard (docs/format.md "Document translog record"). */
 export const DOC_TRANSLOG_INDEX = 1;
 export const DOC_TRANSLOG_DELETE = 2;
+/**
+ * Document segments (docs/format.md "Document segments"): one magic per file kind, all at SEGMENT_VERSION.
+ * Files are `_<name>.<ext>` inside `es/indices/<uuid>/<shard>/index/`, live docs `_<name>_<delGen>.liv`.
+ */
+export const SEGMENT_VERSION = 1;
+export const SEGMENT_MIN_VERSION = 1;
+/** 'TSSI' segment info (`.si`). */
+export const SEGMENT_INFO_MAGIC = 0x54535349;
+/** 'TSTI' in-memory indexes: term indexes, `_id` index and Bloom filter, stored-block index (`.tip`). */
+export const SEGMENT_TERM_INDEX_MAGIC = 0x54535449;
+/** 'TSTM' term dictionary blocks (`.tim`). */
+export const SEGMENT_TERMS_MAGIC = 0x5453544d;
+/** 'TSDC' doc ids and frequencies (`.doc`). */
+export const SEGMENT_POSTINGS_MAGIC = 0x54534443;
+/** 'TSPS' positions (`.pos`). */
+export const SEGMENT_POSITIONS_MAGIC = 0x54535053;
+/** 'TSDV' doc values, norms, exists lists, nested structure (`.dvd`). */
+export const SEGMENT_DOC_VALUES_MAGIC = 0x54534456;
+/** 'TSFD' stored fields (`.fdt`). */
+export const SEGMENT_STORED_MAGIC = 0x54534644;
+/** 'TSID' `_id` dictionary blocks (`.ids`). */
+export const SEGMENT_IDS_MAGIC = 0x54534944;
+/** 'TSLV' live docs (`.liv`). */
+export const SEGMENT_LIVE_DOCS_MAGIC = 0x54534c56;
+/** 'TSCP' commit point (`segments_<gen>`): the segments of the last flush and the translog position it covers. */
+export const COMMIT_POINT_MAGIC = 0x54534350;
+export const COMMIT_POINT_VERSION = 1;
+export const COMMIT_POINT_MIN_VERSION = 1;
+/** Prefix of commit point file names; the generation follows in base 36. */
+export const COMMIT_POINT_PREFIX = 'segments_';
+/** Sub-directory of a shard directory holding its segments and commit points. */
+export const SEGMENTS_DIR = 'index';
+/** File written in a shard directory when the shard failed for damaged files (JSON of the error); see "Document shard layout". */
+export const DOC_SHARD_FAILED_MARKER = 'corrupted';
+
 /** LMDB databases holding the documents cluster metadata (docs/format.md "Documents metadata"). */
 export const DOC_META_INDICES_DB = 'es_indices';
 export const DOC_META_TEMPLATES_DB = 'es_templates';

@@ -38,3 +38,4 @@ export function uncompressSync(input: Uint8Array): Buffer {
 export function yieldToLoop(): Promise<void> {
   return setImmediatePromise();
 }
+

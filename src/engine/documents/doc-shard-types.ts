@@ -17,6 +17,8 @@ export interface IndexOp extends WriteConditions {
   source: Uint8Array;
   routing?: string;
   create?: boolean;
+  /** The id was generated for this request (no earlier copy can exist, so none is looked up). */
+  autoId?: boolean;
 }
 
 export interface DeleteOp extends WriteConditions {
@@ -61,10 +63,22 @@ export interface StoredDoc {
 }
 
 export interface ShardStats {
+  /** Live and deleted Lucene docs (nested children included) as searches see them: `_cat/indices` docs. */
   docsCount: number;
   docsDeleted: number;
+  /** Live top-level documents as searches see them (what `_count` and `_cat/count` count). */
+  rootDocs: number;
+  /** Segment files plus translog. */
   storeBytes: number;
   maxSeqNo: number;
-  liveDocs: number;
   translogOps: number;
+  translogBytes: number;
+  segments: number;
+  /** Bytes held in memory by the indexing buffer and in-memory segments. */
+  segmentsMemoryBytes: number;
+  merges: { total: number; current: number; totalDocs: number; totalBytes: number; totalTimeMs: number };
+  refreshes: number;
+  flushes: number;
+  /** Set when the shard failed (damaged files): the failure, and every other figure is zero. */
+  failure?: string;
 }

@@ -1,11 +1,12 @@
 /**
- * One document shard: the raw `_source` bytes of every id with `_version`, `_seq_no` (per shard) and
- * `_primary_term`, delete tombstones (kept `index.gc_deletes`, 60 s), optimistic concurrency checks, and
- * the translog. An operation changes memory synchronously (so later operations and real-time GETs see it
- * in order), appends its translog record, and is acknowledged only when that append is durable.
- * Searchability goes through the injected `ShardIndexApi` (indexed at write time, published on refresh).
+ * One document shard's write semantics: `_version`, `_seq_no` (per shard) and `_primary_term`, delete
+ * tombstones (kept `index.gc_deletes`, 60 s), optimistic concurrency checks, and the translog. Documents
+ * themselves live in the shard's `ShardIndex` (buffer, segments, stored fields). An operation changes the
+ * index synchronously (so later operations and real-time GETs see it in order), appends its translog record,
+ * and is acknowledged only when that append is durable; searches see it after a refresh.
  */
-import type { MappingJson, ShardIndexApi } from '../search/api.ts';
+import type { MappingJson } from '../search/api.ts';
+import type { IndexStats, ShardIndex } from '../indexing/shard-index.ts';
 import { pack, unpack } from '../codec/msgpack.ts';
 import { DOC_TRANSLOG_DELETE, DOC_TRANSLOG_INDEX } from '../codec/format-ids.ts';
 import { docError } from './doc-errors.ts';
@@ -23,8 +24,8 @@ export interface Translog {
 const REC_INDEX = DOC_TRANSLOG_INDEX;
 const REC_DELETE = DOC_TRANSLOG_DELETE;
 
+/** An operation as applied and logged: `source` null for a delete. */
 export interface DocEntry {
-  /** null = delete tombstone. */
   source: Uint8Array | null;
   version: number;
   seqNo: number;
@@ -33,13 +34,19 @@ export interface DocEntry {
   deletedAt?: number;
 }
 
+/** What a recent delete leaves behind for versioning (for `index.gc_deletes`). */
+interface Tombstone { version: number; seqNo: number; primaryTerm: number; deletedAt: number }
+
+/** The version state of an id: its live copy, or a recent delete's tombstone. */
+interface VersionEntry { version: number; seqNo: number; primaryTerm: number; live: boolean }
+
 export interface DocShardOptions {
   indexName: string;
   uuid: string;
   shard: number;
   type: string;
   mapping: MappingJson;
-  searchIndex: ShardIndexApi | null;
+  index: ShardIndex;
   translog: Translog | null;
   gcDeletesMs?: number;
   now?: () => number;
@@ -53,15 +60,10 @@ export class DocShard {
   indexName: string;
   type: string;
   mapping: MappingJson;
-  readonly searchIndex: ShardIndexApi | null;
+  readonly shardIndex: ShardIndex;
   translog: Translog | null;
-  readonly docs = new Map<string, DocEntry>();
+  private readonly tombstones = new Map<string, Tombstone>();
   maxSeqNo = -1;
-  live = 0;
-  /** Live count and overwritten/deleted count as of the last refresh (used when there is no search index). */
-  private visibleLive = 0;
-  private deletedSinceFlush = 0;
-  private visibleDeleted = 0;
   dirty = false;
   translogOps = 0;
   translogBytes = 0;
@@ -75,7 +77,7 @@ export class DocShard {
     this.shard = o.shard;
     this.type = o.type;
     this.mapping = o.mapping;
-    this.searchIndex = o.searchIndex;
+    this.shardIndex = o.index;
     this.translog = o.translog;
     this.gcDeletesMs = o.gcDeletesMs ?? 60_000;
     this.now = o.now ?? Date.now;
@@ -83,16 +85,21 @@ export class DocShard {
 
   /** The live document `id` (real-time), or null. */
   getDoc(id: string): StoredDoc | null {
-    const e = this.docs.get(id);
-    if (!e || e.source === null) return null;
-    return { source: e.source, version: e.version, seqNo: e.seqNo, primaryTerm: e.primaryTerm, routing: e.routing };
+    const d = this.shardIndex.get(id);
+    if (!d) return null;
+    const out: StoredDoc = { source: d.source, version: d.version, seqNo: d.seqNo, primaryTerm: d.primaryTerm };
+    if (d.routing !== null) out.routing = d.routing;
+    return out;
   }
 
-  /** The entry that still counts for versioning: live docs and tombstones younger than gc_deletes. */
-  private versionEntry(id: string): DocEntry | undefined {
-    const e = this.docs.get(id);
-    if (e && e.source === null && this.now() - (e.deletedAt ?? 0) > this.gcDeletesMs) return undefined;
-    return e;
+  /** The entry that still counts for versioning: the live copy, or a tombstone younger than gc_deletes. */
+  private versionEntry(id: string): VersionEntry | undefined {
+    const v = this.shardIndex.version(id);
+    if (v) return { version: v.version, seqNo: v.seqNo, primaryTerm: v.primaryTerm, live: true };
+    const t = this.tombstones.get(id);
+    if (!t) return undefined;
+    if (this.now() - t.deletedAt > this.gcDeletesMs) { this.tombstones.delete(id); return undefined; }
+    return { version: t.version, seqNo: t.seqNo, primaryTerm: t.primaryTerm, live: false };
   }
 
   /** Indexes a document; returns MappingNeeded when its fields are not all mapped yet. */
@@ -106,8 +113,9 @@ export class DocShard {
     const doc = parseDocument(text);
     const needed = this.mappingDelta(doc, text);
     if (needed) return needed;
-    const cur = this.versionEntry(op.id);
-    const live = cur !== undefined && cur.source !== null;
+    // Auto-generated ids are new by construction: no lookup (Elasticsearch's append-only optimisation).
+    const cur = op.autoId ? undefined : this.versionEntry(op.id);
+    const live = cur !== undefined && cur.live;
     if (op.create && live) this.conflict(op.id, `document already exists (current version [${cur!.version}])`);
     this.checkConditions(op.id, op, cur);
     const version = nextVersion(op, cur);
@@ -115,7 +123,8 @@ export class DocShard {
     const source = Buffer.allocUnsafeSlow(op.source.byteLength);
     source.set(op.source);
     const entry: DocEntry = { source, version, seqNo: this.maxSeqNo + 1, primaryTerm: PRIMARY_TERM, routing: op.routing };
-    this.apply(op.id, entry, doc);
+    // The version lookup above already found whether a live copy exists: the index need not look again.
+    this.apply(op.id, entry, doc, !live);
     const durable = this.log(REC_INDEX, entry, op.id);
     return { result: { result: live ? 'updated' : 'created', version, seqNo: entry.seqNo, primaryTerm: PRIMARY_TERM }, durable };
   }
@@ -137,11 +146,11 @@ export class DocShard {
 
   deleteNow(op: DeleteOp): Pending {
     const cur = this.versionEntry(op.id);
-    const live = cur !== undefined && cur.source !== null;
+    const live = cur !== undefined && cur.live;
     this.checkConditions(op.id, op, cur);
     const version = op.versionType === 'external' || op.versionType === 'external_gte' ? op.version! : (cur?.version ?? 0) + 1;
     const entry: DocEntry = { source: null, version, seqNo: this.maxSeqNo + 1, primaryTerm: PRIMARY_TERM, deletedAt: this.now() };
-    this.apply(op.id, entry, null);
+    this.apply(op.id, entry, null, false);
     const durable = this.log(REC_DELETE, entry, op.id);
     return { result: { result: live ? 'deleted' : 'not_found', version, seqNo: entry.seqNo, primaryTerm: PRIMARY_TERM }, durable };
   }
@@ -182,8 +191,8 @@ export class DocShard {
     return stringifyLossless(filterSource(parseLossless(text), op.fetchSource));
   }
 
-  private checkConditions(id: string, c: WriteConditions, cur: DocEntry | undefined): void {
-    const live = cur !== undefined && cur.source !== null;
+  private checkConditions(id: string, c: WriteConditions, cur: VersionEntry | undefined): void {
+    const live = cur !== undefined && cur.live;
     if (c.ifSeqNo !== undefined) {
       if (!live) this.conflict(id, `required seqNo [${c.ifSeqNo}], primary term [${c.ifPrimaryTerm}] but no document was found`);
       if (cur!.seqNo !== c.ifSeqNo || cur!.primaryTerm !== c.ifPrimaryTerm) {
@@ -204,23 +213,17 @@ export class DocShard {
     throw docError('DOC_VERSION_CONFLICT', [this.type, id, what], { index_uuid: this.uuid, shard: String(this.shard), index: this.indexName });
   }
 
-  /**
-   * Applies an entry to the search index, then to memory (also used by translog replay). The search index
-   * goes first so that a document it refuses leaves the shard unchanged.
-   */
-  apply(id: string, entry: DocEntry, parsed: Record<string, unknown> | null): void {
-    if (entry.source !== null) this.searchIndex?.index(id, parsed ?? parseDocument(Buffer.from(entry.source).toString('utf8')), this.mapping);
-    else this.searchIndex?.delete(id);
-    const prev = this.docs.get(id);
-    const wasLive = prev !== undefined && prev.source !== null;
-    this.docs.set(id, entry);
-    if (entry.seqNo > this.maxSeqNo) this.maxSeqNo = entry.seqNo;
+  /** Applies an entry to the index (also used by translog replay); `isNew` skips looking for a live copy. */
+  apply(id: string, entry: DocEntry, parsed: Record<string, unknown> | null, isNew: boolean): void {
     if (entry.source !== null) {
-      if (!wasLive) this.live++; else this.deletedSinceFlush++;
-    } else if (wasLive) {
-      this.live--;
-      this.deletedSinceFlush++;
+      const doc = parsed ?? parseDocument(Buffer.from(entry.source).toString('utf8'));
+      this.shardIndex.index(id, doc, entry.source, entry.routing ?? null, entry, this.mapping, isNew);
+      this.tombstones.delete(id);
+    } else {
+      this.shardIndex.delete(id);
+      this.tombstones.set(id, { version: entry.version, seqNo: entry.seqNo, primaryTerm: entry.primaryTerm, deletedAt: entry.deletedAt ?? this.now() });
     }
+    if (entry.seqNo > this.maxSeqNo) this.maxSeqNo = entry.seqNo;
     this.dirty = true;
   }
 
@@ -235,21 +238,20 @@ export class DocShard {
   /** Replays one translog record (idempotent: older sequence numbers than what is held are skipped). */
   replayRecord(_type: number, payload: Uint8Array): void {
     const [id, version, seqNo, primaryTerm, routing, source, deletedAt] = unpack<[string, number, number, number, string | null, Uint8Array | null, number | null]>(payload);
-    const cur = this.docs.get(id);
+    // Records the last commit already holds (those between the translog cut and the commit) are skipped.
+    const cur = this.versionEntry(id);
     if (cur && cur.seqNo >= seqNo) { if (seqNo > this.maxSeqNo) this.maxSeqNo = seqNo; return; }
     const entry: DocEntry = { source: source ? new Uint8Array(source) : null, version, seqNo, primaryTerm };
     if (routing !== null) entry.routing = routing;
     if (deletedAt !== null) entry.deletedAt = deletedAt;
-    this.apply(id, entry, null);
+    this.apply(id, entry, null, false);
     this.translogOps++;
     this.translogBytes += payload.byteLength;
   }
 
   /** Publishes writes to searches and wakes `refresh=wait_for` waiters. */
   refresh(): void {
-    this.searchIndex?.refresh();
-    this.visibleLive = this.live;
-    this.visibleDeleted = this.deletedSinceFlush;
+    this.shardIndex.refresh();
     this.dirty = false;
     const w = this.refreshWaiters;
     this.refreshWaiters = [];
@@ -261,20 +263,20 @@ export class DocShard {
     return new Promise((r) => this.refreshWaiters.push(r));
   }
 
-  /** Forgets tombstones older than gc_deletes and resets counters a flush compacts away. */
+  /** Forgets tombstones older than gc_deletes and resets the translog counters a flush trims. */
   afterFlush(): void {
     const now = this.now();
-    for (const [id, e] of this.docs) if (e.source === null && now - (e.deletedAt ?? 0) > this.gcDeletesMs) this.docs.delete(id);
-    this.deletedSinceFlush = 0;
+    for (const [id, t] of this.tombstones) if (now - t.deletedAt > this.gcDeletesMs) this.tombstones.delete(id);
     this.translogOps = 0;
     this.translogBytes = 0;
   }
 
-  stats(storeBytes: number): ShardStats {
+  stats(translogSizeBytes: number): ShardStats {
+    const s: IndexStats = this.shardIndex.stats();
     return {
-      docsCount: this.searchIndex ? this.searchIndex.docCount() : this.visibleLive,
-      docsDeleted: this.searchIndex ? this.searchIndex.deletedCount() : this.visibleDeleted,
-      storeBytes, maxSeqNo: this.maxSeqNo, liveDocs: this.live, translogOps: this.translogOps,
+      docsCount: s.docs, docsDeleted: s.deleted, rootDocs: s.roots, storeBytes: s.sizeBytes + translogSizeBytes,
+      maxSeqNo: this.maxSeqNo, translogOps: this.translogOps, translogBytes: translogSizeBytes,
+      segments: s.segments, segmentsMemoryBytes: s.memoryBytes, merges: s.merges, refreshes: s.refreshes, flushes: s.flushes,
     };
   }
 }
@@ -288,7 +290,7 @@ async function settle(p: Pending | MappingNeeded): Promise<WriteResult | Mapping
   return p.result;
 }
 
-function nextVersion(op: WriteConditions, cur: DocEntry | undefined): number {
+function nextVersion(op: WriteConditions, cur: VersionEntry | undefined): number {
   if ((op.versionType === 'external' || op.versionType === 'external_gte' || op.versionType === 'force') && op.version !== undefined) return op.version;
   return (cur?.version ?? 0) + 1;
 }

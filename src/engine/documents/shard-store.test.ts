@@ -1,45 +1,75 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CorruptionError } from '../errors.ts';
-import { StoredShard } from './shard-store.ts';
+import { fileURLToPath } from 'node:url';
+import { BlockCache } from '../segments/block-cache.ts';
+import { StoredShard, type ShardStoreOptions } from './shard-store.ts';
 import type { WriteResult } from './doc-shard-types.ts';
 
-const opts = { indexName: 'i', uuid: 'u', shard: 0, type: '_doc', mapping: { properties: { n: { type: 'long' } } }, searchIndex: null };
+const mapping = { properties: { n: { type: 'long' }, title: { type: 'text' }, tag: { type: 'keyword' }, kids: { type: 'nested', properties: { c: { type: 'keyword' } } } } };
+const opts = { indexName: 'i', uuid: 'u', shard: 0, type: '_doc', mapping };
+const store = (): ShardStoreOptions => ({ cache: new BlockCache(8 << 20), memory: null, indexSettings: {}, autoMerge: false });
 const src = (n: number): Uint8Array => Buffer.from(`{"n":${n}}`);
 
-test('flush snapshots the shard, trims the translog, and reopen = snapshot + replay', async () => {
+test('flush commits segments and trims the translog; reopen = last commit + translog tail, nothing re-indexed', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'shard-store-'));
   try {
-    let s = await StoredShard.open(dir, opts);
+    let s = await StoredShard.open(dir, opts, store());
     for (let i = 0; i < 100; i++) await s.shard.index({ id: String(i), source: src(i) });
     await s.shard.delete({ id: '5' });
     await s.flush();
     assert.equal(s.shard.translogOps, 0);
+    assert.ok(readdirSync(join(dir, 'index')).some((f) => f.startsWith('segments_')), 'a commit point');
     for (let i = 100; i < 150; i++) await s.shard.index({ id: String(i), source: src(i) });
     const r = (await s.shard.index({ id: '7', source: src(70) })) as WriteResult;
     assert.deepEqual([r.result, r.version, r.seqNo], ['updated', 2, 151]);
     await s.close();
 
-    s = await StoredShard.open(dir, opts);
+    s = await StoredShard.open(dir, opts, store());
     assert.equal(s.shard.maxSeqNo, 151);
-    assert.equal(s.shard.live, 149);
+    const st = s.shard.stats(0);
+    assert.equal(st.rootDocs, 149);
     assert.equal(Buffer.from(s.shard.getDoc('7')!.source).toString(), '{"n":70}');
+    assert.equal(s.shard.getDoc('7')!.version, 2);
     assert.equal(s.shard.getDoc('5'), null);
-    assert.equal(s.shard.stats(0).docsCount, 149);
+    // Only the 51 translog operations after the commit were indexed again: they are the in-memory buffer.
+    assert.equal(s.shard.shardIndex.segments().filter((x) => !x.onDisk).reduce((a, x) => a + x.docs, 0), 51);
     const again = (await s.shard.index({ id: '5', source: src(5) })) as WriteResult;
-    assert.deepEqual([again.result, again.version, again.seqNo], ['created', 3, 152], 'the tombstone keeps the version');
+    // Elasticsearch 6 keeps delete tombstones in memory only: after a flush and a restart the id starts over.
+    assert.deepEqual([again.result, again.version, again.seqNo], ['created', 1, 152]);
     await s.flush();
     await s.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
 
-    // A damaged snapshot is refused with the file and offset, never silently dropped.
-    const file = join(dir, 'shard.snap');
-    const bytes = readFileSync(file);
-    bytes[bytes.length - 20] ^= 0xff;
-    writeFileSync(file, bytes);
-    await assert.rejects(StoredShard.open(dir, opts), (e) => e instanceof CorruptionError && e.file === file);
+test('a shard written by format 1 (shard.snap + translog) is converted on first open', async () => {
+  const fixture = fileURLToPath(new URL('../../../test/fixtures/format/documents-v1/es/indices', import.meta.url));
+  const dir = mkdtempSync(join(tmpdir(), 'shard-upgrade-'));
+  try {
+    cpSync(fixture, dir, { recursive: true });
+    const uuid = readdirSync(dir)[0];
+    const infos: string[] = [];
+    const docs: number[] = [];
+    for (const shard of [0, 1]) {
+      const sdir = join(dir, uuid, String(shard));
+      const s = await StoredShard.open(sdir, { ...opts, uuid, shard }, { ...store(), onInfo: (m) => infos.push(m) });
+      assert.equal(existsSync(join(sdir, 'shard.snap')), false, 'the old snapshot is gone once converted');
+      docs.push(s.shard.stats(0).rootDocs);
+      if (s.shard.getDoc('100')) assert.equal(Buffer.from(s.shard.getDoc('100')!.source).toString(), '{"title":"after flush one","n":100}');
+      await s.close();
+      // A second open finds a normal commit and converts nothing.
+      const again = await StoredShard.open(sdir, { ...opts, uuid, shard }, { ...store(), onInfo: (m) => infos.push(`again ${m}`) });
+      assert.equal(again.shard.stats(0).rootDocs, docs[shard]);
+      await again.close();
+    }
+    // 30 docs, 3 and 5 deleted, 4 written again with a routing (a second copy in the other shard), 100 added.
+    assert.equal(docs[0] + docs[1], 30, 'what the format-1 server counted after its own restart');
+    assert.ok(infos.some((m) => m.includes('converting format 1')));
+    assert.ok(!infos.some((m) => m.startsWith('again')), 'converted once');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

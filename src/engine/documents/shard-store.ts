@@ -1,20 +1,44 @@
 /**
  * Opening, flushing and closing a document shard on disk: `<dir>/translog/` is the shard's WAL and
- * `<dir>/shard.snap` its last flushed state. Open = load the snapshot + replay the translog after the
- * position it covers; flush = cut the WAL, snapshot the state, delete the segments the snapshot covers.
+ * `<dir>/index/` its segments and commit points (docs/format.md "Document segments"). Open = open the last
+ * commit's segments + replay the translog after the position the commit records (documents in committed
+ * segments are never re-analysed); flush = cut the translog, commit the index, delete the translog segments
+ * the commit covers.
+ *
+ * A shard written by format 1 (`shard.snap`, the whole shard state rewritten at each flush) is converted on
+ * first open: its documents are indexed, the translog tail replayed, a commit written, and `shard.snap`
+ * removed, with log lines reporting progress.
  */
+import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { DOC_SNAPSHOT_FILE, SEGMENTS_DIR } from '../codec/format-ids.ts';
+import { ShardIndex } from '../indexing/shard-index.ts';
+import type { IndexingMemory } from '../indexing/indexing-memory.ts';
+import type { TieredMergeSettings } from '../indexing/tiered-merge-policy.ts';
+import type { BlockCache } from '../segments/block-cache.ts';
 import { Wal } from '../wal/index.ts';
 import { DocShard, type DocShardOptions } from './doc-shard.ts';
-import { readSnapshot, snapshotSize, writeSnapshot } from './shard-snapshot.ts';
+import { readSnapshot } from './shard-snapshot.ts';
 
 export interface ShardStoreOptions {
+  /** The worker's block cache and indexing buffer budget. */
+  cache: BlockCache;
+  memory: IndexingMemory | null;
+  /** The index's settings as ES JSON (analysis, …). */
+  indexSettings: Record<string, unknown>;
   walCompression?: boolean;
   walSegmentSizeBytes?: number;
   walRepair?: boolean;
+  mergeSettings?: TieredMergeSettings;
+  autoMerge?: boolean;
+  /** Check every region of every segment at open (`index.shard.check_on_startup`). */
+  verifyOnOpen?: boolean;
   onWarning?: (msg: string) => void;
+  onInfo?: (msg: string) => void;
 }
+
+const UPGRADE_PROGRESS_DOCS = 100_000;
 
 /** A shard bound to its files. */
 export class StoredShard {
@@ -22,29 +46,44 @@ export class StoredShard {
   readonly dir: string;
   private readonly wal: Wal;
   private flushing: Promise<void> | null = null;
-  private snapBytes: number;
 
-  private constructor(shard: DocShard, dir: string, wal: Wal, snapBytes: number) {
+  private constructor(shard: DocShard, dir: string, wal: Wal) {
     this.shard = shard;
     this.dir = dir;
     this.wal = wal;
-    this.snapBytes = snapBytes;
   }
 
-  static async open(dir: string, shardOpts: Omit<DocShardOptions, 'translog'>, o: ShardStoreOptions = {}): Promise<StoredShard> {
+  static async open(dir: string, shardOpts: Omit<DocShardOptions, 'translog' | 'index'>, o: ShardStoreOptions): Promise<StoredShard> {
     await mkdir(dir, { recursive: true });
-    const shard = new DocShard({ ...shardOpts, translog: null });
-    const meta = await readSnapshot(dir, (id, e) => shard.apply(id, e, null));
-    if (meta) shard.maxSeqNo = Math.max(shard.maxSeqNo, meta.maxSeqNo);
-    shard.afterFlush();
-    const wal = await Wal.open({
-      dir: join(dir, 'translog'), compress: o.walCompression ?? false, repair: o.walRepair ?? false,
-      segmentSizeBytes: o.walSegmentSizeBytes ?? 16 * 1024 * 1024, onWarning: o.onWarning,
+    const index = ShardIndex.open({
+      dir: join(dir, SEGMENTS_DIR), indexSettings: o.indexSettings, cache: o.cache, memory: o.memory,
+      mergeSettings: o.mergeSettings, autoMerge: o.autoMerge, verifyOnOpen: o.verifyOnOpen, onBackgroundError: (e) => o.onWarning?.(`shard [${shardOpts.indexName}][${shardOpts.shard}]: ${(e as Error).message}`),
     });
-    await wal.replay(meta ? { segment: meta.walSegment, offset: meta.walOffset } : null, (type, payload) => shard.replayRecord(type, payload));
-    shard.translog = wal;
-    shard.refresh();
-    return new StoredShard(shard, dir, wal, await snapshotSize(dir));
+    try {
+      const shard = new DocShard({ ...shardOpts, index, translog: null });
+      const commit = index.lastCommit;
+      let from = commit ? { segment: commit.translogSegment, offset: commit.translogOffset } : null;
+      if (commit) shard.maxSeqNo = commit.maxSeqNo;
+      const legacy = !commit && existsSync(join(dir, DOC_SNAPSHOT_FILE));
+      if (legacy) from = await upgradeSnapshot(dir, shard, o);
+      const wal = await Wal.open({
+        dir: join(dir, 'translog'), compress: o.walCompression ?? false, repair: o.walRepair ?? false,
+        segmentSizeBytes: o.walSegmentSizeBytes ?? 16 * 1024 * 1024, onWarning: o.onWarning,
+      });
+      await wal.replay(from, (type, payload) => shard.replayRecord(type, payload));
+      shard.translog = wal;
+      shard.refresh();
+      const stored = new StoredShard(shard, dir, wal);
+      if (legacy) {
+        await stored.flush();
+        await rm(join(dir, DOC_SNAPSHOT_FILE), { force: true });
+        o.onInfo?.(`shard ${dir}: upgraded from format 1 (shard.snap) to segments; ${shard.stats(0).rootDocs} documents`);
+      }
+      return stored;
+    } catch (e) {
+      await index.close();
+      throw e;
+    }
   }
 
   /** Persists the state and trims the translog; concurrent calls share one flush. */
@@ -54,23 +93,22 @@ export class StoredShard {
   }
 
   private async doFlush(): Promise<void> {
+    // Every operation before `pos` is already in the index (operations change it before their append).
     const pos = await this.wal.cut();
-    // Entries are replaced, never mutated, so this copy is a consistent view of every record before `pos`
-    // (and maybe a few after it, which replay skips by seq_no).
+    await this.shard.shardIndex.flush({ translogSegment: pos.segment, translogOffset: pos.offset, maxSeqNo: this.shard.maxSeqNo });
     this.shard.afterFlush();
-    const entries = [...this.shard.docs.entries()];
-    this.snapBytes = await writeSnapshot(this.dir, { maxSeqNo: this.shard.maxSeqNo, walSegment: pos.segment, walOffset: pos.offset }, entries);
     await this.wal.truncateBefore(pos);
   }
 
-  /** Bytes on disk: snapshot plus translog written since the last flush. */
-  storeBytes(): number {
-    return this.snapBytes + this.shard.translogBytes;
+  /** Translog bytes written since the last flush (what `_stats` adds to the segments' size). */
+  translogBytes(): number {
+    return this.shard.translogBytes;
   }
 
   async close(): Promise<void> {
     await this.flushing;
     await this.wal.close();
+    await this.shard.shardIndex.close();
   }
 
   /** Closes and deletes the shard's files (index deletion). */
@@ -78,4 +116,16 @@ export class StoredShard {
     await this.close();
     await rm(this.dir, { recursive: true, force: true });
   }
+}
+
+/** Indexes the documents of a format-1 snapshot; returns the translog position the snapshot covers. */
+async function upgradeSnapshot(dir: string, shard: DocShard, o: ShardStoreOptions): Promise<{ segment: number; offset: number }> {
+  o.onInfo?.(`shard ${dir}: converting format 1 (shard.snap) to segments`);
+  let n = 0;
+  const meta = await readSnapshot(dir, (id, e) => {
+    shard.apply(id, e, null, true);
+    if (++n % UPGRADE_PROGRESS_DOCS === 0) o.onInfo?.(`shard ${dir}: converted ${n} documents`);
+  });
+  shard.maxSeqNo = Math.max(shard.maxSeqNo, meta!.maxSeqNo);
+  return { segment: meta!.walSegment, offset: meta!.walOffset };
 }

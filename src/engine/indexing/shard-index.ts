@@ -1,41 +1,120 @@
 /**
- * The search index of one document shard: writes go to a segment builder, `refresh()` freezes the builder
- * into an immutable segment and publishes a new `IndexReader` (segments + live-docs snapshot). Searches
- * hold the reader they started with, so writes and later refreshes never disturb them. Deleted docs keep
- * counting in term statistics until their segment is merged, as in Lucene.
+ * The index of one document shard (Lucene's IndexWriter with its near-real-time reader, in one class):
+ *
+ * - writes go to an indexing buffer (`SegmentBuilder`); the live copy of each `_id` is found through the buffer's
+ *   id map and each segment's `_id` dictionary (Bloom filter first), and deleted before a new copy is added;
+ * - `refresh()` turns the buffer into an in-memory segment and publishes a new reader (segments + live-docs
+ *   snapshots); searches keep the reader they started with;
+ * - in-memory segments go to disk (merged into one segment) when the worker's indexing buffer budget is
+ *   exceeded and at every flush; `flush()` commits: the disk segments, their live docs and the translog
+ *   position, durably;
+ * - background merges (tiered policy) replace small disk segments with larger ones, dropping deleted docs,
+ *   without blocking writes or searches (the segment writer yields); deletes made meanwhile are carried over.
+ *
+ * Memory held per shard: the buffer and in-memory segments (bounded by the budget), per disk segment its
+ * sparse term indexes, `_id` index and Bloom filter, stored-block index and live docs, and the worker's
+ * bounded block cache. Nothing per stored document beyond a few bytes.
  */
-import type { MappingJson, ShardIndexApi } from '../search/api.ts';
 import { AnalyzerRegistry, expandSettings } from '../analysis/analyzers.ts';
 import { SegmentBuilder } from '../postings/segment-builder.ts';
+import type { MemorySegment } from '../postings/memory-segment.ts';
 import type { Segment } from '../postings/segment.ts';
-import { FieldInfos } from './field-infos.ts';
-import { DocIndexer } from './doc-indexer.ts';
+import type { MappingJson } from '../search/api.ts';
 import { IndexReader } from '../search/index-reader.ts';
-import { mergeSegments } from '../postings/segment-merger.ts';
+import type { BlockCache } from '../segments/block-cache.ts';
+import type { CommitPoint } from '../segments/commit-point.ts';
+import { DiskSegment } from '../segments/disk-segment.ts';
+import { bloomHash1, bloomHash2 } from '../segments/bloom-filter.ts';
+import { writeSegment } from '../segments/segment-writer.ts';
+import { verifySegment } from '../segments/segment-verify.ts';
+import { DocIndexer } from './doc-indexer.ts';
+import { FieldInfos } from './field-infos.ts';
+import { type CommitData, IndexFiles } from './index-files.ts';
+import type { IndexingMemory } from './indexing-memory.ts';
+import { deletedSince, SegmentEntry } from './segment-entry.ts';
+import { DEFAULT_MERGE_SETTINGS, findExpungeDeletes, findForcedMerge, findMerge, type MergeCandidate, type TieredMergeSettings } from './tiered-merge-policy.ts';
 
-interface Loc { seg: Segment | null; doc: number }
+export interface ShardIndexOptions {
+  /** Directory of the shard's segments and commit points (`<shard>/index`). */
+  dir: string;
+  /** The index's settings as ES JSON (`analysis` and the rest). */
+  indexSettings: Record<string, unknown>;
+  cache: BlockCache;
+  /** The worker's indexing buffer budget; null: never written out for memory (tests). */
+  memory: IndexingMemory | null;
+  mergeSettings?: TieredMergeSettings;
+  /** Background merges (default on). */
+  autoMerge?: boolean;
+  /** Read and check every region of every segment at open (`index.shard.check_on_startup: checksum`). */
+  verifyOnOpen?: boolean;
+  /** Where failures of background work go (the shard is marked failed too). */
+  onBackgroundError?: (e: unknown) => void;
+}
 
-/** Merge when more than this many segments exist (smallest ones first). */
-const MAX_SEGMENTS = 8;
+/** Version data of a live document. */
+export interface DocVersion { seqNo: number; version: number; primaryTerm: number }
 
-export class ShardIndex implements ShardIndexApi {
+/** A live document as a real-time GET returns it. */
+export interface LiveDoc extends DocVersion { source: Uint8Array; routing: string | null }
+
+/** One segment as `_segments` and `_cat/segments` show it. */
+export interface SegmentReport {
+  name: string; generation: number; docs: number; deleted: number; sizeBytes: number; memoryBytes: number;
+  committed: boolean; search: boolean; onDisk: boolean;
+}
+
+export interface IndexStats {
+  /** Live Lucene docs (nested children included) and deleted ones, as searches see them. */
+  docs: number; deleted: number;
+  /** Live top-level docs (what `_count` counts), as searches see them. */
+  roots: number;
+  segments: number; sizeBytes: number; memoryBytes: number;
+  merges: { total: number; current: number; totalDocs: number; totalBytes: number; totalTimeMs: number };
+  refreshes: number; flushes: number;
+}
+
+/** Thrown into a merge or write-out when the index closes under it. */
+class IndexClosed extends Error {}
+
+export class ShardIndex {
   readonly analyzers: AnalyzerRegistry;
   readonly defaultAnalyzer: string;
   readonly defaultSearchAnalyzer: string | undefined;
   private builder = new SegmentBuilder();
-  private bufferDead = new Set<number>();
-  private readonly ids = new Map<string, Loc>();
-  /** Locations handed out since the last refresh (so a refresh need not walk the whole id map). */
-  private bufferLocs: Loc[] = [];
-  private pendingDeletes = new Map<Segment, number[]>();
+  /** Live buffered copy of each id: its root doc in the builder. */
+  private bufferIds = new Map<string, number>();
+  /**
+   * The in-memory segment holding the live copy of each id that is in one (Elasticsearch's live version map):
+   * with `bufferIds` it answers every lookup of a recent write without a look at each in-memory segment, and
+   * it is bounded by the indexing buffer budget (entries leave when their segment is written to disk).
+   */
+  private memoryIds = new Map<string, SegmentEntry>();
+  /** Deleted buffered docs (whole blocks). */
+  private bufferDead: number[] = [];
+  private entries: SegmentEntry[] = [];
+  private current: IndexReader;
+  /** Per segment of the published reader: its counts as searches see them (taken when it was published). */
+  private published = new Map<Segment, { docs: number; deleted: number; roots: number }>();
   private mapping: MappingJson | null = null;
   private infos: FieldInfos;
   private indexer: DocIndexer;
-  private current: IndexReader;
+  private readonly files: IndexFiles;
+  private writeOutRun: Promise<void> | null = null;
+  /** Names of segments being written (write-outs, merges): their files must survive file cleanups meanwhile. */
+  private readonly writing = new Set<string>();
+  private mergeRun: Promise<void> | null = null;
+  private closed = false;
+  private writesSinceCheck = 0;
+  /** A merge finished since the last refresh: the next scheduled refresh should publish it (Lucene's isCurrent). */
+  mergedSinceRefresh = false;
+  /** Set when background work hit an error that leaves the shard unusable (damaged files). */
+  failure: Error | null = null;
+  private readonly counters = { merges: 0, mergedDocs: 0, mergedBytes: 0, mergeMs: 0, refreshes: 0, flushes: 0 };
 
-  constructor(indexSettings: Record<string, unknown> = {}) {
-    this.analyzers = new AnalyzerRegistry(indexSettings);
-    const s = expandSettings(indexSettings);
+  private constructor(private readonly opts: ShardIndexOptions, files: IndexFiles) {
+    this.files = files;
+    this.analyzers = new AnalyzerRegistry(opts.indexSettings);
+    const s = expandSettings(opts.indexSettings);
     const analysis = (s.index?.analysis ?? s.analysis ?? {}) as Record<string, any>;
     this.defaultAnalyzer = analysis.analyzer?.default ? 'default' : 'standard';
     this.defaultSearchAnalyzer = analysis.analyzer?.default_search ? 'default_search' : undefined;
@@ -43,6 +122,32 @@ export class ShardIndex implements ShardIndexApi {
     this.indexer = new DocIndexer(this.infos, this.analyzers);
     this.current = new IndexReader([], [], this.infos, this.analyzers);
   }
+
+  /** Opens the shard index in `opts.dir`: the last commit's segments, all visible. */
+  static open(opts: ShardIndexOptions): ShardIndex {
+    const { files, segments } = IndexFiles.open(opts.dir, opts.cache);
+    if (opts.verifyOnOpen) {
+      try {
+        for (const o of segments) verifySegment(o.seg);
+      } catch (e) {
+        for (const o of segments) o.seg.close();
+        throw e;
+      }
+    }
+    const ix = new ShardIndex(opts, files);
+    for (const o of segments) {
+      const e = new SegmentEntry(o.seg, o.seg.info.numRoots, o.live, o.delCount, o.delRoots, true);
+      e.committedDelGen = o.delGen;
+      e.committedDelCount = o.delCount;
+      ix.entries.push(e);
+    }
+    ix.publish();
+    opts.memory?.register(ix);
+    return ix;
+  }
+
+  /** The commit the index was opened from or last wrote (null before the first flush). */
+  get lastCommit(): CommitPoint | null { return this.files.lastCommit; }
 
   /** Field view of a mapping (cached for the last mapping object seen). */
   fieldInfos(mapping?: MappingJson | null): FieldInfos {
@@ -54,105 +159,384 @@ export class ShardIndex implements ShardIndexApi {
     return this.infos;
   }
 
-  index(id: string, source: Record<string, unknown>, mapping: MappingJson): void {
+  // ── writes and real-time reads ─────────────────────────────────────────────
+
+  /**
+   * Adds `id` with its parsed source (already checked against `mapping`), replacing its live copy unless
+   * `isNew` says there is none (auto-generated ids skip the lookup, as Elasticsearch's append-only path).
+   */
+  index(id: string, source: Record<string, unknown>, sourceBytes: Uint8Array, routing: string | null, v: DocVersion, mapping: MappingJson, isNew = false): void {
+    this.checkOpen();
     this.fieldInfos(mapping);
-    this.delete(id);
+    if (!isNew) this.delete(id);
     const root = this.indexer.index(this.builder, id, source);
-    const loc: Loc = { seg: null, doc: root };
-    this.ids.set(id, loc);
-    this.bufferLocs.push(loc);
-  }
-
-  delete(id: string): void {
-    const loc = this.ids.get(id);
-    if (!loc) return;
-    this.ids.delete(id);
-    if (loc.seg === null) {
-      for (const d of blockOf(null, loc.doc, this.builder)) this.bufferDead.add(d);
-      return;
+    this.builder.setStored(root, sourceBytes, routing, v.version, v.seqNo, v.primaryTerm);
+    this.bufferIds.set(id, root);
+    if (++this.writesSinceCheck >= 256) {
+      this.writesSinceCheck = 0;
+      this.opts.memory?.check((e) => this.backgroundError(e));
     }
-    let list = this.pendingDeletes.get(loc.seg);
-    if (!list) { list = []; this.pendingDeletes.set(loc.seg, list); }
-    for (const d of blockOf(loc.seg, loc.doc, null)) list.push(d);
   }
 
+  /** Deletes the live copy of `id`, if any; returns whether there was one. */
+  delete(id: string): boolean {
+    this.checkOpen();
+    const b = this.bufferIds.get(id);
+    if (b !== undefined) {
+      this.bufferIds.delete(id);
+      this.bufferDead.push(b);
+      for (let d = b - 1; d >= 0 && this.builder.isChild(d); d--) this.bufferDead.push(d);
+      return true;
+    }
+    if (!this.locate(id)) return false;
+    this.found.entry.deleteBlock(this.found.doc);
+    this.memoryIds.delete(id);
+    return true;
+  }
+
+  /** Version data of the live copy of `id` (real time: unrefreshed writes included), or null. */
+  version(id: string): DocVersion | null {
+    const b = this.bufferIds.get(id);
+    if (b !== undefined) return { seqNo: this.builder.seqNo(b), version: this.builder.version(b), primaryTerm: this.builder.primaryTerm(b) };
+    if (!this.locate(id)) return null;
+    const f = this.found;
+    if (f.seqNo >= 0) return { seqNo: f.seqNo, version: f.version, primaryTerm: f.primaryTerm };
+    const s = f.entry.seg.stored(f.doc);
+    return { seqNo: s.seqNo, version: s.version, primaryTerm: s.primaryTerm };
+  }
+
+  /** The live copy of `id` with its source (real-time GET), or null. */
+  get(id: string): LiveDoc | null {
+    const b = this.bufferIds.get(id);
+    if (b !== undefined) {
+      return { source: this.builder.storedSource(b)!, routing: this.builder.storedRouting(b), seqNo: this.builder.seqNo(b), version: this.builder.version(b), primaryTerm: this.builder.primaryTerm(b) };
+    }
+    if (!this.locate(id)) return null;
+    const s = this.found.entry.seg.stored(this.found.doc);
+    return { source: s.source, routing: s.routing, seqNo: s.seqNo, version: s.version, primaryTerm: s.primaryTerm };
+  }
+
+  /** Where `locate` found the live copy (not re-entrant); seqNo etc. are -1 unless a disk `_id` entry gave them. */
+  private readonly found = { entry: null as unknown as SegmentEntry, doc: -1, seqNo: -1, version: -1, primaryTerm: -1 };
+
+  /**
+   * Finds the live copy of `id` in the segments (not the buffer): in-memory segments through `memoryIds`, disk
+   * segments through their `_id` dictionaries, the Bloom hashes computed once for all of them. Newest first.
+   */
+  private locate(id: string): boolean {
+    const f = this.found;
+    const mem = this.memoryIds.get(id);
+    if (mem !== undefined) {
+      f.entry = mem; f.doc = mem.seg.lookupId(id); f.seqNo = f.version = f.primaryTerm = -1;
+      return true;
+    }
+    const h1 = bloomHash1(id), h2 = bloomHash2(id);
+    for (let i = this.entries.length - 1; i >= 0; i--) {
+      const e = this.entries[i];
+      const disk = e.disk;
+      if (disk === null) continue;
+      const hit = disk.lookupHashed(id, h1, h2);
+      if (hit === null || !e.isLive(hit.doc)) continue;
+      f.entry = e; f.doc = hit.doc; f.seqNo = hit.seqNo; f.version = hit.version; f.primaryTerm = hit.primaryTerm;
+      return true;
+    }
+    return false;
+  }
+
+  // ── visibility ────────────────────────────────────────────────────────────
+
+  /** Makes every write so far visible to searches. */
   refresh(): void {
-    const prev = this.current;
-    const segments = prev.segments.slice();
-    const live = prev.live.slice();
-    for (const [seg, docs] of this.pendingDeletes) {
-      const i = segments.indexOf(seg);
-      if (i < 0) continue;
-      const l = live[i] ? live[i]!.slice() : new Uint8Array(seg.maxDoc).fill(1);
-      for (const d of docs) l[d] = 0;
-      live[i] = l;
-    }
-    this.pendingDeletes = new Map();
-    if (this.builder.docCount > 0) {
-      const seg = this.builder.build();
-      let l: Uint8Array | null = null;
-      if (this.bufferDead.size) { l = new Uint8Array(seg.maxDoc).fill(1); for (const d of this.bufferDead) l[d] = 0; }
-      segments.push(seg);
-      live.push(l);
-      // Locations of docs deleted meanwhile are no longer in the id map; re-pointing them is harmless.
-      const locs = this.bufferLocs;
-      for (let i = 0; i < locs.length; i++) if (locs[i].seg === null) locs[i].seg = seg;
-      this.bufferLocs = [];
-      this.builder = new SegmentBuilder();
-      this.bufferDead = new Set();
-    }
-    if (segments.length > MAX_SEGMENTS) this.merge(segments, live);
-    this.current = new IndexReader(segments, live, this.infos, this.analyzers);
-  }
-
-  /** Merges the smallest segments into one, dropping deleted docs, and re-points the id map. */
-  private merge(segments: Segment[], live: (Uint8Array | null)[]): void {
-    const order = segments.map((s, i) => i).sort((a, b) => segments[a].maxDoc - segments[b].maxDoc);
-    const pick = order.slice(0, segments.length - MAX_SEGMENTS + 4).sort((a, b) => a - b);
-    const { segment, docMaps } = mergeSegments(pick.map((i) => segments[i]), pick.map((i) => live[i]));
-    const picked = new Set(pick.map((i) => segments[i]));
-    // Only ids of the merged segments can move: look those up rather than walking every id of the shard.
-    for (let k = 0; k < pick.length; k++) {
-      const old = segments[pick[k]], ids = old.ids, map = docMaps[k];
-      for (let d = 0; d < old.maxDoc; d++) {
-        const id = ids[d];
-        if (id === '' || map[d] < 0) continue;
-        const loc = this.ids.get(id);
-        if (loc !== undefined && loc.seg === old && loc.doc === d) { loc.doc = map[d]; loc.seg = segment; }
-      }
-    }
-    const newSegs: Segment[] = [], newLive: (Uint8Array | null)[] = [];
-    for (let i = 0; i < segments.length; i++) {
-      if (i === pick[0]) { newSegs.push(segment); newLive.push(null); }
-      if (!picked.has(segments[i])) { newSegs.push(segments[i]); newLive.push(live[i]); }
-    }
-    segments.length = 0; live.length = 0;
-    segments.push(...newSegs); live.push(...newLive);
+    this.checkOpen();
+    this.cutBuffer(true);
+    for (const e of this.entries) e.visible = true;
+    this.publish();
+    this.mergedSinceRefresh = false;
+    this.counters.refreshes++;
+    this.maybeMerge();
   }
 
   /**
-   * The reader published by the last refresh. With `mapping`, field views follow it even for a shard that
-   * has not indexed a document under that mapping yet (sorts and queries need the types).
+   * The reader published by the last refresh. With `mapping`, field views follow it even for a shard that has
+   * not indexed a document under that mapping yet (sorts and queries need the types).
    */
   reader(mapping?: MappingJson | null): IndexReader {
     if (mapping && this.fieldInfos(mapping) !== this.current.infos) {
-      this.current = new IndexReader(this.current.segments, this.current.live, this.infos, this.analyzers);
+      const r = new IndexReader(this.current.segments, this.current.live, this.infos, this.analyzers);
+      r.acquire();
+      this.current.release();
+      this.current = r;
     }
     return this.current;
   }
 
-  docCount(): number { return this.current.liveDocCount(); }
-
-  deletedCount(): number { return this.current.maxDoc() - this.current.liveDocCount(); }
-}
-
-/** Docs of the block whose root is `root`: its nested children (contiguous, just before it) and itself. */
-function blockOf(seg: Segment | null, root: number, builder: SegmentBuilder | null): number[] {
-  const out = [root];
-  if (seg) {
-    for (let d = root - 1; d >= 0 && seg.parentOf[d] !== -1; d--) out.push(d);
-  } else if (builder) {
-    for (let d = root - 1; d >= 0 && builder.isChild(d); d--) out.push(d);
+  /** The buffered docs as a new in-memory segment (visible or not), with buffered deletes applied. */
+  private cutBuffer(visible: boolean): void {
+    if (this.builder.docCount === 0) return;
+    const seg: MemorySegment = this.builder.build(this.files.newSegmentName(), this.bufferIds);
+    let live: Uint8Array | null = null, delCount = 0, delRoots = 0;
+    if (this.bufferDead.length) {
+      live = new Uint8Array(seg.maxDoc).fill(1);
+      const parentOf = seg.hasNested ? seg.parentOf() : null;
+      for (const d of this.bufferDead) {
+        if (live[d] === 0) continue;
+        live[d] = 0;
+        delCount++;
+        if (parentOf === null || parentOf[d] === -1) delRoots++;
+      }
+    }
+    let roots = seg.maxDoc;
+    if (seg.hasNested) { roots = 0; const p = seg.parentOf(); for (let d = 0; d < seg.maxDoc; d++) if (p[d] === -1) roots++; }
+    const entry = new SegmentEntry(seg, roots, live, delCount, delRoots, visible);
+    this.entries.push(entry);
+    for (const id of this.bufferIds.keys()) this.memoryIds.set(id, entry);
+    this.builder = new SegmentBuilder();
+    this.bufferIds = new Map();
+    this.bufferDead = [];
   }
-  return out;
+
+  /** Publishes the visible segments as the current reader (which holds them open until replaced). */
+  private publish(): void {
+    const segs = [], live = [];
+    this.published = new Map();
+    for (const e of this.entries) {
+      if (!e.visible) continue;
+      segs.push(e.seg);
+      live.push(e.shareLive());
+      this.published.set(e.seg, { docs: e.liveDocs(), deleted: e.delCount, roots: e.liveRoots() });
+    }
+    const r = new IndexReader(segs, live, this.infos, this.analyzers);
+    r.acquire();
+    this.current.release();
+    this.current = r;
+  }
+
+  /** Drops the live-version entries of in-memory segments that were written to disk (the disk `_id`s take over). */
+  private forgetMemoryIds(group: SegmentEntry[]): void {
+    for (const e of group) {
+      for (const id of (e.seg as MemorySegment).idsInMemory()) if (this.memoryIds.get(id) === e) this.memoryIds.delete(id);
+    }
+  }
+
+  /** The live docs the current reader shows for `e`'s segment (undefined when the reader does not show it). */
+  private publishedLive(e: SegmentEntry): Uint8Array | null | undefined {
+    const i = this.current.segments.indexOf(e.seg);
+    return i < 0 ? undefined : this.current.live[i];
+  }
+
+  /**
+   * Swaps the segments a write-out or merge replaced for their new segment in the current reader, so the
+   * reader stops holding them (in-memory segments' memory, merged segments' files). The new segment was written
+   * from the live docs the reader showed, so it shows exactly the same documents: nothing changes for searches.
+   */
+  private republishReplacing(old: Segment[], entry: SegmentEntry): void {
+    const r = this.current;
+    const at = r.segments.indexOf(old[0]);
+    if (at < 0) return;
+    const segs: Segment[] = [], lives: (Uint8Array | null)[] = [];
+    for (let i = 0; i < r.segments.length; i++) {
+      if (i === at) { segs.push(entry.seg); lives.push(null); continue; }
+      if (old.includes(r.segments[i])) continue;
+      segs.push(r.segments[i]); lives.push(r.live[i]);
+    }
+    for (const s of old) this.published.delete(s);
+    this.published.set(entry.seg, { docs: entry.seg.maxDoc, deleted: 0, roots: entry.numRoots });
+    const next = new IndexReader(segs, lives, this.infos, this.analyzers);
+    next.acquire();
+    r.release();
+    this.current = next;
+  }
+
+  // ── memory, disk, commits ─────────────────────────────────────────────────
+
+  /** Bytes held by the indexing buffer and the in-memory segments. */
+  memoryBytes(): number {
+    let n = this.builder.bufferedBytes;
+    for (const e of this.entries) if (!e.seg.onDisk) n += e.seg.sizeBytes;
+    return n;
+  }
+
+  get writingOut(): boolean { return this.writeOutRun !== null; }
+
+  /** Writes the buffer and the in-memory segments to disk (not committed, not fsynced); searches are unaffected. */
+  writeOutMemory(): Promise<void> {
+    this.cutBuffer(false);
+    return this.writeOut(false);
+  }
+
+  private async writeOut(sync: boolean): Promise<void> {
+    while (this.writeOutRun) await this.writeOutRun;
+    this.writeOutRun = (async () => {
+      for (const visible of [true, false]) {
+        const group = this.entries.filter((e) => !e.seg.onDisk && !e.busy && e.visible === visible);
+        if (group.length) await this.replaceWithDisk(group, sync);
+      }
+    })().finally(() => { this.writeOutRun = null; });
+    return this.writeOutRun;
+  }
+
+  /**
+   * Commits everything written so far: the buffer and in-memory segments go to disk, every segment file and
+   * the new live docs are fsynced, then the commit point naming them and `data` (the translog position all
+   * earlier operations precede) is written durably. Visibility to searches does not change.
+   */
+  async flush(data: CommitData): Promise<CommitPoint> {
+    this.checkOpen();
+    this.cutBuffer(false);
+    await this.writeOut(true);
+    const commit = this.files.commit(this.entries, data, this.inUse());
+    this.counters.flushes++;
+    return commit;
+  }
+
+  /** Names of the segments this index or its readers may still read, and those being written. */
+  private inUse(): Set<string> {
+    const s = new Set<string>(this.writing);
+    for (const e of this.entries) s.add(e.seg.name);
+    for (const seg of this.current.segments) s.add(seg.name);
+    return s;
+  }
+
+  /**
+   * Writes one disk segment from `group`'s live docs and puts it in their place (at the first one's position),
+   * carrying over deletes made while it was written. The group's entries stay readable throughout.
+   */
+  private async replaceWithDisk(group: SegmentEntry[], sync: boolean): Promise<void> {
+    // Disk inputs are read through merge views (private caches), not the cache searches share.
+    // A write-out of in-memory segments the current reader shows writes the live docs the reader shows, so the
+    // reader can switch to the new segment at once (releasing their memory) without a document disappearing
+    // before a refresh; later deletes are carried over like those made during the write. A merge writes the
+    // current live docs (dropping every delete, as Lucene's merges do) and its inputs stay in the current
+    // reader until the next refresh.
+    const views = group.map((e) => e.disk?.mergeView() ?? null);
+    const writeOut = !group[0].seg.onDisk;
+    const inputs = group.map((e, k) => {
+      const shown = writeOut ? this.publishedLive(e) : undefined;
+      return { seg: views[k] ?? e.seg, live: shown === undefined ? e.shareLive() : shown };
+    });
+    for (const e of group) { e.busy = true; e.seg.incRef(); }
+    const started = performance.now();
+    try {
+      const name = this.files.newSegmentName();
+      this.writing.add(name);
+      let written;
+      try {
+        written = await writeSegment(this.opts.dir, name, inputs, { sync, yieldEvery: () => this.yieldUnlessClosed() });
+      } finally {
+        this.writing.delete(name);
+      }
+      const disk = DiskSegment.open(this.opts.dir, name, this.opts.cache);
+      const entry = new SegmentEntry(disk, written.info.numRoots, null, 0, 0, group.every((e) => e.visible));
+      entry.unsynced = !sync;
+      const carried: number[] = [];
+      for (let k = 0; k < group.length; k++) deletedSince(inputs[k].live, group[k].live, written.docMaps[k], carried);
+      entry.deleteDocs(carried);
+      const at = this.entries.indexOf(group[0]);
+      const rest = this.entries.filter((e) => !group.includes(e));
+      rest.splice(Math.min(at, rest.length), 0, entry);
+      this.entries = rest;
+      if (writeOut) this.forgetMemoryIds(group);
+      for (const e of group) { e.disk?.openAll(); e.seg.decRef(); }
+      if (writeOut && entry.visible) this.republishReplacing(group.map((e) => e.seg), entry);
+      if (group.every((e) => e.seg.onDisk)) {
+        this.mergedSinceRefresh = true;
+        this.counters.merges++;
+        // As Lucene's merge statistics: the inputs' docs (deleted ones included) and bytes.
+        for (const e of group) { this.counters.mergedDocs += e.seg.maxDoc; this.counters.mergedBytes += e.seg.sizeBytes; }
+        this.counters.mergeMs += performance.now() - started;
+      }
+      this.files.deleteUnreferenced(this.inUse());
+    } finally {
+      for (const v of views) v?.close();
+      for (const e of group) { e.busy = false; e.seg.decRef(); }
+    }
+  }
+
+  private async yieldUnlessClosed(): Promise<void> {
+    await new Promise<void>((r) => setImmediate(r));
+    if (this.closed) throw new IndexClosed('index closed');
+  }
+
+  // ── merges ────────────────────────────────────────────────────────────────
+
+  private candidates(pick: (e: SegmentEntry) => boolean): { cands: MergeCandidate[]; byKey: SegmentEntry[] } {
+    const byKey = this.entries.filter((e) => e.seg.onDisk && e.visible && !e.busy && pick(e));
+    return { cands: byKey.map((e, key) => ({ key, sizeBytes: e.seg.sizeBytes, maxDoc: e.seg.maxDoc, delCount: e.delCount })), byKey };
+  }
+
+  /** Starts a background merge when the policy finds one (one at a time per shard). */
+  maybeMerge(): void {
+    if (this.mergeRun || this.closed || this.opts.autoMerge === false) return;
+    const { cands, byKey } = this.candidates(() => true);
+    const keys = findMerge(cands, this.opts.mergeSettings ?? DEFAULT_MERGE_SETTINGS);
+    if (!keys) return;
+    this.mergeRun = this.replaceWithDisk(keys.map((k) => byKey[k]), false)
+      .catch((e) => { if (!(e instanceof IndexClosed)) this.backgroundError(e); })
+      .finally(() => { this.mergeRun = null; this.maybeMerge(); });
+  }
+
+  /**
+   * `_forcemerge`: writes the in-memory segments out, then merges until at most `maxSegments` remain (or, with
+   * `onlyExpungeDeletes`, rewrites segments with many deletes). Merged segments become visible at the next
+   * refresh, as in Elasticsearch.
+   */
+  async forceMerge(maxSegments: number, onlyExpungeDeletes: boolean): Promise<void> {
+    this.checkOpen();
+    await this.writeOut(false);
+    for (;;) {
+      while (this.mergeRun) await this.mergeRun;
+      const { cands, byKey } = this.candidates(() => true);
+      const keys = onlyExpungeDeletes ? findExpungeDeletes(cands) : findForcedMerge(cands, maxSegments);
+      if (!keys) return;
+      await this.replaceWithDisk(keys.map((k) => byKey[k]), false);
+      if (onlyExpungeDeletes) return;
+    }
+  }
+
+  private backgroundError(e: unknown): void {
+    this.failure ??= e instanceof Error ? e : new Error(String(e));
+    this.opts.onBackgroundError?.(e);
+  }
+
+  // ── reporting and lifetime ────────────────────────────────────────────────
+
+  /** Counts as searches see them (the last refresh), sizes as they are now. */
+  stats(): IndexStats {
+    let sizeBytes = 0;
+    for (const e of this.entries) if (e.seg.onDisk) sizeBytes += e.seg.sizeBytes;
+    const p = { docs: 0, deleted: 0, roots: 0 };
+    for (const c of this.published.values()) { p.docs += c.docs; p.deleted += c.deleted; p.roots += c.roots; }
+    const c = this.counters;
+    return {
+      docs: p.docs, deleted: p.deleted, roots: p.roots, segments: this.published.size, sizeBytes, memoryBytes: this.memoryBytes(),
+      merges: { total: c.merges, current: this.mergeRun ? 1 : 0, totalDocs: c.mergedDocs, totalBytes: c.mergedBytes, totalTimeMs: Math.round(c.mergeMs) },
+      refreshes: c.refreshes, flushes: c.flushes,
+    };
+  }
+
+  segments(): SegmentReport[] {
+    const committed = new Set(this.files.lastCommit?.segments.map((s) => s.name) ?? []);
+    return this.entries.map((e) => ({
+      name: e.seg.name, generation: parseInt(e.seg.name.slice(1), 36), docs: e.liveDocs(), deleted: e.delCount,
+      // A disk segment holds its `.tip` (term indexes, Bloom filter, stored-block index) in memory.
+      sizeBytes: e.seg.onDisk ? e.seg.sizeBytes : 0, memoryBytes: e.disk ? e.disk.info.fileBytes.tip : e.seg.sizeBytes,
+      committed: committed.has(e.seg.name), search: e.visible, onDisk: e.seg.onDisk,
+    }));
+  }
+
+  /** Waits for background work, then releases every segment. Unflushed writes are left to the translog. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.opts.memory?.unregister(this);
+    await Promise.allSettled([this.writeOutRun, this.mergeRun]);
+    this.current.release();
+    for (const e of this.entries) { e.disk?.openAll(); e.seg.decRef(); }
+    this.entries = [];
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new Error('shard index is closed');
+    if (this.failure) throw this.failure;
+  }
 }

@@ -1,18 +1,19 @@
 /**
- * Buffers documents added since the last refresh and inverts them into an immutable `Segment`.
+ * Buffers documents added since the last refresh and inverts them into an immutable `MemorySegment`.
  * Docs are numbered 0,1,2… in arrival order; a nested block is added children first, then its root.
  */
 import { encodeNorm } from './norms.ts';
-import { FieldPostings, NumericDocValues, OrdinalDocValues, Segment } from './segment.ts';
+import { NumericDocValues, OrdinalDocValues } from './segment.ts';
+import { ArrayOrdinalTerms, MemoryFieldPostings, MemorySegment } from './memory-segment.ts';
 import type { TokenBuf } from '../analysis/token-buf.ts';
+import { TermHash } from './term-hash.ts';
 
 /**
  * One field's buffered tokens as a flat stream (term id, doc, position) in growable typed arrays, inverted by
  * a counting sort at build time: far less allocation than per-term JS arrays.
  */
 class FieldAcc {
-  readonly termIds = new Map<string, number>();
-  readonly terms: string[] = [];
+  readonly hash = new TermHash();
   tokTerm: Int32Array = new Int32Array(1024);
   tokDoc: Int32Array = new Int32Array(1024);
   tokPos: Int32Array = new Int32Array(1024);
@@ -21,11 +22,9 @@ class FieldAcc {
   lengths: Int32Array = new Int32Array(256);
   constructor(readonly withFreqs: boolean, readonly withNorms: boolean) {}
 
-  termId(t: string): number {
-    let id = this.termIds.get(t);
-    if (id === undefined) { id = this.terms.length; this.terms.push(t); this.termIds.set(t, id); }
-    return id;
-  }
+  get terms(): string[] { return this.hash.terms; }
+
+  termId(t: string): number { return this.hash.add(t); }
 
   add(term: number, doc: number, pos: number): void {
     if (this.n === this.tokTerm.length) {
@@ -56,6 +55,13 @@ export class SegmentBuilder {
   private readonly numeric = new Map<string, DvAcc<number>>();
   private readonly ordinals = new Map<string, DvAcc<string>>();
   private readonly exists = new Map<string, number[]>();
+  private readonly sources: (Uint8Array | null)[] = [];
+  private readonly routings: (string | null)[] = [];
+  private readonly seqNos: number[] = [];
+  private readonly versions: number[] = [];
+  private readonly primaryTerms: number[] = [];
+  /** Bytes buffered so far (sources and tokens), for the index buffer budget. */
+  bufferedBytes = 0;
 
   get docCount(): number { return this.maxDoc; }
 
@@ -65,8 +71,29 @@ export class SegmentBuilder {
     this.ids.push(id);
     this.parentOf.push(-1);
     this.paths.push(nestedPath);
+    this.sources.push(null);
+    this.routings.push(null);
+    this.seqNos.push(0);
+    this.versions.push(0);
+    this.primaryTerms.push(0);
+    this.bufferedBytes += 64 + id.length * 2;
     return d;
   }
+
+  /** Stored fields and version metadata of a root doc. */
+  setStored(doc: number, source: Uint8Array, routing: string | null, version: number, seqNo: number, primaryTerm: number): void {
+    this.sources[doc] = source;
+    this.routings[doc] = routing;
+    this.bufferedBytes += source.byteLength;
+    this.seqNos[doc] = seqNo;
+    this.versions[doc] = version;
+    this.primaryTerms[doc] = primaryTerm;
+  }
+
+  /** Version data of a buffered root doc (real-time GET and version checks before a refresh). */
+  seqNo(doc: number): number { return this.seqNos[doc]; }
+  version(doc: number): number { return this.versions[doc]; }
+  primaryTerm(doc: number): number { return this.primaryTerms[doc]; }
 
   setParent(child: number, parent: number): void { this.parentOf[child] = parent; }
 
@@ -84,6 +111,7 @@ export class SegmentBuilder {
       if (p !== prev) len++;
       prev = p;
     }
+    this.bufferedBytes += n * 12;
     fa.addLength(doc, len);
     if (n > 0) this.markExists(doc, field);
   }
@@ -92,6 +120,7 @@ export class SegmentBuilder {
   addTerm(doc: number, field: string, term: string): void {
     const fa = this.field(field, false, false);
     fa.add(fa.termId(term), doc, 0);
+    this.bufferedBytes += 12;
     this.markExists(doc, field);
   }
 
@@ -99,6 +128,7 @@ export class SegmentBuilder {
     let dv = this.numeric.get(field);
     if (!dv) { dv = new DvAcc(); this.numeric.set(field, dv); }
     dv.docs.push(doc); dv.values.push(value);
+    this.bufferedBytes += 16;
     this.markExists(doc, field);
   }
 
@@ -120,9 +150,10 @@ export class SegmentBuilder {
     return fa;
   }
 
-  build(): Segment {
+  /** The buffer as an immutable segment; `idToDoc` maps each live `_id` to its root doc (kept by the caller). */
+  build(name: string, idToDoc: Map<string, number>): MemorySegment {
     const maxDoc = this.maxDoc;
-    const fields = new Map<string, FieldPostings>();
+    const fields = new Map<string, MemoryFieldPostings>();
     for (const [name, fa] of this.fields) fields.set(name, buildField(fa, maxDoc));
     const numeric = new Map<string, NumericDocValues>();
     for (const [name, dv] of this.numeric) numeric.set(name, buildNumeric(dv, maxDoc));
@@ -130,14 +161,16 @@ export class SegmentBuilder {
     for (const [name, dv] of this.ordinals) ordinals.set(name, buildOrdinals(dv, maxDoc));
     const exists = new Map<string, Uint32Array>();
     for (const [name, e] of this.exists) exists.set(name, Uint32Array.from(e));
-    const parentOf = Int32Array.from(this.parentOf);
-    const roots: number[] = [];
-    for (let d = 0; d < maxDoc; d++) if (parentOf[d] === -1) roots.push(d);
-    return new Segment(maxDoc, this.ids.slice(), parentOf, this.paths.slice(), fields, numeric, ordinals, exists, Uint32Array.from(roots));
+    return new MemorySegment(name, maxDoc, this.ids.slice(), Int32Array.from(this.parentOf), this.paths.slice(), fields, numeric, ordinals, exists,
+      this.sources.slice(), this.routings.slice(), Float64Array.from(this.seqNos), Float64Array.from(this.versions), Float64Array.from(this.primaryTerms), idToDoc);
   }
+
+  /** Stored source of a buffered root doc (real-time GET before a refresh). */
+  storedSource(doc: number): Uint8Array | null { return this.sources[doc]; }
+  storedRouting(doc: number): string | null { return this.routings[doc]; }
 }
 
-function buildField(fa: FieldAcc, maxDoc: number): FieldPostings {
+function buildField(fa: FieldAcc, maxDoc: number): MemoryFieldPostings {
   const T = fa.terms.length, n = fa.n;
   const tt = fa.tokTerm, td = fa.tokDoc, tp = fa.tokPos;
   // Pass 1, arrival order: tokens and postings per term (a posting starts whenever a term's doc changes;
@@ -188,7 +221,7 @@ function buildField(fa: FieldAcc, maxDoc: number): FieldPostings {
     for (let i = 0; i < docs.length; i++) if (!seen[docs[i]]) { seen[docs[i]] = 1; docCount++; }
     sumTtf = freqs ? n : nPostings;
   }
-  return new FieldPostings(terms, docStart, docs, freqs, posStart, positions, norms, docCount, sumTtf);
+  return new MemoryFieldPostings(terms, docStart, docs, freqs, posStart, positions, norms, docCount, sumTtf);
 }
 
 function buildNumeric(dv: DvAcc<number>, maxDoc: number): NumericDocValues {
@@ -222,5 +255,5 @@ function buildOrdinals(dv: DvAcc<string>, maxDoc: number): OrdinalDocValues {
     for (let j = s; j < e; j++) if (j === s || byDoc[j] !== byDoc[j - 1]) byDoc[o++] = byDoc[j];
   }
   outStart[maxDoc] = o;
-  return new OrdinalDocValues(outStart, byDoc.slice(0, o), ordTerms);
+  return new OrdinalDocValues(outStart, byDoc.slice(0, o), new ArrayOrdinalTerms(ordTerms));
 }

@@ -1,77 +1,60 @@
 /**
- * An immutable in-memory segment: per field a sorted term dictionary whose postings are doc ids (also
- * materialised as roaring bitmaps on first use by filters), with term frequencies and positions stored
- * alongside; one-byte norms; doc values in typed arrays; and the nested-document block structure (child
- * docs precede their parent; `parentOf` links them). Segments never change after they are built; deletes
- * live in the reader's live-docs snapshot.
+ * The read contract of one immutable segment, whatever holds it: the in-memory segments a refresh builds
+ * (`memory-segment.ts`) and the on-disk segments a flush or merge writes (`engine/segments/disk-segment.ts`).
+ * Search, merges and the index writer see segments only through these interfaces.
+ *
+ * Docs are numbered 0 … maxDoc-1. A nested block is stored children first, then its root; `parentOf` links a
+ * child to its immediate parent (-1 for roots). Deletes are not part of a segment: they live in the reader's
+ * live-docs snapshot.
+ *
+ * Lifetime: arrays returned by these methods stay valid for as long as the caller holds them (a disk segment
+ * hands out decoded copies from its block cache, never views of a buffer it reuses).
  */
 import roaring from 'roaring';
-import { ArrayCursor, type DocCursor, emptyCursor } from './cursor.ts';
+import type { ArrayCursor } from './cursor.ts';
 
 const { RoaringBitmap32 } = roaring;
 export type Bitmap = InstanceType<typeof RoaringBitmap32>;
 export { RoaringBitmap32 };
 
-export class FieldPostings {
-  /** Terms in code-unit order. */
-  readonly terms: string[];
-  readonly termIds: Map<string, number>;
-  /** Postings of term t are docs[docStart[t] .. docStart[t+1]). */
-  readonly docStart: Uint32Array;
+/**
+ * One term's postings as views into arrays: docs[start..end) ascending; for posting p in that range, its
+ * frequency is freqs[p] and its positions are positions[posStart[p] .. posStart[p+1]).
+ */
+export interface TermPostings {
   readonly docs: Uint32Array;
-  /** Per posting: frequency (1 for fields indexed without freqs). */
+  readonly start: number;
+  readonly end: number;
+  /** Null for fields indexed without frequencies (every frequency is 1). */
   readonly freqs: Uint32Array | null;
-  /** Per posting p: positions[posStart[p] .. posStart[p+1]). */
+  /** Null unless positions were asked for and the field has them. */
   readonly posStart: Uint32Array | null;
   readonly positions: Uint32Array | null;
-  /** Norm byte per doc, or null for fields without norms (keyword). */
-  readonly norms: Uint8Array | null;
+}
+
+/** A field's term dictionary and postings in one segment. Term ids are ranks in the sorted dictionary. */
+export interface FieldPostings {
+  readonly numTerms: number;
   /** Docs having at least one term in this field. */
   readonly docCount: number;
   readonly sumTotalTermFreq: number;
   readonly sumDocFreq: number;
-  private readonly bitmaps: (Bitmap | undefined)[];
-
-  constructor(terms: string[], docStart: Uint32Array, docs: Uint32Array, freqs: Uint32Array | null, posStart: Uint32Array | null,
-    positions: Uint32Array | null, norms: Uint8Array | null, docCount: number, sumTotalTermFreq: number) {
-    this.terms = terms;
-    this.termIds = new Map();
-    for (let i = 0; i < terms.length; i++) this.termIds.set(terms[i], i);
-    this.docStart = docStart; this.docs = docs; this.freqs = freqs; this.posStart = posStart; this.positions = positions;
-    this.norms = norms; this.docCount = docCount; this.sumTotalTermFreq = sumTotalTermFreq;
-    this.sumDocFreq = docs.length;
-    this.bitmaps = new Array(terms.length);
-  }
-
-  termId(term: string): number { return this.termIds.get(term) ?? -1; }
-  docFreq(t: number): number { return this.docStart[t + 1] - this.docStart[t]; }
-  totalTermFreq(t: number): number {
-    if (!this.freqs) return this.docFreq(t);
-    let s = 0;
-    for (let p = this.docStart[t]; p < this.docStart[t + 1]; p++) s += this.freqs[p];
-    return s;
-  }
-  cursor(t: number, reuse?: ArrayCursor): ArrayCursor {
-    return (reuse ?? new ArrayCursor(this.docs, 0, 0)).reset(this.docs, this.docStart[t], this.docStart[t + 1]);
-  }
-  /** The postings of term t as a roaring bitmap (built once, then cached). */
-  bitmap(t: number): Bitmap {
-    let b = this.bitmaps[t];
-    if (!b) {
-      b = new RoaringBitmap32(this.docs.subarray(this.docStart[t], this.docStart[t + 1]));
-      this.bitmaps[t] = b;
-    }
-    return b;
-  }
-  /** First term index >= `term` (binary search over the sorted dictionary). */
-  seekCeil(term: string): number {
-    let lo = 0, hi = this.terms.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.terms[mid] < term) lo = mid + 1; else hi = mid;
-    }
-    return lo;
-  }
+  readonly hasFreqs: boolean;
+  readonly hasPositions: boolean;
+  /** The id of `term`, or -1. */
+  termId(term: string): number;
+  /** The first term id whose term is >= `term` in code-unit order (numTerms when none). */
+  seekCeil(term: string): number;
+  term(t: number): string;
+  docFreq(t: number): number;
+  totalTermFreq(t: number): number;
+  postings(t: number, withPositions: boolean): TermPostings;
+  /** A cursor over term t's docs (`reuse` is re-targeted instead of allocating). */
+  cursor(t: number, reuse?: ArrayCursor): ArrayCursor;
+  /** Term t's docs as a roaring bitmap (for unions of many terms). */
+  bitmap(t: number): Bitmap;
+  /** One norm byte per doc (0 = no value), or null for fields without norms (keyword). */
+  norms(): Uint8Array | null;
 }
 
 /** Doc values: values of doc d are values[start[d] .. start[d+1]), sorted ascending per doc. */
@@ -80,53 +63,65 @@ export class NumericDocValues {
   count(doc: number): number { return this.start[doc + 1] - this.start[doc]; }
 }
 
-/** Keyword doc values as ordinals into `ordTerms` (sorted, distinct); ords sorted ascending per doc. */
-export class OrdinalDocValues {
-  constructor(readonly start: Uint32Array, readonly ords: Uint32Array, readonly ordTerms: string[]) {}
-  count(doc: number): number { return this.start[doc + 1] - this.start[doc]; }
+/** The sorted, distinct terms of a keyword column, looked up by ordinal. */
+export interface OrdinalTerms {
+  readonly size: number;
+  term(ord: number): string;
 }
 
-export class Segment {
-  constructor(
-    readonly maxDoc: number,
-    /** `_id` per doc ('' for nested child docs). */
-    readonly ids: string[],
-    /** Immediate parent doc of a nested child; -1 for root docs. */
-    readonly parentOf: Int32Array,
-    /** Nested path of each doc ('' for root docs); kept compactly as ids into a small name table. */
-    nestedPaths: string[],
-    readonly fields: Map<string, FieldPostings>,
-    readonly numeric: Map<string, NumericDocValues>,
-    readonly ordinals: Map<string, OrdinalDocValues>,
-    /** Per field: docs that have a value (for `exists`), ascending. */
-    readonly exists: Map<string, Uint32Array>,
-    /** Root (non-nested) docs, ascending. */
-    readonly roots: Uint32Array,
-  ) {
-    // A per-doc string array costs the GC a pointer per doc; a Uint16 id per doc does not.
-    const pathIndex = new Map<string, number>([['', 0]]);
-    this.pathNames = [''];
-    this.pathIds = new Uint16Array(maxDoc);
-    for (let d = 0; d < maxDoc; d++) {
-      const p = nestedPaths[d];
-      if (p === '') continue;
-      let id = pathIndex.get(p);
-      if (id === undefined) { id = this.pathNames.length; this.pathNames.push(p); pathIndex.set(p, id); }
-      this.pathIds[d] = id;
-    }
-  }
+/** Keyword doc values as ordinals into `terms` (sorted, distinct); ords sorted ascending per doc. */
+export class OrdinalDocValues {
+  constructor(readonly start: Uint32Array, readonly ords: Uint32Array, readonly terms: OrdinalTerms) {}
+  count(doc: number): number { return this.start[doc + 1] - this.start[doc]; }
+  lookupOrd(ord: number): string { return this.terms.term(ord); }
+}
 
-  private readonly pathNames: string[];
-  private readonly pathIds: Uint16Array;
+/** What a segment stores per root doc besides its indexed fields. */
+export interface StoredFields {
+  id: string;
+  /** The client's JSON bytes, verbatim. */
+  source: Uint8Array;
+  routing: string | null;
+  seqNo: number;
+  version: number;
+  primaryTerm: number;
+}
 
-  /** Nested path of `doc` ('' for root docs). */
-  pathOf(doc: number): string { return this.pathNames[this.pathIds[doc]]; }
+export interface Segment {
+  /** Unique within the shard (`_0`, `_1`, … as Lucene names them). */
+  readonly name: string;
+  readonly maxDoc: number;
+  /** True when any doc is a nested child (else every doc is a root and `parentOf` is never needed). */
+  readonly hasNested: boolean;
+  /** Bytes the segment occupies: on disk for a disk segment, in memory for a memory segment. */
+  readonly sizeBytes: number;
+  /** True for segments written to disk (and so part of the next commit). */
+  readonly onDisk: boolean;
 
-  isRoot(doc: number): boolean { return this.parentOf[doc] === -1; }
+  fieldNames(): readonly string[];
+  field(name: string): FieldPostings | null;
+  numericNames(): readonly string[];
+  numeric(name: string): NumericDocValues | null;
+  ordinalNames(): readonly string[];
+  ordinals(name: string): OrdinalDocValues | null;
+  existsNames(): readonly string[];
+  /** Docs that have a value of `name` (for `exists`), ascending; null when none. */
+  exists(name: string): Uint32Array | null;
 
-  /** Cursor over the docs of `field` that have any value. */
-  existsCursor(field: string): DocCursor {
-    const e = this.exists.get(field);
-    return e ? new ArrayCursor(e) : emptyCursor();
-  }
+  /** Immediate parent of each doc (-1 for roots). Call only when `hasNested`. */
+  parentOf(): Int32Array;
+  /** Nested path of `doc` ('' for roots). */
+  pathOf(doc: number): string;
+  /** `_id` of a root doc ('' for nested children). */
+  id(doc: number): string;
+  /** The root doc with this `_id`, or -1 (deleted docs included: the caller checks live docs). */
+  lookupId(id: string): number;
+  /** Stored fields of a root doc. */
+  stored(doc: number): StoredFields;
+  /**
+   * Holders besides the index's own segment list (a reader kept across tasks, a merge) take a reference; a disk
+   * segment closes its files when the last one is released. No-ops for memory segments.
+   */
+  incRef(): void;
+  decRef(): void;
 }

@@ -23,22 +23,23 @@ function scoreOf(q: Query, ctx: CompileContext, ord: number, seg: Segment, doc: 
 }
 
 function termExplain(ctx: CompileContext, seg: Segment, doc: number, field: string, term: string, score: number, boost: number): Explanation {
-  const fp = seg.fields.get(field);
+  const fp = seg.field(field);
   const t = fp ? fp.termId(term) : -1;
+  const norms = fp ? fp.norms() : null;
   let freq = 1;
-  if (fp && t >= 0 && fp.freqs) {
+  if (fp && t >= 0 && fp.hasFreqs) {
     const c = fp.cursor(t);
-    if (c.seek(doc) === doc) freq = fp.freqs[c.pos];
+    if (c.seek(doc) === doc) freq = fp.postings(t, false).freqs![c.pos];
   }
   const fs = ctx.stats.fieldStats(field), ts = ctx.stats.termStats(field, term);
   const idfV = idf(ts.docFreq, fs.docCount);
   const idfEx = ex(idfV, 'idf, computed as log(1 + (docCount - docFreq + 0.5) / (docFreq + 0.5)) from:', [ex(ts.docFreq, 'docFreq'), ex(fs.docCount, 'docCount')]);
   const tfNorm = Math.fround(score / Math.fround(idfV * boost));
   const tfDetails = [ex(freq, `termFreq=${freq.toFixed(1)}`), ex(Math.fround(1.2), 'parameter k1')];
-  if (fp?.norms) {
-    tfDetails.push(ex(0.75, 'parameter b'), ex(avgFieldLength(fs.sumTotalTermFreq, fs.docCount), 'avgFieldLength'), ex(decodeNorm(fp.norms[doc]), 'fieldLength'));
+  if (norms) {
+    tfDetails.push(ex(0.75, 'parameter b'), ex(avgFieldLength(fs.sumTotalTermFreq, fs.docCount), 'avgFieldLength'), ex(decodeNorm(norms[doc]), 'fieldLength'));
   } else tfDetails.push(ex(0, 'parameter b (norms omitted for field)'));
-  const parts = [idfEx, ex(tfNorm, fp?.norms ? 'tfNorm, computed as (freq * (k1 + 1)) / (freq + k1 * (1 - b + b * fieldLength / avgFieldLength)) from:' : 'tfNorm, computed as (freq * (k1 + 1)) / (freq + k1) from:', tfDetails)];
+  const parts = [idfEx, ex(tfNorm, norms ? 'tfNorm, computed as (freq * (k1 + 1)) / (freq + k1 * (1 - b + b * fieldLength / avgFieldLength)) from:' : 'tfNorm, computed as (freq * (k1 + 1)) / (freq + k1) from:', tfDetails)];
   if (boost !== 1) parts.unshift(ex(boost, 'boost'));
   return ex(score, `weight(${field}:${term} in ${doc}) [PerFieldSimilarity], result of:`, [
     ex(score, `score(doc=${doc},freq=${freq.toFixed(1)} = termFreq=${freq.toFixed(1)}\n), product of:`, parts),
@@ -78,7 +79,7 @@ export function explainQuery(q: Query, ctx: CompileContext, ord: number, seg: Se
     }
     case 'match_all': return ex(score, '*:*');
     case 'constant_score': return ex(score, `ConstantScore(${q.filter.type})`);
-    case 'nested': return ex(score, `Score based on ${q.scoreMode} child docs, best match:`, [explainQuery(q.query, ctx, ord, seg, seg.parentOf.indexOf(doc), boost) ?? ex(0, 'no child explanation')]);
+    case 'nested': return ex(score, `Score based on ${q.scoreMode} child docs, best match:`, [explainQuery(q.query, ctx, ord, seg, seg.hasNested ? seg.parentOf().indexOf(doc) : -1, boost) ?? ex(0, 'no child explanation')]);
     default: return ex(score, 'field' in q ? `${q.type}(${String(q.field)})` : q.type);
   }
 }

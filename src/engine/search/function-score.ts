@@ -2,7 +2,7 @@
  * `function_score` basics: `weight` and `field_value_factor` functions (optionally filtered), combined by
  * `score_mode`, capped by `max_boost`, merged with the query score by `boost_mode`, then `min_score`.
  */
-import type { Segment } from '../postings/segment.ts';
+import type { NumericDocValues, Segment } from '../postings/segment.ts';
 import type { FunctionScoreQuery, Query } from './query-ast.ts';
 import { FilteredScorer, MappedScorer, type Scorer } from './scorers.ts';
 import type { CompileContext, Weight } from './weight.ts';
@@ -23,6 +23,8 @@ export function functionScoreWeight(ctx: CompileContext, q: FunctionScoreQuery, 
       const s = inner.scorer(ord, seg);
       if (!s) return null;
       const fs = filters.map((w) => (w ? w.scorer(ord, seg) : null));
+      // Columns resolved once per segment, not per doc.
+      const columns = q.functions.map((fn) => (fn.fieldValueFactor ? seg.numeric(fn.fieldValueFactor.field) : null));
       const mapped = new MappedScorer(s, (doc, score) => {
         const vals: number[] = [];
         for (let i = 0; i < q.functions.length; i++) {
@@ -30,7 +32,7 @@ export function functionScoreWeight(ctx: CompileContext, q: FunctionScoreQuery, 
           const fc = fs[i];
           if (filters[i]) { if (!fc || (fc.doc() < doc ? fc.seek(doc) : fc.doc()) !== doc) continue; }
           let v = 1;
-          if (fn.fieldValueFactor) v = fieldValueFactor(ctx, seg, doc, fn.fieldValueFactor);
+          if (fn.fieldValueFactor) v = fieldValueFactor(ctx, columns[i], doc, fn.fieldValueFactor);
           if (fn.weight !== undefined) v *= fn.weight;
           vals.push(v);
         }
@@ -63,8 +65,7 @@ export function functionScoreWeight(ctx: CompileContext, q: FunctionScoreQuery, 
   };
 }
 
-function fieldValueFactor(ctx: CompileContext, seg: Segment, doc: number, f: { field: string; factor: number; modifier: string; missing?: number }): number {
-  const dv = seg.numeric.get(f.field);
+function fieldValueFactor(ctx: CompileContext, dv: NumericDocValues | null, doc: number, f: { field: string; factor: number; modifier: string; missing?: number }): number {
   let v: number;
   if (dv && dv.count(doc) > 0) v = dv.values[dv.start[doc]];
   else if (f.missing !== undefined) v = f.missing;

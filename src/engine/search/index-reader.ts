@@ -2,7 +2,7 @@
  * A point-in-time view of a shard index: the segments published by one refresh with their live-docs
  * snapshots. Term statistics are shard-wide sums over segments and include deleted docs (Lucene's rule).
  */
-import type { Segment } from '../postings/segment.ts';
+import type { Segment, StoredFields } from '../postings/segment.ts';
 import type { AnalyzerRegistry } from '../analysis/analyzers.ts';
 import type { FieldInfos } from '../indexing/field-infos.ts';
 
@@ -33,6 +33,18 @@ export class IndexReader implements StatsSource {
 
   maxDoc(): number { return this.total; }
 
+  /**
+   * Keeps this reader's on-disk segments open past the current task (scroll contexts, a query phase waiting
+   * for its fetch phase); every `acquire` needs one `release`.
+   */
+  acquire(): void {
+    for (const s of this.segments) s.incRef();
+  }
+
+  release(): void {
+    for (const s of this.segments) s.decRef();
+  }
+
   liveDocCount(): number {
     let n = 0;
     for (let i = 0; i < this.segments.length; i++) {
@@ -46,7 +58,7 @@ export class IndexReader implements StatsSource {
   fieldStats(field: string): FieldStats {
     let docCount = 0, sumTotalTermFreq = 0;
     for (const s of this.segments) {
-      const f = s.fields.get(field);
+      const f = s.field(field);
       if (f) { docCount += f.docCount; sumTotalTermFreq += f.sumTotalTermFreq; }
     }
     return { docCount, sumTotalTermFreq };
@@ -55,11 +67,17 @@ export class IndexReader implements StatsSource {
   termStats(field: string, term: string): TermStats {
     let docFreq = 0, totalTermFreq = 0;
     for (const s of this.segments) {
-      const f = s.fields.get(field);
+      const f = s.field(field);
       const t = f ? f.termId(term) : -1;
       if (t >= 0) { docFreq += f!.docFreq(t); totalTermFreq += f!.totalTermFreq(t); }
     }
     return { docFreq, totalTermFreq };
+  }
+
+  /** Stored fields (source, `_id`, versions) of a root doc, as of this reader. */
+  stored(globalDoc: number): StoredFields {
+    const [ord, local] = this.locate(globalDoc);
+    return this.segments[ord].stored(local);
   }
 
   /** Global doc (shard-wide) → [segment ordinal, local doc]. */

@@ -2,8 +2,7 @@
  * Public entry of the search engine: what shard workers run (index, query/fetch, dfs, scroll, _analyze) and
  * what the coordinator uses (request parsing, dfs merge, hit ordering, aggregation reduce and formatting).
  */
-export type { MappingJson, ShardIndexApi } from './api.ts';
-export { ShardIndex } from '../indexing/shard-index.ts';
+export type { MappingJson } from './api.ts';
 export { fetchPhase, searchShard, type ShardHit, type ShardResult, type ShardSearchOptions } from './shard-search.ts';
 export type { IndexReader } from './index-reader.ts';
 export { collectDfs, GlobalStats, mergeDfs, type DfsStats } from './dfs.ts';

@@ -57,10 +57,13 @@ export class InnerHitsFetcher {
     const out: Record<string, InnerHitsResult> = {};
     for (const q of this.queries) {
       const spec = q.innerHits!;
-      let first = local - 1;
-      while (first >= 0 && seg.parentOf[first] !== -1) first--;
       const children: number[] = [];
-      for (let c = first + 1; c < local; c++) if (seg.parentOf[c] === local && seg.pathOf(c) === q.path) children.push(c);
+      if (seg.hasNested) {
+        const parentOf = seg.parentOf();
+        let first = local - 1;
+        while (first >= 0 && parentOf[first] !== -1) first--;
+        for (let c = first + 1; c < local; c++) if (parentOf[c] === local && seg.pathOf(c) === q.path) children.push(c);
+      }
       const scorer = this.weights.get(q)!.scorer(ord, seg);
       const hits: InnerHit[] = [];
       children.forEach((c, offset) => {

@@ -38,9 +38,11 @@ export function nestedWeight(ctx: CompileContext, q: NestedQ, boost: number, com
         }
         parents.push(curParent); scores.push(Math.fround(v));
       };
+      if (!seg.hasNested) return null;
+      const parentOf = seg.parentOf();
       for (let d = s.next(); d !== NO_MORE_DOCS; d = s.next()) {
         if (seg.pathOf(d) !== q.path || (live && !live[d])) continue;
-        const p = seg.parentOf[d];
+        const p = parentOf[d];
         const sc = s.score();
         if (p !== curParent) { flush(); curParent = p; acc = q.scoreMode === 'min' || q.scoreMode === 'max' ? sc : 0; n = 0; }
         if (q.scoreMode === 'max') acc = Math.max(acc, sc);

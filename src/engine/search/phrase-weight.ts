@@ -6,7 +6,7 @@
  */
 import { ArrayCursor, IntersectCursor, NO_MORE_DOCS, UnionCursor, type DocCursor } from '../postings/cursor.ts';
 import { avgFieldLength, bm25Score, idf, K1, normCache, weightValue } from '../postings/bm25.ts';
-import type { FieldPostings, Segment } from '../postings/segment.ts';
+import type { Segment, TermPostings } from '../postings/segment.ts';
 import type { Query } from './query-ast.ts';
 import { ArrayScorer, type Scorer } from './scorers.ts';
 import { NULL_WEIGHT, type CompileContext, type Weight } from './weight.ts';
@@ -44,20 +44,28 @@ export function phraseWeight(ctx: CompileContext, q: PhraseQ, boost: number): We
   return { scorer: (_o: number, seg: Segment) => phraseScorer(seg, q.field, groups, offsets, q.slop, wv, cache) };
 }
 
-interface Group { fp: FieldPostings; cursors: ArrayCursor[]; union: DocCursor }
+/** One phrase position: the postings (with positions) of each alternative term and a cursor per term. */
+interface Group { postings: TermPostings[]; cursors: ArrayCursor[]; union: DocCursor }
 
 function phraseScorer(seg: Segment, field: string, groups: string[][], offsets: number[], slop: number, wv: number, cache: Float32Array): Scorer | null {
-  const fp = seg.fields.get(field);
-  if (!fp || !fp.positions) return null;
+  const fp = seg.field(field);
+  if (!fp || !fp.hasPositions) return null;
+  const norms = fp.norms();
   const gs: Group[] = [];
   for (const g of groups) {
-    const cursors: ArrayCursor[] = [];
-    for (const t of g) { const id = fp.termId(t); if (id >= 0) cursors.push(fp.cursor(id)); }
+    const cursors: ArrayCursor[] = [], postings: TermPostings[] = [];
+    for (const t of g) {
+      const id = fp.termId(t);
+      if (id < 0) continue;
+      const tp = fp.postings(id, true);
+      postings.push(tp);
+      cursors.push(new ArrayCursor(tp.docs, tp.start, tp.end));
+    }
     if (!cursors.length) return null;
-    gs.push({ fp, cursors, union: cursors.length === 1 ? cursors[0] : new UnionCursor(cursors) });
+    gs.push({ postings, cursors, union: cursors.length === 1 ? cursors[0] : new UnionCursor(cursors) });
   }
   if (slop === 0 && gs.length === 2 && gs[0].cursors.length === 1 && gs[1].cursors.length === 1) {
-    return twoTermPhrase(fp, gs[0].cursors[0], gs[1].cursors[0], offsets[1] - offsets[0], wv, cache);
+    return twoTermPhrase(gs[0].postings[0], gs[1].postings[0], offsets[1] - offsets[0], norms, wv, cache);
   }
   const it = new IntersectCursor(gs.map((g) => g.union));
   const docs: number[] = [], scores: number[] = [];
@@ -70,7 +78,7 @@ function phraseScorer(seg: Segment, field: string, groups: string[][], offsets: 
     const freq = slop === 0 ? exactFreq(pos, lens) : sloppyFreq(pos, lens, slop);
     if (freq > 0) {
       docs.push(d);
-      const norm = fp.norms ? cache[fp.norms[d]] : K1;
+      const norm = norms ? cache[norms[d]] : K1;
       scores.push(bm25Score(wv, Math.fround(freq), norm));
     }
   }
@@ -90,8 +98,8 @@ function advance(arr: Uint32Array, from: number, end: number, target: number): n
  * The common exact two-term phrase, straight over the postings arrays: a leapfrog over both doc lists and a
  * merge of the two position lists per common doc (no cursor calls, no position copies).
  */
-function twoTermPhrase(fp: FieldPostings, a: ArrayCursor, b: ArrayCursor, delta: number, wv: number, cache: Float32Array): Scorer | null {
-  const A = a.docs, B = b.docs, ps = fp.posStart!, P = fp.positions!, norms = fp.norms;
+function twoTermPhrase(a: TermPostings, b: TermPostings, delta: number, norms: Uint8Array | null, wv: number, cache: Float32Array): Scorer | null {
+  const A = a.docs, B = b.docs, psA = a.posStart!, PA = a.positions!, psB = b.posStart!, PB = b.positions!;
   const docs: number[] = [], scores: number[] = [];
   let i = a.start, j = b.start;
   const ae = a.end, be = b.end;
@@ -99,10 +107,10 @@ function twoTermPhrase(fp: FieldPostings, a: ArrayCursor, b: ArrayCursor, delta:
     const da = A[i], db = B[j];
     if (da < db) { i = advance(A, i + 1, ae, db); continue; }
     if (db < da) { j = advance(B, j + 1, be, da); continue; }
-    let x = ps[i], y = ps[j], f = 0;
-    const xe = ps[i + 1], ye = ps[j + 1];
+    let x = psA[i], y = psB[j], f = 0;
+    const xe = psA[i + 1], ye = psB[j + 1];
     while (x < xe && y < ye) {
-      const pa = P[x] + delta, pb = P[y];
+      const pa = PA[x] + delta, pb = PB[y];
       if (pa === pb) { f++; x++; y++; } else if (pa < pb) x++; else y++;
     }
     if (f > 0) { docs.push(da); scores.push(bm25Score(wv, f, norms ? cache[norms[da]] : K1)); }
@@ -114,10 +122,10 @@ function twoTermPhrase(fp: FieldPostings, a: ArrayCursor, b: ArrayCursor, delta:
 /** Positions of the group's terms in doc d, shifted by -offset, sorted, into pos[gi] (grown as needed); returns the count. */
 function collectPositions(g: Group, d: number, offset: number, pos: Int32Array[], gi: number): number {
   let n = 0;
-  const ps = g.fp.posStart!, all = g.fp.positions!;
   for (let c = 0; c < g.cursors.length; c++) {
     const cur = g.cursors[c];
     if (cur.doc() !== d) continue;
+    const ps = g.postings[c].posStart!, all = g.postings[c].positions!;
     const p = cur.pos;
     const a = ps[p], b = ps[p + 1];
     if (n + (b - a) > pos[gi].length) { const grown = new Int32Array(Math.max(pos[gi].length * 2, n + b - a)); grown.set(pos[gi].subarray(0, n)); pos[gi] = grown; }

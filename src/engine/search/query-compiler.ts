@@ -11,7 +11,7 @@ import type { BoolQuery, MatchQuery, Query } from './query-ast.ts';
 import { ConjunctionScorer, ConstScorer, DisjunctionScorer, MappedScorer, ReqOptExclScorer, type Scorer } from './scorers.ts';
 import { WindowSumScorer } from './window-scorer.ts';
 import { minShouldMatch, NULL_WEIGHT, type CompileContext, type Weight } from './weight.ts';
-import { existsWeight, idsWeight, prefixRange, rangeScanWeight, sumWeight, termSetWeight, termWeight } from './term-weights.ts';
+import { existsWeight, idsWeight, matchingTermIds, prefixTermIds, rangeScanWeight, sumWeight, termSetWeight, termWeight } from './term-weights.ts';
 import { NUMERIC_TYPES } from '../indexing/field-infos.ts';
 import { coerceBoolean, coerceNumber } from '../indexing/doc-indexer.ts';
 import { rangeWeight, parseDateValue } from './range-weight.ts';
@@ -84,7 +84,7 @@ function termQuery(ctx: CompileContext, field: string, value: unknown, boost: nu
   if (fi.type === 'boolean') {
     const v = coerceBoolean(value);
     if (v === null) throw queryShardError(ctx, `Can't parse boolean value [${String(value)}], expected [true] or [false]`);
-    return termSetWeight(field, boost, (terms) => { const i = terms.indexOf(v ? 'T' : 'F'); return i < 0 ? [] : [i]; });
+    return termSetWeight(field, boost, (fp) => { const i = fp.termId(v ? 'T' : 'F'); return i < 0 ? [] : [i]; });
   }
   if (NUMERIC_TYPES.has(fi.type)) {
     const n = coerceNumber(value, fi.type === 'float' || fi.type === 'half_float' ? fi.type : 'double');
@@ -106,8 +106,7 @@ function termsQuery(ctx: CompileContext, field: string, values: unknown[], boost
   if (!fi || values.length === 0) return NULL_WEIGHT;
   if (fi.type === 'text' || fi.type === 'keyword' || fi.type === 'boolean') {
     const want = values.map((v) => fi.type === 'boolean' ? (coerceBoolean(v) ? 'T' : 'F') : String(v));
-    return termSetWeight(field, boost, (terms, seg) => {
-      const fp = seg.fields.get(field)!;
+    return termSetWeight(field, boost, (fp) => {
       const out: number[] = [];
       for (const w of want) { const t = fp.termId(w); if (t >= 0) out.push(t); }
       return out;
@@ -158,10 +157,10 @@ function patternQuery(ctx: CompileContext, type: 'prefix' | 'wildcard' | 'regexp
   const fi = ctx.field(field);
   if (!fi || (fi.type !== 'text' && fi.type !== 'keyword')) return NULL_WEIGHT;
   if (type === 'prefix') {
-    return termSetWeight(field, boost, (terms) => { const [a, z] = prefixRange(terms, value); const out = []; for (let i = a; i < z; i++) out.push(i); return out; });
+    return termSetWeight(field, boost, (fp) => prefixTermIds(fp, value));
   }
   const re = type === 'wildcard' ? wildcardToRegExp(value) : luceneRegExp(value);
-  return termSetWeight(field, boost, (terms) => { const out = []; for (let i = 0; i < terms.length; i++) if (re.test(terms[i])) out.push(i); return out; });
+  return termSetWeight(field, boost, (fp) => matchingTermIds(fp, (t) => re.test(t)));
 }
 
 const tokenBuf = new TokenBuf();

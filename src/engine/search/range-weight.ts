@@ -6,7 +6,7 @@
 import { parseDate, zoneOffsetAt, DEFAULT_DATE_FORMAT } from '../analysis/date-format.ts';
 import type { RangeQuery } from './query-ast.ts';
 import { NULL_WEIGHT, type CompileContext, type Weight } from './weight.ts';
-import { rangeScanWeight, termSetWeight } from './term-weights.ts';
+import { matchingTermIds, rangeScanWeight, termSetWeight } from './term-weights.ts';
 import { NUMERIC_TYPES } from '../indexing/field-infos.ts';
 import { queryShardError } from './shard-errors.ts';
 
@@ -89,16 +89,11 @@ export function rangeWeight(ctx: CompileContext, q: RangeQuery, boost: number): 
   if (fi.type !== 'keyword' && fi.type !== 'text') return NULL_WEIGHT;
   const lo = q.gt ?? q.gte, hi = q.lt ?? q.lte;
   const loS = lo === undefined ? undefined : String(lo), hiS = hi === undefined ? undefined : String(hi);
-  return termSetWeight(q.field, boost, (terms) => {
-    const out: number[] = [];
-    for (let i = 0; i < terms.length; i++) {
-      const t = terms[i];
-      if (loS !== undefined && (q.gt !== undefined ? cmpCodePoints(t, loS) <= 0 : cmpCodePoints(t, loS) < 0)) continue;
-      if (hiS !== undefined && (q.lt !== undefined ? cmpCodePoints(t, hiS) >= 0 : cmpCodePoints(t, hiS) > 0)) continue;
-      out.push(i);
-    }
-    return out;
-  });
+  return termSetWeight(q.field, boost, (fp) => matchingTermIds(fp, (t) => {
+    if (loS !== undefined && (q.gt !== undefined ? cmpCodePoints(t, loS) <= 0 : cmpCodePoints(t, loS) < 0)) return false;
+    if (hiS !== undefined && (q.lt !== undefined ? cmpCodePoints(t, hiS) >= 0 : cmpCodePoints(t, hiS) > 0)) return false;
+    return true;
+  }));
 }
 
 /** UTF-8 byte order (= code point order), which differs from JS's UTF-16 order for astral characters. */

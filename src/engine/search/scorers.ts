@@ -3,7 +3,7 @@
  * double then cast to float, dis_max with tie breaker, required/optional/excluded bool structure).
  */
 import { ArrayCursor, type DocCursor, fillByNext, IntersectCursor, NO_MORE_DOCS, UnionCursor } from '../postings/cursor.ts';
-import type { FieldPostings } from '../postings/segment.ts';
+import type { TermPostings } from '../postings/segment.ts';
 import { bm25Score, K1 } from '../postings/bm25.ts';
 
 export interface Scorer extends DocCursor {
@@ -13,14 +13,16 @@ export interface Scorer extends DocCursor {
 
 const f = Math.fround;
 
-/** BM25 over one term's postings. */
+/** BM25 over one term's postings; `norms` is the field's norm bytes (null: no norms, length is ignored). */
 export class TermScorer extends ArrayCursor implements Scorer {
-  constructor(readonly fp: FieldPostings, t: number, private readonly wv: number, private readonly cache: Float32Array | null) {
-    super(fp.docs, fp.docStart[t], fp.docStart[t + 1]);
+  private readonly freqs: Uint32Array | null;
+  constructor(tp: TermPostings, private readonly norms: Uint8Array | null, private readonly wv: number, private readonly cache: Float32Array | null) {
+    super(tp.docs, tp.start, tp.end);
+    this.freqs = tp.freqs;
   }
-  freq(): number { return this.fp.freqs ? this.fp.freqs[this.pos] : 1; }
+  freq(): number { return this.freqs ? this.freqs[this.pos] : 1; }
   score(): number {
-    const norm = this.cache && this.fp.norms ? this.cache[this.fp.norms[this.cur]] : K1;
+    const norm = this.cache && this.norms ? this.cache[this.norms[this.cur]] : K1;
     return bm25Score(this.wv, this.freq(), norm);
   }
 
@@ -30,7 +32,7 @@ export class TermScorer extends ArrayCursor implements Scorer {
    * The cursor must be positioned (doc() >= base).
    */
   accumulate(base: number, end: number, acc: Float64Array, cnt: Uint16Array, bits: Int32Array): void {
-    const docs = this.docs, freqs = this.fp.freqs, norms = this.fp.norms, cache = this.cache, wv = this.wv, last = this.end;
+    const docs = this.docs, freqs = this.freqs, norms = this.norms, cache = this.cache, wv = this.wv, last = this.end;
     let p = this.pos;
     for (; p < last; p++) {
       const d = docs[p];
@@ -48,12 +50,12 @@ export class TermScorer extends ArrayCursor implements Scorer {
    * Hot path for a lone term query: scores every remaining posting into `collect` without per-doc virtual
    * calls. Skips nested children and deleted docs; returns the number of docs collected.
    */
-  collectAll(base: number, parentOf: Int32Array, live: Uint8Array | null, sink: { collect(doc: number, score: number): void }): number {
-    const docs = this.docs, freqs = this.fp.freqs, norms = this.fp.norms, cache = this.cache, wv = this.wv;
+  collectAll(base: number, parentOf: Int32Array | null, live: Uint8Array | null, sink: { collect(doc: number, score: number): void }): number {
+    const docs = this.docs, freqs = this.freqs, norms = this.norms, cache = this.cache, wv = this.wv;
     let n = 0;
     for (let p = this.pos + 1; p < this.end; p++) {
       const d = docs[p];
-      if (parentOf[d] !== -1 || (live !== null && live[d] === 0)) continue;
+      if ((parentOf !== null && parentOf[d] !== -1) || (live !== null && live[d] === 0)) continue;
       const norm = cache !== null && norms !== null ? cache[norms[d]] : K1;
       sink.collect(base + d, bm25Score(wv, freqs !== null ? freqs[p] : 1, norm));
       n++;

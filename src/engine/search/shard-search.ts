@@ -18,8 +18,6 @@ import type { Query } from './query-ast.ts';
 import { explainQuery, type Explanation } from './explain.ts';
 import { InnerHitsFetcher, nestedWithInnerHits, type InnerHitsResult } from './inner-hits.ts';
 
-export interface StoredDoc { source: Uint8Array; version: number; seqNo: number; primaryTerm: number; routing?: string }
-export type DocFetcher = (id: string) => StoredDoc | null;
 
 export interface ShardHit {
   id: string;
@@ -52,10 +50,9 @@ export interface ShardSearchOptions {
   stats?: StatsSource;
   /** Extra filter (alias filters) applied in filter context. */
   filter?: Query | null;
-  fetch: DocFetcher;
   /** Hits to keep (defaults to from + size). */
   topN?: number;
-  /** Skip the fetch phase (dfs / scroll bookkeeping). */
+  /** Skip the fetch phase (two-phase searches, scroll bookkeeping): hits carry no `_id` or source yet. */
   noFetch?: boolean;
   /** Number of shards in the whole search (terms shard_size defaults depend on it). */
   shardCount?: number;
@@ -83,7 +80,7 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
   const topN = opts.topN ?? req.from + req.size;
   const scoreTop = sort ? null : new TopScoreCollector(topN);
   const fieldTop = sort ? new TopFieldCollector(topN, sort.kinds, sort.reverse, sort.missingFirst) : null;
-  const aggs = req.aggs ? createAggCollectors(req.aggs, ctx, opts.shardCount ?? 1, opts.fetch) : null;
+  const aggs = req.aggs ? createAggCollectors(req.aggs, ctx, opts.shardCount ?? 1) : null;
   const after = req.searchAfter && sort ? req.searchAfter.map((v) => v as SortValue) : null;
   let total = 0, terminated = false;
   const simple = scoreTop !== null && !aggs && !post && req.minScore === null && !req.searchAfter && req.terminateAfter === 0;
@@ -94,10 +91,10 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
     const pf = post ? post.scorer(ord, seg) : null;
     if (post && !pf && !aggs) continue;
     aggs?.setSegment(ord, seg);
-    const live = reader.live[ord], parentOf = seg.parentOf, base = reader.docBases[ord];
+    const live = reader.live[ord], parentOf = seg.hasNested ? seg.parentOf() : null, base = reader.docBases[ord];
     if (simple && scorer instanceof TermScorer) { total += scorer.collectAll(base, parentOf, live, scoreTop!); continue; }
     for (let d = scorer.next(); d !== NO_MORE_DOCS; d = scorer.next()) {
-      if (parentOf[d] !== -1 || (live !== null && live[d] === 0)) continue;
+      if ((parentOf !== null && parentOf[d] !== -1) || (live !== null && live[d] === 0)) continue;
       const score = scorer.score();
       if (req.minScore !== null && score < req.minScore) continue;
       if (aggs) aggs.collect(d, score);
@@ -125,13 +122,12 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
   }
   const top = scoreTop ? scoreTop.sorted().map((h) => ({ doc: h.doc, score: h.score, keys: null as SortValue[] | null })) : fieldTop!.hits;
   const maxScore = scoreTop ? scoreTop.maxScore : fieldTop!.maxScore;
-  const hits = opts.noFetch ? top.map((h) => bareHit(reader, h.doc, h.score, h.keys)) : fetchHits(reader, req, top, opts, ctx);
+  const hits = opts.noFetch ? top.map((h) => bareHit(h.doc, h.score, h.keys)) : fetchHits(reader, req, top, opts, ctx);
   return { total, maxScore, hits, aggs: aggs ? aggs.partials() : null, terminatedEarly: req.terminateAfter > 0 ? terminated : null };
 }
 
-function bareHit(reader: IndexReader, doc: number, score: number, keys: SortValue[] | null): ShardHit {
-  const [ord, local] = reader.locate(doc);
-  return { id: reader.segments[ord].ids[local], doc, score, sort: keys, source: null, highlight: null };
+function bareHit(doc: number, score: number, keys: SortValue[] | null): ShardHit {
+  return { id: '', doc, score, sort: keys, source: null, highlight: null };
 }
 
 const decoder = new TextDecoder();
@@ -150,20 +146,19 @@ function fetchHits(reader: IndexReader, req: SearchRequest, top: { doc: number; 
   const nested = nestedWithInnerHits(req.query);
   const inner = nested.length ? new InnerHitsFetcher(ctx, reader, nested) : null;
   for (const h of top) {
-    const hit = bareHit(reader, h.doc, h.score, h.keys);
-    const stored = opts.fetch(hit.id);
-    if (inner) hit.innerHits = inner.fetch(h.doc, stored ? decoder.decode(stored.source) : null);
-    if (stored) {
-      const raw = decoder.decode(stored.source);
-      // stored_fields without _source: ES returns no _source (only _source is stored by default).
-      hit.source = req.storedFields !== null && !req.storedFields.includes('_source') ? null : filterSource(raw, req.source);
-      hit.version = stored.version; hit.seqNo = stored.seqNo; hit.primaryTerm = stored.primaryTerm;
-      if (stored.routing !== undefined) hit.routing = stored.routing;
-      if (req.highlight) hit.highlight = highlightHit(ctx, req, raw);
-    }
+    const hit = bareHit(h.doc, h.score, h.keys);
+    const stored = reader.stored(h.doc);
+    hit.id = stored.id;
+    const raw = decoder.decode(stored.source);
+    if (inner) hit.innerHits = inner.fetch(h.doc, raw);
+    // stored_fields without _source: ES returns no _source (only _source is stored by default).
+    hit.source = req.storedFields !== null && !req.storedFields.includes('_source') ? null : filterSource(raw, req.source);
+    hit.version = stored.version; hit.seqNo = stored.seqNo; hit.primaryTerm = stored.primaryTerm;
+    if (stored.routing !== null) hit.routing = stored.routing;
+    if (req.highlight) hit.highlight = highlightHit(ctx, req, raw);
     if (req.docvalueFields.length) {
       hit.fields = docValueFields(reader, h.doc, req.docvalueFields);
-      if (req.docvalueFields.includes('_seq_no') && stored) hit.fields._seq_no = [stored.seqNo];
+      if (req.docvalueFields.includes('_seq_no')) hit.fields._seq_no = [stored.seqNo];
     }
     if (req.explain) {
       const [ord, local] = reader.locate(h.doc);
@@ -179,10 +174,10 @@ function docValueFields(reader: IndexReader, doc: number, fields: string[]): Rec
   const seg = reader.segments[ord];
   const out: Record<string, unknown[]> = {};
   for (const f of fields) {
-    const n = seg.numeric.get(f), o = seg.ordinals.get(f);
+    const n = seg.numeric(f), o = seg.ordinals(f);
     const vals: unknown[] = [];
     if (n) for (let i = n.start[d]; i < n.start[d + 1]; i++) vals.push(n.values[i]);
-    if (o) for (let i = o.start[d]; i < o.start[d + 1]; i++) vals.push(o.ordTerms[o.ords[i]]);
+    if (o) for (let i = o.start[d]; i < o.start[d + 1]; i++) vals.push(o.lookupOrd(o.ords[i]));
     if (vals.length) out[f] = vals;
   }
   return out;

@@ -4,7 +4,7 @@
  * callers). Errors follow ES: text without fielddata, unmapped without `unmapped_type`.
  */
 import { InvalidArgumentError } from '../errors.ts';
-import type { Segment } from '../postings/segment.ts';
+import type { NumericDocValues, OrdinalDocValues, Segment } from '../postings/segment.ts';
 import type { FieldInfos } from '../indexing/field-infos.ts';
 import { NUMERIC_TYPES } from '../indexing/field-infos.ts';
 
@@ -54,6 +54,18 @@ export class BoundSort {
 
   get needsScores(): boolean { return this.kinds.includes('score'); }
 
+  /** The segment `columns` were resolved for, and its doc-value column per spec (resolved once per segment). */
+  private columnsOf: Segment | null = null;
+  private readonly columns: (NumericDocValues | OrdinalDocValues | null)[] = [];
+
+  private resolve(seg: Segment): void {
+    this.columnsOf = seg;
+    for (let i = 0; i < this.specs.length; i++) {
+      const k = this.kinds[i];
+      this.columns[i] = k === 'num' ? seg.numeric(this.specs[i].field) : k === 'str' ? seg.ordinals(this.specs[i].field) : null;
+    }
+  }
+
   /** Sort keys of one doc, missing values already substituted. */
   keys(seg: Segment, doc: number, globalDoc: number, score: number): SortValue[] {
     const out: SortValue[] = new Array(this.specs.length);
@@ -68,12 +80,13 @@ export class BoundSort {
     if (k === 'doc') return globalDoc;
     const mode = spec.mode ?? (spec.order === 'desc' ? 'max' : 'min');
     let v: SortValue = null;
+    if (seg !== this.columnsOf) this.resolve(seg);
     if (k === 'num') {
-      const dv = seg.numeric.get(spec.field);
+      const dv = this.columns[i] as NumericDocValues | null;
       if (dv && dv.count(doc) > 0) v = pickNumber(dv.values, dv.start[doc], dv.start[doc + 1], mode);
     } else {
-      const dv = seg.ordinals.get(spec.field);
-      if (dv && dv.count(doc) > 0) v = dv.ordTerms[mode === 'max' ? dv.ords[dv.start[doc + 1] - 1] : dv.ords[dv.start[doc]]];
+      const dv = this.columns[i] as OrdinalDocValues | null;
+      if (dv && dv.count(doc) > 0) v = dv.lookupOrd(mode === 'max' ? dv.ords[dv.start[doc + 1] - 1] : dv.ords[dv.start[doc]]);
     }
     return v === null ? this.missingValue(i) : v;
   }

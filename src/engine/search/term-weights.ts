@@ -4,11 +4,10 @@
  */
 import { ArrayCursor, NO_MORE_DOCS } from '../postings/cursor.ts';
 import { avgFieldLength, idf, normCache, weightValue } from '../postings/bm25.ts';
-import { RoaringBitmap32, type Segment } from '../postings/segment.ts';
+import { RoaringBitmap32, type FieldPostings, type Segment } from '../postings/segment.ts';
 import { ConstScorer, TermScorer, type Scorer } from './scorers.ts';
 import { WindowSumScorer } from './window-scorer.ts';
 import { NULL_WEIGHT, type CompileContext, type Weight } from './weight.ts';
-import type { StatsSource } from './index-reader.ts';
 
 /** BM25 term query; `statsTerm` lets fuzzy expansions use blended statistics. */
 export function termWeight(ctx: CompileContext, field: string, term: string, boost: number, df?: { docFreq: number }): Weight {
@@ -19,21 +18,22 @@ export function termWeight(ctx: CompileContext, field: string, term: string, boo
   const cache = normCache(avgFieldLength(fs.sumTotalTermFreq, fs.docCount));
   return {
     scorer(_ord: number, seg: Segment): Scorer | null {
-      const fp = seg.fields.get(field);
+      const fp = seg.field(field);
       const t = fp ? fp.termId(term) : -1;
       if (t < 0) return null;
-      return new TermScorer(fp!, t, wv, fp!.norms ? cache : null);
+      const norms = fp!.norms();
+      return new TermScorer(fp!.postings(t, false), norms, wv, norms ? cache : null);
     },
   };
 }
 
 /** Constant-score union of the terms chosen per segment by `pick` (term ids of the field's dictionary). */
-export function termSetWeight(field: string, boost: number, pick: (terms: string[], seg: Segment) => number[]): Weight {
+export function termSetWeight(field: string, boost: number, pick: (fp: FieldPostings, seg: Segment) => number[]): Weight {
   return {
     scorer(_ord: number, seg: Segment): Scorer | null {
-      const fp = seg.fields.get(field);
+      const fp = seg.field(field);
       if (!fp) return null;
-      const ids = pick(fp.terms, seg);
+      const ids = pick(fp, seg);
       if (ids.length === 0) return null;
       if (ids.length === 1) return new ConstScorer(fp.cursor(ids[0]), boost);
       const bm = new RoaringBitmap32();
@@ -78,7 +78,7 @@ export class RangeScanCursor implements Scorer {
 export function rangeScanWeight(field: string, boost: number, lo: number, loIncl: boolean, hi: number, hiIncl: boolean): Weight {
   return {
     scorer(_ord: number, seg: Segment): Scorer | null {
-      const dv = seg.numeric.get(field);
+      const dv = seg.numeric(field);
       if (!dv || dv.values.length === 0) return null;
       return new RangeScanCursor(dv.start, dv.values, seg.maxDoc, lo, loIncl, hi, hiIncl, boost);
     },
@@ -88,25 +88,17 @@ export function rangeScanWeight(field: string, boost: number, lo: number, loIncl
 export function existsWeight(field: string, boost: number): Weight {
   return {
     scorer(_ord: number, seg: Segment): Scorer | null {
-      const e = seg.exists.get(field);
+      const e = seg.exists(field);
       return e && e.length ? new ConstScorer(new ArrayCursor(e), boost) : null;
     },
   };
 }
 
-const idMaps = new WeakMap<Segment, Map<string, number>>();
-
 export function idsWeight(values: string[], boost: number): Weight {
   return {
     scorer(_ord: number, seg: Segment): Scorer | null {
-      let m = idMaps.get(seg);
-      if (!m) {
-        m = new Map();
-        for (let d = 0; d < seg.maxDoc; d++) if (seg.ids[d] !== '') m.set(seg.ids[d], d);
-        idMaps.set(seg, m);
-      }
       const docs: number[] = [];
-      for (const v of values) { const d = m.get(v); if (d !== undefined) docs.push(d); }
+      for (const v of values) { const d = seg.lookupId(v); if (d >= 0) docs.push(d); }
       if (!docs.length) return null;
       return new ConstScorer(new ArrayCursor(Uint32Array.from(new Set(docs)).sort()), boost);
     },
@@ -130,7 +122,10 @@ export function sumWeight(subs: Weight[], minMatch: number): Weight {
 /** Terms of the field across the shard's segments (deduplicated, sorted). */
 export function shardTerms(ctx: CompileContext, field: string): string[] {
   const set = new Set<string>();
-  for (const s of ctx.reader.segments) { const fp = s.fields.get(field); if (fp) for (const t of fp.terms) set.add(t); }
+  for (const s of ctx.reader.segments) {
+    const fp = s.field(field);
+    if (fp) for (let t = 0; t < fp.numTerms; t++) set.add(fp.term(t));
+  }
   return [...set].sort();
 }
 
@@ -143,6 +138,18 @@ export function prefixRange(terms: string[], prefix: string): [number, number] {
   return [lo, end];
 }
 
-export function hasDocs(stats: StatsSource, field: string): boolean { return stats.fieldStats(field).docCount > 0; }
+/** Term ids of `fp` that start with `prefix` (a range of the sorted dictionary). */
+export function prefixTermIds(fp: FieldPostings, prefix: string, limit = Infinity): number[] {
+  const out: number[] = [];
+  for (let t = fp.seekCeil(prefix); t < fp.numTerms && out.length < limit && fp.term(t).startsWith(prefix); t++) out.push(t);
+  return out;
+}
+
+/** Term ids of `fp` whose term satisfies `test`, in dictionary order (a full dictionary scan). */
+export function matchingTermIds(fp: FieldPostings, test: (term: string) => boolean): number[] {
+  const out: number[] = [];
+  for (let t = 0; t < fp.numTerms; t++) if (test(fp.term(t))) out.push(t);
+  return out;
+}
 
 export { NO_MORE_DOCS };

@@ -5,7 +5,7 @@
  */
 import roaring from 'roaring';
 import type { Label, Labels } from './api.ts';
-import { ByteReader } from './byte-buf.ts';
+import { ByteReader } from '../codec/byte-buf.ts';
 import { beginFile, checkFile, endFile } from './file-frame.ts';
 import { TSDB_INDEX_MAGIC, TSDB_INDEX_VERSION } from '../codec/format-ids.ts';
 import { LabelIndex } from './postings.ts';

@@ -7,7 +7,7 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { crc32c } from '../codec/crc32c.ts';
 import type { FetchedSeries, Labels } from './api.ts';
-import { ByteWriter } from './byte-buf.ts';
+import { ByteWriter } from '../codec/byte-buf.ts';
 import { encodeIndex, type ChunkLoc, type IndexSeries } from './block-index.ts';
 import { writeMeta, type BlockMeta } from './block-meta.ts';
 import { chunkSegmentName } from './block.ts';

@@ -6,7 +6,7 @@
 import { promises as fsp } from 'node:fs';
 import { crc32c } from '../codec/crc32c.ts';
 import { CorruptionError, FormatVersionError } from '../errors.ts';
-import { ByteWriter } from './byte-buf.ts';
+import { ByteWriter } from '../codec/byte-buf.ts';
 import { TSDB_FOOTER_MAGIC } from '../codec/format-ids.ts';
 
 export function beginFile(magic: number, version: number, sizeHint = 4096): ByteWriter {

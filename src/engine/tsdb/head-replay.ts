@@ -8,7 +8,7 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { CorruptionError } from '../errors.ts';
-import { ByteReader } from './byte-buf.ts';
+import { ByteReader } from '../codec/byte-buf.ts';
 import { beginFile, checkFile, endFile, writeFileAtomic, syncDir } from './file-frame.ts';
 import { TSDB_CHECKPOINT_MAGIC, TSDB_CHECKPOINT_VERSION } from '../codec/format-ids.ts';
 import { APPEND_OK, Head, MemSeries } from './head.ts';

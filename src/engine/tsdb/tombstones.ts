@@ -5,7 +5,7 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import type { Interval } from './chunk-meta.ts';
-import { ByteReader } from './byte-buf.ts';
+import { ByteReader } from '../codec/byte-buf.ts';
 import { beginFile, checkFile, endFile, writeFileAtomic } from './file-frame.ts';
 import { TSDB_TOMBSTONES_MAGIC, TSDB_TOMBSTONES_VERSION } from '../codec/format-ids.ts';
 

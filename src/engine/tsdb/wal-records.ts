@@ -3,7 +3,7 @@
  * t, raw value bits) and tombstones (ref + interval). The same encodings fill the checkpoint file.
  */
 import type { Label, Labels } from './api.ts';
-import { ByteReader, ByteWriter } from './byte-buf.ts';
+import { ByteReader, ByteWriter } from '../codec/byte-buf.ts';
 
 import { TSDB_REC_SAMPLES, TSDB_REC_SERIES, TSDB_REC_TOMBSTONES } from '../codec/format-ids.ts';
 

@@ -15,7 +15,7 @@ import { murmur3Utf16 } from '../../engine/documents/routing.ts';
 import type { ItemOutcome, OpArgs, OpResult, ShardCall, ShardMeta, Stale, WriteItem } from '../../workers/protocol.ts';
 
 /** Worker operations addressed to one shard: they take a `ShardCall` and may answer `Stale`. */
-type ShardOp = 'docs.write' | 'docs.get' | 'docs.refresh' | 'docs.flush' | 'docs.stats' | 'search.query' | 'search.dfs' | 'search.fetch' | 'search.scroll' | 'search.clearScroll';
+type ShardOp = 'docs.write' | 'docs.get' | 'docs.refresh' | 'docs.flush' | 'docs.stats' | 'docs.state' | 'docs.segments' | 'docs.forceMerge' | 'search.query' | 'search.dfs' | 'search.fetch' | 'search.scroll' | 'search.clearScroll';
 type ShardOpArgs<K extends ShardOp> = Omit<OpArgs<K>, keyof ShardCall>;
 import type { ShardStats, StoredDoc } from '../../engine/documents/doc-shard-types.ts';
 
@@ -40,6 +40,8 @@ export class EsCluster {
   state: ClusterState = EMPTY_STATE;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly sent = new Map<string, number>();
+  /** Shards the workers reported failed (damaged files), `uuid/shard` → the failure message. */
+  private readonly failures = new Map<string, string>();
 
   constructor(readonly ctx: ServerContext, private readonly persistence: MetaPersistence) {}
 
@@ -134,7 +136,10 @@ export class EsCluster {
     const key = `${w}/${meta.uuid}`;
     const base = { ...args, uuid: meta.uuid, shard, mv: meta.mappingVersion } as OpArgs<K>;
     const withMeta = this.sent.get(key) !== meta.mappingVersion;
-    let r = await this.ctx.pool.call(w, op, withMeta ? { ...base, meta: this.shardMeta(meta) } : base);
+    let r = await this.ctx.pool.call(w, op, withMeta ? { ...base, meta: this.shardMeta(meta) } : base).catch((e: unknown) => {
+      if ((e as { code?: string }).code === 'DOC_SHARD_FAILED') this.failures.set(`${meta.uuid}/${shard}`, (e as Error).message);
+      throw e;
+    });
     if (withMeta) this.sent.set(key, meta.mappingVersion);
     if (isStale(r)) {
       r = await this.ctx.pool.call(w, op, { ...base, meta: this.shardMeta(meta) });
@@ -176,7 +181,8 @@ export class EsCluster {
   }
 
   /** Runs a per-shard op (`docs.refresh`/`flush`/`stats`) over every shard of `metas`; results per index. */
-  async allShards<K extends 'docs.refresh' | 'docs.flush' | 'docs.stats', T = Exclude<OpResult<K>, Stale>[number]>(metas: IndexMeta[], op: K): Promise<Map<string, T[]>> {
+  async allShards<K extends 'docs.refresh' | 'docs.flush' | 'docs.stats' | 'docs.state' | 'docs.segments' | 'docs.forceMerge', T = Exclude<OpResult<K>, Stale>[number]>(
+    metas: IndexMeta[], op: K, extra: Omit<OpArgs<K>, 'keys'> = {} as Omit<OpArgs<K>, 'keys'>): Promise<Map<string, T[]>> {
     const out = new Map<string, T[]>();
     const calls: Promise<void>[] = [];
     for (const m of metas) {
@@ -184,7 +190,7 @@ export class EsCluster {
       const arr: T[] = new Array(n);
       out.set(m.name, arr);
       for (let s = 0; s < n; s++) {
-        calls.push(this.shardCall(m, s, op, { keys: [{ uuid: m.uuid, shard: s, mv: m.mappingVersion, meta: this.shardMeta(m) }] } as ShardOpArgs<K>)
+        calls.push(this.shardCall(m, s, op, { ...extra, keys: [{ uuid: m.uuid, shard: s, mv: m.mappingVersion, meta: this.shardMeta(m) }] } as ShardOpArgs<K>)
           .then((r) => { arr[s] = (r as T[])[0]; }));
       }
     }
@@ -192,8 +198,23 @@ export class EsCluster {
     return out;
   }
 
-  stats(metas: IndexMeta[]): Promise<Map<string, ShardStats[]>> {
-    return this.allShards(metas, 'docs.stats');
+  /** Per-shard statistics (opening shards as needed); a failed shard reports zeros and its failure. */
+  async stats(metas: IndexMeta[]): Promise<Map<string, ShardStats[]>> {
+    const out = await this.allShards(metas, 'docs.stats');
+    for (const m of metas) {
+      out.get(m.name)!.forEach((s, shard) => {
+        if (s.failure !== undefined) this.failures.set(`${m.uuid}/${shard}`, s.failure);
+        else this.failures.delete(`${m.uuid}/${shard}`);
+      });
+    }
+    return out;
+  }
+
+  /** Shard numbers of `meta` that failed, as last reported by the workers. */
+  failedShards(meta: IndexMeta): number[] {
+    const out: number[] = [];
+    for (let s = 0; s < numberOfShards(meta.settings); s++) if (this.failures.has(`${meta.uuid}/${s}`)) out.push(s);
+    return out;
   }
 
   /** Deletes indices from the state and their shard files from the workers. */

@@ -16,6 +16,7 @@ export const ES_ERRORS: Record<string, { type: string; status: number }> = {
   LIMIT_EXCEEDED: { type: 'illegal_argument_exception', status: 400 },
   OVERLOADED: { type: 'es_rejected_execution_exception', status: 429 },
   CORRUPTION: { type: 'corrupt_index_exception', status: 500 },
+  DOC_SHARD_FAILED: { type: 'no_shard_available_action_exception', status: 503 },
   FORMAT_VERSION: { type: 'illegal_state_exception', status: 500 },
   QUERY_TIMEOUT: { type: 'search_timeout_exception', status: 504 },
   QUERY_CANCELED: { type: 'task_cancelled_exception', status: 400 },
@@ -58,6 +59,7 @@ export const ES_ERRORS: Record<string, { type: string; status: number }> = {
   SEARCH_VALIDATION: { type: 'action_request_validation_exception', status: 400 },
   SEARCH_PHASE_FAILED: { type: 'search_phase_execution_exception', status: 400 },
   SEARCH_PHASE_FAILED_500: { type: 'search_phase_execution_exception', status: 500 },
+  SEARCH_PHASE_FAILED_503: { type: 'search_phase_execution_exception', status: 503 },
 };
 
 const META_ORDER = ['resource.type', 'resource.id', 'index_uuid', 'shard', 'index'];

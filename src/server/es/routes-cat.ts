@@ -9,7 +9,7 @@ import { nodeIdentity } from './banner.ts';
 import { bytesCell, CAT_PARAMS, renderCat, type CatColumn, type CatRow } from './cat-table.ts';
 import type { EsCluster } from './cluster.ts';
 import { route } from './handler.ts';
-import { healthOf } from './routes-cluster.ts';
+import { healthOf, indexHealth } from './routes-cluster.ts';
 import { TEXT_HEADERS } from './errors.ts';
 
 const col = (name: string, desc: string, o: Partial<CatColumn> = {}): CatColumn => ({ name, desc, ...o });
@@ -59,7 +59,7 @@ const SHARDS: CatColumn[] = [col('index', 'index name', { aliases: ['i', 'idx'] 
 const hms = (ms: number): string => new Date(ms).toISOString().slice(11, 19);
 
 const ENDPOINTS = ['/_cat/health', '/_cat/nodes', '/_cat/indices', '/_cat/indices/{index}', '/_cat/aliases', '/_cat/aliases/{alias}',
-  '/_cat/templates', '/_cat/count', '/_cat/count/{index}', '/_cat/shards', '/_cat/shards/{index}'];
+  '/_cat/templates', '/_cat/count', '/_cat/count/{index}', '/_cat/shards', '/_cat/shards/{index}', '/_cat/segments', '/_cat/segments/{index}'];
 
 export function registerCatRoutes(router: Router, cluster: EsCluster): void {
   router.add('GET', '/_cat', route([], () => ({ status: 200, headers: TEXT_HEADERS, body: `=^.^=\n${ENDPOINTS.join('\n')}\n` })));
@@ -115,7 +115,7 @@ async function catIndices(cluster: EsCluster, req: HttpRequest, expr: string | u
   const rows: CatRow[] = [];
   for (const m of metas) {
     const st = stats.get(m.name)!;
-    const health = numberOfReplicas(m.settings) > 0 ? 'yellow' : 'green';
+    const health = indexHealth(cluster, m).status;
     if (want && want !== health) continue;
     const store = st.reduce((a, s) => a + s.storeBytes, 0);
     rows.push({ health, status: 'open', index: m.name, uuid: m.uuid, pri: numberOfShards(m.settings), rep: numberOfReplicas(m.settings),
@@ -150,7 +150,8 @@ function catTemplates(cluster: EsCluster, req: HttpRequest, expr: string | undef
 async function catCount(cluster: EsCluster, req: HttpRequest, expr: string | undefined): Promise<HttpResponse> {
   const stats = await cluster.stats(metasOf(cluster, expr));
   let n = 0;
-  for (const st of stats.values()) for (const s of st) n += s.docsCount;
+  // Top-level documents, as `_count` counts them (nested children are Lucene docs, not documents).
+  for (const st of stats.values()) for (const s of st) n += s.rootDocs;
   const now = cluster.ctx.now();
   return renderCat(req, COUNT, [{ epoch: Math.floor(now / 1000), timestamp: hms(now), count: n }]);
 }
@@ -163,7 +164,9 @@ async function catShards(cluster: EsCluster, req: HttpRequest, expr: string | un
   for (const m of metas) {
     const st = stats.get(m.name)!;
     for (let s = 0; s < st.length; s++) {
-      rows.push({ index: m.name, shard: s, prirep: 'p', state: 'STARTED', docs: st[s].docsCount, store: bytesCell(req, st[s].storeBytes), ip: '127.0.0.1', id: node.uuid, node: node.name });
+      // A failed primary is unassigned in Elasticsearch's terms (its files are damaged; nothing serves it).
+      if (st[s].failure !== undefined) rows.push({ index: m.name, shard: s, prirep: 'p', state: 'UNASSIGNED', docs: null, store: null, ip: null, id: null, node: null });
+      else rows.push({ index: m.name, shard: s, prirep: 'p', state: 'STARTED', docs: st[s].docsCount, store: bytesCell(req, st[s].storeBytes), ip: '127.0.0.1', id: node.uuid, node: node.name });
       for (let r = 0; r < numberOfReplicas(m.settings); r++) {
         rows.push({ index: m.name, shard: s, prirep: 'r', state: 'UNASSIGNED', docs: null, store: null, ip: null, id: null, node: null });
       }

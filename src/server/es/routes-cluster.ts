@@ -9,20 +9,24 @@ import { route } from './handler.ts';
 import { json } from './json.ts';
 import { JavaDouble } from '../../engine/documents/source.ts';
 import { readOpts, shardsHeader } from './routes-indices.ts';
+import type { ShardStats } from '../../engine/documents/doc-shard-types.ts';
 
 const RANK: Record<string, number> = { green: 0, yellow: 1, red: 2 };
 
-function indexHealth(m: IndexMeta) {
+/** An index's health: red when a primary shard failed (damaged files), yellow with replicas (never assigned here). */
+export function indexHealth(cluster: EsCluster, m: IndexMeta) {
   const pri = numberOfShards(m.settings);
   const rep = numberOfReplicas(m.settings);
-  return { status: rep > 0 ? 'yellow' : 'green', number_of_shards: pri, number_of_replicas: rep, active_primary_shards: pri,
-    active_shards: pri, relocating_shards: 0, initializing_shards: 0, unassigned_shards: pri * rep };
+  const failed = cluster.failedShards(m).length;
+  const status = failed > 0 ? 'red' : rep > 0 ? 'yellow' : 'green';
+  return { status, number_of_shards: pri, number_of_replicas: rep, active_primary_shards: pri - failed,
+    active_shards: pri - failed, relocating_shards: 0, initializing_shards: 0, unassigned_shards: pri * rep + failed };
 }
 
 export function healthOf(cluster: EsCluster, metas: IndexMeta[]) {
   let status = 'green', pri = 0, active = 0, unassigned = 0;
   for (const m of metas) {
-    const h = indexHealth(m);
+    const h = indexHealth(cluster, m);
     if (RANK[h.status] > RANK[status]) status = h.status;
     pri += h.active_primary_shards; active += h.active_shards; unassigned += h.unassigned_shards;
   }
@@ -54,7 +58,7 @@ export function registerClusterRoutes(router: Router, cluster: EsCluster): void 
         const body: Record<string, unknown> = { ...h, timed_out: !satisfied, active_shards_percent_as_number: new JavaDouble(h.active_shards_percent_as_number) };
         if (level === 'indices' || level === 'shards') {
           const indices: Record<string, unknown> = {};
-          for (const m of metas) indices[m.name] = indexHealth(m);
+          for (const m of metas) indices[m.name] = indexHealth(cluster, m);
           body.indices = indices;
         }
         return json(req, satisfied ? 200 : 408, body);
@@ -71,16 +75,15 @@ export function registerClusterRoutes(router: Router, cluster: EsCluster): void 
   const stats = route(['level', 'fields', 'groups', 'types', 'completion_fields', 'fielddata_fields', 'include_segment_file_sizes', 'expand_wildcards'], async (req, p) => {
     const metas = cluster.resolveForRead(p.index, readOpts(req)).map((r) => cluster.state.indices[r.name]);
     const st = await cluster.stats(metas);
-    let docs = 0, deleted = 0, bytes = 0;
     const indices: Record<string, unknown> = {};
+    const every: ShardStats[] = [];
     for (const m of metas) {
       const s = st.get(m.name)!;
-      const d = s.reduce((a, x) => a + x.docsCount, 0), del = s.reduce((a, x) => a + x.docsDeleted, 0), b = s.reduce((a, x) => a + x.storeBytes, 0);
-      docs += d; deleted += del; bytes += b;
-      const part = { docs: { count: d, deleted: del }, store: { size_in_bytes: b } };
+      every.push(...s);
+      const part = statsSections(s);
       indices[m.name] = { uuid: m.uuid, primaries: part, total: part };
     }
-    const all = { docs: { count: docs, deleted }, store: { size_in_bytes: bytes } };
+    const all = statsSections(every);
     return json(req, 200, { _shards: shardsHeader(metas), _all: { primaries: all, total: all }, indices });
   });
   router.add('GET', '/_stats', stats);
@@ -113,5 +116,31 @@ function nodesBody(cluster: EsCluster) {
     nodes: { [id.uuid]: { name: id.name, transport_address: '127.0.0.1:9300', host: '127.0.0.1', ip: '127.0.0.1', version: ES_VERSION.number,
       build_flavor: ES_VERSION.build_flavor, build_type: ES_VERSION.build_type, build_hash: ES_VERSION.build_hash,
       roles: ['master', 'data', 'ingest'], http: { bound_address: [`127.0.0.1:${cluster.ctx.flags['http.port']}`], publish_address: `127.0.0.1:${cluster.ctx.flags['http.port']}` } } },
+  };
+}
+
+/** The `_stats` sections the shard engine measures, summed over shards. */
+function statsSections(shards: readonly ShardStats[]): Record<string, unknown> {
+  const sum = (f: (s: ShardStats) => number): number => shards.reduce((a, s) => a + f(s), 0);
+  return {
+    docs: { count: sum((s) => s.docsCount), deleted: sum((s) => s.docsDeleted) },
+    store: { size_in_bytes: sum((s) => s.storeBytes) },
+    merges: {
+      current: sum((s) => s.merges.current), current_docs: 0, current_size_in_bytes: 0,
+      total: sum((s) => s.merges.total), total_time_in_millis: sum((s) => s.merges.totalTimeMs), total_docs: sum((s) => s.merges.totalDocs),
+      total_size_in_bytes: sum((s) => s.merges.totalBytes), total_stopped_time_in_millis: 0, total_throttled_time_in_millis: 0,
+      total_auto_throttle_in_bytes: 0,
+    },
+    refresh: { total: sum((s) => s.refreshes), total_time_in_millis: 0, listeners: 0 },
+    flush: { total: sum((s) => s.flushes), periodic: 0, total_time_in_millis: 0 },
+    segments: {
+      count: sum((s) => s.segments), memory_in_bytes: sum((s) => s.segmentsMemoryBytes), terms_memory_in_bytes: 0, stored_fields_memory_in_bytes: 0,
+      term_vectors_memory_in_bytes: 0, norms_memory_in_bytes: 0, points_memory_in_bytes: 0, doc_values_memory_in_bytes: 0,
+      index_writer_memory_in_bytes: 0, version_map_memory_in_bytes: 0, fixed_bit_set_memory_in_bytes: 0, max_unsafe_auto_id_timestamp: -1, file_sizes: {},
+    },
+    translog: {
+      operations: sum((s) => s.translogOps), size_in_bytes: sum((s) => s.translogBytes),
+      uncommitted_operations: sum((s) => s.translogOps), uncommitted_size_in_bytes: sum((s) => s.translogBytes), earliest_last_modified_age: 0,
+    },
   };
 }

@@ -12,6 +12,7 @@ import { wantsPretty } from './json.ts';
 import { registerAliasRoutes } from './routes-aliases.ts';
 import { registerBulkRoutes } from './routes-bulk.ts';
 import { registerCatRoutes } from './routes-cat.ts';
+import { registerSegmentRoutes } from './routes-segments.ts';
 import { registerClusterRoutes } from './routes-cluster.ts';
 import { registerDocRoutes } from './routes-docs.ts';
 import { registerIndexRoutes } from './routes-indices.ts';
@@ -29,6 +30,7 @@ export function registerEsRoutes(router: Router, ctx: ServerContext): ServiceHoo
   registerBulkRoutes(router, cluster);
   registerAliasRoutes(router, cluster);
   registerCatRoutes(router, cluster);
+  registerSegmentRoutes(router, cluster);
   registerClusterRoutes(router, cluster);
   registerSearchRoutes(router, ctx, cluster);
   return {

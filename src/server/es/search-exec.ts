@@ -76,8 +76,10 @@ export async function executeSearch(cluster: EsCluster, targets: ShardTarget[], 
     const parts = await Promise.all(targets.map((t) => cluster.shardCall(t.meta, t.shard, 'search.dfs', { index: t.index.name, req, filter: t.filter, nowMs: o.nowMs, shardCount })));
     stats = mergeDfs(parts);
   }
-  // Several shards: query then fetch (only the final page's hits are fetched), as ES's query_then_fetch.
-  const fetchId = !o.scroll && targets.length > 1 && req.size > 0 ? `f${++fetchSeq}` : null;
+  // Several shards: query then fetch (only the final page's hits are fetched), as ES's query_then_fetch — unless
+  // every shard's page is small: then each shard fetches its own top hits in the query phase and the extra
+  // round trip to the workers (the larger cost here, where shards share the process) is saved.
+  const fetchId = !o.scroll && targets.length > 1 && req.size > 0 && targets.length * (req.from + req.size) > SINGLE_PHASE_MAX_HITS ? `f${++fetchSeq}` : null;
   const settled = await Promise.allSettled(targets.map((t) => cluster.shardCall(t.meta, t.shard, 'search.query', {
     index: t.index.name, type: t.index.type ?? '_doc', boost: indexBoost(req, t.index.name), req, filter: t.filter, nowMs: o.nowMs, shardCount, stats,
     scroll: o.scroll ? { key: `${o.scroll.keyPrefix}/${t.order}`, keepAliveMs: o.scroll.keepAliveMs } : undefined,
@@ -96,6 +98,9 @@ export async function executeSearch(cluster: EsCluster, targets: ShardTarget[], 
 }
 
 let fetchSeq = 0;
+
+/** Searches fetching at most this many hits over all shards skip the separate fetch phase. */
+const SINGLE_PHASE_MAX_HITS = 64;
 
 /** Fetch phase: each shard that answered fetches its hits of the final page (an empty list frees its reader). */
 async function fetchPage(cluster: EsCluster, targets: ShardTarget[], perShard: (ShardResult | null)[], out: SearchOutcome, fetchId: string): Promise<void> {
@@ -172,7 +177,9 @@ export function phaseFailure(failures: { t: ShardTarget; err: Error }[]): Engine
   const first = asErrorLike(failures[0].err);
   const firstWithIdx = { code: first.code, message: first.message, details: { ...first.details, index_uuid: failures[0].t.index.uuid, index: failures[0].t.index.name } };
   const status = (ES_ERRORS[first.code] ?? { status: 500 }).status;
-  return new InvalidArgumentError(status >= 500 ? 'SEARCH_PHASE_FAILED_500' : 'SEARCH_PHASE_FAILED', 'all shards failed', {
+  // As Elasticsearch's SearchPhaseExecutionException: the status of the shard failures.
+  const code = status === 503 ? 'SEARCH_PHASE_FAILED_503' : status >= 500 ? 'SEARCH_PHASE_FAILED_500' : 'SEARCH_PHASE_FAILED';
+  return new InvalidArgumentError(code, 'all shards failed', {
     phase: 'query', grouped: true, failed_shards: grouped, cause: firstWithIdx
   });
 }

@@ -4,7 +4,7 @@
  * coordinator reduces. Metric partials keep sums (Kahan-compensated, as ES 6), counts, extremes, distinct
  * values (cardinality) or all values (percentiles).
  */
-import type { Segment } from '../../postings/segment.ts';
+import type { NumericDocValues, OrdinalDocValues, Segment } from '../../postings/segment.ts';
 import type { CompileContext } from '../weight.ts';
 import type { AggSpec } from './agg-parser.ts';
 import { InvalidArgumentError } from '../../errors.ts';
@@ -13,7 +13,6 @@ import { NUMERIC_TYPES } from '../../indexing/field-infos.ts';
 import { createBucketCollector } from './bucket-collectors.ts';
 import { DEFAULT_DATE_FORMAT, parseDate } from '../../analysis/date-format.ts';
 import { TopHitsCollector } from './top-hits.ts';
-import type { DocFetcher } from '../shard-search.ts';
 
 export type AggPartial = { name: string; type: string; [k: string]: any };
 
@@ -23,7 +22,7 @@ export interface AggCollector {
   partial(): AggPartial;
 }
 
-export interface AggEnv { ctx: CompileContext; shardCount: number; fetch: DocFetcher }
+export interface AggEnv { ctx: CompileContext; shardCount: number }
 
 /** The collectors of one aggregation level. */
 export class AggCollectors {
@@ -33,8 +32,8 @@ export class AggCollectors {
   partials(): AggPartial[] { return this.list.map((c) => c.partial()); }
 }
 
-export function createAggCollectors(specs: AggSpec[], ctx: CompileContext, shardCount: number, fetch: DocFetcher): AggCollectors {
-  const env: AggEnv = { ctx, shardCount, fetch };
+export function createAggCollectors(specs: AggSpec[], ctx: CompileContext, shardCount: number): AggCollectors {
+  const env: AggEnv = { ctx, shardCount };
   return new AggCollectors(specs.map((s) => createCollector(s, env)));
 }
 
@@ -58,6 +57,12 @@ export interface ValuesSource {
   setSegment(seg: Segment): void;
   /** Appends the doc's values to `out` (cleared first); returns the count. */
   values(doc: number, out: (number | string)[]): number;
+  /**
+   * The current segment's column when values come straight from it (no `missing` substitution), for collectors
+   * with a fast path over the typed arrays; null otherwise.
+   */
+  numericColumn(): NumericDocValues | null;
+  ordinalColumn(): OrdinalDocValues | null;
 }
 
 const VALUE_TYPES: Record<string, string> = { string: 'keyword', boolean: 'boolean', date: 'date', long: 'long', double: 'double', numeric: 'double', number: 'double' };
@@ -77,19 +82,20 @@ export function valuesSource(field: string, env: AggEnv, missing?: unknown, valu
   const type = fi?.type ?? (valueType ? VALUE_TYPES[valueType] ?? 'unmapped' : 'unmapped');
   const kind = type === 'keyword' ? 'str' : NUMERIC_TYPES.has(type) || type === 'date' || type === 'boolean' ? 'num' : 'none';
   const miss = missing === undefined || missing === null ? null : missingAs(kind === 'str' ? 'keyword' : type, missing, fi?.format);
-  let seg: Segment | null = null;
+  // The segment's column, resolved once per segment (not per doc).
+  let num: NumericDocValues | null = null, ord: OrdinalDocValues | null = null;
   return {
     kind, type, format: fi?.format,
-    setSegment(s: Segment): void { seg = s; },
+    setSegment(s: Segment): void {
+      num = fi && kind === 'num' ? s.numeric(field) : null;
+      ord = fi && kind === 'str' ? s.ordinals(field) : null;
+    },
+    numericColumn: () => (miss === null ? num : null),
+    ordinalColumn: () => (miss === null ? ord : null),
     values(doc: number, out: (number | string)[]): number {
       out.length = 0;
-      if (seg && fi && kind === 'num') {
-        const dv = seg.numeric.get(field);
-        if (dv) for (let i = dv.start[doc]; i < dv.start[doc + 1]; i++) out.push(dv.values[i]);
-      } else if (seg && fi && kind === 'str') {
-        const dv = seg.ordinals.get(field);
-        if (dv) for (let i = dv.start[doc]; i < dv.start[doc + 1]; i++) out.push(dv.ordTerms[dv.ords[i]]);
-      }
+      if (num) for (let i = num.start[doc]; i < num.start[doc + 1]; i++) out.push(num.values[i]);
+      else if (ord) for (let i = ord.start[doc]; i < ord.start[doc + 1]; i++) out.push(ord.lookupOrd(ord.ords[i]));
       if (out.length === 0 && miss !== null) out.push(miss);
       return out.length;
     },
@@ -114,16 +120,22 @@ class StatsCollector implements AggCollector {
   constructor(private readonly spec: AggSpec, private readonly src: ValuesSource) {}
   setSegment(_o: number, seg: Segment): void { this.src.setSegment(seg); }
   collect(doc: number): void {
-    const n = this.src.values(doc, this.vals);
-    for (let i = 0; i < n; i++) {
-      const v = this.vals[i] as number;
-      this.count++;
-      // Kahan summation, as ES 6's sum/avg/stats aggregators.
-      const y = v - this.comp, t = this.sum + y; this.comp = (t - this.sum) - y; this.sum = t;
-      const y2 = v * v - this.compSq, t2 = this.sumSq + y2; this.compSq = (t2 - this.sumSq) - y2; this.sumSq = t2;
-      if (v < this.min) this.min = v;
-      if (v > this.max) this.max = v;
+    const col = this.src.numericColumn();
+    if (col !== null) {
+      // Fast path: straight from the column's typed arrays.
+      for (let i = col.start[doc], e = col.start[doc + 1]; i < e; i++) this.add(col.values[i]);
+      return;
     }
+    const n = this.src.values(doc, this.vals);
+    for (let i = 0; i < n; i++) this.add(this.vals[i] as number);
+  }
+  private add(v: number): void {
+    this.count++;
+    // Kahan summation, as ES 6's sum/avg/stats aggregators.
+    const y = v - this.comp, t = this.sum + y; this.comp = (t - this.sum) - y; this.sum = t;
+    const y2 = v * v - this.compSq, t2 = this.sumSq + y2; this.compSq = (t2 - this.sumSq) - y2; this.sumSq = t2;
+    if (v < this.min) this.min = v;
+    if (v > this.max) this.max = v;
   }
   partial(): AggPartial {
     return { name: this.spec.name, type: this.spec.type, count: this.count, sum: this.sum, min: this.min, max: this.max, sumSq: this.sumSq,

@@ -4,7 +4,7 @@
  * without limit. `terms` keeps the shard's top `shard_size` buckets (size on a single shard) like ES and
  * reports the docs it dropped as `otherDocCount`.
  */
-import type { Segment } from '../../postings/segment.ts';
+import type { OrdinalDocValues, Segment } from '../../postings/segment.ts';
 import type { Scorer } from '../scorers.ts';
 import { compile } from '../query-compiler.ts';
 import type { Weight } from '../weight.ts';
@@ -78,8 +78,38 @@ class TermsCollector implements AggCollector {
     this.buckets = new BucketSet(spec, env);
     this.include = includeExclude(spec.params.include, spec.params.exclude, this.src, env);
   }
-  setSegment(ord: number, seg: Segment): void { this.src.setSegment(seg); this.buckets.setSegment(ord, seg); }
+  /**
+   * Fast path for a keyword field with no sub-aggregations or include/exclude: counts per segment ordinal in a
+   * typed array and turns ordinals into bucket keys once per segment, not once per doc.
+   */
+  private ordCounts: Int32Array | null = null;
+  private ordColumn: OrdinalDocValues | null = null;
+
+  setSegment(ord: number, seg: Segment): void {
+    this.flushOrdCounts();
+    this.src.setSegment(seg);
+    this.buckets.setSegment(ord, seg);
+    const col = this.spec.subs.length === 0 && !this.include ? this.src.ordinalColumn() : null;
+    this.ordColumn = col;
+    this.ordCounts = col ? new Int32Array(col.terms.size) : null;
+  }
+
+  private flushOrdCounts(): void {
+    const counts = this.ordCounts, col = this.ordColumn;
+    if (!counts || !col) return;
+    for (let o = 0; o < counts.length; o++) if (counts[o] > 0) this.buckets.bucket(col.lookupOrd(o)).count += counts[o];
+    this.ordCounts = null;
+    this.ordColumn = null;
+  }
+
   collect(doc: number, score: number): void {
+    const counts = this.ordCounts;
+    if (counts !== null) {
+      const col = this.ordColumn!, ords = col.ords;
+      // Ords are sorted and distinct per doc, so each counts the doc once.
+      for (let i = col.start[doc], e = col.start[doc + 1]; i < e; i++) counts[ords[i]]++;
+      return;
+    }
     const n = this.src.values(doc, this.vals);
     let prev: number | string | undefined;
     for (let i = 0; i < n; i++) {
@@ -91,6 +121,7 @@ class TermsCollector implements AggCollector {
     }
   }
   partial(): AggPartial {
+    this.flushOrdCounts();
     const p = this.spec.params;
     const size = p.size === undefined ? 10 : Number(p.size);
     const shardSize = p.shard_size !== undefined ? Math.max(Number(p.shard_size), size) : this.env.shardCount === 1 ? size : Math.floor(size * 1.5 + 10);
@@ -324,9 +355,11 @@ class NestedCollector extends SingleBucket {
   }
   collect(doc: number, score: number): void {
     const seg = this.seg!;
+    if (!seg.hasNested) return;
+    const parentOf = seg.parentOf();
     let d = doc - 1;
-    while (d >= 0 && seg.parentOf[d] !== -1) d--;
-    for (let c = d + 1; c < doc; c++) if (seg.parentOf[c] === doc && seg.pathOf(c) === this.path) this.buckets.hit(this.b, c, score);
+    while (d >= 0 && parentOf[d] !== -1) d--;
+    for (let c = d + 1; c < doc; c++) if (parentOf[c] === doc && seg.pathOf(c) === this.path) this.buckets.hit(this.b, c, score);
   }
 }
 
@@ -337,7 +370,10 @@ class ReverseNestedCollector extends SingleBucket {
     const seg = this.seg!;
     const target = this.spec.params.path as string | undefined;
     let p = doc;
-    while (seg.parentOf[p] !== -1 && (target === undefined || seg.pathOf(p) !== target)) p = seg.parentOf[p];
+    if (seg.hasNested) {
+      const parentOf = seg.parentOf();
+      while (parentOf[p] !== -1 && (target === undefined || seg.pathOf(p) !== target)) p = parentOf[p];
+    }
     if (p === this.last && seg === this.lastSeg) return;
     this.last = p; this.lastSeg = seg;
     this.buckets.hit(this.b, p, score);

@@ -37,10 +37,8 @@ export class TopHitsCollector implements AggCollector {
     const filter = parseSourceFilter(this.spec.params._source);
     const reader = this.env.ctx.reader;
     const hits = this.top.hits.map((h) => {
-      const [ord, local] = reader.locate(h.doc);
-      const id = reader.segments[ord].ids[local];
-      const stored = this.env.fetch(id);
-      return { index: this.env.ctx.index, id, doc: h.doc, score: h.score, sort: this.sort ? h.keys : null, source: stored ? filterSource(decoder.decode(stored.source), filter) : null };
+      const stored = reader.stored(h.doc);
+      return { index: this.env.ctx.index, id: stored.id, doc: h.doc, score: h.score, sort: this.sort ? h.keys : null, source: filterSource(decoder.decode(stored.source), filter) };
     });
     return { name: this.spec.name, type: 'top_hits', total: this.total, maxScore: this.top.maxScore, hits, sorted: this.sort !== null,
       kinds: this.sort ? this.sort.kinds : ['score'], reverse: this.sort ? this.sort.reverse : [true], from: Number(this.spec.params.from ?? 0), size: Number(this.spec.params.size ?? 3) };

@@ -1,5 +1,5 @@
 /**
- * Growable byte writer and bounded reader for the TSDB's record and file encodings: uvarints and zig-zag
+ * Growable byte writer and bounded reader for record and file encodings (TSDB, document segments): uvarints and zig-zag
  * varints over exact JS integers (|x| < 2^53), length-prefixed UTF-8 strings, big-endian u32 and raw
  * float64 bits (copied as bytes so NaN payloads such as the stale marker survive).
  */

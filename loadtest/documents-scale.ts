@@ -1,0 +1,222 @@
+/**
+ * The documents engine at scale: N seeded log documents (~390 bytes of JSON each: `title`/`body` text with
+ * Zipf-distributed words from a 50,000-word vocabulary, `level`/`host` keyword, `bytes` long, `ts` date;
+ * explicit ids) in one index of 2 shards on a 2-worker server, measuring
+ *
+ *   - durable `_bulk` throughput (bodies of 2,000 docs, 4 in flight; every counted doc was acknowledged);
+ *   - resident and anonymous memory (`VmRSS`/`RssAnon` of /proc/PID/status) 3 s after load + refresh + flush;
+ *   - the data directory's size against the raw JSON;
+ *   - search latency p50/p99 of four query kinds (2-term AND, 2-term OR, terms + stats aggregations under a
+ *     term filter, bool + date range sorted by date) once background merges are done, with 4 clients and
+ *     with 1, a bounded number of queries each;
+ *   - restart: SIGTERM, start again, time until `_count` answers N (process start included);
+ *   - memory after the restart and 200 mixed searches.
+ *
+ *   node --import tsx loadtest/documents-scale.ts [docs=1000000] [--keep DIR]
+ *
+ * Prints one JSON object with every figure (and a table); bounded by the document count (about 1 minute per
+ * million documents here).
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { startServer, type TestServer } from '../test/support/server.ts';
+import { mulberry32 } from '../bench/support/mulberry32.ts';
+
+const N = Number(process.argv[2] ?? 1_000_000);
+const PER_BULK = 2_000;
+const IN_FLIGHT = 4;
+const QUERIES_PER_KIND = Number(process.env.QUERIES ?? 400);
+const CLIENTS = 4;
+const SETTLE_MS = 3000;
+
+const rnd = mulberry32(42);
+const VOCAB = 50_000;
+const words: string[] = [];
+for (let i = 0; i < VOCAB; i++) {
+  let w = '';
+  const len = 3 + Math.floor(rnd() * 7);
+  for (let j = 0; j < len; j++) w += String.fromCharCode(97 + Math.floor(rnd() * 26));
+  words.push(w);
+}
+// Zipf(1) over the vocabulary by inverse CDF on cumulative harmonic weights.
+const cdf = new Float64Array(VOCAB);
+{ let s = 0; for (let i = 0; i < VOCAB; i++) { s += 1 / (i + 1); cdf[i] = s; } for (let i = 0; i < VOCAB; i++) cdf[i] /= s; }
+function zipfWord(r: () => number): string {
+  const u = r();
+  let lo = 0, hi = VOCAB - 1;
+  while (lo < hi) { const m = (lo + hi) >>> 1; if (cdf[m] < u) lo = m + 1; else hi = m; }
+  return words[lo];
+}
+const LEVELS = ['info', 'info', 'info', 'info', 'warn', 'error', 'debug'];
+const T0 = Date.UTC(2026, 9, 1);
+const SPAN_MS = 30 * 86_400_000;
+
+function doc(i: number, r: () => number): string {
+  const title: string[] = [], body: string[] = [];
+  for (let k = 0; k < 5; k++) title.push(zipfWord(r));
+  for (let k = 0; k < 38; k++) body.push(zipfWord(r));
+  return JSON.stringify({
+    title: title.join(' '), body: body.join(' '), level: LEVELS[Math.floor(r() * LEVELS.length)],
+    host: `host-${String(Math.floor(r() * 200)).padStart(3, '0')}`, bytes: Math.floor(r() * 1_000_000),
+    ts: new Date(T0 + Math.floor(r() * SPAN_MS)).toISOString(),
+  });
+}
+
+async function es(s: TestServer, method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(s.esUrl + path, {
+    method, headers: { 'content-type': typeof body === 'string' ? 'application/x-ndjson' : 'application/json' },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+function memory(pid: number): { rssMB: number; anonMB: number } {
+  const st = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (k: string): number => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(st)?.[1] ?? NaN);
+  return { rssMB: Math.round(kb('VmRSS') / 1024), anonMB: Math.round(kb('RssAnon') / 1024) };
+}
+
+/** Per-thread heap figures from `/metrics` (when the metrics service runs), in MB. */
+async function heaps(s: TestServer): Promise<Record<string, number>> {
+  const text = await (await fetch(`${s.promUrl}/metrics`)).text();
+  const out: Record<string, number> = {};
+  for (const line of text.split('\n')) {
+    const m = /^(process_heap_bytes|process_heap_reserved_bytes|process_array_buffers_bytes|tessera_worker_(?:heap|heap_reserved|array_buffers)_bytes|tessera_segment_cache_bytes|tessera_index_buffer_bytes)(?:\{worker="(\d+)"\})? (\S+)/.exec(line);
+    if (m) out[m[1].replace(/_bytes$/, '') + (m[2] ? m[2] : '')] = Math.round(Number(m[3]) / 1e6);
+  }
+  return out;
+}
+
+function dirBytes(dir: string): number {
+  let n = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    n += e.isDirectory() ? dirBytes(p) : statSync(p).size;
+  }
+  return n;
+}
+
+async function load(s: TestServer): Promise<{ docsPerSec: number; rawBytes: number }> {
+  const r = mulberry32(7);
+  let next = 0, rawBytes = 0;
+  const started = performance.now();
+  async function worker(): Promise<void> {
+    while (next < N) {
+      const first = next;
+      const n = Math.min(PER_BULK, N - first);
+      next += n;
+      let body = '';
+      for (let i = first; i < first + n; i++) { const d = doc(i, r); rawBytes += Buffer.byteLength(d); body += `{"index":{"_id":"log-${i}"}}\n${d}\n`; }
+      const out = await es(s, 'POST', '/logs/_doc/_bulk', body);
+      if (out.errors) throw new Error(`bulk errors: ${JSON.stringify(out.items.find((x: any) => x.index.error)).slice(0, 300)}`);
+    }
+  }
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  return { docsPerSec: Math.round(N / ((performance.now() - started) / 1000)), rawBytes };
+}
+
+type Kind = 'and' | 'or' | 'aggs' | 'range-sort';
+const KINDS: Kind[] = ['and', 'or', 'aggs', 'range-sort'];
+
+function query(kind: Kind, r: () => number): unknown {
+  // Mid-frequency words (ranks 20–2,000), as a user's searches mostly are.
+  const w = (): string => words[20 + Math.floor(r() * 1980)];
+  switch (kind) {
+    case 'and': return { query: { match: { body: { query: `${w()} ${w()}`, operator: 'and' } } } };
+    case 'or': return { query: { match: { body: `${w()} ${w()}` } } };
+    case 'aggs': return { size: 0, query: { term: { host: `host-${String(Math.floor(r() * 200)).padStart(3, '0')}` } }, aggs: { levels: { terms: { field: 'level' } }, bytes: { stats: { field: 'bytes' } } } };
+    case 'range-sort': {
+      const from = T0 + Math.floor(r() * (SPAN_MS - 86_400_000));
+      return { query: { bool: { must: [{ match: { body: w() } }], filter: [{ range: { ts: { gte: new Date(from).toISOString(), lt: new Date(from + 86_400_000).toISOString() } } }] } }, sort: [{ ts: 'desc' }] };
+    }
+  }
+}
+
+/** Waits until no shard is merging (background merges after the load would otherwise share the CPU with the searches). */
+async function mergesDone(s: TestServer): Promise<number> {
+  const t0 = performance.now();
+  for (let quiet = 0; quiet < 3;) {
+    const st = await es(s, 'GET', '/logs/_stats');
+    // A server without merge statistics (an older engine) has nothing to wait for.
+    quiet = (st._all.total.merges?.current ?? 0) === 0 ? quiet + 1 : 0;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return Math.round(performance.now() - t0);
+}
+
+async function latencies(s: TestServer, kind: Kind, count: number, seed: number, clients = CLIENTS): Promise<{ p50: number; p99: number }> {
+  const r = mulberry32(seed);
+  const qs = Array.from({ length: count }, () => JSON.stringify(query(kind, r)));
+  const lat: number[] = [];
+  let i = 0;
+  async function client(): Promise<void> {
+    while (i < qs.length) {
+      const q = qs[i++];
+      const t0 = performance.now();
+      const res = await fetch(`${s.esUrl}/logs/_search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: q });
+      await res.text();
+      if (res.status !== 200) throw new Error(`search ${res.status}`);
+      lat.push(performance.now() - t0);
+    }
+  }
+  await Promise.all(Array.from({ length: clients }, client));
+  lat.sort((a, b) => a - b);
+  const pct = (p: number): number => Math.round(lat[Math.min(lat.length - 1, Math.floor(p * lat.length))] * 100) / 100;
+  return { p50: pct(0.5), p99: pct(0.99) };
+}
+
+async function waitCount(s: TestServer): Promise<void> {
+  for (;;) {
+    try {
+      const c = await es(s, 'GET', '/logs/_count');
+      if (c.count === N) return;
+    } catch { /* shards still opening */ }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const keep = process.argv.indexOf('--keep');
+let s = await startServer({ services: ['documents', 'metrics'], workers: 2, env: process.env.ARENAS ? { MALLOC_ARENA_MAX: process.env.ARENAS } : {}, dataDir: keep > 0 ? process.argv[keep + 1] : undefined });
+const out: Record<string, unknown> = { docs: N };
+try {
+  await es(s, 'PUT', '/logs', {
+    settings: { number_of_shards: 2 },
+    mappings: { _doc: { properties: { title: { type: 'text' }, body: { type: 'text' }, level: { type: 'keyword' }, host: { type: 'keyword' }, bytes: { type: 'long' }, ts: { type: 'date' } } } },
+  });
+  const l = await load(s);
+  out.bulkDocsPerSec = l.docsPerSec;
+  out.rawJsonMB = Math.round(l.rawBytes / 1e6);
+  await es(s, 'POST', '/logs/_refresh');
+  await es(s, 'POST', '/logs/_flush');
+  // Resident memory a few seconds after the load, once the threads have settled (idle collections ran).
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  out.afterLoad = { ...memory(s.pid), heapsMB: await heaps(s) };
+  const disk = dirBytes(join(s.dataDir, 'es'));
+  out.dataDirMB = Math.round(disk / 1e6);
+  out.dataDirRatio = Math.round((disk / l.rawBytes) * 100) / 100;
+  out.waitForMergesMs = await mergesDone(s);
+  out.segments = (await es(s, 'GET', '/_cat/segments/logs?format=json').catch(() => [])).length;
+  const lat: Record<string, unknown> = {}, one: Record<string, unknown> = {};
+  for (const [i, k] of KINDS.entries()) lat[k] = await latencies(s, k, QUERIES_PER_KIND, 100 + i);
+  for (const [i, k] of KINDS.entries()) one[k] = await latencies(s, k, QUERIES_PER_KIND / 2, 200 + i, 1);
+  out.searchMs = lat;
+  out.searchMsOneClient = one;
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  out.afterSearches = { ...memory(s.pid), heapsMB: await heaps(s) };
+
+  await s.stop();
+  const t0 = performance.now();
+  s = await s.restart();
+  await waitCount(s);
+  out.restartToCountMs = Math.round(performance.now() - t0);
+  out.afterRestart = memory(s.pid);
+  const r = mulberry32(9);
+  for (let i = 0; i < 200; i++) await es(s, 'POST', '/logs/_search', query(KINDS[i % 4], r));
+  await new Promise((ok) => setTimeout(ok, SETTLE_MS));
+  out.afterRestartAnd200Searches = { ...memory(s.pid), heapsMB: await heaps(s) };
+  console.log(JSON.stringify(out, null, 2));
+} finally {
+  if (keep > 0) await s.stop(); else await s.destroy();
+}

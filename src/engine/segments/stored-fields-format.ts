@@ -1,0 +1,131 @@
+/**
+ * Stored fields (`.fdt`, docs/format.md "Document segments"): root docs in doc order, grouped into blocks of
+ * about STORED_BLOCK_BYTES of raw payload, each block compressed into one checked region (as Lucene's
+ * compressed stored-field blocks). The block index (first doc and region of every block) lives in `.tip`.
+ *
+ * Region payload: codec u8 (STORED_CODEC_DEFLATE: raw DEFLATE, RFC 1951), then the compressed block. DEFLATE
+ * rather than snappy (measured on seeded log documents, 16 KiB blocks): 0.43 of the raw size against snappy's
+ * 0.62, and 0.03 ms to inflate a block in node's zlib — compression is what keeps a shard within the raw JSON's
+ * size, and decompression stays far below a search's budget.
+ *
+ * Raw block payload: count uvarint, then per doc: doc − first doc of the block (uvarint), `_id` (uvarint byte
+ * length + UTF-8), routing (uvarint byte length + 1, 0 = none, then UTF-8), seq_no, version, primary term
+ * (uvarints), source (uvarint byte length + bytes).
+ */
+import { ByteReader, ByteWriter } from '../codec/byte-buf.ts';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { CorruptionError } from '../errors.ts';
+import type { BlockCache } from './block-cache.ts';
+import type { RegionRef, RegionSource, SegmentFileWriter } from './segment-file.ts';
+
+export const STORED_BLOCK_BYTES = 16 * 1024;
+export const STORED_CODEC_DEFLATE = 1;
+/** zlib level of stored blocks: 1 (fastest) loses little ratio on this data and costs a third of level 6. */
+const DEFLATE_LEVEL = 1;
+
+/** One root doc's stored data, as kept in a block. */
+export interface StoredEntry { doc: number; id: string; routing: string | null; seqNo: number; version: number; primaryTerm: number; source: Uint8Array }
+
+export interface StoredIndex { firstDocs: number[]; blockOff: number[]; blockLen: number[] }
+
+const enc = new TextEncoder();
+
+export class StoredFieldsWriter {
+  private readonly w = new ByteWriter(STORED_BLOCK_BYTES * 2);
+  private count = 0;
+  private first = 0;
+  readonly index: StoredIndex = { firstDocs: [], blockOff: [], blockLen: [] };
+
+  constructor(private readonly file: SegmentFileWriter) {}
+
+  /** Appends root doc `doc` (docs ascending). */
+  add(doc: number, id: string, routing: string | null, seqNo: number, version: number, primaryTerm: number, source: Uint8Array): void {
+    if (this.count === 0) this.first = doc;
+    this.w.uvarint(doc - this.first);
+    this.w.str(id);
+    if (routing === null) this.w.uvarint(0);
+    else { const r = enc.encode(routing); this.w.uvarint(r.byteLength + 1); this.w.bytes(r); }
+    this.w.uvarint(seqNo);
+    this.w.uvarint(version);
+    this.w.uvarint(primaryTerm);
+    this.w.uvarint(source.byteLength);
+    this.w.bytes(source);
+    this.count++;
+    if (this.w.len >= STORED_BLOCK_BYTES) this.flushBlock();
+  }
+
+  private flushBlock(): void {
+    if (this.count === 0) return;
+    const head = new ByteWriter(8);
+    head.uvarint(this.count);
+    const raw = new Uint8Array(head.len + this.w.len);
+    raw.set(head.buf.subarray(0, head.len), 0);
+    raw.set(this.w.buf.subarray(0, this.w.len), head.len);
+    const packed = deflateRawSync(raw, { level: DEFLATE_LEVEL });
+    const payload = new Uint8Array(packed.byteLength + 1);
+    payload[0] = STORED_CODEC_DEFLATE;
+    payload.set(packed, 1);
+    const ref = this.file.region(payload);
+    this.index.firstDocs.push(this.first);
+    this.index.blockOff.push(ref.off);
+    this.index.blockLen.push(ref.len);
+    this.w.len = 0;
+    this.count = 0;
+  }
+
+  finish(): StoredIndex {
+    this.flushBlock();
+    return this.index;
+  }
+}
+
+interface DecodedBlock { docs: Uint32Array; entries: StoredEntry[] }
+
+export class StoredFieldsReader {
+  constructor(private readonly file: RegionSource, private readonly index: StoredIndex, private readonly cache: BlockCache | null, private readonly key: string) {}
+
+  /** The stored entry of root doc `doc`; CorruptionError when the index says it should exist and it does not. */
+  get(doc: number): StoredEntry {
+    const f = this.index.firstDocs;
+    let lo = 0, hi = f.length;
+    while (lo < hi) { const m = (lo + hi) >>> 1; if (f[m] <= doc) lo = m + 1; else hi = m; }
+    const b = lo - 1;
+    if (b < 0) throw new CorruptionError(this.file.path, 0, `no stored fields for doc ${doc}`);
+    const block = this.cache ? this.cache.get(this.key + b, () => this.load(b)) : this.load(b).value;
+    lo = 0; hi = block.docs.length;
+    while (lo < hi) { const m = (lo + hi) >>> 1; if (block.docs[m] < doc) lo = m + 1; else hi = m; }
+    if (lo >= block.docs.length || block.docs[lo] !== doc) throw new CorruptionError(this.file.path, this.index.blockOff[b], `doc ${doc} missing from its stored block`);
+    return block.entries[lo];
+  }
+
+  /** Every stored entry in doc order (merges read sequentially, bypassing the cache). */
+  *entries(): Generator<StoredEntry> {
+    for (let b = 0; b < this.index.firstDocs.length; b++) yield* this.load(b).value.entries;
+  }
+
+  private load(b: number): { value: DecodedBlock; bytes: number } {
+    const ref: RegionRef = { off: this.index.blockOff[b], len: this.index.blockLen[b] };
+    const payload = this.file.readRegion(ref);
+    if (payload[0] !== STORED_CODEC_DEFLATE) throw new CorruptionError(this.file.path, ref.off, `unknown stored-fields codec ${payload[0]}`);
+    let raw: Uint8Array;
+    try { raw = inflateRawSync(payload.subarray(1)); } catch (e) {
+      throw new CorruptionError(this.file.path, ref.off, `stored block does not decompress: ${(e as Error).message}`);
+    }
+    const r = new ByteReader(raw, this.file.path);
+    const n = r.uvarint();
+    const first = this.index.firstDocs[b];
+    const docs = new Uint32Array(n);
+    const entries: StoredEntry[] = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const doc = first + r.uvarint();
+      const id = r.str();
+      const rl = r.uvarint();
+      const routing = rl === 0 ? null : new TextDecoder().decode(r.bytes(rl - 1));
+      const seqNo = r.uvarint(), version = r.uvarint(), primaryTerm = r.uvarint();
+      const source = r.bytes(r.uvarint());
+      docs[i] = doc;
+      entries[i] = { doc, id, routing, seqNo, version, primaryTerm, source };
+    }
+    return { value: { docs, entries }, bytes: raw.byteLength + n * 96 };
+  }
+}

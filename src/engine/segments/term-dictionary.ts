@@ -1,0 +1,190 @@
+/**
+ * Sorted term dictionaries on disk (docs/format.md "Document segments", `.tim` and `.ids` blocks): terms in
+ * code-unit order, grouped in blocks of TERMS_PER_BLOCK, each block a checked region. An entry is the term
+ * (prefix-shared with the previous one in its block) and a fixed number of unsigned integers (`arity`) whose
+ * meaning belongs to the dictionary's owner: postings pointers and statistics for a field, doc and version
+ * data for `_id`.
+ *
+ * Block payload: count uvarint, then per entry: shared-prefix length uvarint (UTF-16 code units), suffix as
+ * uvarint byte length + UTF-8, then `arity` uvarints (values < 2^53), then — in dictionaries with blobs — a
+ * blob: uvarint byte length + 1 (0 = none) and the bytes (a field dictionary inlines rare terms' postings).
+ *
+ * The sparse index (each block's first term and region) is what stays in memory; looking a term up reads one
+ * block, through the block cache.
+ */
+import { ByteReader, ByteWriter } from '../codec/byte-buf.ts';
+import type { BlockCache } from './block-cache.ts';
+import type { RegionRef, RegionSource, SegmentFileWriter } from './segment-file.ts';
+
+export const TERMS_PER_BLOCK = 64;
+const BLOCK_SHIFT = 6;
+
+/** The in-memory part of a dictionary: first term and region of every block, and the term count. */
+export interface TermIndex {
+  numTerms: number;
+  arity: number;
+  /** Entries may carry a blob. */
+  blobs: boolean;
+  firstTerms: string[];
+  blockOff: number[];
+  blockLen: number[];
+}
+
+export class TermDictionaryWriter {
+  private readonly w = new ByteWriter(4096);
+  private count = 0;
+  private prev = '';
+  private readonly index: TermIndex;
+
+  constructor(private readonly file: SegmentFileWriter, arity: number, blobs = false) {
+    this.index = { numTerms: 0, arity, blobs, firstTerms: [], blockOff: [], blockLen: [] };
+  }
+
+  /** Appends `term` (greater than the previous one) with its `arity` values and, with blobs, its blob. */
+  add(term: string, values: ArrayLike<number>, blob: Uint8Array | null = null): void {
+    if (this.count === 0) { this.index.firstTerms.push(term); this.prev = ''; }
+    let shared = 0;
+    const lim = Math.min(term.length, this.prev.length);
+    while (shared < lim && term.charCodeAt(shared) === this.prev.charCodeAt(shared)) shared++;
+    // Never split a surrogate pair: the suffix is encoded as UTF-8 on its own.
+    if (shared > 0 && isHighSurrogate(term.charCodeAt(shared - 1))) shared--;
+    this.w.uvarint(shared);
+    this.w.str(term.slice(shared));
+    for (let i = 0; i < this.index.arity; i++) this.w.uvarint(values[i]);
+    if (this.index.blobs) {
+      if (blob === null) this.w.uvarint(0);
+      else { this.w.uvarint(blob.byteLength + 1); this.w.bytes(blob); }
+    }
+    this.prev = term;
+    this.index.numTerms++;
+    if (++this.count === TERMS_PER_BLOCK) this.flushBlock();
+  }
+
+  private flushBlock(): void {
+    if (this.count === 0) return;
+    const body = this.w.finish();
+    const head = new ByteWriter(8);
+    head.uvarint(this.count);
+    const payload = new Uint8Array(head.len + body.byteLength);
+    payload.set(head.buf.subarray(0, head.len), 0);
+    payload.set(body, head.len);
+    const ref = this.file.region(payload);
+    this.index.blockOff.push(ref.off);
+    this.index.blockLen.push(ref.len);
+    this.w.len = 0;
+    this.count = 0;
+  }
+
+  finish(): TermIndex {
+    this.flushBlock();
+    return this.index;
+  }
+}
+
+function isHighSurrogate(c: number): boolean { return c >= 0xd800 && c <= 0xdbff; }
+
+/** A decoded block: its terms, their values (entry i's at [i*arity, (i+1)*arity)) and blobs (views). */
+export interface TermBlock { terms: string[]; values: Float64Array; blobs: (Uint8Array | null)[] | null }
+
+export class TermDictionaryReader {
+  constructor(
+    private readonly file: RegionSource,
+    readonly index: TermIndex,
+    private readonly cache: BlockCache,
+    /** Cache-key prefix unique to this dictionary. */
+    private readonly key: string,
+  ) {}
+
+  get numTerms(): number { return this.index.numTerms; }
+
+  block(b: number): TermBlock {
+    return this.cache.get(this.key + b, () => {
+      const ref: RegionRef = { off: this.index.blockOff[b], len: this.index.blockLen[b] };
+      const payload = this.file.readRegion(ref);
+      const r = new ByteReader(payload, this.file.path);
+      const n = r.uvarint();
+      const arity = this.index.arity;
+      const terms: string[] = new Array(n);
+      const values = new Float64Array(n * arity);
+      const blobs: (Uint8Array | null)[] | null = this.index.blobs ? new Array(n) : null;
+      let prev = '';
+      for (let i = 0; i < n; i++) {
+        const shared = r.uvarint();
+        const t = prev.slice(0, shared) + r.str();
+        terms[i] = t;
+        for (let k = 0; k < arity; k++) values[i * arity + k] = r.uvarint();
+        if (blobs) { const len = r.uvarint(); blobs[i] = len === 0 ? null : r.bytes(len - 1); }
+        prev = t;
+      }
+      let bytes = 64 + values.byteLength + (blobs ? payload.byteLength : 0);
+      for (let i = 0; i < n; i++) bytes += 40 + terms[i].length * 2;
+      return { value: { terms, values, blobs }, bytes };
+    });
+  }
+
+  /** The block that may hold `term`: the last whose first term is <= it (-1 when before all). */
+  private blockFor(term: string): number {
+    const f = this.index.firstTerms;
+    let lo = 0, hi = f.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (f[mid] <= term) lo = mid + 1; else hi = mid;
+    }
+    return lo - 1;
+  }
+
+  /** Ordinal of `term`, or -1. */
+  lookup(term: string): number {
+    const b = this.blockFor(term);
+    if (b < 0) return -1;
+    const terms = this.block(b).terms;
+    let lo = 0, hi = terms.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (terms[mid] < term) lo = mid + 1; else hi = mid;
+    }
+    return lo < terms.length && terms[lo] === term ? (b << BLOCK_SHIFT) + lo : -1;
+  }
+
+  /** Ordinal of the first term >= `term` (numTerms when none). */
+  seekCeil(term: string): number {
+    const b = this.blockFor(term);
+    if (b < 0) return 0;
+    const terms = this.block(b).terms;
+    let lo = 0, hi = terms.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (terms[mid] < term) lo = mid + 1; else hi = mid;
+    }
+    return (b << BLOCK_SHIFT) + lo;
+  }
+
+  term(ord: number): string { return this.block(ord >>> BLOCK_SHIFT).terms[ord & (TERMS_PER_BLOCK - 1)]; }
+
+  /** The blob of the entry at `ord` (a view valid while the caller holds it), or null. */
+  blob(ord: number): Uint8Array | null {
+    const b = this.block(ord >>> BLOCK_SHIFT).blobs;
+    return b ? b[ord & (TERMS_PER_BLOCK - 1)] : null;
+  }
+
+  /** Value k of the entry at `ord`. */
+  value(ord: number, k: number): number {
+    return this.block(ord >>> BLOCK_SHIFT).values[(ord & (TERMS_PER_BLOCK - 1)) * this.index.arity + k];
+  }
+}
+
+/** Writes a term index (for the `.tip` file). */
+export function encodeTermIndex(w: ByteWriter, ix: TermIndex): void {
+  w.uvarint(ix.numTerms);
+  w.uvarint(ix.arity);
+  w.u8(ix.blobs ? 1 : 0);
+  w.uvarint(ix.firstTerms.length);
+  for (let i = 0; i < ix.firstTerms.length; i++) { w.str(ix.firstTerms[i]); w.uvarint(ix.blockOff[i]); w.uvarint(ix.blockLen[i]); }
+}
+
+export function decodeTermIndex(r: ByteReader): TermIndex {
+  const numTerms = r.uvarint(), arity = r.uvarint(), blobs = r.u8() === 1, n = r.uvarint();
+  const ix: TermIndex = { numTerms, arity, blobs, firstTerms: new Array(n), blockOff: new Array(n), blockLen: new Array(n) };
+  for (let i = 0; i < n; i++) { ix.firstTerms[i] = r.str(); ix.blockOff[i] = r.uvarint(); ix.blockLen[i] = r.uvarint(); }
+  return ix;
+}
