@@ -86,6 +86,48 @@ test('the shard index matches a naive model across refreshes, write-outs, flushe
   assert.ok(restarts > 0 && merges > 0, 'programs exercise restarts and merges');
 });
 
+const doc = (f: string): Doc => ({ f, k: 'a', n: 1, kids: [] });
+
+test('a flush commits the buffer it cut even when a refresh shows that buffer while the flush writes', async () => {
+  const si = new ScratchIndex();
+  try {
+    si.add('a', doc('red') as unknown as Record<string, unknown>, mapping);
+    si.index.refresh();
+    si.add('b', doc('blue') as unknown as Record<string, unknown>, mapping);
+    const flushed = si.flush();
+    si.index.refresh(); // while the flush writes the segment `a` is in, `b`'s hidden segment becomes visible
+    await flushed;
+    await si.restart(); // the commit alone, as after a crash that truncated the translog
+    assert.ok(si.index.get('a'), 'a in the commit');
+    assert.ok(si.index.get('b'), 'b in the commit');
+  } finally {
+    await si.close();
+  }
+});
+
+test('a flush waits for the translog to be durable before it writes its commit point', async () => {
+  const si = new ScratchIndex();
+  try {
+    si.add('a', doc('red') as unknown as Record<string, unknown>, mapping);
+    let release!: () => void;
+    const released = new Promise<void>((r) => { release = r; });
+    let reached!: () => void;
+    const atBarrier = new Promise<void>((r) => { reached = r; });
+    let durable = false;
+    const translog = { idle: () => durable, drain: () => { reached(); return released.then(() => { durable = true; }); } };
+    const before = si.index.lastCommit?.generation ?? -1;
+    const flushed = si.index.flush({ translogSegment: 0, translogOffset: 0, maxSeqNo: 0 }, translog);
+    await atBarrier;
+    assert.equal(si.index.lastCommit?.generation ?? -1, before, 'no commit while appends are in flight');
+    release();
+    const commit = await flushed;
+    assert.ok(commit.generation > before);
+    assert.equal(si.index.lastCommit?.generation, commit.generation);
+  } finally {
+    await si.close();
+  }
+});
+
 function checkReads(si: ScratchIndex, live: Map<string, Model>): void {
   for (let i = 0; i < 12; i++) {
     const id = String(i), m = live.get(id), got = si.index.get(id);

@@ -95,7 +95,7 @@ export class StoredShard {
   private async doFlush(): Promise<void> {
     // Every operation before `pos` is already in the index (operations change it before their append).
     const pos = await this.wal.cut();
-    await this.shard.shardIndex.flush({ translogSegment: pos.segment, translogOffset: pos.offset, maxSeqNo: this.shard.maxSeqNo });
+    await this.shard.shardIndex.flush({ translogSegment: pos.segment, translogOffset: pos.offset, maxSeqNo: this.shard.maxSeqNo }, this.wal);
     this.shard.afterFlush();
     await this.wal.truncateBefore(pos);
   }

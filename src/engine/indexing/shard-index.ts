@@ -51,6 +51,13 @@ export interface ShardIndexOptions {
   onBackgroundError?: (e: unknown) => void;
 }
 
+/** What a flush waits on before its commit: the translog's appends becoming durable. */
+export interface TranslogBarrier {
+  /** True when every record appended so far is durable. */
+  idle(): boolean;
+  drain(): Promise<void>;
+}
+
 /** Version data of a live document. */
 export interface DocVersion { seqNo: number; version: number; primaryTerm: number }
 
@@ -366,11 +373,14 @@ export class ShardIndex {
 
   private async writeOut(sync: boolean): Promise<void> {
     while (this.writeOutRun) await this.writeOutRun;
+    // Both groups are chosen before the first is written: a refresh during that write can make a hidden
+    // segment visible, and choosing the second group afterwards by visibility would skip it, leaving a
+    // flush's own buffer out of its commit.
+    const pending = this.entries.filter((e) => !e.seg.onDisk && !e.busy);
+    const shown = pending.filter((e) => this.publishedLive(e) !== undefined);
+    const hidden = pending.filter((e) => !shown.includes(e));
     this.writeOutRun = (async () => {
-      for (const visible of [true, false]) {
-        const group = this.entries.filter((e) => !e.seg.onDisk && !e.busy && e.visible === visible);
-        if (group.length) await this.replaceWithDisk(group, sync);
-      }
+      for (const group of [shown, hidden]) if (group.length) await this.replaceWithDisk(group, sync);
     })().finally(() => { this.writeOutRun = null; });
     return this.writeOutRun;
   }
@@ -380,10 +390,14 @@ export class ShardIndex {
    * the new live docs are fsynced, then the commit point naming them and `data` (the translog position all
    * earlier operations precede) is written durably. Visibility to searches does not change.
    */
-  async flush(data: CommitData): Promise<CommitPoint> {
+  async flush(data: CommitData, translog?: TranslogBarrier): Promise<CommitPoint> {
     this.checkOpen();
     this.cutBuffer(false);
     await this.writeOut(true);
+    // Operations after the translog cut may already have changed these segments (an update's delete of the
+    // old copy lands in a disk segment's live docs at once). Their records must be durable before the commit
+    // records those effects, or a crash keeps the delete and loses the new version.
+    if (translog) while (!translog.idle()) await translog.drain();
     const commit = this.files.commit(this.entries, data, this.inUse());
     this.counters.flushes++;
     return commit;
@@ -410,6 +424,7 @@ export class ShardIndex {
     // reader until the next refresh.
     const views = group.map((e) => e.disk?.mergeView() ?? null);
     const writeOut = !group[0].seg.onDisk;
+    const republish = writeOut && group.every((e) => this.publishedLive(e) !== undefined);
     const inputs = group.map((e, k) => {
       const shown = writeOut ? this.publishedLive(e) : undefined;
       return { seg: views[k] ?? e.seg, live: shown === undefined ? e.shareLive() : shown };
@@ -437,7 +452,7 @@ export class ShardIndex {
       this.entries = rest;
       if (writeOut) this.forgetMemoryIds(group);
       for (const e of group) { e.disk?.openAll(); e.seg.decRef(); }
-      if (writeOut && entry.visible) this.republishReplacing(group.map((e) => e.seg), entry);
+      if (republish) this.republishReplacing(group.map((e) => e.seg), entry);
       if (group.every((e) => e.seg.onDisk)) {
         this.mergedSinceRefresh = true;
         this.counters.merges++;

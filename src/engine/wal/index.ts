@@ -131,6 +131,16 @@ export class Wal {
     return this.writer.cut();
   }
 
+  /** True when every record appended so far is durable. */
+  idle(): boolean {
+    return this.writer.idle();
+  }
+
+  /** Resolves when the appends queued so far (and any made meanwhile) are durable. */
+  drain(): Promise<void> {
+    return this.writer.drain();
+  }
+
   /** Deletes the whole segments strictly before `pos.segment` (never the one being written). */
   async truncateBefore(pos: WalPosition): Promise<void> {
     const limit = Math.min(pos.segment, this.writer.position().segment);

@@ -89,6 +89,16 @@ export class WalWriter {
     return this.enqueue([], true);
   }
 
+  /** True when no append is queued or being written: every record appended so far is durable. */
+  idle(): boolean {
+    return this.flushing === null;
+  }
+
+  /** Resolves when the write loop next runs dry (appends made meanwhile are written first). */
+  async drain(): Promise<void> {
+    while (this.flushing) await this.flushing;
+  }
+
   /** Waits for queued appends, then closes the segment file. Later appends reject. */
   async close(): Promise<void> {
     this.closed = true;
