@@ -10,7 +10,6 @@ import { MATCH_EQUAL } from './api.ts';
 
 const { RoaringBitmap32 } = roaring;
 export type Bitmap = InstanceType<typeof RoaringBitmap32>;
-export const newBitmap = (): Bitmap => new RoaringBitmap32();
 
 export class LabelIndex {
   readonly byName = new Map<string, Map<string, Bitmap>>();
