@@ -38,6 +38,7 @@ const ADAPTERS: Record<string, string> = {
   msgpackr: 'src/engine/codec/msgpack.ts',
   'uWebSockets.js': 'src/server/http.ts',
   piscina: 'src/server/pool.ts|src/workers/shard.ts',
+  re2js: 'src/engine/regex/re2.ts',
 };
 
 test('src/engine imports neither src/server nor src/workers', () => {

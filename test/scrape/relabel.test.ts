@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { parseRelabelRule, relabel, expand } from '../../src/engine/scrape/relabel.ts';
+import { parseRelabelRule, relabel } from '../../src/engine/scrape/relabel.ts';
 
 interface Case { name: string; input?: Record<string, string>; rules: unknown[]; want?: Record<string, string> | null; error?: string }
 
@@ -27,8 +27,3 @@ for (const c of cases) {
     assert.deepEqual(got, want);
   });
 }
-
-test('expand handles $$ and unknown groups', () => {
-  const m = /^(a)(?<n>b)$/.exec('ab')!;
-  assert.equal(expand('$$1-$1-${n}-$9-${bad-}', m), '$1-a-b--${bad-}');
-});

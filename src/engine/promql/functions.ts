@@ -9,7 +9,7 @@ import { bucketQuantile } from './quantile.ts';
 import type { Bucket } from './quantile.ts';
 import { goParseFloat } from './format.ts';
 import { bottomLess, sortReverse, topLess } from './aggregate.ts';
-import { expandTemplate, compileGoRegex } from './regex.ts';
+import { compileGoRegex, expandGoTemplate, type Re2Regex } from '../regex/index.ts';
 
 export type VectorFunc = (args: Vector[], call: Call, ts: number) => Vector;
 
@@ -96,13 +96,13 @@ function histogramQuantile(a: Vector[]): Vector {
 
 function labelReplace(a: Vector[], c: Call): Vector {
   const dst = str(c.args[1]), repl = str(c.args[2]), src = str(c.args[3]), reStr = str(c.args[4]);
-  let re: RegExp;
+  let re: Re2Regex;
   try { re = compileGoRegex(reStr); } catch { throw execError(`invalid regular expression in label_replace(): ${reStr}`); }
   if (!LABEL_NAME_RE.test(dst)) throw execError(`invalid destination label name in label_replace(): ${dst}`);
   return a[0].map((s) => {
     const m = re.exec(getLabel(s.metric, src));
     if (!m) return { metric: s.metric, t: s.t, v: s.v };
-    return { metric: setLabel(s.metric, dst, expandTemplate(repl, m)), t: s.t, v: s.v };
+    return { metric: setLabel(s.metric, dst, expandGoTemplate(repl, m)), t: s.t, v: s.v };
   });
 }
 

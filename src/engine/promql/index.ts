@@ -10,5 +10,4 @@ export type { SelectorRange } from './selectors.ts';
 export { resultJsonOpen, matrixJson, jsonString } from './result-json.ts';
 export { formatSampleValue, formatFloat } from './format.ts';
 export { parseDuration, formatDuration } from './lexer.ts';
-export { promMatcher, translateGoRegex } from './regex.ts';
 export type { QueryResult, Matrix, Vector } from './value.ts';

@@ -11,7 +11,6 @@ import { AGG_OPS, FUNCTIONS, aggHasParam } from './ast.ts';
 import type { AggOp, AggregateExpr, BinOp, Cardinality, Expr, VectorMatching, VectorSelector, SubqueryExpr, MatrixSelector } from './ast.ts';
 import { checkAst } from './typecheck.ts';
 import { unquoteString } from './strings.ts';
-import { promMatcher } from './regex.ts';
 
 const BIN_PREC: Record<string, number> = {
   or: 1, and: 2, unless: 2, '==': 3, '!=': 3, '<': 3, '<=': 3, '>': 3, '>=': 3, '+': 4, '-': 4, '*': 5, '/': 5,
@@ -245,7 +244,7 @@ class Parser {
   }
 
   private matcher(t: MatchType, name: string, value: string, pos: number): Matcher {
-    try { return promMatcher(t, name, value); } catch (e) { throw this.err(pos, `error parsing regexp: ${(e as Error).message}`); }
+    try { return newMatcher(t, name, value); } catch (e) { throw this.err(pos, (e as Error).message); }
   }
 
   private unquote(t: Token): string {

@@ -5,7 +5,7 @@
  * (`query`, `first`, `label`, `value`, `strvalue`, `sortByLabel`) run through the rule's query function.
  */
 import { goParseFloat } from '../promql/format.ts';
-import { translateGoRegex } from '../promql/regex.ts';
+import { compileGoRegexUnanchored, expandGoTemplate } from '../regex/index.ts';
 import { goE, goF, goG } from './go-format.ts';
 
 export type TplFunc = (args: unknown[], env: FuncEnv) => unknown;
@@ -171,9 +171,14 @@ function goSprint(args: unknown[]): string {
   return out;
 }
 
-function goRegex(src: string, global: boolean): RegExp {
-  const { source, dotAll } = translateGoRegex(src);
-  return new RegExp(source, (global ? 'g' : '') + (dotAll ? 's' : ''));
+/** Go's `regexp.ReplaceAllString`: every match replaced by `repl` expanded as `Regexp.Expand` does. */
+function reReplaceAll(pattern: string, repl: string, s: string): string {
+  let out = '', last = 0;
+  for (const m of compileGoRegexUnanchored(pattern).execAll(s)) {
+    out += s.slice(last, m.index) + expandGoTemplate(repl, m);
+    last = m.index + (m[0] ?? '').length;
+  }
+  return out + s.slice(last);
 }
 
 export const TEMPLATE_FUNCS: Record<string, TplFunc> = {
@@ -202,8 +207,8 @@ export const TEMPLATE_FUNCS: Record<string, TplFunc> = {
   toUpper: (a) => String(a[0]).toUpperCase(),
   toLower: (a) => String(a[0]).toLowerCase(),
   title: (a) => String(a[0]).replace(/(^|[^\p{L}\p{N}_'])(\p{L})/gu, (_m, p: string, c: string) => p + c.toUpperCase()),
-  match: (a) => goRegex(String(a[0]), false).test(String(a[1])),
-  reReplaceAll: (a) => String(a[2]).replace(goRegex(String(a[0]), true), String(a[1]).replace(/\$\{(\w+)\}/g, '$$$1')),
+  match: (a) => compileGoRegexUnanchored(String(a[0])).matchesPart(String(a[1])),
+  reReplaceAll: (a) => reReplaceAll(String(a[0]), String(a[1]), String(a[2])),
   safeHtml: (a) => String(a[0]),
   stripPort: (a) => { const s = String(a[0]); const m = /^(\[[^\]]*\]|[^:]*):\d*$/.exec(s); return m ? m[1].replace(/^\[|\]$/g, '') : s; },
   externalURL: (_a, env) => env.externalURL,

@@ -1,12 +1,13 @@
 /**
  * Prometheus relabelling (`model/relabel` in 2.42): rules validated once at config load, then applied in
- * order to a label set. Regexes are fully anchored and written in RE2 syntax; `re2ToJs` converts the
- * constructs that differ (`(?P<name>…)`, leading inline flags). Replacement expansion follows Go's
- * `regexp.Expand`, including its quirk that `$1x` names the group `1x` (hence empty): write `${1}x`.
+ * order to a label set. Regexes are Go's (RE2, fully anchored), compiled by `regex/go-regex.ts` like every
+ * label matcher's, so POSIX classes and inline flags read the same everywhere. Replacement expansion follows
+ * Go's `regexp.Expand` (`regex/expand.ts`), including its quirk that `$1x` names the group `1x`: write `${1}x`.
  */
 import { createHash } from 'node:crypto';
 import { InvalidArgumentError } from '../errors.ts';
 import type { Label, Labels } from '../tsdb/api.ts';
+import { compileGoRegex, expandGoTemplate, type Re2Regex } from '../regex/index.ts';
 
 export type RelabelAction =
   'replace' | 'keep' | 'drop' | 'hashmod' | 'labelmap' | 'labeldrop' | 'labelkeep' | 'lowercase' | 'uppercase' |
@@ -19,7 +20,7 @@ const ACTIONS = new Set<string>(['replace', 'keep', 'drop', 'hashmod', 'labelmap
 export interface RelabelRule {
   readonly sourceLabels: readonly string[];
   readonly separator: string;
-  readonly regex: RegExp;
+  readonly regex: Re2Regex;
   readonly regexSrc: string;
   readonly modulus: number;
   readonly targetLabel: string;
@@ -31,23 +32,9 @@ const DEFAULTS = { separator: ';', regex: '(.*)', replacement: '$1', targetLabel
 const LABEL_NAME_RE = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 const RELABEL_TARGET_RE = /^(?:(?:[a-zA-Z_]|\$(?:\{\w+\}|\w+))+\w*)+$/;
 
-/** Converts RE2 syntax to an anchored JS RegExp. Throws InvalidArgumentError like Go's "error parsing regexp". */
-export function compileRe2(src: string): RegExp {
-  let body = src;
-  let flags = '';
-  const m = /^\(\?([imsU]+)\)/.exec(body);
-  if (m) {
-    body = body.slice(m[0].length);
-    if (m[1].includes('i')) flags += 'i';
-    if (m[1].includes('s')) flags += 's';
-    if (m[1].includes('m')) flags += 'm';
-  }
-  body = body.replace(/\(\?P</g, '(?<').replace(/\\z/g, '$');
-  try {
-    return new RegExp(`^(?:${body})$`, flags);
-  } catch (e) {
-    throw new InvalidArgumentError('INVALID_ARGUMENT', `error parsing regexp: ${(e as Error).message}: \`${src}\``);
-  }
+/** Compiles anchored as Prometheus's `relabel.NewRegexp`; errors read as Go's ("error parsing regexp: …"). */
+function compileRegex(src: string): Re2Regex {
+  try { return compileGoRegex(src); } catch (e) { return bad((e as Error).message); }
 }
 
 function bad(msg: string): never { throw new InvalidArgumentError('INVALID_ARGUMENT', msg); }
@@ -73,7 +60,7 @@ export function parseRelabelRule(raw: unknown): RelabelRule {
   const targetLabel = r.target_label === undefined ? '' : String(r.target_label);
   const replacement = r.replacement === undefined ? DEFAULTS.replacement : String(r.replacement);
   const rule: RelabelRule = {
-    sourceLabels: sourceLabels ?? [], separator, regex: compileRe2(regexSrc), regexSrc, modulus, targetLabel,
+    sourceLabels: sourceLabels ?? [], separator, regex: compileRegex(regexSrc), regexSrc, modulus, targetLabel,
     replacement, action: action as RelabelAction,
   };
   validateRule(rule, sourceLabels !== null);
@@ -138,16 +125,16 @@ function applyRule(b: Map<string, string>, c: RelabelRule): boolean {
     val += b.get(c.sourceLabels[i]) ?? '';
   }
   switch (c.action) {
-    case 'drop': return !c.regex.test(val);
-    case 'keep': return c.regex.test(val);
+    case 'drop': return !c.regex.matchesWhole(val);
+    case 'keep': return c.regex.matchesWhole(val);
     case 'dropequal': return (b.get(c.targetLabel) ?? '') !== val;
     case 'keepequal': return (b.get(c.targetLabel) ?? '') === val;
     case 'replace': {
       const m = c.regex.exec(val);
       if (!m) return true;
-      const target = expand(c.targetLabel, m);
+      const target = expandGoTemplate(c.targetLabel, m);
       if (!LABEL_NAME_RE.test(target)) return true;
-      setOrDelete(b, target, expand(c.replacement, m));
+      setOrDelete(b, target, expandGoTemplate(c.replacement, m));
       return true;
     }
     case 'lowercase': setOrDelete(b, c.targetLabel, val.toLowerCase()); return true;
@@ -156,13 +143,13 @@ function applyRule(b: Map<string, string>, c: RelabelRule): boolean {
     case 'labelmap': {
       for (const [name, value] of [...b]) {
         const m = c.regex.exec(name);
-        if (m) b.set(expand(c.replacement, m), value);
+        if (m) b.set(expandGoTemplate(c.replacement, m), value);
       }
       return true;
     }
     case 'labeldrop': case 'labelkeep': {
       const keep = c.action === 'labelkeep';
-      for (const name of [...b.keys()]) if (c.regex.test(name) !== keep) b.delete(name);
+      for (const name of [...b.keys()]) if (c.regex.matchesWhole(name) !== keep) b.delete(name);
       return true;
     }
   }
@@ -172,41 +159,6 @@ function setOrDelete(b: Map<string, string>, name: string, value: string): void 
   if (value === '') b.delete(name); else b.set(name, value);
 }
 
-/** Go's `regexp.Expand` over a match: `$$`, `${name}`, `$name` (longest word run), numeric groups. */
-export function expand(template: string, m: RegExpExecArray): string {
-  if (!template.includes('$')) return template;
-  let out = '';
-  let i = 0;
-  while (i < template.length) {
-    const c = template[i];
-    if (c !== '$' || i + 1 >= template.length) { out += c; i++; continue; }
-    if (template[i + 1] === '$') { out += '$'; i += 2; continue; }
-    let name: string;
-    let j: number;
-    if (template[i + 1] === '{') {
-      const close = template.indexOf('}', i + 2);
-      name = close < 0 ? '' : template.slice(i + 2, close);
-      if (close < 0 || !/^\w+$/.test(name)) { out += c; i++; continue; }
-      j = close + 1;
-    } else {
-      j = i + 1;
-      while (j < template.length && /\w/.test(template[j])) j++;
-      name = template.slice(i + 1, j);
-      if (name === '') { out += c; i++; continue; }
-    }
-    out += groupValue(m, name);
-    i = j;
-  }
-  return out;
-}
-
-function groupValue(m: RegExpExecArray, name: string): string {
-  if (/^\d+$/.test(name)) {
-    const n = Number(name);
-    return n < m.length ? (m[n] ?? '') : '';
-  }
-  return m.groups?.[name] ?? '';
-}
 
 /** `sum64(md5(val)) % modulus` as Prometheus computes it: the last 8 digest bytes as a big-endian uint64. */
 export function hashMod(val: string, modulus: number): number {

@@ -11,7 +11,7 @@ import type { SearchRequest } from './search-request.ts';
 import type { CompileContext } from './weight.ts';
 import type { HighlightField } from './highlight-spec.ts';
 import { valuesAt } from './source-filter.ts';
-import { wildcardToRegExp } from './query-compiler.ts';
+import { compileLuceneWildcard } from '../regex/index.ts';
 
 type TermMatcher = { field: string | null; test: (term: string) => boolean; phrase?: { terms: string[]; rel: number[] } };
 
@@ -47,13 +47,13 @@ function collectTerms(ctx: CompileContext, q: Query | null, out: TermMatcher[]):
     }
     case 'multi_match': {
       for (const f of ctx.reader.infos.order) {
-        if (q.fields.some((p) => wildcardToRegExp(p.replace(/\^.*$/, '')).test(f))) analyzed(f, q.query, q.analyzer);
+        if (q.fields.some((p) => compileLuceneWildcard(p.replace(/\^.*$/, ''))(f))) analyzed(f, q.query, q.analyzer);
       }
       break;
     }
     case 'query_string': for (const w of q.query.split(/[\s()"+\-:]+/)) if (w && !/^(AND|OR|NOT)$/.test(w)) out.push({ field: null, test: (t) => t === w.toLowerCase() || t === w }); break;
     case 'prefix': out.push({ field: q.field, test: (t) => t.startsWith(q.value) }); break;
-    case 'wildcard': { const re = wildcardToRegExp(q.value); out.push({ field: q.field, test: (t) => re.test(t) }); break; }
+    case 'wildcard': out.push({ field: q.field, test: compileLuceneWildcard(q.value) }); break;
     case 'fuzzy': out.push({ field: q.field, test: (t) => t === q.value }); break;
     case 'bool': for (const c of [...q.must, ...q.should, ...q.filter]) collectTerms(ctx, c, out); break;
     case 'constant_score': collectTerms(ctx, q.filter, out); break;

@@ -22,6 +22,7 @@ import { multiMatchWeight } from './multi-match.ts';
 import { queryStringToQuery } from './query-string.ts';
 import { functionScoreWeight } from './function-score.ts';
 import { queryShardError } from './shard-errors.ts';
+import { compileLuceneRegex, compileLuceneWildcard } from '../regex/index.ts';
 
 const f = Math.fround;
 
@@ -128,39 +129,14 @@ function existsQuery(ctx: CompileContext, field: string, boost: number): Weight 
   return constantWeight(disMaxWeight(fields.map((s) => existsWeight(s, 1)), 0), boost);
 }
 
-export function wildcardToRegExp(p: string): RegExp {
-  let re = '';
-  for (let i = 0; i < p.length; i++) {
-    const c = p[i];
-    if (c === '\\' && i + 1 < p.length) { re += p[++i].replace(/[.*+?^${}()|[\]\\]/g, '\\$&'); continue; }
-    re += c === '*' ? '[\\s\\S]*' : c === '?' ? '[\\s\\S]' : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  }
-  return new RegExp('^' + re + '$', 'u');
-}
-
-/** Lucene regexp syntax (the common subset: classes, groups, alternation, repetition) as an anchored JS RegExp. */
-export function luceneRegExp(p: string): RegExp {
-  const js = p.replace(/\\(.)|(<(\d+)-(\d+)>)|([@&~#])|(\.)/g, (m, esc, range, lo, hi, special, dot) => {
-    if (esc !== undefined) return '\\' + esc;
-    if (range) return `(?:${Array.from({ length: Number(hi) - Number(lo) + 1 }, (_, i) => Number(lo) + i).join('|')})`;
-    if (special === '@') return '[\\s\\S]*';
-    if (special) return '\\' + special;
-    if (dot) return '[\\s\\S]';
-    return m;
-  });
-  try { return new RegExp('^(?:' + js + ')$', 'u'); } catch (e) {
-    throw new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', `invalid regular expression [${p}]: ${(e as Error).message}`);
-  }
-}
-
 function patternQuery(ctx: CompileContext, type: 'prefix' | 'wildcard' | 'regexp', field: string, value: string, boost: number): Weight {
   const fi = ctx.field(field);
   if (!fi || (fi.type !== 'text' && fi.type !== 'keyword')) return NULL_WEIGHT;
   if (type === 'prefix') {
     return termSetWeight(field, boost, (fp) => prefixTermIds(fp, value));
   }
-  const re = type === 'wildcard' ? wildcardToRegExp(value) : luceneRegExp(value);
-  return termSetWeight(field, boost, (fp) => matchingTermIds(fp, (t) => re.test(t)));
+  const matches = type === 'wildcard' ? compileLuceneWildcard(value) : compileLuceneRegex(value);
+  return termSetWeight(field, boost, (fp) => matchingTermIds(fp, matches));
 }
 
 const tokenBuf = new TokenBuf();

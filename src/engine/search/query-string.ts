@@ -1,7 +1,8 @@
 /**
  * `query_string` / `simple_query_string` (and URI `q=`): the common Lucene syntax — terms, `"phrases"~slop`,
  * `field:value`, `+`/`-`/`NOT`, `AND`/`OR` (simple: `|`, `+`), parentheses, `*`/`?` wildcards, `term~N` fuzzy,
- * `^boost`, ranges `[a TO b]` / `{a TO b}` / `>=x`, and `_exists_:field` — rewritten into the Query AST.
+ * `^boost`, ranges `[a TO b]` / `{a TO b}` / `>=x`, `/regex/` (Lucene regexp syntax, like the `regexp` query),
+ * and `_exists_:field` — rewritten into the Query AST.
  * Several default fields combine as best_fields (dis_max).
  */
 import type { Query } from './query-ast.ts';
@@ -11,7 +12,7 @@ import { parsingError } from './query-parser.ts';
 
 type QS = Extract<Query, { type: 'query_string' }>;
 
-interface Tok { kind: 'word' | 'phrase' | 'op' | 'lp' | 'rp' | 'range'; text: string; field?: string; boost?: number; fuzzy?: string; mod: '' | '+' | '-' }
+interface Tok { kind: 'word' | 'phrase' | 'op' | 'lp' | 'rp' | 'range' | 'regexp'; text: string; field?: string; boost?: number; fuzzy?: string; mod: '' | '+' | '-' }
 
 function tokenize(s: string, simple: boolean): Tok[] {
   const out: Tok[] = [];
@@ -32,6 +33,13 @@ function tokenize(s: string, simple: boolean): Tok[] {
       const text = s.slice(i + 1, end < 0 ? s.length : end);
       i = end < 0 ? s.length : end + 1;
       tok = { kind: 'phrase', text, field, mod };
+    } else if (!simple && s[i] === '/') {
+      // Lucene's query parser: a regexp runs to the next unescaped '/'.
+      let j = i + 1;
+      while (j < s.length && s[j] !== '/') j += s[j] === '\\' ? 2 : 1;
+      if (j >= s.length) throw parsingError(`Cannot parse '${s}': Lexical error: unterminated regular expression`);
+      tok = { kind: 'regexp', text: s.slice(i + 1, j), field, mod };
+      i = j + 1;
     } else if (!simple && (s[i] === '[' || s[i] === '{')) {
       const end = s.slice(i).search(/[\]}]/);
       const j = end < 0 ? s.length : i + end + 1;
@@ -117,9 +125,11 @@ class QsParser {
       if (m[3] !== '*') { if (m[4] === ']') r.lte = m[3]; else r.lt = m[3]; }
       return r;
     }
+    const isText = this.ctx.field(field)?.type === 'text';
+    // ES normalises multi-term queries with the field's analyzer: lower case for text fields.
+    if (t.kind === 'regexp') return { type: 'regexp', field, value: isText ? t.text.toLowerCase() : t.text, boost };
     const cmp = /^(>=|<=|>|<)(.+)$/.exec(t.text);
     if (cmp) return { type: 'range', field, boost, [cmp[1] === '>=' ? 'gte' : cmp[1] === '<=' ? 'lte' : cmp[1] === '>' ? 'gt' : 'lt']: cmp[2] } as Query;
-    const isText = this.ctx.field(field)?.type === 'text';
     if (t.text.endsWith('*') && !t.text.slice(0, -1).includes('*') && !t.text.includes('?')) {
       return { type: 'prefix', field, value: isText ? t.text.slice(0, -1).toLowerCase() : t.text.slice(0, -1), boost };
     }

@@ -4,9 +4,7 @@
  * Head, blocks and the in-memory set used by tests and by the query worker all implement `Querier`.
  */
 
-import { compileGoRegex } from './go-regex.ts';
-
-export { compileGoRegex, translateGoRegex } from './go-regex.ts';
+import { goRegexPredicate } from '../regex/go-regex.ts';
 
 /** A label set sorted by name, `__name__` included. Immutable once built. */
 export interface Label { readonly name: string; readonly value: string }
@@ -101,13 +99,14 @@ export interface FetchedSeries {
 }
 
 /**
- * Builds a matcher. Regexes use Go's RE2 syntax (translated by `go-regex.ts`) and are compiled fully
- * anchored, as Prometheus does (`^(?:re)$`). Throws SyntaxError on a bad regex.
+ * Builds a matcher. Regexes use Go's RE2 syntax, match the whole value as Prometheus's do (`^(?:re)$`) and
+ * run in linear time (`regex/go-regex.ts`). Throws `InvalidArgumentError` ("error parsing regexp: …") on a
+ * bad regex.
  */
 export function newMatcher(type: MatchType, name: string, value: string): Matcher {
   if (type === MATCH_EQUAL) return { type, name, value, matches: (s) => s === value };
   if (type === MATCH_NOT_EQUAL) return { type, name, value, matches: (s) => s !== value };
-  const re = compileGoRegex(value);
-  if (type === MATCH_REGEXP) return { type, name, value, matches: (s) => re.test(s) };
-  return { type, name, value, matches: (s) => !re.test(s) };
+  const matches = goRegexPredicate(value);
+  if (type === MATCH_REGEXP) return { type, name, value, matches };
+  return { type, name, value, matches: (s) => !matches(s) };
 }

@@ -14,8 +14,7 @@ import type { HttpRequest, HttpResponse } from '../http.ts';
 import { durationMs } from '../flags.ts';
 import { EngineError, InvalidArgumentError } from '../../engine/errors.ts';
 import type { FetchedSeries, Matcher } from '../../engine/tsdb/api.ts';
-import { MATCH_REGEXP, MATCH_NOT_REGEXP } from '../../engine/tsdb/api.ts';
-import { parseExpr, prettyExpr, typeOf, documentedType, selectorRanges, jsonString, translateGoRegex } from '../../engine/promql/index.ts';
+import { parseExpr, prettyExpr, typeOf, documentedType, selectorRanges, jsonString } from '../../engine/promql/index.ts';
 import type { Expr } from '../../engine/promql/index.ts';
 import type { PromqlEvalArgs } from '../../workers/protocol.ts';
 import { packSelect } from '../../engine/tsdb/packed-series.ts';
@@ -152,14 +151,14 @@ function parseQuery(query: string, prefixed: boolean): Expr {
 async function prepare(client: SeriesClient, expr: Expr, query: string, kind: 'instant' | 'range', startMs: number,
   endMs: number, stepMs: number, deadlineMs: number, limits: QueryLimits): Promise<PromqlEvalArgs> {
   const ranges = selectorRanges(expr, startMs, endMs, { lookbackMs: limits.lookbackMs, defaultSubqueryStepMs: limits.subqueryStepMs });
-  const fetched = await withDeadline(Promise.all(ranges.map((r) => fetchPacked(client, storageMatchers(r.matchers), r.mintMs, r.maxtMs))), deadlineMs);
+  const fetched = await withDeadline(Promise.all(ranges.map((r) => fetchPacked(client, r.matchers, r.mintMs, r.maxtMs))), deadlineMs);
   return {
     query, kind, startMs, endMs, stepMs, deadlineMs, lookbackMs: limits.lookbackMs, maxSamples: limits.maxSamples,
     defaultSubqueryStepMs: limits.subqueryStepMs, selected: fetched.map((replies) => replies.map(forward)),
   };
 }
 
-async function fetchPacked(client: SeriesClient, ms: Matcher[], mintMs: number, maxtMs: number): Promise<PackedSelect[]> {
+async function fetchPacked(client: SeriesClient, ms: readonly Matcher[], mintMs: number, maxtMs: number): Promise<PackedSelect[]> {
   if (client.selectPacked) return client.selectPacked(ms, mintMs, maxtMs);
   return [packSelect(await client.select(ms, mintMs, maxtMs), true)];
 }
@@ -167,19 +166,6 @@ async function fetchPacked(client: SeriesClient, ms: Matcher[], mintMs: number, 
 /** Marks a reply's arrays for transfer to the evaluating worker (this thread does not read them again). */
 function forward(p: PackedSelect): PackedSelect {
   return { ...p, refs: outOfBand(p.refs), lOff: outOfBand(p.lOff), offsets: outOfBand(p.offsets), t: outOfBand(p.t), v: outOfBand(p.v) };
-}
-
-/**
- * Matchers as the storage rebuilds them (`newMatcher`, JS regex syntax): Go-only regex syntax such as
- * `(?i:…)` in mid-pattern or `(?P<name>…)` is rewritten to an equivalent JS pattern first.
- */
-function storageMatchers(ms: readonly Matcher[]): Matcher[] {
-  return ms.map((m) => {
-    if (m.type !== MATCH_REGEXP && m.type !== MATCH_NOT_REGEXP) return m;
-    const { source, dotAll } = translateGoRegex(m.value);
-    if (dotAll || source === m.value) return m;
-    return { type: m.type, name: m.name, value: source, matches: m.matches };
-  });
 }
 
 function withDeadline<T>(p: Promise<T>, deadlineMs: number): Promise<T> {

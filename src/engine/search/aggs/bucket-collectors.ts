@@ -14,6 +14,7 @@ import type { AggSpec } from './agg-parser.ts';
 import { AggCollectors, createCollector, valuesSource, type AggCollector, type AggEnv, type AggPartial, type ValuesSource } from './agg-collectors.ts';
 import { dateRounding } from './date-rounding.ts';
 import { parsingError } from '../query-parser.ts';
+import { compileLuceneRegex } from '../../regex/index.ts';
 
 export type BucketKey = number | string;
 
@@ -176,7 +177,7 @@ function includeExclude(inc: unknown, exc: unknown, src: ValuesSource, env: AggE
   const m = (v: unknown): ((k: number | string) => boolean) | null => {
     if (v === undefined) return null;
     if (Array.isArray(v)) { const s = new Set(v.map(norm)); return (k) => s.has(String(k)); }
-    if (typeof v === 'string') { const re = new RegExp('^(?:' + v + ')$', 'u'); return (k) => re.test(String(k)); }
+    if (typeof v === 'string') { const matches = compileLuceneRegex(v); return (k) => matches(String(k)); } // Lucene syntax, as ES's IncludeExclude
     if (v && typeof v === 'object' && 'num_partitions' in v) {
       const p = v as { partition: number; num_partitions: number };
       return (k) => partitionOf(k, p.num_partitions) === Number(p.partition);
