@@ -5,7 +5,7 @@
  * changed since the view was taken is a version conflict (counted with `conflicts=proceed`, or failing the
  * request with the batch done so far). Runs to completion within the request (`slices=1`).
  */
-import { docError, validationFailed } from '../../engine/documents/doc-errors.ts';
+import { checkPipeline, docError, validationFailed } from '../../engine/documents/doc-errors.ts';
 import { parseSearchBodyText, parseTimeMs, type SearchRequest } from '../../engine/search/index.ts';
 import type { ItemOutcome, WriteItem } from '../../workers/protocol.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
@@ -47,7 +47,7 @@ async function byQuery(cluster: EsCluster, search: SearchService, req: HttpReque
   if (conflicts !== 'abort' && conflicts !== 'proceed') throw docError('DOC_ILLEGAL_ARGUMENT', [`conflicts may only be "proceed" or "abort" but was [${conflicts}]`]);
   const slices = req.query.get('slices');
   if (slices !== null && slices !== '1') throw docError('DOC_ILLEGAL_ARGUMENT', [`slices [${slices}] is not supported: only slices=1 (one sequential scroll) is`]);
-  if (req.query.get('pipeline') !== null) throw docError('DOC_ILLEGAL_ARGUMENT', [`pipeline with id [${req.query.get('pipeline')}] does not exist`]);
+  checkPipeline(req.query.get('pipeline'));
   const script = body.script;
   if (kind === 'delete' && script !== undefined) throw docError('DOC_PARSE', ['[delete_by_query] unknown field [script], parser not found']);
   const maxDocs = numberOr(body.max_docs ?? body.size, intParam(req, 'size') ?? -1);

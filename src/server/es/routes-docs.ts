@@ -1,6 +1,6 @@
 /** Single-document endpoints: index/create (with and without id), get, exists, `_source`, delete, `_update`. */
 import type { IndexMeta } from '../../engine/documents/cluster-state.ts';
-import { docError, illegalArgument, validationFailed } from '../../engine/documents/doc-errors.ts';
+import { checkPipeline, docError, illegalArgument, validationFailed } from '../../engine/documents/doc-errors.ts';
 import type { StoredDoc, UpdateOp, VersionType, WriteConditions, WriteResult } from '../../engine/documents/doc-shard-types.ts';
 import { newDocId, validateTypeName } from '../../engine/documents/names.ts';
 import { shardFor } from '../../engine/documents/routing.ts';
@@ -94,8 +94,7 @@ function outcome(o: ItemOutcome): WriteResult {
  * path nothing handles.
  */
 const ENDPOINT_NAMES = new Set(['_mget', '_search', '_count', '_msearch', '_bulk', '_delete_by_query', '_update_by_query',
-  '_mapping', '_mappings', '_validate', '_explain', '_termvectors', '_mtermvectors', '_search_shards', '_field_caps', '_settings',
-  '_stats', '_refresh', '_flush', '_forcemerge', '_segments', '_alias', '_aliases', '_analyze', '_rank_eval', '_reindex', '_rollover']);
+  '_mapping', '_mappings', '_validate', '_termvectors', '_mtermvectors']);
 
 /** Routes a document handler unless the id is an endpoint name. */
 function docRoute(allowed: readonly string[], fn: (req: HttpRequest, p: Params) => Promise<HttpResponse>) {
@@ -121,6 +120,7 @@ async function indexDoc(cluster: EsCluster, req: HttpRequest, p: Params, create:
   const opType = req.query.get('op_type');
   if (opType !== null && opType !== 'create' && opType !== 'index') throw illegalArgument(`opType must be 'create' or 'index', found: [${opType}]`);
   const isCreate = create || p.id === undefined || opType === 'create';
+  checkPipeline(req.query.get('pipeline'));
   const { meta, routing: aliasRouting } = await cluster.writeTarget(p.index, p.type);
   const routing = req.query.get('routing') ?? aliasRouting;
   routingRequired(meta!, routing, id);
