@@ -3,9 +3,11 @@
  *
  * Set-up: one workflow whose action is a countdown on `livestream_rule_starttime_{ch}`, 1,000 channels and
  * 1,000,000 active runs each waiting on one pending countdown timer (1,000 per channel), inserted into the
- * engine's store the way `createTimer` does (timer record, heap entry, channel and run indices).
+ * engine's store the way `createTimer` does (timer record, due/channel/run index keys), committed in chunks
+ * to an in-memory backend (`MemoryKv`: the "disk" here is the same heap).
  * Measured:
- *  - memory: V8 heap used by the runs + timers + indices, after a forced GC (bytes per pending timer);
+ *  - memory: V8 heap used by the runs + timers + indexes INCLUDING the MemoryKv copy (with LMDB, only the
+ *    bounded caches stay in the heap; see loadtest/workflow-scale.ts for the process figures);
  *  - reschedule: `PUT`-equivalent startTime change of ONE channel (1,000 timers recomputed, history and
  *    step log appended, heap entries pushed), via the engine's `channels.update` op; and the same plus
  *    encoding every changed record (1,000 timers, 1,000 runs, stats) as the commit does;
@@ -17,6 +19,7 @@
 import { Bench } from 'tinybench';
 import { WorkflowEngine, MemoryKv } from '../../src/engine/workflow/index.ts';
 import type { Run, Timer } from '../../src/engine/workflow/model.ts';
+import { countdownPrefix } from '../../src/engine/workflow/store.ts';
 
 const TIMERS = 1_000_000;
 const CHANNELS = 1_000;
@@ -31,7 +34,7 @@ engine.call('workflow.save', { body: { version: 1, businessId: 1, title: 'bench'
   { displayId: 'a1', type: 'Action', incomings: '["p1"]', outgoings: '[]', properties: [], extensions: '{"action":"countdown","countdown":"livestream_rule_starttime_ch0","countdownValue":3600000}' },
 ] } });
 const st = engine.st;
-st.takeWrites();
+await st.commit(st.takeWrites());
 gc();
 const before = process.memoryUsage().heapUsed;
 for (let i = 0; i < TIMERS; i++) {
@@ -47,10 +50,11 @@ for (let i = 0; i < TIMERS; i++) {
     fireAt, expiresAt: null, businessId: 1, channelId: ch, countdownValue: 3_600_000, state: 'pending',
     history: [{ at: 1_000_000, fireAt, reason: 'scheduled' }],
   };
-  st.runs.map.set(run.id, run);
+  st.runs.set(run.id, run);
   st.indexRun(run);
-  st.timers.map.set(t.id, t);
+  st.timers.set(t.id, t);
   st.indexNewTimer(t);
+  if (i % 10_000 === 9_999) await st.commit(st.takeWrites());
 }
 gc();
 const used = process.memoryUsage().heapUsed - before;
@@ -60,7 +64,7 @@ let start = 200_000_000;
 // A different channel every iteration, so that each timer is rescheduled a few times at most (a channel's
 // start time changes rarely; repeating one channel would measure ever-growing histories instead).
 let next = 0;
-const forgetChanges = (): void => { for (const sp of [st.runs, st.timers, st.stats, st.channels, st.actionLog]) sp.dirty.clear(); };
+const forgetChanges = (): void => { st.takeWrites(); st.commit([]); };
 const channel = (): string => `ch${next++ % CHANNELS}`;
 const bench = new Bench({ time: 2000, iterations: 20 });
 bench
@@ -88,5 +92,5 @@ for (const t of bench.tasks) {
   if (r.state !== 'completed') { console.error(`${t.name}: ${r.state}`); continue; }
   console.log(`| ${t.name} | ${r.latency.mean.toFixed(3)} | ${Math.round(1000 / r.latency.mean).toLocaleString('en')} |`);
 }
-const ch0 = st.countdownsByChannel.get('1|ch0').map((id) => st.timers.get(id)!);
+const ch0 = st.ids(st.countdowns, countdownPrefix(1, 'ch0'), Infinity).map((id) => st.timers.get(id)!);
 console.log(`ch0 timers still pending: ${ch0.filter((t) => t.state === 'pending').length}, history entries of one: ${ch0[0].history.length}`);

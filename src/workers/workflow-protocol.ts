@@ -6,9 +6,15 @@ import type { WireError } from '../engine/errors.ts';
 
 export interface WorkflowWorkerInit {
   ring: SharedArrayBuffer;
-  /** Directory of the workflow LMDB environment. */
-  storePath: string;
+  /** The data directory (the partition's environment is `workflow/p{partition}` in it). */
+  dataDir: string;
+  partition: number;
+  partitions: number;
   testClock: boolean;
+  /** Records per cached space (hot-contact cache bound). */
+  cacheEntries: number;
+  /** Retention of finished runs and their action-log entries (ms). */
+  retentionMs: number;
 }
 
 export interface WorkflowRequest {

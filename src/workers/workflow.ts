@@ -8,7 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { toWire } from '../engine/errors.ts';
 import { unpack } from '../engine/codec/msgpack.ts';
 import { SpscRing } from '../engine/queue/spsc-ring.ts';
-import { LmdbKv, WorkflowEngine } from '../engine/workflow/index.ts';
+import { openPartition } from '../engine/workflow/index.ts';
 import type { WorkflowReply, WorkflowRequest, WorkflowWorkerInit } from './workflow-protocol.ts';
 
 const BATCH = 1024;
@@ -21,10 +21,18 @@ const init = workerData as WorkflowWorkerInit;
 const port = parentPort!;
 const post = (m: WorkflowReply): void => port.postMessage(m);
 
-function main(): void {
+/** Background retention step period (real clock; with the test clock, the clock op sweeps). */
+const SWEEP_MS = 10_000;
+
+async function main(): Promise<void> {
   const ring = SpscRing.attach(init.ring);
-  const kv = LmdbKv.open(init.storePath);
-  const engine = new WorkflowEngine({ kv, testClock: init.testClock });
+  const { engine, kv } = await openPartition({
+    dataDir: init.dataDir, partition: init.partition, partitions: init.partitions, testClock: init.testClock,
+    cacheEntries: init.cacheEntries, retentionMs: init.retentionMs,
+  });
+  if (!init.testClock) {
+    setInterval(() => { if (engine.sweep() > 0) void engine.flush().catch(fatal); }, SWEEP_MS).unref();
+  }
   let timer: NodeJS.Timeout | null = null;
   let lazy: NodeJS.Timeout | null = null;
 
@@ -93,7 +101,7 @@ function main(): void {
 
   // Start-up backfill: timers that came due while the process was down fire now, in fireAt order.
   void Promise.resolve(engine.runDue()).then(() => engine.flush()).then(() => {
-    post({ type: 'ready', appliedLow: engine.st.meta.appliedLow, appliedAbove: [...engine.st.above] });
+    post({ type: 'ready', appliedLow: engine.st.state.appliedLow, appliedAbove: [...engine.st.above] });
     arm();
     return loop();
   }).catch(fatal);
@@ -103,4 +111,4 @@ function fatal(err: unknown): void {
   post({ type: 'fatal', error: toWire(err) });
 }
 
-try { main(); } catch (err) { fatal(err); }
+main().catch(fatal);

@@ -14,7 +14,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { parseSeriesLine, parseValues, STALE } from './runner.ts';
 import { parseDuration } from '../../src/engine/promql/lexer.ts';
-import { labelsKey } from '../../src/engine/promql/labels.ts';
+import { labelsKey } from '../../src/engine/tsdb/labels.ts';
 import type { Labels } from '../../src/engine/tsdb/api.ts';
 
 interface Eval { line: number; header: string; expected: string[] }

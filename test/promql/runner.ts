@@ -11,8 +11,9 @@ import { parseDuration } from '../../src/engine/promql/lexer.ts';
 import { formatExpr } from '../../src/engine/promql/printer.ts';
 import { AT_MODIFIER_UNSAFE, walk } from '../../src/engine/promql/ast.ts';
 import { unquoteString } from '../../src/engine/promql/strings.ts';
-import { labelsKey, labelsString } from '../../src/engine/promql/labels.ts';
-import { staleNaN, isStaleNaN } from '../../src/engine/promql/value.ts';
+import { labelsKey } from '../../src/engine/tsdb/labels.ts';
+import { labelsString } from '../../src/engine/promql/labels.ts';
+import { STALE_NAN, isStaleNaN } from '../../src/engine/tsdb/api.ts';
 import type { Matrix, QueryResult } from '../../src/engine/promql/value.ts';
 import { MemQuerier } from '../../src/engine/tsdb/mem-querier.ts';
 import type { Label, Labels } from '../../src/engine/tsdb/api.ts';
@@ -124,7 +125,7 @@ export function runScript(text: string, opts: EngineOptions = TEST_ENGINE_OPTION
         const { labels, rest } = parseSeriesLine(lines[i]);
         if (rest.includes('{{')) { nativeNames.add(labels.find((x) => x.name === '__name__')?.value ?? ''); continue; }
         const vals = parseValues(rest.split(/\s+/).filter(Boolean));
-        vals.forEach((v, k) => { if (v !== null) q.append(labels, k * interval, v === STALE ? staleNaN() : v); });
+        vals.forEach((v, k) => { if (v !== null) q.append(labels, k * interval, v === STALE ? STALE_NAN : v); });
       }
       continue;
     }
@@ -221,7 +222,7 @@ function compareInstant(r: QueryResult, expected: Expected[], ordered: boolean):
   if (r.type !== 'vector') return [false, `received ${r.type} result on instant evaluation`];
   if (expected.some((e) => e.labels === null)) return [false, `expected scalar, got vector of ${r.vector.length}`];
   const want = new Map<string, { pos: number; v: number }>();
-  expected.forEach((e, pos) => want.set(labelsKey(e.labels!), { pos, v: e.values[0] === STALE ? staleNaN() : e.values[0]! }));
+  expected.forEach((e, pos) => want.set(labelsKey(e.labels!), { pos, v: e.values[0] === STALE ? STALE_NAN : e.values[0]! }));
   for (let p = 0; p < r.vector.length; p++) {
     const s = r.vector[p];
     const w = want.get(labelsKey(s.metric));

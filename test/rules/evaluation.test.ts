@@ -16,7 +16,7 @@ import { RuleManager } from '../../src/engine/rules/manager.ts';
 import { querierQueryFn } from '../../src/engine/rules/query.ts';
 import type { Alert } from '../../src/engine/rules/alerting-rule.ts';
 import type { GroupEnv } from '../../src/engine/rules/group.ts';
-import { isStaleNaN } from '../../src/engine/scrape/sample-sink.ts';
+import { isStaleNaN } from '../../src/engine/tsdb/api.ts';
 import { alertsBody } from '../../src/server/prom/rules-api.ts';
 
 const RULES = `

@@ -14,7 +14,8 @@ import { ScrapeLoop } from '../../src/engine/scrape/scrape-loop.ts';
 import { httpGet } from '../../src/engine/scrape/http-get.ts';
 import { ScrapeManager } from '../../src/engine/scrape/scrape-manager.ts';
 import { formatSeries } from '../../src/engine/exposition/exposition.ts';
-import { isStaleNaN, type IngestSample } from '../../src/engine/scrape/sample-sink.ts';
+import type { IngestSample } from '../../src/engine/scrape/sample-sink.ts';
+import { isStaleNaN } from '../../src/engine/tsdb/api.ts';
 
 let body = '';
 let contentType = 'text/plain; version=0.0.4';

@@ -17,7 +17,8 @@ import { promErrorFrom } from '../../src/server/prom/respond.ts';
 import { registerScrapeRoutes } from '../../src/server/prom/scrape-routes.ts';
 import { decodeWriteRequest, encodeWriteRequest } from '../../src/engine/remote/remote-write-codec.ts';
 import { formatSeries } from '../../src/engine/exposition/exposition.ts';
-import { isStaleNaN, STALE_NAN, type IngestSample } from '../../src/engine/scrape/sample-sink.ts';
+import type { IngestSample } from '../../src/engine/scrape/sample-sink.ts';
+import { isStaleNaN, STALE_NAN } from '../../src/engine/tsdb/api.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'tessera-scrape-routes-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

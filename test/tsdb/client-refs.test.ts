@@ -6,7 +6,8 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { ShardPool } from '../../src/server/pool.ts';
-import { TsdbClient, shardOf } from '../../src/server/prom/tsdb-client.ts';
+import { TsdbClient } from '../../src/server/prom/tsdb-client.ts';
+import { shardOfSeries } from '../../src/engine/tsdb/labels.ts';
 import { MATCH_EQUAL, newMatcher } from '../../src/engine/tsdb/api.ts';
 import type { Labels } from '../../src/engine/tsdb/api.ts';
 import { tempDir } from './support/db.ts';
@@ -18,7 +19,7 @@ const client = new TsdbClient(pool);
 after(async () => { await client.close(); await pool.close(); cleanup(); });
 
 const A: Labels = [{ name: '__name__', value: 'a' }, { name: 'k', value: '1' }];
-const wA = shardOf(['__name__', 'a', 'k', '1'], 2);
+const wA = shardOfSeries(['__name__', 'a', 'k', '1'], 2);
 const B: Labels = [{ name: '__name__', value: 'b' }];
 
 test('stale refs after a block cut are resent with labels', async () => {
@@ -27,7 +28,7 @@ test('stale refs after a block cut are resent with labels', async () => {
   assert.equal((await client.append([{ labels: A, t: 1000, v: 2 }])).added, 1); // by ref now
   // Keep A's worker busy past 3 h with another series on the same worker, so the head is cut and A dropped.
   let filler: Labels = B;
-  for (let i = 0; shardOf(['__name__', filler[0].value], 2) !== wA; i++) filler = [{ name: '__name__', value: `b${i}` }];
+  for (let i = 0; shardOfSeries(['__name__', filler[0].value], 2) !== wA; i++) filler = [{ name: '__name__', value: `b${i}` }];
   for (let t = 0; t <= 4 * H; t += 10 * 60_000) await client.append([{ labels: filler, t, v: t }]);
   await client.tick();
   const r = await client.append([{ labels: A, t: 4 * H, v: 3 }]);

@@ -7,7 +7,8 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { ShardPool } from '../../src/server/pool.ts';
-import { TsdbClient, shardOf } from '../../src/server/prom/tsdb-client.ts';
+import { TsdbClient } from '../../src/server/prom/tsdb-client.ts';
+import { shardOfSeries } from '../../src/engine/tsdb/labels.ts';
 import { MATCH_EQUAL, MATCH_REGEXP, newMatcher } from '../../src/engine/tsdb/api.ts';
 import { writeBlock } from '../../src/engine/tsdb/index.ts';
 import { labelsFromRecord } from '../../src/engine/tsdb/labels.ts';
@@ -29,7 +30,7 @@ test('appends spread over both workers and read back merged, sorted, exact', asy
   for (let k = 0; k < 5; k++) for (let i = 0; i < 40; i++) samples.push({ labels: { __name__: 'req_total', i: String(i).padStart(2, '0'), job: 'x' }, t: 1000 * k, v: k === 4 && i === 7 ? STALE() : i * 10 + k });
   const r = await client.append(samples);
   assert.deepEqual(r, { added: 200, outOfOrder: 0, duplicate: 0, outOfBounds: 0, firstError: '' });
-  const owners = new Set(samples.slice(0, 40).map((s) => shardOf(['__name__', 'req_total', 'i', s.labels.i, 'job', 'x'], 2)));
+  const owners = new Set(samples.slice(0, 40).map((s) => shardOfSeries(['__name__', 'req_total', 'i', s.labels.i, 'job', 'x'], 2)));
   assert.equal(owners.size, 2, 'the 40 series land on both workers');
   const got = await client.select([newMatcher(MATCH_EQUAL, '__name__', 'req_total')], 0, 3000);
   assert.equal(got.length, 40);

@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MATCH_EQUAL, MATCH_NOT_EQUAL, MATCH_NOT_REGEXP, MATCH_REGEXP, newMatcher, VAL_FLOAT, VAL_NONE } from '../../src/engine/tsdb/api.ts';
+import { MATCH_EQUAL, MATCH_NOT_EQUAL, MATCH_NOT_REGEXP, MATCH_REGEXP, newMatcher, STALE_NAN, VAL_FLOAT, VAL_NONE } from '../../src/engine/tsdb/api.ts';
 import type { MatchType } from '../../src/engine/tsdb/api.ts';
 import { labelsToRecord } from '../../src/engine/tsdb/labels.ts';
 import { batch, openTestDb, tempDir } from './support/db.ts';
 
 const m = (type: MatchType, name: string, value: string) => newMatcher(type, name, value);
 const F = new Float64Array(1), U = new Uint32Array(F.buffer);
-const staleNaN = (): number => { U[1] = 0x7ff00000; U[0] = 2; return F[0]; };
+
 
 test('out-of-order, duplicate and out-of-bounds samples are refused per series with Prometheus texts', async () => {
   const { dir, cleanup } = tempDir();
@@ -77,7 +77,7 @@ test('querier cursor: next, seek, stale markers keep their bits', async () => {
     const s = [];
     for (let i = 0; i < 300; i++) s.push([ls, i * 1000, i] as [Record<string, string>, number, number]);
     const bb = batch(s);
-    bb.vs[150] = staleNaN();
+    bb.vs[150] = STALE_NAN;
     await db.append(bb);
     void b;
     const set = db.querier(0, 1e12).select(true, null, [m(MATCH_EQUAL, '__name__', 'x')]);

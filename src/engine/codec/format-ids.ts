@@ -113,16 +113,18 @@ export const TSDB_REC_SERIES = 1;
 export const TSDB_REC_SAMPLES = 2;
 export const TSDB_REC_TOMBSTONES = 3;
 
-// ── workflow ────────────────────────────────────────────────────────────────
-
 // ── workflow (docs/format.md "Workflow state") ──────────────────────────────
 /** WAL directory of inbound workflow events, under the data directory. */
 export const WORKFLOW_WAL_DIR = 'workflow-wal';
 /** WAL record type of one inbound event, batch or viewlog: msgpack `{seq, op, body, at?}`. */
 export const WORKFLOW_WAL_RECORD_INGEST = 1;
-/** Prefix of the workflow engine's named LMDB databases (`wf_workflows`, `wf_timers`, …). */
+/** Layout 1 only (converted on first open): prefix of its named databases in the shared store (`wf_runs`, …). */
 export const WORKFLOW_DB_PREFIX = 'wf_';
-/** Key of the engine's meta record (counters, applied-event marks, test clock) in `wf_meta`. */
+/** Key of the engine's meta record (counters, applied-event marks, test clock, partition) in `wf2_meta`. */
 export const WORKFLOW_META_KEY = 'meta';
-/** Version of the workflow record layouts below (kept in the meta record as `layout`). */
-export const WORKFLOW_STATE_VERSION = 1;
+/** Version of the workflow record layout (kept in the meta record as `layout`); 2 = per-partition, indexed. */
+export const WORKFLOW_STATE_VERSION = 2;
+/** Layout 2: directory (under the data directory) holding one LMDB environment per engine partition, `p0`, `p1`, … */
+export const WORKFLOW_DIR = 'workflow';
+/** Layout 2: prefix of the named databases of a partition environment (`wf2_runs`, `wf2_ix_timers_due`, …). */
+export const WORKFLOW_V2_DB_PREFIX = 'wf2_';

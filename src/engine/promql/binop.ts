@@ -3,7 +3,7 @@ import type { Labels } from '../tsdb/api.ts';
 import type { BinOp, BinaryExpr, VectorMatching } from './ast.ts';
 import { COMPARISON_OPS } from './ast.ts';
 import { typeOf } from './ast.ts';
-import { cachedSignature, dropMetricName, getLabel, keepLabels, delLabels, labelsKey, labelsString, setLabel } from './labels.ts';
+import { cachedSignature, dropMetricName, getLabel, keepLabels, delLabels, cachedLabelsKey, labelsString, setLabel } from './labels.ts';
 import { execError } from './value.ts';
 import type { Matrix, Sample, Vector } from './value.ts';
 import type { Evaluator } from './engine.ts';
@@ -127,7 +127,7 @@ function vectorBinop(op: BinOp, lhs: Vector, rhs: Vector, m: VectorMatching, ret
       if (inserted !== undefined) throw execError('multiple matches for labels: many-to-one matching must be explicit (group_left/group_right)');
       matchedSigs.set(k, null);
     } else {
-      const ik = labelsKey(metric);
+      const ik = cachedLabelsKey(metric);
       let set = inserted;
       if (!set) { set = new Set(); matchedSigs.set(k, set); } else if (set.has(ik)) throw execError('multiple matches for labels: grouping labels must ensure unique results');
       set.add(ik);

@@ -8,7 +8,7 @@
 import type { Labels, Querier } from '../tsdb/api.ts';
 import type { AggregateExpr, Call, Expr, MatrixSelector, SubqueryExpr, VectorSelector } from './ast.ts';
 import { typeOf } from './ast.ts';
-import { compareLabels, dropMetricName, labelsKey } from './labels.ts';
+import { compareLabels, dropMetricName, cachedLabelsKey } from './labels.ts';
 import { readSeries, sampleAt, Window } from './storage.ts';
 import type { StoredSeries } from './storage.ts';
 import { execError, timeoutError, tooManySamples } from './value.ts';
@@ -214,7 +214,7 @@ export class Evaluator {
       }
       const res = f(vecs, ts);
       if (this.start === this.end) {
-        checkDuplicatesVec(res);
+        checkDuplicates(res);
         return res.map((s) => ({ metric: s.metric, t: [ts], v: [s.v] }));
       }
       for (let i = 0; i < res.length; i++) out.add(res[i], ts, step);
@@ -313,7 +313,7 @@ class OutputSeries {
   add(s: Sample, ts: number, step: number): void {
     let id = this.ids.get(s.metric);
     if (id === undefined) {
-      const k = labelsKey(s.metric);
+      const k = cachedLabelsKey(s.metric);
       id = this.keyIds.get(k);
       if (id === undefined) {
         id = this.series.length;
@@ -330,21 +330,12 @@ class OutputSeries {
   }
 }
 
-export function checkDuplicates(mat: Matrix): void {
-  if (mat.length < 2) return;
+/** Throws Prometheus's error when two series of a result have the same label set. */
+function checkDuplicates(series: readonly { readonly metric: Labels }[]): void {
+  if (series.length < 2) return;
   const seen = new Set<string>();
-  for (const s of mat) {
-    const k = labelsKey(s.metric);
-    if (seen.has(k)) throw execError('vector cannot contain metrics with the same labelset');
-    seen.add(k);
-  }
-}
-
-function checkDuplicatesVec(vec: Sample[]): void {
-  if (vec.length < 2) return;
-  const seen = new Set<string>();
-  for (const s of vec) {
-    const k = labelsKey(s.metric);
+  for (const s of series) {
+    const k = cachedLabelsKey(s.metric);
     if (seen.has(k)) throw execError('vector cannot contain metrics with the same labelset');
     seen.add(k);
   }

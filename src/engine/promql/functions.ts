@@ -2,7 +2,7 @@
 import type { Labels } from '../tsdb/api.ts';
 import { MATCH_EQUAL } from '../tsdb/api.ts';
 import type { Call, Expr } from './ast.ts';
-import { dropMetricName, getLabel, hasLabel, LABEL_NAME_RE, labelsKey, setLabel } from './labels.ts';
+import { dropMetricName, getLabel, hasLabel, LABEL_NAME_RE, cachedLabelsKey, setLabel } from './labels.ts';
 import { execError } from './value.ts';
 import type { Vector } from './value.ts';
 import { bucketQuantile } from './quantile.ts';
@@ -84,7 +84,7 @@ function histogramQuantile(a: Vector[]): Vector {
   for (const s of a[1]) {
     const ub = goParseFloat(getLabel(s.metric, 'le'));
     if (ub === null || !hasLabel(s.metric, 'le')) continue;
-    const key = labelsKey(s.metric.filter((l) => l.name !== 'le'));
+    const key = cachedLabelsKey(s.metric.filter((l) => l.name !== 'le'));
     let g = groups.get(key);
     if (!g) { g = { metric: s.metric.filter((l) => l.name !== 'le' && l.name !== '__name__'), buckets: [] }; groups.set(key, g); }
     g.buckets.push({ upperBound: ub, count: s.v });

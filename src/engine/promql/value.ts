@@ -1,6 +1,5 @@
 /** Evaluation values (after `promql/value.go`) and the errors evaluation raises. */
 import type { Labels } from '../tsdb/api.ts';
-import { STALE_NAN_HI, STALE_NAN_LO } from '../tsdb/api.ts';
 import { EngineError, LimitExceededError, QueryTimeoutError } from '../errors.ts';
 
 /** One series of a matrix: parallel arrays, timestamps ascending (ms). */
@@ -29,17 +28,4 @@ export function timeoutError(where: string): QueryTimeoutError {
   return new QueryTimeoutError('QUERY_TIMEOUT', `query timed out in ${where}`);
 }
 
-const f64 = new Float64Array(1);
-const u32 = new Uint32Array(f64.buffer);
-const LITTLE = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-
-export function isStaleNaN(v: number): boolean {
-  if (v === v) return false;
-  f64[0] = v;
-  return LITTLE ? (u32[1] === STALE_NAN_HI && u32[0] === STALE_NAN_LO) : (u32[0] === STALE_NAN_HI && u32[1] === STALE_NAN_LO);
-}
-
-export function staleNaN(): number {
-  if (LITTLE) { u32[1] = STALE_NAN_HI; u32[0] = STALE_NAN_LO; } else { u32[0] = STALE_NAN_HI; u32[1] = STALE_NAN_LO; }
-  return f64[0];
-}
+export { isStaleNaN, STALE_NAN } from '../tsdb/api.ts';

@@ -9,7 +9,8 @@
 import { formatExpr } from '../promql/printer.ts';
 import type { Sample } from '../promql/value.ts';
 import type { Label, Labels } from '../tsdb/api.ts';
-import { BaseRule, buildLabels, labelsKey, labelsObject, type QueryFn } from './rule.ts';
+import { BaseRule, type QueryFn } from './rule.ts';
+import { buildLabels, compareLabels, labelsKey, labelsToRecord } from '../tsdb/labels.ts';
 import type { RuleSpec } from './rule-file.ts';
 import { expandTemplate, type TemplateData, type TemplateQuery } from './template.ts';
 import { parseExpr } from '../promql/parser.ts';
@@ -56,7 +57,7 @@ export class AlertingRule extends BaseRule {
     const res = await query(this.spec.expr, tMs);
     const current = new Map<string, Alert>();
     // Templates may run PromQL themselves (`query`), at the same evaluation time.
-    const tplQuery: TemplateQuery = async (q) => (await query(parseExpr(q), tMs)).map((x) => ({ Labels: labelsObject(x.metric), Value: x.v }));
+    const tplQuery: TemplateQuery = async (q) => (await query(parseExpr(q), tMs)).map((x) => ({ Labels: labelsToRecord(x.metric), Value: x.v }));
     for (const s of res) {
       const a = await this.newAlert(s, tMs, tplQuery);
       const k = labelsKey(a.labels);
@@ -99,7 +100,7 @@ export class AlertingRule extends BaseRule {
 
   private async newAlert(s: Sample, tMs: number, tplQuery: TemplateQuery): Promise<Alert> {
     const data: TemplateData = {
-      Labels: labelsObject(s.metric), ExternalLabels: labelsObject(this.ctx.externalLabels),
+      Labels: labelsToRecord(s.metric), ExternalLabels: labelsToRecord(this.ctx.externalLabels),
       ExternalURL: this.ctx.externalURL, Value: s.v,
     };
     const expand = async (i: number, kind: 'labelTemplates' | 'annotationTemplates'): Promise<string> => {
@@ -139,7 +140,7 @@ export class AlertingRule extends BaseRule {
 
   /** Pending and firing alerts (not the resolved ones kept for notification), in label order. */
   activeAlerts(): Alert[] {
-    return [...this.active.values()].filter((a) => a.resolvedAt === 0).sort((x, y) => cmp(labelsKey(x.labels), labelsKey(y.labels)));
+    return [...this.active.values()].filter((a) => a.resolvedAt === 0).sort((x, y) => compareLabels(x.labels, y.labels));
   }
 
   /** Sends firing and newly resolved alerts, and re-sends each at most every `resendDelayMs`. */
@@ -162,4 +163,3 @@ function needsSending(a: Alert, tMs: number, resendDelayMs: number): boolean {
   return a.lastSentAt + resendDelayMs < tMs;
 }
 
-function cmp(a: string, b: string): number { return a < b ? -1 : a > b ? 1 : 0; }

@@ -8,10 +8,11 @@ import { performance } from 'node:perf_hooks';
 import type { FetchedSeries, Labels, Matcher } from '../tsdb/api.ts';
 import { MATCH_EQUAL, newMatcher } from '../tsdb/api.ts';
 import type { IngestSample } from '../scrape/sample-sink.ts';
-import { isStaleNaN, STALE_NAN } from '../scrape/sample-sink.ts';
+import { isStaleNaN, STALE_NAN } from '../tsdb/api.ts';
 import type { Clock } from './clock.ts';
 import { AlertingRule, type NotifyFn } from './alerting-rule.ts';
-import { labelsKey, type BaseRule, type QueryFn } from './rule.ts';
+import type { BaseRule, QueryFn } from './rule.ts';
+import { labelsKey } from '../tsdb/labels.ts';
 
 export type SelectFn = (matchers: Matcher[], mintMs: number, maxtMs: number) => Promise<FetchedSeries[]>;
 

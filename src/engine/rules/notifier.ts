@@ -8,7 +8,7 @@
 import type { Label, Labels } from '../tsdb/api.ts';
 import { relabel, type RelabelRule } from '../scrape/relabel.ts';
 import type { Alert } from './alerting-rule.ts';
-import { labelsObject } from './rule.ts';
+import { labelsToRecord } from '../tsdb/labels.ts';
 
 export interface NotifierAlert { labels: Label[]; annotations: Label[]; startsAt: number; endsAt: number; generatorURL: string }
 
@@ -108,8 +108,8 @@ export class Notifier {
 /** Alertmanager v2 `PostableAlert`; times as strfmt.DateTime (RFC 3339 with milliseconds). */
 function toPostable(a: NotifierAlert): Record<string, unknown> {
   return {
-    annotations: labelsObject(a.annotations), endsAt: dateTime(a.endsAt), startsAt: dateTime(a.startsAt),
-    generatorURL: a.generatorURL, labels: labelsObject(a.labels),
+    annotations: labelsToRecord(a.annotations), endsAt: dateTime(a.endsAt), startsAt: dateTime(a.startsAt),
+    generatorURL: a.generatorURL, labels: labelsToRecord(a.labels),
   };
 }
 

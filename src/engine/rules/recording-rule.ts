@@ -4,7 +4,8 @@
  */
 import { formatExpr } from '../promql/printer.ts';
 import type { Sample } from '../promql/value.ts';
-import { BaseRule, buildLabels, labelsKey, type QueryFn } from './rule.ts';
+import { BaseRule, type QueryFn } from './rule.ts';
+import { buildLabels, labelsKey } from '../tsdb/labels.ts';
 
 export class RecordingRule extends BaseRule {
   private readonly printed = formatExpr(this.spec.expr);

@@ -5,7 +5,7 @@
  */
 import type { Expr } from '../promql/ast.ts';
 import type { Sample, Vector } from '../promql/value.ts';
-import type { Label, Labels } from '../tsdb/api.ts';
+import type { Labels } from '../tsdb/api.ts';
 import type { RuleSpec } from './rule-file.ts';
 
 /** Evaluates an instant query at `tMs`; a scalar result comes back as one sample with no labels. */
@@ -42,25 +42,4 @@ export abstract class BaseRule {
 
 function sameLabels(a: Labels, b: Labels): boolean {
   return a.length === b.length && a.every((l, i) => l.name === b[i].name && l.value === b[i].value);
-}
-
-/** Applies `sets` to `base` (empty value = delete) and returns the label set sorted by name. */
-export function buildLabels(base: Labels, sets: readonly (readonly [string, string])[], del: readonly string[] = []): Label[] {
-  const m = new Map<string, string>();
-  for (const l of base) m.set(l.name, l.value);
-  for (const d of del) m.delete(d);
-  for (const [k, v] of sets) { if (v === '') m.delete(k); else m.set(k, v); }
-  return [...m.entries()].sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0)).map(([name, value]) => ({ name, value }));
-}
-
-export function labelsKey(ls: Labels): string {
-  let k = '';
-  for (const l of ls) k += l.name + '\xfe' + l.value + '\xff';
-  return k;
-}
-
-export function labelsObject(ls: Labels): Record<string, string> {
-  const o: Record<string, string> = {};
-  for (const l of ls) o[l.name] = l.value;
-  return o;
 }

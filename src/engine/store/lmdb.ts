@@ -36,6 +36,11 @@ export interface StoreDb<V> {
   putSync(key: StoreKey, value: V): void;
   /** Delete inside `Store.transaction`; returns whether the key existed. */
   removeSync(key: StoreKey): boolean;
+  /**
+   * `putSync` of a value the caller already msgpack-encoded (`body`), e.g. to snapshot a record before the
+   * transaction callback runs; stored exactly as `putSync` stores the decoded value.
+   */
+  putPackedSync(key: StoreKey, body: Uint8Array): void;
 }
 
 export class Store {
@@ -149,6 +154,10 @@ class LmdbStoreDb<V> implements StoreDb<V> {
     return this.db.removeSync(key);
   }
 
+  putPackedSync(key: StoreKey, body: Uint8Array): void {
+    this.db.putSync(key, prefixVersion(body));
+  }
+
   private decode(bytes: Uint8Array, key: StoreKey): V {
     if (bytes.length === 0 || bytes[0] !== STORE_VALUE_VERSION) {
       const v = bytes.length === 0 ? 'empty value' : `value version ${bytes[0]}, want ${STORE_VALUE_VERSION}`;
@@ -159,7 +168,10 @@ class LmdbStoreDb<V> implements StoreDb<V> {
 }
 
 function encodeValue(value: unknown): Buffer {
-  const body = pack(value);
+  return prefixVersion(pack(value));
+}
+
+function prefixVersion(body: Uint8Array): Buffer {
   const out = Buffer.allocUnsafe(body.length + 1);
   out[0] = STORE_VALUE_VERSION;
   out.set(body, 1);

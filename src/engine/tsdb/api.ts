@@ -6,6 +6,8 @@
 
 import { goRegexPredicate } from '../regex/go-regex.ts';
 
+export { STALE_NAN, STALE_NAN_HI, STALE_NAN_LO, isStaleNaN } from './stale-nan.ts';
+
 /** A label set sorted by name, `__name__` included. Immutable once built. */
 export interface Label { readonly name: string; readonly value: string }
 export type Labels = readonly Label[];
@@ -52,7 +54,7 @@ export interface SampleCursor {
   seek(tMs: number): number;
   /** Timestamp of the current sample, ms since the epoch. */
   readonly t: number;
-  /** Value of the current sample. Stale markers have the exact bit pattern `STALE_NAN_BITS`. */
+  /** Value of the current sample. Stale markers have the exact bit pattern of `STALE_NAN` (see `isStaleNaN`). */
   readonly v: number;
 }
 export const VAL_NONE = 0, VAL_FLOAT = 1;
@@ -88,8 +90,6 @@ export interface Queryable {
   querier(mintMs: number, maxtMs: number): Querier;
 }
 
-/** Prometheus's stale marker: a NaN with this exact bit pattern (0x7ff0000000000002). */
-export const STALE_NAN_HI = 0x7ff00000, STALE_NAN_LO = 0x00000002;
 
 /** The samples of one series read out of storage for a query: parallel arrays, timestamps ascending (ms). */
 export interface FetchedSeries {

@@ -10,7 +10,7 @@ import type { FetchedSeries, Labels, Matcher } from './api.ts';
 import type { SeriesSource } from './chunk-meta.ts';
 import { APPEND_DUP_IGNORED, APPEND_OK, ERR_DUPLICATE, ERR_OUT_OF_BOUNDS, ERR_OUT_OF_ORDER, Head } from './head.ts';
 import type { MemSeries } from './head.ts';
-import { labelsFromFlat, labelsKey } from './labels.ts';
+import { labelsFromFlat, labelsKey, labelsKeyOfFlat } from './labels.ts';
 import { fetchSeries, MultiSourceQuerier } from './querier.ts';
 import type { OpenWal, TsdbWal, WalPos } from './wal-port.ts';
 import { encodeSamples, encodeSeries, encodeTombstones, REC_SAMPLES, REC_SERIES, REC_TOMBSTONES } from './wal-records.ts';
@@ -144,7 +144,7 @@ export class Tsdb {
         outRefs[i] = s ? s.ref : 0;
         continue;
       }
-      const key = flat ? flat.join('\xff') : labelsKey(batch.series![i]);
+      const key = flat ? labelsKeyOfFlat(flat) : labelsKey(batch.series![i]);
       let s = head.byKey.get(key);
       if (s === undefined) {
         const r = head.getOrCreate(flat ? labelsFromFlat(flat) : batch.series![i], key);

@@ -1,18 +1,48 @@
-/** Label-set helpers: canonical keys, ordering, hashing and conversions. */
+/**
+ * Label sets (`Labels`, sorted by name): the one module that keys, builds, converts and routes them, after
+ * Prometheus's `model/labels`. PromQL, rules, scrape, the head and the HTTP-side TSDB client all use it, so a
+ * label set has one identity everywhere. Pure functions over `tsdb/api.ts` types; no storage code.
+ */
 import type { Label, Labels } from './api.ts';
 
+export { compareLabels } from './api.ts';
+
+/** Separates names and values in a key. Prometheus label names cannot contain it. */
 const SEP = '\xff';
 
+/** Valid label name (Prometheus's `model.LabelNameRE`). */
+export const LABEL_NAME_RE = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+
 /**
- * A string that identifies a sorted label set: names and values joined by U+00FF, i.e. exactly
- * `flat.join('\xff')` of the flat `[name, value, …]` form the worker protocol carries, so a worker can key
- * series without building label objects. (A label containing U+00FF could in theory collide; Prometheus
- * label names cannot contain it.)
+ * A string that identifies a sorted label set: names and values joined by U+00FF. It is exactly
+ * `flat.join('\xff')` of the flat `[name, value, …]` form the worker protocol carries (`labelsKeyOfFlat`),
+ * so a worker keys series without building label objects. In memory only, never stored. A value that itself
+ * contains U+00FF followed by a label name could collide in theory; Prometheus's byte 0xff cannot occur in
+ * UTF-8, a JS string's U+00FF can, and keys stay one-byte strings (half the memory of a surrogate separator).
  */
 export function labelsKey(ls: Labels): string {
   let s = '';
   for (let i = 0; i < ls.length; i++) s += (i === 0 ? '' : SEP) + ls[i].name + SEP + ls[i].value;
   return s;
+}
+
+/** `labelsKey` of the flat `[name, value, …]` form. */
+export function labelsKeyOfFlat(flat: readonly string[]): string {
+  return flat.join(SEP);
+}
+
+/**
+ * Which of `n` shard workers owns a series: FNV-1a over each flat element followed by a 0xff byte. This is
+ * the routing the HTTP-side TSDB client uses; a change moves series between workers, so it is pinned by a test.
+ */
+export function shardOfSeries(flat: readonly string[], n: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < flat.length; i++) {
+    const s = flat[i];
+    for (let j = 0; j < s.length; j++) { h ^= s.charCodeAt(j); h = Math.imul(h, 0x01000193); }
+    h ^= 0xff; h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) % n;
 }
 
 /** Sorts by name and drops empty values, as Prometheus does when building a label set. */
@@ -23,7 +53,7 @@ export function normalizeLabels(ls: readonly Label[]): Labels {
   return out;
 }
 
-export function labelsFromRecord(rec: Record<string, string>): Labels {
+export function labelsFromRecord(rec: Readonly<Record<string, string>>): Labels {
   return normalizeLabels(Object.entries(rec).map(([name, value]) => ({ name, value })));
 }
 
@@ -33,30 +63,52 @@ export function labelsToRecord(ls: Labels): Record<string, string> {
   return out;
 }
 
-export { compareLabels } from './api.ts';
-
-/** FNV-1a over the canonical key: decides which shard worker owns a series. */
-export function labelsHash(ls: Labels): number {
-  return hashString(labelsKey(ls));
-}
-
-export function hashString(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
-
-export function getLabel(ls: Labels, name: string): string {
-  for (let i = 0; i < ls.length; i++) if (ls[i].name === name) return ls[i].value;
-  return '';
-}
-
 /** Labels from the flat `[name, value, …]` form (already sorted, as the client sends them). */
 export function labelsFromFlat(flat: readonly string[]): Labels {
   const out: Label[] = new Array(flat.length >>> 1);
   for (let i = 0; i < out.length; i++) out[i] = { name: flat[2 * i], value: flat[2 * i + 1] };
   return out;
+}
+
+/** The flat `[name, value, …]` form. */
+export function labelsToFlat(ls: Labels): string[] {
+  const f: string[] = new Array(ls.length * 2);
+  for (let i = 0; i < ls.length; i++) { f[2 * i] = ls[i].name; f[2 * i + 1] = ls[i].value; }
+  return f;
+}
+
+/** The value of `name`, "" when absent (Prometheus's `Labels.Get`). */
+export function getLabel(ls: Labels, name: string): string {
+  for (let i = 0; i < ls.length; i++) if (ls[i].name === name) return ls[i].value;
+  return '';
+}
+
+export function hasLabel(ls: Labels, name: string): boolean {
+  for (let i = 0; i < ls.length; i++) if (ls[i].name === name) return true;
+  return false;
+}
+
+/** A copy with `name` set to `value` (removed when value is ""), kept sorted. */
+export function setLabel(ls: Labels, name: string, value: string): Labels {
+  const out: Label[] = [];
+  let done = false;
+  for (const l of ls) {
+    if (!done && l.name >= name) {
+      done = true;
+      if (value !== '') out.push({ name, value });
+      if (l.name === name) continue;
+    }
+    out.push(l);
+  }
+  if (!done && value !== '') out.push({ name, value });
+  return out;
+}
+
+/** `base` with `del` removed, then `sets` applied (an empty value deletes), sorted (Prometheus's `labels.Builder`). */
+export function buildLabels(base: Labels, sets: readonly (readonly [string, string])[], del: readonly string[] = []): Label[] {
+  const m = new Map<string, string>();
+  for (const l of base) m.set(l.name, l.value);
+  for (const d of del) m.delete(d);
+  for (const [k, v] of sets) { if (v === '') m.delete(k); else m.set(k, v); }
+  return [...m.entries()].sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0)).map(([name, value]) => ({ name, value }));
 }

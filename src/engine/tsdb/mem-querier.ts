@@ -5,6 +5,8 @@
  */
 import type { FetchedSeries, Labels, Matcher, Querier, SampleCursor, SelectHints, Series, SeriesSet } from './api.ts';
 import { VAL_FLOAT, VAL_NONE } from './api.ts';
+import { labelsKey } from './labels.ts';
+import { ListSeriesSet } from './list-series-set.ts';
 
 class ArrayCursor implements SampleCursor {
   private i = -1;
@@ -30,19 +32,6 @@ class MemSeries implements Series {
   }
 }
 
-class ListSet implements SeriesSet {
-  private i = -1;
-  readonly warnings: string[] = [];
-  constructor(private readonly list: Series[]) {}
-  next(): boolean { return ++this.i < this.list.length; }
-  at(): Series { return this.list[this.i]; }
-}
-
-function labelKey(ls: Labels): string {
-  let k = '';
-  for (const l of ls) k += l.name + '\xfe' + l.value + '\xff';
-  return k;
-}
 
 function matchesAll(ls: Labels, matchers: readonly Matcher[]): boolean {
   for (const m of matchers) {
@@ -69,12 +58,12 @@ export class MemQuerier implements Querier {
   private pending = new Map<string, { labels: Labels; t: Float64Array; v: Float64Array; n: number }>();
 
   constructor(series: readonly FetchedSeries[] = []) {
-    for (const s of series) this.byKey.set(labelKey(s.labels), s);
+    for (const s of series) this.byKey.set(labelsKey(s.labels), s);
   }
 
   /** Adds one sample (labels sorted by name). Samples of one series must come in increasing time order per load. */
   append(labels: Labels, t: number, v: number): void {
-    const k = labelKey(labels);
+    const k = labelsKey(labels);
     let p = this.pending.get(k);
     if (!p) { p = { labels, t: new Float64Array(16), v: new Float64Array(16), n: 0 }; this.pending.set(k, p); }
     if (p.n === p.t.length) {
@@ -118,7 +107,7 @@ export class MemQuerier implements Querier {
       if (hints && !hasSampleIn(s, hints.startMs, hints.endMs)) continue;
       out.push(new MemSeries(s));
     }
-    return new ListSet(out);
+    return new ListSeriesSet(out);
   }
 
   labelNames(matchers: readonly Matcher[]): string[] {

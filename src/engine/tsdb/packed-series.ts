@@ -4,8 +4,8 @@
  * replies untouched to the evaluating worker, which unpacks and merges them (the typed arrays are
  * transferred, so the samples are never re-encoded or copied on the HTTP thread).
  */
-import type { FetchedSeries, Label, Labels } from './api.ts';
-import { compareLabels } from './labels.ts';
+import type { FetchedSeries, Label } from './api.ts';
+import { compareLabels, labelsKey } from './labels.ts';
 
 /**
  * One worker's selected series: series i has the label pairs `refs[lOff[i]..lOff[i+1])` (name and value
@@ -75,7 +75,7 @@ export function mergeSelected(replies: readonly PackedSelect[]): FetchedSeries[]
   const byKey = new Map<string, FetchedSeries[]>();
   for (const r of replies) {
     for (const s of unpackSelect(r)) {
-      const key = seriesKey(s.labels);
+      const key = labelsKey(s.labels);
       const list = byKey.get(key);
       if (list) list.push(s); else byKey.set(key, [s]);
     }
@@ -85,11 +85,6 @@ export function mergeSelected(replies: readonly PackedSelect[]): FetchedSeries[]
   return out.sort((a, b) => compareLabels(a.labels, b.labels));
 }
 
-function seriesKey(ls: Labels): string {
-  let k = '';
-  for (const l of ls) k += l.name + '\xfe' + l.value + '\xff';
-  return k;
-}
 
 /**
  * Merges one series' samples from several sources (each ascending in time): ascending time, the earlier source
@@ -121,7 +116,7 @@ export function mergeSeries(lists: FetchedSeries[][]): FetchedSeries[] {
   const byKey = new Map<string, FetchedSeries>();
   for (const list of lists) {
     for (const s of list) {
-      const k = seriesKey(s.labels);
+      const k = labelsKey(s.labels);
       const old = byKey.get(k);
       byKey.set(k, old ? unite(old, s) : s);
     }

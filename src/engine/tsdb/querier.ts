@@ -8,6 +8,7 @@ import { VAL_FLOAT, VAL_NONE } from './api.ts';
 import type { ChunkMeta, Interval, SeriesSource } from './chunk-meta.ts';
 import { isDeleted } from './chunk-meta.ts';
 import { compareLabels, labelsKey } from './labels.ts';
+import { ListSeriesSet } from './list-series-set.ts';
 import { decodeXor, xorCount } from './xor-chunk.ts';
 
 /** One chunk plus the deletions that apply to it. */
@@ -119,14 +120,6 @@ function dropDeletedChunks(chunks: ChunkMeta[], del: readonly Interval[]): void 
 function overlapping(chunks: ChunkRef[]): boolean {
   for (let i = 1; i < chunks.length; i++) if (chunks[i].c.mint <= chunks[i - 1].c.maxt) return true;
   return false;
-}
-
-class ListSeriesSet implements SeriesSet {
-  private i = -1;
-  readonly warnings: string[] = [];
-  constructor(private readonly list: Series[]) {}
-  next(): boolean { return ++this.i < this.list.length; }
-  at(): Series { return this.list[this.i]; }
 }
 
 export class MultiSourceQuerier implements Querier {

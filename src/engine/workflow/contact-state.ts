@@ -3,11 +3,13 @@
  * the `livestream_rule_*` properties resolve against it and the channel store at evaluation time.
  */
 import { parseRuleProperty } from './properties.ts';
+import { SEP } from './space.ts';
 import type { ContactChannelRecord, WorkflowStore } from './store.ts';
 import type { Channel } from './model.ts';
 
-export const channelKey = (businessId: number, channelId: string): string => `${businessId}|${channelId}`;
-export const stateKey = (businessId: number, contactId: string, channelId: string): string => `${businessId}|${contactId}|${channelId}`;
+export const channelKey = (businessId: number, channelId: string): string => businessId + SEP + channelId;
+export const stateKey = (businessId: number, contactId: string, channelId: string): string => businessId + SEP + contactId + SEP + channelId;
+export const contactKey = (businessId: number | null, contactId: string): string => businessId + SEP + contactId;
 
 export function emptyState(): ContactChannelRecord {
   return {
@@ -38,7 +40,7 @@ export function recordPlay(s: ContactChannelRecord, at: number, playType: 'live'
 export function upsertSession(
   st: WorkflowStore, businessId: number, rec: { playId: string; channelId: string; contactId: string; durationMs: number; playType: 'live' | 'vod' | null; startedAt: number | null },
 ): void {
-  const key = `${businessId}|${rec.playId}`;
+  const key = businessId + SEP + rec.playId;
   const prev = st.viewSessions.get(key);
   const channelId = prev?.channelId ?? rec.channelId;
   const contactId = prev?.contactId ?? rec.contactId;

@@ -3,11 +3,12 @@
  * attribute overwrite, outbox unique by idempotency key), so a re-execution never duplicates them.
  */
 import type { ActionContext, ActionEnv } from './actions.ts';
+import { contactKey } from './contact-state.ts';
 import type { Contact } from './model.ts';
 import type { WorkflowStore } from './store.ts';
 
 export function contactRecord(st: WorkflowStore, businessId: number | null, contactId: string): Contact {
-  const k = `${businessId}|${contactId}`;
+  const k = contactKey(businessId, contactId);
   let c = st.contacts.get(k);
   if (!c) { c = { businessId: businessId ?? 0, contactId, tags: [], attributes: {} }; st.contacts.set(k, c); } else st.contacts.touch(k);
   return c;
@@ -28,15 +29,15 @@ export function makeEnv(st: WorkflowStore, fetchImpl: typeof fetch, now: () => n
       contactRecord(st, b, c).attributes[key] = value;
     },
     appendOutbox(ctx: ActionContext, channel, templateId, content) {
-      if (st.outboxKeys.has(ctx.idempotencyKey)) {
-        for (const m of st.outbox.values()) if (m.idempotencyKey === ctx.idempotencyKey) return m.id;
-      }
+      const existing = st.outboxKeys.get(ctx.idempotencyKey);
+      if (existing !== undefined) return existing;
       const id = st.nextId('outbox', 'm');
-      st.outbox.set(id, {
+      const m = {
         id, workflowId: ctx.workflowId, runId: ctx.runId, elementDisplayId: ctx.elementDisplayId, businessId: ctx.businessId,
         contactId: ctx.contactId, channel, templateId, content, at: now(), idempotencyKey: ctx.idempotencyKey,
-      });
-      st.outboxKeys.add(ctx.idempotencyKey);
+      };
+      st.outbox.set(id, m);
+      st.indexOutbox(m);
       return id;
     },
   };

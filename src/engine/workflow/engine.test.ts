@@ -115,7 +115,7 @@ test('exactly once across a simulated crash: committed events are not re-applied
   assert.equal(stats.completed, 10);
   assert.equal((c.call('workflow.actions', { workflowId: 1 }) as unknown[]).length, 10);
   assert.deepEqual(c.call('contacts.tags', { businessId: 170, contactId: 'c7' }), ['x', 'y']);
-  assert.equal(c.st.meta.appliedLow, 10);
+  assert.equal(c.st.state.appliedLow, 10);
 });
 
 test('element types in any casing and already-parsed JSON fields are accepted and echoed as strings', () => {
@@ -165,13 +165,13 @@ test('applied marks: out-of-order sequence numbers close up into the low mark an
   const kv = new MemoryKv();
   const a = new WorkflowEngine({ kv });
   for (const seq of [1, 3, 5, 4]) a.st.markApplied(seq);
-  assert.equal(a.st.meta.appliedLow, 1);
+  assert.equal(a.st.state.appliedLow, 1);
   assert.deepEqual([2, 3, 4, 5, 6].map((s) => a.st.isApplied(s)), [false, true, true, true, false]);
   a.st.setClock(0);
   await a.flush();
   const b = new WorkflowEngine({ kv });
   assert.equal(b.st.isApplied(4), true);
   b.st.markApplied(2);
-  assert.equal(b.st.meta.appliedLow, 5);
+  assert.equal(b.st.state.appliedLow, 5);
   assert.equal(b.st.above.size, 0);
 });

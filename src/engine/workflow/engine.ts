@@ -14,9 +14,23 @@ import { earliestFireAt, fireTimer, nextDue, wireTimers } from './timers.ts';
 import { QUERIES } from './queries.ts';
 import { MANAGE_OPS } from './manage-ops.ts';
 import type { Timer } from './model.ts';
+import { recoverRunning } from './timers.ts';
+import { sweepFinished } from './retention.ts';
+
+/** Default bound of each cached record space (the hot-contact cache). */
+export const DEFAULT_CACHE_ENTRIES = 20_000;
+/** Default retention of finished runs and their action-log entries: 30 days. */
+export const DEFAULT_RETENTION_MS = 30 * 24 * 3_600_000;
 
 export interface EngineOptions {
   kv: KvBackend;
+  /** Records per cached space (the hot-contact cache bound); default 20,000. */
+  cacheEntries?: number;
+  /** This engine's partition and the partition count (default 0 of 1). */
+  partition?: number;
+  partitions?: number;
+  /** Finished runs and their action-log entries older than this are deleted in the background (ms). */
+  retentionMs?: number;
   /** Use a settable clock persisted across restarts (`--workflow.test-clock`). */
   testClock?: boolean;
   fetch?: typeof fetch;
@@ -55,14 +69,26 @@ export class WorkflowEngine {
   private queued: Promise<void> | null = null;
 
   constructor(opts: EngineOptions) {
-    this.st = new WorkflowStore(opts.kv);
-    this.st.load();
+    this.st = new WorkflowStore(opts.kv, {
+      cacheEntries: opts.cacheEntries ?? DEFAULT_CACHE_ENTRIES, partition: opts.partition ?? 0, partitions: opts.partitions ?? 1,
+    });
+    this.st.open();
     const realNow = opts.realNow ?? Date.now;
     this.testClock = opts.testClock ?? false;
-    this.clock = this.testClock ? new SettableClock(this.st.meta.clock ?? realNow()) : new EventClock(realNow);
+    this.retentionMs = opts.retentionMs ?? DEFAULT_RETENTION_MS;
+    this.clock = this.testClock ? new SettableClock(this.st.state.clock ?? realNow()) : new EventClock(realNow);
     this.runner = new Runner(this.st, this.clock, makeEnv(this.st, opts.fetch ?? fetch, () => this.clock.now()));
     wireTimers(this.runner);
+    recoverRunning(this.runner);
   }
+
+  readonly retentionMs: number;
+
+  /**
+   * Deletes up to `limit` finished runs that ended more than the retention period ago, with their timers
+   * and action-log entries; returns how many. Called by the worker in the background, in small steps.
+   */
+  sweep(limit = 2000): number { return sweepFinished(this.st, this.clock.now() - this.retentionMs, limit); }
 
   /** Runs one operation; returns a promise only when asynchronous work (webhooks, a busy contact) is involved. */
   call(op: string, args: any): unknown {
@@ -71,13 +97,19 @@ export class WorkflowEngine {
     const q = QUERIES[op];
     if (q) return q(this.runner, args);
     const m = MANAGE_OPS[op];
-    if (m) return this.withJob((job) => m(this.runner, args, job));
+    if (m) return this.withJob((job) => this.replicated(args, () => m(this.runner, args, job)));
     if (op === 'clock') return this.clockOp(args);
     if (op === 'sync') return null; // answered after the commit of everything before it (the worker's rule)
     throw new InvalidArgumentError('INVALID_ARGUMENT', `unknown workflow op ${op}`);
   }
 
   isQuery(op: string): boolean { return op in QUERIES; }
+
+  /** Runs a management call with the cross-partition facts the caller gathered (`anyRuns`). */
+  private replicated<T>(args: { anyRuns?: boolean } | null, fn: () => T): T {
+    this.runner.anyRuns = typeof args?.anyRuns === 'boolean' ? args.anyRuns : null;
+    try { return fn(); } finally { this.runner.anyRuns = null; }
+  }
 
   private withJob<T>(fn: (job: Job) => T): T | Promise<T> {
     const job: Job = { waits: [] };
@@ -164,6 +196,7 @@ export class WorkflowEngine {
     clock.t = target;
     this.st.setClock(target);
     await this.runDue();
+    while (this.sweep() > 0) { /* retention runs as of the new time, so tests can observe it */ }
     return { now: target };
   }
 
@@ -178,7 +211,7 @@ export class WorkflowEngine {
   }
 
   private startCommit(): Promise<void> {
-    if (this.testClock) this.st.meta.clock = (this.clock as SettableClock).t;
+    if (this.testClock) this.st.setClock((this.clock as SettableClock).t);
     if (!this.st.hasChanges()) return Promise.resolve();
     const p = this.st.commit(this.st.takeWrites()).finally(() => { if (this.inFlight === p) this.inFlight = null; });
     this.inFlight = p;

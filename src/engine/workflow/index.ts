@@ -2,3 +2,5 @@
 export { WorkflowEngine, type EngineOptions } from './engine.ts';
 export { MemoryKv, type KvBackend, type KvWrite } from './kv.ts';
 export { LmdbKv } from './lmdb-kv.ts';
+export { openPartition, partitionDir, type PartitionOptions } from './open-partition.ts';
+export { partitionOf } from './partition.ts';

@@ -3,10 +3,11 @@
  * update that rules then see, entry checks with rejection reasons, and run creation.
  */
 import { InvalidArgumentError, NotFoundError } from '../errors.ts';
-import { channelKey, inferPlayType, recordPlay, stateFor, upsertSession } from './contact-state.ts';
+import { channelKey, contactKey, inferPlayType, recordPlay, stateFor, upsertSession } from './contact-state.ts';
 import { compare } from './properties.ts';
 import { EVENT_TYPES, contactKeyV1, type EventType, type Run, type Workflow } from './model.ts';
 import { isRunnable, type Job, type Runner } from './runner.ts';
+import { SEP } from './space.ts';
 
 export interface LiveEvent {
   event: EventType;
@@ -68,7 +69,7 @@ export function processEvent(r: Runner, e: LiveEvent, job: Job): EventResult {
   const channel = st.channels.get(channelKey(e.businessId, e.channelId));
   if (!channel) throw NotFoundError.of('WF_CHANNEL_NOT_FOUND', [e.channelId, e.businessId], { channelId: e.channelId, businessId: e.businessId });
   if (e.eventId !== null) {
-    const k = `${e.businessId}|${e.eventId}`;
+    const k = e.businessId + SEP + e.eventId;
     if (st.inboundEvents.has(k)) return { eventId: e.eventId, duplicate: true, runsStarted: [], entryRejected: [] };
     st.inboundEvents.set(k, r.clock.now());
   }
@@ -140,9 +141,9 @@ type Rejection = 'disabled' | 'target' | 'oneOff' | 'active_run';
 function entryRejection(r: Runner, wf: Workflow, e: LiveEvent): Rejection | null {
   if (!isRunnable(wf)) return 'disabled';
   if (!targetMatches(r, wf, e)) return 'target';
-  const key = `${wf.id}|${contactKeyV1(e.businessId, e.contactId)}`;
-  if (wf.oneOff && (r.st.entryCount.get(key) ?? 0) > 0) return 'oneOff';
-  if (r.st.activeRun.has(key)) return 'active_run';
+  const head = r.st.head(wf.id, contactKeyV1(e.businessId, e.contactId));
+  if (wf.oneOff && (head?.entries ?? 0) > 0) return 'oneOff';
+  if (head?.active) return 'active_run';
   return null;
 }
 
@@ -150,16 +151,15 @@ function targetMatches(r: Runner, wf: Workflow, e: LiveEvent): boolean {
   const t = wf.target;
   if (t.type === 'all') return true;
   if (t.type === 'contacts') return t.contactIds.includes(e.contactId);
-  const tags = r.st.contacts.get(`${e.businessId}|${e.contactId}`)?.tags ?? [];
+  const tags = r.st.contacts.get(contactKey(e.businessId, e.contactId))?.tags ?? [];
   return t.match === 'all' ? t.tags.every((x) => tags.includes(x)) : t.tags.some((x) => tags.includes(x));
 }
 
 function startRun(r: Runner, wf: Workflow, e: LiveEvent, eventId: string): Run {
-  const contactKey = contactKeyV1(e.businessId, e.contactId);
-  const key = `${wf.id}|${contactKey}`;
+  const key = contactKeyV1(e.businessId, e.contactId);
   const run: Run = {
-    id: r.st.nextId('run', 'r'), workflowId: wf.id, contactKey, businessId: e.businessId, contactId: e.contactId,
-    entryNo: (r.st.entryCount.get(key) ?? 0) + 1, status: 'active', triggerEventId: eventId, startedAt: r.clock.now(),
+    id: r.st.nextId('run', 'r'), workflowId: wf.id, contactKey: key, businessId: e.businessId, contactId: e.contactId,
+    entryNo: (r.st.head(wf.id, key)?.entries ?? 0) + 1, status: 'active', triggerEventId: eventId, startedAt: r.clock.now(),
     endedAt: null, visited: [], open: 0, failed: false, steps: [],
   };
   r.st.runs.set(run.id, run);

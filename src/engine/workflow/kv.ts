@@ -1,35 +1,44 @@
 /**
- * Persistence seam of the workflow engine. The engine keeps its state in memory and, after each batch of
- * work, writes every changed record plus the applied-event marks in ONE atomic commit — so an event's
- * effects and the record that it was processed are durable together (exactly-once across a crash).
- * `MemoryKv` backs unit tests; `lmdb-kv.ts` is the real backend.
+ * Persistence seam of the workflow engine (docs/format.md "Workflow state"). The engine reads records on
+ * demand (`get`, ordered `range` over index spaces) and, after each batch of work, writes every changed
+ * record in ONE atomic commit — an event's effects are durable together or not at all. `MemoryKv` backs
+ * unit tests; `lmdb-kv.ts` is the real backend (one LMDB environment per engine partition).
  */
+import { pack, unpack } from '../codec/msgpack.ts';
 
 export interface KvWrite {
   space: string;
   key: string;
-  /** Encoded value, or null to delete. */
+  /** msgpack-encoded value, or null to delete. */
   value: Uint8Array | null;
 }
 
 export interface KvBackend {
-  /** Every record of a space in key order. */
-  load(space: string): Iterable<[string, Uint8Array]>;
+  /** The committed, decoded value of `key` in `space`, or undefined. */
+  get(space: string, key: string): unknown;
+  /** Committed entries with `start <= key < end`, in key order, decoded lazily; stops after `limit`. */
+  range(space: string, start: string, end: string, limit: number): Iterable<[string, unknown]>;
   /** Applies all writes atomically; resolves once durable. */
   commit(writes: KvWrite[]): Promise<void>;
   close(): Promise<void>;
 }
 
-/** In-memory backend; `clone()` simulates a restart from what was committed. */
+/** In-memory backend for engine unit tests; `reopen()` gives what a restart would see (committed data). */
 export class MemoryKv implements KvBackend {
   private readonly spaces = new Map<string, Map<string, Uint8Array>>();
   commits = 0;
 
-  *load(space: string): Iterable<[string, Uint8Array]> {
+  get(space: string, key: string): unknown {
+    const v = this.spaces.get(space)?.get(key);
+    return v === undefined ? undefined : unpack(v);
+  }
+
+  *range(space: string, start: string, end: string, limit: number): Iterable<[string, unknown]> {
     const m = this.spaces.get(space);
     if (!m) return;
-    const keys = [...m.keys()].sort();
-    for (const k of keys) yield [k, m.get(k)!];
+    // Sorting per call is fine for tests; the LMDB backend iterates its B-tree.
+    const keys = [...m.keys()].filter((k) => k >= start && k < end).sort(byteOrder);
+    for (let i = 0; i < keys.length && i < limit; i++) yield [keys[i], unpack(m.get(keys[i])!)];
   }
 
   async commit(writes: KvWrite[]): Promise<void> {
@@ -43,3 +52,10 @@ export class MemoryKv implements KvBackend {
 
   async close(): Promise<void> {}
 }
+
+/** LMDB compares keys as bytes: UTF-8 order, which for these keys equals UTF-16 order except surrogates. */
+export function byteOrder(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export { pack as packValue };

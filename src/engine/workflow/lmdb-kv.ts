@@ -1,26 +1,37 @@
 /**
- * `KvBackend` over the project's LMDB store: one named database per record space, every commit one LMDB
- * transaction (so an event's effects and its applied mark land together or not at all).
+ * `KvBackend` over the project's LMDB store: one environment per engine partition, one named database per
+ * record space (`wf2_<space>`), every commit one LMDB transaction. Values are written pre-encoded (the
+ * engine snapshots records when the commit starts, not when LMDB runs the transaction callback).
  */
-import { Store } from '../store/lmdb.ts';
-import { WORKFLOW_DB_PREFIX } from '../codec/format-ids.ts';
+import { Store, type StoreDb } from '../store/lmdb.ts';
+import { WORKFLOW_V2_DB_PREFIX } from '../codec/format-ids.ts';
 import type { KvBackend, KvWrite } from './kv.ts';
 
 export class LmdbKv implements KvBackend {
-  private constructor(private readonly store: Store) {}
+  private readonly dbs = new Map<string, StoreDb<unknown>>();
+
+  private constructor(readonly store: Store) {}
 
   static open(path: string): LmdbKv { return new LmdbKv(Store.open(path)); }
 
-  *load(space: string): Iterable<[string, Uint8Array]> {
-    for (const { key, value } of this.store.db<Uint8Array>(`${WORKFLOW_DB_PREFIX}${space}`).getRange()) yield [String(key), value];
+  private db(space: string): StoreDb<unknown> {
+    let db = this.dbs.get(space);
+    if (!db) { db = this.store.db<unknown>(WORKFLOW_V2_DB_PREFIX + space); this.dbs.set(space, db); }
+    return db;
+  }
+
+  get(space: string, key: string): unknown { return this.db(space).get(key); }
+
+  *range(space: string, start: string, end: string, limit: number): Iterable<[string, unknown]> {
+    for (const { key, value } of this.db(space).getRange({ start, end, limit })) yield [key as string, value];
   }
 
   commit(writes: KvWrite[]): Promise<void> {
     return this.store.transaction(() => {
       for (let i = 0; i < writes.length; i++) {
         const w = writes[i];
-        const db = this.store.db<Uint8Array>(`${WORKFLOW_DB_PREFIX}${w.space}`);
-        if (w.value === null) db.removeSync(w.key); else db.putSync(w.key, w.value);
+        const db = this.db(w.space);
+        if (w.value === null) db.removeSync(w.key); else db.putPackedSync(w.key, w.value);
       }
     });
   }

@@ -10,6 +10,7 @@ import { parseWorkflowInput } from './validate.ts';
 import { LIVE_STATUSES, type Channel, type LiveStatus, type Workflow, type WorkflowElement } from './model.ts';
 import { isRunnable, type Job, type Runner } from './runner.ts';
 import { cancelRun, cancelTimer, releaseHeld, rescheduleChannel } from './timers.ts';
+import { countdownPrefix } from './store.ts';
 
 export function getWorkflow(r: Runner, id: number): Workflow {
   const wf = r.st.workflows.get(String(id));
@@ -62,7 +63,7 @@ function precheckConflict(r: Runner, body: unknown): void {
 }
 
 function checkUpdate(r: Runner, old: Workflow, version: 0 | 1, businessId: number | null, status: number): void {
-  const hasRuns = (r.st.runsByWorkflow.get(old.id)?.length ?? 0) > 0;
+  const hasRuns = r.anyRuns ?? r.st.hasRuns(old.id);
   if (hasRuns && (old.version !== version || old.businessId !== businessId)) {
     throw ConflictError.of('WF_CONFLICT', ['version and businessId cannot change once the workflow has runs'], { id: old.id });
   }
@@ -73,10 +74,10 @@ function checkUpdate(r: Runner, old: Workflow, version: 0 | 1, businessId: numbe
 function afterUpdate(r: Runner, old: Workflow, wf: Workflow, job: Job): void {
   if (wf.status === 2 && old.status !== 2) { cancelAll(r, wf, 'stopped'); return; }
   const keep = new Set(wf.workflowElements.map((e) => e.displayId));
-  for (const runId of r.st.runsByWorkflow.get(wf.id) ?? []) {
-    const run = r.st.runs.get(runId)!;
-    if (run.status !== 'active') continue;
-    const waiting = r.st.timersByRun.get(run.id).some((tid) => !keep.has(r.st.timers.get(tid)!.elementDisplayId));
+  for (const runId of r.st.activeRunIds(wf.id, Infinity)) {
+    const run = r.st.runs.get(runId);
+    if (!run || run.status !== 'active') continue;
+    const waiting = r.st.openTimersOf(run.id).some((t) => !keep.has(t.elementDisplayId));
     if (waiting) cancelRun(r, run, 'element_removed');
   }
   if (isRunnable(wf)) releaseHeld(r, wf, job);
@@ -84,9 +85,9 @@ function afterUpdate(r: Runner, old: Workflow, wf: Workflow, job: Job): void {
 
 export function cancelAll(r: Runner, wf: Workflow, reason: string): { cancelledRuns: number; cancelledTimers: number } {
   let cancelledRuns = 0, cancelledTimers = 0;
-  for (const runId of r.st.runsByWorkflow.get(wf.id) ?? []) {
-    const run = r.st.runs.get(runId)!;
-    if (run.status !== 'active') continue;
+  for (const runId of r.st.activeRunIds(wf.id, Infinity)) {
+    const run = r.st.runs.get(runId);
+    if (!run || run.status !== 'active') continue;
     cancelledTimers += cancelRun(r, run, reason);
     cancelledRuns++;
   }
@@ -186,9 +187,9 @@ export function deleteChannel(r: Runner, businessId: number, channelId: string):
   const ch = getChannel(r, businessId, channelId);
   r.st.channels.delete(channelKey(businessId, channelId));
   let cancelledTimers = 0;
-  for (const id of r.st.countdownsByChannel.get(`${businessId}|${channelId}`)) {
-    const t = r.st.timers.get(id)!;
-    if (!cancelTimer(r, t, 'channel_deleted')) continue;
+  for (const id of r.st.ids(r.st.countdowns, countdownPrefix(businessId, channelId), Infinity)) {
+    const t = r.st.timers.get(id);
+    if (!t || !cancelTimer(r, t, 'channel_deleted')) continue;
     cancelledTimers++;
     const run = r.st.runs.get(t.runId);
     if (run) { run.cancelledBranch = true; r.endIfDone(run); }

@@ -2,8 +2,11 @@
  * Read-only operations (spec §11): workflow fetch/list/statistics/runs/journey, action log, outbox,
  * contact state and tags, channel listing, dry-run validation, health.
  */
-import { EngineError, toWire } from '../errors.ts';
-import { resolvedState, stateKey } from './contact-state.ts';
+import { EngineError, InvalidArgumentError, toWire } from '../errors.ts';
+import { contactKey, resolvedState, stateKey } from './contact-state.ts';
+import { page, type PageArgs } from './listing.ts';
+import { SEP, pad } from './space.ts';
+import type { ActionLogEntry, OutboxMessage, Run } from './model.ts';
 import { checkGraph } from './graph.ts';
 import { getWorkflow, listChannels } from './manage.ts';
 import { parseWorkflowInput } from './validate.ts';
@@ -27,32 +30,33 @@ export const QUERIES: Record<string, Query> = {
     return { items, total: all.length, page: a.page, size: a.size };
   },
   'workflow.statistics': (r, a: { id: number }) => statistics(r, getWorkflow(r, a.id)),
-  'workflow.runs': (r, a: { id: number; contactId?: string; status?: string }) => {
+  'workflow.runs': (r, a: RunsArgs) => {
     const wf = getWorkflow(r, a.id);
-    const out = [];
-    for (const id of r.st.runsByWorkflow.get(wf.id) ?? []) {
-      const run = r.st.runs.get(id)!;
-      if ((a.contactId === undefined || run.contactId === a.contactId) && (a.status === undefined || run.status === a.status)) out.push(renderRun(run, false));
-    }
-    return out;
+    const w = pad(wf.id) + SEP;
+    const st = r.st;
+    const [ix, prefix] = a.contactId !== undefined ? [st.wfContactRuns, w + a.contactId + SEP]
+      : a.status === 'active' ? [st.wfActive, w] : [st.wfRuns, w];
+    const accept = (run: Run) => (a.contactId === undefined || run.contactId === a.contactId) && (a.status === undefined || run.status === a.status);
+    return page(ix, prefix, a, (id) => st.runs.get(id), accept).map((run) => renderRun(run, false));
   },
   'workflow.journey': (r, a: { id: number; contactId: string }) => journey(r, getWorkflow(r, a.id), a.contactId),
-  'workflow.actions': (r, a: { workflowId?: number; contactId?: string; status?: string }) => {
-    const out = [];
-    const ids = a.workflowId === undefined ? null : r.st.actionsByWorkflow.get(a.workflowId) ?? [];
-    const entries = ids === null ? r.st.actionLog.values() : ids.map((id) => r.st.actionLog.get(id)!);
-    for (const e of entries) {
-      if ((a.workflowId === undefined || e.workflowId === a.workflowId) && (a.contactId === undefined || e.contactId === a.contactId)
-        && (a.status === undefined || e.status === a.status)) out.push(e);
-    }
-    return out;
+  'workflow.actions': (r, a: ActionsArgs) => {
+    const st = r.st;
+    // The most selective index: a contact's entries, else a workflow's, else all (grouped by workflow).
+    const [ix, prefix] = a.contactId !== undefined ? [st.contactActions, a.contactId + SEP]
+      : a.workflowId !== undefined ? [st.wfActions, pad(a.workflowId) + SEP] : [st.wfActions, ''];
+    if (prefix === '' && a.after !== undefined) throw cursorNeedsFilter('workflowId or contactId');
+    const accept = (e: ActionLogEntry) => (a.workflowId === undefined || e.workflowId === a.workflowId)
+      && (a.contactId === undefined || e.contactId === a.contactId) && (a.status === undefined || e.status === a.status);
+    return page(ix, prefix, a, (id) => st.actionLog.get(id), accept);
   },
-  'workflow.outbox': (r, a: { businessId?: number; contactId?: string }) => {
-    const out = [];
-    for (const m of r.st.outbox.values()) {
-      if ((a.businessId === undefined || m.businessId === a.businessId) && (a.contactId === undefined || m.contactId === a.contactId)) out.push(m);
-    }
-    return out;
+  'workflow.outbox': (r, a: OutboxArgs) => {
+    const st = r.st;
+    const [ix, prefix] = a.contactId !== undefined ? [st.outboxByContact, a.contactId + SEP]
+      : a.businessId !== undefined ? [st.outboxByBusiness, pad(a.businessId) + SEP] : [st.outboxByBusiness, ''];
+    if (prefix === '' && a.after !== undefined) throw cursorNeedsFilter('businessId or contactId');
+    const accept = (m: OutboxMessage) => (a.businessId === undefined || m.businessId === a.businessId) && (a.contactId === undefined || m.contactId === a.contactId);
+    return page(ix, prefix, a, (id) => st.outbox.get(id), accept);
   },
   'workflow.validate': (r, a: { body: unknown }) => {
     try {
@@ -77,10 +81,17 @@ export const QUERIES: Record<string, Query> = {
     return { ...out, contactChannelState: raw };
   },
   'channels.list': (r, a: { businessId: number }) => listChannels(r, a.businessId),
-  'contacts.tags': (r, a: { businessId: number; contactId: string }) => r.st.contacts.get(`${a.businessId}|${a.contactId}`)?.tags ?? [],
+  'contacts.tags': (r, a: { businessId: number; contactId: string }) => r.st.contacts.get(contactKey(a.businessId, a.contactId))?.tags ?? [],
   'contacts.get': (r, a: { businessId: number; contactId: string }) => {
-    const c = r.st.contacts.get(`${a.businessId}|${a.contactId}`);
+    const c = r.st.contacts.get(contactKey(a.businessId, a.contactId));
     return { businessId: a.businessId, contactId: a.contactId, tags: c?.tags ?? [], attributes: c?.attributes ?? {} };
   },
-  health: (r) => ({ status: 'ok', workflows: r.st.workflows.map.size, now: r.clock.now() }),
+  health: (r) => ({ status: 'ok', workflows: r.st.workflows.size, now: r.clock.now(), ...r.st.figures() }),
 };
+
+export interface RunsArgs extends PageArgs { id: number; contactId?: string; status?: string }
+export interface ActionsArgs extends PageArgs { workflowId?: number; contactId?: string; status?: string }
+export interface OutboxArgs extends PageArgs { businessId?: number; contactId?: string }
+
+const cursorNeedsFilter = (what: string) =>
+  new InvalidArgumentError('WF_VALIDATION', `after (a cursor) needs a filter: ${what}`, { path: 'after' });

@@ -25,6 +25,11 @@ export const isRunnable = (wf: Workflow): boolean => wf.enable && wf.status === 
 
 export class Runner {
   private readonly graphs = new Map<number, { revision: number; graph: Graph; els: Map<string, WorkflowElement> }>();
+  /**
+   * Set during a replicated management call: whether the workflow has runs in ANY partition (each partition
+   * only sees its own), so that every partition takes the same save/409 decision. null: ask the store.
+   */
+  anyRuns: boolean | null = null;
 
   constructor(readonly st: WorkflowStore, readonly clock: Clock, readonly env: ActionEnv) {}
 
@@ -171,7 +176,7 @@ export class Runner {
       const v = resolveProperty(this.st, run.businessId, run.contactId, a.rule);
       if (!compare(v, a.ruleOperation ?? 'in', a.ruleValue ?? '', numeric)) { this.logSkip(run, wf, el, 'rule', o.scheduledAt); return 'skipped'; }
     }
-    if (!a.repeat && this.st.succeeded.has(this.repeatKey(run, el.displayId))) {
+    if (!a.repeat && this.st.succeeded(run.workflowId, run.businessId, run.contactId, el.displayId)) {
       this.logSkip(run, wf, el, 'repeat', o.scheduledAt);
       this.followAll(run, wf, el, job);
       return 'skipped';
@@ -184,16 +189,17 @@ export class Runner {
     try { result = ACTIONS[a.action].execute(ctx, this.env); } catch (err) { this.onFailure(run, wf, el, o, err); return 'done'; }
     if (!(result instanceof Promise)) { this.onSuccess(run, wf, el, o, result, job); return 'done'; }
     run.open++;
+    // The run object is used again when the call settles: keep it the one `get` returns meanwhile.
+    this.st.runs.pin(run.id, run);
     job.waits.push(result.then(
       (v) => { if (run.status === 'active') this.onSuccess(run, wf, el, o, v, job); },
       (err) => { if (run.status === 'active') this.onFailure(run, wf, el, o, err); },
-    ).finally(() => { onSettled?.(); run.open--; this.endIfDone(run); }));
+    ).finally(() => { onSettled?.(); run.open--; this.endIfDone(run); this.st.runs.unpin(run.id); }));
     return 'async';
   }
 
   private onSuccess(run: Run, wf: Workflow, el: WorkflowElement, o: ExecOpts, result: unknown, job: Job): void {
     this.log(run, wf, el, 'succeeded', { attempt: o.attempt, scheduledAt: o.scheduledAt, late: o.late, result, executedAt: this.clock.now() });
-    this.st.succeeded.add(this.repeatKey(run, el.displayId));
     this.step(run, el.displayId, 'executed', undefined, o.late ? { late: true } : undefined);
     this.bump(wf.id, el.displayId, 'executed');
     run.open++;
@@ -221,10 +227,6 @@ export class Runner {
     this.log(run, wf, el, 'skipped', { reason, attempt: 1, scheduledAt });
     this.step(run, el.displayId, 'skipped', reason);
     this.bump(wf.id, el.displayId, 'skipped');
-  }
-
-  repeatKey(run: Run, displayId: string): string {
-    return `${run.workflowId}|${run.businessId}|${run.contactId}|${displayId}`;
   }
 
   log(run: Run, wf: Workflow, el: WorkflowElement | { displayId: string; action: ActionSpec | null }, status: ActionStatus,
@@ -258,8 +260,7 @@ export class Runner {
     const s = this.stats(run.workflowId);
     s.active--;
     s[status]++;
-    const key = `${run.workflowId}|${run.contactKey}`;
-    if (this.st.activeRun.get(key) === run.id) this.st.activeRun.delete(key);
+    this.st.runEnded(run);
   }
 }
 

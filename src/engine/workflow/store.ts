@@ -1,30 +1,21 @@
 /**
- * The workflow engine's state: keyed record spaces (one per suggested LMDB database, spec §1 "Storage")
- * with dirty tracking, plus the in-memory indices rebuilt on load. Values are msgpack-encoded at commit
- * time, so a record mutated after a snapshot cannot leak into an earlier commit.
+ * The workflow engine's state on disk (docs/format.md "Workflow state", layout 2): record spaces read on
+ * demand through bounded caches, secondary indexes as ordered key spaces, and the timer wheel over the
+ * `due` index. Nothing proportional to the number of contacts, runs or timers is loaded at open: only the
+ * catalog (workflows, channels, statistics) and the meta record.
+ *
+ * Index maintenance lives here (`indexRun`, `runEnded`, `indexTimer`, …) so that every state transition
+ * updates the same keys; `docs/format.md` lists each index with its key layout.
  */
-import { pack, unpack } from '../codec/msgpack.ts';
 import { WORKFLOW_META_KEY, WORKFLOW_STATE_VERSION } from '../codec/format-ids.ts';
 import { FormatVersionError } from '../errors.ts';
 import type { KvBackend, KvWrite } from './kv.ts';
-import { TimerHeap, TimerIndex } from './timer-queue.ts';
+import { FullSpace, IndexSpace, SEP, Space, pad, prefixEnd } from './space.ts';
+import { TimerWheel } from './timer-wheel.ts';
 import type {
   ActionLogEntry, Channel, Contact, ContactChannelState, OutboxMessage, Run, Timer, ViewSession, Workflow,
   WorkflowStatistics,
 } from './model.ts';
-
-export class Space<V> {
-  readonly map = new Map<string, V>();
-  readonly dirty = new Set<string>();
-  constructor(readonly name: string) {}
-  get(key: string): V | undefined { return this.map.get(key); }
-  has(key: string): boolean { return this.map.has(key); }
-  set(key: string, v: V): void { this.map.set(key, v); this.dirty.add(key); }
-  /** Marks an in-place mutation of an existing record. */
-  touch(key: string): void { this.dirty.add(key); }
-  delete(key: string): void { this.map.delete(key); this.dirty.add(key); }
-  values(): IterableIterator<V> { return this.map.values(); }
-}
 
 export interface Meta {
   /** Record layout version (docs/format.md "Workflow state"). */
@@ -34,174 +25,282 @@ export interface Meta {
   appliedLow: number;
   appliedAbove: number[];
   clock: number | null;
+  /** This partition's number and the partition count (contacts are hashed over the partitions). */
+  partition: number;
+  partitions: number;
+  /** Set while layout-1 state is being converted into this partition (`upgrade-v1.ts`). */
+  converting?: boolean;
 }
 
 export interface ContactChannelRecord extends ContactChannelState {
   sessionDurationMs: number;
 }
 
+/** Per (workflow, contact): how many runs were entered and which one is active (entry checks, §4.5). */
+export interface RunHead { entries: number; active: string | null }
+
+export interface StoreOptions {
+  /** Records kept per cached space (contacts' state, runs, timers, …); the hot-contact cache bound. */
+  cacheEntries: number;
+  partition: number;
+  partitions: number;
+}
+
 export class WorkflowStore {
-  readonly workflows = new Space<Workflow>('workflows');
-  readonly channels = new Space<Channel>('channels');
-  readonly contactState = new Space<ContactChannelRecord>('contact_channel_state');
-  readonly viewSessions = new Space<ViewSession>('view_sessions');
-  readonly inboundEvents = new Space<number>('inbound_events');
-  readonly runs = new Space<Run>('runs');
-  readonly timers = new Space<Timer>('timers');
-  readonly actionLog = new Space<ActionLogEntry>('action_log');
-  readonly outbox = new Space<OutboxMessage>('outbox');
-  readonly contacts = new Space<Contact>('contacts');
-  readonly stats = new Space<WorkflowStatistics>('statistics');
-  private readonly spaces: Space<unknown>[] = [
-    this.workflows, this.channels, this.contactState, this.viewSessions, this.inboundEvents, this.runs,
-    this.timers, this.actionLog, this.outbox, this.contacts, this.stats,
-  ] as Space<unknown>[];
-  meta: Meta = { layout: WORKFLOW_STATE_VERSION, seq: {}, appliedLow: 0, appliedAbove: [], clock: null };
+  readonly meta: FullSpace<Meta>;
+  readonly workflows: FullSpace<Workflow>;
+  readonly channels: FullSpace<Channel>;
+  readonly stats: FullSpace<WorkflowStatistics>;
+  readonly contactState: Space<ContactChannelRecord>;
+  readonly viewSessions: Space<ViewSession>;
+  readonly inboundEvents: Space<number>;
+  readonly runs: Space<Run>;
+  readonly runHeads: Space<RunHead>;
+  readonly timers: Space<Timer>;
+  readonly actionLog: Space<ActionLogEntry>;
+  readonly outbox: Space<OutboxMessage>;
+  readonly outboxKeys: Space<string>;
+  readonly contacts: Space<Contact>;
+  // ── indexes (docs/format.md "Workflow state" lists their keys) ──
+  readonly wfRuns: IndexSpace;
+  readonly wfActive: IndexSpace;
+  readonly wfContactRuns: IndexSpace;
+  readonly runsEnded: IndexSpace;
+  readonly runTimers: IndexSpace;
+  readonly runActions: IndexSpace;
+  readonly wfActions: IndexSpace;
+  readonly contactActions: IndexSpace;
+  readonly due: IndexSpace;
+  readonly countdowns: IndexSpace;
+  readonly held: IndexSpace;
+  readonly running: IndexSpace;
+  readonly repeatDone: IndexSpace;
+  readonly outboxByContact: IndexSpace;
+  readonly outboxByBusiness: IndexSpace;
+  readonly wheel: TimerWheel;
+  private readonly all: (Space<unknown> | IndexSpace)[] = [];
   /** Applied sequence numbers above `meta.appliedLow` (`meta.appliedAbove` is written from it on commit). */
   readonly above = new Set<number>();
-  private metaDirty = false;
+  private m!: Meta;
 
-  // ── indices (derived, never persisted) ──
-  readonly runsByWorkflow = new Map<number, string[]>();
-  readonly activeRun = new Map<string, string>();
-  readonly entryCount = new Map<string, number>();
-  readonly succeeded = new Set<string>();
-  readonly outboxKeys = new Set<string>();
-  readonly heap = new TimerHeap();
-  readonly countdownsByChannel = new TimerIndex();
-  readonly heldByWorkflow = new TimerIndex();
-  readonly timersByRun = new TimerIndex();
-  /** Every timer and action-log entry of a run (journey) and every entry of a workflow (action log query). */
-  readonly allTimersByRun = new Map<string, string[]>();
-  readonly actionsByRun = new Map<string, string[]>();
-  readonly actionsByWorkflow = new Map<number, string[]>();
-
-  constructor(private readonly kv: KvBackend) {}
-
-  load(): void {
-    for (const s of this.spaces) for (const [k, v] of this.kv.load(s.name)) s.map.set(k, unpack(v));
-    for (const [k, v] of this.kv.load('meta')) if (k === WORKFLOW_META_KEY) this.meta = unpack<Meta>(v);
-    const layout = this.meta.layout ?? WORKFLOW_STATE_VERSION;
-    if (layout !== WORKFLOW_STATE_VERSION) throw new FormatVersionError('workflow state (wf_meta)', layout, WORKFLOW_STATE_VERSION, WORKFLOW_STATE_VERSION);
-    for (const seq of this.meta.appliedAbove) this.above.add(seq);
-    for (const r of this.runs.values()) this.indexRun(r);
-    for (const a of this.actionLog.values()) this.indexAction(a);
-    for (const o of this.outbox.values()) this.outboxKeys.add(o.idempotencyKey);
-    for (const t of this.timers.values()) {
-      // A call that was in flight when the process died runs again (external effects are at least once).
-      if (t.state === 'running') { t.state = 'pending'; t.history.push({ at: t.fireAt ?? 0, fireAt: t.fireAt, reason: 'restarted' }); this.timers.touch(t.id); this.bumpWaiting(t); }
-      this.indexNewTimer(t);
-    }
-    // `open` counted in-flight work of the dead process: recount from the persisted timers.
-    for (const r of this.runs.values()) if (r.status === 'active') r.open = this.timersByRun.get(r.id).length;
+  constructor(private readonly kv: KvBackend, readonly opts: StoreOptions) {
+    const n = opts.cacheEntries;
+    const full = <V>(name: string) => this.track(new FullSpace<V>(name, kv));
+    const space = <V>(name: string, cap = n) => this.track(new Space<V>(name, kv, cap));
+    const index = (name: string) => this.track(new IndexSpace(name, kv));
+    this.meta = full('meta'); this.workflows = full('workflows'); this.channels = full('channels'); this.stats = full('statistics');
+    this.contactState = space('contact_channel_state'); this.viewSessions = space('view_sessions', n >> 2);
+    this.inboundEvents = space('inbound_events', n >> 2); this.runs = space('runs'); this.runHeads = space('run_heads');
+    this.timers = space('timers'); this.actionLog = space('action_log', n >> 2); this.outbox = space('outbox', n >> 2);
+    this.outboxKeys = space('outbox_keys', n >> 2); this.contacts = space('contacts');
+    this.wfRuns = index('ix_workflow_runs'); this.wfActive = index('ix_workflow_active'); this.wfContactRuns = index('ix_workflow_contact_runs');
+    this.runsEnded = index('ix_runs_ended'); this.runTimers = index('ix_run_timers'); this.runActions = index('ix_run_actions');
+    this.wfActions = index('ix_workflow_actions'); this.contactActions = index('ix_contact_actions'); this.due = index('ix_timers_due');
+    this.countdowns = index('ix_channel_countdowns'); this.held = index('ix_workflow_held'); this.running = index('ix_timers_running');
+    this.repeatDone = index('ix_repeat_done'); this.outboxByContact = index('ix_contact_outbox'); this.outboxByBusiness = index('ix_business_outbox');
+    this.wheel = new TimerWheel(this.due);
   }
 
-  private bumpWaiting(t: Timer): void {
-    const s = this.stats.get(String(t.workflowId));
-    if (!s) return;
-    const e = (s.elements[t.elementDisplayId] ??= { arrived: 0 });
-    e.waiting = (e.waiting ?? 0) + 1;
-    this.stats.touch(String(t.workflowId));
+  private track<S extends Space<any> | IndexSpace>(s: S): S { this.all.push(s as Space<unknown> | IndexSpace); return s; }
+
+  /** Loads the catalog and the meta record; a missing meta record means a new, empty partition. */
+  open(): void {
+    for (const s of [this.meta, this.workflows, this.channels, this.stats]) s.load();
+    const m = this.meta.get(WORKFLOW_META_KEY);
+    if (m && m.layout !== WORKFLOW_STATE_VERSION) throw new FormatVersionError('workflow state (wf2_meta)', m.layout, WORKFLOW_STATE_VERSION, WORKFLOW_STATE_VERSION);
+    this.m = m ?? {
+      layout: WORKFLOW_STATE_VERSION, seq: {}, appliedLow: 0, appliedAbove: [], clock: null,
+      partition: this.opts.partition, partitions: this.opts.partitions,
+    };
+    if (!m) this.meta.set(WORKFLOW_META_KEY, this.m);
+    for (const seq of this.m.appliedAbove) this.above.add(seq);
   }
 
-  /** Next id of a kind, zero-padded so key order is creation order. */
+  /** Whether this partition has ever been written (no meta record: a fresh directory, or one to convert). */
+  static isEmpty(kv: KvBackend): boolean { return kv.get('meta', WORKFLOW_META_KEY) === undefined; }
+
+  get state(): Meta { return this.m; }
+  private metaChanged(): void { this.meta.touch(WORKFLOW_META_KEY); }
+
+  /**
+   * Next id of a kind: zero-padded so key order is creation order, then the partition number, so ids of
+   * different partitions never collide and sort by creation count.
+   */
   nextId(kind: string, prefix: string): string {
-    return prefix + String(this.nextNumber(kind)).padStart(12, '0');
+    const p = this.m.partitions > 1 ? String(this.m.partition) : '';
+    return prefix + String(this.nextNumber(kind)).padStart(12, '0') + p;
   }
 
   nextNumber(kind: string): number {
-    const n = (this.meta.seq[kind] ?? 0) + 1;
-    this.meta.seq[kind] = n;
-    this.metaDirty = true;
+    const n = (this.m.seq[kind] ?? 0) + 1;
+    this.m.seq[kind] = n;
+    this.metaChanged();
     return n;
   }
 
   /** Ensures a counter is at least `n` (ids given by clients). */
   bumpNumber(kind: string, n: number): void {
-    if ((this.meta.seq[kind] ?? 0) < n) { this.meta.seq[kind] = n; this.metaDirty = true; }
+    if ((this.m.seq[kind] ?? 0) < n) { this.m.seq[kind] = n; this.metaChanged(); }
   }
 
-  setClock(ms: number): void { this.meta.clock = ms; this.metaDirty = true; }
+  setClock(ms: number): void { if (this.m.clock !== ms) { this.m.clock = ms; this.metaChanged(); } }
 
   isApplied(seq: number): boolean {
-    return seq <= this.meta.appliedLow || this.above.has(seq);
+    return seq <= this.m.appliedLow || this.above.has(seq);
   }
 
   /**
    * Events are applied out of order only while a contact waits on a webhook (its later events queue):
-   * the ones applied above the contiguous low mark are kept in a set, and the meta record carries them as
-   * an array (rebuilt at commit time).
+   * the ones applied above the contiguous low mark are kept in a set, written as an array at commit.
    */
   markApplied(seq: number): void {
-    const m = this.meta;
+    const m = this.m;
     if (seq <= m.appliedLow || this.above.has(seq)) return;
     if (seq === m.appliedLow + 1) {
       m.appliedLow = seq;
       while (this.above.has(m.appliedLow + 1)) this.above.delete(++m.appliedLow);
     } else this.above.add(seq);
-    this.metaDirty = true;
+    this.metaChanged();
   }
 
+  // ── runs ──
+
+  head(wfId: number, contactKey: string): RunHead | undefined { return this.runHeads.get(wfId + SEP + contactKey); }
+
+  /** A new run: its head (entry count, active run) and the workflow indexes. */
   indexRun(r: Run): void {
-    const list = this.runsByWorkflow.get(r.workflowId);
-    if (list) list.push(r.id); else this.runsByWorkflow.set(r.workflowId, [r.id]);
-    const key = `${r.workflowId}|${r.contactKey}`;
-    this.entryCount.set(key, Math.max(this.entryCount.get(key) ?? 0, r.entryNo));
-    if (r.status === 'active') this.activeRun.set(key, r.id);
+    const hk = r.workflowId + SEP + r.contactKey;
+    const h = this.runHeads.get(hk);
+    if (h) { h.entries = Math.max(h.entries, r.entryNo); h.active = r.id; this.runHeads.touch(hk); } else this.runHeads.set(hk, { entries: r.entryNo, active: r.id });
+    const w = pad(r.workflowId) + SEP;
+    this.wfRuns.add(w + r.id);
+    this.wfActive.add(w + r.id);
+    this.wfContactRuns.add(w + r.contactId + SEP + r.id);
   }
+
+  /** A run left `active`. */
+  runEnded(r: Run): void {
+    const hk = r.workflowId + SEP + r.contactKey;
+    const h = this.runHeads.get(hk);
+    if (h && h.active === r.id) { h.active = null; this.runHeads.touch(hk); }
+    this.wfActive.remove(pad(r.workflowId) + SEP + r.id);
+    this.runsEnded.add(pad(r.endedAt ?? 0) + SEP + r.id);
+  }
+
+  hasRuns(wfId: number): boolean { return this.wfRuns.scan(pad(wfId) + SEP, prefixEnd(pad(wfId) + SEP), 1).length > 0; }
+
+  /** Ids after the prefix of index keys `prefix…SEP id` (the id is the last part). */
+  static lastPart(key: string): string { return key.slice(key.lastIndexOf(SEP) + 1); }
+
+  /** Up to `limit` ids from an index under `prefix`, after the id-bearing key `after` (exclusive). */
+  ids(ix: IndexSpace, prefix: string, limit: number, afterId?: string): string[] {
+    const start = afterId === undefined ? prefix : prefix + afterId + '\u0000';
+    return ix.scan(start, prefixEnd(prefix), limit).map(WorkflowStore.lastPart);
+  }
+
+  activeRunIds(wfId: number, limit: number): string[] { return this.ids(this.wfActive, pad(wfId) + SEP, limit); }
+
+  // ── actions ──
 
   indexAction(a: ActionLogEntry): void {
-    push(this.actionsByRun, a.runId, a.id);
-    push(this.actionsByWorkflow, a.workflowId, a.id);
-    if (a.status === 'succeeded') this.succeeded.add(`${a.workflowId}|${a.businessId}|${a.contactId}|${a.elementDisplayId}`);
+    this.runActions.add(a.runId + SEP + a.id);
+    this.wfActions.add(pad(a.workflowId) + SEP + a.id);
+    this.contactActions.add(a.contactId + SEP + a.id);
+    if (a.status === 'succeeded') this.repeatDone.add(repeatKey(a.workflowId, a.businessId, a.contactId, a.elementDisplayId));
   }
 
-  /** Called once per timer record (creation or load). */
+  succeeded(wfId: number, businessId: number | null, contactId: string, displayId: string): boolean {
+    return this.repeatDone.has(repeatKey(wfId, businessId, contactId, displayId));
+  }
+
+  // ── timers ──
+
+  /** A new timer record (creation or conversion). */
   indexNewTimer(t: Timer): void {
-    push(this.allTimersByRun, t.runId, t.id);
+    this.runTimers.add(t.runId + SEP + t.id);
     this.indexTimer(t);
   }
 
+  /** Adds the keys of a timer's current state (pending/held/running). */
   indexTimer(t: Timer): void {
+    if (t.state === 'running') { this.running.add(t.id); return; }
     if (t.state !== 'pending' && t.state !== 'held') return;
-    this.timersByRun.add(t.runId, t.id);
-    if (t.state === 'pending' && t.fireAt !== null) this.heap.push(t.fireAt, t.id);
-    if (t.state === 'held') this.heldByWorkflow.add(String(t.workflowId), t.id);
-    if (t.kind === 'countdown' && t.channelId !== undefined) this.countdownsByChannel.add(`${t.businessId}|${t.channelId}`, t.id);
+    if (t.state === 'pending' && t.fireAt !== null) this.wheel.schedule(t.fireAt, t.id);
+    if (t.state === 'held') this.held.add(pad(t.workflowId) + SEP + t.id);
+    if (t.kind === 'countdown' && t.channelId !== undefined) this.countdowns.add(countdownPrefix(t.businessId, t.channelId) + t.id);
   }
 
+  /** Removes the keys of a timer's current state; call before changing `state` or `fireAt`. */
   unindexTimer(t: Timer): void {
-    this.timersByRun.remove(t.runId, t.id);
-    this.heldByWorkflow.remove(String(t.workflowId), t.id);
-    if (t.kind === 'countdown') this.countdownsByChannel.remove(`${t.businessId}|${t.channelId}`, t.id);
+    if (t.state === 'running') { this.running.remove(t.id); return; }
+    if (t.state === 'pending' && t.fireAt !== null) this.wheel.unschedule(t.fireAt, t.id);
+    if (t.state === 'held') this.held.remove(pad(t.workflowId) + SEP + t.id);
+    if (t.kind === 'countdown' && t.channelId !== undefined) this.countdowns.remove(countdownPrefix(t.businessId, t.channelId) + t.id);
   }
+
+  /** Moves a timer to another state, keeping its index keys in step. */
+  setTimerState(t: Timer, state: Timer['state']): void {
+    if (t.state === state) return;
+    this.unindexTimer(t);
+    t.state = state;
+    this.indexTimer(t);
+    this.timers.touch(t.id);
+  }
+
+  setTimerFireAt(t: Timer, fireAt: number | null): void {
+    this.unindexTimer(t);
+    t.fireAt = fireAt;
+    this.indexTimer(t);
+    this.timers.touch(t.id);
+  }
+
+  /** Timers of a run (all states), in creation order. */
+  timersOf(runId: string): Timer[] {
+    return this.ids(this.runTimers, runId + SEP, Infinity).map((id) => this.timers.get(id)!).filter((t) => t !== undefined);
+  }
+
+  /** Pending/held timers of a run. */
+  openTimersOf(runId: string): Timer[] { return this.timersOf(runId).filter((t) => t.state === 'pending' || t.state === 'held'); }
+
+  // ── outbox ──
+
+  indexOutbox(m: OutboxMessage): void {
+    this.outboxKeys.set(m.idempotencyKey, m.id);
+    this.outboxByContact.add(m.contactId + SEP + m.id);
+    this.outboxByBusiness.add(pad(m.businessId ?? 0) + SEP + m.id);
+  }
+
+  // ── commits ──
 
   hasChanges(): boolean {
-    if (this.metaDirty) return true;
-    for (const s of this.spaces) if (s.dirty.size) return true;
+    for (const s of this.all) if (s.changed) return true;
     return false;
   }
 
-  /** Encodes every changed record (and the meta record) and clears the dirty sets. */
+  /** Encodes every changed record (and the meta record) and moves them to the committing state. */
   takeWrites(): KvWrite[] {
+    this.m.appliedAbove = [...this.above];
     const out: KvWrite[] = [];
-    for (const s of this.spaces) {
-      for (const k of s.dirty) {
-        const v = s.map.get(k);
-        out.push({ space: s.name, key: k, value: v === undefined ? null : pack(v) });
-      }
-      s.dirty.clear();
-    }
-    this.meta.appliedAbove = [...this.above];
-    out.push({ space: 'meta', key: WORKFLOW_META_KEY, value: pack(this.meta) });
-    this.metaDirty = false;
+    for (const s of this.all) s.takeWrites(out);
     return out;
   }
 
-  commit(writes: KvWrite[]): Promise<void> { return this.kv.commit(writes); }
+  /** Commits `writes` (from `takeWrites`); resolves once durable. */
+  async commit(writes: KvWrite[]): Promise<void> {
+    await this.kv.commit(writes);
+    for (const s of this.all) s.committed();
+  }
+
+  /** Cache sizes and the wheel's in-memory timers (memory accounting in `health`). */
+  figures(): Record<string, number> {
+    return {
+      cachedContacts: this.contactState.cached, cachedRuns: this.runs.cached, cachedTimers: this.timers.cached,
+      timersInMemory: this.wheel.inMemory,
+    };
+  }
 }
 
-function push<K>(m: Map<K, string[]>, k: K, v: string): void {
-  const list = m.get(k);
-  if (list) list.push(v); else m.set(k, [v]);
-}
+export const repeatKey = (wfId: number, businessId: number | null, contactId: string, displayId: string): string =>
+  wfId + SEP + businessId + SEP + contactId + SEP + displayId;
+
+export const countdownPrefix = (businessId: number | null, channelId: string): string => businessId + SEP + channelId + SEP;

@@ -1,36 +1,40 @@
 /**
  * Timer transitions (spec §6, §7, §10, §13): firing (compare-and-set from `pending`), holding while the
  * workflow is not runnable, releasing held timers on enable, countdown rescheduling when a channel's
- * `startTime` changes, and cancellation. The persisted timer record is the source of truth; the heap in
- * `WorkflowStore` only says which one to look at next.
+ * `startTime` changes, and cancellation. The persisted timer record is the source of truth; every state
+ * change goes through `WorkflowStore.setTimerState`/`setTimerFireAt` so the on-disk indexes (`due`,
+ * `held`, `countdowns`, `running`) follow it, and the wheel only says which record to look at next.
  */
 import { channelKey } from './contact-state.ts';
 import { resolveCountdown } from './countdown.ts';
 import { isRunnable, type Job, type Runner } from './runner.ts';
+import { SEP, pad } from './space.ts';
+import { countdownPrefix } from './store.ts';
 import type { Run, Timer, Workflow } from './model.ts';
 
-/** The earliest pending timer with fireAt ≤ now, dropping stale heap entries; null when none is due. */
+/** The earliest pending timer with fireAt ≤ now, dropping stale wheel entries; null when none is due. */
 export function nextDue(r: Runner, now: number): Timer | null {
-  const st = r.st;
+  const w = r.st.wheel;
   for (;;) {
-    if (st.heap.peekAt() > now) return null;
-    const id = st.heap.peekId()!;
-    const at = st.heap.peekAt();
-    st.heap.pop();
-    const t = st.timers.get(id);
+    const at = w.peekAt();
+    if (at > now) return null;
+    const id = w.peekId()!;
+    w.pop();
+    const t = r.st.timers.get(id);
     if (t && t.state === 'pending' && t.fireAt === at) return t;
   }
 }
 
-/** Earliest fire time among pending timers (stale heap entries are dropped), or Infinity. */
+/** Earliest fire time among pending timers (stale wheel entries are dropped), or Infinity. */
 export function earliestFireAt(r: Runner): number {
-  const st = r.st;
-  while (st.heap.size) {
-    const t = st.timers.get(st.heap.peekId()!);
-    if (t && t.state === 'pending' && t.fireAt === st.heap.peekAt()) return t.fireAt;
-    st.heap.pop();
+  const w = r.st.wheel;
+  for (;;) {
+    const at = w.peekAt();
+    if (at === Infinity) return at;
+    const t = r.st.timers.get(w.peekId()!);
+    if (t && t.state === 'pending' && t.fireAt === at) return at;
+    w.pop();
   }
-  return Infinity;
 }
 
 function context(r: Runner, t: Timer): { run: Run; wf: Workflow } | null {
@@ -51,9 +55,7 @@ export function fireTimer(r: Runner, t: Timer, job: Job): void {
   const c = context(r, t);
   if (!c) { cancelTimer(r, t, 'run_ended'); return; }
   if (!isRunnable(c.wf)) {
-    t.state = 'held';
-    r.st.timers.touch(t.id);
-    r.st.heldByWorkflow.add(String(t.workflowId), t.id);
+    r.st.setTimerState(t, 'held');
     r.bump(t.workflowId, t.elementDisplayId, 'waiting', -1);
     r.bump(t.workflowId, t.elementDisplayId, 'held');
     r.step(c.run, t.elementDisplayId, 'held', 'disabled');
@@ -66,20 +68,20 @@ export function fireTimer(r: Runner, t: Timer, job: Job): void {
 /** Executes a timer whose state is pending or held; the countdown "passed" rule is re-checked here. */
 function runTimer(r: Runner, t: Timer, run: Run, wf: Workflow, job: Job): void {
   const now = r.clock.now();
-  r.st.unindexTimer(t);
-  r.st.timers.touch(t.id);
+  const st = r.st;
+  st.setTimerState(t, 'running');
   const el = r.graph(wf).els.get(t.elementDisplayId);
-  t.state = 'running';
-  if (!el) { t.state = 'cancelled'; run.open--; r.endIfDone(run); return; }
+  if (!el) { st.setTimerState(t, 'cancelled'); run.open--; r.endIfDone(run); return; }
   if (t.kind === 'countdown' && t.businessId !== null) {
-    const ch = r.st.channels.get(channelKey(t.businessId, t.channelId!));
-    if (!ch) { t.state = 'done'; r.finalFailure(run, wf, el, 'CHANNEL_NOT_FOUND', 1, t.arrivedAt); return end(r, run); }
-    if (ch.startTime !== null && ch.startTime <= now) { t.state = 'skipped'; r.logSkip(run, wf, el, 'countdown_passed', t.arrivedAt); return end(r, run); }
+    const ch = st.channels.get(channelKey(t.businessId, t.channelId!));
+    if (!ch) { st.setTimerState(t, 'done'); r.finalFailure(run, wf, el, 'CHANNEL_NOT_FOUND', 1, t.arrivedAt); return end(r, run); }
+    if (ch.startTime !== null && ch.startTime <= now) { st.setTimerState(t, 'skipped'); r.logSkip(run, wf, el, 'countdown_passed', t.arrivedAt); return end(r, run); }
   }
   const late = t.fireAt !== null && now > t.fireAt;
   const outcome = r.execute(run, wf, el, { scheduledAt: t.arrivedAt, late, expiresAt: t.expiresAt, attempt: t.attempt ?? 1 }, job,
-    () => { t.state = 'done'; r.st.timers.touch(t.id); });
-  t.state = outcome === 'async' ? 'running' : outcome;
+    () => st.setTimerState(t, 'done'));
+  // An asynchronous execution leaves the timer `running` (persisted: a crash retries the call on start-up).
+  if (outcome !== 'async') st.setTimerState(t, outcome);
   end(r, run);
 }
 
@@ -90,19 +92,20 @@ function end(r: Runner, run: Run): void {
 
 /** On enable: every held timer of the workflow runs now, in fireAt order. */
 export function releaseHeld(r: Runner, wf: Workflow, job: Job): void {
-  const held = r.st.heldByWorkflow.get(String(wf.id)).map((id) => r.st.timers.get(id)!).filter((t) => t && t.state === 'held');
+  const ids = r.st.ids(r.st.held, pad(wf.id) + SEP, Infinity);
+  const held = ids.map((id) => r.st.timers.get(id)!).filter((t) => t && t.state === 'held');
   held.sort((a, b) => (a.fireAt ?? 0) - (b.fireAt ?? 0));
   for (const t of held) {
     const c = context(r, t);
     r.bump(t.workflowId, t.elementDisplayId, 'held', -1);
-    if (!c) { r.st.unindexTimer(t); t.state = 'cancelled'; r.st.timers.touch(t.id); continue; }
+    if (!c) { r.st.setTimerState(t, 'cancelled'); continue; }
     runTimer(r, t, c.run, c.wf, job);
   }
 }
 
 /** Recomputes every pending/held countdown of a channel after its startTime changed (§7). */
 export function rescheduleChannel(r: Runner, businessId: number, channelId: string, job: Job): number {
-  const ids = r.st.countdownsByChannel.get(`${businessId}|${channelId}`);
+  const ids = r.st.ids(r.st.countdowns, countdownPrefix(businessId, channelId), Infinity);
   const timers = ids.map((id) => r.st.timers.get(id)!).filter((t) => t && (t.state === 'pending' || t.state === 'held'));
   const ch = r.st.channels.get(channelKey(businessId, channelId));
   const now = r.clock.now();
@@ -117,23 +120,20 @@ export function rescheduleChannel(r: Runner, businessId: number, channelId: stri
     if (res.kind === 'missing') { cancelTimer(r, t, 'channel_deleted'); continue; }
     const wasHeld = t.state === 'held';
     if (res.kind === 'passed') {
-      r.st.unindexTimer(t);
       r.bump(t.workflowId, t.elementDisplayId, wasHeld ? 'held' : 'waiting', -1);
-      t.state = 'skipped';
+      r.st.setTimerState(t, 'skipped');
       const el = r.graph(c.wf).els.get(t.elementDisplayId);
       if (el) r.logSkip(c.run, c.wf, el, 'countdown_passed', t.arrivedAt);
       end(r, c.run);
       continue;
     }
-    t.fireAt = fireAt;
+    r.st.setTimerFireAt(t, fireAt);
     if (wasHeld && res.kind === 'late') continue; // still due while paused: stays held
     if (wasHeld) {
-      r.st.heldByWorkflow.remove(String(t.workflowId), t.id);
       r.bump(t.workflowId, t.elementDisplayId, 'held', -1);
       r.bump(t.workflowId, t.elementDisplayId, 'waiting');
-      t.state = 'pending';
+      r.st.setTimerState(t, 'pending');
     }
-    if (fireAt !== null) r.st.heap.push(fireAt, t.id);
     if (res.kind === 'late') fireTimer(r, t, job);
   }
   return timers.length;
@@ -143,10 +143,8 @@ export function rescheduleChannel(r: Runner, businessId: number, channelId: stri
 export function cancelTimer(r: Runner, t: Timer, reason: string): boolean {
   if (t.state !== 'pending' && t.state !== 'held') return false;
   const wasHeld = t.state === 'held';
-  r.st.unindexTimer(t);
-  t.state = 'cancelled';
+  r.st.setTimerState(t, 'cancelled');
   t.history.push({ at: r.clock.now(), fireAt: t.fireAt, reason });
-  r.st.timers.touch(t.id);
   r.bump(t.workflowId, t.elementDisplayId, wasHeld ? 'held' : 'waiting', -1);
   const run = r.st.runs.get(t.runId);
   const wf = r.st.workflows.get(String(t.workflowId));
@@ -162,10 +160,20 @@ export function cancelTimer(r: Runner, t: Timer, reason: string): boolean {
 /** Cancels a run with all its timers; returns how many timers were cancelled. */
 export function cancelRun(r: Runner, run: Run, reason: string): number {
   let n = 0;
-  for (const id of r.st.timersByRun.get(run.id)) {
-    const t = r.st.timers.get(id);
-    if (t && cancelTimer(r, t, reason)) n++;
-  }
+  for (const t of r.st.openTimersOf(run.id)) if (cancelTimer(r, t, reason)) n++;
   if (run.status === 'active') r.finishRun(run, 'cancelled', reason);
   return n;
+}
+
+/** Start-up: a call that was in flight when the process died runs again (external effects are at least once). */
+export function recoverRunning(r: Runner): number {
+  const ids = r.st.running.scan('', '\uffff', Infinity);
+  for (const id of ids) {
+    const t = r.st.timers.get(id);
+    if (!t || t.state !== 'running') { r.st.running.remove(id); continue; }
+    t.history.push({ at: t.fireAt ?? 0, fireAt: t.fireAt, reason: 'restarted' });
+    r.st.setTimerState(t, 'pending');
+    r.bump(t.workflowId, t.elementDisplayId, 'waiting');
+  }
+  return ids.length;
 }

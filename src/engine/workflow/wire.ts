@@ -5,6 +5,7 @@
 import type { Runner } from './runner.ts';
 import type { ElementStats, Run, Timer, Workflow, WorkflowStatistics } from './model.ts';
 import { emptyStatistics } from './model.ts';
+import { SEP, pad } from './space.ts';
 
 export function statistics(r: Runner, wf: Workflow): WorkflowStatistics {
   const s = r.st.stats.get(String(wf.id)) ?? emptyStatistics();
@@ -54,11 +55,12 @@ export function renderTimer(t: Timer): Record<string, unknown> {
 /** Per-contact inspection: runs (entry order) with steps, chosen branches, timers and action-log entries. */
 export function journey(r: Runner, wf: Workflow, contactId: string): Record<string, unknown> {
   const runs: Record<string, unknown>[] = [];
-  for (const id of r.st.runsByWorkflow.get(wf.id) ?? []) {
-    const run = r.st.runs.get(id)!;
-    if (run.contactId !== contactId) continue;
-    const timers = (r.st.allTimersByRun.get(run.id) ?? []).map((tid) => r.st.timers.get(tid)!);
-    const actions = (r.st.actionsByRun.get(run.id) ?? []).map((aid) => r.st.actionLog.get(aid)!);
+  const st = r.st;
+  for (const id of st.ids(st.wfContactRuns, pad(wf.id) + SEP + contactId + SEP, Infinity)) {
+    const run = st.runs.get(id);
+    if (!run || run.contactId !== contactId) continue;
+    const timers = st.timersOf(run.id);
+    const actions = st.ids(st.runActions, run.id + SEP, Infinity).map((aid) => st.actionLog.get(aid)!).filter((x) => x !== undefined);
     const branches = run.steps.filter((s) => s.outcome === 'yes' || s.outcome === 'no').map((s) => ({ elementDisplayId: s.elementDisplayId, branch: s.outcome }));
     runs.push({ ...renderRun(run, true), branches, timers: timers.map(renderTimer), actions });
   }

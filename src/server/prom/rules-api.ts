@@ -7,7 +7,7 @@ import type { Group } from '../../engine/rules/group.ts';
 import type { RuleManager } from '../../engine/rules/manager.ts';
 import { AlertingRule, type Alert } from '../../engine/rules/alerting-rule.ts';
 import { RecordingRule } from '../../engine/rules/recording-rule.ts';
-import { labelsObject } from '../../engine/rules/rule.ts';
+import { labelsToRecord } from '../../engine/tsdb/labels.ts';
 import { goE } from '../../engine/rules/go-format.ts';
 import { rfc3339 } from './targets-api.ts';
 import type { HttpResponse } from '../http.ts';
@@ -19,7 +19,7 @@ const secs = (v: number): number => Math.round(v * 1e9) / 1e9;
 
 function alertJson(a: Alert): Record<string, unknown> {
   return {
-    labels: labelsObject(a.labels), annotations: labelsObject(a.annotations), state: a.state,
+    labels: labelsToRecord(a.labels), annotations: labelsToRecord(a.annotations), state: a.state,
     activeAt: rfc3339(a.activeAt), ...(a.keepFiringSince !== 0 ? { keepFiringSince: rfc3339(a.keepFiringSince) } : {}),
     value: goE(a.value, -1),
   };
@@ -28,7 +28,7 @@ function alertJson(a: Alert): Record<string, unknown> {
 function alertingRuleJson(r: AlertingRule): Record<string, unknown> {
   return {
     state: r.state(), name: r.name, query: r.query, duration: r.spec.forMs / 1000, keepFiringFor: r.spec.keepFiringForMs / 1000,
-    labels: labelsObject(r.spec.labels), annotations: labelsObject(r.spec.annotations),
+    labels: labelsToRecord(r.spec.labels), annotations: labelsToRecord(r.spec.annotations),
     alerts: r.activeAlerts().map(alertJson), health: r.health,
     ...(r.lastError ? { lastError: r.lastError } : {}),
     evaluationTime: secs(r.evaluationSeconds), lastEvaluation: rfc3339(r.evaluationTimestamp), type: 'alerting',
@@ -38,7 +38,7 @@ function alertingRuleJson(r: AlertingRule): Record<string, unknown> {
 function recordingRuleJson(r: RecordingRule): Record<string, unknown> {
   return {
     name: r.name, query: r.query,
-    ...(r.spec.labels.length ? { labels: labelsObject(r.spec.labels) } : {}),
+    ...(r.spec.labels.length ? { labels: labelsToRecord(r.spec.labels) } : {}),
     health: r.health, ...(r.lastError ? { lastError: r.lastError } : {}),
     evaluationTime: secs(r.evaluationSeconds), lastEvaluation: rfc3339(r.evaluationTimestamp), type: 'recording',
   };

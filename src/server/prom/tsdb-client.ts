@@ -6,6 +6,7 @@
  */
 import type { FetchedSeries, Label, Labels, Matcher } from '../../engine/tsdb/api.ts';
 import { compareLabels } from '../../engine/tsdb/api.ts';
+import { labelsKeyOfFlat, labelsToFlat, shardOfSeries } from '../../engine/tsdb/labels.ts';
 import { mergeSamples } from '../../engine/tsdb/packed-series.ts';
 import type { PackedSelect } from '../../engine/tsdb/packed-series.ts';
 import type { AppendArgs, MatcherWire, OpArgs, OpName, OpResult, SelectArgs, SelectorRangeArgs, TsdbOpenArgs, WorkerTransport } from '../../workers/protocol.ts';
@@ -37,23 +38,6 @@ export function toSortedLabels(ls: Labels | Readonly<Record<string, string>>): L
   else for (const name in ls) { const value = (ls as Record<string, string>)[name]; if (value !== '') out.push({ name, value }); }
   out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return out;
-}
-
-function flatKey(ls: readonly Label[]): string[] {
-  const f: string[] = new Array(ls.length * 2);
-  for (let i = 0; i < ls.length; i++) { f[2 * i] = ls[i].name; f[2 * i + 1] = ls[i].value; }
-  return f;
-}
-
-/** FNV-1a of the canonical label string: which worker owns the series. */
-export function shardOf(flat: readonly string[], n: number): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < flat.length; i++) {
-    const s = flat[i];
-    for (let j = 0; j < s.length; j++) { h ^= s.charCodeAt(j); h = Math.imul(h, 0x01000193); }
-    h ^= 0xff; h = Math.imul(h, 0x01000193);
-  }
-  return (h >>> 0) % n;
 }
 
 function toLabels(flat: readonly string[]): Label[] {
@@ -158,8 +142,8 @@ export class TsdbClient {
       const hit = this.routes.get(ls as object);
       if (hit !== undefined && hit.n === n) return hit;
     }
-    const flat = flatKey(toSortedLabels(ls));
-    const r: Route = { flat, key: flat.join('\xff'), w: shardOf(flat, n), n, ref: 0, epoch: 0 };
+    const flat = labelsToFlat(toSortedLabels(ls));
+    const r: Route = { flat, key: labelsKeyOfFlat(flat), w: shardOfSeries(flat, n), n, ref: 0, epoch: 0 };
     if (cacheable) this.routes.set(ls as object, r);
     return r;
   }
@@ -171,7 +155,7 @@ export class TsdbClient {
     const byKey = new Map<string, FetchedSeries[]>();
     for (const r of replies) {
       for (let i = 0; i < r.labels.length; i++) {
-        const key = r.labels[i].join('\xff');
+        const key = labelsKeyOfFlat(r.labels[i]);
         const s: FetchedSeries = { labels: toLabels(r.labels[i]), t: r.t.subarray(r.offsets[i], r.offsets[i + 1]), v: r.v.subarray(r.offsets[i], r.offsets[i + 1]) };
         const list = byKey.get(key);
         if (list) list.push(s); else byKey.set(key, [s]);
@@ -200,7 +184,7 @@ export class TsdbClient {
   async series(selectors: readonly (readonly MatcherLike[])[], mintMs = -Infinity, maxtMs = Infinity): Promise<Labels[]> {
     const replies = await this.all('tsdb.series', this.range(selectors, mintMs, maxtMs));
     const byKey = new Map<string, string[]>();
-    for (const r of replies) for (const f of r) byKey.set(f.join('\xff'), f);
+    for (const r of replies) for (const f of r) byKey.set(labelsKeyOfFlat(f), f);
     return [...byKey.values()].map(toLabels).sort(compareLabels);
   }
 

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fromWire, InternalError, type EngineError } from '../../engine/errors.ts';
 import { pack, unpack } from '../../engine/codec/msgpack.ts';
 import { SpscProducer, SpscRing } from '../../engine/queue/spsc-ring.ts';
-import { STORE_DIR_NAME, WORKFLOW_WAL_DIR, WORKFLOW_WAL_RECORD_INGEST } from '../../engine/codec/format-ids.ts';
+import { WORKFLOW_WAL_DIR, WORKFLOW_WAL_RECORD_INGEST } from '../../engine/codec/format-ids.ts';
 import { Wal, type WalPosition } from '../../engine/wal/index.ts';
 import { type WorkflowReply, type WorkflowWorkerInit } from '../../workers/workflow-protocol.ts';
 import type { Logger } from '../context.ts';
@@ -32,6 +32,8 @@ export interface WorkflowClientOptions {
   walCompression: boolean;
   walSegmentSizeBytes: number;
   walRepair: boolean;
+  cacheEntries: number;
+  retentionMs: number;
   log: Logger;
 }
 
@@ -65,7 +67,10 @@ export class WorkflowClient {
       dir: join(o.dataDir, WORKFLOW_WAL_DIR), compress: o.walCompression, segmentSizeBytes: o.walSegmentSizeBytes,
       repair: o.walRepair, onWarning: (msg) => o.log.warn(msg),
     });
-    const init: WorkflowWorkerInit = { ring: this.ring.buffer, storePath: join(o.dataDir, STORE_DIR_NAME), testClock: o.testClock };
+    const init: WorkflowWorkerInit = {
+      ring: this.ring.buffer, dataDir: o.dataDir, partition: 0, partitions: 1, testClock: o.testClock,
+      cacheEntries: o.cacheEntries, retentionMs: o.retentionMs,
+    };
     // A .ts entry cannot be a Worker's main module: a small bootstrap registers tsx's loader, then imports it.
     const boot = `(async () => { const { register } = await import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}); register();
       await import(${JSON.stringify(WORKER_FILE.href)}); })().catch((e) => { require('node:worker_threads').parentPort.postMessage(

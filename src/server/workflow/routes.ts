@@ -8,6 +8,7 @@ import type { HttpRequest, HttpResponse } from '../http.ts';
 import type { Params, Router } from '../router.ts';
 import { InvalidArgumentError, type WireError } from '../../engine/errors.ts';
 import { WorkflowClient } from './client.ts';
+import { durationMs } from '../flags.ts';
 import { errorResponse, invalidJson, itemError } from './errors.ts';
 import { workflowEnvelope } from './fallbacks.ts';
 
@@ -43,6 +44,14 @@ function optBool(q: URLSearchParams, name: string): boolean | undefined {
 
 const optStr = (q: URLSearchParams, name: string): string | undefined => q.get(name) || undefined;
 
+/** Listing pages (runs, action log, outbox): `page` and `size`, or the cursor `after` (last id of the previous page). */
+const MAX_PAGE_SIZE = 10_000;
+function paging(q: URLSearchParams): { page?: number; size?: number; after?: string } {
+  const size = optInt(q, 'size', 1);
+  if (size !== undefined && size > MAX_PAGE_SIZE) throw bad('size', `must be <= ${MAX_PAGE_SIZE}`);
+  return { page: optInt(q, 'page', 1), size, after: optStr(q, 'after') };
+}
+
 function wrap(h: Handler): (req: HttpRequest, p: Params) => Promise<HttpResponse> {
   return async (req, p) => {
     try {
@@ -58,7 +67,8 @@ export function registerWorkflowRoutes(router: Router, ctx: ServerContext): Serv
   const testClock = ctx.flags['workflow.test-clock'];
   const client = new WorkflowClient({
     dataDir: ctx.dataDir, testClock, walCompression: false, walSegmentSizeBytes: ctx.flags['wal.segment-size'],
-    walRepair: ctx.flags['wal.repair'], log: ctx.log,
+    walRepair: ctx.flags['wal.repair'], log: ctx.log, cacheEntries: ctx.flags['workflow.cache-entries'],
+    retentionMs: durationMs(ctx.flags['workflow.retention']),
   });
   const add = (m: string, path: string, h: Handler): void => { router.add(m, path, wrap(h)); };
   const call = (op: string, args: unknown) => client.call(op, args);
@@ -84,12 +94,16 @@ export function registerWorkflowRoutes(router: Router, ctx: ServerContext): Serv
   add('POST', '/workflow/manage/:id/enable', async (_r, p) => call('workflow.enable', { id: wfId(p), enable: true }));
   add('POST', '/workflow/manage/:id/disable', async (_r, p) => call('workflow.enable', { id: wfId(p), enable: false }));
   add('GET', '/workflow/manage/:id/statistics', async (_r, p) => call('workflow.statistics', { id: wfId(p) }));
-  add('GET', '/workflow/manage/:id/runs', async (req, p) => call('workflow.runs', { id: wfId(p), contactId: optStr(req.query, 'contactId'), status: optStr(req.query, 'status') }));
+  add('GET', '/workflow/manage/:id/runs', async (req, p) => call('workflow.runs', {
+    id: wfId(p), contactId: optStr(req.query, 'contactId'), status: optStr(req.query, 'status'), ...paging(req.query),
+  }));
   add('GET', '/workflow/manage/:id/contacts/:contactId/journey', async (_r, p) => call('workflow.journey', { id: wfId(p), contactId: p.contactId }));
   add('GET', '/workflow/actions', async (req) => call('workflow.actions', {
-    workflowId: optInt(req.query, 'workflowId'), contactId: optStr(req.query, 'contactId'), status: optStr(req.query, 'status'),
+    workflowId: optInt(req.query, 'workflowId'), contactId: optStr(req.query, 'contactId'), status: optStr(req.query, 'status'), ...paging(req.query),
   }));
-  add('GET', '/workflow/outbox', async (req) => call('workflow.outbox', { businessId: optInt(req.query, 'businessId'), contactId: optStr(req.query, 'contactId') }));
+  add('GET', '/workflow/outbox', async (req) => call('workflow.outbox', {
+    businessId: optInt(req.query, 'businessId'), contactId: optStr(req.query, 'contactId'), ...paging(req.query),
+  }));
 
   add('POST', '/rest/livestream/event', async (req) => client.ingest('event', json(req)));
   add('POST', '/rest/livestream/events', async (req) => {
