@@ -10,7 +10,7 @@
  */
 import type { FieldMappingJson, MappingJson } from '../search/api.ts';
 import { cause, docError, mapperParsing } from './doc-errors.ts';
-import { DEFAULT_DATE_FORMAT, DEFAULT_DYNAMIC_DATE_FORMATS, detectDate, parseDate } from './date-format.ts';
+import { DEFAULT_DATE_FORMAT, DEFAULT_DYNAMIC_DATE_FORMATS, detectDate, parseDateOrNull } from '../analysis/date-format.ts';
 import { NUMERIC_TYPES, typeOf } from './mapping.ts';
 import { templateMapping, type DynamicType } from './dynamic-templates.ts';
 import type { ErrorCause } from './doc-errors.ts';
@@ -175,7 +175,7 @@ function checkValue(def: FieldMappingJson, type: string, path: string, value: un
   if (type === 'date') {
     const fmt = (def.format as string | undefined) ?? DEFAULT_DATE_FORMAT;
     const v = isLossless(value) ? Number(value.value) : value;
-    if (parseDate(v, fmt) === null) {
+    if (parseDateOrNull(v, fmt) === null) {
       fieldError(path, type, cause('DOC_ILLEGAL_ARGUMENT', [`failed to parse date field [${text}] with format [${fmt}]`]));
     }
   }
