@@ -6,6 +6,7 @@
 import roaring from 'roaring';
 import type { Label, Labels } from './api.ts';
 import { ByteReader } from '../codec/byte-buf.ts';
+import { CorruptionError } from '../errors.ts';
 import { beginFile, checkFile, endFile } from './file-frame.ts';
 import { TSDB_INDEX_MAGIC, TSDB_INDEX_VERSION } from '../codec/format-ids.ts';
 import { LabelIndex } from './postings.ts';
@@ -62,7 +63,7 @@ export function decodeIndex(b: Uint8Array, file: string): DecodedIndex {
   const syms: string[] = new Array(nsym);
   for (let i = 0; i < nsym; i++) syms[i] = r.str();
   const sym = (i: number): string => {
-    if (i >= nsym) throw new Error(`symbol ref ${i} out of range`);
+    if (i >= nsym) throw new CorruptionError(file, r.pos, `symbol ref ${i} out of range (${nsym} symbols)`);
     return syms[i];
   };
   const nser = r.uvarint();
