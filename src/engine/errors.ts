@@ -57,6 +57,8 @@ export const ERRORS = {
   DOC_MAPPING_UPDATE_NEEDED: 'mapping update needed for [%s]',
   /** A shard failed for damaged files; details {index, shard, cause (the corruption with file and offset)}. */
   DOC_SHARD_FAILED: '[%s][%s] shard failed: %s',
+  /** A write refused by a `cluster.blocks.*` setting; the argument is ES's block description. */
+  DOC_CLUSTER_BLOCK: 'blocked by: [%s];',
 
   // ── search ──────────────────────────────────────────────────────────────
   /** Bad query DSL / search body; details {line, col}. */

@@ -1,12 +1,14 @@
 /** `_cluster/health` (with wait_for_status and timeout), `_nodes`, `_stats`. */
 import type { IndexMeta } from '../../engine/documents/cluster-state.ts';
-import { illegalArgument } from '../../engine/documents/doc-errors.ts';
-import { numberOfReplicas, numberOfShards, parseTimeValue } from '../../engine/documents/settings.ts';
+import { docError, illegalArgument, validationFailed } from '../../engine/documents/doc-errors.ts';
+import { clusterDefaults, parseSettingsUpdate } from '../../engine/documents/cluster-settings.ts';
+import { nestSettings, numberOfReplicas, numberOfShards, parseTimeValue, sortedFlat } from '../../engine/documents/settings.ts';
 import type { HttpRequest } from '../http.ts';
 import type { Router } from '../router.ts';
 import { ES_VERSION, nodeIdentity } from './banner.ts';
 import type { EsCluster } from './cluster.ts';
-import { route } from './handler.ts';
+import { bodyMap, route } from './handler.ts';
+import { boolParam } from './params.ts';
 import { json } from './json.ts';
 import { JavaDouble } from '../../engine/documents/source.ts';
 import { readOpts, shardsHeader } from './routes-indices.ts';
@@ -90,6 +92,29 @@ export function registerClusterRoutes(router: Router, cluster: EsCluster): void 
     return json(req, 200, { _shards: shardsHeader(metas), _all: { primaries: all, total: all }, indices });
   });
   for (const path of ['/_stats', '/_stats/:metric', '/:index/_stats', '/:index/_stats/:metric']) router.add('GET', path, stats);
+
+  router.add('GET', '/_cluster/settings', route(['flat_settings', 'include_defaults', 'master_timeout', 'timeout', 'local'], (req) => {
+    const flat = boolParam(req, 'flat_settings');
+    const shape = (x: Readonly<Record<string, string>>): Record<string, unknown> => (flat ? sortedFlat(x) : nestSettings(x));
+    const body: Record<string, unknown> = { persistent: shape(cluster.state.persistentSettings), transient: shape(cluster.state.transientSettings) };
+    if (boolParam(req, 'include_defaults')) body.defaults = shape(clusterDefaults());
+    return json(req, 200, body);
+  }));
+  router.add('PUT', '/_cluster/settings', route(['flat_settings', 'master_timeout', 'timeout'], async (req) => {
+    const body = bodyMap(req, true)!;
+    for (const k of Object.keys(body)) if (k !== 'persistent' && k !== 'transient') throw docError('DOC_PARSE', [`request body contains unknown key [${k}]`]);
+    const persistent = parseSettingsUpdate(body.persistent, 'persistent');
+    const transient = parseSettingsUpdate(body.transient, 'transient');
+    if (Object.keys(persistent).length === 0 && Object.keys(transient).length === 0) {
+      throw validationFailed(['no settings to update']);
+    }
+    await cluster.updateSettings(persistent, transient);
+    // As ES: the acknowledged response echoes the settings this request set (removals are not listed).
+    const set = (u: Record<string, string | null>): Record<string, string> => Object.fromEntries(Object.entries(u).filter(([, v]) => v !== null)) as Record<string, string>;
+    const flat = boolParam(req, 'flat_settings');
+    const shape = (x: Record<string, string>): Record<string, unknown> => (flat ? sortedFlat(x) : nestSettings(x));
+    return json(req, 200, { acknowledged: true, persistent: shape(set(persistent)), transient: shape(set(transient)) });
+  }));
 }
 
 /** `_stats` metric names (URL spelling) and the section each one selects. */

@@ -43,6 +43,9 @@ export function registerIndexRoutes(router: Router, cluster: EsCluster): void {
 
   router.add('DELETE', '/:index', route(['timeout', 'master_timeout', ...EXPAND], async (req, p) => {
     const parts = p.index.split(',');
+    if (cluster.setting('action.destructive_requires_name') === 'true' && parts.some((x) => x === '_all' || x.includes('*'))) {
+      throw illegalArgument('Wildcard expressions or all indices are not allowed');
+    }
     for (const part of parts) {
       if (!part.includes('*') && part !== '_all' && !cluster.state.indices[part] && !cluster.resolveForRead(part, { ignoreUnavailable: true }).length) {
         if (!boolParam(req, 'ignore_unavailable')) throw indexNotFound(part);
