@@ -6,7 +6,7 @@
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { MATCH_REGEXP, newMatcher, VAL_FLOAT } from './api.ts';
+import { compareLabels, MATCH_REGEXP, newMatcher, VAL_FLOAT } from './api.ts';
 import type { SampleCursor } from './api.ts';
 import type { Block } from './block.ts';
 import { dirSize } from './block.ts';
@@ -74,21 +74,12 @@ export async function cutHeadBlock(db: Tsdb): Promise<void> {
     const kept = del ? rewriteDeleted(chunks, del) : chunks;
     if (kept.length) series.push({ labels: s.labels, chunks: kept });
   }
-  series.sort((a, b) => cmpKey(a.labels, b.labels));
+  series.sort((a, b) => compareLabels(a.labels, b.labels));
   if (series.length) await writeBlockDir(db.dir, series, { minTime: mint, maxTime: maxt, level: 1, cutFromHead: true }, db.now());
   db.head.minValidTime = Math.max(db.head.minValidTime, maxt);
   await db.reloadBlocks();
   db.head.truncate(maxt);
   await checkpointWal(db.head, db.wal, db.dir);
-}
-
-function cmpKey(a: readonly { name: string; value: string }[], b: readonly { name: string; value: string }[]): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    if (a[i].name !== b[i].name) return a[i].name < b[i].name ? -1 : 1;
-    if (a[i].value !== b[i].value) return a[i].value < b[i].value ? -1 : 1;
-  }
-  return a.length - b.length;
 }
 
 /** Re-encodes the chunks without the samples inside `del`. */
@@ -259,7 +250,7 @@ export function snapshot(db: Tsdb, dir: string, withHead: boolean): Promise<void
       const kept = del ? rewriteDeleted(chunks, del) : chunks;
       if (kept.length) series.push({ labels: s.labels, chunks: kept });
     }
-    series.sort((a, b) => cmpKey(a.labels, b.labels));
+    series.sort((a, b) => compareLabels(a.labels, b.labels));
     if (series.length) await writeBlockDir(dir, series, { minTime: db.head.minTime, maxTime: db.head.maxTime + 1, level: 1 }, db.now());
   });
 }

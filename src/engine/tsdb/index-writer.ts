@@ -1,5 +1,5 @@
 /**
- * Writes a block's `index` file in Prometheus's index format v2 (docs/format.md "TSDB block index";
+ * Writes a block's `index` file in Prometheus's index format v2 (docs/format.md "TSDB blocks";
  * Prometheus `tsdb/docs/format/index.md`), so promtool, Thanos and Prometheus itself read Tessera's blocks:
  * symbol table, series entries (16-byte aligned; a series' ref is its offset / 16), label indices and their
  * offset table (written for readers that still look at them), postings (4-byte aligned, the all-series list
