@@ -77,10 +77,18 @@ export const ERRORS = {
   SEARCH_PHASE_FAILED: '%s',
   /** Every shard failed (status of a server error). */
   SEARCH_PHASE_FAILED_500: '%s',
+  /** A query value that does not parse as the field's number type (the cause of a query_shard_exception). */
+  SEARCH_NUMBER_FORMAT: '%s',
   /** Every shard was unavailable (failed): Elasticsearch answers the shard failures' 503. */
   SEARCH_PHASE_FAILED_503: '%s',
 
   // ── metrics (TSDB, scrape) ──────────────────────────────────────────────
+  /** A sample older than the series' newest in the head (Prometheus `storage.ErrOutOfOrderSample`). */
+  TSDB_OUT_OF_ORDER: 'out of order sample',
+  /** A sample at an existing timestamp with another value (`storage.ErrDuplicateSampleForTimestamp`). */
+  TSDB_DUPLICATE_SAMPLE: 'duplicate sample for timestamp',
+  /** A sample before the head's appendable window (`storage.ErrOutOfBounds`). */
+  TSDB_OUT_OF_BOUNDS: 'out of bounds',
 
   // ── PromQL ──────────────────────────────────────────────────────────────
   PROMQL_EXECUTION: '%s',
@@ -100,6 +108,14 @@ export const ERRORS = {
 
 export type ErrorCode = keyof typeof ERRORS;
 
+/** The codes of one service area's block (by prefix); each wire table maps the codes its API can meet. */
+export type DocumentsErrorCode = Extract<ErrorCode, `DOC_${string}`>;
+export type SearchErrorCode = Extract<ErrorCode, `SEARCH_${string}`>;
+export type MetricsErrorCode = Extract<ErrorCode, `TSDB_${string}` | `PROMQL_${string}`>;
+export type WorkflowErrorCode = Extract<ErrorCode, `WF_${string}`>;
+/** Codes any service can meet (internal errors, timeouts, corruption, overload…). */
+export type GenericErrorCode = Exclude<ErrorCode, DocumentsErrorCode | SearchErrorCode | MetricsErrorCode | WorkflowErrorCode>;
+
 /** Fills the `%s` slots of a registry template in order. */
 export function formatMessage(code: ErrorCode, args: readonly unknown[]): string {
   let i = 0;
@@ -108,14 +124,21 @@ export function formatMessage(code: ErrorCode, args: readonly unknown[]): string
 
 export type ErrorDetails = Record<string, unknown>;
 
-/** Base of every engine error. `details` is plain data (it must survive structured clone and msgpack). */
+/**
+ * Base of every engine error. `details` is plain data (it must survive structured clone and msgpack).
+ * `category` names the class on the wire between threads; it is a declared string, not the constructor's
+ * name, so a rename or a minifier cannot change what `fromWire` rebuilds.
+ */
 export class EngineError extends Error {
+  static readonly category: string = 'EngineError';
   readonly code: ErrorCode;
   readonly details: ErrorDetails;
+  readonly category: string;
   constructor(code: ErrorCode, message: string, details: ErrorDetails = {}, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
     this.details = details;
+    this.category = (new.target as typeof EngineError).category;
     this.name = new.target.name;
   }
   /** Builds an error whose message is the registry template filled with `args`. */
@@ -129,17 +152,18 @@ export class EngineError extends Error {
   }
 }
 
-export class InvalidArgumentError extends EngineError {}
-export class NotFoundError extends EngineError {}
-export class ConflictError extends EngineError {}
-export class LimitExceededError extends EngineError {}
-export class OverloadedError extends EngineError {}
-export class InternalError extends EngineError {}
-export class QueryTimeoutError extends EngineError {}
-export class QueryCanceledError extends EngineError {}
+export class InvalidArgumentError extends EngineError { static override readonly category = 'InvalidArgumentError'; }
+export class NotFoundError extends EngineError { static override readonly category = 'NotFoundError'; }
+export class ConflictError extends EngineError { static override readonly category = 'ConflictError'; }
+export class LimitExceededError extends EngineError { static override readonly category = 'LimitExceededError'; }
+export class OverloadedError extends EngineError { static override readonly category = 'OverloadedError'; }
+export class InternalError extends EngineError { static override readonly category = 'InternalError'; }
+export class QueryTimeoutError extends EngineError { static override readonly category = 'QueryTimeoutError'; }
+export class QueryCanceledError extends EngineError { static override readonly category = 'QueryCanceledError'; }
 
 /** A syntax error with the position where it was found (0-based offsets into the input). */
 export class ParseError extends EngineError {
+  static override readonly category = 'ParseError';
   constructor(code: ErrorCode, message: string, details: ErrorDetails & { start?: number; end?: number } = {}) {
     super(code, message, details);
   }
@@ -147,6 +171,7 @@ export class ParseError extends EngineError {
 
 /** Bytes on disk that do not decode; names the file and the offset, never swallowed. */
 export class CorruptionError extends EngineError {
+  static override readonly category = 'CorruptionError';
   constructor(file: string, offset: number, reason: string) {
     super('CORRUPTION', formatMessage('CORRUPTION', [file, offset, reason]), { file, offset, reason });
   }
@@ -156,6 +181,7 @@ export class CorruptionError extends EngineError {
 
 /** A file whose version is outside what this build reads. */
 export class FormatVersionError extends EngineError {
+  static override readonly category = 'FormatVersionError';
   constructor(file: string, found: number, min: number, max: number) {
     super('FORMAT_VERSION', formatMessage('FORMAT_VERSION', [found, file, min, max]), { file, found, min, max });
   }
@@ -169,23 +195,17 @@ export interface WireError {
   category: string;
 }
 
-const CATEGORIES: Record<string, new (code: ErrorCode, message: string, details?: ErrorDetails) => EngineError> = {
-  EngineError,
-  InvalidArgumentError,
-  NotFoundError,
-  ConflictError,
-  LimitExceededError,
-  OverloadedError,
-  InternalError,
-  QueryTimeoutError,
-  QueryCanceledError,
-  ParseError,
-};
+type Category = (new (code: ErrorCode, message: string, details?: ErrorDetails) => EngineError) & { readonly category: string };
+
+const CATEGORIES = new Map<string, Category>([
+  EngineError, InvalidArgumentError, NotFoundError, ConflictError, LimitExceededError, OverloadedError, InternalError,
+  QueryTimeoutError, QueryCanceledError, ParseError,
+].map((c: Category) => [c.category, c]));
 
 /** Serialises any thrown value for `postMessage`/msgpack. Non-engine errors become INTERNAL. */
 export function toWire(err: unknown): WireError {
   if (err instanceof EngineError) {
-    return { code: err.code, message: err.message, details: err.details, category: err.constructor.name };
+    return { code: err.code, message: err.message, details: err.details, category: err.category };
   }
   const e = err instanceof Error ? err : new Error(String(err));
   return { code: 'INTERNAL', message: e.message, details: { stack: e.stack }, category: 'InternalError' };
@@ -193,14 +213,14 @@ export function toWire(err: unknown): WireError {
 
 /** Rebuilds a typed engine error from its wire form (the inverse of `toWire`). */
 export function fromWire(w: WireError): EngineError {
-  if (w.category === 'CorruptionError') {
+  if (w.category === CorruptionError.category) {
     return new CorruptionError(String(w.details.file), Number(w.details.offset), String(w.details.reason));
   }
-  if (w.category === 'FormatVersionError') {
+  if (w.category === FormatVersionError.category) {
     const d = w.details;
     return new FormatVersionError(String(d.file), Number(d.found), Number(d.min), Number(d.max));
   }
-  const Ctor = CATEGORIES[w.category] ?? EngineError;
+  const Ctor = CATEGORIES.get(w.category) ?? EngineError;
   const code = (w.code in ERRORS ? w.code : 'INTERNAL') as ErrorCode;
   return new Ctor(code, w.message, w.details);
 }

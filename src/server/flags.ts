@@ -5,6 +5,7 @@
  * `--no-flag`. An unknown flag or bad value throws FlagError naming the flag.
  */
 import { cpus } from 'node:os';
+import { parseDurationMs, parseDurationMsOrNull } from '../engine/model/duration.ts';
 
 export class FlagError extends Error {}
 
@@ -89,7 +90,6 @@ export const FLAG_SPECS: Record<keyof Flags, Spec> = {
 };
 
 const SERVICES = new Set(['documents', 'metrics', 'workflow']);
-const DURATION_RE = /^(?:\d+(?:ms|s|m|h|d|w|y))+$/;
 const BYTES_RE = /^\d+(?:\.\d+)?(?:B|KB|MB|GB|TB|PB|EB)?$/;
 
 export function defaultFlags(): Flags {
@@ -163,7 +163,7 @@ function set(flags: Record<string, unknown>, explicit: Set<string>, name: string
       flags[name] = items;
       break;
     }
-    case 'duration': if (!DURATION_RE.test(raw)) bad('expected a duration like 15d or 1h30m'); flags[name] = raw; break;
+    case 'duration': if (parseDurationMsOrNull(raw) === null) bad('expected a duration like 15d or 1h30m'); flags[name] = raw; break;
     case 'bytes': if (!BYTES_RE.test(raw)) bad('expected a size like 512MB'); flags[name] = raw; break;
     case 'level': if (!/^(debug|info|warn|error)$/.test(raw)) bad('expected debug, info, warn or error'); flags[name] = raw; break;
     case 'hostport': if (!/^[^\s]*:\d{1,5}$/.test(raw)) bad('expected HOST:PORT'); flags[name] = raw; break;
@@ -177,12 +177,9 @@ export function retentionTime(flags: Flags): string {
   return dep !== FLAG_SPECS['storage.tsdb.retention'].def ? dep : flags['storage.tsdb.retention.time'];
 }
 
-/** Parses a Prometheus duration (`1h30m`, `15d`, `500ms`) into milliseconds. */
+/** A duration flag's value in ms (validated when the flags were parsed). */
 export function durationMs(s: string): number {
-  const units: Record<string, number> = { ms: 1, s: 1e3, m: 60e3, h: 3600e3, d: 86400e3, w: 7 * 86400e3, y: 365 * 86400e3 };
-  let total = 0;
-  for (const m of s.matchAll(/(\d+)(ms|s|m|h|d|w|y)/g)) total += Number(m[1]) * units[m[2]];
-  return total;
+  return parseDurationMs(s);
 }
 
 /** Parses a retention size (`512MB`; base 1024 like Prometheus's units) into bytes; 0 = off. */

@@ -4,6 +4,7 @@
  * dropped without touching the response again, and replies are written corked.
  */
 import uWS from 'uWebSockets.js';
+import { inflateBody, isInflatable } from './content-encoding.ts';
 
 export interface HttpRequest {
   /** Upper-case method as sent. */
@@ -31,6 +32,8 @@ export interface HttpServerOptions {
   maxBodyBytes: number;
   /** The API's own envelope for an over-limit body (413). */
   tooLarge(req: { method: string; path: string }, limitBytes: number): HttpResponse;
+  /** The API's envelope for a body that cannot be read (a corrupt compressed body; 400). */
+  badBody(reason: string): HttpResponse;
   /** The API's envelope for a handler that threw something unexpected (500). */
   internalError(err: unknown): HttpResponse;
   handler: Handler;
@@ -91,8 +94,14 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
         res.writeStatus(statusLine(r.status));
         if (r.headers) for (const k in r.headers) res.writeHeader(k, r.headers[k]);
         const body = r.body ?? EMPTY;
-        if (method === 'HEAD') res.endWithoutBody(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength, closeConnection);
-        else res.end(body, closeConnection);
+        if (method !== 'HEAD') res.end(body, closeConnection);
+        else if (closeConnection) res.end(EMPTY, true);
+        else {
+          // This uWS build aborts or drops the keep-alive connection when endWithoutBody is given a length or
+          // a close flag; the header written by hand plus the bare call keeps the connection usable.
+          res.writeHeader('content-length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength));
+          res.endWithoutBody();
+        }
       });
       finish();
     };
@@ -105,6 +114,19 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
     if (declared > drainLimit) { send(opts.tooLarge({ method, path }, opts.maxBodyBytes), true); return; }
 
     const run = (body: Buffer): void => {
+      const encoding = headers['content-encoding'];
+      if (isInflatable(encoding) && body.byteLength > 0) {
+        // Handlers see the inflated body and no encoding header, as if it had been sent plain.
+        inflateBody(encoding, body, opts.maxBodyBytes).then((r) => {
+          if (r.kind === 'too-large') send(opts.tooLarge({ method, path }, opts.maxBodyBytes));
+          else if (r.kind === 'bad') send(opts.badBody(r.reason));
+          else { delete headers['content-encoding']; handle(r.body); }
+        }, (err) => send(opts.internalError(err)));
+        return;
+      }
+      handle(body);
+    };
+    const handle = (body: Buffer): void => {
       const request: HttpRequest = { method, path, rawQuery, query: new URLSearchParams(rawQuery), headers, body };
       let out: HttpResponse | Promise<HttpResponse>;
       try { out = opts.handler(request); } catch (err) { send(opts.internalError(err)); return; }

@@ -13,6 +13,7 @@ import { SelfMetrics } from './self-metrics.ts';
 import { createLogger } from './logger.ts';
 import { acquireLock } from './lock-file.ts';
 import { startHttpServer, type HttpServer } from './http.ts';
+import { ParseError } from '../engine/errors.ts';
 import { startIdleGc } from '../runtime/idle-gc.ts';
 import { Router } from './router.ts';
 import { dispatcher, type ApiFallbacks, type RequestMetrics } from './dispatch.ts';
@@ -68,6 +69,7 @@ export async function startTessera(flags: Flags): Promise<Tessera> {
     const handle = dispatcher(api, router, fallbacks, reqMetrics);
     const server = await startHttpServer({
       host, port, maxBodyBytes, tooLarge, internalError: (err) => fallbacks.error(err, null as never),
+      badBody: (reason) => fallbacks.error(ParseError.of('PARSE', [reason]), null as never),
       handler: (req) => { idleGc.busy(); return handle(req); },
     });
     servers.push(server);

@@ -209,3 +209,15 @@ export interface TaskCall { op: OpName; args: unknown }
 export type BatchMessage = PackedMessage;
 
 export type CallResult = { ok: true; value: unknown } | { ok: false; error: WireError };
+
+// ---- workflow engine threads (src/workers/workflow.ts; one per partition, fed by its own ring) ----
+
+/**
+ * Every operation a workflow engine thread answers, with its argument and result types. It is the engine's
+ * own operation table (`EngineOps`), so the server's `WorkflowClient.call` and the engine cannot disagree on
+ * a name, an argument or a result; `test/architecture/protocol.test.ts` holds `@ts-expect-error` cases.
+ */
+export type WorkflowOps = import('../engine/workflow/index.ts').EngineOps;
+export type WorkflowOpName = keyof WorkflowOps & string;
+export type WorkflowArgs<K extends WorkflowOpName> = WorkflowOps[K]['args'];
+export type WorkflowResult<K extends WorkflowOpName> = WorkflowOps[K]['result'];

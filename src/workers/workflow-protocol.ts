@@ -1,8 +1,13 @@
 /**
- * Messages between the main thread and the workflow worker. Requests travel over the shared SPSC ring
- * (msgpack of `WorkflowRequest`); replies come back with postMessage.
+ * Messages between the main thread and a workflow engine thread (one per partition). Requests travel over
+ * the partition's SPSC ring (msgpack of `WorkflowRequest`); replies come back with postMessage. Operation
+ * names and types: `WorkflowOps` in `protocol.ts`.
  */
 import type { WireError } from '../engine/errors.ts';
+import type { WorkflowOpName } from './protocol.ts';
+
+// The pure routing function only (the main thread must not load the engine).
+export { partitionOf } from '../engine/workflow/partition.ts';
 
 export interface WorkflowWorkerInit {
   ring: SharedArrayBuffer;
@@ -19,11 +24,12 @@ export interface WorkflowWorkerInit {
 
 export interface WorkflowRequest {
   id: number;
-  op: string;
+  op: WorkflowOpName;
   args: unknown;
 }
 
 export type WorkflowReply =
+  /** Applied marks of the layout-1 WAL (events replayed from it at start-up are recognised by them). */
   | { type: 'ready'; appliedLow: number; appliedAbove: number[] }
   | { type: 'reply'; id: number; ok: true; value: unknown }
   | { type: 'reply'; id: number; ok: false; error: WireError }

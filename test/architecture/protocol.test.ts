@@ -7,7 +7,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TASKS } from '../../src/workers/tasks.ts';
-import type { OpName, OpResult, TaskSubset, TaskTable, WorkerTransport } from '../../src/workers/protocol.ts';
+import type { OpName, OpResult, TaskSubset, TaskTable, WorkerTransport, WorkflowResult } from '../../src/workers/protocol.ts';
+import type { WorkflowClient } from '../../src/server/workflow/client.ts';
 
 // Compile-time cases: never run, only type-checked.
 async function compileChecks(pool: WorkerTransport): Promise<void> {
@@ -32,6 +33,19 @@ const badName: TaskSubset = { 'docs.undelete': () => null };
 // @ts-expect-error: the whole table must have every operation
 const incomplete: TaskTable = { 'core.ping': () => 'pong' };
 void compileChecks; void badResult; void badName; void incomplete;
+
+// The workflow engine threads' contract (`WorkflowOps`): the server's client is typed from the engine's table.
+async function workflowChecks(client: WorkflowClient): Promise<void> {
+  // @ts-expect-error: no workflow operation has this name
+  await client.call('workflow.sav', { body: {} });
+  // @ts-expect-error: `workflow.runs` needs the workflow id
+  await client.call('workflow.runs', { contactId: 'c1' });
+  // @ts-expect-error: `workflow.hasRuns` answers a boolean
+  const n: number = await client.call('workflow.hasRuns', { id: 1 });
+  const stats: WorkflowResult<'workflow.statistics'> = await client.call('workflow.statistics', { id: 1 });
+  void n; void stats.elements;
+}
+void workflowChecks;
 
 test('the task table has exactly the operations the contract declares', () => {
   const declared: Record<OpName, true> = {

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { parseSeriesLine, parseValues, STALE } from './runner.ts';
-import { parseDuration } from '../../src/engine/promql/lexer.ts';
+import { parseDurationMsOrNull } from '../../src/engine/model/duration.ts';
 import { labelsKey } from '../../src/engine/tsdb/labels.ts';
 import type { Labels } from '../../src/engine/tsdb/api.ts';
 
@@ -29,7 +29,7 @@ function segments(text: string): Segment[] {
     if (l === '') continue;
     if (l === 'clear') { out.push(cur); cur = { series: new Map(), evals: [], stale: false }; continue; }
     if (l.startsWith('load')) {
-      const interval = parseDuration(l.split(/\s+/)[1])!;
+      const interval = parseDurationMsOrNull(l.split(/\s+/)[1])!;
       for (i++; i < lines.length && lines[i] !== ''; i++) {
         const { labels, rest } = parseSeriesLine(lines[i]);
         const k = labelsKey(labels);
@@ -152,11 +152,11 @@ async function check(base: string, ev: Eval): Promise<string | null> {
   let url: string, fail: boolean, start = 0, step = 0;
   if (inst) {
     fail = inst[1] === 'fail';
-    url = `${base}/api/v1/query?query=${encodeURIComponent(inst[3])}&time=${parseDuration(inst[2] ?? '0s')! / 1000}`;
+    url = `${base}/api/v1/query?query=${encodeURIComponent(inst[3])}&time=${parseDurationMsOrNull(inst[2] ?? '0s')! / 1000}`;
   } else if (range) {
     fail = range[1] === 'fail';
-    start = parseDuration(range[2])!; step = parseDuration(range[4])!;
-    url = `${base}/api/v1/query_range?query=${encodeURIComponent(range[5])}&start=${start / 1000}&end=${parseDuration(range[3])! / 1000}&step=${step / 1000}`;
+    start = parseDurationMsOrNull(range[2])!; step = parseDurationMsOrNull(range[4])!;
+    url = `${base}/api/v1/query_range?query=${encodeURIComponent(range[5])}&start=${start / 1000}&end=${parseDurationMsOrNull(range[3])! / 1000}&step=${step / 1000}`;
   } else return `unknown header`;
   const r = await (await fetch(url)).json() as { status: string; error?: string; data: { resultType: string; result: unknown } };
   if (fail) return r.status === 'error' ? null : 'expected an error, reference succeeded';

@@ -7,7 +7,7 @@
 import { parseExpr } from '../../src/engine/promql/parser.ts';
 import { instantQuery, rangeQuery } from '../../src/engine/promql/engine.ts';
 import type { EngineOptions } from '../../src/engine/promql/engine.ts';
-import { parseDuration } from '../../src/engine/promql/lexer.ts';
+import { parseDurationMsOrNull } from '../../src/engine/model/duration.ts';
 import { formatExpr } from '../../src/engine/promql/printer.ts';
 import { AT_MODIFIER_UNSAFE, walk } from '../../src/engine/promql/ast.ts';
 import { unquoteString } from '../../src/engine/promql/strings.ts';
@@ -103,7 +103,7 @@ function almostEqual(a: number, b: number): boolean {
 }
 
 function dur(s: string): number {
-  const d = parseDuration(s.trim());
+  const d = parseDurationMsOrNull(s.trim());
   if (d === null) throw new Error(`bad duration ${s}`);
   return d;
 }

@@ -44,7 +44,7 @@ test('graph page in Chromium: table, drawn graph, generator links and error text
   registerGraphRoutes(router);
   const server = await startHttpServer({
     host: '127.0.0.1', port: 0, maxBodyBytes: 1 << 20,
-    tooLarge: () => ({ status: 413 }), internalError: (e) => ({ status: 500, body: String(e) }),
+    tooLarge: () => ({ status: 413 }), internalError: (e) => ({ status: 500, body: String(e) }), badBody: (reason) => ({ status: 400, body: reason }),
     handler: (req) => {
       const m = router.match(req.method, req.path);
       return m.kind === 'found' ? m.handler(req, m.params) : { status: 404, body: '404 page not found\n' };

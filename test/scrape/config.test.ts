@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { loadConfig, defaultConfigYaml } from '../../src/engine/scrape/config.ts';
 import { buildTargets } from '../../src/engine/scrape/target.ts';
-import { formatDuration, parseDuration } from '../../src/engine/scrape/duration.ts';
+import { formatDuration, parseDurationMs } from '../../src/engine/model/duration.ts';
 
 const errorCases = parse(readFileSync(new URL('./cases/config-errors.yml', import.meta.url), 'utf8')) as { name: string; config: string; error: string }[];
 
@@ -89,10 +89,10 @@ test('built-in config scrapes self and the push gateway with honor_labels', () =
 test('durations parse and print as Prometheus does', () => {
   for (const [s, ms, back] of [['1h30m', 5_400_000, '1h30m'], ['90m', 5_400_000, '1h30m'], ['0', 0, '0s'],
     ['2w', 14 * 86_400_000, '2w'], ['15d', 15 * 86_400_000, '15d'], ['500ms', 500, '500ms'], ['1y', 365 * 86_400_000, '1y']] as const) {
-    assert.equal(parseDuration(s), ms, s);
+    assert.equal(parseDurationMs(s), ms, s);
     assert.equal(formatDuration(ms), back, s);
   }
-  assert.throws(() => parseDuration('1m1h'), /not a valid duration string/);
+  assert.throws(() => parseDurationMs('1m1h'), /not a valid duration string/);
 });
 
 test('/status/config YAML is byte-identical to what Prometheus 2.42 prints for the same file', () => {

@@ -4,8 +4,6 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { startServer } from '../support/server.ts';
 import { A, E, H, M, channels, client, event, save, workflow, type Flow } from './helpers.ts';
 
@@ -125,22 +123,92 @@ test('crash: kill -9 during 1,000 events with a countdown pending; each acknowle
   } finally { await f.server.destroy(); }
 });
 
-test('the WAL is truncated as events are committed, and a restart after kill -9 still applies each once', async () => {
-  let f = client(await startServer({ services: ['workflow'], args: ['--workflow.test-clock', '--wal.segment-size', '65536'] }));
+test('kill -9 with 20,000 pending countdowns (two partitions): none lost, none fired twice', async (t) => {
+  let f = client(await startServer({ services: ['workflow'], args: ['--workflow.test-clock', '--workflow.cache-entries', '2000'] }));
+  const N = 20_000;
+  try {
+    const { id, t0 } = await setup(f, 170);
+    const acked = new Set<string>();
+    let killed = false;
+    const batch = async (from: number) => {
+      const events = Array.from({ length: 500 }, (_, k) => ({ event: 'submit', channel_id: 'ch1', business_id: 170, contact_id: `k${from + k}` }));
+      const r = await f.api('POST', '/rest/livestream/events', { events }).catch(() => null);
+      if (r?.status === 200) for (const x of r.body.data.results) if (x.success) acked.add(x.data.runsStarted[0].runId);
+    };
+    const sends: Promise<void>[] = [];
+    for (let i = 0; i < N; i += 500) {
+      sends.push(batch(i));
+      if (i === 14_000) { await Promise.all(sends.splice(0)); await f.server.kill9(); killed = true; }
+      if (sends.length >= 4) await Promise.all(sends.splice(0, 2));
+    }
+    await Promise.all(sends);
+    assert.ok(killed && acked.size >= 14_000 && acked.size < N + 1, `acknowledged before the kill: ${acked.size}`);
+    f = client(await f.server.restart());
+    const health = (await f.api('GET', '/health')).body.data;
+    assert.equal(health.partitions, 2);
+    assert.ok(health.timersInMemory <= 2 * 2 * 4096, `timers in memory bounded (${health.timersInMemory})`);
+    const stats = (await f.api('GET', `/workflow/manage/${id}/statistics`)).body.data;
+    assert.equal(stats.elements['block-a1'].waiting, stats.entered, 'every run that entered waits on its countdown');
+    assert.ok(stats.entered >= acked.size, `no acknowledged event lost (${stats.entered} ≥ ${acked.size})`);
+    await f.clock({ set: t0 + H - 1 });
+    assert.equal((await f.api('GET', '/workflow/outbox?businessId=170&size=1')).body.data.length, 0, 'nothing early');
+    // Kill in the middle of the firing: the clock call answers only after every due timer ran and committed,
+    // so cut it short and check the sum afterwards.
+    const firing = f.clock({ set: t0 + H + 1000 }).catch(() => null);
+    await new Promise((r) => setTimeout(r, 300));
+    await f.server.kill9();
+    await firing;
+    f = client(await f.server.restart());
+    await f.clock({ set: t0 + H + 2000 });
+    const seen = new Map<string, number>();
+    let after = '';
+    for (;;) {
+      const page = (await f.api('GET', `/workflow/outbox?businessId=170&size=5000${after ? `&after=${after}` : ''}`)).body.data;
+      for (const m of page) seen.set(m.runId, (seen.get(m.runId) ?? 0) + 1);
+      if (page.length < 5000) break;
+      after = page.at(-1).id;
+    }
+    t.diagnostic(`runs ${stats.entered}, messages ${seen.size}`);
+    assert.equal(seen.size, stats.entered, 'every pending countdown fired');
+    for (const [run, n] of seen) assert.equal(n, 1, `run ${run} messaged once`);
+    for (const run of acked) assert.ok(seen.has(run), `acknowledged run ${run} fired`);
+    const after2 = (await f.api('GET', `/workflow/manage/${id}/statistics`)).body.data;
+    assert.deepEqual([after2.completed, after2.active, after2.elements['block-a1'].waiting], [stats.entered, 0, 0]);
+  } finally { await f.server.destroy(); }
+});
+
+test('kill -9 under load: after restart every contact\'s applied events are a gap-free prefix in send order', async () => {
+  let f = client(await startServer({ services: ['workflow'], args: ['--workflow.test-clock'] }));
+  const CONTACTS = 64, PER = 40;
   try {
     await f.clock({ set: 10_000_000 });
     await channels(f, 170, 10_000_000);
     const id = await save(f, workflow(170, [E('ch1', 'play'), A('block-a1', { action: 'tag', actionValue: 'seen', repeat: true }, ['path-1'])]));
-    const pad = 'x'.repeat(1000); // about 600 KB of WAL: ten 64 KiB segments without truncation
-    for (let i = 0; i < 600; i += 20) {
-      await Promise.all(Array.from({ length: 20 }, (_, k) => event(f, { event: 'play', channel_id: 'ch1', business_id: 170, contact_id: `q${i + k}`, event_id: `q-${i + k}`, pad })));
-    }
-    const segments = readdirSync(join(f.server.dataDir, 'workflow-wal'));
-    assert.ok(segments.length <= 3, `old segments deleted (${segments.length} left)`);
+    const acked = new Array<number>(CONTACTS).fill(0);
+    // Each contact sends its events one after another (the next only after the previous was acknowledged).
+    const contact = async (flow: Flow, c: number, from: number) => {
+      for (let k = from; k < PER; k++) {
+        const r = await event(flow, { event: 'play', channel_id: 'ch1', business_id: 170, contact_id: `o${c}`, event_id: `o${c}-${k}` }).catch(() => null);
+        if (r?.status !== 200) return;
+        acked[c] = k + 1;
+      }
+    };
+    const running = Promise.all(Array.from({ length: CONTACTS }, (_, c) => contact(f, c, 0)));
+    while (acked.reduce((a, b) => a + b, 0) < CONTACTS * PER / 2) await new Promise((r) => setTimeout(r, 5));
     await f.server.kill9();
+    await running;
     f = client(await f.server.restart());
-    const stats = (await f.api('GET', `/workflow/manage/${id}/statistics`)).body.data;
-    assert.equal(stats.entered, 600);
-    assert.equal((await f.api('GET', `/workflow/actions?workflowId=${id}`)).body.data.length, 600);
+    const applied = async (c: number) => ((await f.api('GET', `/workflow/manage/${id}/runs?contactId=o${c}`)).body.data as { triggerEventId: string }[]).map((r) => r.triggerEventId);
+    const resume: number[] = [];
+    for (let c = 0; c < CONTACTS; c++) {
+      const got = await applied(c);
+      assert.deepEqual(got, Array.from({ length: got.length }, (_, k) => `o${c}-${k}`), `o${c}: in order, no gaps`);
+      assert.ok(got.length >= acked[c] && got.length <= acked[c] + 1, `o${c}: every acknowledged event kept (${got.length} vs ${acked[c]})`);
+      resume.push(got.length);
+    }
+    await Promise.all(resume.map((k, c) => contact(f, c, k)));
+    for (let c = 0; c < CONTACTS; c++) {
+      assert.deepEqual(await applied(c), Array.from({ length: PER }, (_, k) => `o${c}-${k}`));
+    }
   } finally { await f.server.destroy(); }
 });

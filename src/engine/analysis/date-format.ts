@@ -2,7 +2,9 @@
  * Date parsing and printing for `date` fields: the ES 6.8 default `strict_date_optional_time||epoch_millis`,
  * the common named formats and Joda-style patterns (`yyyy/MM/dd HH:mm:ss`, `||` alternatives). Values are
  * epoch milliseconds (UTC). Only fixed offsets and `UTC`/`Z` are understood as zones in patterns; named zones
- * are resolved through Intl for `time_zone` parameters.
+ * are resolved through Intl for `time_zone` parameters. The one date parser: the mapper's validation and
+ * date detection, indexing, range queries and aggregations all read a date the same way, so a document the
+ * mapper accepts is a document the indexer can index.
  */
 import { InvalidArgumentError } from '../errors.ts';
 
@@ -27,16 +29,26 @@ function zoneOffsetMs(z: string | undefined): number {
   return m[1] === '-' ? -v : v;
 }
 
+/**
+ * Epoch ms of a calendar date and time, or null when a field is out of its range (month 13, 2015-02-30, hour
+ * 24): Joda refuses those, and `Date.UTC` would silently roll them over.
+ */
+function utcMs(y: number, mo: number, d: number, h: number, mi: number, s: number, ms: number): number | null {
+  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h > 23 || mi > 59 || s > 59) return null;
+  const t = Date.UTC(y, mo - 1, d, h, mi, s, ms);
+  return y >= 0 && y < 100 ? shiftYear(t, y) : t;
+}
+
+function daysInMonth(y: number, mo: number): number {
+  return mo === 2 ? ((y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 29 : 28) : [31, 0, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][mo - 1];
+}
+
 function parseIso(s: string): number | null {
   const m = ISO_RE.exec(s);
   if (!m) return null;
   const frac = m[7] ? Number((m[7] + '000').slice(0, 3)) : 0;
-  const ms = Date.UTC(Number(m[1]), m[2] ? Number(m[2]) - 1 : 0, m[3] ? Number(m[3]) : 1, Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0), frac);
-  const y = Number(m[1]);
-  const fixed = y >= 0 && y < 100 ? shiftYear(ms, y) : ms;
-  if (m[2] && (Number(m[2]) < 1 || Number(m[2]) > 12)) return null;
-  if (m[3] && (Number(m[3]) < 1 || Number(m[3]) > 31)) return null;
-  return fixed - zoneOffsetMs(m[8]);
+  const t = utcMs(Number(m[1]), m[2] ? Number(m[2]) : 1, m[3] ? Number(m[3]) : 1, Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0), frac);
+  return t === null ? null : t - zoneOffsetMs(m[8]);
 }
 
 // Date.UTC maps years 0..99 to 1900..1999.
@@ -61,10 +73,9 @@ function patternParse(pattern: string, s: string): number | null {
   if (!m) return null;
   const v: Record<string, string> = {};
   fields.forEach((f, i) => { v[f] = m[i + 1]; });
-  const y = Number(v.y ?? v.Y ?? 1970);
-  const ms = Date.UTC(y, v.M ? Number(v.M) - 1 : 0, v.d ? Number(v.d) : 1, Number(v.H ?? v.h ?? 0), Number(v.m ?? 0), Number(v.s ?? 0),
-    v.S ? Number((v.S + '000').slice(0, 3)) : 0);
-  return (y >= 0 && y < 100 ? shiftYear(ms, y) : ms) - zoneOffsetMs(v.Z);
+  const t = utcMs(Number(v.y ?? v.Y ?? 1970), v.M ? Number(v.M) : 1, v.d ? Number(v.d) : 1, Number(v.H ?? v.h ?? 0), Number(v.m ?? 0),
+    Number(v.s ?? 0), v.S ? Number((v.S + '000').slice(0, 3)) : 0);
+  return t === null ? null : t - zoneOffsetMs(v.Z);
 }
 
 function escapeRe(s: string): string { return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'); }
@@ -79,9 +90,10 @@ function parseOne(fmt: string, s: string): number | null {
   return patternParse(NAMED[fmt] ?? fmt, s);
 }
 
-/** Parses a date value (string or number) with `format` (`a||b` alternatives); throws when none matches. */
-export function parseDate(value: unknown, format: string = DEFAULT_DATE_FORMAT): number {
+/** Epoch ms of a date value (string or number) read with `format` (`a||b` alternatives), or null when none matches. */
+export function parseDateOrNull(value: unknown, format: string = DEFAULT_DATE_FORMAT): number | null {
   if (typeof value === 'number') {
+    if (!Number.isFinite(value)) return null;
     if (format.split('||').includes('epoch_second')) return Math.trunc(value * 1000);
     return Math.trunc(value);
   }
@@ -90,7 +102,32 @@ export function parseDate(value: unknown, format: string = DEFAULT_DATE_FORMAT):
     const r = parseOne(f.trim(), s);
     if (r !== null && Number.isFinite(r)) return r;
   }
-  throw new InvalidArgumentError('INVALID_ARGUMENT', `failed to parse date field [${s}] with format [${format}]`);
+  return null;
+}
+
+/** `parseDateOrNull` that throws ES's `failed to parse date field [...] with format [...]` when none matches. */
+export function parseDate(value: unknown, format: string = DEFAULT_DATE_FORMAT): number {
+  const r = parseDateOrNull(value, format);
+  if (r === null) throw new InvalidArgumentError('INVALID_ARGUMENT', `failed to parse date field [${String(value).trim()}] with format [${format}]`);
+  return r;
+}
+
+/** The dynamic mapper's `dynamic_date_formats` default (ES 6.8). */
+export const DEFAULT_DYNAMIC_DATE_FORMATS = ['strict_date_optional_time', 'yyyy/MM/dd HH:mm:ss Z||yyyy/MM/dd Z'];
+
+/** Date detection of the dynamic mapper: the format to map a string with, or null when it is not a date. */
+export function detectDate(v: string, formats: readonly string[]): string | null {
+  if (v.length < 8 || !/^\d/.test(v) || /^-?\d+(\.\d+)?$/.test(v)) return null;
+  for (const f of formats) {
+    if (f === 'strict_date_optional_time' || f === 'date_optional_time') {
+      if (/^\d{4}-/.test(v) && parseIso(v) !== null) return DEFAULT_DATE_FORMAT;
+      continue;
+    }
+    // "yyyy/MM/dd HH:mm:ss Z||yyyy/MM/dd Z" — ES prints the detected format without the zone part.
+    const alts = f.split('||').map((a) => a.replace(/\s*Z$/, ''));
+    for (const a of alts) if (parseOne(a, v) !== null) return alts.join('||');
+  }
+  return null;
 }
 
 const pad = (n: number, w: number): string => String(n).padStart(w, '0');

@@ -134,5 +134,7 @@ export const WORKFLOW_META_KEY = 'meta';
 export const WORKFLOW_STATE_VERSION = 2;
 /** Layout 2: directory (under the data directory) holding one LMDB environment per engine partition, `p0`, `p1`, … */
 export const WORKFLOW_DIR = 'workflow';
+/** Layout 2: text file in WORKFLOW_DIR holding the partition count (decimal), written when the directory is created. */
+export const WORKFLOW_PARTITIONS_FILE = 'partitions';
 /** Layout 2: prefix of the named databases of a partition environment (`wf2_runs`, `wf2_ix_timers_due`, …). */
 export const WORKFLOW_V2_DB_PREFIX = 'wf2_';

@@ -20,6 +20,8 @@ export interface BulkItem {
   ifSeqNo?: number;
   ifPrimaryTerm?: number;
   retryOnConflict?: number;
+  /** The ingest pipeline the item names. */
+  pipeline?: string;
   /** index/create: the source bytes; update: the update body. */
   source?: Uint8Array;
   fetchSource?: unknown;
@@ -95,6 +97,7 @@ function parseAction(text: string, line: number, defaults: { index?: string; typ
     ifSeqNo: num(m.if_seq_no),
     ifPrimaryTerm: num(m.if_primary_term),
     retryOnConflict: num(m.retry_on_conflict, m._retry_on_conflict),
+    pipeline: str(m.pipeline),
   };
   if (m._source !== undefined) item.fetchSource = m._source;
   return item;

@@ -10,8 +10,9 @@
  */
 import type { FieldMappingJson, MappingJson } from '../search/api.ts';
 import { cause, docError, mapperParsing } from './doc-errors.ts';
-import { DEFAULT_DATE_FORMAT, DEFAULT_DYNAMIC_DATE_FORMATS, detectDate, parseDate } from './date-format.ts';
+import { DEFAULT_DATE_FORMAT, DEFAULT_DYNAMIC_DATE_FORMATS, detectDate, parseDateOrNull } from '../analysis/date-format.ts';
 import { NUMERIC_TYPES, typeOf } from './mapping.ts';
+import { templateMapping, type DynamicType } from './dynamic-templates.ts';
 import type { ErrorCause } from './doc-errors.ts';
 
 export const NEED_LOSSLESS = Symbol('need lossless parse');
@@ -97,13 +98,32 @@ function walkField(w: Walk, props: Record<string, FieldMappingJson> | undefined,
   if (dyn === 'false') return;
   const inferred = infer(w, value);
   if (inferred === NEED_LOSSLESS) throw NEED_LOSSLESS;
-  if (typeOf(inferred) === 'object') {
+  const fromTemplate = templateMapping(w.root.dynamic_templates, key, path, dynamicTypeOf(inferred));
+  const mapped = fromTemplate ?? inferred;
+  const t = typeOf(mapped);
+  if (t === 'object' || t === 'nested') {
+    if (typeof value !== 'object' || isLossless(value)) {
+      throw mapperParsing(`object mapping for [${path}] tried to parse field [${key}] as object, but found a concrete value`);
+    }
     const sub: Record<string, FieldMappingJson> = {};
-    walkObject(w, undefined, dyn, value as Record<string, unknown>, `${path}.`, path, sub);
-    delta[key] = { properties: sub };
+    walkObject(w, mapped.properties, dynamicOf(mapped.dynamic, dyn), value as Record<string, unknown>, `${path}.`, path, sub);
+    delta[key] = { ...mapped, properties: { ...mapped.properties, ...sub } };
     return;
   }
-  delta[key] = inferred;
+  if (fromTemplate) checkValue(fromTemplate, t, path, value);
+  delta[key] = mapped;
+}
+
+/** The `match_mapping_type` word for what `infer` detected. */
+function dynamicTypeOf(inferred: FieldMappingJson): DynamicType {
+  switch (typeOf(inferred)) {
+    case 'text': return 'string';
+    case 'long': return 'long';
+    case 'float': return 'double';
+    case 'boolean': return 'boolean';
+    case 'date': return 'date';
+    default: return 'object';
+  }
 }
 
 function infer(w: Walk, v: unknown): FieldMappingJson | typeof NEED_LOSSLESS {
@@ -135,9 +155,10 @@ function fieldError(path: string, type: string, c: ErrorCause): never {
 /** Validates (with ES's coercion rules) one scalar value of a mapped concrete field. */
 function checkValue(def: FieldMappingJson, type: string, path: string, value: unknown): void {
   if (value === null) return;
-  if (typeof value === 'object' && !isLossless(value)) {
+  if (typeof value === 'object' && !isLossless(value) && type !== 'geo_point') {
     fieldError(path, type, cause('DOC_ILLEGAL_STATE', ["Can't get text on a START_OBJECT"]));
   }
+  if (type === 'geo_point') { checkGeoPoint(path, value); return; }
   const text = isLossless(value) ? value.value : String(value);
   if (NUMERIC_TYPES.has(type)) {
     if (typeof value === 'boolean') fieldError(path, type, cause('DOC_ILLEGAL_ARGUMENT', [`Current token (VALUE_${value ? 'TRUE' : 'FALSE'}) not numeric, can not use numeric value accessors`]));
@@ -154,8 +175,31 @@ function checkValue(def: FieldMappingJson, type: string, path: string, value: un
   if (type === 'date') {
     const fmt = (def.format as string | undefined) ?? DEFAULT_DATE_FORMAT;
     const v = isLossless(value) ? Number(value.value) : value;
-    if (parseDate(v, fmt) === null) {
+    if (parseDateOrNull(v, fmt) === null) {
       fieldError(path, type, cause('DOC_ILLEGAL_ARGUMENT', [`failed to parse date field [${text}] with format [${fmt}]`]));
     }
   }
+}
+
+/**
+ * A geo_point value in one of ES's forms: `{lat, lon}`, `"lat,lon"`, a geohash, or (inside an array) a bare
+ * coordinate of `[lon, lat]`.
+ */
+function checkGeoPoint(path: string, value: unknown): void {
+  const num = (v: unknown): number => Number(isLossless(v) ? v.value : v);
+  let lat: number, lon: number;
+  if (typeof value === 'number' || isLossless(value)) return; // one coordinate of an array point
+  if (typeof value === 'object' && value !== null) {
+    const o = value as Record<string, unknown>;
+    if (o.lat === undefined || o.lon === undefined) fieldError(path, 'geo_point', cause('DOC_PARSE', ['field [lat] missing']));
+    lat = num(o.lat); lon = num(o.lon);
+  } else {
+    const s = String(value).trim();
+    const parts = s.split(',');
+    if (parts.length === 2) { lat = Number(parts[0]); lon = Number(parts[1]); }
+    else if (/^[0-9b-hjkmnp-z]{1,12}$/.test(s)) return;
+    else { fieldError(path, 'geo_point', cause('DOC_PARSE', [`unsupported symbol [${s[0] ?? ''}] in geohash [${s}]`])); }
+  }
+  if (!(Math.abs(lat) <= 90)) fieldError(path, 'geo_point', cause('DOC_ILLEGAL_ARGUMENT', [`illegal latitude value [${lat}] for ${path}`]));
+  if (!(Math.abs(lon) <= 180)) fieldError(path, 'geo_point', cause('DOC_ILLEGAL_ARGUMENT', [`illegal longitude value [${lon}] for ${path}`]));
 }

@@ -21,6 +21,7 @@ export interface CreateOptions {
 }
 
 const CREATE_KEYS = new Set(['settings', 'mappings', 'aliases']);
+const DEFAULT_MAPPING = '_default_';
 
 /** Returns the metadata of a new index; throws the ES errors of create-index. */
 export function buildIndex(state: ClusterState, name: string, body: Record<string, unknown> | null, opts: CreateOptions): IndexMeta {
@@ -64,24 +65,27 @@ function resolveMappings(index: string, fromTemplates: Record<string, MappingJso
     if (typeof requested !== 'object' || Array.isArray(requested)) throw mapperParsing('Failed to parse mapping: mappings must be an object');
     req = typeless ? { _doc: requested } : requested as Record<string, unknown>;
   }
-  // A template's `_doc` mapping applies to whatever type the index ends up with.
-  const reqTypes = Object.keys(req);
-  const tplTypes = Object.keys(fromTemplates);
-  const types = [...new Set([...reqTypes, ...tplTypes.filter((t) => t !== '_doc' || reqTypes.length === 0)])];
-  if (types.length === 0) return { type: null, mapping: {} };
+  // `_default_` is not a type: it is the mapping every new type starts from (Logstash 6's template puts its
+  // dynamic templates there). A template's typed mapping (`_doc` included) is a type like any other, so a
+  // write naming another type is refused, as in 6.8.
+  const reqTypes = Object.keys(req).filter((t) => t !== DEFAULT_MAPPING);
+  const tplTypes = Object.keys(fromTemplates).filter((t) => t !== DEFAULT_MAPPING);
+  const types = [...new Set([...tplTypes, ...reqTypes])];
   if (types.length > 1) {
     throw illegalArgument(`Rejecting mapping update to [${index}] as the final mapping would have more than 1 type: [${types.join(', ')}]`);
   }
-  const type = types[0];
   let merged: Record<string, unknown> = {};
+  for (const m of [fromTemplates[DEFAULT_MAPPING], req[DEFAULT_MAPPING]]) if (m) merged = deepMerge(merged, m as Record<string, unknown>);
+  if (types.length === 0 && Object.keys(merged).length === 0) return { type: null, mapping: {} };
+  const type = types[0] ?? null;
   for (const t of tplTypes) merged = deepMerge(merged, fromTemplates[t] as Record<string, unknown>);
-  if (req[type] !== undefined) merged = deepMerge(merged, (req[type] ?? {}) as Record<string, unknown>);
+  if (type !== null && req[type] !== undefined) merged = deepMerge(merged, (req[type] ?? {}) as Record<string, unknown>);
   try {
-    validateTypeName(type);
+    if (type !== null) validateTypeName(type);
     validateRootMapping(merged, { customAnalyzers: customAnalyzers(settings) });
   } catch (e) {
     if (e instanceof EngineError && e.code === 'DOC_MAPPER_PARSING') {
-      throw mapperParsing(`Failed to parse mapping [${type}]: ${e.message}`, { cause: { code: e.code, message: e.message, details: e.details } });
+      throw mapperParsing(`Failed to parse mapping [${type ?? DEFAULT_MAPPING}]: ${e.message}`, { cause: { code: e.code, message: e.message, details: e.details } });
     }
     throw e;
   }

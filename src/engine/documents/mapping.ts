@@ -5,6 +5,7 @@
  */
 import type { FieldMappingJson, MappingJson } from '../search/api.ts';
 import { illegalArgument, mapperParsing } from './doc-errors.ts';
+import { compileDynamicTemplates } from './dynamic-templates.ts';
 
 const COMMON = ['type', 'index', 'store', 'doc_values', 'boost', 'null_value', 'copy_to', 'fields', 'include_in_all', 'similarity'];
 const NUMERIC = [...COMMON, 'coerce', 'ignore_malformed'];
@@ -17,6 +18,8 @@ const PARAMS: Record<string, string[]> = {
   date: [...COMMON, 'format', 'locale', 'ignore_malformed'],
   boolean: COMMON,
   ip: [...COMMON, 'ignore_malformed'],
+  // Stored and validated; not indexed for geo queries (not supported).
+  geo_point: ['type', 'ignore_malformed', 'ignore_z_value', 'null_value', 'store', 'doc_values'],
   binary: ['type', 'store', 'doc_values'],
   object: ['type', 'properties', 'dynamic', 'enabled', 'include_in_all'],
   nested: ['type', 'properties', 'dynamic', 'enabled', 'include_in_parent', 'include_in_root', 'include_in_all'],
@@ -54,6 +57,7 @@ export function validateRootMapping(body: unknown, ctx: MappingContext): Mapping
   if (bad.length) throw mapperParsing(`Root mapping definition has unsupported parameters:  ${unsupported(bad)}`);
   if (m.dynamic !== undefined) checkDynamic(m.dynamic, '_doc');
   if (m.properties !== undefined) validateProperties(m.properties, '', ctx);
+  compileDynamicTemplates(m.dynamic_templates);
   return m;
 }
 

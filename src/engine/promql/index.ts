@@ -9,5 +9,4 @@ export { selectorRanges } from './selectors.ts';
 export type { SelectorRange } from './selectors.ts';
 export { resultJsonOpen, matrixJson, jsonString } from './result-json.ts';
 export { formatSampleValue, formatFloat } from './format.ts';
-export { parseDuration, formatDuration } from './lexer.ts';
 export type { QueryResult, Matrix, Vector } from './value.ts';

@@ -133,37 +133,3 @@ function scanNumberOrDuration(input: string, i: number, inBrackets: boolean): { 
   throw parseErrorAt(input, start, `bad number or duration syntax: ${JSON.stringify(input.slice(start, k))}`);
 }
 
-const UNITS: Record<string, number> = { y: 365 * 86400000, w: 7 * 86400000, d: 86400000, h: 3600000, m: 60000, s: 1000, ms: 1 };
-const UNIT_ORDER = ['y', 'w', 'd', 'h', 'm', 's', 'ms'];
-
-/** Parses a Prometheus duration (`1h30m`, units y w d h m s ms, each at most once, in that order) to ms. */
-export function parseDuration(s: string): number | null {
-  if (s === '0') return 0;
-  const re = /(\d+)(ms|[ywdhms])/gy;
-  let total = 0, last = -1, pos = 0, m: RegExpExecArray | null;
-  if (s === '') return null;
-  while ((m = re.exec(s)) !== null) {
-    const idx = UNIT_ORDER.indexOf(m[2]);
-    if (idx <= last) return null;
-    last = idx;
-    total += Number(m[1]) * UNITS[m[2]];
-    pos = re.lastIndex;
-  }
-  if (pos !== s.length) return null;
-  return total;
-}
-
-/** Go `model.Duration.String()`: `1h30m`, `5m`, `0s`, `1y2w`, `100ms`. */
-export function formatDuration(ms: number): string {
-  if (ms === 0) return '0s';
-  let out = '';
-  let rest = ms;
-  for (const u of UNIT_ORDER) {
-    const f = UNITS[u];
-    // Years and weeks only when they divide the rest exactly: "90d" reads better than "12w6d".
-    if ((u === 'y' || u === 'w') && rest % f !== 0) continue;
-    const q = Math.floor(rest / f);
-    if (q > 0) { out += `${q}${u}`; rest -= q * f; }
-  }
-  return out;
-}

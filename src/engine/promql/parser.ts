@@ -5,7 +5,8 @@
  */
 import { MATCH_EQUAL, MATCH_NOT_EQUAL, MATCH_REGEXP, MATCH_NOT_REGEXP, newMatcher } from '../tsdb/api.ts';
 import type { Matcher, MatchType } from '../tsdb/api.ts';
-import { lex, T, parseErrorAt, parseDuration, TOKEN_TEXT } from './lexer.ts';
+import { lex, T, parseErrorAt, TOKEN_TEXT } from './lexer.ts';
+import { parseDurationMsOrNull } from '../model/duration.ts';
 import type { Token } from './lexer.ts';
 import { AGG_OPS, FUNCTIONS, aggHasParam } from './ast.ts';
 import type { AggOp, AggregateExpr, BinOp, Cardinality, Expr, VectorMatching, VectorSelector, SubqueryExpr, MatrixSelector } from './ast.ts';
@@ -256,14 +257,14 @@ class Parser {
   private duration(ctx: string): number {
     const t = this.next();
     if (t.t === T.DURATION) {
-      const d = parseDuration(t.val);
+      const d = parseDurationMsOrNull(t.val);
       if (d === 0) throw this.err(t.pos, 'duration must be greater than 0');
     }
     if (t.t !== T.DURATION) {
       if (t.t === T.NUMBER) throw this.err(t.pos, `unexpected number "${t.val}" in ${ctx}, expected duration`);
       throw this.err(t.pos, `unexpected ${desc(t)} in ${ctx}, expected duration`);
     }
-    const d = parseDuration(t.val);
+    const d = parseDurationMsOrNull(t.val);
     if (d === null) throw this.err(t.pos, `not a valid duration string: ${JSON.stringify(t.val)}`);
     return d;
   }

@@ -1,5 +1,5 @@
 /** Expression printer with the output of Prometheus 2.x's `String()` methods (used by `/api/v1/format_query`). */
-import { formatDuration } from './lexer.ts';
+import { formatDuration } from '../model/duration.ts';
 import { goQuote } from './strings.ts';
 import { aggHasParam } from './ast.ts';
 import type { Expr, StartOrEnd, VectorSelector } from './ast.ts';

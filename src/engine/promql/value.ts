@@ -17,7 +17,7 @@ export type QueryResult =
 
 /** An evaluation error Prometheus reports as errorType "execution" (HTTP 422). */
 export class PromExecutionError extends EngineError {
-  constructor(message: string) { super('PROMQL_EXECUTION', message, { promErrorType: 'execution' }); }
+  constructor(message: string) { super('PROMQL_EXECUTION', message); }
 }
 
 export function execError(msg: string): PromExecutionError { return new PromExecutionError(msg); }

@@ -5,7 +5,7 @@
  * `alert_relabel_configs`. Service discovery other than static configs is refused by name.
  */
 import { InvalidArgumentError } from '../errors.ts';
-import { parseDuration } from '../scrape/duration.ts';
+import { parseDurationMs } from '../model/duration.ts';
 import { parseRelabelRule, relabel, type RelabelRule } from '../scrape/relabel.ts';
 import type { AlertmanagerSet } from './notifier.ts';
 
@@ -35,7 +35,7 @@ export function parseAlerting(raw: Record<string, unknown> | null): AlertingSetu
     const pathPrefix = am.path_prefix === undefined ? '' : String(am.path_prefix);
     const alertsPath = ('/' + [pathPrefix, 'api/v2/alerts'].join('/')).replace(/\/+/g, '/');
     const rules = list(am.relabel_configs).map(parseRelabelRule);
-    const set: AlertmanagerSet = { urls: [], timeoutMs: am.timeout === undefined ? 10_000 : parseDuration(String(am.timeout)), headers: authHeaders(am) };
+    const set: AlertmanagerSet = { urls: [], timeoutMs: am.timeout === undefined ? 10_000 : parseDurationMs(String(am.timeout)), headers: authHeaders(am) };
     for (const sc of list(am.static_configs)) {
       const g = obj(sc);
       const labels = Object.entries(obj(g.labels)).map(([name, value]) => ({ name, value: String(value) }));

@@ -8,7 +8,7 @@ import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node as YNode,
 import type { Expr } from '../promql/ast.ts';
 import { parseExpr } from '../promql/parser.ts';
 import type { Label } from '../tsdb/api.ts';
-import { parseDuration } from '../scrape/duration.ts';
+import { parseDurationMs } from '../model/duration.ts';
 import { compileTemplate, type Template } from './template.ts';
 
 export interface RuleSpec {
@@ -84,7 +84,7 @@ class Decoder {
   duration(p: Pair | undefined): number {
     const s = this.scalar(p, 'model.Duration');
     if (s.line === 0) return 0;
-    try { return parseDuration(s.value); } catch (e) { this.fatal ??= (e as Error).message; return 0; }
+    try { return parseDurationMs(s.value); } catch (e) { this.fatal ??= (e as Error).message; return 0; }
   }
   stringMap(p: Pair | undefined): Map<string, string> {
     const out = new Map<string, string>();

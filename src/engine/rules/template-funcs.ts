@@ -5,6 +5,7 @@
  * (`query`, `first`, `label`, `value`, `strvalue`, `sortByLabel`) run through the rule's query function.
  */
 import { goParseFloat } from '../promql/format.ts';
+import { parseDurationMs } from '../model/duration.ts';
 import { compileGoRegexUnanchored, expandGoTemplate } from '../regex/index.ts';
 import { goE, goF, goG } from './go-format.ts';
 
@@ -215,7 +216,7 @@ export const TEMPLATE_FUNCS: Record<string, TplFunc> = {
   pathPrefix: (_a, env) => { try { return new URL(env.externalURL).pathname.replace(/\/$/, ''); } catch { return ''; } },
   graphLink: (a) => `/graph?g0.expr=${encodeURIComponent(String(a[0]))}&g0.tab=0`,
   tableLink: (a) => `/graph?g0.expr=${encodeURIComponent(String(a[0]))}&g0.tab=1`,
-  parseDuration: (a) => { const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d|w|y)$/.exec(String(a[0])); if (!m) throw new Error(`not a valid duration string: ${JSON.stringify(a[0])}`); return Number(m[1]) * { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400, w: 604800, y: 31536000 }[m[2]]!; },
+  parseDuration: (a) => parseDurationMs(String(a[0])) / 1000, // seconds, from model.ParseDuration as Prometheus's
   query: (a, env) => {
     if (!env.query) throw new Error('no query function available');
     return env.query(String(a[0]));

@@ -7,7 +7,7 @@ import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { dirname, isAbsolute, join } from 'node:path';
 import { InvalidArgumentError } from '../errors.ts';
 import type { Label } from '../tsdb/api.ts';
-import { formatDuration, parseDuration } from './duration.ts';
+import { formatDuration, parseDurationMs } from '../model/duration.ts';
 import { parseRelabelRule, type RelabelRule } from './relabel.ts';
 
 export interface GlobalConfig {
@@ -99,7 +99,7 @@ function asList(v: unknown, what: string): unknown[] {
 
 function dur(v: unknown, def: number): number {
   if (v === undefined || v === null) return def;
-  return parseDuration(String(v));
+  return parseDurationMs(String(v));
 }
 
 function bool(v: unknown, def: boolean, what: string): boolean {

@@ -5,7 +5,7 @@
  */
 import { hostname } from 'node:os';
 import type { Label } from '../tsdb/api.ts';
-import { formatDuration, parseDuration } from './duration.ts';
+import { formatDuration, parseDurationMs } from '../model/duration.ts';
 import type { ScrapeConfig, TargetGroup } from './config.ts';
 import { relabel, toSortedLabels } from './relabel.ts';
 
@@ -73,8 +73,8 @@ function populate(cfg: ScrapeConfig, g: TargetGroup, addr: string): Populated {
   if (!m.get('instance')) m.set('instance', address);
   let intervalMs: number, timeoutMs: number;
   try {
-    intervalMs = parseDuration(m.get('__scrape_interval__') ?? '');
-    timeoutMs = parseDuration(m.get('__scrape_timeout__') ?? '');
+    intervalMs = parseDurationMs(m.get('__scrape_interval__') ?? '');
+    timeoutMs = parseDurationMs(m.get('__scrape_timeout__') ?? '');
   } catch (e) {
     return { error: (e as Error).message };
   }

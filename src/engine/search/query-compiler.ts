@@ -6,7 +6,6 @@
 import { AllCursor, type DocCursor, UnionCursor } from '../postings/cursor.ts';
 import { TokenBuf } from '../analysis/token-buf.ts';
 import type { Segment } from '../postings/segment.ts';
-import { InvalidArgumentError } from '../errors.ts';
 import type { BoolQuery, MatchQuery, Query } from './query-ast.ts';
 import { ConjunctionScorer, ConstScorer, DisjunctionScorer, MappedScorer, ReqOptExclScorer, type Scorer } from './scorers.ts';
 import { WindowSumScorer } from './window-scorer.ts';
@@ -21,7 +20,7 @@ import { nestedWeight } from './nested-weight.ts';
 import { multiMatchWeight } from './multi-match.ts';
 import { queryStringToQuery } from './query-string.ts';
 import { functionScoreWeight } from './function-score.ts';
-import { queryShardError } from './shard-errors.ts';
+import { esPretty, queryShardError } from './shard-errors.ts';
 import { compileLuceneRegex, compileLuceneWildcard } from '../regex/index.ts';
 
 const f = Math.fround;
@@ -31,7 +30,7 @@ export function compile(q: Query, ctx: CompileContext, boost = 1): Weight {
   switch (q.type) {
     case 'match_all': return allWeight(b);
     case 'match_none': return NULL_WEIGHT;
-    case 'term': return termQuery(ctx, q.field, q.value, b);
+    case 'term': return termQuery(ctx, q.field, q.value, b, { term: { [q.field]: { value: q.value, boost: q.boost } } });
     case 'terms': return termsQuery(ctx, q.field, q.values, b);
     case 'match': return matchQuery(ctx, q, b);
     case 'match_phrase': return phraseWeight(ctx, q, b);
@@ -76,7 +75,8 @@ function metaQuery(ctx: CompileContext, field: string, values: unknown[], boost:
   return null;
 }
 
-function termQuery(ctx: CompileContext, field: string, value: unknown, boost: number): Weight {
+/** `echo` is the query as ES prints it in a `failed to create query` reason. */
+function termQuery(ctx: CompileContext, field: string, value: unknown, boost: number, echo: unknown): Weight {
   const meta = metaQuery(ctx, field, [value], boost);
   if (meta) return meta;
   const fi = ctx.field(field);
@@ -89,7 +89,10 @@ function termQuery(ctx: CompileContext, field: string, value: unknown, boost: nu
   }
   if (NUMERIC_TYPES.has(fi.type)) {
     const n = coerceNumber(value, fi.type === 'float' || fi.type === 'half_float' ? fi.type : 'double');
-    if (n === null) throw new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', `For input string: "${String(value)}"`, { cause: 'number_format_exception' });
+    if (n === null) {
+      // ES: the field type's parser throws NumberFormatException; QueryShardContext wraps it.
+      throw queryShardError(ctx, `failed to create query: ${esPretty(echo)}`, { code: 'SEARCH_NUMBER_FORMAT', message: `For input string: "${String(value)}"` });
+    }
     if ((fi.type === 'long' || fi.type === 'integer' || fi.type === 'short' || fi.type === 'byte') && !Number.isInteger(n)) return NULL_WEIGHT;
     return rangeScanWeight(field, boost, n, true, n, true);
   }
@@ -113,7 +116,7 @@ function termsQuery(ctx: CompileContext, field: string, values: unknown[], boost
       return out;
     });
   }
-  const subs = values.map((v) => termQuery(ctx, field, v, boost));
+  const subs = values.map((v) => termQuery(ctx, field, v, boost, { terms: { [field]: values, boost } }));
   return constantWeight(disMaxWeight(subs, 0), boost);
 }
 
@@ -160,7 +163,7 @@ export function matchQuery(ctx: CompileContext, q: MatchQuery, boost: number): W
       if (q.fuzziness !== undefined && fi.type === 'keyword') {
         return fuzzyWeight(ctx, q.field, String(q.query), q.fuzziness, q.prefixLength, q.maxExpansions, q.transpositions, boost);
       }
-      return termQuery(ctx, q.field, q.query, boost);
+      return termQuery(ctx, q.field, q.query, boost, { match: { [q.field]: { query: q.query, operator: q.operator.toUpperCase(), boost: q.boost } } });
     } catch (e) {
       if (q.lenient) return NULL_WEIGHT;
       throw e;

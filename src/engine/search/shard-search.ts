@@ -99,22 +99,21 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
       if (req.minScore !== null && score < req.minScore) continue;
       if (aggs) aggs.collect(d, score);
       if (post && (!pf || (pf.doc() < d ? pf.seek(d) : pf.doc()) !== d)) continue;
+      // hits.total counts every match; search_after only decides which of them can be on the page.
+      total++;
       if (scoreTop) {
         if (req.searchAfter && !(score < Number(req.searchAfter[0]))) continue;
-        total++;
         scoreTop.collect(base + d, score);
       } else {
         // Reject on the primary key alone when the collector is full and the doc is strictly worse.
         const worst = after ? null : fieldTop!.worst();
         if (worst !== null && compareOne(sort!.kinds[0], sort!.reverse[0], sort!.missingFirst[0], sort!.keyAt(0, seg, d, base + d, score), worst.keys[0]) > 0) {
-          total++;
           if (score > fieldTop!.maxScore) fieldTop!.maxScore = score;
           if (req.terminateAfter > 0 && total >= req.terminateAfter) { terminated = true; break segments; }
           continue;
         }
         const keys = sort!.keys(seg, d, base + d, score);
         if (after && compareKeys(sort!.kinds, sort!.reverse, keys, after, sort!.missingFirst) <= 0) continue;
-        total++;
         fieldTop!.collect(base + d, score, keys);
       }
       if (req.terminateAfter > 0 && total >= req.terminateAfter) { terminated = true; break segments; }

@@ -27,7 +27,7 @@ export function fielddataError(field: string): InvalidArgumentError {
 }
 
 export class BoundSort {
-  /** 'score' | 'doc' | 'num' | 'str' per spec. */
+  /** 'score' | 'doc' | 'id' | 'num' | 'str' per spec. */
   readonly kinds: string[] = [];
   readonly reverse: boolean[] = [];
   /** Whether numbers are longs (print integers, Long sentinels) or doubles. */
@@ -41,6 +41,8 @@ export class BoundSort {
       this.missingFirst.push(s.missing === '_first');
       if (s.field === '_score') { this.kinds.push('score'); this.isLong.push(false); continue; }
       if (s.field === '_doc') { this.kinds.push('doc'); this.isLong.push(true); continue; }
+      // `_id` sorts as a string, read from the segment's id dictionary (ES 6 allows it through fielddata on _uid).
+      if (s.field === '_id') { this.kinds.push('id'); this.isLong.push(false); continue; }
       const fi = infos.get(s.field);
       const type = fi?.type ?? s.unmappedType;
       if (!type) throw new InvalidArgumentError('SEARCH_QUERY_SHARD', `No mapping found for [${s.field}] in order to sort on`, { index });
@@ -78,6 +80,7 @@ export class BoundSort {
     const k = this.kinds[i], spec = this.specs[i];
     if (k === 'score') return score;
     if (k === 'doc') return globalDoc;
+    if (k === 'id') return seg.id(doc);
     const mode = spec.mode ?? (spec.order === 'desc' ? 'max' : 'min');
     let v: SortValue = null;
     if (seg !== this.columnsOf) this.resolve(seg);
@@ -125,7 +128,7 @@ function num(v: SortValue): number {
 /** Compares one key under its kind/order (the primary-key test of early rejection). */
 export function compareOne(kind: string, reverse: boolean, missingFirst: boolean, x: SortValue, y: SortValue): number {
   let c: number;
-  if (kind === 'str') {
+  if (kind === 'str' || kind === 'id') {
     const a = x as string | null, b = y as string | null;
     if (a === b) c = 0; else if (a === null) c = (missingFirst ? -1 : 1) * (reverse ? -1 : 1); else if (b === null) c = (missingFirst ? 1 : -1) * (reverse ? -1 : 1); else c = a < b ? -1 : 1;
   } else {
@@ -139,7 +142,7 @@ export function compareOne(kind: string, reverse: boolean, missingFirst: boolean
 export function compareKeys(kinds: string[], reverse: boolean[], a: SortValue[], b: SortValue[], missingFirst?: boolean[]): number {
   for (let i = 0; i < kinds.length; i++) {
     let c: number;
-    if (kinds[i] === 'str') {
+    if (kinds[i] === 'str' || kinds[i] === 'id') {
       const x = a[i] as string | null, y = b[i] as string | null;
       // Missing keywords (null) go last (`_last`, the default) or first (`_first`) whatever the order.
       const last = !(missingFirst && missingFirst[i]);

@@ -4,6 +4,7 @@
  * fsynced (so an acknowledged sample survives kill -9). Block cutting, compaction, retention and
  * tombstone cleaning live in db-maintenance.ts.
  */
+import { ERRORS } from '../errors.ts';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import type { FetchedSeries, Labels, Matcher } from './api.ts';
@@ -233,7 +234,7 @@ export class Tsdb {
 }
 
 function countError(res: AppendResult, code: number): void {
-  if (code === ERR_OUT_OF_ORDER) { res.outOfOrder++; res.firstError ||= 'out of order sample'; }
-  else if (code === ERR_DUPLICATE) { res.duplicate++; res.firstError ||= 'duplicate sample for timestamp'; }
-  else if (code === ERR_OUT_OF_BOUNDS) { res.outOfBounds++; res.firstError ||= 'out of bounds'; }
+  if (code === ERR_OUT_OF_ORDER) { res.outOfOrder++; res.firstError ||= ERRORS.TSDB_OUT_OF_ORDER; }
+  else if (code === ERR_DUPLICATE) { res.duplicate++; res.firstError ||= ERRORS.TSDB_DUPLICATE_SAMPLE; }
+  else if (code === ERR_OUT_OF_BOUNDS) { res.outOfBounds++; res.firstError ||= ERRORS.TSDB_OUT_OF_BOUNDS; }
 }

@@ -10,9 +10,8 @@ import { labelsKey } from './labels.ts';
 import { LabelIndex } from './postings.ts';
 import { XOR_MAX_SAMPLES, XorAppender } from './xor-chunk.ts';
 
+/** Append statuses; the refusals' texts are the registry's `TSDB_OUT_OF_ORDER`, `TSDB_DUPLICATE_SAMPLE`, `TSDB_OUT_OF_BOUNDS`. */
 export const APPEND_OK = 0, APPEND_DUP_IGNORED = 1, ERR_OUT_OF_ORDER = 2, ERR_DUPLICATE = 3, ERR_OUT_OF_BOUNDS = 4;
-/** Prometheus's error texts (`storage.ErrOutOfOrderSample` etc.), indexed by append status. */
-export const APPEND_ERROR_TEXT = ['', '', 'out of order sample', 'duplicate sample for timestamp', 'out of bounds'];
 
 const F64 = new Float64Array(1);
 const U32 = new Uint32Array(F64.buffer);

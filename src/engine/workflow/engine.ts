@@ -4,15 +4,15 @@
  * the timer loop (`runDue`, `advanceClock`), applied-event marks for exactly-once replay, and `flush`,
  * which commits every change since the last flush in one atomic write.
  */
-import { InvalidArgumentError, toWire } from '../errors.ts';
+import { InvalidArgumentError, toWire, type WireError } from '../errors.ts';
 import { makeEnv } from './effects.ts';
-import { parseEvent, processEvent, processViewlog, type EventResult } from './ingest.ts';
+import { parseEvent, processEvent, processViewlog, type EventResult, type ViewRecordResult } from './ingest.ts';
 import type { KvBackend } from './kv.ts';
 import { Runner, type Clock, type Job } from './runner.ts';
 import { WorkflowStore } from './store.ts';
 import { earliestFireAt, fireTimer, nextDue, wireTimers } from './timers.ts';
 import { QUERIES } from './queries.ts';
-import { MANAGE_OPS } from './manage-ops.ts';
+import { MANAGE_OPS, type Replicated } from './manage-ops.ts';
 import type { Timer } from './model.ts';
 import { recoverRunning } from './timers.ts';
 import { sweepFinished } from './retention.ts';
@@ -53,7 +53,6 @@ class EventClock implements Clock {
   now(): number { return this.at ?? this.base(); }
 }
 
-export type OpHandler = (e: WorkflowEngine, args: any, job: Job) => unknown;
 
 async function drain(job: Job): Promise<void> {
   while (job.waits.length) await Promise.all(job.waits.splice(0));
@@ -92,23 +91,28 @@ export class WorkflowEngine {
 
   /** Runs one operation; returns a promise only when asynchronous work (webhooks, a busy contact) is involved. */
   call(op: string, args: any): unknown {
-    const ingest = INGEST[op];
-    if (ingest) return ingest(this, args);
-    const q = QUERIES[op];
-    if (q) return q(this.runner, args);
-    const m = MANAGE_OPS[op];
-    if (m) return this.withJob((job) => this.replicated(args, () => m(this.runner, args, job)));
+    if (Object.hasOwn(INGEST, op)) return INGEST[op as keyof typeof INGEST](this, args);
+    if (Object.hasOwn(QUERIES, op)) return (QUERIES[op as keyof typeof QUERIES] as (r: Runner, a: unknown) => unknown)(this.runner, args);
+    if (Object.hasOwn(MANAGE_OPS, op)) {
+      const m = MANAGE_OPS[op as keyof typeof MANAGE_OPS] as (r: Runner, a: unknown, job: Job) => unknown;
+      return this.withJob((job) => this.replicated(args, () => m(this.runner, args, job)));
+    }
     if (op === 'clock') return this.clockOp(args);
     if (op === 'sync') return null; // answered after the commit of everything before it (the worker's rule)
     throw new InvalidArgumentError('INVALID_ARGUMENT', `unknown workflow op ${op}`);
   }
 
-  isQuery(op: string): boolean { return op in QUERIES; }
+  isQuery(op: string): boolean { return Object.hasOwn(QUERIES, op); }
 
-  /** Runs a management call with the cross-partition facts the caller gathered (`anyRuns`). */
-  private replicated<T>(args: { anyRuns?: boolean } | null, fn: () => T): T {
+  /**
+   * Runs a management call with the inputs every partition must share to reach the same result: whether
+   * the workflow has runs in any partition, and (real clock) the time the server received the call.
+   */
+  private replicated<T>(args: Replicated | null, fn: () => T): T {
     this.runner.anyRuns = typeof args?.anyRuns === 'boolean' ? args.anyRuns : null;
-    try { return fn(); } finally { this.runner.anyRuns = null; }
+    const clock = this.clock instanceof EventClock && typeof args?.at === 'number' ? this.clock : null;
+    if (clock) clock.at = args!.at!;
+    try { return fn(); } finally { this.runner.anyRuns = null; if (clock) clock.at = null; }
   }
 
   private withJob<T>(fn: (job: Job) => T): T | Promise<T> {
@@ -141,7 +145,7 @@ export class WorkflowEngine {
   }
 
   /** One inbound event with its WAL sequence number; a replayed, already-applied one has no effect. */
-  ingestEvent(seq: number, body: unknown, at?: number): EventResult | { replayed: true } | Promise<EventResult> {
+  ingestEvent(seq: number, body: unknown, at?: number): EventResult | Replayed | Promise<EventResult> {
     if (seq > 0 && this.st.isApplied(seq)) return { replayed: true };
     let e;
     try { e = parseEvent(body); } catch (err) { this.applied(seq); throw err; }
@@ -219,24 +223,45 @@ export class WorkflowEngine {
   }
 }
 
-const INGEST: Record<string, (e: WorkflowEngine, args: { seq: number; body: unknown; at?: number }) => unknown> = {
-  event: (e, a) => e.ingestEvent(a.seq, a.body, a.at),
+/**
+ * Inbound data. `seq` (> 0) is set only for events replayed from a layout-1 WAL at start-up: applied ones
+ * are recognised by it. `at`: the receive time the event is processed as (WAL replay, real clock).
+ */
+export interface IngestArgs { seq?: number; body: unknown; at?: number }
+export interface Replayed { replayed: true }
+export interface BatchItem { success: boolean; error: WireError | ''; data: unknown }
+
+const INGEST = {
+  event: (e: WorkflowEngine, a: IngestArgs) => e.ingestEvent(a.seq ?? 0, a.body, a.at),
   /** Batch: item i carries sequence number seq+i so a partial batch replays exactly the rest. */
-  events: (e, a) => ingestBatch(e, a.seq, a.body, a.at),
-  viewlog: (e, a) => {
-    if (a.seq > 0 && e.st.isApplied(a.seq)) return { replayed: true };
-    try { return { results: processViewlog(e.runner, a.body) }; } finally { if (a.seq > 0) e.st.markApplied(a.seq); }
+  events: (e: WorkflowEngine, a: IngestArgs) => ingestBatch(e, a.seq ?? 0, a.body, a.at),
+  viewlog: (e: WorkflowEngine, a: IngestArgs): { results: ViewRecordResult[] } | Replayed => {
+    const seq = a.seq ?? 0;
+    if (seq > 0 && e.st.isApplied(seq)) return { replayed: true };
+    try { return { results: processViewlog(e.runner, a.body) }; } finally { if (seq > 0) e.st.markApplied(seq); }
   },
 };
 
-async function ingestBatch(e: WorkflowEngine, seq: number, body: unknown, at?: number): Promise<unknown> {
+/**
+ * Every operation of the engine with its argument and result types (`src/workers/protocol.ts`
+ * `WorkflowOps` is checked against this).
+ */
+type Fn = (...a: any[]) => unknown;
+type OpsOf<T extends Record<string, Fn>> = { [K in keyof T]: { args: Parameters<T[K]>[1]; result: Awaited<ReturnType<T[K]>> } };
+export type EngineOps = OpsOf<typeof INGEST> & OpsOf<typeof QUERIES> & OpsOf<typeof MANAGE_OPS> & {
+  /** Validated by the engine (the body of POST /__test__/clock). */
+  clock: { args: unknown; result: { now: number } };
+  sync: { args: Record<string, never>; result: null };
+};
+
+async function ingestBatch(e: WorkflowEngine, seq: number, body: unknown, at?: number): Promise<{ results: BatchItem[] }> {
   const events = (body as { events?: unknown })?.events;
   if (!Array.isArray(events)) {
     if (seq > 0) e.st.markApplied(seq);
     throw new InvalidArgumentError('WF_VALIDATION', 'events must be an array', { path: 'events' });
   }
   if (events.length === 0 && seq > 0) e.st.markApplied(seq);
-  const results: unknown[] = [];
+  const results: BatchItem[] = [];
   for (let i = 0; i < events.length; i++) {
     try {
       results.push({ success: true, error: '', data: await e.ingestEvent(seq > 0 ? seq + i : 0, events[i], at) });

@@ -4,3 +4,4 @@ export { MemoryKv, type KvBackend, type KvWrite } from './kv.ts';
 export { LmdbKv } from './lmdb-kv.ts';
 export { openPartition, partitionDir, type PartitionOptions } from './open-partition.ts';
 export { partitionOf } from './partition.ts';
+export type { EngineOps, IngestArgs, BatchItem, Replayed } from './engine.ts';

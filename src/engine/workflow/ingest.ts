@@ -174,11 +174,7 @@ export interface ViewRecordResult { playId: string | null; ok: boolean; error?: 
 
 /** Viewlog batch (§5): per-record upsert; a record never counts a play nor triggers entries. */
 export function processViewlog(r: Runner, body: unknown): ViewRecordResult[] {
-  if (!isObj(body)) throw bad('body', 'must be a JSON object');
-  const businessId = body.business_id;
-  if (typeof businessId !== 'number' || !Number.isSafeInteger(businessId) || businessId <= 0) throw bad('business_id', 'must be a positive integer');
-  if (!Array.isArray(body.records)) throw bad('records', 'must be an array');
-  const parsed = body.records.map((rec, i) => parseViewRecord(rec, `records[${i}]`));
+  const { businessId, parsed } = checkViewlog(body);
   return parsed.map((rec) => {
     if (!r.st.channels.has(channelKey(businessId, rec.channelId))) {
       return { playId: rec.playId, ok: false, error: { code: 'CHANNEL_NOT_FOUND', message: `channel ${rec.channelId} not found for business ${businessId}` } };
@@ -186,6 +182,15 @@ export function processViewlog(r: Runner, body: unknown): ViewRecordResult[] {
     upsertSession(r.st, businessId, rec);
     return { playId: rec.playId, ok: true };
   });
+}
+
+/** Parses a whole viewlog body (a bad record rejects the request before anything is applied). */
+export function checkViewlog(body: unknown): { businessId: number; parsed: ReturnType<typeof parseViewRecord>[] } {
+  if (!isObj(body)) throw bad('body', 'must be a JSON object');
+  const businessId = body.business_id;
+  if (typeof businessId !== 'number' || !Number.isSafeInteger(businessId) || businessId <= 0) throw bad('business_id', 'must be a positive integer');
+  if (!Array.isArray(body.records)) throw bad('records', 'must be an array');
+  return { businessId, parsed: body.records.map((rec, i) => parseViewRecord(rec, `records[${i}]`)) };
 }
 
 function parseViewRecord(rec: unknown, p: string) {

@@ -10,18 +10,21 @@ import { renderWorkflow } from './wire.ts';
 
 type Op = (r: Runner, args: any, job: Job) => unknown;
 
-export const MANAGE_OPS: Record<string, Op> = {
-  'workflow.save': (r, a: { body: unknown }, job) => {
+/** Cross-partition inputs of a replicated management call (see `WorkflowEngine.replicated`). */
+export interface Replicated { anyRuns?: boolean; at?: number }
+
+export const MANAGE_OPS = {
+  'workflow.save': (r: Runner, a: Replicated & { body: unknown }, job: Job) => {
     const { workflow, warnings } = saveWorkflow(r, a.body, job);
     return { workflow: renderWorkflow(r, workflow), warnings };
   },
-  'workflow.delete': (r, a: { id: number }) => deleteWorkflow(r, a.id),
-  'workflow.enable': (r, a: { id: number; enable: boolean }, job) => renderWorkflow(r, setEnable(r, a.id, a.enable, job)),
-  'channels.upsert': (r, a: { body: unknown }, job) => upsertChannel(r, a.body, job),
-  'channels.update': (r, a: { businessId: number; channelId: string; body: unknown }, job) => updateChannel(r, a.businessId, a.channelId, a.body, job),
-  'channels.status': (r, a: { businessId: number; channelId: string; body: unknown }, job) => setChannelStatus(r, a.businessId, a.channelId, a.body, job),
-  'channels.delete': (r, a: { businessId: number; channelId: string }) => {
+  'workflow.delete': (r: Runner, a: Replicated & { id: number }, _job: Job) => deleteWorkflow(r, a.id),
+  'workflow.enable': (r: Runner, a: Replicated & { id: number; enable: boolean }, job: Job) => renderWorkflow(r, setEnable(r, a.id, a.enable, job)),
+  'channels.upsert': (r: Runner, a: Replicated & { body: unknown }, job: Job) => upsertChannel(r, a.body, job),
+  'channels.update': (r: Runner, a: Replicated & { businessId: number; channelId: string; body: unknown }, job: Job) => updateChannel(r, a.businessId, a.channelId, a.body, job),
+  'channels.status': (r: Runner, a: Replicated & { businessId: number; channelId: string; body: unknown }, job: Job) => setChannelStatus(r, a.businessId, a.channelId, a.body, job),
+  'channels.delete': (r: Runner, a: Replicated & { businessId: number; channelId: string }, _job: Job) => {
     const { channel, cancelledTimers } = deleteChannel(r, a.businessId, a.channelId);
     return { ...channel, cancelledTimers };
   },
-};
+} satisfies Record<string, Op>;

@@ -8,7 +8,7 @@
  * updates the same keys; `docs/format.md` lists each index with its key layout.
  */
 import { WORKFLOW_META_KEY, WORKFLOW_STATE_VERSION } from '../codec/format-ids.ts';
-import { FormatVersionError } from '../errors.ts';
+import { CorruptionError, FormatVersionError } from '../errors.ts';
 import type { KvBackend, KvWrite } from './kv.ts';
 import { FullSpace, IndexSpace, SEP, Space, pad, prefixEnd } from './space.ts';
 import { TimerWheel } from './timer-wheel.ts';
@@ -108,6 +108,9 @@ export class WorkflowStore {
     for (const s of [this.meta, this.workflows, this.channels, this.stats]) s.load();
     const m = this.meta.get(WORKFLOW_META_KEY);
     if (m && m.layout !== WORKFLOW_STATE_VERSION) throw new FormatVersionError('workflow state (wf2_meta)', m.layout, WORKFLOW_STATE_VERSION, WORKFLOW_STATE_VERSION);
+    if (m && (m.partition !== this.opts.partition || m.partitions !== this.opts.partitions)) {
+      throw new CorruptionError('workflow state (wf2_meta)', 0, `holds partition ${m.partition} of ${m.partitions}, opened as ${this.opts.partition} of ${this.opts.partitions}`);
+    }
     this.m = m ?? {
       layout: WORKFLOW_STATE_VERSION, seq: {}, appliedLow: 0, appliedAbove: [], clock: null,
       partition: this.opts.partition, partitions: this.opts.partitions,
@@ -292,7 +295,7 @@ export class WorkflowStore {
   }
 
   /** Cache sizes and the wheel's in-memory timers (memory accounting in `health`). */
-  figures(): Record<string, number> {
+  figures(): { cachedContacts: number; cachedRuns: number; cachedTimers: number; timersInMemory: number } {
     return {
       cachedContacts: this.contactState.cached, cachedRuns: this.runs.cached, cachedTimers: this.timers.cached,
       timersInMemory: this.wheel.inMemory,

@@ -53,7 +53,9 @@ export function renderTimer(t: Timer): Record<string, unknown> {
 }
 
 /** Per-contact inspection: runs (entry order) with steps, chosen branches, timers and action-log entries. */
-export function journey(r: Runner, wf: Workflow, contactId: string): Record<string, unknown> {
+export interface Journey { workflowId: number; contactId: string; runs: Record<string, unknown>[]; pendingTimers: Timer[] }
+
+export function journey(r: Runner, wf: Workflow, contactId: string): Journey {
   const runs: Record<string, unknown>[] = [];
   const st = r.st;
   for (const id of st.ids(st.wfContactRuns, pad(wf.id) + SEP + contactId + SEP, Infinity)) {

@@ -19,7 +19,7 @@ export function renderCat(req: HttpRequest, cols: CatColumn[], rows: CatRow[]): 
   if (req.query.has('help')) return { status: 200, headers: TEXT_HEADERS, body: help(cols) };
   const selected = selectColumns(req, cols);
   const sorted = sortRows(req, cols, rows);
-  const format = req.query.get('format') ?? (req.headers.accept?.includes('application/json') ? 'json' : 'txt');
+  const format = req.query.get('format') ?? (acceptsJsonOnly(req.headers.accept) ? 'json' : 'txt');
   if (format === 'json') {
     return json(req, 200, sorted.map((r) => Object.fromEntries(selected.map(([c, display]) => [display, r[c.name] === null || r[c.name] === undefined ? null : String(r[c.name])]))));
   }
@@ -109,4 +109,14 @@ export function bytesCell(req: HttpRequest, n: number): string | number {
   if (i === 0) return `${n}b`;
   const s = (Math.round(v * 10) / 10).toFixed(1).replace(/\.0$/, '');
   return `${s}${UNITS[i]}`;
+}
+
+/**
+ * Whether an Accept header picks JSON for `_cat`, as XContentType.fromMediaTypeOrFormat reads the whole header:
+ * exactly `application/json` (parameters allowed) or `application/*`; a list of types is not one of them.
+ */
+function acceptsJsonOnly(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const a = accept.trim().toLowerCase();
+  return a === 'application/json' || a.startsWith('application/json;') || a === 'json' || a.startsWith('application/*');
 }

@@ -2,12 +2,19 @@
  * Engine error codes → Elasticsearch 6.8 error types and HTTP statuses, and the error envelope:
  * `{error: {root_cause: [...], type, reason, <metadata>, caused_by}, status}`. Metadata keys come in ES's
  * order (`resource.type`, `resource.id`, `index_uuid`, `shard`, `index`), then exception fields
- * (`script_stack`, `script`, `lang`, `line`, `col`, …), then `caused_by`. Search adds its rows to `ES_ERRORS`.
+ * (`script_stack`, `script`, `lang`, `line`, `col`, …), then `caused_by`.
  */
-import { EngineError, type ErrorDetails } from '../../engine/errors.ts';
+import { EngineError, type DocumentsErrorCode, type ErrorDetails, type GenericErrorCode, type SearchErrorCode } from '../../engine/errors.ts';
 import type { HttpResponse } from '../http.ts';
 
-export const ES_ERRORS: Record<string, { type: string; status: number }> = {
+export interface EsErrorType { readonly type: string; readonly status: number }
+
+/**
+ * Every code the documents and search APIs can meet → ES type and status. An explicit table (ES derives the
+ * type from the Java class name; a rename must not change the wire), keyed by the code type so that a new
+ * code does not compile until it is mapped here.
+ */
+export const ES_ERRORS: Readonly<Record<GenericErrorCode | DocumentsErrorCode | SearchErrorCode, EsErrorType>> = {
   INTERNAL: { type: 'exception', status: 500 },
   INVALID_ARGUMENT: { type: 'illegal_argument_exception', status: 400 },
   NOT_FOUND: { type: 'resource_not_found_exception', status: 404 },
@@ -60,6 +67,7 @@ export const ES_ERRORS: Record<string, { type: string; status: number }> = {
   SEARCH_PHASE_FAILED: { type: 'search_phase_execution_exception', status: 400 },
   SEARCH_PHASE_FAILED_500: { type: 'search_phase_execution_exception', status: 500 },
   SEARCH_PHASE_FAILED_503: { type: 'search_phase_execution_exception', status: 503 },
+  SEARCH_NUMBER_FORMAT: { type: 'number_format_exception', status: 400 },
 };
 
 const META_ORDER = ['resource.type', 'resource.id', 'index_uuid', 'shard', 'index'];
@@ -69,7 +77,10 @@ const HIDDEN = new Set(['cause', 'stack', 'workerId', 'start', 'end']);
 
 export interface ErrorLike { code: string; message: string; details: ErrorDetails }
 
-const typeOf = (e: ErrorLike): { type: string; status: number } => ES_ERRORS[e.code] ?? { type: 'exception', status: 500 };
+const UNMAPPED: EsErrorType = { type: 'exception', status: 500 };
+/** The wire type of a code; codes of other APIs (and unknown ones from a newer worker) are 500 `exception`. */
+export const esErrorType = (code: string): EsErrorType => ES_ERRORS[code as keyof typeof ES_ERRORS] ?? UNMAPPED;
+const typeOf = (e: ErrorLike): EsErrorType => esErrorType(e.code);
 
 /** One error object (`{type, reason, metadata…, caused_by?}`); `withCause` false for root causes. */
 export function errorObject(e: ErrorLike, withCause = true): Record<string, unknown> {
@@ -103,11 +114,6 @@ export function asErrorLike(err: unknown): ErrorLike {
   const e = err as { code?: string; message?: string; details?: ErrorDetails };
   if (e && typeof e.code === 'string' && typeof e.message === 'string') return { code: e.code, message: e.message, details: e.details ?? {} };
   return { code: 'INTERNAL', message: (err as Error)?.message ?? String(err), details: {} };
-}
-
-/** Status of an error. */
-export function statusOf(err: unknown): number {
-  return typeOf(asErrorLike(err)).status;
 }
 
 /** The `{error: {...}, status}` body. */

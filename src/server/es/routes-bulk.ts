@@ -9,7 +9,7 @@ import { shardFor } from '../../engine/documents/routing.ts';
 import { numberOfReplicas, numberOfShards } from '../../engine/documents/settings.ts';
 import type { WriteResult } from '../../engine/documents/doc-shard-types.ts';
 import { validateTypeName } from '../../engine/documents/names.ts';
-import { validationFailed } from '../../engine/documents/doc-errors.ts';
+import { checkPipeline, validationFailed } from '../../engine/documents/doc-errors.ts';
 import type { ItemOutcome, WriteItem } from '../../workers/protocol.ts';
 import type { Router } from '../router.ts';
 import type { EsCluster } from './cluster.ts';
@@ -28,7 +28,7 @@ export function registerBulkRoutes(router: Router, cluster: EsCluster): void {
     const started = Date.now();
     const items = parseBulk(bodyBytes(req), { index: p.index, type: p.type ?? req.query.get('type') ?? undefined });
     const refresh = refreshParam(req);
-    const planned = await plan(cluster, items, req.query.get('routing') ?? undefined);
+    const planned = await plan(cluster, items, req.query.get('routing') ?? undefined, req.query.get('pipeline') ?? undefined);
     const groups = new Map<string, { meta: IndexMeta; shard: number; idx: number[]; ops: WriteItem[] }>();
     for (let i = 0; i < planned.length; i++) {
       const pl = planned[i];
@@ -85,11 +85,17 @@ export function registerBulkRoutes(router: Router, cluster: EsCluster): void {
 }
 
 /** Resolves each item's index (auto-creating for non-deletes), id and shard; per-item failures are kept. */
-async function plan(cluster: EsCluster, items: BulkItem[], defaultRouting: string | undefined): Promise<Planned[]> {
-  // Resolve (and auto-create) each distinct target once, before the per-item loop.
+async function plan(cluster: EsCluster, items: BulkItem[], defaultRouting: string | undefined, defaultPipeline: string | undefined): Promise<Planned[]> {
+  // Resolve (and auto-create) each distinct target once, before the per-item loop. An item whose pipeline
+  // does not exist fails before its index would be created, as ingest runs first in ES.
   const keyOf = (it: BulkItem): string => `${it.index}\u0000${it.type}\u0000${it.action === 'delete'}`;
   const targets = new Map<string, { meta: IndexMeta | null; routing?: string } | { error: unknown }>();
+  const pipelineError = (it: BulkItem): unknown => {
+    if (it.action === 'delete' || it.action === 'update') return undefined;
+    try { checkPipeline(it.pipeline ?? defaultPipeline); return undefined; } catch (e) { return e; }
+  };
   for (const it of items) {
+    if (pipelineError(it) !== undefined) continue;
     const key = keyOf(it);
     if (targets.has(key)) continue;
     try {
@@ -106,6 +112,8 @@ async function plan(cluster: EsCluster, items: BulkItem[], defaultRouting: strin
     const pl: Planned = { item, meta: null, shard: 0, id };
     out[i] = pl;
     try {
+      const bad = pipelineError(item);
+      if (bad !== undefined) throw bad;
       const t = targets.get(keyOf(item))!;
       if ('error' in t) throw t.error;
       if (item.action === 'create' && item.id === undefined) throw validationFailed(['an id must be provided if version type or value are set']);

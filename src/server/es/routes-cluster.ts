@@ -2,6 +2,7 @@
 import type { IndexMeta } from '../../engine/documents/cluster-state.ts';
 import { illegalArgument } from '../../engine/documents/doc-errors.ts';
 import { numberOfReplicas, numberOfShards, parseTimeValue } from '../../engine/documents/settings.ts';
+import type { HttpRequest } from '../http.ts';
 import type { Router } from '../router.ts';
 import { ES_VERSION, nodeIdentity } from './banner.ts';
 import type { EsCluster } from './cluster.ts';
@@ -72,7 +73,9 @@ export function registerClusterRoutes(router: Router, cluster: EsCluster): void 
   router.add('GET', '/_nodes', route(['flat_settings', 'timeout'], (req) => json(req, 200, nodesBody(cluster))));
   router.add('GET', '/_nodes/:metric', route(['flat_settings', 'timeout'], (req) => json(req, 200, nodesBody(cluster))));
 
-  const stats = route(['level', 'fields', 'groups', 'types', 'completion_fields', 'fielddata_fields', 'include_segment_file_sizes', 'expand_wildcards'], async (req, p) => {
+  const stats = route(['level', 'fields', 'groups', 'types', 'completion_fields', 'fielddata_fields', 'include_segment_file_sizes', 'expand_wildcards',
+    'ignore_unavailable', 'allow_no_indices', 'forbid_closed_indices', 'include_unloaded_segments'], async (req, p) => {
+    const sections = statsMetrics(req, p.metric);
     const metas = cluster.resolveForRead(p.index, readOpts(req)).map((r) => cluster.state.indices[r.name]);
     const st = await cluster.stats(metas);
     const indices: Record<string, unknown> = {};
@@ -80,14 +83,37 @@ export function registerClusterRoutes(router: Router, cluster: EsCluster): void 
     for (const m of metas) {
       const s = st.get(m.name)!;
       every.push(...s);
-      const part = statsSections(s);
+      const part = pick(statsSections(s), sections);
       indices[m.name] = { uuid: m.uuid, primaries: part, total: part };
     }
-    const all = statsSections(every);
+    const all = pick(statsSections(every), sections);
     return json(req, 200, { _shards: shardsHeader(metas), _all: { primaries: all, total: all }, indices });
   });
-  router.add('GET', '/_stats', stats);
-  router.add('GET', '/:index/_stats', stats);
+  for (const path of ['/_stats', '/_stats/:metric', '/:index/_stats', '/:index/_stats/:metric']) router.add('GET', path, stats);
+}
+
+/** `_stats` metric names (URL spelling) and the section each one selects. */
+const STATS_METRICS: Record<string, string> = {
+  docs: 'docs', store: 'store', merge: 'merges', refresh: 'refresh', flush: 'flush', segments: 'segments', translog: 'translog',
+  indexing: 'indexing', get: 'get', search: 'search', warmer: 'warmer', query_cache: 'query_cache', fielddata: 'fielddata',
+  completion: 'completion', request_cache: 'request_cache', recovery: 'recovery', suggest: 'suggest',
+};
+
+/** The sections a `/_stats/{metric}` request selects (null: all); unknown metrics are ES's 400. */
+function statsMetrics(req: HttpRequest, metric: string | undefined): Set<string> | null {
+  if (metric === undefined || metric === '_all') return null;
+  const names = metric.split(',');
+  const bad = names.filter((n) => !(n in STATS_METRICS) && n !== '_all');
+  if (bad.length) throw illegalArgument(`request [${req.path}] contains unrecognized metric${bad.length > 1 ? 's' : ''}: [${bad.join(', ')}]`);
+  if (names.includes('_all')) return null;
+  return new Set(names.map((n) => STATS_METRICS[n]));
+}
+
+function pick(sections: Record<string, unknown>, wanted: Set<string> | null): Record<string, unknown> {
+  if (!wanted) return sections;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(sections)) if (wanted.has(k)) out[k] = v;
+  return out;
 }
 
 function waitsMet(q: URLSearchParams, metas: IndexMeta[]): boolean {

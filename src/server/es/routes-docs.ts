@@ -1,7 +1,7 @@
 /** Single-document endpoints: index/create (with and without id), get, exists, `_source`, delete, `_update`. */
 import type { IndexMeta } from '../../engine/documents/cluster-state.ts';
-import { docError, illegalArgument, validationFailed } from '../../engine/documents/doc-errors.ts';
-import type { UpdateOp, VersionType, WriteConditions, WriteResult } from '../../engine/documents/doc-shard-types.ts';
+import { checkPipeline, docError, illegalArgument, validationFailed } from '../../engine/documents/doc-errors.ts';
+import type { StoredDoc, UpdateOp, VersionType, WriteConditions, WriteResult } from '../../engine/documents/doc-shard-types.ts';
 import { newDocId, validateTypeName } from '../../engine/documents/names.ts';
 import { shardFor } from '../../engine/documents/routing.ts';
 import { numberOfReplicas, numberOfShards } from '../../engine/documents/settings.ts';
@@ -11,6 +11,7 @@ import type { ItemOutcome, WriteItem } from '../../workers/protocol.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
 import type { Params, Router } from '../router.ts';
 import type { EsCluster } from './cluster.ts';
+import { esFallbacks } from './fallbacks.ts';
 import { bodyBytes, bodyText, route } from './handler.ts';
 import { json, RawJson } from './json.ts';
 import { intParam, listParam } from './params.ts';
@@ -87,13 +88,26 @@ function outcome(o: ItemOutcome): WriteResult {
   throw new Error('write did not complete');
 }
 
+/**
+ * Elasticsearch endpoint names that can stand where a document id would (`/{index}/{type}/_name`). A request
+ * for one that has no route here must not become a document called `_termvectors`: it gets the answer for a
+ * path nothing handles.
+ */
+const ENDPOINT_NAMES = new Set(['_mget', '_search', '_count', '_msearch', '_bulk', '_delete_by_query', '_update_by_query',
+  '_mapping', '_mappings', '_validate', '_termvectors', '_mtermvectors']);
+
+/** Routes a document handler unless the id is an endpoint name. */
+function docRoute(allowed: readonly string[], fn: (req: HttpRequest, p: Params) => Promise<HttpResponse>) {
+  return route(allowed, (req, p) => (ENDPOINT_NAMES.has(p.id) ? esFallbacks.notFound(req) : fn(req, p)));
+}
+
 export function registerDocRoutes(router: Router, cluster: EsCluster): void {
-  router.add(['PUT', 'POST'], '/:index/:type/:id', route(WRITE_PARAMS, (req, p) => indexDoc(cluster, req, p, false)));
+  router.add(['PUT', 'POST'], '/:index/:type/:id', docRoute(WRITE_PARAMS, (req, p) => indexDoc(cluster, req, p, false)));
   router.add(['PUT', 'POST'], '/:index/:type/:id/_create', route(WRITE_PARAMS, (req, p) => indexDoc(cluster, req, p, true)));
   router.add('POST', '/:index/:type', route(WRITE_PARAMS, (req, p) => indexDoc(cluster, req, p, false)));
-  router.add(['GET', 'HEAD'], '/:index/:type/:id', route(GET_PARAMS, (req, p) => getDoc(cluster, req, p)));
+  router.add(['GET', 'HEAD'], '/:index/:type/:id', docRoute(GET_PARAMS, (req, p) => getDoc(cluster, req, p)));
   router.add(['GET', 'HEAD'], '/:index/:type/:id/_source', route(GET_PARAMS, (req, p) => getSource(cluster, req, p)));
-  router.add('DELETE', '/:index/:type/:id', route(DELETE_PARAMS, (req, p) => deleteDoc(cluster, req, p)));
+  router.add('DELETE', '/:index/:type/:id', docRoute(DELETE_PARAMS, (req, p) => deleteDoc(cluster, req, p)));
   router.add('POST', '/:index/:type/:id/_update', route(UPDATE_PARAMS, (req, p) => updateDoc(cluster, req, p)));
 }
 
@@ -106,6 +120,7 @@ async function indexDoc(cluster: EsCluster, req: HttpRequest, p: Params, create:
   const opType = req.query.get('op_type');
   if (opType !== null && opType !== 'create' && opType !== 'index') throw illegalArgument(`opType must be 'create' or 'index', found: [${opType}]`);
   const isCreate = create || p.id === undefined || opType === 'create';
+  checkPipeline(req.query.get('pipeline'));
   const { meta, routing: aliasRouting } = await cluster.writeTarget(p.index, p.type);
   const routing = req.query.get('routing') ?? aliasRouting;
   routingRequired(meta!, routing, id);
@@ -118,7 +133,7 @@ async function indexDoc(cluster: EsCluster, req: HttpRequest, p: Params, create:
 }
 
 async function getDoc(cluster: EsCluster, req: HttpRequest, p: Params): Promise<HttpResponse> {
-  const found = await lookup(cluster, req, p.index, p.type, p.id);
+  const found = await lookup(cluster, p.index, p.type, p.id, req.query.get('routing'));
   if (req.method === 'HEAD') return { status: found.doc ? 200 : 404, body: '' };
   if (!found.doc) return json(req, 404, { _index: found.index, _type: p.type, _id: p.id, found: false });
   const d = found.doc;
@@ -131,7 +146,7 @@ async function getDoc(cluster: EsCluster, req: HttpRequest, p: Params): Promise<
 }
 
 async function getSource(cluster: EsCluster, req: HttpRequest, p: Params): Promise<HttpResponse> {
-  const found = await lookup(cluster, req, p.index, p.type, p.id);
+  const found = await lookup(cluster, p.index, p.type, p.id, req.query.get('routing'));
   if (!found.doc) return { status: 404, body: '' };
   if (req.method === 'HEAD') return { status: 200, body: '' };
   return json(req, 200, sourceOut(req, found.doc.source) ?? new RawJson('{}'));
@@ -198,18 +213,20 @@ export function updateFetch(req: HttpRequest, body: string): UpdateOp['fetchSour
   return includes.length || excludes.length ? { includes, excludes } : true;
 }
 
-async function lookup(cluster: EsCluster, req: HttpRequest, index: string, type: string, id: string): Promise<{ index: string; doc: import('../../engine/documents/doc-shard-types.ts').StoredDoc | null }> {
+/** One document by index expression (a single index or an alias to one), type (`_all` for any) and id. */
+export async function lookup(cluster: EsCluster, index: string, type: string, id: string, routingParam: string | null): Promise<{ index: string; type: string; doc: StoredDoc | null }> {
   const resolved = cluster.resolveForRead(index, { resourceType: 'index_expression' });
   if (resolved.length !== 1) {
     throw illegalArgument(`Alias [${index}] has more than one indices associated with it [[${resolved.map((r) => r.name).join(', ')}]], can't execute a single index op`);
   }
   const r = resolved[0];
   const meta = cluster.state.indices[r.name];
-  if (type !== '_all' && meta.type !== null && meta.type !== type) return { index: r.name, doc: null };
-  if (meta.type === null) return { index: r.name, doc: null };
-  const routing = req.query.get('routing') ?? meta.aliases[index]?.index_routing ?? r.searchRouting;
+  const shownType = type === '_all' ? meta.type ?? '_doc' : type;
+  if (type !== '_all' && meta.type !== null && meta.type !== type) return { index: r.name, type: shownType, doc: null };
+  if (meta.type === null) return { index: r.name, type: shownType, doc: null };
+  const routing = routingParam ?? meta.aliases[index]?.index_routing ?? r.searchRouting;
   const shard = shardFor(routing ?? id, numberOfShards(meta.settings));
-  return { index: r.name, doc: await cluster.getDoc(meta, shard, id) };
+  return { index: r.name, type: shownType, doc: await cluster.getDoc(meta, shard, id) };
 }
 
 /** The `_source` to print for a GET (undefined = omit), honouring `_source`, includes/excludes and stored_fields. */

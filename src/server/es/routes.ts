@@ -15,8 +15,10 @@ import { registerCatRoutes } from './routes-cat.ts';
 import { registerSegmentRoutes } from './routes-segments.ts';
 import { registerClusterRoutes } from './routes-cluster.ts';
 import { registerDocRoutes } from './routes-docs.ts';
+import { registerMgetRoutes } from './routes-mget.ts';
 import { registerIndexRoutes } from './routes-indices.ts';
 import { registerSearchRoutes } from './search-routes.ts';
+import { registerByQueryRoutes } from './by-query.ts';
 
 export function registerEsRoutes(router: Router, ctx: ServerContext): ServiceHooks {
   let store: MetaStore | null = null;
@@ -27,12 +29,14 @@ export function registerEsRoutes(router: Router, ctx: ServerContext): ServiceHoo
   router.add(['GET', 'HEAD'], '/', route([], (req) => bannerResponse(ctx, wantsPretty(req))));
   registerIndexRoutes(router, cluster);
   registerDocRoutes(router, cluster);
+  registerMgetRoutes(router, cluster);
   registerBulkRoutes(router, cluster);
   registerAliasRoutes(router, cluster);
   registerCatRoutes(router, cluster);
   registerSegmentRoutes(router, cluster);
   registerClusterRoutes(router, cluster);
-  registerSearchRoutes(router, ctx, cluster);
+  const search = registerSearchRoutes(router, ctx, cluster);
+  registerByQueryRoutes(router, cluster, search);
   return {
     start: async () => {
       store = MetaStore.open(ctx.dataDir);

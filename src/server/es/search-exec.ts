@@ -15,7 +15,7 @@ import { reduceAggs } from '../../engine/search/index.ts';
 import type { AggPartial } from '../../engine/search/index.ts';
 import { compareKeys, type SortValue } from '../../engine/search/index.ts';
 import { EngineError, InvalidArgumentError } from '../../engine/errors.ts';
-import { asErrorLike, errorObject, ES_ERRORS } from './errors.ts';
+import { asErrorLike, errorObject, esErrorType } from './errors.ts';
 
 export interface ShardTarget { index: ResolvedIndex; meta: IndexMeta; shard: number; filter: Query | null; order: number }
 
@@ -176,7 +176,7 @@ export function phaseFailure(failures: { t: ShardTarget; err: Error }[]): Engine
   }
   const first = asErrorLike(failures[0].err);
   const firstWithIdx = { code: first.code, message: first.message, details: { ...first.details, index_uuid: failures[0].t.index.uuid, index: failures[0].t.index.name } };
-  const status = (ES_ERRORS[first.code] ?? { status: 500 }).status;
+  const status = esErrorType(first.code).status;
   // As Elasticsearch's SearchPhaseExecutionException: the status of the shard failures.
   const code = status === 503 ? 'SEARCH_PHASE_FAILED_503' : status >= 500 ? 'SEARCH_PHASE_FAILED_500' : 'SEARCH_PHASE_FAILED';
   return new InvalidArgumentError(code, 'all shards failed', {

@@ -70,16 +70,42 @@ export class ScrollRegistry {
     const ka = httpReq.query.get('scroll') ?? (body.scroll as string | undefined);
     if (ka) s.keepAliveMs = this.keepAlive(ka);
     this.arm(s);
+    const hits = await this.page(s);
+    const out: SearchOutcome = { ...s.outcome, hits, aggs: null };
+    return json(httpReq, 200, renderSearch({ ...s.req, aggs: null }, out, { typedKeys: s.typedKeys, scrollId: id, tookMs: Date.now() - started, fieldTypes: s.fieldTypes }));
+  }
+
+  /** The next page of a scroll, its offsets advanced. */
+  private async page(s: ScrollState): Promise<MergedHit[]> {
     const pages = await Promise.all(s.targets.map((t, i) => this.cluster.shardCall(t.meta, t.shard, 'search.scroll',
-      { key: `${id}/${t.order}`, offset: s.offsets[i], size: s.req.size, keepAliveMs: s.keepAliveMs })));
-    if (pages.some((pg) => 'missing' in pg)) { await this.free(id); throw new EngineError('SEARCH_CONTEXT_MISSING', `No search context found for id [${id}]`); }
+      { key: `${s.id}/${t.order}`, offset: s.offsets[i], size: s.req.size, keepAliveMs: s.keepAliveMs })));
+    if (pages.some((pg) => 'missing' in pg)) { await this.free(s.id); throw new EngineError('SEARCH_CONTEXT_MISSING', `No search context found for id [${s.id}]`); }
     const all: MergedHit[] = [];
     pages.forEach((pg, i) => { if ('hits' in pg) for (const h of pg.hits) all.push({ ...h, indexName: s.targets[i].index.name, type: s.targets[i].index.type ?? '_doc', shardOrder: i }); });
     all.sort(hitComparator(s.req, sortKindsOf(s.req)));
     const hits = all.slice(0, s.req.size);
     this.consume(s, hits);
-    const out: SearchOutcome = { ...s.outcome, hits, aggs: null };
-    return json(httpReq, 200, renderSearch({ ...s.req, aggs: null }, out, { typedKeys: s.typedKeys, scrollId: id, tookMs: Date.now() - started, fieldTypes: s.fieldTypes }));
+    return hits;
+  }
+
+  /**
+   * Visits every hit of `req` over a point-in-time view (what `_delete_by_query`, `_update_by_query` and
+   * `_reindex` read), `req.size` hits per batch; `onBatch` returning false stops early. Resolves with the total.
+   */
+  async scan(req: SearchRequest, targets: ShardTarget[], keepAliveMs: number, onBatch: (hits: MergedHit[], total: number) => Promise<boolean>): Promise<number> {
+    const id = randomBytes(24).toString('base64url');
+    const out = await executeSearch(this.cluster, targets, { ...req, from: 0 }, { dfs: false, nowMs: this.ctx.now(), scroll: { keyPrefix: id, keepAliveMs } });
+    const state: ScrollState = { id, targets, offsets: targets.map(() => 0), req, outcome: out, keepAliveMs, timer: setTimeout(() => {}, 0), fieldTypes: () => undefined, typedKeys: false };
+    this.states.set(id, state);
+    this.arm(state);
+    try {
+      this.consume(state, out.hits);
+      let hits = out.hits;
+      while (hits.length > 0 && await onBatch(hits, out.total)) hits = await this.page(state);
+      return out.total;
+    } finally {
+      await this.free(id);
+    }
   }
 
   private async free(id: string): Promise<boolean> {

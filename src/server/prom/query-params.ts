@@ -5,7 +5,7 @@
  */
 import type { HttpRequest } from '../http.ts';
 import { InvalidArgumentError } from '../../engine/errors.ts';
-import { parseDuration } from '../../engine/promql/index.ts';
+import { parseDurationMsOrNull } from '../../engine/model/duration.ts';
 
 /** Go's `r.FormValue`: the first value from the urlencoded body (POST/PUT/PATCH), then from the URL. */
 export function formValues(req: HttpRequest): URLSearchParams {
@@ -57,7 +57,7 @@ export function parseApiDurationMs(s: string): number | null {
     if (Math.abs(d * 1e9) > 9.223372036854776e18) throw new Error(`cannot parse ${JSON.stringify(s)} to a valid duration. It overflows int64`);
     return d * 1000;
   }
-  return parseDuration(s);
+  return parseDurationMsOrNull(s);
 }
 
 export function timeParam(form: URLSearchParams, name: string, def: number, forQuery: boolean): number {

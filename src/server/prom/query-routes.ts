@@ -171,7 +171,7 @@ function forward(p: PackedSelect): PackedSelect {
 function withDeadline<T>(p: Promise<T>, deadlineMs: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new EngineError('PROMQL_EXECUTION', 'expanding series: context deadline exceeded', { promErrorType: 'execution' })), Math.max(0, deadlineMs - Date.now()));
+    timer = setTimeout(() => reject(new EngineError('PROMQL_EXECUTION', 'expanding series: context deadline exceeded')), Math.max(0, deadlineMs - Date.now()));
   });
   return Promise.race([p, expired]).finally(() => clearTimeout(timer));
 }

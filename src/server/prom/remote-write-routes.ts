@@ -8,7 +8,7 @@
  */
 import type { Router } from '../router.ts';
 import type { HttpResponse } from '../http.ts';
-import { EngineError } from '../../engine/errors.ts';
+import { EngineError, type ErrorCode } from '../../engine/errors.ts';
 import { decodeWriteRequest } from '../../engine/remote/remote-write-codec.ts';
 import type { SampleSink } from '../../engine/scrape/sample-sink.ts';
 
@@ -16,7 +16,8 @@ const TEXT = { 'Content-Type': 'text/plain; charset=utf-8' };
 
 interface RefusalSummary { outOfOrder: number; duplicate: number; outOfBounds: number; firstError: string }
 
-const REJECTED_RE = /out of order|out of bounds|duplicate sample|too old/i;
+/** Failures of the data, not of the server: Prometheus answers 400 so that the sender does not retry them. */
+const REJECTED: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['INVALID_ARGUMENT', 'TSDB_OUT_OF_ORDER', 'TSDB_DUPLICATE_SAMPLE', 'TSDB_OUT_OF_BOUNDS']);
 
 export function registerRemoteWriteRoutes(router: Router, sink: SampleSink): void {
   router.add('POST', '/api/v1/write', async (req): Promise<HttpResponse> => {
@@ -34,9 +35,8 @@ export function registerRemoteWriteRoutes(router: Router, sink: SampleSink): voi
         return { status: 400, headers: TEXT, body: `${summary.firstError || 'out of order sample'}\n` };
       }
     } catch (e) {
-      const msg = (e as Error).message;
-      const rejected = (e instanceof EngineError && e.code === 'INVALID_ARGUMENT') || REJECTED_RE.test(msg);
-      return { status: rejected ? 400 : 500, headers: TEXT, body: `${msg}\n` };
+      const rejected = e instanceof EngineError && REJECTED.has(e.code);
+      return { status: rejected ? 400 : 500, headers: TEXT, body: `${(e as Error).message}\n` };
     }
     return { status: 204, headers: {}, body: '' };
   });

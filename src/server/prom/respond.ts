@@ -3,7 +3,7 @@
  * `{status:"error", errorType, error}`, with the status codes Prometheus pairs with each error type.
  * Engine errors are mapped here and nowhere else.
  */
-import { EngineError } from '../../engine/errors.ts';
+import { EngineError, type GenericErrorCode, type MetricsErrorCode } from '../../engine/errors.ts';
 import type { HttpResponse } from '../http.ts';
 
 export type PromErrorType = 'bad_data' | 'execution' | 'timeout' | 'canceled' | 'internal' | 'unavailable' | 'not_found';
@@ -23,19 +23,20 @@ export function promError(errorType: PromErrorType, message: string, status = ST
   return { status, headers: JSON_HEADERS, body: JSON.stringify({ status: 'error', errorType, error: message }) };
 }
 
-/** Maps an engine error (or anything thrown) to the Prometheus envelope. */
+/**
+ * Every code the metrics API can meet → Prometheus's `errorType` (`returnAPIError`); keyed by the code type,
+ * so a new code does not compile until it is mapped here.
+ */
+export const PROM_ERRORS: Readonly<Record<GenericErrorCode | MetricsErrorCode, PromErrorType>> = {
+  INTERNAL: 'internal', INVALID_ARGUMENT: 'bad_data', NOT_FOUND: 'not_found', CONFLICT: 'internal', PARSE: 'bad_data',
+  LIMIT_EXCEEDED: 'execution', OVERLOADED: 'unavailable', CORRUPTION: 'internal', FORMAT_VERSION: 'internal',
+  QUERY_TIMEOUT: 'timeout', QUERY_CANCELED: 'canceled', WORKER_CRASHED: 'internal', LOCKED: 'internal',
+  TSDB_OUT_OF_ORDER: 'bad_data', TSDB_DUPLICATE_SAMPLE: 'bad_data', TSDB_OUT_OF_BOUNDS: 'bad_data',
+  PROMQL_EXECUTION: 'execution',
+};
+
+/** Maps an engine error (or anything thrown) to the Prometheus envelope; codes of other APIs are internal. */
 export function promErrorFrom(err: unknown): HttpResponse {
   if (!(err instanceof EngineError)) return promError('internal', (err as Error)?.message ?? String(err));
-  switch (err.code) {
-    case 'INVALID_ARGUMENT': case 'PARSE': return promError('bad_data', err.message);
-    case 'QUERY_TIMEOUT': return promError('timeout', err.message);
-    case 'QUERY_CANCELED': return promError('canceled', err.message);
-    case 'OVERLOADED': return promError('unavailable', err.message);
-    case 'NOT_FOUND': return promError('not_found', err.message);
-    case 'LIMIT_EXCEEDED': return promError('execution', err.message);
-    default: {
-      const mapped = (err.details as { promErrorType?: PromErrorType }).promErrorType;
-      return mapped ? promError(mapped, err.message) : promError('internal', err.message);
-    }
-  }
+  return promError(PROM_ERRORS[err.code as keyof typeof PROM_ERRORS] ?? 'internal', err.message);
 }

@@ -6,7 +6,7 @@ import type { Label, Labels, Matcher } from '../../engine/tsdb/api.ts';
 import { MATCH_EQUAL, MATCH_NOT_EQUAL, MATCH_NOT_REGEXP, MATCH_REGEXP, newMatcher, type MatchType } from '../../engine/tsdb/api.ts';
 import type { ScrapeManager } from '../../engine/scrape/scrape-manager.ts';
 import { globalUrl } from '../../engine/scrape/target.ts';
-import { formatDuration } from '../../engine/scrape/duration.ts';
+import { formatDuration } from '../../engine/model/duration.ts';
 import { InvalidArgumentError } from '../../engine/errors.ts';
 
 export function labelsObject(labels: Labels): Record<string, string> {

@@ -1,210 +1,228 @@
 /**
- * Main-thread side of the workflow service: owns the WAL of inbound events and the producer end of the
- * request ring, and correlates the worker's postMessage replies with callers.
+ * Main-thread side of the workflow service: N engine threads (partitions, `partition-link.ts`), each
+ * owning the contacts `partitionOf(businessId, contactId)` assigns to it, and the routing of every
+ * operation to them.
  *
- * Durability: an inbound event is appended to the WAL (fsynced, group commit) with a sequence number
- * before it is pushed on the ring; the worker commits its effects together with "seq applied" in one LMDB
- * transaction. On start-up every WAL record the worker has not applied is pushed again, so each
- * acknowledged event takes effect exactly once. Whole WAL segments are deleted once every event in them
- * has been answered (i.e. applied and committed).
+ * - Inbound events go to their contact's partition (a batch or viewlog is split by contact, results put
+ *   back in request order). An event is acknowledged after the LMDB commit of its effects in that partition.
+ * - Management calls (workflows, channels, the test clock) are replicated: sent to every partition in the
+ *   same order with the same inputs — including whether the workflow has runs anywhere (asked first) and,
+ *   with the real clock, the receive time — so every partition's catalog stays identical. Partition 0's
+ *   answer is returned, with counters summed over partitions.
+ * - Reads about one contact go to its partition; workflow statistics and listings are merged.
  */
-import { Worker } from 'node:worker_threads';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fromWire, InternalError, type EngineError } from '../../engine/errors.ts';
-import { pack, unpack } from '../../engine/codec/msgpack.ts';
-import { SpscProducer, SpscRing } from '../../engine/queue/spsc-ring.ts';
-import { WORKFLOW_WAL_DIR, WORKFLOW_WAL_RECORD_INGEST } from '../../engine/codec/format-ids.ts';
-import { Wal, type WalPosition } from '../../engine/wal/index.ts';
-import { type WorkflowReply, type WorkflowWorkerInit } from '../../workers/workflow-protocol.ts';
+import { InvalidArgumentError, type EngineError } from '../../engine/errors.ts';
+import { WORKFLOW_DIR, WORKFLOW_PARTITIONS_FILE } from '../../engine/codec/format-ids.ts';
+import { partitionOf } from '../../workers/workflow-protocol.ts';
+import type { WorkflowArgs, WorkflowOpName, WorkflowResult } from '../../workers/protocol.ts';
 import type { Logger } from '../context.ts';
-
-const WORKER_FILE = new URL('../../workers/workflow.ts', import.meta.url);
-const RING_BYTES = 8 * 1024 * 1024;
-const CUT_EVERY_BYTES = 64 * 1024 * 1024;
-
-interface Pending { resolve(v: unknown): void; reject(e: EngineError): void; seq: number }
-/** `at`: receive time (real-clock mode only), the time the event is processed as, also on replay. */
-interface IngestRecord { seq: number; op: string; body: unknown; at?: number }
+import { PartitionLink } from './partition-link.ts';
+import { mergeHealth, mergeJourneys, mergePages, mergeWorkflowLists, sumStats, withSummedStats } from './merge.ts';
+import { importWal, type IngestRecord } from './wal-import.ts';
 
 export interface WorkflowClientOptions {
   dataDir: string;
   testClock: boolean;
-  walCompression: boolean;
-  walSegmentSizeBytes: number;
   walRepair: boolean;
   cacheEntries: number;
   retentionMs: number;
+  /** Partitions of a NEW data directory (an existing one keeps its count). */
+  partitions: number;
   log: Logger;
 }
 
+/** Largest `page × size` a paged listing may ask for (deeper pages: use the `after` cursor). */
+const MAX_PAGE_DEPTH = 100_000;
+
+type Body = Record<string, unknown>;
+const isObj = (v: unknown): v is Body => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** Routing key of an event or viewlog record, as the engine reads it (numbers are ids too). */
+const idOf = (v: unknown): string | null => (typeof v === 'number' ? String(v) : typeof v === 'string' ? v : null);
+
 export class WorkflowClient {
-  private readonly ring = SpscRing.create(RING_BYTES);
-  private readonly producer = new SpscProducer(this.ring);
-  private readonly pending = new Map<number, Pending>();
-  private worker!: Worker;
-  private wal!: Wal;
-  private nextId = 1;
-  private nextSeq = 1;
-  private bytesSinceCut = 0;
-  private cutAt: { pos: WalPosition; lastSeq: number } | null = null;
-  private readonly inFlightSeqs = new Set<number>();
-  private truncating = false;
-  private readonly cutEvery: number;
+  private links: PartitionLink[] = [];
   private dead: EngineError | null = null;
-  /** Requests that arrive while start-up (WAL replay) runs wait for it: sequence numbers come after the log's. */
   private started = false;
   private markStarted!: () => void;
   private readonly startedP = new Promise<void>((r) => { this.markStarted = r; });
-  private stopping = false;
 
-  constructor(private readonly opts: WorkflowClientOptions) {
-    this.cutEvery = Math.max(4096, Math.min(CUT_EVERY_BYTES, Math.floor(opts.walSegmentSizeBytes / 2)));
-  }
+  constructor(private readonly opts: WorkflowClientOptions) {}
+
+  get partitions(): number { return this.links.length; }
 
   async start(): Promise<void> {
     const o = this.opts;
-    this.wal = await Wal.open({
-      dir: join(o.dataDir, WORKFLOW_WAL_DIR), compress: o.walCompression, segmentSizeBytes: o.walSegmentSizeBytes,
-      repair: o.walRepair, onWarning: (msg) => o.log.warn(msg),
-    });
-    const init: WorkflowWorkerInit = {
-      ring: this.ring.buffer, dataDir: o.dataDir, partition: 0, partitions: 1, testClock: o.testClock,
-      cacheEntries: o.cacheEntries, retentionMs: o.retentionMs,
-    };
-    // A .ts entry cannot be a Worker's main module: a small bootstrap registers tsx's loader, then imports it.
-    const boot = `(async () => { const { register } = await import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}); register();
-      await import(${JSON.stringify(WORKER_FILE.href)}); })().catch((e) => { require('node:worker_threads').parentPort.postMessage(
-      { type: 'fatal', error: { code: 'INTERNAL', message: String(e && e.message), details: {}, category: 'InternalError' } }); });`;
-    this.worker = new Worker(boot, { eval: true, workerData: init });
-    const ready = new Promise<{ appliedLow: number; appliedAbove: number[] }>((resolve, reject) => {
-      this.worker.on('message', (m: WorkflowReply) => {
-        if (m.type === 'ready') resolve(m);
-        else if (m.type === 'fatal') { const e = fromWire(m.error); this.fail(e); reject(e); } else this.settle(m);
-      });
-      this.worker.once('exit', (code) => { if (!this.stopping) this.fail(new InternalError('WORKER_CRASHED', `workflow worker exited with code ${code}`)); });
-      this.worker.once('error', (err) => { const e = new InternalError('WORKER_CRASHED', `workflow worker crashed: ${err.message}`); this.fail(e); reject(e); });
-    });
-    const applied = await ready;
-    await this.replay(applied);
+    const n = partitionCount(o.dataDir, o.partitions);
+    this.links = Array.from({ length: n }, (_, p) => new PartitionLink(p, o.log, (e) => { this.dead ??= e; this.markStarted(); }));
+    const init = { dataDir: o.dataDir, partitions: n, testClock: o.testClock, cacheEntries: o.cacheEntries, retentionMs: o.retentionMs };
+    const marks = await Promise.all(this.links.map((l) => l.start(init)));
+    await importWal(o.dataDir, marks, (rec, applied) => this.replayRecord(rec, applied), o.log, o.walRepair);
     this.started = true;
     this.markStarted();
   }
 
-  /** Re-sends every WAL record the worker has not applied, in log order, then starts a fresh segment. */
-  private async replay(applied: { appliedLow: number; appliedAbove: number[] }): Promise<void> {
-    const above = new Set(applied.appliedAbove);
-    let maxSeq = applied.appliedLow;
-    for (const s of applied.appliedAbove) if (s > maxSeq) maxSeq = s;
-    const again: Promise<unknown>[] = [];
-    await this.wal.replay(null, (type, payload) => {
-      if (type !== WORKFLOW_WAL_RECORD_INGEST) return;
-      const rec = unpack<IngestRecord>(payload);
-      const count = batchSize(rec.op, rec.body);
-      maxSeq = Math.max(maxSeq, rec.seq + count - 1);
-      if (rec.seq + count - 1 <= applied.appliedLow || (count === 1 && above.has(rec.seq))) return;
-      again.push(this.send(rec.op, { seq: rec.seq, body: rec.body, at: rec.at }, rec.seq).catch(() => undefined));
-    });
-    this.nextSeq = maxSeq + 1;
-    await Promise.all(again);
-    if (again.length) this.opts.log.info('workflow: replayed unapplied events from the WAL', { events: again.length });
-    await this.send('sync', {}, 0); // the replayed events are committed to LMDB before their records go
-    const pos = await this.wal.cut();
-    await this.wal.truncateBefore(pos);
-  }
+  async stop(): Promise<void> { await Promise.all(this.links.map((l) => l.stop())); }
 
-  /** A request with no durability step (management, queries, the test clock). */
-  async call(op: string, args: unknown): Promise<unknown> {
-    if (!this.started) await this.startedP;
-    return this.send(op, args, 0);
-  }
-
-  /** An inbound event: WAL first (durable), then the worker. `count` sequence numbers are reserved. */
-  async ingest(op: 'event' | 'events' | 'viewlog', body: unknown): Promise<unknown> {
+  private async ready(): Promise<void> {
     if (!this.started) await this.startedP;
     if (this.dead) throw this.dead;
-    const seq = this.nextSeq;
-    this.nextSeq += batchSize(op, body);
-    const rec: IngestRecord = this.opts.testClock ? { seq, op, body } : { seq, op, body, at: Date.now() };
-    const payload = pack(rec);
-    this.inFlightSeqs.add(seq);
-    try {
-      await this.wal.append(WORKFLOW_WAL_RECORD_INGEST, payload);
-      this.bytesSinceCut += payload.byteLength;
-      // The worker gets the WAL payload itself ({seq, op, body, at}): the body is encoded once.
-      return await this.send(op, { walRecord: payload }, seq);
-    } finally {
-      this.inFlightSeqs.delete(seq);
-      void this.maybeTruncate();
+  }
+
+  private partitionOf(businessId: unknown, contactId: unknown): number {
+    const c = idOf(contactId);
+    // Unroutable (invalid) input goes to partition 0, which rejects it with the engine's message.
+    if (typeof businessId !== 'number' || c === null) return 0;
+    return partitionOf(businessId, c, this.links.length);
+  }
+
+  private all<K extends WorkflowOpName>(op: K, args: WorkflowArgs<K>): Promise<WorkflowResult<K>[]> {
+    return Promise.all(this.links.map((l) => l.call(op, args)));
+  }
+
+  /** A replicated management call: every partition, same order, same inputs; partition 0 answers. */
+  private async replicate<K extends WorkflowOpName>(op: K, args: WorkflowArgs<K>): Promise<WorkflowResult<K>[]> {
+    const at = this.opts.testClock ? undefined : Date.now();
+    return this.all(op, { ...(args as object), at } as WorkflowArgs<K>);
+  }
+
+  /** Any operation, routed as the module header describes. */
+  async call<K extends WorkflowOpName>(op: K, args: WorkflowArgs<K>): Promise<WorkflowResult<K>> {
+    await this.ready();
+    return this.route(op, args) as Promise<WorkflowResult<K>>;
+  }
+
+  private async route(op: WorkflowOpName, a: any): Promise<unknown> {
+    const L = this.links;
+    switch (op) {
+      case 'workflow.save': {
+        const id = isObj(a.body) && typeof a.body.id === 'number' ? a.body.id : null;
+        const anyRuns = id === null ? false : (await this.all('workflow.hasRuns', { id })).some(Boolean);
+        const parts = await this.replicate('workflow.save', { ...a, anyRuns });
+        return { ...parts[0], workflow: withSummedStats(parts.map((p) => p.workflow)) };
+      }
+      case 'workflow.enable': return withSummedStats(await this.replicate(op, a));
+      case 'workflow.delete': {
+        const parts = await this.replicate(op, a);
+        return { ...parts[0], cancelledRuns: sum(parts, 'cancelledRuns'), cancelledTimers: sum(parts, 'cancelledTimers') };
+      }
+      case 'channels.delete': {
+        const parts = await this.replicate(op, a);
+        return { ...parts[0], cancelledTimers: sum(parts, 'cancelledTimers') };
+      }
+      case 'channels.upsert': case 'channels.update': case 'channels.status': case 'clock': case 'sync':
+        return (await this.replicate(op, a))[0];
+      case 'workflow.get': return withSummedStats(await this.all(op, a));
+      case 'workflow.list': return mergeWorkflowLists(await this.all(op, a));
+      case 'workflow.statistics': return sumStats(await this.all(op, a));
+      case 'workflow.journey': return mergeJourneys(await this.all(op, a));
+      case 'workflow.runs': case 'workflow.actions': case 'workflow.outbox': return this.listing(op, a);
+      case 'health': return mergeHealth(await this.all(op, a));
+      case 'state': case 'contacts.tags': case 'contacts.get': return L[this.partitionOf(a.businessId, a.contactId)].call(op, a);
+      case 'workflow.hasRuns': return (await this.all(op, a)).some(Boolean);
+      default: return L[0].call(op, a); // catalog reads and checks: every partition has the same answer
     }
   }
 
-  /**
-   * Every CUT_EVERY bytes the WAL is cut; once every event up to the cut has been answered, a `sync` request
-   * waits for the LMDB commit that covers them (event replies do not wait for it), and then the segments
-   * before the cut are deleted. `lastSeq` is read in the same tick as `cut()` is queued, so every event at
-   * or below it was queued before the cut and every later one after it.
-   */
-  private async maybeTruncate(): Promise<void> {
-    if (this.cutAt === null && !this.truncating && this.bytesSinceCut >= this.cutEvery) {
-      this.bytesSinceCut = 0;
-      this.truncating = true;
-      const lastSeq = this.nextSeq - 1;
-      try { this.cutAt = { pos: await this.wal.cut(), lastSeq }; } finally { this.truncating = false; }
-    }
-    const c = this.cutAt;
-    if (!c || this.truncating) return;
-    for (const s of this.inFlightSeqs) if (s <= c.lastSeq) return;
-    this.truncating = true;
-    try {
-      await this.call('sync', {});
-      this.cutAt = null;
-      await this.wal.truncateBefore(c.pos);
-    } catch (err) {
-      this.opts.log.warn('workflow: WAL truncation postponed', { err: (err as Error).message });
-    } finally {
-      this.truncating = false;
-    }
+  /** A paged listing over all partitions: each returns its first `skip + size` matches (or `size` after the cursor). */
+  private async listing(op: 'workflow.runs' | 'workflow.actions' | 'workflow.outbox', a: { page?: number; size?: number; after?: string }): Promise<unknown> {
+    if (this.links.length === 1) return this.links[0].call(op, a as never);
+    const size = a.size ?? 1000;
+    const skip = a.after === undefined ? ((a.page ?? 1) - 1) * size : 0;
+    if (skip + size > MAX_PAGE_DEPTH) throw new InvalidArgumentError('WF_VALIDATION', `page × size must be <= ${MAX_PAGE_DEPTH}; use the after cursor`, { path: 'page' });
+    const parts = await this.all(op, { ...a, page: 1, size: skip + size } as never) as { id: string; workflowId?: number; businessId?: number | null }[][];
+    // The order of the index each partition walked: grouped by workflow/business when unfiltered, then by id.
+    const key = (v: { id: string; workflowId?: number; businessId?: number | null }) => {
+      const unfiltered = op === 'workflow.actions' ? (a as Body).workflowId === undefined && (a as Body).contactId === undefined
+        : op === 'workflow.outbox' ? (a as Body).businessId === undefined && (a as Body).contactId === undefined : false;
+      if (!unfiltered) return v.id;
+      const group = op === 'workflow.actions' ? v.workflowId : v.businessId;
+      return String(group ?? 0).padStart(16, '0') + '\u001f' + v.id;
+    };
+    return mergePages(parts, key, skip, size);
   }
 
-  private send(op: string, args: unknown, seq: number): Promise<unknown> {
-    if (this.dead) return Promise.reject(this.dead);
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, seq });
-      const bytes = pack({ id, op, args });
-      // In order (arrival order per contact): a message waiting for space is never overtaken.
-      this.producer.write(bytes).catch((err) => { this.pending.delete(id); reject(err); });
+  /** An inbound event, batch or viewlog: to the contacts' partitions; answered once committed there. */
+  async ingest(op: 'event' | 'events' | 'viewlog', body: unknown): Promise<unknown> {
+    await this.ready();
+    if (op === 'event') {
+      const b = isObj(body) ? body : {};
+      return this.links[this.partitionOf(b.business_id, b.contact_id)].call('event', { body });
+    }
+    if (op === 'events') return this.ingestBatch(body, undefined, undefined);
+    return this.ingestViewlog(body, undefined, undefined);
+  }
+
+  private async ingestBatch(body: unknown, seq: number | undefined, at: number | undefined): Promise<unknown> {
+    const events = isObj(body) ? body.events : undefined;
+    if (!Array.isArray(events) || this.links.length === 1) return this.links[0].call('events', { body, seq, at });
+    const groups = this.links.map(() => ({ items: [] as unknown[], at: [] as number[] }));
+    events.forEach((ev, i) => {
+      const g = groups[isObj(ev) ? this.partitionOf(ev.business_id, ev.contact_id) : 0];
+      g.items.push(ev);
+      g.at.push(i);
     });
+    const results = new Array(events.length);
+    await Promise.all(groups.map(async (g, p) => {
+      if (!g.items.length) return;
+      const r = await this.links[p].call('events', { body: { events: g.items }, at });
+      r.results.forEach((x, j) => { results[g.at[j]] = x; });
+    }));
+    return { results };
   }
 
-  private settle(m: WorkflowReply): void {
-    if (m.type === 'replies') { for (const r of m.replies) this.settle(r); return; }
-    if (m.type !== 'reply') return;
-    const p = this.pending.get(m.id);
-    if (!p) return;
-    this.pending.delete(m.id);
-    if (m.ok) p.resolve(m.value); else p.reject(fromWire(m.error));
+  private async ingestViewlog(body: unknown, seq: number | undefined, at: number | undefined, applied?: (p: number) => boolean): Promise<unknown> {
+    if (this.links.length === 1) return this.links[0].call('viewlog', { body, seq, at });
+    // Whole-request validation first (a bad record rejects the request before any partition applies a part).
+    await this.links[0].call('viewlog.check', { body });
+    const b = body as Body & { records: unknown[] };
+    const groups = this.links.map(() => ({ records: [] as unknown[], at: [] as number[] }));
+    b.records.forEach((rec, i) => {
+      const g = groups[this.partitionOf(b.business_id, (rec as Body).contact_id)];
+      g.records.push(rec);
+      g.at.push(i);
+    });
+    const results = new Array(b.records.length);
+    await Promise.all(groups.map(async (g, p) => {
+      if (!g.records.length || applied?.(p)) return;
+      const r = await this.links[p].call('viewlog', { body: { ...b, records: g.records }, seq, at });
+      if ('results' in r) r.results.forEach((x, j) => { results[g.at[j]] = x; });
+    }));
+    return { results };
   }
 
-  private fail(e: EngineError): void {
-    this.dead = e;
-    this.markStarted(); // waiting requests go on and are refused with the error
-    for (const p of this.pending.values()) p.reject(e);
-    this.pending.clear();
-    this.opts.log.error('workflow worker failed', { err: e.message });
-  }
-
-  async stop(): Promise<void> {
-    this.stopping = true;
-    this.ring.close();
-    await new Promise<void>((r) => { this.worker.once('exit', () => r()); setTimeout(() => { void this.worker.terminate(); }, 5000).unref(); });
-    await this.wal.close();
+  /** One record of an old inbound-event WAL (see `wal-import.ts`); items are skipped where already applied. */
+  private replayRecord(rec: IngestRecord, applied: (p: number, seq: number) => boolean): Promise<unknown> {
+    if (rec.op === 'viewlog') return this.ingestViewlog(rec.body, rec.seq, rec.at, (p) => applied(p, rec.seq));
+    const events = rec.op === 'event' ? [rec.body] : isObj(rec.body) && Array.isArray(rec.body.events) ? rec.body.events : [];
+    return Promise.all(events.map((ev, i) => {
+      const p = isObj(ev) ? this.partitionOf(ev.business_id, ev.contact_id) : 0;
+      return applied(p, rec.seq + i) ? null : this.links[p].call('event', { seq: rec.seq + i, body: ev, at: rec.at });
+    }));
   }
 }
 
-/** Sequence numbers an ingest record takes: one per item of a batch, so each item is applied once. */
-function batchSize(op: string, body: unknown): number {
-  if (op !== 'events') return 1;
-  const events = (body as { events?: unknown } | null)?.events;
-  return Array.isArray(events) && events.length > 0 ? events.length : 1;
+function sum<T>(parts: T[], k: keyof T): number {
+  let n = 0;
+  for (const p of parts) n += p[k] as number;
+  return n;
+}
+
+/**
+ * The partition count of a data directory, fixed at creation: `workflow/partitions` if present; a
+ * directory with `workflow/p0` but no count file was made by the single-partition build (1); otherwise
+ * the configured count, recorded now.
+ */
+function partitionCount(dataDir: string, configured: number): number {
+  const dir = join(dataDir, WORKFLOW_DIR);
+  const file = join(dir, WORKFLOW_PARTITIONS_FILE);
+  if (existsSync(file)) {
+    const n = Number(readFileSync(file, 'utf8').trim());
+    if (Number.isSafeInteger(n) && n >= 1) return n;
+  }
+  const n = existsSync(join(dir, 'p0')) ? 1 : Math.max(1, configured);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(file, `${n}\n`);
+  return n;
 }

@@ -2,11 +2,16 @@
  * Engine error codes → the workflow API's wire codes and HTTP statuses (spec §2). The envelope is
  * `{success:false, error:"<CODE>: <message>", data}`; `data.path` carries the offending JSON path.
  */
-import { EngineError, type WireError } from '../../engine/errors.ts';
+import { EngineError, type GenericErrorCode, type WireError, type WorkflowErrorCode } from '../../engine/errors.ts';
 import type { HttpResponse } from '../http.ts';
 import { workflowEnvelope } from './fallbacks.ts';
 
-const TABLE: Record<string, [string, number]> = {
+/**
+ * Every code the workflow API can meet → wire code and status; null answers INTERNAL without details (the
+ * message of an internal failure is not the client's business). Keyed by the code type, so a new code does
+ * not compile until it is mapped here.
+ */
+const TABLE: Readonly<Record<GenericErrorCode | WorkflowErrorCode, readonly [string, number] | null>> = {
   WF_INVALID_JSON: ['INVALID_JSON', 400],
   WF_VALIDATION: ['VALIDATION_ERROR', 400],
   INVALID_ARGUMENT: ['VALIDATION_ERROR', 400],
@@ -20,11 +25,13 @@ const TABLE: Record<string, [string, number]> = {
   WF_UNSUPPORTED_EVENT: ['UNSUPPORTED_EVENT', 400],
   LIMIT_EXCEEDED: ['PAYLOAD_TOO_LARGE', 413],
   OVERLOADED: ['RATE_LIMITED', 429],
+  INTERNAL: null, NOT_FOUND: null, CONFLICT: null, PARSE: null, CORRUPTION: null, FORMAT_VERSION: null, QUERY_TIMEOUT: null,
+  QUERY_CANCELED: null, WORKER_CRASHED: null, LOCKED: null,
 };
 
 /** `CODE: message` and status of an engine error (anything unknown is INTERNAL without details). */
 export function wireCode(err: { code: string; message: string }): { code: string; status: number; text: string } {
-  const hit = TABLE[err.code];
+  const hit = TABLE[err.code as keyof typeof TABLE];
   if (!hit) return { code: 'INTERNAL', status: 500, text: 'INTERNAL: internal error' };
   return { code: hit[0], status: hit[1], text: `${hit[0]}: ${err.message}` };
 }

@@ -9,6 +9,7 @@ import type { Params, Router } from '../router.ts';
 import { InvalidArgumentError, type WireError } from '../../engine/errors.ts';
 import { WorkflowClient } from './client.ts';
 import { durationMs } from '../flags.ts';
+import type { WorkflowArgs, WorkflowOpName } from '../../workers/protocol.ts';
 import { errorResponse, invalidJson, itemError } from './errors.ts';
 import { workflowEnvelope } from './fallbacks.ts';
 
@@ -66,12 +67,11 @@ function wrap(h: Handler): (req: HttpRequest, p: Params) => Promise<HttpResponse
 export function registerWorkflowRoutes(router: Router, ctx: ServerContext): ServiceHooks {
   const testClock = ctx.flags['workflow.test-clock'];
   const client = new WorkflowClient({
-    dataDir: ctx.dataDir, testClock, walCompression: false, walSegmentSizeBytes: ctx.flags['wal.segment-size'],
-    walRepair: ctx.flags['wal.repair'], log: ctx.log, cacheEntries: ctx.flags['workflow.cache-entries'],
-    retentionMs: durationMs(ctx.flags['workflow.retention']),
+    dataDir: ctx.dataDir, testClock, walRepair: ctx.flags['wal.repair'], log: ctx.log, cacheEntries: ctx.flags['workflow.cache-entries'],
+    retentionMs: durationMs(ctx.flags['workflow.retention']), partitions: ctx.flags['workflow.partitions'],
   });
   const add = (m: string, path: string, h: Handler): void => { router.add(m, path, wrap(h)); };
-  const call = (op: string, args: unknown) => client.call(op, args);
+  const call = <K extends WorkflowOpName>(op: K, args: WorkflowArgs<K>) => client.call(op, args);
   const wfId = (p: Params) => posInt(p.id, 'id');
   const biz = (p: Params) => posInt(p.businessId, 'businessId');
 

@@ -1,0 +1,142 @@
+/**
+ * `_delete_by_query` and `_update_by_query`, as Elasticsearch's reindex module runs them on the coordinating
+ * node: a scroll over a point-in-time view of the matches (`scroll_size` per batch, `_doc` order), each batch
+ * written back as one shard write per shard with `if_seq_no`/`if_primary_term` from the hit, so a document
+ * changed since the view was taken is a version conflict (counted with `conflicts=proceed`, or failing the
+ * request with the batch done so far). Runs to completion within the request (`slices=1`).
+ */
+import { checkPipeline, docError, validationFailed } from '../../engine/documents/doc-errors.ts';
+import { parseSearchBodyText, parseTimeMs, type SearchRequest } from '../../engine/search/index.ts';
+import type { ItemOutcome, WriteItem } from '../../workers/protocol.ts';
+import type { HttpRequest, HttpResponse } from '../http.ts';
+import type { Params, Router } from '../router.ts';
+import type { EsCluster } from './cluster.ts';
+import { errorBody } from './errors.ts';
+import { bodyMap, route } from './handler.ts';
+import { json } from './json.ts';
+import { boolParam, intParam } from './params.ts';
+import type { MergedHit, ShardTarget } from './search-exec.ts';
+import { applyUrlParams, type SearchService } from './search-routes.ts';
+
+const COMMON_PARAMS = ['analyzer', 'analyze_wildcard', 'default_operator', 'df', 'from', 'ignore_unavailable', 'allow_no_indices',
+  'conflicts', 'expand_wildcards', 'lenient', 'preference', 'q', 'routing', 'scroll', 'search_type', 'search_timeout', 'size', 'sort',
+  '_source', '_source_excludes', '_source_includes', 'terminate_after', 'stats', 'version', 'request_cache', 'refresh', 'timeout',
+  'wait_for_active_shards', 'scroll_size', 'requests_per_second', 'slices'];
+const UPDATE_PARAMS = [...COMMON_PARAMS, 'pipeline', 'version_type'];
+/** Search parameters of the URL that mean something else here (`size` is the maximum number of documents). */
+const OWN_PARAMS = new Set(['size', 'scroll_size', 'conflicts', 'refresh', 'slices', 'requests_per_second', 'scroll', 'wait_for_active_shards', 'timeout']);
+
+type Kind = 'delete' | 'update';
+
+interface Counts {
+  total: number; updated: number; deleted: number; batches: number; versionConflicts: number; noops: number;
+  failures: { index: string; type: string; id: string; cause: Record<string, unknown>; status: number }[];
+}
+
+export function registerByQueryRoutes(router: Router, cluster: EsCluster, search: SearchService): void {
+  const del = route(COMMON_PARAMS, (req, p) => byQuery(cluster, search, req, p, 'delete'));
+  const upd = route(UPDATE_PARAMS, (req, p) => byQuery(cluster, search, req, p, 'update'));
+  for (const path of ['/:index/_delete_by_query', '/:index/:type/_delete_by_query']) router.add('POST', path, del);
+  for (const path of ['/:index/_update_by_query', '/:index/:type/_update_by_query']) router.add('POST', path, upd);
+}
+
+async function byQuery(cluster: EsCluster, search: SearchService, req: HttpRequest, p: Params, kind: Kind): Promise<HttpResponse> {
+  const started = Date.now();
+  const body = bodyMap(req) ?? {};
+  const conflicts = String(body.conflicts ?? req.query.get('conflicts') ?? 'abort');
+  if (conflicts !== 'abort' && conflicts !== 'proceed') throw docError('DOC_ILLEGAL_ARGUMENT', [`conflicts may only be "proceed" or "abort" but was [${conflicts}]`]);
+  const slices = req.query.get('slices');
+  if (slices !== null && slices !== '1') throw docError('DOC_ILLEGAL_ARGUMENT', [`slices [${slices}] is not supported: only slices=1 (one sequential scroll) is`]);
+  checkPipeline(req.query.get('pipeline'));
+  const script = body.script;
+  if (kind === 'delete' && script !== undefined) throw docError('DOC_PARSE', ['[delete_by_query] unknown field [script], parser not found']);
+  const maxDocs = numberOr(body.max_docs ?? body.size, intParam(req, 'size') ?? -1);
+  const batchSize = intParam(req, 'scroll_size') ?? 1000;
+  if (batchSize <= 0) throw docError('DOC_VALIDATION', ['1: scroll size must be greater than 0;']);
+  const keepAliveMs = parseTimeMs(req.query.get('scroll') ?? '5m') ?? 300_000;
+
+  const searchBody: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(body)) if (!['conflicts', 'max_docs', 'size', 'script'].includes(k)) searchBody[k] = v;
+  const r: SearchRequest = parseSearchBodyText(JSON.stringify(searchBody));
+  const urlOnly = new URLSearchParams([...req.query].filter(([k]) => !OWN_PARAMS.has(k)));
+  applyUrlParams({ ...req, query: urlOnly }, r);
+  if (kind === 'delete' && r.query === null) throw validationFailed(['query is missing']);
+  r.size = maxDocs >= 0 ? Math.min(batchSize, maxDocs) : batchSize;
+  r.from = 0;
+  r.version = true;
+  r.seqNoPrimaryTerm = true;
+  if (kind === 'delete') r.source = { enabled: false, includes: [], excludes: [] };
+  if (!r.sort) r.sort = [{ field: '_doc', order: 'asc' }];
+
+  const indices = search.resolve(p.index, req);
+  const targets = search.targets(indices, req, p.type);
+  const c: Counts = { total: 0, updated: 0, deleted: 0, batches: 0, versionConflicts: 0, noops: 0, failures: [] };
+  let seen = 0;
+  const total = await search.scrolls.scan(r, targets, keepAliveMs, async (hits) => {
+    const take = maxDocs >= 0 ? hits.slice(0, Math.max(0, maxDocs - seen)) : hits;
+    if (take.length === 0) return false;
+    seen += take.length;
+    c.batches++;
+    await writeBatch(cluster, targets, take, kind, script, conflicts === 'proceed', c);
+    return c.failures.length === 0 && (maxDocs < 0 || seen < maxDocs);
+  });
+  c.total = maxDocs >= 0 ? Math.min(total, maxDocs) : total;
+  if (boolParam(req, 'refresh')) await cluster.allShards(indices.map((i) => cluster.state.indices[i.name]).filter(Boolean), 'docs.refresh');
+
+  const out: Record<string, unknown> = { took: Date.now() - started, timed_out: false, total: c.total };
+  if (kind === 'update') out.updated = c.updated;
+  out.deleted = c.deleted;
+  Object.assign(out, {
+    batches: c.batches, version_conflicts: c.versionConflicts, noops: c.noops, retries: { bulk: 0, search: 0 },
+    throttled_millis: 0, requests_per_second: -1.0, throttled_until_millis: 0, failures: c.failures,
+  });
+  const status = c.failures.reduce((s, f) => Math.max(s, f.status), 200);
+  return json(req, status, out);
+}
+
+/** Writes one batch back, one shard write per shard, and counts the outcomes. */
+async function writeBatch(cluster: EsCluster, targets: ShardTarget[], hits: MergedHit[], kind: Kind, script: unknown, proceed: boolean, c: Counts): Promise<void> {
+  const byShard = new Map<number, MergedHit[]>();
+  for (const h of hits) {
+    let list = byShard.get(h.shardOrder);
+    if (!list) byShard.set(h.shardOrder, list = []);
+    list.push(h);
+  }
+  await Promise.all([...byShard].map(async ([order, list]) => {
+    const t = targets[order];
+    const items = list.map((h) => writeItem(h, kind, script));
+    const outcomes = await cluster.writeShard(t.meta, t.shard, items);
+    outcomes.forEach((o, k) => count(o, list[k], proceed, c));
+  }));
+}
+
+function writeItem(h: MergedHit, kind: Kind, script: unknown): WriteItem {
+  const cond = { ifSeqNo: h.seqNo, ifPrimaryTerm: h.primaryTerm };
+  const routing = h.routing;
+  if (kind === 'delete') return { action: 'delete', op: { id: h.id, routing, ...cond } };
+  if (script !== undefined) return { action: 'update', op: { id: h.id, routing, body: JSON.stringify({ script }), ...cond } };
+  return { action: 'index', op: { id: h.id, routing, source: Buffer.from(h.source ?? '{}'), ...cond } };
+}
+
+function count(o: ItemOutcome, h: MergedHit, proceed: boolean, c: Counts): void {
+  if ('ok' in o) {
+    const r = o.ok.result;
+    if (r === 'deleted') c.deleted++;
+    else if (r === 'noop') c.noops++;
+    else c.updated++;
+    return;
+  }
+  if (!('err' in o)) return;
+  const conflict = o.err.code === 'DOC_VERSION_CONFLICT' || o.err.code === 'DOC_MISSING';
+  if (conflict) c.versionConflicts++;
+  if (conflict && proceed) return;
+  const { error, status } = errorBody(o.err);
+  c.failures.push({ index: h.indexName, type: h.type, id: h.id, cause: error, status: conflict ? 409 : status });
+}
+
+function numberOr(v: unknown, fallback: number): number {
+  if (v === undefined || v === null) return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n)) throw docError('DOC_PARSE', [`[size] must be an integer but was [${String(v)}]`]);
+  return n;
+}
