@@ -98,6 +98,9 @@ export const PROM_INDEX_MAGIC = 0xbaaad700;
 export const PROM_INDEX_VERSION = 2;
 export const PROM_TOMBSTONES_MAGIC = 0x0130ba30;
 export const PROM_TOMBSTONES_VERSION = 1;
+/** Head chunk files (`chunks_head/000001`), docs/format.md "TSDB head chunks". */
+export const PROM_HEAD_CHUNKS_MAGIC = 0x0130bc91;
+export const PROM_HEAD_CHUNKS_VERSION = 1;
 /**
  * Tessera's own block files before they became Prometheus's (block layout 1): read only to convert such a
  * block on first open ('TCHK' chunk files, 'TIDX' index, 'TTMB' tombstones).

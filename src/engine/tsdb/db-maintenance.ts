@@ -68,8 +68,7 @@ export async function cutHeadBlock(db: Tsdb): Promise<void> {
   const mint = Math.floor(db.head.minTime / R) * R, maxt = mint + R;
   const series: BlockSeries[] = [];
   for (const s of [...db.head.byKey.values()].sort((a, b) => (a.key < b.key ? -1 : 1))) {
-    const chunks: BlockChunk[] = s.chunks.filter((c) => c.maxt < maxt);
-    if (s.app !== null && s.app.t < maxt) chunks.push({ mint: s.appMint, maxt: s.app.t, bytes: s.app.bytes().slice() });
+    const chunks: BlockChunk[] = db.head.chunksWithBytes(s, maxt);
     const del = db.head.tombstones.get(s.ref);
     const kept = del ? rewriteDeleted(chunks, del) : chunks;
     if (kept.length) series.push({ labels: s.labels, chunks: kept });
@@ -244,8 +243,7 @@ export function snapshot(db: Tsdb, dir: string, withHead: boolean): Promise<void
     if (!withHead || db.head.numSeries === 0) return;
     const series: BlockSeries[] = [];
     for (const s of db.head.byKey.values()) {
-      const chunks: BlockChunk[] = [...s.chunks];
-      if (s.app) chunks.push({ mint: s.appMint, maxt: s.app.t, bytes: s.app.bytes().slice() });
+      const chunks: BlockChunk[] = db.head.chunksWithBytes(s);
       const del = db.head.tombstones.get(s.ref);
       const kept = del ? rewriteDeleted(chunks, del) : chunks;
       if (kept.length) series.push({ labels: s.labels, chunks: kept });
