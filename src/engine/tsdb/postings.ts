@@ -4,16 +4,14 @@
  * `PostingsForMatchers`: matchers that do not match "" intersect, matchers that match "" subtract the series
  * whose value fails them, and a selector made only of the latter starts from all series.
  */
-import roaring from 'roaring';
+import { RoaringBitmap32, type Bitmap } from '../codec/roaring.ts';
 import type { Labels, Matcher } from './api.ts';
 import { MATCH_EQUAL } from './api.ts';
 
-const { RoaringBitmap32 } = roaring;
-export type Bitmap = InstanceType<typeof RoaringBitmap32>;
+export type { Bitmap };
 
 /** A bitmap of ascending refs (a postings list read from a block). */
 export const bitmapOf = (refs: Uint32Array): Bitmap => new RoaringBitmap32(refs);
-export const newBitmap = (): Bitmap => new RoaringBitmap32();
 
 /**
  * What matcher evaluation needs of an index, in memory (the head) or on disk (a block): the postings of one
