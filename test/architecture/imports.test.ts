@@ -39,7 +39,20 @@ const ADAPTERS: Record<string, string> = {
   'uWebSockets.js': 'src/server/http.ts',
   piscina: 'src/server/pool.ts|src/workers/shard.ts',
   re2js: 'src/engine/regex/re2.ts',
+  roaring: 'src/engine/codec/roaring.ts',
+  'lossless-json': 'src/engine/codec/lossless-json.ts',
+  yaml: 'src/engine/codec/yaml.ts',
+  protobufjs: 'src/engine/remote/remote-write-codec.ts',
+  '@node-rs/crc32': 'src/engine/codec/crc32c.ts',
+  '@node-rs/jieba': 'src/engine/analysis/ik.ts',
 };
+
+test('every runtime dependency in package.json has an adapter listed here (or is a tool: tsx, uplot)', () => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  const TOOLS = new Set(['tsx', 'uplot']); // the TS loader; the expression browser's assets, served as files
+  const missing = Object.keys(pkg.dependencies).filter((d) => !(d in ADAPTERS) && !TOOLS.has(d));
+  assert.deepEqual(missing, []);
+});
 
 test('src/engine imports neither src/server nor src/workers', () => {
   const bad = files.filter((f) => f.rel.startsWith('src/engine/'))

@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from '../support/server.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 const RULES = `groups:
   - name: example
@@ -33,16 +34,6 @@ const RULES = `groups:
 async function getJson(url: string): Promise<{ status: number; body: any }> {
   const r = await fetch(url, { signal: AbortSignal.timeout(10_000) });
   return { status: r.status, body: await r.json() };
-}
-
-async function until<T>(what: string, f: () => Promise<T | null>): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const v = await f();
-    if (v !== null) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
@@ -70,7 +61,7 @@ test('rules and alerts API over HTTP, notifications, and a refused reload', { ti
   });
   try {
     // Wait for a whole group evaluation to have completed (the group's lastEvaluation is set at its end).
-    const rules = await until('a complete group evaluation', async () => {
+    const rules = await waitFor('a complete group evaluation', async () => {
       const r = await getJson(`${srv.promUrl}/api/v1/rules`);
       const g0 = r.body.data.groups[0];
       return g0 && g0.lastEvaluation !== '0001-01-01T00:00:00Z' && g0.rules[2].state !== 'inactive' ? r : null;
@@ -109,7 +100,7 @@ test('rules and alerts API over HTTP, notifications, and a refused reload', { ti
 
     assert.deepEqual(g.rules.map((r: { health: string; lastError?: string }) => [r.health, r.lastError]), [['ok', undefined], ['ok', undefined], ['ok', undefined]]);
     // Rule results are written to the TSDB: the recorded series and ALERTS / ALERTS_FOR_STATE exist.
-    const series = await until('rule output in the TSDB', async () => {
+    const series = await waitFor('rule output in the TSDB', async () => {
       const r = await getJson(`${srv.promUrl}/api/v1/series?match[]=job:one&match[]=ALERTS&match[]=ALERTS_FOR_STATE`);
       return r.body.data?.length >= 5 ? r.body.data : null;
     });
@@ -145,7 +136,7 @@ test('rules and alerts API over HTTP, notifications, and a refused reload', { ti
       activeAlertmanagers: [{ url: `http://127.0.0.1:${(am.address() as AddressInfo).port}/api/v2/alerts` }], droppedAlertmanagers: [],
     });
 
-    const sent = await until('a notification', async () => (posts.length ? posts[0] as Record<string, unknown>[] : null));
+    const sent = await waitFor('a notification', async () => (posts.length ? posts[0] as Record<string, unknown>[] : null));
     assert.equal(sent.length, 1);
     assert.deepEqual(sent[0].labels, { alertname: 'AlwaysFiring', dc: 'eu', severity: 'none' });
     assert.deepEqual(sent[0].annotations, { summary: 'always firing 1 in eu' });
@@ -186,7 +177,7 @@ test('alert for-state survives a server restart (restored from ALERTS_FOR_STATE 
   let srv = await startServer({ services: ['metrics'], args: ['--config.file', join(dir, 'prometheus.yml')] });
   try {
     // Wait until ALERTS_FOR_STATE has been written (after the start-up restore step).
-    await until('ALERTS_FOR_STATE', async () => {
+    await waitFor('ALERTS_FOR_STATE', async () => {
       const r = await getJson(`${srv.promUrl}/api/v1/series?match[]=ALERTS_FOR_STATE`);
       return r.body.data?.length === 1 ? true : null;
     });
@@ -194,13 +185,14 @@ test('alert for-state survives a server restart (restored from ALERTS_FOR_STATE 
     assert.equal(before.state, 'pending');
     const t0 = Date.parse(before.activeAt);
     // Let it be pending for a while before the restart, so a restored activeAt is clearly older than a fresh one.
-    await until('6 s of pending time', async () => (Date.now() - t0 > 6000 ? true : null));
+    // (Real time in a child server: its rule manager's clock cannot be injected from here.)
+    await waitFor('6 s of pending time', async () => (Date.now() - t0 > 6000 ? true : null));
     await srv.stop();
     srv = await srv.restart();
     const readyAt = Date.now();
     // Right after the restart the alert is new (activeAt = a first evaluation after readyAt); after the
     // restore step it continues from the old activeAt shifted by the downtime, i.e. before readyAt.
-    const after = await until('the restored alert', async () => {
+    const after = await waitFor('the restored alert', async () => {
       const a = (await getJson(`${srv.promUrl}/api/v1/alerts`)).body.data.alerts[0];
       return a && Date.parse(a.activeAt) < readyAt - 1000 ? a : null;
     });

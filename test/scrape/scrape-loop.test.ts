@@ -16,6 +16,7 @@ import { ScrapeManager } from '../../src/engine/scrape/scrape-manager.ts';
 import { formatSeries } from '../../src/engine/exposition/exposition.ts';
 import type { IngestSample } from '../../src/engine/scrape/sample-sink.ts';
 import { isStaleNaN } from '../../src/engine/tsdb/api.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 let body = '';
 let contentType = 'text/plain; version=0.0.4';
@@ -172,25 +173,17 @@ test('manager: file SD targets appear, reload keeps survivors, removed targets g
     const pools = mgr.snapshot();
     assert.equal(pools[0].loops.length, 1);
     assert.deepEqual(pools[0].loops[0].target.labels.map((l) => l.name), ['instance', 'job', 'team']);
-    await waitFor(() => sink.batches.length > 0);
+    await waitFor('a first scrape', () => sink.batches.length > 0);
     // File change: the target goes away -> staleness markers for its series.
     writeFileSync(sd, '[]');
-    await waitFor(() => mgr.snapshot()[0].loops.length === 0);
-    await waitFor(() => sink.batches.some((b) => b.some((s) => formatSeries(s.labels).startsWith('x{') && isStaleNaN(s.v))));
+    await waitFor('the target gone from the manager', () => mgr.snapshot()[0].loops.length === 0);
+    await waitFor('stale markers for the gone target', () => sink.batches.some((b) => b.some((s) => formatSeries(s.labels).startsWith('x{') && isStaleNaN(s.v))));
     await mgr.stop();
     assert.deepEqual(errors, []);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
-
-async function waitFor(cond: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 test('https targets: tls_config ca_file verifies, insecure_skip_verify skips, an unknown CA fails', async (t) => {
   const { execFileSync } = await import('node:child_process');

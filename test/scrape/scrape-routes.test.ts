@@ -19,6 +19,7 @@ import { decodeWriteRequest, encodeWriteRequest } from '../../src/engine/remote/
 import { formatSeries } from '../../src/engine/exposition/exposition.ts';
 import type { IngestSample } from '../../src/engine/scrape/sample-sink.ts';
 import { isStaleNaN, STALE_NAN } from '../../src/engine/tsdb/api.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'tessera-scrape-routes-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -85,16 +86,8 @@ async function call(method: string, url: string, body: string | Buffer = '', hea
   return { status: res.status, text, json: () => JSON.parse(text) };
 }
 
-async function waitFor(cond: () => boolean | Promise<boolean>, ms = 8000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 test('targets: active with Prometheus fields, dropped, state filter', async () => {
-  await waitFor(async () => (await call('GET', '/api/v1/targets')).json().data.activeTargets[0]?.health === 'up');
+  await waitFor('the target up', async () => (await call('GET', '/api/v1/targets')).json().data.activeTargets[0]?.health === 'up');
   const all = (await call('GET', '/api/v1/targets')).json();
   assert.equal(all.status, 'success');
   const t = all.data.activeTargets[0];
@@ -214,7 +207,7 @@ test('remote write receive: 204, samples appended with stale markers intact; 400
 });
 
 test('remote write send: retries through 503s, adds external labels, delivers everything', async () => {
-  await waitFor(() => received.some((s) => s.labels.some((l) => l.value === 'rw_metric')));
+  await waitFor('the remote-written sample', () => received.some((s) => s.labels.some((l) => l.value === 'rw_metric')));
   const rw = received.filter((s) => s.labels.some((l) => l.value === 'rw_metric'));
   assert.deepEqual(rw[0].labels, [{ name: '__name__', value: 'rw_metric' }, { name: 'a', value: 'b' }, { name: 'cluster', value: 'c1' }]);
   assert.ok(received.some((s) => formatSeries(s.labels).startsWith('up{')), 'scraped samples are forwarded too');
@@ -234,5 +227,5 @@ test('reload refuses a bad config and keeps the old one running', async () => {
   const pools = (await call('GET', '/api/v1/scrape_pools')).json().data.scrapePools;
   assert.deepEqual(pools, ['app2']);
   // The removed job's series get staleness markers.
-  await waitFor(() => appended.flat().some((s) => formatSeries(s.labels).includes('job="app"') && isStaleNaN(s.v)));
+  await waitFor('stale markers for job app', () => appended.flat().some((s) => formatSeries(s.labels).includes('job="app"') && isStaleNaN(s.v)));
 });

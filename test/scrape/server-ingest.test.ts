@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type TestServer } from '../support/server.ts';
 import { runTsdbCli } from '../../src/cli/tsdb-import.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'tessera-ingest-e2e-'));
 const servers: TestServer[] = [];
@@ -35,16 +36,6 @@ async function json(url: string, init?: RequestInit): Promise<any> {
   return r.json();
 }
 
-async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, what: string, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn().catch(() => null);
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 async function series(s: TestServer, match: string): Promise<Record<string, string>[]> {
   const body = await json(`${s.promUrl}/api/v1/series?match[]=${encodeURIComponent(match)}`);
   assert.equal(body.status, 'success', JSON.stringify(body));
@@ -56,15 +47,15 @@ test('scrape of a loopback target via --config.file, visible in /api/v1/series a
   writeFileSync(cfg, `global: {scrape_interval: 1s}\nscrape_configs:\n  - job_name: e2e\n    static_configs: [{targets: ["127.0.0.1:${targetPort}"], labels: {env: t}}]\n`);
   const s = await startServer({ services: ['metrics'], args: ['--config.file', cfg] });
   servers.push(s);
-  const got = await waitFor(async () => {
+  const got = await waitFor('scraped series', async () => {
     const d = await series(s, 'e2e_requests_total');
     return d.length ? d : null;
-  }, 'scraped series');
+  });
   assert.deepEqual(got, [{ __name__: 'e2e_requests_total', env: 't', instance: `127.0.0.1:${targetPort}`, job: 'e2e', path: '/a' }]);
   const up = await series(s, 'up');
   assert.ok(up.some((l) => l.job === 'e2e'));
   // The target's health is recorded once the scrape's append has committed, just after the series shows.
-  await waitFor(async () => (await json(`${s.promUrl}/api/v1/targets`)).data.activeTargets[0].health === 'up', 'health up');
+  await waitFor('health up', async () => (await json(`${s.promUrl}/api/v1/targets`)).data.activeTargets[0].health === 'up');
   const q = await json(`${s.promUrl}/api/v1/query?query=${encodeURIComponent('up{job="e2e"}')}`);
   assert.equal(q.status, 'success', JSON.stringify(q));
   assert.deepEqual(q.data.result.map((r: { metric: Record<string, string>; value: [number, string] }) => [r.metric.instance, r.value[1]]),
@@ -77,10 +68,10 @@ test('push gateway: pushed group is scraped by the built-in config with honor_la
   servers.push(s);
   const r = await fetch(`${s.promUrl}/metrics/job/nightly/instance/box1`, { method: 'PUT', body: '# TYPE backup_ok gauge\nbackup_ok 1\n' });
   assert.equal(r.status, 200);
-  const got = await waitFor(async () => {
+  const got = await waitFor('pushed series scraped (15 s default interval)', async () => {
     const d = await series(s, 'backup_ok');
     return d.length ? d : null;
-  }, 'pushed series scraped (15 s default interval)', 40_000);
+  }, 40_000);
   assert.deepEqual(got, [{ __name__: 'backup_ok', instance: 'box1', job: 'nightly' }]);
 });
 
@@ -98,10 +89,10 @@ remote_write:
 `);
   const a = await startServer({ services: ['metrics'], args: ['--config.file', cfg] });
   servers.push(a);
-  const got = await waitFor(async () => {
+  const got = await waitFor('remote-written series on B', async () => {
     const d = await series(b, 'e2e_requests_total');
     return d.length ? d : null;
-  }, 'remote-written series on B');
+  });
   assert.deepEqual(got, [{ __name__: 'e2e_requests_total', instance: `127.0.0.1:${targetPort}`, job: 'e2e', path: '/a', replica: 'a' }]);
 });
 

@@ -78,8 +78,3 @@ export function withIndex(state: ClusterState, meta: IndexMeta): ClusterState {
   return { ...state, version: state.version + 1, indices: { ...state.indices, [meta.name]: meta } };
 }
 
-export function withoutIndices(state: ClusterState, names: readonly string[]): ClusterState {
-  const indices = { ...state.indices };
-  for (const n of names) delete indices[n];
-  return { ...state, version: state.version + 1, indices };
-}

@@ -10,7 +10,7 @@ import { applyAliasActions } from './aliases.ts';
 import { parseTemplate } from './templates.ts';
 import { EMPTY_STATE, withIndex, type ClusterState } from './cluster-state.ts';
 import { resolveRead, resolveWrite } from './resolve.ts';
-import { parse } from 'lossless-json';
+import { parse } from '../codec/lossless-json.ts';
 
 const errOf = (fn: () => unknown): EngineError => {
   try { fn(); } catch (e) { if (e instanceof EngineError) return e; throw e; }

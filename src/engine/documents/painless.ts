@@ -4,7 +4,7 @@
  * objects), and a step budget stops runaway loops. Numbers follow Java typing: integers stay integers
  * (int arithmetic wraps, `int / int` truncates), doubles are `JavaDouble`s, `+` with a String concatenates.
  */
-import { isLosslessNumber } from 'lossless-json';
+import { isLosslessNumber } from '../codec/lossless-json.ts';
 import { cause, docError } from './doc-errors.ts';
 import type { ErrorCause } from './doc-errors.ts';
 import { CompileError, DoubleLit, parseScript, type Expr, type Stmt } from './painless-parse.ts';

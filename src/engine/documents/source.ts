@@ -3,7 +3,7 @@
  * re-serialise it (filtering, updates, pretty printing) goes through lossless-json so 64-bit integers and
  * number spellings survive. Doubles produced by scripts render with Java's `Double.toString` layout.
  */
-import { parse as losslessParse, stringify as losslessStringify, isLosslessNumber } from 'lossless-json';
+import { parse as losslessParse, stringify as losslessStringify, isLosslessNumber } from '../codec/lossless-json.ts';
 import { simpleMatch } from './cluster-state.ts';
 
 /** A Java double produced by script arithmetic (rendered `2.0`, `1.0E7`). */

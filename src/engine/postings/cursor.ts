@@ -266,9 +266,3 @@ export function without(include: DocCursor, exclude: DocCursor): DocCursor {
   return new WithoutCursor(include, exclude);
 }
 
-/** Drains a cursor into an array (tests and cold code only). */
-export function toArray(c: DocCursor): number[] {
-  const out: number[] = [];
-  for (let d = c.next(); d !== NO_MORE_DOCS; d = c.next()) out.push(d);
-  return out;
-}

@@ -10,11 +10,10 @@
  * Lifetime: arrays returned by these methods stay valid for as long as the caller holds them (a disk segment
  * hands out decoded copies from its block cache, never views of a buffer it reuses).
  */
-import roaring from 'roaring';
+import { RoaringBitmap32, type Bitmap } from '../codec/roaring.ts';
 import type { ArrayCursor } from './cursor.ts';
 
-const { RoaringBitmap32 } = roaring;
-export type Bitmap = InstanceType<typeof RoaringBitmap32>;
+export type { Bitmap };
 export { RoaringBitmap32 };
 
 /**

@@ -12,7 +12,7 @@ import { compareLabels, dropMetricName, cachedLabelsKey } from './labels.ts';
 import { readSeries, sampleAt, Window } from './storage.ts';
 import type { StoredSeries } from './storage.ts';
 import { execError, timeoutError, tooManySamples } from './value.ts';
-import type { Matrix, QueryResult, Sample, Series, Vector } from './value.ts';
+import type { Matrix, QueryResult, ResultSeries, Sample, Vector } from './value.ts';
 import { evalBinary } from './binop.ts';
 import { aggregate, groupingKeyFn } from './aggregate.ts';
 import { VECTOR_FUNCS } from './functions.ts';
@@ -32,9 +32,10 @@ export const DEFAULT_ENGINE_OPTIONS: EngineOptions = { lookbackMs: 300_000, maxS
 interface Shared {
   querier: Querier;
   opts: EngineOptions;
-  deadline: number;
-  queryStart: number;
-  queryEnd: number;
+  /** Wall-clock time (Date.now() ms) after which evaluation stops with a timeout. */
+  deadlineMs: number;
+  queryStartMs: number;
+  queryEndMs: number;
   data: Map<VectorSelector, StoredSeries[]>;
   samples: number;
 }
@@ -59,19 +60,19 @@ export function rangeQuery(querier: Querier, expr: Expr, startMs: number, endMs:
   return mat.sort((a, b) => compareLabels(a.metric, b.metric));
 }
 
-function shared(querier: Querier, opts: EngineOptions, start: number, end: number): Shared {
-  return { querier, opts, deadline: Date.now() + opts.timeoutMs, queryStart: start, queryEnd: end, data: new Map(), samples: 0 };
+function shared(querier: Querier, opts: EngineOptions, startMs: number, endMs: number): Shared {
+  return { querier, opts, deadlineMs: Date.now() + opts.timeoutMs, queryStartMs: startMs, queryEndMs: endMs, data: new Map(), samples: 0 };
 }
 
 function unwrapParens(e: Expr): Expr { while (e.kind === 'paren') e = e.expr; return e; }
 
 export class Evaluator {
   readonly steps: number;
-  constructor(readonly sh: Shared, readonly start: number, readonly end: number, readonly interval: number) {
-    this.steps = Math.floor((end - start) / interval) + 1;
+  constructor(readonly sh: Shared, readonly startMs: number, readonly endMs: number, readonly intervalMs: number) {
+    this.steps = Math.floor((endMs - startMs) / intervalMs) + 1;
   }
 
-  checkDeadline(): void { if (Date.now() > this.sh.deadline) throw timeoutError('expression evaluation'); }
+  checkDeadline(): void { if (Date.now() > this.sh.deadlineMs) throw timeoutError('expression evaluation'); }
   addSamples(n: number): void { this.sh.samples += n; if (this.sh.samples > this.sh.opts.maxSamples) throw tooManySamples(); }
 
   fetch(vs: VectorSelector): StoredSeries[] {
@@ -83,8 +84,8 @@ export class Evaluator {
   /** The fixed evaluation time of `@`, or null. */
   atTime(n: { timestamp: number | null; startOrEnd: 'start' | 'end' | null }): number | null {
     if (n.timestamp !== null) return n.timestamp;
-    if (n.startOrEnd === 'start') return this.sh.queryStart;
-    if (n.startOrEnd === 'end') return this.sh.queryEnd;
+    if (n.startOrEnd === 'start') return this.sh.queryStartMs;
+    if (n.startOrEnd === 'end') return this.sh.queryEndMs;
     return null;
   }
 
@@ -104,9 +105,9 @@ export class Evaluator {
     }
   }
 
-  constant(v: number): Series {
-    const s: Series = { metric: [], t: new Array(this.steps), v: new Array(this.steps) };
-    for (let i = 0; i < this.steps; i++) { s.t[i] = this.start + i * this.interval; s.v[i] = v; }
+  constant(v: number): ResultSeries {
+    const s: ResultSeries = { metric: [], t: new Array(this.steps), v: new Array(this.steps) };
+    for (let i = 0; i < this.steps; i++) { s.t[i] = this.startMs + i * this.intervalMs; s.v[i] = v; }
     return s;
   }
 
@@ -127,14 +128,14 @@ export class Evaluator {
     const lookback = this.sh.opts.lookbackMs;
     const out: Matrix = [];
     for (const s of data) {
-      const ser: Series = { metric: s.labels, t: [], v: [] };
+      const ser: ResultSeries = { metric: s.labels, t: [], v: [] };
       if (at !== null) {
         const i = sampleAt(s, at - vs.offset, lookback);
-        if (i >= 0) for (let ts = this.start; ts <= this.end; ts += this.interval) { ser.t.push(ts); ser.v.push(s.v[i]); }
+        if (i >= 0) for (let ts = this.startMs; ts <= this.endMs; ts += this.intervalMs) { ser.t.push(ts); ser.v.push(s.v[i]); }
       } else {
         // Steps only move forward, so the newest sample at or before each step is found by walking on.
         let i = -1;
-        for (let ts = this.start; ts <= this.end; ts += this.interval) {
+        for (let ts = this.startMs; ts <= this.endMs; ts += this.intervalMs) {
           const ref = ts - vs.offset;
           while (i + 1 < s.n && s.t[i + 1] <= ref) i++;
           if (i < 0 || s.t[i] < ref - lookback || (s.stale !== null && s.stale[i] === 1)) continue;
@@ -158,7 +159,7 @@ export class Evaluator {
   }
 
   private matrixSelector(ms: MatrixSelector): Matrix {
-    const maxt = (this.atTime(ms.vs) ?? this.start) - ms.vs.offset;
+    const maxt = (this.atTime(ms.vs) ?? this.startMs) - ms.vs.offset;
     const win = new Window();
     const out: Matrix = [];
     for (const s of this.fetch(ms.vs)) {
@@ -176,8 +177,8 @@ export class Evaluator {
   subquery(sq: SubqueryExpr): Matrix {
     const step = sq.step || this.sh.opts.defaultSubqueryStepMs;
     const at = this.atTime(sq);
-    const endRef = (at ?? this.end) - sq.offset;
-    const startRef = (at ?? this.start) - sq.offset - sq.range;
+    const endRef = (at ?? this.endMs) - sq.offset;
+    const startRef = (at ?? this.startMs) - sq.offset - sq.range;
     const first = Math.ceil(startRef / step) * step;
     const inner = new Evaluator(this.sh, first, endRef, step);
     if (first > endRef) return [];
@@ -192,7 +193,7 @@ export class Evaluator {
     const samples: Sample[][] = mats.map((m) => (m ? m.map((x) => ({ metric: x.metric, t: 0, v: 0 })) : []));
     const vecs: Vector[] = args.map(() => []);
     const out = new OutputSeries();
-    for (let ts = this.start, step = 0; ts <= this.end; ts += this.interval, step++) {
+    for (let ts = this.startMs, step = 0; ts <= this.endMs; ts += this.intervalMs, step++) {
       this.checkDeadline();
       for (let a = 0; a < mats.length; a++) {
         const m = mats[a];
@@ -213,7 +214,7 @@ export class Evaluator {
         vecs[a] = vec;
       }
       const res = f(vecs, ts);
-      if (this.start === this.end) {
+      if (this.startMs === this.endMs) {
         checkDuplicates(res);
         return res.map((s) => ({ metric: s.metric, t: [ts], v: [s.v] }));
       }
@@ -264,9 +265,9 @@ export class Evaluator {
     const scalars = new Array<number>(e.args.length).fill(0);
     const ra: RangeArgs = { win, rangeStart: 0, rangeEnd: 0, range, scalars, ts: 0 };
     const out: Matrix = [];
-    const eachSeries = (labels: Series['metric'], load: (mint: number, maxt: number) => void): void => {
-      const ser: Series = { metric: e.func === 'last_over_time' ? labels : dropMetricName(labels), t: [], v: [] };
-      for (let ts = this.start, step = 0; ts <= this.end; ts += this.interval, step++) {
+    const eachSeries = (labels: ResultSeries['metric'], load: (mint: number, maxt: number) => void): void => {
+      const ser: ResultSeries = { metric: e.func === 'last_over_time' ? labels : dropMetricName(labels), t: [], v: [] };
+      for (let ts = this.startMs, step = 0; ts <= this.endMs; ts += this.intervalMs, step++) {
         for (let j = 0; j < others.length; j++) { const o = others[j]; if (o) scalars[j] = o[0].v[step]; }
         const maxt = (at ?? ts) - offset;
         load(maxt - range, maxt);
@@ -294,8 +295,8 @@ export class Evaluator {
     const found = new Set<number>();
     for (const s of mat) for (const t of s.t) found.add(t);
     if (found.size === this.steps) return [];
-    const ser: Series = { metric: arg.kind === 'matrix' ? absentLabels(arg) : [], t: [], v: [] };
-    for (let ts = this.start; ts <= this.end; ts += this.interval) if (!found.has(ts)) { ser.t.push(ts); ser.v.push(1); }
+    const ser: ResultSeries = { metric: arg.kind === 'matrix' ? absentLabels(arg) : [], t: [], v: [] };
+    for (let ts = this.startMs; ts <= this.endMs; ts += this.intervalMs) if (!found.has(ts)) { ser.t.push(ts); ser.v.push(1); }
     return [ser];
   }
 }
@@ -305,7 +306,7 @@ export class Evaluator {
  * object is mapped once to a series id (by content), and duplicates within a step are caught by step stamps.
  */
 class OutputSeries {
-  readonly series: Series[] = [];
+  readonly series: ResultSeries[] = [];
   private readonly ids = new Map<Labels, number>();
   private readonly keyIds = new Map<string, number>();
   private readonly stamp: number[] = [];

@@ -3,8 +3,9 @@ import type { Labels } from '../tsdb/api.ts';
 import { EngineError, LimitExceededError, QueryTimeoutError } from '../errors.ts';
 
 /** One series of a matrix: parallel arrays, timestamps ascending (ms). */
-export interface Series { metric: Labels; t: number[]; v: number[] }
-export type Matrix = Series[];
+/** One series of a range result (steps in `t`, ms, with their values); not the storage's `tsdb/api.ts` `Series`. */
+export interface ResultSeries { metric: Labels; t: number[]; v: number[] }
+export type Matrix = ResultSeries[];
 /** One element of an instant vector. `t` is the sample's own timestamp where it matters (timestamp()). */
 export interface Sample { metric: Labels; t: number; v: number }
 export type Vector = Sample[];

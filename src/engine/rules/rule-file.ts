@@ -4,7 +4,7 @@
  * with the texts rulefmt uses (`5:15: group "g", rule 1, "x": could not parse expression: …`).
  * Alert label and annotation templates are compiled here so a bad template refuses the file.
  */
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node as YNode, type Pair, type YAMLMap } from 'yaml';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node as YNode, type Pair, type YAMLMap } from '../codec/yaml.ts';
 import type { Expr } from '../promql/ast.ts';
 import { parseExpr } from '../promql/parser.ts';
 import type { Label } from '../tsdb/api.ts';

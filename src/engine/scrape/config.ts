@@ -3,7 +3,7 @@
  * fields are refused, as Prometheus's strict YAML unmarshalling does. `rule_files` and `alerting` are
  * validated lightly and kept for the rules engine; `remote_write` drives the remote-write queues.
  */
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { parse as parseYaml, stringify as stringifyYaml } from '../codec/yaml.ts';
 import { dirname, isAbsolute, join } from 'node:path';
 import { InvalidArgumentError } from '../errors.ts';
 import type { Label } from '../tsdb/api.ts';

@@ -3,7 +3,7 @@
  * scored by it, best first (ties: array order), with their `_nested.offset` in the source array and their
  * own `_source` cut out of the parent's source losslessly.
  */
-import { parse, stringify } from 'lossless-json';
+import { parse, stringify } from '../codec/lossless-json.ts';
 import { NO_MORE_DOCS } from '../postings/cursor.ts';
 import type { IndexReader } from './index-reader.ts';
 import type { InnerHitsSpec, Query } from './query-ast.ts';

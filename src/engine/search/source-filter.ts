@@ -2,7 +2,7 @@
  * `_source` filtering (includes/excludes with `*` wildcards, dotted paths, structure preserved) over a
  * lossless parse of the stored bytes, so numbers keep their spelling (`1.0`, 64-bit integers) when re-emitted.
  */
-import { parse, stringify } from 'lossless-json';
+import { parse, stringify } from '../codec/lossless-json.ts';
 import type { SourceFilter } from './search-request.ts';
 
 function toRegExp(p: string): RegExp {

@@ -61,37 +61,3 @@ export class BitWriter {
   }
 }
 
-/**
- * Reads bits back. Reads past the end yield zero bits (typed-array reads out of range give `undefined`,
- * which `|`/`<<` turn into 0); callers bound reads by the sample count, never by the byte length.
- */
-export class BitReader {
-  buf: Uint8Array;
-  pos = 0;
-
-  constructor(buf: Uint8Array, startBit = 0) {
-    this.buf = buf;
-    this.pos = startBit;
-  }
-
-  reset(buf: Uint8Array, startBit: number): void {
-    this.buf = buf;
-    this.pos = startBit;
-  }
-
-  /** Reads `n` bits (1 ≤ n ≤ 32) as an unsigned number. */
-  readBits(n: number): number {
-    const b = this.buf;
-    const i = this.pos >>> 3;
-    const off = this.pos & 7;
-    let w = ((b[i] << 24) | (b[i + 1] << 16) | (b[i + 2] << 8) | b[i + 3]) >>> 0;
-    if (off !== 0) w = ((w << off) | (b[i + 4] >>> (8 - off))) >>> 0;
-    this.pos += n;
-    return n === 32 ? w : w >>> (32 - n);
-  }
-
-  readBit(): number {
-    const p = this.pos++;
-    return (this.buf[p >>> 3] >>> (7 - (p & 7))) & 1;
-  }
-}

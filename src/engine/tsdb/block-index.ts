@@ -3,7 +3,7 @@
  * chunk metas), and label-pair postings as portable roaring bitmaps. Series refs are their ordinal in the
  * series table; series are written in label order so ref order is label order.
  */
-import roaring from 'roaring';
+import { RoaringBitmap32 } from '../codec/roaring.ts';
 import type { Label, Labels } from './api.ts';
 import { ByteReader } from '../codec/byte-buf.ts';
 import { CorruptionError } from '../errors.ts';
@@ -11,7 +11,6 @@ import { beginFile, checkFile, endFile } from './file-frame.ts';
 import { TSDB_INDEX_MAGIC, TSDB_INDEX_VERSION } from '../codec/format-ids.ts';
 import { LabelIndex } from './postings.ts';
 
-const { RoaringBitmap32 } = roaring;
 
 /** Where a chunk lives: `ref` = segment · 2^32 + byte offset of the chunk's length varint. */
 export interface ChunkLoc { mint: number; maxt: number; ref: number; len: number }

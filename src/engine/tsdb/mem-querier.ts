@@ -8,7 +8,7 @@ import { VAL_FLOAT, VAL_NONE } from './api.ts';
 import { labelsKey } from './labels.ts';
 import { ListSeriesSet } from './list-series-set.ts';
 
-class ArrayCursor implements SampleCursor {
+class ArraySampleCursor implements SampleCursor {
   private i = -1;
   constructor(private s: FetchedSeries) {}
   reset(s: FetchedSeries): this { this.s = s; this.i = -1; return this; }
@@ -22,13 +22,13 @@ class ArrayCursor implements SampleCursor {
   }
 }
 
-class MemSeries implements Series {
+class ArraySeries implements Series {
   constructor(private readonly data: FetchedSeries) {}
   get labels(): Labels { return this.data.labels; }
   /** The samples as arrays, so readers that can take them skip the cursor. */
   arrays(): { t: Float64Array; v: Float64Array } { return { t: this.data.t as Float64Array, v: this.data.v as Float64Array }; }
   iterator(reuse: SampleCursor | null): SampleCursor {
-    return reuse instanceof ArrayCursor ? reuse.reset(this.data) : new ArrayCursor(this.data);
+    return reuse instanceof ArraySampleCursor ? reuse.reset(this.data) : new ArraySampleCursor(this.data);
   }
 }
 
@@ -105,7 +105,7 @@ export class MemQuerier implements Querier {
     for (const s of this.all()) {
       if (!matchesAll(s.labels, matchers)) continue;
       if (hints && !hasSampleIn(s, hints.startMs, hints.endMs)) continue;
-      out.push(new MemSeries(s));
+      out.push(new ArraySeries(s));
     }
     return new ListSeriesSet(out);
   }

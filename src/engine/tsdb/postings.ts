@@ -4,13 +4,11 @@
  * `PostingsForMatchers`: matchers that do not match "" intersect, matchers that match "" subtract the series
  * whose value fails them, and a selector made only of the latter starts from all series.
  */
-import roaring from 'roaring';
+import { RoaringBitmap32, type Bitmap } from '../codec/roaring.ts';
 import type { Labels, Matcher } from './api.ts';
 import { MATCH_EQUAL } from './api.ts';
 
-const { RoaringBitmap32 } = roaring;
-export type Bitmap = InstanceType<typeof RoaringBitmap32>;
-export const newBitmap = (): Bitmap => new RoaringBitmap32();
+export type { Bitmap };
 
 export class LabelIndex {
   readonly byName = new Map<string, Map<string, Bitmap>>();

@@ -3,7 +3,7 @@
  * `**` (any depth) wildcards, `-` prefix to exclude. Arrays are transparent (the pattern applies to each
  * element). Stored sources are parsed losslessly before filtering.
  */
-import { isLosslessNumber, parse as losslessParse } from 'lossless-json';
+import { isLosslessNumber, parse as losslessParse } from '../../engine/codec/lossless-json.ts';
 import { simpleMatch } from '../../engine/documents/cluster-state.ts';
 import { JavaDouble } from '../../engine/documents/source.ts';
 import { RawJson } from './json.ts';

@@ -3,7 +3,7 @@
  * 2-space indent, one array element per line, `{ }`/`[ ]` when empty, trailing newline). Stored `_source`
  * travels as `RawJson` and is copied byte for byte in compact output; pretty output re-parses it losslessly.
  */
-import { isLosslessNumber, parse as losslessParse } from 'lossless-json';
+import { isLosslessNumber, parse as losslessParse } from '../../engine/codec/lossless-json.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
 import { JavaDouble, javaDouble } from '../../engine/documents/source.ts';
 import { applyFilterPath } from './filter-path.ts';
