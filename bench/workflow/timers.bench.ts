@@ -41,7 +41,7 @@ for (let i = 0; i < TIMERS; i++) {
   const ch = `ch${i % CHANNELS}`;
   const run: Run = {
     id: st.nextId('run', 'r'), workflowId: 1, contactKey: `b:1:c:c${i}`, businessId: 1, contactId: `c${i}`, entryNo: 1,
-    status: 'active', triggerEventId: `ev${i}`, startedAt: 1_000_000, endedAt: null, visited: ['e1', 'a1'], open: 1, failed: false,
+    status: 'active', timerIds: [], actionIds: [], triggerEventId: `ev${i}`, startedAt: 1_000_000, endedAt: null, visited: ['e1', 'a1'], open: 1, failed: false,
     steps: [{ runId: '', elementDisplayId: 'e1', at: 1_000_000, outcome: 'entered' }, { runId: '', elementDisplayId: 'a1', at: 1_000_000, outcome: 'scheduled' }],
   };
   const fireAt = 100_000_000 - 3_600_000;
@@ -53,7 +53,7 @@ for (let i = 0; i < TIMERS; i++) {
   st.runs.set(run.id, run);
   st.indexRun(run);
   st.timers.set(t.id, t);
-  st.indexNewTimer(t);
+  st.indexNewTimer(t, run);
   if (i % 10_000 === 9_999) await st.commit(st.takeWrites());
 }
 gc();

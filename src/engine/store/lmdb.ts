@@ -93,6 +93,24 @@ export class Store {
     return result;
   }
 
+  /**
+   * Applies puts (msgpack-encoded values, see `putPackedSync`) and deletes (`value` null) to named databases
+   * as ONE transaction, executed on lmdb-js's write thread rather than this one: the writes are queued in
+   * one synchronous loop, and lmdb-js commits every asynchronous write of an event turn in the same
+   * transaction (`eventTurnBatching`, on by default; nothing here runs a synchronous transaction that could
+   * split it). Resolves once the transaction is durable.
+   */
+  async writePacked(writes: readonly { db: string; key: StoreKey; value: Uint8Array | null }[]): Promise<void> {
+    let last: Promise<boolean> | null = null;
+    for (let i = 0; i < writes.length; i++) {
+      const w = writes[i];
+      const db = (this.db(w.db) as LmdbStoreDb<unknown>).raw;
+      last = w.value === null ? db.remove(w.key) : db.put(w.key, prefixVersion(w.value));
+    }
+    if (last) await last;
+    await this.root.flushed;
+  }
+
   async close(): Promise<void> {
     await this.root.close();
   }
@@ -116,6 +134,8 @@ export class Store {
 class LmdbStoreDb<V> implements StoreDb<V> {
   private readonly where: string;
   private readonly db: Database<Buffer, Key>;
+  /** The lmdb-js database (for `Store.writePacked`). */
+  get raw(): Database<Buffer, Key> { return this.db; }
   private readonly root: RootDatabase;
 
   constructor(path: string, name: string, db: Database<Buffer, Key>, root: RootDatabase) {

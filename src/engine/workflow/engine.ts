@@ -17,6 +17,8 @@ import type { Timer } from './model.ts';
 import { recoverRunning } from './timers.ts';
 import { sweepFinished } from './retention.ts';
 
+/** Commits that may be in flight at once (see `flush`). */
+const MAX_IN_FLIGHT = 4;
 /** Default bound of each cached record space (the hot-contact cache). */
 export const DEFAULT_CACHE_ENTRIES = 20_000;
 /** Default retention of finished runs and their action-log entries: 30 days. */
@@ -64,7 +66,8 @@ export class WorkflowEngine {
   readonly clock: Clock;
   readonly testClock: boolean;
   private readonly locks = new Map<string, Promise<unknown>>();
-  private inFlight: Promise<void> | null = null;
+  private inFlightCount = 0;
+  private readonly inFlightList: Promise<void>[] = [];
   private queued: Promise<void> | null = null;
 
   constructor(opts: EngineOptions) {
@@ -205,22 +208,27 @@ export class WorkflowEngine {
   }
 
   /**
-   * Commits every change made so far in one atomic write. At most one commit is in flight: calls made
-   * meanwhile share the next one, which takes whatever changed up to the moment it starts (group commit).
+   * Commits every change made so far in one atomic write; resolves once it and every earlier commit are
+   * durable. Up to MAX_IN_FLIGHT commits overlap (LMDB commits them in order and flushes them to disk in
+   * parallel with later ones: the fsync latency does not serialise the batches); beyond that, calls share
+   * the next commit, which takes whatever changed up to the moment it starts (group commit).
    */
   flush(): Promise<void> {
-    if (!this.inFlight) return this.startCommit();
-    this.queued ??= this.inFlight.then(() => { this.queued = null; return this.startCommit(); });
+    if (this.inFlightCount < MAX_IN_FLIGHT) return this.startCommit();
+    this.queued ??= this.oldest!.then(() => { this.queued = null; return this.startCommit(); });
     return this.queued;
   }
 
   private startCommit(): Promise<void> {
     if (this.testClock) this.st.setClock((this.clock as SettableClock).t);
-    if (!this.st.hasChanges()) return Promise.resolve();
-    const p = this.st.commit(this.st.takeWrites()).finally(() => { if (this.inFlight === p) this.inFlight = null; });
-    this.inFlight = p;
+    if (!this.st.hasChanges()) return this.st.durable;
+    this.inFlightCount++;
+    const p = this.st.commit(this.st.takeWrites()).finally(() => { this.inFlightCount--; this.inFlightList.shift(); });
+    this.inFlightList.push(p);
     return p;
   }
+
+  private get oldest(): Promise<void> | undefined { return this.inFlightList[0]; }
 }
 
 /**

@@ -160,7 +160,7 @@ function startRun(r: Runner, wf: Workflow, e: LiveEvent, eventId: string): Run {
   const run: Run = {
     id: r.st.nextId('run', 'r'), workflowId: wf.id, contactKey: key, businessId: e.businessId, contactId: e.contactId,
     entryNo: (r.st.head(wf.id, key)?.entries ?? 0) + 1, status: 'active', triggerEventId: eventId, startedAt: r.clock.now(),
-    endedAt: null, visited: [], open: 0, failed: false, steps: [],
+    endedAt: null, visited: [], open: 0, failed: false, steps: [], timerIds: [], actionIds: [],
   };
   r.st.runs.set(run.id, run);
   r.st.indexRun(run);

@@ -15,6 +15,20 @@ export const MAX_PAGE_SIZE = 10_000;
 /** Index keys read per step while filtering. */
 const STEP = 512;
 
+/** The same paging over a list of ids held in a record (a contact's runs of a workflow). */
+export function pageIds<T>(ids: readonly string[], a: PageArgs, load: (id: string) => T | undefined, accept: (v: T) => boolean): T[] {
+  const size = Math.min(a.size ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+  let skip = a.after === undefined ? ((a.page ?? 1) - 1) * size : 0;
+  const out: T[] = [];
+  for (let i = a.after === undefined ? 0 : ids.indexOf(a.after) + 1; i < ids.length && out.length < size; i++) {
+    const v = load(ids[i]);
+    if (v === undefined || !accept(v)) continue;
+    if (skip > 0) { skip--; continue; }
+    out.push(v);
+  }
+  return out;
+}
+
 /**
  * Matches of `accept` over the records named by `ix` keys under `prefix`, in key order, from the cursor.
  * `load` maps an id to its record (undefined: skipped, e.g. removed by retention meanwhile).

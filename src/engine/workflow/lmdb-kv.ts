@@ -27,13 +27,14 @@ export class LmdbKv implements KvBackend {
   }
 
   commit(writes: KvWrite[]): Promise<void> {
-    return this.store.transaction(() => {
-      for (let i = 0; i < writes.length; i++) {
-        const w = writes[i];
-        const db = this.db(w.space);
-        if (w.value === null) db.removeSync(w.key); else db.putPackedSync(w.key, w.value);
-      }
-    });
+    // One transaction, written by lmdb-js's write thread (this thread only queues the writes).
+    const out = new Array<{ db: string; key: string; value: Uint8Array | null }>(writes.length);
+    for (let i = 0; i < writes.length; i++) {
+      const w = writes[i];
+      this.db(w.space); // opened (and cached) before the writes are queued
+      out[i] = { db: WORKFLOW_V2_DB_PREFIX + w.space, key: w.key, value: w.value };
+    }
+    return this.store.writePacked(out);
   }
 
   close(): Promise<void> { return this.store.close(); }

@@ -77,7 +77,7 @@ function afterUpdate(r: Runner, old: Workflow, wf: Workflow, job: Job): void {
   for (const runId of r.st.activeRunIds(wf.id, Infinity)) {
     const run = r.st.runs.get(runId);
     if (!run || run.status !== 'active') continue;
-    const waiting = r.st.openTimersOf(run.id).some((t) => !keep.has(t.elementDisplayId));
+    const waiting = r.st.openTimersOf(run).some((t) => !keep.has(t.elementDisplayId));
     if (waiting) cancelRun(r, run, 'element_removed');
   }
   if (isRunnable(wf)) releaseHeld(r, wf, job);

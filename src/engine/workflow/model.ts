@@ -150,6 +150,9 @@ export interface Run {
   reason?: string;
   /** A branch of this run was cancelled (channel deleted); decides the final status with `failed`. */
   cancelledBranch?: boolean;
+  /** Every timer and action-log entry of the run, in creation order (journey, cancellation, retention). */
+  timerIds: string[];
+  actionIds: string[];
 }
 
 export type TimerState = 'pending' | 'held' | 'running' | 'done' | 'cancelled' | 'expired' | 'skipped';

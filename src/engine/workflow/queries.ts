@@ -4,7 +4,8 @@
  */
 import { EngineError, InvalidArgumentError, toWire } from '../errors.ts';
 import { contactKey, resolvedState, stateKey } from './contact-state.ts';
-import { page, type PageArgs } from './listing.ts';
+import { page, pageIds, type PageArgs } from './listing.ts';
+import { contactKeyV1 } from './model.ts';
 import { SEP, pad } from './space.ts';
 import type { ActionLogEntry, OutboxMessage, Run } from './model.ts';
 import { checkGraph } from './graph.ts';
@@ -35,10 +36,14 @@ export const QUERIES = {
     const wf = getWorkflow(r, a.id);
     const w = pad(wf.id) + SEP;
     const st = r.st;
-    const [ix, prefix] = a.contactId !== undefined ? [st.wfContactRuns, w + a.contactId + SEP]
-      : a.status === 'active' ? [st.wfActive, w] : [st.wfRuns, w];
     const accept = (run: Run) => (a.contactId === undefined || run.contactId === a.contactId) && (a.status === undefined || run.status === a.status);
-    return page(ix, prefix, a, (id) => st.runs.get(id), accept).map((run) => renderRun(run, false));
+    const load = (id: string) => st.runs.get(id);
+    if (a.contactId !== undefined) {
+      // A contact's runs are listed in its run head (runs only exist for version-1 workflows: businessId is set).
+      const head = wf.businessId === null ? undefined : st.head(wf.id, contactKeyV1(wf.businessId, a.contactId));
+      return pageIds(head?.runs ?? [], a, load, accept).map((run) => renderRun(run, false));
+    }
+    return page(a.status === 'active' ? st.wfActive : st.wfRuns, w, a, load, accept).map((run) => renderRun(run, false));
   },
   'workflow.journey': (r: Runner, a: { id: number; contactId: string }) => journey(r, getWorkflow(r, a.id), a.contactId),
   'workflow.actions': (r: Runner, a: ActionsArgs) => {

@@ -17,22 +17,21 @@ export function sweepFinished(st: WorkflowStore, cutoffMs: number, limit: number
     const id = WorkflowStore.lastPart(keys[i]);
     const run = st.runs.get(id);
     if (!run || run.status === 'active') continue;
-    for (const t of st.timersOf(id)) {
+    for (const t of st.timersOf(run)) {
       st.unindexTimer(t); // terminal timers have no state keys; a stray pending one must not fire later
       st.timers.delete(t.id);
-      st.runTimers.remove(id + SEP + t.id);
     }
-    for (const aid of st.ids(st.runActions, id + SEP, Infinity)) {
-      const a = st.actionLog.get(aid);
-      st.runActions.remove(id + SEP + aid);
-      if (!a) continue;
-      st.wfActions.remove(pad(a.workflowId) + SEP + aid);
-      st.contactActions.remove(a.contactId + SEP + aid);
-      st.actionLog.delete(aid);
+    for (const a of st.actionsOf(run)) {
+      st.wfActions.remove(pad(a.workflowId) + SEP + a.id);
+      st.contactActions.remove(a.contactId + SEP + a.id);
+      st.actionLog.delete(a.id);
     }
-    const w = pad(run.workflowId) + SEP;
-    st.wfRuns.remove(w + id);
-    st.wfContactRuns.remove(w + run.contactId + SEP + id);
+    st.wfRuns.remove(pad(run.workflowId) + SEP + id);
+    const head = st.head(run.workflowId, run.contactKey);
+    if (head) {
+      head.runs = head.runs.filter((x) => x !== id);
+      st.runHeads.touch(run.workflowId + SEP + run.contactKey);
+    }
     st.runs.delete(id);
   }
   return keys.length;

@@ -154,7 +154,7 @@ export class Runner {
     if (extra.countdownValue !== undefined) t.countdownValue = extra.countdownValue;
     if (extra.attempt !== undefined) t.attempt = extra.attempt;
     this.st.timers.set(t.id, t);
-    this.st.indexNewTimer(t);
+    this.st.indexNewTimer(t, run);
     run.open++;
     this.step(run, el.displayId, 'scheduled', kind === 'retry' ? 'retry' : undefined, { timerId: t.id, kind, fireAt });
     this.bump(wf.id, el.displayId, 'waiting');
@@ -242,7 +242,7 @@ export class Runner {
     if (o.late) e.late = true;
     if (o.result !== undefined) e.result = o.result;
     this.st.actionLog.set(e.id, e);
-    this.st.indexAction(e);
+    this.st.indexAction(e, run);
     return e;
   }
 

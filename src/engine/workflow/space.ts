@@ -16,12 +16,14 @@
 import { pack } from '../codec/msgpack.ts';
 import { byteOrder, type KvBackend, type KvWrite } from './kv.ts';
 
-/** Marker value of index entries (LMDB needs a value; one byte of msgpack). */
+/** Marker value of index entries (LMDB needs a value; one byte of msgpack, encoded once). */
 const PRESENT = 1;
+const PRESENT_BYTES = pack(PRESENT);
 
 abstract class Tracked<V> {
   protected dirty = new Map<string, V | null>();
-  protected committing = new Map<string, V | null>();
+  /** Snapshots taken by `takeWrites` whose commits are not durable yet, oldest first. */
+  protected committing: Map<string, V | null>[] = [];
 
   constructor(readonly name: string, protected readonly kv: KvBackend) {}
 
@@ -29,20 +31,26 @@ abstract class Tracked<V> {
   protected pending(key: string): V | null | undefined {
     const d = this.dirty.get(key);
     if (d !== undefined) return d;
-    return this.committing.get(key);
+    for (let i = this.committing.length - 1; i >= 0; i--) {
+      const c = this.committing[i].get(key);
+      if (c !== undefined) return c;
+    }
+    return undefined;
   }
 
   get changed(): number { return this.dirty.size; }
 
+  protected encode(v: V): Uint8Array { return pack(v); }
+
   /** Encodes every changed record into `out` and moves them to `committing`. */
   takeWrites(out: KvWrite[]): void {
-    for (const [key, v] of this.dirty) out.push({ space: this.name, key, value: v === null ? null : pack(v) });
-    this.committing = this.dirty;
+    for (const [key, v] of this.dirty) out.push({ space: this.name, key, value: v === null ? null : this.encode(v) });
+    this.committing.push(this.dirty);
     this.dirty = new Map();
   }
 
-  /** The commit of the last `takeWrites` is durable. */
-  committed(): void { this.committing = new Map(); }
+  /** The commit of the oldest outstanding `takeWrites` is durable. */
+  committed(): void { this.committing.shift(); }
 }
 
 export class Space<V> extends Tracked<V> {
@@ -117,8 +125,25 @@ export class FullSpace<V> extends Space<V> {
 
 /** Ordered keys; `scan` merges uncommitted adds and deletes over the committed B-tree. */
 export class IndexSpace extends Tracked<number> {
+  /** Keys added since the last `takeWrites` that cannot be on disk (`addNew`): removing one writes nothing. */
+  private fresh = new Set<string>();
+
   add(key: string): void { this.dirty.set(key, PRESENT); }
-  remove(key: string): void { this.dirty.set(key, null); }
+
+  /** `add` of a key that has never existed (it ends with a new id): a remove before the commit cancels it. */
+  addNew(key: string): void { this.dirty.set(key, PRESENT); this.fresh.add(key); }
+
+  remove(key: string): void {
+    if (this.fresh.delete(key)) { this.dirty.delete(key); return; }
+    this.dirty.set(key, null);
+  }
+
+  protected override encode(): Uint8Array { return PRESENT_BYTES; }
+
+  override takeWrites(out: KvWrite[]): void {
+    super.takeWrites(out);
+    this.fresh = new Set();
+  }
 
   has(key: string): boolean {
     const p = this.pending(key);
@@ -133,7 +158,7 @@ export class IndexSpace extends Tracked<number> {
   scan(start: string, end: string, limit: number): string[] {
     const adds = new Set<string>();
     const hidden = new Set<string>();
-    this.overlay(this.committing, start, end, adds, hidden);
+    for (const c of this.committing) this.overlay(c, start, end, adds, hidden);
     this.overlay(this.dirty, start, end, adds, hidden);
     const added = [...adds].filter((k) => this.pending(k) !== null).sort(byteOrder);
     const out: string[] = [];

@@ -36,8 +36,8 @@ export interface ContactChannelRecord extends ContactChannelState {
   sessionDurationMs: number;
 }
 
-/** Per (workflow, contact): how many runs were entered and which one is active (entry checks, §4.5). */
-export interface RunHead { entries: number; active: string | null }
+/** Per (workflow, contact): how many runs were entered, which one is active (entry checks, §4.5), and all of them. */
+export interface RunHead { entries: number; active: string | null; runs: string[] }
 
 export interface StoreOptions {
   /** Records kept per cached space (contacts' state, runs, timers, …); the hot-contact cache bound. */
@@ -64,10 +64,7 @@ export class WorkflowStore {
   // ── indexes (docs/format.md "Workflow state" lists their keys) ──
   readonly wfRuns: IndexSpace;
   readonly wfActive: IndexSpace;
-  readonly wfContactRuns: IndexSpace;
   readonly runsEnded: IndexSpace;
-  readonly runTimers: IndexSpace;
-  readonly runActions: IndexSpace;
   readonly wfActions: IndexSpace;
   readonly contactActions: IndexSpace;
   readonly due: IndexSpace;
@@ -93,8 +90,7 @@ export class WorkflowStore {
     this.inboundEvents = space('inbound_events', n >> 2); this.runs = space('runs'); this.runHeads = space('run_heads');
     this.timers = space('timers'); this.actionLog = space('action_log', n >> 2); this.outbox = space('outbox', n >> 2);
     this.outboxKeys = space('outbox_keys', n >> 2); this.contacts = space('contacts');
-    this.wfRuns = index('ix_workflow_runs'); this.wfActive = index('ix_workflow_active'); this.wfContactRuns = index('ix_workflow_contact_runs');
-    this.runsEnded = index('ix_runs_ended'); this.runTimers = index('ix_run_timers'); this.runActions = index('ix_run_actions');
+    this.wfRuns = index('ix_workflow_runs'); this.wfActive = index('ix_workflow_active'); this.runsEnded = index('ix_runs_ended');
     this.wfActions = index('ix_workflow_actions'); this.contactActions = index('ix_contact_actions'); this.due = index('ix_timers_due');
     this.countdowns = index('ix_channel_countdowns'); this.held = index('ix_workflow_held'); this.running = index('ix_timers_running');
     this.repeatDone = index('ix_repeat_done'); this.outboxByContact = index('ix_contact_outbox'); this.outboxByBusiness = index('ix_business_outbox');
@@ -174,11 +170,15 @@ export class WorkflowStore {
   indexRun(r: Run): void {
     const hk = r.workflowId + SEP + r.contactKey;
     const h = this.runHeads.get(hk);
-    if (h) { h.entries = Math.max(h.entries, r.entryNo); h.active = r.id; this.runHeads.touch(hk); } else this.runHeads.set(hk, { entries: r.entryNo, active: r.id });
+    if (h) {
+      h.entries = Math.max(h.entries, r.entryNo);
+      h.active = r.id;
+      h.runs.push(r.id);
+      this.runHeads.touch(hk);
+    } else this.runHeads.set(hk, { entries: r.entryNo, active: r.id, runs: [r.id] });
     const w = pad(r.workflowId) + SEP;
-    this.wfRuns.add(w + r.id);
-    this.wfActive.add(w + r.id);
-    this.wfContactRuns.add(w + r.contactId + SEP + r.id);
+    this.wfRuns.addNew(w + r.id);
+    this.wfActive.addNew(w + r.id);
   }
 
   /** A run left `active`. */
@@ -187,7 +187,7 @@ export class WorkflowStore {
     const h = this.runHeads.get(hk);
     if (h && h.active === r.id) { h.active = null; this.runHeads.touch(hk); }
     this.wfActive.remove(pad(r.workflowId) + SEP + r.id);
-    this.runsEnded.add(pad(r.endedAt ?? 0) + SEP + r.id);
+    this.runsEnded.addNew(pad(r.endedAt ?? 0) + SEP + r.id);
   }
 
   hasRuns(wfId: number): boolean { return this.wfRuns.scan(pad(wfId) + SEP, prefixEnd(pad(wfId) + SEP), 1).length > 0; }
@@ -205,10 +205,12 @@ export class WorkflowStore {
 
   // ── actions ──
 
-  indexAction(a: ActionLogEntry): void {
-    this.runActions.add(a.runId + SEP + a.id);
-    this.wfActions.add(pad(a.workflowId) + SEP + a.id);
-    this.contactActions.add(a.contactId + SEP + a.id);
+  /** A new action-log entry of `run` (the run lists it). */
+  indexAction(a: ActionLogEntry, run: Run): void {
+    (run.actionIds ??= []).push(a.id);
+    this.runs.touch(run.id);
+    this.wfActions.addNew(pad(a.workflowId) + SEP + a.id);
+    this.contactActions.addNew(a.contactId + SEP + a.id);
     if (a.status === 'succeeded') this.repeatDone.add(repeatKey(a.workflowId, a.businessId, a.contactId, a.elementDisplayId));
   }
 
@@ -218,9 +220,10 @@ export class WorkflowStore {
 
   // ── timers ──
 
-  /** A new timer record (creation or conversion). */
-  indexNewTimer(t: Timer): void {
-    this.runTimers.add(t.runId + SEP + t.id);
+  /** A new timer record of `run` (creation or conversion; the run lists it). */
+  indexNewTimer(t: Timer, run: Run): void {
+    (run.timerIds ??= []).push(t.id);
+    this.runs.touch(run.id);
     this.indexTimer(t);
   }
 
@@ -258,22 +261,34 @@ export class WorkflowStore {
   }
 
   /** Timers of a run (all states), in creation order. */
-  timersOf(runId: string): Timer[] {
-    return this.ids(this.runTimers, runId + SEP, Infinity).map((id) => this.timers.get(id)!).filter((t) => t !== undefined);
+  timersOf(run: Run): Timer[] {
+    return (run.timerIds ?? []).map((id) => this.timers.get(id)!).filter((t) => t !== undefined);
   }
 
   /** Pending/held timers of a run. */
-  openTimersOf(runId: string): Timer[] { return this.timersOf(runId).filter((t) => t.state === 'pending' || t.state === 'held'); }
+  openTimersOf(run: Run): Timer[] { return this.timersOf(run).filter((t) => t.state === 'pending' || t.state === 'held'); }
+
+  /** Action-log entries of a run, in creation order. */
+  actionsOf(run: Run): ActionLogEntry[] {
+    return (run.actionIds ?? []).map((id) => this.actionLog.get(id)!).filter((a) => a !== undefined);
+  }
 
   // ── outbox ──
 
   indexOutbox(m: OutboxMessage): void {
     this.outboxKeys.set(m.idempotencyKey, m.id);
-    this.outboxByContact.add(m.contactId + SEP + m.id);
-    this.outboxByBusiness.add(pad(m.businessId ?? 0) + SEP + m.id);
+    this.outboxByContact.addNew(m.contactId + SEP + m.id);
+    this.outboxByBusiness.addNew(pad(m.businessId ?? 0) + SEP + m.id);
   }
 
   // ── commits ──
+
+  /** Records and index keys changed since the last commit started. */
+  pendingWrites(): number {
+    let n = 0;
+    for (const s of this.all) n += s.changed;
+    return n;
+  }
 
   hasChanges(): boolean {
     for (const s of this.all) if (s.changed) return true;
@@ -288,10 +303,20 @@ export class WorkflowStore {
     return out;
   }
 
-  /** Commits `writes` (from `takeWrites`); resolves once durable. */
-  async commit(writes: KvWrite[]): Promise<void> {
-    await this.kv.commit(writes);
-    for (const s of this.all) s.committed();
+  private tail: Promise<void> = Promise.resolve();
+
+  /** Resolves once every commit started so far is durable. */
+  get durable(): Promise<void> { return this.tail; }
+
+  /**
+   * Commits `writes` (from `takeWrites`); resolves once they and every earlier commit are durable. Commits
+   * may overlap: each space keeps its in-flight snapshots, and they retire in the order they were taken.
+   */
+  commit(writes: KvWrite[]): Promise<void> {
+    const done = this.kv.commit(writes);
+    const p = Promise.all([this.tail, done]).then(() => { for (const s of this.all) s.committed(); });
+    this.tail = p.catch(() => undefined);
+    return p;
   }
 
   /** Cache sizes and the wheel's in-memory timers (memory accounting in `health`). */

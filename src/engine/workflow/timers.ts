@@ -160,7 +160,7 @@ export function cancelTimer(r: Runner, t: Timer, reason: string): boolean {
 /** Cancels a run with all its timers; returns how many timers were cancelled. */
 export function cancelRun(r: Runner, run: Run, reason: string): number {
   let n = 0;
-  for (const t of r.st.openTimersOf(run.id)) if (cancelTimer(r, t, reason)) n++;
+  for (const t of r.st.openTimersOf(run)) if (cancelTimer(r, t, reason)) n++;
   if (run.status === 'active') r.finishRun(run, 'cancelled', reason);
   return n;
 }

@@ -72,6 +72,8 @@ export async function convertV1(src: V1Source, st: WorkflowStore): Promise<numbe
   for (const [, v] of src.records('runs')) {
     const r = v as Run;
     if (!owns(r.businessId, r.contactId)) continue;
+    r.timerIds = [];
+    r.actionIds = [];
     st.runs.set(r.id, r);
     st.indexRun(r);
     if (r.status !== 'active') st.runEnded(r);
@@ -82,12 +84,13 @@ export async function convertV1(src: V1Source, st: WorkflowStore): Promise<numbe
     const r = src.get('runs', t.runId) as Run | undefined;
     if (!r || !owns(r.businessId, r.contactId)) continue;
     st.timers.set(t.id, t);
-    st.indexNewTimer(t);
+    st.indexNewTimer(t, st.runs.get(t.runId)!);
     await step();
   }
   for (const [, v] of src.records('action_log')) {
     const a = v as ActionLogEntry;
-    if (owns(a.businessId, a.contactId)) { st.actionLog.set(a.id, a); st.indexAction(a); await step(); }
+    const run = owns(a.businessId, a.contactId) ? st.runs.get(a.runId) : undefined;
+    if (run) { st.actionLog.set(a.id, a); st.indexAction(a, run); await step(); }
   }
   for (const [, v] of src.records('outbox')) {
     const o = v as OutboxMessage;

@@ -4,8 +4,7 @@
  */
 import type { Runner } from './runner.ts';
 import type { ElementStats, Run, Timer, Workflow, WorkflowStatistics } from './model.ts';
-import { emptyStatistics } from './model.ts';
-import { SEP, pad } from './space.ts';
+import { contactKeyV1, emptyStatistics } from './model.ts';
 
 export function statistics(r: Runner, wf: Workflow): WorkflowStatistics {
   const s = r.st.stats.get(String(wf.id)) ?? emptyStatistics();
@@ -58,11 +57,12 @@ export interface Journey { workflowId: number; contactId: string; runs: Record<s
 export function journey(r: Runner, wf: Workflow, contactId: string): Journey {
   const runs: Record<string, unknown>[] = [];
   const st = r.st;
-  for (const id of st.ids(st.wfContactRuns, pad(wf.id) + SEP + contactId + SEP, Infinity)) {
+  const head = wf.businessId === null ? undefined : st.head(wf.id, contactKeyV1(wf.businessId, contactId));
+  for (const id of head?.runs ?? []) {
     const run = st.runs.get(id);
     if (!run || run.contactId !== contactId) continue;
-    const timers = st.timersOf(run.id);
-    const actions = st.ids(st.runActions, run.id + SEP, Infinity).map((aid) => st.actionLog.get(aid)!).filter((x) => x !== undefined);
+    const timers = st.timersOf(run);
+    const actions = st.actionsOf(run);
     const branches = run.steps.filter((s) => s.outcome === 'yes' || s.outcome === 'no').map((s) => ({ elementDisplayId: s.elementDisplayId, branch: s.outcome }));
     runs.push({ ...renderRun(run, true), branches, timers: timers.map(renderTimer), actions });
   }

@@ -1,0 +1,155 @@
+/**
+ * Workflows at scale (issue 15), end to end over HTTP on 127.0.0.1. The workflow is the issue's: Event
+ * `livestream-submit-ch1` → countdown 1 h before ch1's start (30 days out) → tag. Tessera runs unpinned
+ * (its partitions use both cores) with the test clock, on a fresh data directory.
+ *
+ *   events [contacts=100000] [connections=64] [maxSeconds=30]
+ *     `contacts` distinct contacts each POST one submit to /rest/livestream/event (autocannon, keep-alive,
+ *     no pipelining). Prints durable events/s (each acknowledged after its LMDB commit), p50/p99, and checks
+ *     that every acknowledged event entered a run now waiting on its countdown.
+ *   scale [contacts=1000000] [batch=1000]
+ *     Loads `contacts` pending countdowns through /rest/livestream/events, then prints the server's anonymous
+ *     resident memory (RssAnon of /proc/PID/status), kills it with SIGKILL, restarts it and prints the time
+ *     until statistics answer and RssAnon after the restart, then moves the test clock past the fire time and
+ *     checks that every countdown fired exactly once and on time (tags executed = runs entered, none late).
+ *
+ *   node --import tsx loadtest/workflow-scale.ts events
+ *   node --import tsx loadtest/workflow-scale.ts scale
+ *
+ * Flags after the mode's numbers are passed to Tessera (e.g. `--workflow.partitions 1` for a comparison).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { freePort } from './support/run.ts';
+
+const H = 3_600_000;
+const DAY = 24 * H;
+const T0 = 1_700_000_000_000;
+const mode = process.argv[2] ?? 'events';
+const nums = process.argv.slice(3).filter((a) => /^\d+$/.test(a)).map(Number);
+const extra = process.argv.slice(3).filter((a, i, all) => !/^\d+$/.test(a) || (i > 0 && all[i - 1].startsWith('--')));
+const BIN = fileURLToPath(new URL('../bin/tessera', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'tessera-wf-scale-'));
+const port = await freePort();
+const base = `http://127.0.0.1:${port}`;
+
+function startTessera(): Promise<{ child: ChildProcess; startedAt: number }> {
+  const startedAt = performance.now();
+  const child = spawn(process.execPath, [BIN, '--path.data', join(dir, 'data'), '--services', 'workflow', '--workflow.port', String(port),
+    '--workflow.test-clock', '--log.level', 'warn', ...extra], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    child.once('message', () => resolve({ child, startedAt }));
+    child.once('exit', (code) => reject(new Error(`tessera exited with ${code}`)));
+  });
+}
+
+/** Anonymous resident memory of a process in MiB (heap, stacks, mmapped anonymous memory; not file pages). */
+function rssAnonMiB(pid: number): number {
+  const m = /RssAnon:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+async function api(method: string, path: string, body?: unknown): Promise<any> {
+  const r = await fetch(base + path, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const j = await r.json() as { success: boolean; error: string; data: any };
+  if (!j.success) throw new Error(`${method} ${path}: ${j.error}`);
+  return j.data;
+}
+
+async function setup(): Promise<number> {
+  await api('POST', '/__test__/clock', { set: T0 });
+  await api('POST', '/livestream/channels', { businessId: 170, channelId: 'ch1', name: 'launch', liveStatus: 'unStart', startTime: T0 + 30 * DAY });
+  const wf = await api('POST', '/workflow/manage', {
+    version: 1, businessId: 170, title: 'launch reminder', enable: true, status: 1, oneOff: false, target: '{"type":"all"}', workflowElements: [
+      { displayId: 'e1', type: 'Event', incomings: '[]', outgoings: '["p1"]', properties: [{ name: 'event', operation: 'in', value: 'livestream' }, { name: 'eventValue', operation: 'in', value: 'livestream-submit-ch1' }] },
+      { displayId: 'a1', type: 'Action', incomings: '["p1"]', outgoings: '["p2"]', properties: [], extensions: '{"action":"countdown","countdown":"livestream_rule_starttime_ch1","countdownValue":3600000}' },
+      { displayId: 'a2', type: 'Action', incomings: '["p2"]', outgoings: '[]', properties: [], extensions: '{"action":"tag","actionValue":"reminded"}' },
+    ],
+  });
+  return wf.id as number;
+}
+
+const stats = (id: number) => api('GET', `/workflow/manage/${id}/statistics`);
+
+async function events(): Promise<void> {
+  const [contacts = 100_000, connections = 64, maxSeconds = 30] = nums;
+  const { child } = await startTessera();
+  try {
+    const id = await setup();
+    let n = 0;
+    const t = performance.now();
+    const r = await autocannon({
+      url: base, connections, pipelining: 1, amount: contacts, duration: Math.min(maxSeconds, 30),
+      requests: [{
+        method: 'POST', path: '/rest/livestream/event', headers: { 'content-type': 'application/json' },
+        setupRequest: (req: any) => ({ ...req, body: JSON.stringify({ event: 'submit', channel_id: 'ch1', business_id: 170, contact_id: `c${n++}` }) }),
+      }],
+    });
+    const seconds = (performance.now() - t) / 1000;
+    const s = await stats(id);
+    const ok = r['2xx'];
+    console.log(`contacts ${contacts}, connections ${connections}: ${ok} acknowledged in ${seconds.toFixed(1)} s`);
+    console.log(`durable events/s: ${Math.round(ok / seconds)} (autocannon average ${Math.round(r.requests.average)}), p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, errors ${r.errors}, non-2xx ${r.non2xx}`);
+    console.log(`runs entered ${s.entered}, countdowns waiting ${s.elements.a1.waiting}: ${s.entered === ok && s.elements.a1.waiting === ok ? 'complete' : 'MISMATCH'}`);
+    console.log(`RssAnon after the run: ${rssAnonMiB(child.pid!).toFixed(0)} MiB`);
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
+async function scale(): Promise<void> {
+  const [contacts = 1_000_000, batch = 1000] = nums;
+  let { child } = await startTessera();
+  try {
+    const id = await setup();
+    const idle = rssAnonMiB(child.pid!);
+    const t = performance.now();
+    let next = 0;
+    const sender = async () => {
+      while (next < contacts) {
+        const from = next;
+        next += batch;
+        const evs = [];
+        for (let i = from; i < Math.min(from + batch, contacts); i++) evs.push({ event: 'submit', channel_id: 'ch1', business_id: 170, contact_id: `c${i}` });
+        await api('POST', '/rest/livestream/events', { events: evs });
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, sender));
+    const loadS = (performance.now() - t) / 1000;
+    const before = await stats(id);
+    console.log(`loaded ${before.entered} pending countdowns in ${loadS.toFixed(1)} s (${Math.round(before.entered / loadS)} events/s in batches of ${batch})`);
+    console.log(`RssAnon: idle ${idle.toFixed(0)} MiB, with ${before.elements.a1.waiting} countdowns pending ${rssAnonMiB(child.pid!).toFixed(0)} MiB`);
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    const restarted = await startTessera();
+    child = restarted.child;
+    const s = await stats(id);
+    const restartMs = performance.now() - restarted.startedAt;
+    console.log(`restart after kill -9 until statistics answer: ${(restartMs / 1000).toFixed(2)} s (process start included); waiting ${s.elements.a1.waiting}; RssAnon ${rssAnonMiB(child.pid!).toFixed(0)} MiB`);
+    const fireAt = T0 + 30 * DAY - H;
+    await api('POST', '/__test__/clock', { set: fireAt - 1 });
+    const early = await stats(id);
+    const tf = performance.now();
+    await api('POST', '/__test__/clock', { set: fireAt });
+    const fired = await stats(id);
+    const fireS = (performance.now() - tf) / 1000;
+    const late = await api('GET', `/workflow/actions?workflowId=${id}&status=succeeded&size=1000`);
+    const lateCount = late.filter((a: any) => a.late).length;
+    console.log(`at fireAt−1 ms: executed ${early.elements.a2.executed ?? 0}; at fireAt: executed ${fired.elements.a2.executed} of ${fired.entered} in ${fireS.toFixed(1)} s, waiting ${fired.elements.a1.waiting}, completed ${fired.completed}, late among the first 1000 entries: ${lateCount}`);
+    const ok = early.elements.a2.executed === 0 && fired.elements.a2.executed === fired.entered && fired.entered === before.entered && fired.completed === fired.entered && lateCount === 0;
+    console.log(`none lost, none twice, on time: ${ok}`);
+    console.log(`RssAnon after firing: ${rssAnonMiB(child.pid!).toFixed(0)} MiB`);
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
+try {
+  if (mode === 'events') await events(); else if (mode === 'scale') await scale(); else throw new Error(`unknown mode ${mode}`);
+} finally {
+  setTimeout(() => rmSync(dir, { recursive: true, force: true }), 1500);
+}
