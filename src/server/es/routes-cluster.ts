@@ -5,7 +5,6 @@ import { clusterDefaults, parseSettingsUpdate } from '../../engine/documents/clu
 import { nestSettings, numberOfReplicas, numberOfShards, parseTimeValue, sortedFlat } from '../../engine/documents/settings.ts';
 import type { HttpRequest } from '../http.ts';
 import type { Router } from '../router.ts';
-import { ES_VERSION, nodeIdentity } from './banner.ts';
 import type { EsCluster } from './cluster.ts';
 import { bodyMap, route } from './handler.ts';
 import { boolParam } from './params.ts';
@@ -72,8 +71,6 @@ export function registerClusterRoutes(router: Router, cluster: EsCluster): void 
   router.add('GET', '/_cluster/health', health);
   router.add('GET', '/_cluster/health/:index', health);
 
-  router.add('GET', '/_nodes', route(['flat_settings', 'timeout'], (req) => json(req, 200, nodesBody(cluster))));
-  router.add('GET', '/_nodes/:metric', route(['flat_settings', 'timeout'], (req) => json(req, 200, nodesBody(cluster))));
 
   const stats = route(['level', 'fields', 'groups', 'types', 'completion_fields', 'fielddata_fields', 'include_segment_file_sizes', 'expand_wildcards',
     'ignore_unavailable', 'allow_no_indices', 'forbid_closed_indices', 'include_unloaded_segments'], async (req, p) => {
@@ -158,16 +155,6 @@ function waitsMet(q: URLSearchParams, metas: IndexMeta[]): boolean {
   }
   if (shards === 'all' && metas.some((m) => numberOfReplicas(m.settings) > 0)) return false;
   return true;
-}
-
-function nodesBody(cluster: EsCluster) {
-  const id = nodeIdentity(cluster.ctx.dataDir);
-  return {
-    _nodes: { total: 1, successful: 1, failed: 0 }, cluster_name: 'elasticsearch',
-    nodes: { [id.uuid]: { name: id.name, transport_address: '127.0.0.1:9300', host: '127.0.0.1', ip: '127.0.0.1', version: ES_VERSION.number,
-      build_flavor: ES_VERSION.build_flavor, build_type: ES_VERSION.build_type, build_hash: ES_VERSION.build_hash,
-      roles: ['master', 'data', 'ingest'], http: { bound_address: [`127.0.0.1:${cluster.ctx.flags['http.port']}`], publish_address: `127.0.0.1:${cluster.ctx.flags['http.port']}` } } },
-  };
 }
 
 /** The `_stats` sections the shard engine measures, summed over shards. */

@@ -14,6 +14,8 @@ import { registerBulkRoutes } from './routes-bulk.ts';
 import { registerCatRoutes } from './routes-cat.ts';
 import { registerSegmentRoutes } from './routes-segments.ts';
 import { registerClusterRoutes } from './routes-cluster.ts';
+import { registerNodeRoutes } from './routes-nodes.ts';
+import { registerClusterStateRoutes } from './routes-cluster-state.ts';
 import { registerDocRoutes } from './routes-docs.ts';
 import { registerMgetRoutes } from './routes-mget.ts';
 import { registerIndexRoutes } from './routes-indices.ts';
@@ -35,6 +37,8 @@ export function registerEsRoutes(router: Router, ctx: ServerContext): ServiceHoo
   registerCatRoutes(router, cluster);
   registerSegmentRoutes(router, cluster);
   registerClusterRoutes(router, cluster);
+  registerNodeRoutes(router, cluster);
+  registerClusterStateRoutes(router, cluster);
   const search = registerSearchRoutes(router, ctx, cluster);
   registerByQueryRoutes(router, cluster, search);
   return {
