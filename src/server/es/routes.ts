@@ -21,6 +21,7 @@ import { registerMgetRoutes } from './routes-mget.ts';
 import { registerIndexRoutes } from './routes-indices.ts';
 import { registerSearchRoutes } from './search-routes.ts';
 import { registerByQueryRoutes } from './by-query.ts';
+import { registerReindexRoutes } from './reindex.ts';
 
 export function registerEsRoutes(router: Router, ctx: ServerContext): ServiceHooks {
   let store: MetaStore | null = null;
@@ -41,6 +42,7 @@ export function registerEsRoutes(router: Router, ctx: ServerContext): ServiceHoo
   registerClusterStateRoutes(router, cluster);
   const search = registerSearchRoutes(router, ctx, cluster);
   registerByQueryRoutes(router, cluster, search);
+  registerReindexRoutes(router, cluster, search);
   return {
     start: async () => {
       store = MetaStore.open(ctx.dataDir);
