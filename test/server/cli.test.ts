@@ -6,6 +6,7 @@ import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, startServer } from '../support/server.ts';
+import { waitFor } from '../support/wait-for.ts';
 import badFlags from './cases/bad-flags.json' with { type: 'json' };
 
 const run = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 30_000 });
@@ -100,16 +101,23 @@ test('SIGTERM answers an in-flight request before exiting with 0', async () => {
   const sock = connect(port, '127.0.0.1');
   await new Promise((r) => sock.once('connect', r));
   let reply = '';
-  sock.on('data', (d) => { reply += d; });
+  let onData = (): void => {};
+  sock.on('data', (d) => { reply += d; onData(); });
   const closed = new Promise((r) => sock.once('close', r));
-  sock.write('POST /-/reload HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345');
-  await new Promise((r) => setTimeout(r, 200));
+  // One write: a complete GET, then the headers and half the body of a POST. The server parses pipelined
+  // requests of one read together, so when the GET's reply arrives the POST is in flight (no sleep needed).
+  sock.write('GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\nPOST /-/reload HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345');
+  await new Promise<void>((r) => { onData = () => { if (/^HTTP\/1\.1 200 [\s\S]*Healthy/.test(reply)) r(); }; onData(); });
   const exitCode = s.stop();
-  await new Promise((r) => setTimeout(r, 200));
+  // The server has begun its graceful stop once its listening socket is closed: new connections are refused.
+  await waitFor('the listener closed by SIGTERM', () => new Promise<boolean>((r) => {
+    const probe = connect(port, '127.0.0.1');
+    probe.once('connect', () => { probe.destroy(); r(false); });
+    probe.once('error', () => r(true));
+  }), 10_000);
   sock.write('67890');
-  await Promise.race([closed, new Promise((r) => setTimeout(r, 3000))]);
-  sock.destroy();
-  assert.match(reply, /^HTTP\/1\.1 403 /, 'the request that was mid-upload at SIGTERM still got its answer');
+  await closed;
+  assert.match(reply, /^HTTP\/1\.1 200 [\s\S]*HTTP\/1\.1 403 /, 'the request that was mid-upload at SIGTERM still got its answer');
   assert.equal(await exitCode, 0);
   await s.destroy();
 });
