@@ -88,15 +88,26 @@ export const DOC_META_INDICES_DB = 'es_indices';
 export const DOC_META_TEMPLATES_DB = 'es_templates';
 
 // ── metrics (TSDB) ──────────────────────────────────────────────────────────
-/** 'TCHK': block chunk segment files (`chunks/000001`), docs/format.md "TSDB block chunks". */
-export const TSDB_CHUNKS_MAGIC = 0x5443484b;
-export const TSDB_CHUNKS_VERSION = 1;
-/** 'TIDX': block index file, "TSDB block index". */
-export const TSDB_INDEX_MAGIC = 0x54494458;
-export const TSDB_INDEX_VERSION = 1;
-/** 'TTMB': block tombstones file, "TSDB block tombstones". */
-export const TSDB_TOMBSTONES_MAGIC = 0x54544d42;
-export const TSDB_TOMBSTONES_VERSION = 1;
+/**
+ * Blocks are Prometheus 2.x blocks (docs/format.md "TSDB blocks"): Prometheus's magic numbers and versions for
+ * the chunk segment files, the index (format v2) and the tombstones file.
+ */
+export const PROM_CHUNKS_MAGIC = 0x85bd40dd;
+export const PROM_CHUNKS_VERSION = 1;
+export const PROM_INDEX_MAGIC = 0xbaaad700;
+export const PROM_INDEX_VERSION = 2;
+export const PROM_TOMBSTONES_MAGIC = 0x0130ba30;
+export const PROM_TOMBSTONES_VERSION = 1;
+/** Head chunk files (`chunks_head/000001`), docs/format.md "TSDB head chunks". */
+export const PROM_HEAD_CHUNKS_MAGIC = 0x0130bc91;
+export const PROM_HEAD_CHUNKS_VERSION = 1;
+/**
+ * Tessera's own block files before they became Prometheus's (block layout 1): read only to convert such a
+ * block on first open ('TCHK' chunk files, 'TIDX' index, 'TTMB' tombstones).
+ */
+export const LEGACY_CHUNKS_MAGIC = 0x5443484b;
+export const LEGACY_INDEX_MAGIC = 0x54494458;
+export const LEGACY_TOMBSTONES_MAGIC = 0x54544d42;
 /** 'TCKP': head checkpoint file, "TSDB checkpoint". */
 export const TSDB_CHECKPOINT_MAGIC = 0x54434b50;
 export const TSDB_CHECKPOINT_VERSION = 1;

@@ -1,6 +1,6 @@
 /**
- * Writes a block directory: chunks/000001… (framed XOR chunks), index, meta.json and an empty tombstones
- * file, into `<parent>/<ULID>.tmp`, fsynced, then renamed to `<parent>/<ULID>` so a reader never sees a
+ * Writes a block directory in Prometheus's layout: chunks/000001… (Prometheus chunk files), index (format
+ * v2), meta.json and an empty tombstones file, into `<parent>/<ULID>.tmp`, fsynced, then renamed to `<parent>/<ULID>` so a reader never sees a
  * partial block. Used by head cutting, compaction and the OpenMetrics import (`writeBlock`).
  */
 import { promises as fsp } from 'node:fs';
@@ -8,11 +8,11 @@ import path from 'node:path';
 import { crc32c } from '../codec/crc32c.ts';
 import type { FetchedSeries, Labels } from './api.ts';
 import { ByteWriter } from '../codec/byte-buf.ts';
-import { encodeIndex, type ChunkLoc, type IndexSeries } from './block-index.ts';
+import { encodeIndex, type ChunkLoc, type IndexSeries } from './index-writer.ts';
 import { writeMeta, type BlockMeta } from './block-meta.ts';
 import { chunkSegmentName } from './block.ts';
 import { syncDir, writeFileAtomic } from './file-frame.ts';
-import { TSDB_CHUNK_SEGMENT_MAX_BYTES, TSDB_CHUNK_ENC_XOR, TSDB_CHUNKS_MAGIC, TSDB_CHUNKS_VERSION, TSDB_META_VERSION } from '../codec/format-ids.ts';
+import { PROM_CHUNKS_MAGIC, PROM_CHUNKS_VERSION, TSDB_CHUNK_SEGMENT_MAX_BYTES, TSDB_CHUNK_ENC_XOR, TSDB_META_VERSION } from '../codec/format-ids.ts';
 import { compareLabels, labelsKey, normalizeLabels } from './labels.ts';
 import { encodeTombstonesFile } from './tombstones.ts';
 import { ulid as newUlid } from './ulid.ts';
@@ -36,16 +36,18 @@ export interface NewBlockInfo {
 
 /** Streams chunks into numbered segment files. */
 class ChunkFileWriter {
-  private seg = 0;
+  /** Sequence of the file being written (0 for 000001, as in chunk refs); -1 before the first. */
+  private seq = -1;
   private fh: fsp.FileHandle | null = null;
   private offset = 0;
   private buf = new ByteWriter(1 << 16);
   constructor(private readonly dir: string) {}
 
-  async add(bytes: Uint8Array): Promise<ChunkLoc & { len: number }> {
+  async add(bytes: Uint8Array): Promise<ChunkLoc> {
     const need = 10 + 1 + bytes.length + 4;
     if (this.fh === null || this.offset + this.buf.len + need > CHUNK_SEGMENT_MAX_BYTES) await this.nextSegment();
-    const ref = this.seg * TWO32 + this.offset + this.buf.len;
+    // As Prometheus: the upper half is the file's sequence in the directory (0 for 000001).
+    const ref = this.seq * TWO32 + this.offset + this.buf.len;
     const b = this.buf;
     b.uvarint(bytes.length);
     const encAt = b.len;
@@ -53,7 +55,7 @@ class ChunkFileWriter {
     b.bytes(bytes);
     b.u32be(crc32c(Buffer.from(b.buf.buffer, b.buf.byteOffset + encAt, b.len - encAt)));
     if (b.len >= FLUSH_BYTES) await this.flush();
-    return { mint: 0, maxt: 0, ref, len: bytes.length };
+    return { mint: 0, maxt: 0, ref };
   }
 
   private async flush(): Promise<void> {
@@ -65,10 +67,10 @@ class ChunkFileWriter {
 
   private async nextSegment(): Promise<void> {
     await this.close();
-    this.seg++;
-    this.fh = await fsp.open(path.join(this.dir, chunkSegmentName(this.seg)), 'w');
+    this.seq++;
+    this.fh = await fsp.open(path.join(this.dir, chunkSegmentName(this.seq)), 'w');
     this.offset = 0;
-    this.buf.u32be(TSDB_CHUNKS_MAGIC); this.buf.u8(TSDB_CHUNKS_VERSION); this.buf.u8(0); this.buf.u8(0); this.buf.u8(0);
+    this.buf.u32be(PROM_CHUNKS_MAGIC); this.buf.u8(PROM_CHUNKS_VERSION); this.buf.u8(0); this.buf.u8(0); this.buf.u8(0);
   }
 
   async close(): Promise<void> {

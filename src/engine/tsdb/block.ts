@@ -1,23 +1,25 @@
 /**
- * An immutable block directory `<ULID>/` (meta.json, index, chunks/NNNNNN, tombstones) opened for queries.
- * The index is loaded into memory; chunk bytes are read on demand with positioned reads (the worker thread
- * may block on disk; the main thread never calls this).
+ * An immutable Prometheus block directory `<ULID>/` (meta.json, index, chunks/NNNNNN, tombstones), written by
+ * Tessera or by Prometheus, opened for queries. The index is read lazily (BlockIndexReader); chunk bytes are
+ * read on demand with positioned reads (the worker thread may block on disk; the main thread never calls this).
  */
 import { closeSync, openSync, readSync, promises as fsp } from 'node:fs';
 import path from 'node:path';
 import type { Labels, Matcher } from './api.ts';
 import type { ChunkMeta, Interval, SeriesSource } from './chunk-meta.ts';
 import { addInterval } from './chunk-meta.ts';
-import { CorruptionError, FormatVersionError } from '../errors.ts';
-import { decodeIndex, type IndexSeries } from './block-index.ts';
+import { CorruptionError, FormatVersionError, InternalError } from '../errors.ts';
 import { readMeta, writeMeta, type BlockMeta } from './block-meta.ts';
-import { TSDB_CHUNKS_MAGIC, TSDB_CHUNKS_VERSION } from '../codec/format-ids.ts';
-import type { LabelIndex } from './postings.ts';
+import { BlockIndexReader } from './index-reader.ts';
+import { BlockPostings } from './block-postings.ts';
+import { isLegacyBlock, upgradeLegacyBlock } from './legacy-block.ts';
+import { PROM_CHUNKS_MAGIC, PROM_CHUNKS_VERSION, TSDB_CHUNK_ENC_XOR } from '../codec/format-ids.ts';
 import { countIntervals, readTombstones, writeTombstones, type Tombstones } from './tombstones.ts';
 import { ULID_RE } from './ulid.ts';
 
 const TWO32 = 4294967296;
-export const chunkSegmentName = (seg: number): string => String(seg).padStart(6, '0');
+/** Chunk files are named by their 1-based sequence; chunk refs carry the 0-based one. */
+export const chunkSegmentName = (seq: number): string => String(seq + 1).padStart(6, '0');
 
 /**
  * A block chunk whose bytes are read on first use: listing series (`/api/v1/series`, label names with
@@ -25,63 +27,71 @@ export const chunkSegmentName = (seg: number): string => String(seg).padStart(6,
  */
 class LazyChunk implements ChunkMeta {
   private data: Uint8Array | null = null;
-  constructor(private readonly block: Block, readonly mint: number, readonly maxt: number, private readonly ref: number, private readonly len: number) {}
+  constructor(private readonly block: Block, readonly mint: number, readonly maxt: number, private readonly ref: number) {}
   get bytes(): Uint8Array {
-    return this.data ??= this.block.readChunk(this.ref, this.len);
+    return this.data ??= this.block.readChunk(this.ref);
   }
 }
 
 export class Block implements SeriesSource {
   private fds = new Map<number, number>();
   private closed = false;
+  readonly index: BlockPostings;
+  private readonly head = Buffer.alloc(11);
 
   constructor(
     readonly dir: string,
     public meta: BlockMeta,
-    readonly series: IndexSeries[],
-    readonly index: LabelIndex,
+    private readonly reader: BlockIndexReader,
     public tombstones: Tombstones,
     readonly sizeBytes: number,
-  ) {}
+  ) {
+    this.index = new BlockPostings(reader);
+  }
 
   get minTime(): number { return this.meta.minTime; }
   get maxTime(): number { return this.meta.maxTime; }
   get ulid(): string { return this.meta.ulid; }
 
-  labelsOf(ref: number): Labels { return this.series[ref]?.labels ?? []; }
+  labelsOf(ref: number): Labels { return this.reader.series(ref).labels; }
 
   chunksOf(ref: number, mint: number, maxt: number, out: ChunkMeta[]): void {
-    const s = this.series[ref];
-    if (s === undefined) return;
-    for (const c of s.chunks) {
+    for (const c of this.reader.series(ref).chunks) {
       if (c.maxt < mint || c.mint > maxt) continue;
-      out.push(new LazyChunk(this, c.mint, c.maxt, c.ref, c.len));
+      out.push(new LazyChunk(this, c.mint, c.maxt, c.ref));
     }
   }
 
   deletedOf(ref: number): readonly Interval[] | undefined { return this.tombstones.get(ref); }
 
-  /** The XOR payload of the chunk at `ref` (`len` = payload bytes, after the length varint and encoding byte). */
-  readChunk(ref: number, len: number): Uint8Array {
-    const seg = Math.floor(ref / TWO32), off = ref % TWO32;
-    const fd = this.fd(seg);
-    const head = Buffer.alloc(11);
-    readSync(fd, head, 0, 11, off);
-    let p = 0;
-    while (head[p] & 0x80) p++;
-    const out = Buffer.alloc(len);
-    if (readSync(fd, out, 0, len, off + p + 2) !== len) {
-      throw new CorruptionError(path.join(this.dir, 'chunks', chunkSegmentName(seg)), off, 'short chunk read');
+  /** The XOR payload of the chunk at `ref` (sequence · 2^32 + offset of its length varint). */
+  readChunk(ref: number): Uint8Array {
+    const seq = Math.floor(ref / TWO32), off = ref % TWO32;
+    const fd = this.fd(seq);
+    const file = (): string => path.join(this.dir, 'chunks', chunkSegmentName(seq));
+    const got = readSync(fd, this.head, 0, 11, off);
+    let len = 0, mul = 1, p = 0;
+    for (;; p++) {
+      if (p >= got) throw new CorruptionError(file(), off, 'bad chunk length');
+      len += (this.head[p] & 0x7f) * mul;
+      if ((this.head[p] & 0x80) === 0) break;
+      mul *= 128;
     }
+    const enc = this.head[p + 1];
+    if (enc !== TSDB_CHUNK_ENC_XOR) {
+      throw InternalError.of('INTERNAL', [`chunk encoding ${enc} in ${file()} at offset ${off} is not supported (only float samples, XOR)`]);
+    }
+    const out = Buffer.alloc(len);
+    if (readSync(fd, out, 0, len, off + p + 2) !== len) throw new CorruptionError(file(), off, 'short chunk read');
     return new Uint8Array(out.buffer, out.byteOffset, len);
   }
 
-  private fd(seg: number): number {
-    let fd = this.fds.get(seg);
+  private fd(seq: number): number {
+    let fd = this.fds.get(seq);
     if (fd === undefined) {
       if (this.closed) throw new Error(`block ${this.meta.ulid} is closed`);
-      fd = openSync(path.join(this.dir, 'chunks', chunkSegmentName(seg)), 'r');
-      this.fds.set(seg, fd);
+      fd = openSync(path.join(this.dir, 'chunks', chunkSegmentName(seq)), 'r');
+      this.fds.set(seq, fd);
     }
     return fd;
   }
@@ -99,9 +109,11 @@ export class Block implements SeriesSource {
   }
 
   close(): void {
+    if (this.closed) return;
     this.closed = true;
     for (const fd of this.fds.values()) closeSync(fd);
     this.fds.clear();
+    this.reader.close();
   }
 }
 
@@ -113,8 +125,8 @@ async function checkChunkHeaders(dir: string): Promise<void> {
     try {
       const b = Buffer.alloc(8);
       await fh.read(b, 0, 8, 0);
-      if (b.readUInt32BE(0) !== TSDB_CHUNKS_MAGIC) throw new CorruptionError(path.join(cdir, name), 0, 'bad chunk file magic');
-      if (b[4] !== TSDB_CHUNKS_VERSION) throw new FormatVersionError(path.join(cdir, name), b[4], 1, TSDB_CHUNKS_VERSION);
+      if (b.readUInt32BE(0) !== PROM_CHUNKS_MAGIC) throw new CorruptionError(path.join(cdir, name), 0, `invalid magic number ${b.readUInt32BE(0).toString(16)}`);
+      if (b[4] !== PROM_CHUNKS_VERSION) throw new FormatVersionError(path.join(cdir, name), b[4], PROM_CHUNKS_VERSION, PROM_CHUNKS_VERSION);
     } finally { await fh.close(); }
   }
 }
@@ -128,12 +140,14 @@ export async function dirSize(dir: string): Promise<number> {
   return n;
 }
 
+/** Opens the block in `dir`; a layout-1 block is converted first (the returned block's directory is new). */
 export async function openBlock(dir: string): Promise<Block> {
+  if (await isLegacyBlock(dir)) dir = await upgradeLegacyBlock(dir);
   const meta = await readMeta(dir);
-  const indexFile = path.join(dir, 'index');
-  const idx = decodeIndex(new Uint8Array(await fsp.readFile(indexFile)), indexFile);
   await checkChunkHeaders(dir);
-  return new Block(dir, meta, idx.series, idx.postings, await readTombstones(dir), await dirSize(dir));
+  const tombstones = await readTombstones(dir);
+  const reader = new BlockIndexReader(path.join(dir, 'index'));
+  return new Block(dir, meta, reader, tombstones, await dirSize(dir));
 }
 
 /** Block directories (ULID-named, with a meta.json, not marked deletable) directly under each of `parents`. */

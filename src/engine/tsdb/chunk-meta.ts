@@ -1,6 +1,6 @@
 /** What a query needs of one chunk, wherever it lives (head memory or a block's chunk file). */
 import type { Labels } from './api.ts';
-import type { LabelIndex } from './postings.ts';
+import type { PostingsIndex } from './postings.ts';
 
 export interface ChunkMeta {
   /** First and last sample timestamps (ms, inclusive). */
@@ -17,7 +17,7 @@ export type Interval = [mint: number, maxt: number];
 export interface SeriesSource {
   readonly minTime: number;
   readonly maxTime: number;
-  readonly index: LabelIndex;
+  readonly index: PostingsIndex;
   labelsOf(ref: number): Labels;
   /** Appends the chunks of `ref` that overlap `[mint, maxt]`, in time order. */
   chunksOf(ref: number, mint: number, maxt: number, out: ChunkMeta[]): void;

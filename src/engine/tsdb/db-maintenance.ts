@@ -6,7 +6,7 @@
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { MATCH_REGEXP, newMatcher, VAL_FLOAT } from './api.ts';
+import { compareLabels, MATCH_REGEXP, newMatcher, VAL_FLOAT } from './api.ts';
 import type { SampleCursor } from './api.ts';
 import type { Block } from './block.ts';
 import { dirSize } from './block.ts';
@@ -68,27 +68,17 @@ export async function cutHeadBlock(db: Tsdb): Promise<void> {
   const mint = Math.floor(db.head.minTime / R) * R, maxt = mint + R;
   const series: BlockSeries[] = [];
   for (const s of [...db.head.byKey.values()].sort((a, b) => (a.key < b.key ? -1 : 1))) {
-    const chunks: BlockChunk[] = s.chunks.filter((c) => c.maxt < maxt);
-    if (s.app !== null && s.app.t < maxt) chunks.push({ mint: s.appMint, maxt: s.app.t, bytes: s.app.bytes().slice() });
+    const chunks: BlockChunk[] = db.head.chunksWithBytes(s, maxt);
     const del = db.head.tombstones.get(s.ref);
     const kept = del ? rewriteDeleted(chunks, del) : chunks;
     if (kept.length) series.push({ labels: s.labels, chunks: kept });
   }
-  series.sort((a, b) => cmpKey(a.labels, b.labels));
+  series.sort((a, b) => compareLabels(a.labels, b.labels));
   if (series.length) await writeBlockDir(db.dir, series, { minTime: mint, maxTime: maxt, level: 1, cutFromHead: true }, db.now());
   db.head.minValidTime = Math.max(db.head.minValidTime, maxt);
   await db.reloadBlocks();
   db.head.truncate(maxt);
   await checkpointWal(db.head, db.wal, db.dir);
-}
-
-function cmpKey(a: readonly { name: string; value: string }[], b: readonly { name: string; value: string }[]): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    if (a[i].name !== b[i].name) return a[i].name < b[i].name ? -1 : 1;
-    if (a[i].value !== b[i].value) return a[i].value < b[i].value ? -1 : 1;
-  }
-  return a.length - b.length;
 }
 
 /** Re-encodes the chunks without the samples inside `del`. */
@@ -253,13 +243,12 @@ export function snapshot(db: Tsdb, dir: string, withHead: boolean): Promise<void
     if (!withHead || db.head.numSeries === 0) return;
     const series: BlockSeries[] = [];
     for (const s of db.head.byKey.values()) {
-      const chunks: BlockChunk[] = [...s.chunks];
-      if (s.app) chunks.push({ mint: s.appMint, maxt: s.app.t, bytes: s.app.bytes().slice() });
+      const chunks: BlockChunk[] = db.head.chunksWithBytes(s);
       const del = db.head.tombstones.get(s.ref);
       const kept = del ? rewriteDeleted(chunks, del) : chunks;
       if (kept.length) series.push({ labels: s.labels, chunks: kept });
     }
-    series.sort((a, b) => cmpKey(a.labels, b.labels));
+    series.sort((a, b) => compareLabels(a.labels, b.labels));
     if (series.length) await writeBlockDir(dir, series, { minTime: db.head.minTime, maxTime: db.head.maxTime + 1, level: 1 }, db.now());
   });
 }

@@ -17,6 +17,7 @@ import type { OpenWal, TsdbWal, WalPos } from './wal-port.ts';
 import { encodeSamples, encodeSeries, encodeTombstones, REC_SAMPLES, REC_SERIES, REC_TOMBSTONES } from './wal-records.ts';
 import type { SeriesRec, TombstoneRec } from './wal-records.ts';
 import { replayInto } from './head-replay.ts';
+import { HeadChunkFiles } from './head-chunks.ts';
 import { Block, listBlockDirs, openBlock } from './block.ts';
 
 export const HOUR_MS = 3_600_000;
@@ -94,7 +95,7 @@ export class Tsdb {
 
   private constructor(readonly opts: TsdbOptions, readonly wal: TsdbWal) {
     this.blockRangeMs = opts.blockRangeMs ?? DEFAULT_BLOCK_RANGE_MS;
-    this.head = new Head(this.blockRangeMs);
+    this.head = new Head(this.blockRangeMs, new HeadChunkFiles(path.join(opts.dir, 'chunks_head')));
     this.now = opts.now ?? Date.now;
   }
 
@@ -230,6 +231,7 @@ export class Tsdb {
   async close(): Promise<void> {
     await this.maintenance.catch(() => {});
     await this.wal.close();
+    this.head.chunkFiles.close();
   }
 }
 

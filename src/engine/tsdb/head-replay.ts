@@ -91,8 +91,7 @@ function checkpointBody(head: Head): Uint8Array {
   for (const s of head.byKey.values()) series.push({ ref: s.ref, labels: s.labels });
   if (series.length) put(REC_SERIES, encodeSeries(series));
   for (const s of head.byKey.values()) {
-    const cs = [...s.chunks.map((c) => c.bytes), ...(s.app ? [s.app.bytes()] : [])];
-    for (const bytes of cs) {
+    for (const { bytes } of head.chunksWithBytes(s)) {
       const n = xorCount(bytes);
       const ts = new Float64Array(n), vs = new Float64Array(n);
       decodeXor(bytes, ts, vs);

@@ -1,12 +1,13 @@
 /**
- * The in-memory head: series keyed by their sorted label set, numbered with refs, indexed by label-pair
- * postings, each holding XOR chunks of up to 120 samples (a chunk is also cut at every chunk-range boundary so
- * that block cutting never splits a chunk). Ordering rules are Prometheus's `memSeries.appendable`.
+ * The head: series keyed by their sorted label set, numbered with refs, indexed by label-pair postings, each
+ * with one open XOR chunk in memory and its closed chunks (up to 120 samples each; a chunk is also cut at every
+ * chunk-range boundary so that block cutting never splits a chunk) in the head chunk files. Ordering rules are Prometheus's `memSeries.appendable`.
  */
 import type { Labels } from './api.ts';
 import type { ChunkMeta, Interval, SeriesSource } from './chunk-meta.ts';
 import { addInterval } from './chunk-meta.ts';
 import { labelsKey } from './labels.ts';
+import type { HeadChunkFiles } from './head-chunks.ts';
 import { LabelIndex } from './postings.ts';
 import { XOR_MAX_SAMPLES, XorAppender } from './xor-chunk.ts';
 
@@ -24,8 +25,19 @@ class OpenChunkView implements ChunkMeta {
   get bytes(): Uint8Array { return this.data ??= this.app.bytes().slice(); }
 }
 
+/** A closed head chunk as a query sees it: its bytes are read from the head chunk files on first use. */
+class ClosedChunkView implements ChunkMeta {
+  private data: Uint8Array | null = null;
+  constructor(private readonly files: HeadChunkFiles, readonly mint: number, readonly maxt: number, private readonly ref: number) {}
+  get bytes(): Uint8Array { return this.data ??= this.files.read(this.ref); }
+}
+
 export class MemSeries {
-  readonly chunks: ChunkMeta[] = [];
+  /**
+   * The closed chunks, flat: `mint, maxt, ref` per chunk (ref into the head chunk files). Three doubles per
+   * chunk instead of an object and a byte array on the heap.
+   */
+  closed: number[] = [];
   app: XorAppender | null = null;
   appMint = 0;
   appNextAt = 0;
@@ -34,18 +46,7 @@ export class MemSeries {
   lastLo = 0;
   constructor(readonly ref: number, readonly labels: Labels, readonly key: string) {}
 
-  /** Moves the open chunk to the closed list. */
-  closeOpen(): void {
-    if (this.app === null) return;
-    this.chunks.push({ mint: this.appMint, maxt: this.app.t, bytes: this.app.bytes().slice() });
-    this.app = null;
-  }
-
-  sampleCount(): number {
-    let n = this.app?.count ?? 0;
-    for (const c of this.chunks) n += (c.bytes[0] << 8) | c.bytes[1];
-    return n;
-  }
+  get closedCount(): number { return this.closed.length / 3; }
 }
 
 export class Head implements SeriesSource {
@@ -59,7 +60,7 @@ export class Head implements SeriesSource {
   /** Samples before this are refused ("out of bounds"): the max time of the newest block. */
   minValidTime = -Infinity;
 
-  constructor(readonly chunkRangeMs: number) {}
+  constructor(readonly chunkRangeMs: number, readonly chunkFiles: HeadChunkFiles) {}
 
   get numSeries(): number { return this.byKey.size; }
 
@@ -100,7 +101,7 @@ export class Head implements SeriesSource {
   /** Appends after `appendable` said APPEND_OK. */
   appendUnchecked(s: MemSeries, t: number, v: number): void {
     if (s.app === null || s.app.count >= XOR_MAX_SAMPLES || t >= s.appNextAt) {
-      s.closeOpen();
+      this.closeOpen(s);
       s.app = new XorAppender();
       s.appMint = t;
       s.appNextAt = (Math.floor(t / this.chunkRangeMs) + 1) * this.chunkRangeMs;
@@ -121,6 +122,23 @@ export class Head implements SeriesSource {
     return code;
   }
 
+  /** Moves the open chunk of `s` to the head chunk files. */
+  closeOpen(s: MemSeries): void {
+    if (s.app === null) return;
+    const ref = this.chunkFiles.write(s.ref, s.appMint, s.app.t, s.app.bytes());
+    s.closed.push(s.appMint, s.app.t, ref);
+    s.app = null;
+  }
+
+  /** The chunks of `s` ending before `maxt` (all when omitted), the open one included, with their bytes. */
+  chunksWithBytes(s: MemSeries, maxt = Infinity): { mint: number; maxt: number; bytes: Uint8Array }[] {
+    const out = [];
+    const c = s.closed;
+    for (let i = 0; i < c.length; i += 3) if (c[i + 1] < maxt) out.push({ mint: c[i], maxt: c[i + 1], bytes: this.chunkFiles.read(c[i + 2]) });
+    if (s.app !== null && s.app.t < maxt) out.push({ mint: s.appMint, maxt: s.app.t, bytes: s.app.bytes().slice() });
+    return out;
+  }
+
   labelsOf(ref: number): Labels {
     return this.byRef.get(ref)?.labels ?? [];
   }
@@ -128,7 +146,8 @@ export class Head implements SeriesSource {
   chunksOf(ref: number, mint: number, maxt: number, out: ChunkMeta[]): void {
     const s = this.byRef.get(ref);
     if (s === undefined) return;
-    for (const c of s.chunks) if (c.maxt >= mint && c.mint <= maxt) out.push(c);
+    const c = s.closed;
+    for (let i = 0; i < c.length; i += 3) if (c[i + 1] >= mint && c[i] <= maxt) out.push(new ClosedChunkView(this.chunkFiles, c[i], c[i + 1], c[i + 2]));
     if (s.app !== null && s.app.t >= mint && s.appMint <= maxt) out.push(new OpenChunkView(s.app, s.appMint));
   }
 
@@ -148,12 +167,13 @@ export class Head implements SeriesSource {
   truncate(mint: number): number[] {
     const removed: number[] = [];
     for (const s of this.byKey.values()) {
-      if (s.app !== null && s.app.t < mint) s.closeOpen();
+      if (s.app !== null && s.app.t < mint) this.closeOpen(s);
       let drop = 0;
-      while (drop < s.chunks.length && s.chunks[drop].maxt < mint) drop++;
-      if (drop > 0) s.chunks.splice(0, drop);
-      if (s.chunks.length === 0 && s.app === null) removed.push(s.ref);
+      while (drop < s.closed.length && s.closed[drop + 1] < mint) drop += 3;
+      if (drop > 0) s.closed = s.closed.slice(drop);
+      if (s.closed.length === 0 && s.app === null) removed.push(s.ref);
     }
+    this.chunkFiles.truncateBefore(mint);
     for (const ref of removed) this.removeSeries(ref);
     for (const [ref, ivs] of this.tombstones) {
       const kept = ivs.filter((iv) => iv[1] >= mint);
@@ -175,7 +195,7 @@ export class Head implements SeriesSource {
 
   numChunks(): number {
     let n = 0;
-    for (const s of this.byKey.values()) n += s.chunks.length + (s.app !== null ? 1 : 0);
+    for (const s of this.byKey.values()) n += s.closedCount + (s.app !== null ? 1 : 0);
     return n;
   }
 }

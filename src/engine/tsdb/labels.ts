@@ -112,3 +112,20 @@ export function buildLabels(base: Labels, sets: readonly (readonly [string, stri
   for (const [k, v] of sets) { if (v === '') m.delete(k); else m.set(k, v); }
   return [...m.entries()].sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0)).map(([name, value]) => ({ name, value }));
 }
+
+/**
+ * Compares strings in UTF-8 byte order (Go's string order, which Prometheus's index files are sorted by).
+ * It equals JS's code-unit order except where a surrogate pair meets a unit in U+E000–U+FFFF.
+ */
+export function compareUtf8(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i), y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x >= 0xd800) x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
+    if (y >= 0xd800) y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
+    return x - y;
+  }
+  return a.length - b.length;
+}

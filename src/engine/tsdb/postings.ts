@@ -1,6 +1,6 @@
 /**
- * Label-pair postings: for every `name=value`, the roaring bitmap of series refs carrying it. Shared by the
- * head (mutable) and by blocks (loaded from the index file). Matcher evaluation follows Prometheus's
+ * Label-pair postings: for every `name=value`, the roaring bitmap of series refs carrying it, in the head
+ * (mutable, in memory) or read from a block's index. Matcher evaluation follows Prometheus's
  * `PostingsForMatchers`: matchers that do not match "" intersect, matchers that match "" subtract the series
  * whose value fails them, and a selector made only of the latter starts from all series.
  */
@@ -10,9 +10,90 @@ import { MATCH_EQUAL } from './api.ts';
 
 export type { Bitmap };
 
-export class LabelIndex {
+/** A bitmap of ascending refs (a postings list read from a block). */
+export const bitmapOf = (refs: Uint32Array): Bitmap => new RoaringBitmap32(refs);
+
+/**
+ * What matcher evaluation needs of an index, in memory (the head) or on disk (a block): the postings of one
+ * label pair, the values of a name, the names, and every series.
+ */
+export abstract class PostingsIndex {
+  /** The refs of `name=value` (the caller must not mutate it), or undefined when the pair does not occur. */
+  protected abstract postings(name: string, value: string): Bitmap | undefined;
+  /** Every value `name` has, in any order. */
+  protected abstract valuesOf(name: string): Iterable<string>;
+  /** Every label name, in any order. */
+  protected abstract names(): Iterable<string>;
+  /** Every series ref (the caller must not mutate it). */
+  protected abstract allRefs(): Bitmap;
+
+  /**
+   * Series refs matching every matcher (a fresh bitmap the caller may mutate). Intersections start from the
+   * smallest positive list and only that one is copied: cloning large native bitmaps reports external memory
+   * to V8 and provokes garbage collections that cost far more than the set operations.
+   */
+  select(ms: readonly Matcher[]): Bitmap {
+    const pos: Bitmap[] = [];
+    const subtract: Bitmap[] = [];
+    let fresh: Bitmap | null = null;
+    for (const m of ms) {
+      if (m.matches('')) { subtract.push(this.union(m.name, m, false)); continue; }
+      if (m.type === MATCH_EQUAL) {
+        const bm = this.postings(m.name, m.value);
+        if (bm === undefined) return new RoaringBitmap32();
+        pos.push(bm);
+      } else {
+        const bm = this.union(m.name, m, true);
+        if (bm.isEmpty) return bm;
+        pos.push(bm);
+        fresh = bm;
+      }
+    }
+    let out: Bitmap;
+    if (pos.length === 0) out = this.allRefs().clone();
+    else {
+      pos.sort((a, b) => a.size - b.size);
+      out = pos[0] === fresh ? pos[0] : pos[0].clone();
+      for (let i = 1; i < pos.length && !out.isEmpty; i++) out.andInPlace(pos[i]);
+    }
+    for (const s of subtract) if (!out.isEmpty) out.andNotInPlace(s);
+    return out;
+  }
+
+  /** Union of the postings of `name`'s values for which `m.matches(value) === want`. */
+  private union(name: string, m: Matcher, want: boolean): Bitmap {
+    const parts: Bitmap[] = [];
+    for (const v of this.valuesOf(name)) if (m.matches(v) === want) parts.push(this.postings(name, v)!);
+    return parts.length === 0 ? new RoaringBitmap32() : RoaringBitmap32.orMany(parts);
+  }
+
+  /** Sorted label names with at least one series in `refs` (all when null). */
+  labelNames(refs: Bitmap | null): string[] {
+    const out: string[] = [];
+    for (const name of this.names()) {
+      if (refs === null) { out.push(name); continue; }
+      for (const v of this.valuesOf(name)) if (this.postings(name, v)!.intersects(refs)) { out.push(name); break; }
+    }
+    return out.sort();
+  }
+
+  /** Sorted values of `name` carried by a series in `refs` (all when null). */
+  labelValues(name: string, refs: Bitmap | null): string[] {
+    const out: string[] = [];
+    for (const v of this.valuesOf(name)) if (refs === null || this.postings(name, v)!.intersects(refs)) out.push(v);
+    return out.sort();
+  }
+}
+
+/** The head's postings: mutable, in memory. */
+export class LabelIndex extends PostingsIndex {
   readonly byName = new Map<string, Map<string, Bitmap>>();
   readonly all: Bitmap = new RoaringBitmap32();
+
+  protected postings(name: string, value: string): Bitmap | undefined { return this.byName.get(name)?.get(value); }
+  protected valuesOf(name: string): Iterable<string> { return this.byName.get(name)?.keys() ?? []; }
+  protected names(): Iterable<string> { return this.byName.keys(); }
+  protected allRefs(): Bitmap { return this.all; }
 
   add(ref: number, ls: Labels): void {
     this.all.add(ref);
@@ -35,72 +116,5 @@ export class LabelIndex {
       if (bm.isEmpty) values.delete(ls[i].value);
       if (values.size === 0) this.byName.delete(ls[i].name);
     }
-  }
-
-  /**
-   * Series refs matching every matcher (a fresh bitmap the caller may mutate). Intersections start from the
-   * smallest positive list and only that one is copied: cloning large native bitmaps reports external memory
-   * to V8 and provokes garbage collections that cost far more than the set operations.
-   */
-  select(ms: readonly Matcher[]): Bitmap {
-    const pos: Bitmap[] = [];
-    const subtract: Bitmap[] = [];
-    let fresh: Bitmap | null = null;
-    for (const m of ms) {
-      if (m.matches('')) { subtract.push(this.union(m.name, m, false)); continue; }
-      if (m.type === MATCH_EQUAL) {
-        const bm = this.byName.get(m.name)?.get(m.value);
-        if (bm === undefined) return new RoaringBitmap32();
-        pos.push(bm);
-      } else {
-        const bm = this.union(m.name, m, true);
-        if (bm.isEmpty) return bm;
-        pos.push(bm);
-        fresh = bm;
-      }
-    }
-    let out: Bitmap;
-    if (pos.length === 0) out = this.all.clone();
-    else {
-      pos.sort((a, b) => a.size - b.size);
-      out = pos[0] === fresh ? pos[0] : pos[0].clone();
-      for (let i = 1; i < pos.length && !out.isEmpty; i++) out.andInPlace(pos[i]);
-    }
-    for (const s of subtract) if (!out.isEmpty) out.andNotInPlace(s);
-    return out;
-  }
-
-  /** Union of the postings of `name`'s values for which `m.matches(value) === want`. */
-  private union(name: string, m: Matcher, want: boolean): Bitmap {
-    const values = this.byName.get(name);
-    if (!values) return new RoaringBitmap32();
-    const parts: Bitmap[] = [];
-    for (const [v, bm] of values) if (m.matches(v) === want) parts.push(bm);
-    return parts.length === 0 ? new RoaringBitmap32() : RoaringBitmap32.orMany(parts);
-  }
-
-  /** Sorted label names with at least one series in `refs` (all when null). */
-  labelNames(refs: Bitmap | null): string[] {
-    const out: string[] = [];
-    for (const [name, values] of this.byName) {
-      if (refs === null) { out.push(name); continue; }
-      for (const bm of values.values()) if (bm.intersects(refs)) { out.push(name); break; }
-    }
-    return out.sort();
-  }
-
-  /** Sorted values of `name` carried by a series in `refs` (all when null). */
-  labelValues(name: string, refs: Bitmap | null): string[] {
-    const values = this.byName.get(name);
-    if (!values) return [];
-    const out: string[] = [];
-    for (const [v, bm] of values) if (refs === null || bm.intersects(refs)) out.push(v);
-    return out.sort();
-  }
-
-  numLabelPairs(): number {
-    let n = 0;
-    for (const values of this.byName.values()) n += values.size;
-    return n;
   }
 }

@@ -1,0 +1,184 @@
+/**
+ * Reads a block's `index` file (Prometheus index format v2, written by Tessera or by Prometheus) lazily, as
+ * Prometheus's index.Reader does: the TOC, the symbol table and the postings offset table are read at open
+ * and kept; series entries and postings lists are read on demand with positioned reads into reused buffers,
+ * so a block's heap cost is its symbols and label pairs, not its series. Every section's CRC32C is checked
+ * when it is read; a mismatch is a CorruptionError naming the file and offset.
+ */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import type { Label } from './api.ts';
+import { ByteReader } from '../codec/byte-buf.ts';
+import { crc32c } from '../codec/crc32c.ts';
+import { CorruptionError, FormatVersionError } from '../errors.ts';
+import { PROM_INDEX_MAGIC, PROM_INDEX_VERSION } from '../codec/format-ids.ts';
+import type { ChunkLoc, IndexSeries } from './index-writer.ts';
+import { compareUtf8 } from './labels.ts';
+
+const TOC_BYTES = 6 * 8 + 4;
+const TWO32 = 4294967296;
+/** Series entries decoded most recently (a select asks for a series' chunks, then its labels). */
+const SERIES_CACHE_ENTRIES = 256;
+
+interface Toc { symbols: number; series: number; labelIndices: number; labelTable: number; postings: number; postingsTable: number }
+
+export class BlockIndexReader {
+  private readonly fd: number;
+  readonly sizeBytes: number;
+  private readonly symbols: string[];
+  /** Label name → its values (sorted) and each value's postings offset. */
+  private readonly pairs = new Map<string, { values: string[]; offsets: number[] }>();
+  private allOffset = -1;
+  private scratch = Buffer.allocUnsafe(4096);
+  private readonly seriesCache = new Map<number, IndexSeries>();
+
+  constructor(readonly file: string) {
+    this.fd = openSync(file, 'r');
+    try {
+      this.sizeBytes = fstatSync(this.fd).size;
+      const head = this.read(0, 5);
+      if (this.sizeBytes < 5 + TOC_BYTES || head.readUInt32BE(0) !== PROM_INDEX_MAGIC) {
+        throw new CorruptionError(file, 0, `invalid magic number ${this.sizeBytes >= 4 ? head.readUInt32BE(0).toString(16) : ''}`);
+      }
+      if (head[4] !== PROM_INDEX_VERSION) throw new FormatVersionError(file, head[4], PROM_INDEX_VERSION, PROM_INDEX_VERSION);
+      const toc = this.readToc();
+      this.symbols = this.readSymbols(toc.symbols);
+      if (toc.postingsTable !== 0) this.readPostingsTable(toc.postingsTable);
+    } catch (e) {
+      closeSync(this.fd);
+      throw e;
+    }
+  }
+
+  close(): void { closeSync(this.fd); }
+
+  /** `n` bytes at `off` (a view of a reused buffer: valid until the next read). */
+  private read(off: number, n: number): Buffer {
+    if (this.scratch.length < n) this.scratch = Buffer.allocUnsafe(Math.max(n, this.scratch.length * 2));
+    const got = readSync(this.fd, this.scratch, 0, n, off);
+    if (got !== n) throw new CorruptionError(this.file, off, `unexpected end of file (wanted ${n} bytes, got ${got})`);
+    return this.scratch.subarray(0, n);
+  }
+
+  private readToc(): Toc {
+    const at = this.sizeBytes - TOC_BYTES;
+    const b = this.read(at, TOC_BYTES);
+    if (b.readUInt32BE(48) !== crc32c(b.subarray(0, 48))) throw new CorruptionError(this.file, at, 'TOC checksum mismatch');
+    const u64 = (i: number): number => b.readUInt32BE(i * 8) * TWO32 + b.readUInt32BE(i * 8 + 4);
+    return { symbols: u64(0), series: u64(1), labelIndices: u64(2), labelTable: u64(3), postings: u64(4), postingsTable: u64(5) };
+  }
+
+  /** A `len <4b> · body · CRC32 <4b>` section's body (a copy), its CRC checked. */
+  private section(off: number, what: string): Uint8Array {
+    const len = this.read(off, 4).readUInt32BE(0);
+    if (off + 8 + len > this.sizeBytes) throw new CorruptionError(this.file, off, `${what} length ${len} past the end of the file`);
+    const b = Buffer.from(this.read(off + 4, len + 4));
+    if (b.readUInt32BE(len) !== crc32c(b.subarray(0, len))) throw new CorruptionError(this.file, off, `${what} checksum mismatch`);
+    return new Uint8Array(b.buffer, b.byteOffset, len);
+  }
+
+  private readSymbols(off: number): string[] {
+    const body = this.section(off, 'symbol table');
+    const r = new ByteReader(body, this.file);
+    const n = r.u32be();
+    const out: string[] = new Array(n);
+    for (let i = 0; i < n; i++) out[i] = r.str();
+    return out;
+  }
+
+  private readPostingsTable(off: number): void {
+    const body = this.section(off, 'postings offset table');
+    const r = new ByteReader(body, this.file);
+    const n = r.u32be();
+    for (let i = 0; i < n; i++) {
+      if (r.uvarint() !== 2) throw new CorruptionError(this.file, off, 'postings offset entry without two keys');
+      const name = r.str(), value = r.str(), at = r.uvarint();
+      if (name === '' && value === '') { this.allOffset = at; continue; }
+      let e = this.pairs.get(name);
+      if (!e) this.pairs.set(name, e = { values: [], offsets: [] });
+      e.values.push(value);
+      e.offsets.push(at);
+    }
+  }
+
+  private symbol(i: number, off: number): string {
+    const s = this.symbols[i];
+    if (s === undefined) throw new CorruptionError(this.file, off, `symbol ref ${i} out of range`);
+    return s;
+  }
+
+  /** The series entry with this ref (offset / 16). */
+  series(ref: number): IndexSeries {
+    const hit = this.seriesCache.get(ref);
+    if (hit) return hit;
+    const off = ref * 16;
+    const headBytes = Math.min(10, this.sizeBytes - off);
+    const head = this.read(off, headBytes);
+    let len = 0, mul = 1, p = 0;
+    for (;; p++) {
+      if (p >= headBytes) throw new CorruptionError(this.file, off, 'bad series length');
+      len += (head[p] & 0x7f) * mul;
+      if ((head[p] & 0x80) === 0) break;
+      mul *= 128;
+    }
+    const start = off + p + 1;
+    const b = this.read(start, len + 4);
+    if (b.readUInt32BE(len) !== crc32c(b.subarray(0, len))) throw new CorruptionError(this.file, off, 'series checksum mismatch');
+    const r = new ByteReader(b, this.file, 0, len);
+    const nl = r.uvarint();
+    const labels: Label[] = new Array(nl);
+    for (let i = 0; i < nl; i++) labels[i] = { name: this.symbol(r.uvarint(), off), value: this.symbol(r.uvarint(), off) };
+    const nc = r.uvarint();
+    const chunks: ChunkLoc[] = new Array(nc);
+    let maxt = 0, cref = 0;
+    for (let i = 0; i < nc; i++) {
+      const mint = i === 0 ? r.varint() : maxt + r.uvarint();
+      maxt = mint + r.uvarint();
+      cref = i === 0 ? r.uvarint() : cref + r.varint();
+      chunks[i] = { mint, maxt, ref: cref };
+    }
+    const s: IndexSeries = { labels, chunks };
+    if (this.seriesCache.size >= SERIES_CACHE_ENTRIES) this.seriesCache.delete(this.seriesCache.keys().next().value!);
+    this.seriesCache.set(ref, s);
+    return s;
+  }
+
+  /** Label names, sorted. */
+  labelNames(): string[] { return [...this.pairs.keys()]; }
+
+  /** Values of `name`, sorted. */
+  labelValues(name: string): readonly string[] { return this.pairs.get(name)?.values ?? []; }
+
+  /** Series refs of `name=value` (ascending), or null when the pair does not occur. */
+  postings(name: string, value: string): Uint32Array | null {
+    const e = this.pairs.get(name);
+    if (!e) return null;
+    const i = binarySearch(e.values, value);
+    return i < 0 ? null : this.postingsAt(e.offsets[i]);
+  }
+
+  /** Every series ref, ascending. */
+  allPostings(): Uint32Array {
+    return this.allOffset < 0 ? new Uint32Array(0) : this.postingsAt(this.allOffset);
+  }
+
+  private postingsAt(off: number): Uint32Array {
+    const body = this.section(off, 'postings list');
+    const dv = new DataView(body.buffer, body.byteOffset, body.byteLength);
+    const n = dv.getUint32(0);
+    if (4 + n * 4 > body.length) throw new CorruptionError(this.file, off, 'postings list shorter than its count');
+    const out = new Uint32Array(n);
+    for (let i = 0; i < n; i++) out[i] = dv.getUint32(4 + i * 4);
+    return out;
+  }
+}
+
+function binarySearch(sorted: readonly string[], x: string): number {
+  let lo = 0, hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const c = compareUtf8(sorted[mid], x);
+    if (c === 0) return mid;
+    if (c < 0) lo = mid + 1; else hi = mid - 1;
+  }
+  return -1;
+}
