@@ -12,6 +12,7 @@ import { durationMs } from '../flags.ts';
 import type { WorkflowArgs, WorkflowOpName } from '../../workers/protocol.ts';
 import { errorResponse, invalidJson, itemError } from './errors.ts';
 import { workflowEnvelope } from './fallbacks.ts';
+import { registerJourneyRoutes } from './journey-routes.ts';
 
 type Handler = (req: HttpRequest, p: Params) => Promise<unknown>;
 
@@ -127,6 +128,7 @@ export function registerWorkflowRoutes(router: Router, ctx: ServerContext): Serv
   add('GET', '/contacts/:businessId/:contactId', async (_r, p) => call('contacts.get', { businessId: biz(p), contactId: p.contactId }));
   add('GET', '/health', async () => call('health', {}));
   if (testClock) add('POST', '/__test__/clock', async (req) => call('clock', json(req)));
+  registerJourneyRoutes(router);
 
   return {
     start: () => client.start(),
