@@ -23,6 +23,7 @@ import { registerIndexRoutes } from './routes-indices.ts';
 import { registerSearchRoutes } from './search-routes.ts';
 import { registerByQueryRoutes } from './by-query.ts';
 import { registerReindexRoutes } from './reindex.ts';
+import { registerValidateRoutes } from './routes-validate.ts';
 
 export function registerEsRoutes(router: Router, ctx: ServerContext): ServiceHooks {
   let store: MetaStore | null = null;
@@ -45,6 +46,7 @@ export function registerEsRoutes(router: Router, ctx: ServerContext): ServiceHoo
   const search = registerSearchRoutes(router, ctx, cluster);
   registerByQueryRoutes(router, cluster, search);
   registerReindexRoutes(router, cluster, search);
+  registerValidateRoutes(router, cluster, search);
   return {
     start: async () => {
       store = MetaStore.open(ctx.dataDir);
