@@ -24,6 +24,8 @@ export interface IndexMeta {
   mappingVersion: number;
   aliases: Record<string, AliasMeta>;
   creationDate: number;
+  /** `_close`d: its shards are closed, reads and writes get index_closed_exception until `_open`. */
+  closed?: boolean;
 }
 
 export interface TemplateMeta {

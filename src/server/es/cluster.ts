@@ -231,7 +231,9 @@ export class EsCluster {
   }
 
   /** Per-shard statistics (opening shards as needed); a failed shard reports zeros and its failure. */
+  /** Shard statistics of the open indices among `metas` (closed ones have no open shards and are left out). */
   async stats(metas: IndexMeta[]): Promise<Map<string, ShardStats[]>> {
+    metas = metas.filter((m) => !m.closed);
     const out = await this.allShards(metas, 'docs.stats');
     for (const m of metas) {
       out.get(m.name)!.forEach((s, shard) => {
@@ -250,6 +252,22 @@ export class EsCluster {
   }
 
   /** Deletes indices from the state and their shard files from the workers. */
+  /**
+   * `_close` (flush, mark closed, close the shards; their files stay) or `_open` (mark open; shards open on
+   * their next use) of `metas`.
+   */
+  async setClosed(metas: IndexMeta[], closed: boolean): Promise<void> {
+    this.checkWriteBlock();
+    const change = metas.filter((m) => (m.closed === true) !== closed);
+    if (closed) await this.allShards(change, 'docs.flush');
+    await this.mutate((s) => {
+      const indices = { ...s.indices };
+      for (const m of change) if (indices[m.name]) indices[m.name] = { ...indices[m.name], closed: closed || undefined };
+      return { state: { ...s, version: s.version + 1, indices } };
+    });
+    if (closed) for (const m of change) await this.ctx.pool.broadcast('docs.closeIndex', { uuid: m.uuid });
+  }
+
   async deleteIndices(names: string[]): Promise<void> {
     this.checkWriteBlock(true);
     const metas = names.map((n) => this.state.indices[n]).filter(Boolean);

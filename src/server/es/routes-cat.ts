@@ -150,6 +150,12 @@ async function catIndices(cluster: EsCluster, req: HttpRequest, expr: string | u
   const want = req.query.get('health');
   const rows: CatRow[] = [];
   for (const m of metas) {
+    if (m.closed) {
+      // As 6.8: a closed index is listed with its status and no health or figures.
+      if (!want) rows.push({ health: null, status: 'close', index: m.name, uuid: m.uuid, pri: null, rep: null, 'docs.count': null, 'docs.deleted': null,
+        'creation.date': m.creationDate, 'creation.date.string': new Date(m.creationDate).toISOString(), 'store.size': null, 'pri.store.size': null });
+      continue;
+    }
     const st = stats.get(m.name)!;
     const health = indexHealth(cluster, m).status;
     if (want && want !== health) continue;
@@ -193,7 +199,7 @@ async function catCount(cluster: EsCluster, req: HttpRequest, expr: string | und
 }
 
 async function catShards(cluster: EsCluster, req: HttpRequest, expr: string | undefined): Promise<HttpResponse> {
-  const metas = metasOf(cluster, expr);
+  const metas = metasOf(cluster, expr).filter((m) => !m.closed);
   const stats = await cluster.stats(metas);
   const node = nodeIdentity(cluster.ctx.dataDir);
   const rows: CatRow[] = [];

@@ -25,7 +25,8 @@ export function indexHealth(cluster: EsCluster, m: IndexMeta) {
     active_shards: pri - failed, relocating_shards: 0, initializing_shards: 0, unassigned_shards: pri * rep + failed };
 }
 
-export function healthOf(cluster: EsCluster, metas: IndexMeta[]) {
+export function healthOf(cluster: EsCluster, all: IndexMeta[]) {
+  const metas = all.filter((m) => !m.closed);
   let status = 'green', pri = 0, active = 0, unassigned = 0;
   for (const m of metas) {
     const h = indexHealth(cluster, m);
@@ -53,7 +54,8 @@ export function registerClusterRoutes(router: Router, cluster: EsCluster): void 
     const level = req.query.get('level') ?? 'cluster';
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const metas = cluster.resolveForRead(p.index, readOpts(req)).map((r) => cluster.state.indices[r.name]);
+      // Closed indices have no active shards and are left out of health, as in 6.8.
+      const metas = cluster.resolveForRead(p.index, readOpts(req)).map((r) => cluster.state.indices[r.name]).filter((m) => !m.closed);
       const h = healthOf(cluster, metas);
       const satisfied = (want === null || RANK[h.status] <= RANK[want]) && waitsMet(req.query, metas);
       if (satisfied || Date.now() >= deadline) {
@@ -75,7 +77,7 @@ export function registerClusterRoutes(router: Router, cluster: EsCluster): void 
   const stats = route(['level', 'fields', 'groups', 'types', 'completion_fields', 'fielddata_fields', 'include_segment_file_sizes', 'expand_wildcards',
     'ignore_unavailable', 'allow_no_indices', 'forbid_closed_indices', 'include_unloaded_segments'], async (req, p) => {
     const sections = statsMetrics(req, p.metric);
-    const metas = cluster.resolveForRead(p.index, readOpts(req)).map((r) => cluster.state.indices[r.name]);
+    const metas = cluster.resolveForRead(p.index, { ...readOpts(req), data: true }).map((r) => cluster.state.indices[r.name]);
     const st = await cluster.stats(metas);
     const indices: Record<string, unknown> = {};
     const every: ShardStats[] = [];

@@ -32,7 +32,7 @@ export function registerFieldCapsRoutes(router: Router, cluster: EsCluster): voi
 }
 
 function resolve(cluster: EsCluster, req: HttpRequest, expr: string | undefined): ResolvedIndex[] {
-  return cluster.resolveForRead(expr === undefined || expr === '' ? '_all' : expr, {
+  return cluster.resolveForRead(expr === undefined || expr === '' ? '_all' : expr, { data: true,
     ignoreUnavailable: boolParam(req, 'ignore_unavailable'), allowNoIndices: req.query.get('allow_no_indices') === null ? true : boolParam(req, 'allow_no_indices'),
   });
 }
