@@ -28,6 +28,7 @@ export interface Flags {
   'query.lookback-delta': string;
   'query.timeout': string;
   'query.max-samples': number;
+  'query.max-concurrency': number;
   'web.external-url': string;
   'rules.alert.for-outage-tolerance': string;
   'rules.alert.for-grace-period': string;
@@ -70,6 +71,7 @@ export const FLAG_SPECS: Record<keyof Flags, Spec> = {
   'query.lookback-delta': { kind: 'duration', def: '5m', help: 'PromQL lookback delta' },
   'query.timeout': { kind: 'duration', def: '2m', help: 'PromQL query timeout' },
   'query.max-samples': { kind: 'int', def: 50_000_000, help: 'PromQL max samples in memory' },
+  'query.max-concurrency': { kind: 'int', def: 20, help: 'PromQL queries evaluated at once; more wait for a slot' },
   'web.external-url': { kind: 'string', def: '', help: 'URL under which Tessera is reachable (alert generator URLs; default http://<hostname>:<port>)' },
   'rules.alert.for-outage-tolerance': { kind: 'duration', def: '1h', help: 'max downtime for which alert for-state is restored' },
   'rules.alert.for-grace-period': { kind: 'duration', def: '10m', help: 'minimum wait between restored alert and firing' },
