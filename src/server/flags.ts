@@ -28,6 +28,7 @@ export interface Flags {
   'query.lookback-delta': string;
   'query.timeout': string;
   'query.max-samples': number;
+  'query.max-concurrency': number;
   'web.external-url': string;
   'rules.alert.for-outage-tolerance': string;
   'rules.alert.for-grace-period': string;
@@ -71,6 +72,7 @@ export const FLAG_SPECS: Record<keyof Flags, Spec> = {
   'query.lookback-delta': { kind: 'duration', def: '5m', help: 'PromQL lookback delta' },
   'query.timeout': { kind: 'duration', def: '2m', help: 'PromQL query timeout' },
   'query.max-samples': { kind: 'int', def: 50_000_000, help: 'PromQL max samples in memory' },
+  'query.max-concurrency': { kind: 'int', def: 20, help: 'PromQL queries evaluated at once; more wait for a slot' },
   'web.external-url': { kind: 'string', def: '', help: 'URL under which Tessera is reachable (alert generator URLs; default http://<hostname>:<port>)' },
   'rules.alert.for-outage-tolerance': { kind: 'duration', def: '1h', help: 'max downtime for which alert for-state is restored' },
   'rules.alert.for-grace-period': { kind: 'duration', def: '10m', help: 'minimum wait between restored alert and firing' },
@@ -78,7 +80,7 @@ export const FLAG_SPECS: Record<keyof Flags, Spec> = {
   'alertmanager.notification-queue-capacity': { kind: 'int', def: 10000, help: 'alerts queued for Alertmanager' },
   'workflow.test-clock': { kind: 'bool', def: false, help: 'enable the workflow test clock endpoints' },
   'workflow.retention': { kind: 'duration', def: '30d', help: 'how long finished workflow runs and their action-log entries are kept' },
-  'workflow.cache-entries': { kind: 'int', def: 20000, help: 'records kept in memory per workflow record space and partition (hot-contact cache)' },
+  'workflow.cache-entries': { kind: 'int', def: 2000, help: 'records kept in memory per workflow record space and partition (hot-contact cache)' },
   'workflow.partitions': { kind: 'int', def: 2, help: 'workflow engine threads for a new data directory (contacts are hashed over them; fixed once created)' },
   'log.level': { kind: 'level', def: 'info', help: 'debug, info, warn or error' },
   services: { kind: 'list', def: ['documents', 'metrics', 'workflow'], help: 'services to run' },

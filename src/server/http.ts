@@ -16,6 +16,8 @@ export interface HttpRequest {
   /** Header names lower-case; repeated headers joined with ", ". */
   readonly headers: Readonly<Record<string, string>>;
   readonly body: Buffer;
+  /** Aborted when the client goes away before the reply is written (created on first read). */
+  readonly signal: AbortSignal;
 }
 
 export interface HttpResponse {
@@ -84,8 +86,13 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
     req.forEach((k, v) => { headers[k] = k in headers ? `${headers[k]}, ${v}` : v; });
     // `done` turns true once, when the reply is written or the client went away; in-flight is counted down then.
     let done = false;
+    // Most handlers never look at the signal; the controller is made only for those that do.
+    let aborter: AbortController | null = null;
     inFlight++;
-    res.onAborted(() => { if (!done) { done = true; finish(); } });
+    res.onAborted(() => {
+      aborter?.abort();
+      if (!done) { done = true; finish(); }
+    });
 
     const send = (r: HttpResponse, closeConnection = closing): void => {
       if (done) return;
@@ -127,7 +134,15 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
       handle(body);
     };
     const handle = (body: Buffer): void => {
-      const request: HttpRequest = { method, path, rawQuery, query: new URLSearchParams(rawQuery), headers, body };
+      const request: HttpRequest = {
+        method, path, rawQuery, query: new URLSearchParams(rawQuery), headers, body,
+        get signal(): AbortSignal {
+          aborter ??= new AbortController();
+          // Asked for after the client left (the onAborted callback already ran): born aborted.
+          if (done && !aborter.signal.aborted) aborter.abort();
+          return aborter.signal;
+        },
+      };
       let out: HttpResponse | Promise<HttpResponse>;
       try { out = opts.handler(request); } catch (err) { send(opts.internalError(err)); return; }
       if (out instanceof Promise) out.then((r) => send(r), (err) => send(opts.internalError(err)));

@@ -22,12 +22,27 @@ export interface ShardPoolOptions {
 
 interface Pending { call: TaskCall; resolve: (v: any) => void; reject: (e: unknown) => void }
 
+/**
+ * Calls are batched per service class: a worker answers a batch only once every call in it has settled,
+ * so a document GET coalesced with a long metrics select would wait for the select. Documents (and the
+ * node-level core ops) and metrics get separate batches, so each class waits only on its own kind.
+ */
+const CLASS_DOCS = 0, CLASS_METRICS = 1, CLASSES = 2;
+
+function classOf(op: string): number {
+  return op.startsWith('tsdb.') || op.startsWith('promql.') || op.startsWith('rules.') ? CLASS_METRICS : CLASS_DOCS;
+}
+
 class WorkerLane {
   readonly piscina: Piscina;
-  queued: Pending[] = [];
+  readonly queued: Pending[][] = [];
+  readonly scheduled: boolean[] = [];
   inFlight = 0;
-  scheduled = false;
-  constructor(piscina: Piscina) { this.piscina = piscina; }
+  constructor(piscina: Piscina) {
+    this.piscina = piscina;
+    for (let c = 0; c < CLASSES; c++) { this.queued.push([]); this.scheduled.push(false); }
+  }
+  get queuedCount(): number { let n = 0; for (const q of this.queued) n += q.length; return n; }
 }
 
 const WORKER_FILE = new URL('../workers/shard.ts', import.meta.url).href;
@@ -76,20 +91,21 @@ export class ShardPool implements WorkerTransport {
   /** Calls queued or running on worker `workerId` (exported as a metric). */
   depth(workerId: number): number {
     const lane = this.lanes[workerId];
-    return lane.inFlight + lane.queued.length;
+    return lane.inFlight + lane.queuedCount;
   }
 
   /** Runs `op` on worker `workerId`; rejects with the engine error the worker threw. */
   call<K extends OpName>(workerId: number, op: K, args: OpArgs<K>): Promise<OpResult<K>> {
     const lane = this.lanes[workerId];
-    if (lane.inFlight + lane.queued.length >= this.maxPending) {
+    if (lane.inFlight + lane.queuedCount >= this.maxPending) {
       return Promise.reject(new OverloadedError('OVERLOADED', formatMessage('OVERLOADED', [this.maxPending]), { workerId }));
     }
+    const cls = classOf(op);
     return new Promise<OpResult<K>>((resolve, reject) => {
-      lane.queued.push({ call: { op, args }, resolve, reject });
-      if (!lane.scheduled) {
-        lane.scheduled = true;
-        setImmediate(() => this.flush(workerId));
+      lane.queued[cls].push({ call: { op, args }, resolve, reject });
+      if (!lane.scheduled[cls]) {
+        lane.scheduled[cls] = true;
+        setImmediate(() => this.flush(workerId, cls));
       }
     });
   }
@@ -101,12 +117,12 @@ export class ShardPool implements WorkerTransport {
     return Promise.all(out);
   }
 
-  private flush(workerId: number): void {
+  private flush(workerId: number, cls: number): void {
     const lane = this.lanes[workerId];
-    lane.scheduled = false;
-    const batch = lane.queued;
+    lane.scheduled[cls] = false;
+    const batch = lane.queued[cls];
     if (batch.length === 0) return;
-    lane.queued = [];
+    lane.queued[cls] = [];
     lane.inFlight += batch.length;
     const calls = new Array<TaskCall>(batch.length);
     for (let i = 0; i < batch.length; i++) calls[i] = batch[i].call;
@@ -134,4 +150,59 @@ export class ShardPool implements WorkerTransport {
   async close(): Promise<void> {
     await Promise.all(this.lanes.map((l) => l.piscina.close()));
   }
+}
+
+const QUERY_WORKER_FILE = new URL('../workers/query.ts', import.meta.url).href;
+
+/** How long a cancelled evaluation may run on before its thread is terminated (it should stop at once). */
+const STOP_GRACE_MS = 250;
+
+/**
+ * Threads that evaluate PromQL queries, apart from the shard workers: evaluation needs only the series the
+ * main thread fetched, and one long evaluation on a shard thread would stall every document call routed
+ * there. One query per thread at a time. A cancelled query (client gone, deadline passed) is told to stop
+ * through a shared word the evaluator checks; if it is still running `STOP_GRACE_MS` later (a loop without
+ * a check), its thread is terminated and Piscina starts a replacement.
+ */
+export class QueryPool {
+  private readonly piscina: Piscina;
+
+  constructor(threads: number) {
+    this.piscina = new Piscina({
+      filename: QUERY_WORKER_FILE,
+      minThreads: 1,
+      maxThreads: Math.max(1, threads),
+      concurrentTasksPerWorker: 1,
+      idleTimeout: 60_000,
+      execArgv: workerExecArgv(),
+    });
+  }
+
+  /** Runs `op` on a query thread; rejects with `signal.reason` once the signal aborts. */
+  async call<K extends OpName>(op: K, args: OpArgs<K>, signal: AbortSignal): Promise<OpResult<K>> {
+    const cancel = new SharedArrayBuffer(4);
+    const kill = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const onAbort = (): void => {
+      Atomics.store(new Int32Array(cancel), 0, 1);
+      timer = setTimeout(() => kill.abort(), STOP_GRACE_MS);
+    };
+    if (signal.aborted) onAbort(); else signal.addEventListener('abort', onAbort, { once: true });
+    const batch = packWithViews([{ op, args }]);
+    try {
+      const reply: BatchMessage = await this.piscina.run({ batch, cancel }, { transferList: transferList(batch), signal: kill.signal });
+      const [r] = unpackWithViews<CallResult[]>(reply);
+      if (r.ok) return r.value as OpResult<K>;
+      throw fromWire(r.error);
+    } catch (err) {
+      // The reason names the phase and cause (timed out / canceled) whatever the thread answered.
+      if (signal.aborted) throw signal.reason;
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  close(): Promise<void> { return this.piscina.close({ force: true }); }
 }

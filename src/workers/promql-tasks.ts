@@ -19,7 +19,7 @@ export const promqlTasks = {
     const q = new MemQuerier(series);
     const opts: EngineOptions = {
       lookbackMs: a.lookbackMs, maxSamples: a.maxSamples, defaultSubqueryStepMs: a.defaultSubqueryStepMs,
-      timeoutMs: Math.max(0, a.deadlineMs - Date.now()),
+      timeoutMs: Math.max(0, a.deadlineMs - Date.now()), cancel: a.cancel,
     };
     const json = a.kind === 'range'
       ? matrixJson(rangeQuery(q, expr, a.startMs, a.endMs, a.stepMs, opts))

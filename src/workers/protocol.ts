@@ -120,6 +120,11 @@ export interface PromqlEvalArgs {
   defaultSubqueryStepMs: number;
   /** Per selector range, every shard worker's reply (merged here, off the HTTP thread). */
   selected: PackedSelect[][];
+  /**
+   * Set by the query thread, not sent in the message: one shared word the main thread sets to 1 to stop
+   * the evaluation (client gone, deadline passed).
+   */
+  cancel?: Int32Array;
 }
 
 /** The encoded `data` object without its closing brace, as UTF-8 bytes (bytes cross threads without re-encoding). */

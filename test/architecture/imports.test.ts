@@ -37,7 +37,8 @@ const ADAPTERS: Record<string, string> = {
   snappy: 'src/engine/codec/snappy.ts',
   msgpackr: 'src/engine/codec/msgpack.ts',
   'uWebSockets.js': 'src/server/http.ts',
-  piscina: 'src/server/pool.ts|src/workers/shard.ts',
+  // The pool, and the two worker entries (shard, query), which hand replies back with Piscina's `move`.
+  piscina: 'src/server/pool.ts|src/workers/shard.ts|src/workers/query.ts',
   re2js: 'src/engine/regex/re2.ts',
   roaring: 'src/engine/codec/roaring.ts',
   'lossless-json': 'src/engine/codec/lossless-json.ts',

@@ -36,7 +36,9 @@ export function setup(opts: { timeout?: string; maxSamples?: number; slowClient?
     pool, now: () => opts.now ?? 1795305340_842,
   } as unknown as ServerContext;
   const router = new Router();
-  const hooks = registerQueryRoutes(router, ctx, client);
+  // Evaluation runs on this thread through the same task and error round trip as a query thread.
+  const evaluator = { call: (op: 'promql.eval', args: Parameters<typeof pool.call<'promql.eval'>>[2]) => pool.call(0, op, args), close: async () => {} };
+  const hooks = registerQueryRoutes(router, ctx, client, { evaluator });
   opts.hooks?.(hooks);
   return router;
 }
@@ -47,7 +49,7 @@ export async function call(router: Router, method: string, path: string, opts: {
   assert.equal(m.kind, 'found');
   const req: HttpRequest = {
     method, path: p, rawQuery: q, query: new URLSearchParams(q), headers: opts.headers ?? {},
-    body: Buffer.from(opts.body ?? ''), remoteAddress: '127.0.0.1',
+    body: Buffer.from(opts.body ?? ''), remoteAddress: '127.0.0.1', signal: new AbortController().signal,
   } as HttpRequest;
   return (m as { handler: (r: HttpRequest, p: object) => Promise<HttpResponse> }).handler(req, {});
 }

@@ -79,7 +79,7 @@ async function call(method: string, url: string, body: string | Buffer = '', hea
   const m = router.match(method, path);
   assert.equal(m.kind, 'found', `${method} ${path} not routed`);
   if (m.kind !== 'found') throw new Error('unreachable');
-  const req = { method, path, rawQuery: qs, query: new URLSearchParams(qs), headers, body: Buffer.from(body), remoteAddress: '127.0.0.1' };
+  const req = { method, path, rawQuery: qs, query: new URLSearchParams(qs), headers, body: Buffer.from(body), remoteAddress: '127.0.0.1', signal: new AbortController().signal };
   // As the dispatcher does: anything thrown goes through the Prometheus error mapper.
   const res = await Promise.resolve().then(() => m.handler(req, m.params)).catch(promErrorFrom);
   const text = typeof res.body === 'string' ? res.body : Buffer.from(res.body ?? '').toString();

@@ -11,7 +11,7 @@ import { typeOf } from './ast.ts';
 import { compareLabels, dropMetricName, cachedLabelsKey } from './labels.ts';
 import { readSeries, sampleAt, Window } from './storage.ts';
 import type { StoredSeries } from './storage.ts';
-import { execError, timeoutError, tooManySamples } from './value.ts';
+import { canceledError, execError, timeoutError, tooManySamples } from './value.ts';
 import type { Matrix, QueryResult, ResultSeries, Sample, Vector } from './value.ts';
 import { evalBinary } from './binop.ts';
 import { aggregate, groupingKeyFn } from './aggregate.ts';
@@ -26,6 +26,8 @@ export interface EngineOptions {
   timeoutMs: number;
   /** Step of subqueries written without one (`[5m:]`): the evaluation interval, 1m by default. */
   defaultSubqueryStepMs: number;
+  /** Evaluation stops (canceled) once another thread sets element 0 non-zero; checked with the deadline. */
+  cancel?: Int32Array;
 }
 export const DEFAULT_ENGINE_OPTIONS: EngineOptions = { lookbackMs: 300_000, maxSamples: 50_000_000, timeoutMs: 120_000, defaultSubqueryStepMs: 60_000 };
 
@@ -38,7 +40,12 @@ interface Shared {
   queryEndMs: number;
   data: Map<VectorSelector, StoredSeries[]>;
   samples: number;
+  /** Inner-loop iterations since the last clock read (see `tick`). */
+  ticks: number;
 }
+
+/** Inner-loop iterations between deadline checks: a clock read per 4096 steps costs nothing measurable. */
+const TICKS_PER_CHECK = 4096;
 
 /** Evaluates `expr` at one time (ms). */
 export function instantQuery(querier: Querier, expr: Expr, tMs: number, opts: EngineOptions = DEFAULT_ENGINE_OPTIONS): QueryResult {
@@ -61,7 +68,7 @@ export function rangeQuery(querier: Querier, expr: Expr, startMs: number, endMs:
 }
 
 function shared(querier: Querier, opts: EngineOptions, startMs: number, endMs: number): Shared {
-  return { querier, opts, deadlineMs: Date.now() + opts.timeoutMs, queryStartMs: startMs, queryEndMs: endMs, data: new Map(), samples: 0 };
+  return { querier, opts, deadlineMs: Date.now() + opts.timeoutMs, queryStartMs: startMs, queryEndMs: endMs, data: new Map(), samples: 0, ticks: 0 };
 }
 
 function unwrapParens(e: Expr): Expr { while (e.kind === 'paren') e = e.expr; return e; }
@@ -72,7 +79,16 @@ export class Evaluator {
     this.steps = Math.floor((endMs - startMs) / intervalMs) + 1;
   }
 
-  checkDeadline(): void { if (Date.now() > this.sh.deadlineMs) throw timeoutError('expression evaluation'); }
+  checkDeadline(): void {
+    const cancel = this.sh.opts.cancel;
+    if (cancel !== undefined && Atomics.load(cancel, 0) !== 0) throw canceledError('expression evaluation');
+    if (Date.now() > this.sh.deadlineMs) throw timeoutError('expression evaluation');
+  }
+  /**
+   * Call once per iteration of any loop whose length the query decides (steps of a `[1y:1ms]` subquery run
+   * to billions): checks the deadline every `TICKS_PER_CHECK` calls.
+   */
+  tick(): void { if (++this.sh.ticks >= TICKS_PER_CHECK) { this.sh.ticks = 0; this.checkDeadline(); } }
   addSamples(n: number): void { this.sh.samples += n; if (this.sh.samples > this.sh.opts.maxSamples) throw tooManySamples(); }
 
   fetch(vs: VectorSelector): StoredSeries[] {
@@ -107,7 +123,7 @@ export class Evaluator {
 
   constant(v: number): ResultSeries {
     const s: ResultSeries = { metric: [], t: new Array(this.steps), v: new Array(this.steps) };
-    for (let i = 0; i < this.steps; i++) { s.t[i] = this.startMs + i * this.intervalMs; s.v[i] = v; }
+    for (let i = 0; i < this.steps; i++) { this.tick(); s.t[i] = this.startMs + i * this.intervalMs; s.v[i] = v; }
     return s;
   }
 
@@ -131,11 +147,12 @@ export class Evaluator {
       const ser: ResultSeries = { metric: s.labels, t: [], v: [] };
       if (at !== null) {
         const i = sampleAt(s, at - vs.offset, lookback);
-        if (i >= 0) for (let ts = this.startMs; ts <= this.endMs; ts += this.intervalMs) { ser.t.push(ts); ser.v.push(s.v[i]); }
+        if (i >= 0) for (let ts = this.startMs; ts <= this.endMs; ts += this.intervalMs) { this.tick(); ser.t.push(ts); ser.v.push(s.v[i]); }
       } else {
         // Steps only move forward, so the newest sample at or before each step is found by walking on.
         let i = -1;
         for (let ts = this.startMs; ts <= this.endMs; ts += this.intervalMs) {
+          this.tick();
           const ref = ts - vs.offset;
           while (i + 1 < s.n && s.t[i + 1] <= ref) i++;
           if (i < 0 || s.t[i] < ref - lookback || (s.stale !== null && s.stale[i] === 1)) continue;
@@ -268,6 +285,7 @@ export class Evaluator {
     const eachSeries = (labels: ResultSeries['metric'], load: (mint: number, maxt: number) => void): void => {
       const ser: ResultSeries = { metric: e.func === 'last_over_time' ? labels : dropMetricName(labels), t: [], v: [] };
       for (let ts = this.startMs, step = 0; ts <= this.endMs; ts += this.intervalMs, step++) {
+        this.tick();
         for (let j = 0; j < others.length; j++) { const o = others[j]; if (o) scalars[j] = o[0].v[step]; }
         const maxt = (at ?? ts) - offset;
         load(maxt - range, maxt);
@@ -296,7 +314,7 @@ export class Evaluator {
     for (const s of mat) for (const t of s.t) found.add(t);
     if (found.size === this.steps) return [];
     const ser: ResultSeries = { metric: arg.kind === 'matrix' ? absentLabels(arg) : [], t: [], v: [] };
-    for (let ts = this.startMs; ts <= this.endMs; ts += this.intervalMs) if (!found.has(ts)) { ser.t.push(ts); ser.v.push(1); }
+    for (let ts = this.startMs; ts <= this.endMs; ts += this.intervalMs) { this.tick(); if (!found.has(ts)) { ser.t.push(ts); ser.v.push(1); } }
     return [ser];
   }
 }

@@ -1,6 +1,6 @@
 /** Evaluation values (after `promql/value.go`) and the errors evaluation raises. */
 import type { Labels } from '../tsdb/api.ts';
-import { EngineError, LimitExceededError, QueryTimeoutError } from '../errors.ts';
+import { EngineError, LimitExceededError, QueryCanceledError, QueryTimeoutError } from '../errors.ts';
 
 /** One series of a matrix: parallel arrays, timestamps ascending (ms). */
 /** One series of a range result (steps in `t`, ms, with their values); not the storage's `tsdb/api.ts` `Series`. */
@@ -25,6 +25,10 @@ export function execError(msg: string): PromExecutionError { return new PromExec
 export function tooManySamples(): LimitExceededError {
   return new LimitExceededError('LIMIT_EXCEEDED', 'query processing would load too many samples into memory in query execution');
 }
+export function canceledError(where: string): QueryCanceledError {
+  return new QueryCanceledError('QUERY_CANCELED', `query was canceled in ${where}`);
+}
+
 export function timeoutError(where: string): QueryTimeoutError {
   return new QueryTimeoutError('QUERY_TIMEOUT', `query timed out in ${where}`);
 }

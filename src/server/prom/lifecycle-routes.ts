@@ -20,10 +20,14 @@ export interface Lifecycle {
 const TEXT = { 'Content-Type': 'text/plain; charset=utf-8' };
 const text = (status: number, body: string): HttpResponse => ({ status, headers: TEXT, body });
 
-export function registerLifecycleRoutes(router: Router, ctx: ServerContext, life: Lifecycle): void {
+/**
+ * `overloaded` is true while PromQL queries wait for a `--query.max-concurrency` slot: `/-/ready` then
+ * answers 503 so a load balancer sends queries elsewhere, while `/-/healthy` stays 200 (the process is fine).
+ */
+export function registerLifecycleRoutes(router: Router, ctx: ServerContext, life: Lifecycle, overloaded: () => boolean = () => false): void {
   router.add(['GET', 'HEAD'], '/-/healthy', () => text(200, 'Prometheus Server is Healthy.\n'));
   router.add(['GET', 'HEAD'], '/-/ready', () =>
-    life.isReady() ? text(200, 'Prometheus Server is Ready.\n') : text(503, 'Service Unavailable'));
+    life.isReady() && !overloaded() ? text(200, 'Prometheus Server is Ready.\n') : text(503, 'Service Unavailable'));
 
   const lifecycleEnabled = ctx.flags['web.enable-lifecycle'];
   router.add(['PUT', 'POST'], '/-/reload', async () => {

@@ -12,11 +12,14 @@ import type { ServerContext, ServiceHooks } from '../context.ts';
 import { loadConfig } from '../../engine/scrape/config.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
 import { durationMs } from '../flags.ts';
-import { EngineError, InvalidArgumentError } from '../../engine/errors.ts';
+import { cpus } from 'node:os';
+import { EngineError, InvalidArgumentError, QueryCanceledError, QueryTimeoutError, formatMessage } from '../../engine/errors.ts';
+import { QueryPool } from '../pool.ts';
+import { QueryGate } from './query-gate.ts';
 import type { FetchedSeries, Matcher } from '../../engine/tsdb/api.ts';
 import { parseExpr, prettyExpr, typeOf, documentedType, selectorRanges, jsonString } from '../../engine/promql/index.ts';
 import type { Expr } from '../../engine/promql/index.ts';
-import type { PromqlEvalArgs } from '../../workers/protocol.ts';
+import type { PromqlEvalArgs, PromqlEvalReply } from '../../workers/protocol.ts';
 import { packSelect } from '../../engine/tsdb/packed-series.ts';
 import type { PackedSelect } from '../../engine/tsdb/packed-series.ts';
 import { outOfBand } from '../../engine/codec/msgpack.ts';
@@ -38,12 +41,45 @@ export interface SeriesClient {
 
 interface QueryLimits { lookbackMs: number; timeoutMs: number; maxSamples: number; subqueryStepMs: number }
 
+/** Where queries are evaluated: the query threads (`QueryPool`), or an in-process stand-in in tests. */
+export interface QueryEvaluator {
+  call(op: 'promql.eval', args: PromqlEvalArgs, signal: AbortSignal): Promise<PromqlEvalReply>;
+  close(): Promise<void>;
+}
+
+export interface QueryDeps {
+  /** Shared with `/-/ready`, which reports the node overloaded while queries wait for a slot. */
+  gate?: QueryGate;
+  evaluator?: QueryEvaluator;
+}
+
+
 /**
  * Registers the query endpoints. The returned hooks re-read `global.evaluation_interval` from `--config.file`
  * on start and reload: it is the step of subqueries written without one (`[5m:]`), as in Prometheus.
  */
-export function registerQueryRoutes(router: Router, ctx: ServerContext, client: SeriesClient): ServiceHooks {
+export function registerQueryRoutes(router: Router, ctx: ServerContext, client: SeriesClient, deps: QueryDeps = {}): ServiceHooks {
   const limits = limitsOf(ctx);
+  const gate = deps.gate ?? new QueryGate(ctx.flags['query.max-concurrency'] ?? 20);
+  const evaluator = deps.evaluator ?? new QueryPool(Math.min(gate.max, cpus().length));
+  /** Waits for a slot, fetches the selectors' data, evaluates on a query thread; cut at the deadline. */
+  const execute = async (req: HttpRequest, expr: Expr, query: string, kind: 'instant' | 'range', startMs: number,
+    endMs: number, stepMs: number, timeoutMs: number): Promise<{ reply: PromqlEvalReply; started: number; prepared: number }> => {
+    const deadlineMs = Date.now() + timeoutMs;
+    const q = new QueryControl(req.signal, deadlineMs);
+    try {
+      const release = await gate.acquire(q.signal);
+      try {
+        q.phase = 'preparation';
+        const started = performance.now();
+        const args = await prepare(client, expr, query, kind, startMs, endMs, stepMs, deadlineMs, limits);
+        const prepared = performance.now();
+        q.phase = 'expression evaluation';
+        const reply = await evaluator.call('promql.eval', args, q.signal);
+        return { reply, started, prepared };
+      } finally { release(); }
+    } finally { q.dispose(); }
+  };
   const readInterval = async (): Promise<void> => {
     const file = ctx.flags['config.file'];
     if (file === '') return;
@@ -53,8 +89,6 @@ export function registerQueryRoutes(router: Router, ctx: ServerContext, client: 
       ctx.log.warn('query: keeping the previous evaluation interval; config not readable', { err: (e as Error).message });
     }
   };
-  let next = 0;
-  const pickWorker = (): number => (next = (next + 1) % ctx.pool.size);
   const run = (req: HttpRequest, f: () => Promise<HttpResponse>): Promise<HttpResponse> =>
     f().catch((err) => promErrorFrom(err)).then((r) => maybeGzip(req, r));
 
@@ -64,10 +98,7 @@ export function registerQueryRoutes(router: Router, ctx: ServerContext, client: 
     const timeout = requestTimeout(form, limits);
     const query = form.get('query') ?? '';
     const expr = parseQuery(query, true);
-    const started = performance.now();
-    const args = await prepare(client, expr, query, 'instant', t, t, 0, Date.now() + timeout, limits);
-    const prepared = performance.now();
-    const reply = await ctx.pool.call(pickWorker(), 'promql.eval', args);
+    const { reply, started, prepared } = await execute(req, expr, query, 'instant', t, t, 0, timeout);
     return wrap(reply.json, form.get('stats') ? statsJson(started, prepared, reply.evalMs, reply.samples) : '');
   }));
 
@@ -88,11 +119,7 @@ export function registerQueryRoutes(router: Router, ctx: ServerContext, client: 
     if (type !== 'vector' && type !== 'scalar') {
       throw new InvalidArgumentError('INVALID_ARGUMENT', `invalid expression type ${JSON.stringify(documentedType(type))} for range query, must be Scalar or instant Vector`);
     }
-    const started = performance.now();
-    const stepMs = Math.round(step);
-    const args = await prepare(client, expr, query, 'range', start, end, stepMs, Date.now() + timeout, limits);
-    const prepared = performance.now();
-    const reply = await ctx.pool.call(pickWorker(), 'promql.eval', args);
+    const { reply, started, prepared } = await execute(req, expr, query, 'range', start, end, Math.round(step), timeout);
     return wrap(reply.json, form.get('stats') ? statsJson(started, prepared, reply.evalMs, reply.samples) : '');
   }));
 
@@ -114,7 +141,37 @@ export function registerQueryRoutes(router: Router, ctx: ServerContext, client: 
     // Go's JSON encoder escapes <, > and & (`x \u003e bool y`); the envelope helper would not.
     return { status: 200, headers: { 'Content-Type': 'application/json' }, body: `{"status":"success","data":${jsonString(prettyExpr(expr))}}` };
   }));
-  return { start: readInterval, reload: readInterval };
+  return { start: readInterval, reload: readInterval, stop: () => evaluator.close() };
+}
+
+/**
+ * One query's cancellation: `signal` aborts when the client goes away (canceled) or at the deadline (timed
+ * out), naming the phase the query was in as Prometheus does ("query timed out in query queue").
+ */
+class QueryControl {
+  phase = 'query queue';
+  private readonly ac = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  private readonly onClientGone: () => void;
+
+  constructor(private readonly client: AbortSignal | undefined, deadlineMs: number) {
+    const wait = Math.max(0, deadlineMs - Date.now());
+    this.timer = setTimeout(() => this.timeout(), wait);
+    this.onClientGone = () => this.ac.abort(new QueryCanceledError('QUERY_CANCELED', formatMessage('QUERY_CANCELED', [this.phase])));
+    if (client?.aborted) this.onClientGone();
+    else client?.addEventListener('abort', this.onClientGone, { once: true });
+  }
+
+  get signal(): AbortSignal { return this.ac.signal; }
+
+  private timeout(): void {
+    this.ac.abort(new QueryTimeoutError('QUERY_TIMEOUT', formatMessage('QUERY_TIMEOUT', [this.phase])));
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.client?.removeEventListener('abort', this.onClientGone);
+  }
 }
 
 function limitsOf(ctx: ServerContext): QueryLimits {

@@ -1,0 +1,103 @@
+/**
+ * Issue 16 §1: one heavy query must not stall the node. `max_over_time(m[1y:1ms])` (3·10¹⁰ subquery steps) is
+ * cut within a second of `--query.timeout` while document GETs keep answering; `--query.max-concurrency`
+ * makes extra queries wait (and `/-/ready` reports the overload); a query whose client went away stops and
+ * frees its slot.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { writeBlock } from '../../src/engine/tsdb/index.ts';
+import { labelsFromRecord } from '../../src/engine/tsdb/labels.ts';
+import { startServer, type TestServer } from '../support/server.ts';
+
+const T0 = 1_704_067_200_000; // 2h-aligned
+const HEAVY = encodeURIComponent('max_over_time(m[1y:1ms])');
+const AT = `time=${(T0 + 3_600_000) / 1000}`;
+let srv: TestServer;
+
+before(async () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-qlimits-'));
+  const n = 240;
+  const t = Float64Array.from({ length: n }, (_, i) => T0 + i * 15_000);
+  const series = ['a', 'b'].map((job) => ({ labels: labelsFromRecord({ __name__: 'm', job }), t, v: Float64Array.from({ length: n }, (_, i) => i) }));
+  await writeBlock(path.join(dataDir, 'tsdb'), series, T0, T0 + 2 * 3_600_000);
+  const config = path.join(dataDir, 'prometheus.yml');
+  writeFileSync(config, 'scrape_configs: []\n');
+  srv = await startServer({
+    dataDir, services: ['documents', 'metrics'], workers: 2,
+    args: ['--config.file', config, '--query.timeout', '1s', '--query.max-concurrency', '2'],
+  });
+  const put = await fetch(`${srv.esUrl}/docs/_doc/1?refresh=true`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"title":"x"}' });
+  assert.equal(put.status, 201);
+});
+after(async () => { await srv?.destroy(); });
+
+/** A query answered or failed; a server that never stops evaluating makes the client give up after 8 s. */
+async function query(q: string, signal: AbortSignal = AbortSignal.timeout(8000)): Promise<{ status: number; body: { status: string; errorType?: string; error?: string }; ms: number }> {
+  const started = performance.now();
+  const r = await fetch(`${srv.promUrl}/api/v1/query?query=${q}&${AT}`, { signal });
+  return { status: r.status, body: await r.json() as { status: string }, ms: performance.now() - started };
+}
+
+test('a heavy subquery is cut within a second of --query.timeout while document GETs keep answering', async () => {
+  let running = true;
+  let slowestGetMs = 0, gets = 0;
+  const getter = (async () => {
+    while (running) {
+      const started = performance.now();
+      const r = await fetch(`${srv.esUrl}/docs/_doc/1`, { signal: AbortSignal.timeout(8000) });
+      assert.equal(r.status, 200);
+      await r.arrayBuffer();
+      slowestGetMs = Math.max(slowestGetMs, performance.now() - started);
+      gets++;
+    }
+  })();
+  // Two at once: with two shard workers, neither may be the thread that evaluates.
+  const heavy = await Promise.all([query(HEAVY), query(HEAVY)]);
+  running = false;
+  await getter;
+  for (const h of heavy) {
+    assert.equal(h.status, 503, JSON.stringify(h.body));
+    assert.equal(h.body.errorType, 'timeout');
+    assert.match(h.body.error!, /query timed out in expression evaluation/);
+    assert.ok(h.ms < 2000, `answered after ${h.ms.toFixed(0)} ms with a 1 s timeout`);
+  }
+  assert.ok(gets > 10, `only ${gets} GETs answered during the heavy queries`);
+  assert.ok(slowestGetMs < 500, `a document GET took ${slowestGetMs.toFixed(0)} ms during the heavy queries`);
+});
+
+test('queries past --query.max-concurrency wait, time out in the queue, and /-/ready reports the overload', async () => {
+  assert.equal((await fetch(`${srv.promUrl}/-/ready`)).status, 200);
+  const heavy = [query(HEAVY), query(HEAVY)];
+  const queued = query(`${encodeURIComponent('1+1')}&timeout=500ms`);
+  let ready = 200;
+  for (let i = 0; i < 100 && ready === 200; i++) {
+    ready = (await fetch(`${srv.promUrl}/-/ready`)).status;
+    if (ready === 200) await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.equal(ready, 503, '/-/ready stayed 200 while a query waited for a slot');
+  assert.equal((await fetch(`${srv.promUrl}/-/healthy`)).status, 200);
+  const q = await queued;
+  assert.equal(q.status, 503);
+  assert.match(q.body.error!, /query timed out in query queue/);
+  await Promise.all(heavy);
+  assert.equal((await fetch(`${srv.promUrl}/-/ready`)).status, 200);
+  const ok = await query(encodeURIComponent('1+1'));
+  assert.equal(ok.status, 200);
+});
+
+test('a query whose client went away stops and frees its slot', async () => {
+  const clients = [new AbortController(), new AbortController()];
+  const gone = clients.map((c) => query(HEAVY, c.signal).catch((e: Error) => e.name));
+  // Let both reach evaluation (they hold the two slots), then hang up.
+  await new Promise((r) => setTimeout(r, 200));
+  for (const c of clients) c.abort();
+  assert.deepEqual(await Promise.all(gone), ['AbortError', 'AbortError']);
+  // Without cancellation the slots stay taken until the 1 s deadline: this query would wait ~800 ms more.
+  const q = await query(`${encodeURIComponent('1+1')}&timeout=400ms`);
+  assert.equal(q.status, 200, JSON.stringify(q.body));
+  assert.ok(q.ms < 400, `waited ${q.ms.toFixed(0)} ms for a slot`);
+});
