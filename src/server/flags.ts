@@ -45,6 +45,7 @@ export interface Flags {
   'indices.memory.segment_cache_size': string;
   'wal.repair': boolean;
   'reindex.remote.whitelist': string[];
+  'http.compression': boolean;
   daemonize: boolean;
   pidfile: string;
 }
@@ -89,6 +90,7 @@ export const FLAG_SPECS: Record<keyof Flags, Spec> = {
   'indices.memory.segment_cache_size': { kind: 'bytes', def: '192MB', help: 'decoded segment data (postings, doc values, stored blocks) kept in memory, whole node (split across workers)' },
   'wal.repair': { kind: 'bool', def: false, help: 'truncate a corrupt WAL at the damage instead of refusing to start' },
   'reindex.remote.whitelist': { kind: 'hostpatterns', def: [], help: 'host:port patterns _reindex may read from (as Elasticsearch; empty: no remote reindex)' },
+  'http.compression': { kind: 'bool', def: true, help: 'gzip documents API replies for clients that accept it (Elasticsearch 6.8 default: on)' },
   daemonize: { kind: 'bool', def: false, help: '-d: run in the background' },
   pidfile: { kind: 'string', def: '', help: '-p FILE: write the pid file' },
 };
