@@ -24,6 +24,7 @@ import { registerSearchRoutes } from './search-routes.ts';
 import { registerByQueryRoutes } from './by-query.ts';
 import { registerReindexRoutes } from './reindex.ts';
 import { registerValidateRoutes } from './routes-validate.ts';
+import { registerExplainRoutes } from './routes-explain.ts';
 
 export function registerEsRoutes(router: Router, ctx: ServerContext): ServiceHooks {
   let store: MetaStore | null = null;
@@ -47,6 +48,7 @@ export function registerEsRoutes(router: Router, ctx: ServerContext): ServiceHoo
   registerByQueryRoutes(router, cluster, search);
   registerReindexRoutes(router, cluster, search);
   registerValidateRoutes(router, cluster, search);
+  registerExplainRoutes(router, cluster, search);
   return {
     start: async () => {
       store = MetaStore.open(ctx.dataDir);
