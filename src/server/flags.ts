@@ -79,7 +79,7 @@ export const FLAG_SPECS: Record<keyof Flags, Spec> = {
   'alertmanager.notification-queue-capacity': { kind: 'int', def: 10000, help: 'alerts queued for Alertmanager' },
   'workflow.test-clock': { kind: 'bool', def: false, help: 'enable the workflow test clock endpoints' },
   'workflow.retention': { kind: 'duration', def: '30d', help: 'how long finished workflow runs and their action-log entries are kept' },
-  'workflow.cache-entries': { kind: 'int', def: 20000, help: 'records kept in memory per workflow record space and partition (hot-contact cache)' },
+  'workflow.cache-entries': { kind: 'int', def: 2000, help: 'records kept in memory per workflow record space and partition (hot-contact cache)' },
   'workflow.partitions': { kind: 'int', def: 2, help: 'workflow engine threads for a new data directory (contacts are hashed over them; fixed once created)' },
   'log.level': { kind: 'level', def: 'info', help: 'debug, info, warn or error' },
   services: { kind: 'list', def: ['documents', 'metrics', 'workflow'], help: 'services to run' },

@@ -73,7 +73,7 @@ async function main(): Promise<void> {
   port.on('message', () => undefined);
 
   // Start-up backfill: timers that came due while the process was down fire now, in fireAt order.
-  await engine.runDue();
+  await engine.runAllDue();
   await engine.flush();
   post({ type: 'ready', appliedLow: engine.st.state.appliedLow, appliedAbove: [...engine.st.above] });
   sched.arm();

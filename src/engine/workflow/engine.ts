@@ -17,10 +17,13 @@ import type { Timer } from './model.ts';
 import { recoverRunning } from './timers.ts';
 import { sweepFinished } from './retention.ts';
 
+/** Timers fired per `runDue` step, and the pending writes after which a long run of steps commits. */
+const DUE_STEP = 1000;
+const COMMIT_WRITES = 20_000;
 /** Commits that may be in flight at once (see `flush`). */
 const MAX_IN_FLIGHT = 4;
 /** Default bound of each cached record space (the hot-contact cache). */
-export const DEFAULT_CACHE_ENTRIES = 20_000;
+export const DEFAULT_CACHE_ENTRIES = 2_000;
 /** Default retention of finished runs and their action-log entries: 30 days. */
 export const DEFAULT_RETENTION_MS = 30 * 24 * 3_600_000;
 
@@ -162,13 +165,27 @@ export class WorkflowEngine {
   private applied(seq: number): void { if (seq > 0) this.st.markApplied(seq); }
 
   /** Fires every timer due at `now` in fireAt order, each under its contact's lock. */
-  runDue(): Promise<void> | void {
+  /**
+   * Fires up to `limit` due timers. Bounded so that the changes of one step stay small: the caller commits
+   * and calls again while `nextFireAt() <= now` (a million timers due at once are a thousand steps).
+   */
+  runDue(limit = DUE_STEP): Promise<void> | void {
     const waits: Promise<unknown>[] = [];
-    for (let t = nextDue(this.runner, this.clock.now()); t; t = nextDue(this.runner, this.clock.now())) {
+    let n = 0;
+    for (let t = nextDue(this.runner, this.clock.now()); t; t = n < limit ? nextDue(this.runner, this.clock.now()) : null) {
+      n++;
       const r = this.fire(t);
       if (r instanceof Promise) waits.push(r);
     }
     if (waits.length) return Promise.all(waits).then(() => undefined);
+  }
+
+  /** Fires everything due now, committing between steps; the start-up backfill and the test clock use it. */
+  async runAllDue(): Promise<void> {
+    while (this.nextFireAt() <= this.clock.now()) {
+      await this.runDue();
+      if (this.st.pendingWrites() >= COMMIT_WRITES) await this.flush();
+    }
   }
 
   private fire(t: Timer): unknown {
@@ -198,11 +215,11 @@ export class WorkflowEngine {
       const at = this.nextFireAt();
       if (at > target) break;
       clock.t = Math.max(clock.t, at);
-      await this.runDue();
+      await this.runAllDue();
     }
     clock.t = target;
     this.st.setClock(target);
-    await this.runDue();
+    await this.runAllDue();
     while (this.sweep() > 0) { /* retention runs as of the new time, so tests can observe it */ }
     return { now: target };
   }
