@@ -42,6 +42,8 @@ export const ERRORS = {
   DOC_ILLEGAL_STATE: '%s',
   DOC_NUMBER_FORMAT: '%s',
   DOC_JSON_PARSE: '%s',
+  /** A `_bulk` action line that is not JSON: the whole request is refused before any item runs. */
+  DOC_BULK_JSON_PARSE: '%s',
   DOC_NOT_X_CONTENT: '%s',
   DOC_VALIDATION: 'Validation Failed: %s',
   DOC_PARSE: '%s',

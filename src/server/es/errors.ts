@@ -46,6 +46,7 @@ export const ES_ERRORS: Readonly<Record<GenericErrorCode | DocumentsErrorCode | 
   DOC_ILLEGAL_STATE: { type: 'illegal_state_exception', status: 500 },
   DOC_NUMBER_FORMAT: { type: 'number_format_exception', status: 400 },
   DOC_JSON_PARSE: { type: 'json_parse_exception', status: 500 },
+  DOC_BULK_JSON_PARSE: { type: 'json_parse_exception', status: 400 },
   DOC_NOT_X_CONTENT: { type: 'not_x_content_exception', status: 400 },
   DOC_VALIDATION: { type: 'action_request_validation_exception', status: 400 },
   DOC_PARSE: { type: 'parse_exception', status: 400 },
