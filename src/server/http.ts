@@ -64,8 +64,13 @@ export function statusLine(status: number): string {
 }
 
 const EMPTY = Buffer.alloc(0);
-/** How far past the body limit a request is still read (and dropped) so its 413 reaches the client. */
-const DRAIN_ALLOWANCE_BYTES = 16 * 1024 * 1024;
+/**
+ * How long an over-limit body is still read (and dropped) so its 413 reaches the client. uWS resets a
+ * connection whose reply ends before its body has arrived, and the reset makes the client's kernel discard the
+ * reply; so the reply waits for the body's end, as nginx's lingering close does. Reading costs no memory;
+ * a client still sending after this long gets the reply and a closed connection.
+ */
+const DRAIN_TIME_MS = 10_000;
 
 /** Starts one uWS app on host:port. Rejects if the port cannot be bound. */
 export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
@@ -115,12 +120,8 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
       finish();
     };
 
-    // An over-limit body is read to its end and dropped before the 413 goes out: closing on a client that is
-    // still sending makes its kernel reset the connection, and the client never sees the reply. Past the drain
-    // allowance the reply goes out at once and the connection is closed.
-    const drainLimit = opts.maxBodyBytes + DRAIN_ALLOWANCE_BYTES;
+    // An over-limit body is read to its end and dropped before the 413 goes out (see DRAIN_TIME_MS).
     const declared = Number(headers['content-length'] ?? 0);
-    if (declared > drainLimit) { send(opts.tooLarge({ method, path }, opts.maxBodyBytes), true); return; }
 
     // A handler's reply, gzipped when the listener compresses, the client accepts gzip and the body is worth it.
     const reply = (r: HttpResponse): void => {
@@ -161,13 +162,18 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
     if (!declared && !headers['transfer-encoding']) { run(EMPTY); return; }
     let chunks: Buffer[] = [];
     let size = 0;
+    let drainTimer: NodeJS.Timeout | null = null;
     res.onData((chunk, isLast) => {
       if (done) return;
       size += chunk.byteLength;
-      if (size > opts.maxBodyBytes) {
+      if (size > opts.maxBodyBytes || declared > opts.maxBodyBytes) {
         chunks = [];
-        if (size > drainLimit) send(opts.tooLarge({ method, path }, opts.maxBodyBytes), true);
-        else if (isLast) send(opts.tooLarge({ method, path }, opts.maxBodyBytes));
+        if (isLast) {
+          if (drainTimer) clearTimeout(drainTimer);
+          send(opts.tooLarge({ method, path }, opts.maxBodyBytes));
+        } else {
+          drainTimer ??= setTimeout(() => send(opts.tooLarge({ method, path }, opts.maxBodyBytes), true), DRAIN_TIME_MS);
+        }
         return;
       }
       // uWS reuses the chunk's memory after this callback returns: copy it.
