@@ -44,11 +44,13 @@ export interface Flags {
   'indices.memory.index_buffer_size': string;
   'indices.memory.segment_cache_size': string;
   'wal.repair': boolean;
+  'reindex.remote.whitelist': string[];
+  'http.compression': boolean;
   daemonize: boolean;
   pidfile: string;
 }
 
-type Kind = 'string' | 'int' | 'bool' | 'list' | 'duration' | 'bytes' | 'level' | 'hostport';
+type Kind = 'string' | 'int' | 'bool' | 'list' | 'duration' | 'bytes' | 'level' | 'hostport' | 'hostpatterns';
 
 interface Spec { kind: Kind; def: unknown; help: string }
 
@@ -87,6 +89,8 @@ export const FLAG_SPECS: Record<keyof Flags, Spec> = {
   'indices.memory.index_buffer_size': { kind: 'bytes', def: '128MB', help: 'documents indexed but not yet written to disk segments, whole node (split across workers)' },
   'indices.memory.segment_cache_size': { kind: 'bytes', def: '192MB', help: 'decoded segment data (postings, doc values, stored blocks) kept in memory, whole node (split across workers)' },
   'wal.repair': { kind: 'bool', def: false, help: 'truncate a corrupt WAL at the damage instead of refusing to start' },
+  'reindex.remote.whitelist': { kind: 'hostpatterns', def: [], help: 'host:port patterns _reindex may read from (as Elasticsearch; empty: no remote reindex)' },
+  'http.compression': { kind: 'bool', def: true, help: 'gzip documents API replies for clients that accept it (Elasticsearch 6.8 default: on)' },
   daemonize: { kind: 'bool', def: false, help: '-d: run in the background' },
   pidfile: { kind: 'string', def: '', help: '-p FILE: write the pid file' },
 };
@@ -162,6 +166,12 @@ function set(flags: Record<string, unknown>, explicit: Set<string>, name: string
       const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
       for (const s of items) if (!SERVICES.has(s)) bad(`unknown service ${s} (documents, metrics, workflow)`);
       if (!items.length) bad('empty list');
+      flags[name] = items;
+      break;
+    }
+    case 'hostpatterns': {
+      const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
+      for (const s of items) if (!/^[^\s:]+:[\d*]+$/.test(s)) bad(`expected HOST:PORT patterns (\`*\` allowed), got ${s}`);
       flags[name] = items;
       break;
     }

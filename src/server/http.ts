@@ -4,7 +4,7 @@
  * dropped without touching the response again, and replies are written corked.
  */
 import uWS from 'uWebSockets.js';
-import { inflateBody, isInflatable } from './content-encoding.ts';
+import { gzipBody, inflateBody, isInflatable, wantsGzip } from './content-encoding.ts';
 
 export interface HttpRequest {
   /** Upper-case method as sent. */
@@ -36,6 +36,8 @@ export interface HttpServerOptions {
   tooLarge(req: { method: string; path: string }, limitBytes: number): HttpResponse;
   /** The API's envelope for a body that cannot be read (a corrupt compressed body; 400). */
   badBody(reason: string): HttpResponse;
+  /** Gzip replies for clients that send `Accept-Encoding: gzip` (Elasticsearch's `http.compression`). */
+  compressResponses?: boolean;
   /** The API's envelope for a handler that threw something unexpected (500). */
   internalError(err: unknown): HttpResponse;
   handler: Handler;
@@ -123,6 +125,13 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
     // An over-limit body is read to its end and dropped before the 413 goes out (see DRAIN_TIME_MS).
     const declared = Number(headers['content-length'] ?? 0);
 
+    // A handler's reply, gzipped when the listener compresses, the client accepts gzip and the body is worth it.
+    const reply = (r: HttpResponse): void => {
+      if (!opts.compressResponses || method === 'HEAD' || !wantsGzip(r, headers['accept-encoding'])) { send(r); return; }
+      gzipBody(r.body!).then((gz) => send({ ...r, body: gz, headers: { ...r.headers, 'content-encoding': 'gzip', vary: 'accept-encoding' } }),
+        () => send(r));
+    };
+
     const run = (body: Buffer): void => {
       const encoding = headers['content-encoding'];
       if (isInflatable(encoding) && body.byteLength > 0) {
@@ -148,8 +157,8 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
       };
       let out: HttpResponse | Promise<HttpResponse>;
       try { out = opts.handler(request); } catch (err) { send(opts.internalError(err)); return; }
-      if (out instanceof Promise) out.then((r) => send(r), (err) => send(opts.internalError(err)));
-      else send(out);
+      if (out instanceof Promise) out.then(reply, (err) => send(opts.internalError(err)));
+      else reply(out);
     };
 
     if (!declared && !headers['transfer-encoding']) { run(EMPTY); return; }

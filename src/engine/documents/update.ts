@@ -58,7 +58,8 @@ export function parseUpdateBody(text: string): UpdateRequest {
 
 const bool = (v: unknown): boolean => v === true || v === 'true';
 
-function parseScriptSpec(s: unknown): ScriptSpec {
+/** An inline painless script from a request body (`script` as a string or `{source|inline, params, lang}`). */
+export function parseScriptSpec(s: unknown): ScriptSpec {
   if (typeof s === 'string') return { source: s, params: {}, lang: 'painless' };
   if (!isPlainObject(s)) throw illegalArgument('[script] failed to parse field [script]');
   if (s.id !== undefined) throw docError('DOC_ILLEGAL_ARGUMENT', [`unable to find script [${String(s.id)}] in cluster state`]);

@@ -24,6 +24,8 @@ export const ES_ERRORS: Readonly<Record<GenericErrorCode | DocumentsErrorCode | 
   OVERLOADED: { type: 'es_rejected_execution_exception', status: 429 },
   CORRUPTION: { type: 'corrupt_index_exception', status: 500 },
   DOC_SHARD_FAILED: { type: 'no_shard_available_action_exception', status: 503 },
+  DOC_CLUSTER_BLOCK: { type: 'cluster_block_exception', status: 403 },
+  DOC_INDEX_CLOSED: { type: 'index_closed_exception', status: 400 },
   FORMAT_VERSION: { type: 'illegal_state_exception', status: 500 },
   QUERY_TIMEOUT: { type: 'search_timeout_exception', status: 504 },
   QUERY_CANCELED: { type: 'task_cancelled_exception', status: 400 },
