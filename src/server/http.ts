@@ -65,11 +65,13 @@ export function statusLine(status: number): string {
 
 const EMPTY = Buffer.alloc(0);
 /**
- * How long an over-limit body is still read (and dropped) so its 413 reaches the client. uWS resets a
- * connection whose reply ends before its body has arrived, and the reset makes the client's kernel discard the
- * reply; so the reply waits for the body's end, as nginx's lingering close does. Reading costs no memory;
- * a client still sending after this long gets the reply and a closed connection.
+ * An over-limit body is read (and dropped) to its end before the 413 goes out: uWS resets a connection whose
+ * reply ends before its body has arrived, and the reset makes the client's kernel discard the reply (nginx's
+ * lingering close solves the same problem). Reading costs no memory. The reply goes out once the body has
+ * ended, once the client has sent nothing for `DRAIN_IDLE_MS` (it is waiting for an answer), or after
+ * `DRAIN_TIME_MS` in all (then the connection is closed).
  */
+const DRAIN_IDLE_MS = 250;
 const DRAIN_TIME_MS = 10_000;
 
 /** Starts one uWS app on host:port. Rejects if the port cannot be bound. */
@@ -163,17 +165,22 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
     let chunks: Buffer[] = [];
     let size = 0;
     let drainTimer: NodeJS.Timeout | null = null;
+    let drainEndMs = 0;
+    const tooLarge = (): void => { if (drainTimer) clearTimeout(drainTimer); send(opts.tooLarge({ method, path }, opts.maxBodyBytes), true); };
+    /** (Re)arms the reply of a draining request: idle time since the last chunk, within the overall cap. */
+    const drain = (): void => {
+      const now = Date.now();
+      if (drainEndMs === 0) drainEndMs = now + DRAIN_TIME_MS;
+      if (drainTimer) clearTimeout(drainTimer);
+      drainTimer = setTimeout(tooLarge, Math.max(0, Math.min(DRAIN_IDLE_MS, drainEndMs - now)));
+    };
+    if (declared > opts.maxBodyBytes) drain();
     res.onData((chunk, isLast) => {
       if (done) return;
       size += chunk.byteLength;
       if (size > opts.maxBodyBytes || declared > opts.maxBodyBytes) {
         chunks = [];
-        if (isLast) {
-          if (drainTimer) clearTimeout(drainTimer);
-          send(opts.tooLarge({ method, path }, opts.maxBodyBytes));
-        } else {
-          drainTimer ??= setTimeout(() => send(opts.tooLarge({ method, path }, opts.maxBodyBytes), true), DRAIN_TIME_MS);
-        }
+        if (isLast) tooLarge(); else drain();
         return;
       }
       // uWS reuses the chunk's memory after this callback returns: copy it.
