@@ -19,6 +19,7 @@ export interface Flags {
   'config.file': string;
   'web.enable-lifecycle': boolean;
   'web.enable-admin-api': boolean;
+  'web.enable-remote-write-receiver': boolean;
   'storage.tsdb.path': string;
   'storage.tsdb.retention.time': string;
   'storage.tsdb.retention.size': string;
@@ -64,6 +65,7 @@ export const FLAG_SPECS: Record<keyof Flags, Spec> = {
   'config.file': { kind: 'string', def: '', help: 'Prometheus-style YAML config (default: built-in self-scrape)' },
   'web.enable-lifecycle': { kind: 'bool', def: false, help: 'enable /-/reload and /-/quit' },
   'web.enable-admin-api': { kind: 'bool', def: false, help: 'enable /api/v1/admin/tsdb/* (delete_series, clean_tombstones, snapshot)' },
+  'web.enable-remote-write-receiver': { kind: 'bool', def: false, help: 'accept remote write at /api/v1/write (off by default, as in Prometheus)' },
   'storage.tsdb.path': { kind: 'string', def: '', help: 'TSDB directory (default <path.data>/tsdb)' },
   'storage.tsdb.retention.time': { kind: 'duration', def: '15d', help: 'how long to keep samples' },
   'storage.tsdb.retention.size': { kind: 'bytes', def: '0', help: 'maximum bytes of blocks (0 = off)' },
