@@ -36,6 +36,7 @@ export interface Flags {
   'rules.alert.resend-delay': string;
   'alertmanager.notification-queue-capacity': number;
   'workflow.test-clock': boolean;
+  'workflow.webhook.allow-private-targets': boolean;
   'workflow.retention': string;
   'workflow.cache-entries': number;
   'workflow.partitions': number;
@@ -82,6 +83,7 @@ export const FLAG_SPECS: Record<keyof Flags, Spec> = {
   'rules.alert.resend-delay': { kind: 'duration', def: '1m', help: 'minimum wait before resending an alert to Alertmanager' },
   'alertmanager.notification-queue-capacity': { kind: 'int', def: 10000, help: 'alerts queued for Alertmanager' },
   'workflow.test-clock': { kind: 'bool', def: false, help: 'enable the workflow test clock endpoints' },
+  'workflow.webhook.allow-private-targets': { kind: 'bool', def: false, help: 'let webhook actions call loopback, private and link-local addresses' },
   'workflow.retention': { kind: 'duration', def: '30d', help: 'how long finished workflow runs and their action-log entries are kept' },
   'workflow.cache-entries': { kind: 'int', def: 2000, help: 'records kept in memory per workflow record space and partition (hot-contact cache)' },
   'workflow.partitions': { kind: 'int', def: 2, help: 'workflow engine threads for a new data directory (contacts are hashed over them; fixed once created)' },

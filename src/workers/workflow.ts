@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   const ring = SpscRing.attach(init.ring);
   const { engine, kv } = await openPartition({
     dataDir: init.dataDir, partition: init.partition, partitions: init.partitions, testClock: init.testClock,
-    cacheEntries: init.cacheEntries, retentionMs: init.retentionMs,
+    cacheEntries: init.cacheEntries, retentionMs: init.retentionMs, allowPrivateWebhookTargets: init.allowPrivateWebhookTargets,
   });
   const sched = new Scheduler(engine);
   if (!init.testClock) setInterval(() => { if (engine.sweep() > 0) void engine.flush().catch(fatal); }, SWEEP_MS).unref();
