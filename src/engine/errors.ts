@@ -42,6 +42,8 @@ export const ERRORS = {
   DOC_ILLEGAL_STATE: '%s',
   DOC_NUMBER_FORMAT: '%s',
   DOC_JSON_PARSE: '%s',
+  /** A `_bulk` action line that is not JSON: the whole request is refused before any item runs. */
+  DOC_BULK_JSON_PARSE: '%s',
   DOC_NOT_X_CONTENT: '%s',
   DOC_VALIDATION: 'Validation Failed: %s',
   DOC_PARSE: '%s',
@@ -57,6 +59,10 @@ export const ERRORS = {
   DOC_MAPPING_UPDATE_NEEDED: 'mapping update needed for [%s]',
   /** A shard failed for damaged files; details {index, shard, cause (the corruption with file and offset)}. */
   DOC_SHARD_FAILED: '[%s][%s] shard failed: %s',
+  /** A write refused by a `cluster.blocks.*` setting; the argument is ES's block description. */
+  DOC_CLUSTER_BLOCK: 'blocked by: [%s];',
+  /** A read or write of a closed index; details {index_uuid, index}. */
+  DOC_INDEX_CLOSED: 'closed',
 
   // ── search ──────────────────────────────────────────────────────────────
   /** Bad query DSL / search body; details {line, col}. */

@@ -3,11 +3,19 @@
  * the JS client's `compression`, Python's `http_compress`, Logstash and Beats send. The body limit applies to
  * the inflated bytes, so a small compressed body that inflates past it is refused like a large plain one.
  * Other encodings (Prometheus remote write's `snappy`) are left to the route that speaks them.
+ *
+ * Replies: a listener that compresses (the documents API, as Elasticsearch's `http.compression`) gzips bodies
+ * of at least `MIN_COMPRESS_BYTES` for clients that accept gzip, at Elasticsearch's default level 3.
  */
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 
 const gunzip = promisify(zlib.gunzip);
+const gzip = promisify(zlib.gzip);
+/** Smaller bodies gain nothing worth the CPU and the header bytes. */
+const MIN_COMPRESS_BYTES = 1024;
+/** `http.compression_level`'s default. */
+const COMPRESSION_LEVEL = 3;
 const inflate = promisify(zlib.inflate);
 const inflateRaw = promisify(zlib.inflateRaw);
 
@@ -37,4 +45,20 @@ export async function inflateBody(encoding: string, body: Buffer, limitBytes: nu
     if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return { kind: 'too-large' };
     return { kind: 'bad', reason: `failed to decompress the ${e} request body: ${(err as Error).message}` };
   }
+}
+
+/** Whether a reply should be gzipped for a client whose Accept-Encoding is `accept`. */
+export function wantsGzip(r: { body?: string | Uint8Array; headers?: Record<string, string> }, accept: string | undefined): boolean {
+  if (!accept || r.body === undefined || r.headers?.['content-encoding']) return false;
+  const size = typeof r.body === 'string' ? Buffer.byteLength(r.body) : r.body.byteLength;
+  if (size < MIN_COMPRESS_BYTES) return false;
+  return accept.split(',').some((part) => {
+    const [coding, ...params] = part.trim().toLowerCase().split(';');
+    const q = params.find((x) => x.trim().startsWith('q='));
+    return (coding === 'gzip' || coding === '*') && !(q && Number(q.trim().slice(2)) === 0);
+  });
+}
+
+export function gzipBody(body: string | Uint8Array): Promise<Buffer> {
+  return gzip(body, { level: COMPRESSION_LEVEL });
 }

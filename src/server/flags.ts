@@ -19,6 +19,7 @@ export interface Flags {
   'config.file': string;
   'web.enable-lifecycle': boolean;
   'web.enable-admin-api': boolean;
+  'web.enable-remote-write-receiver': boolean;
   'storage.tsdb.path': string;
   'storage.tsdb.retention.time': string;
   'storage.tsdb.retention.size': string;
@@ -44,11 +45,13 @@ export interface Flags {
   'indices.memory.index_buffer_size': string;
   'indices.memory.segment_cache_size': string;
   'wal.repair': boolean;
+  'reindex.remote.whitelist': string[];
+  'http.compression': boolean;
   daemonize: boolean;
   pidfile: string;
 }
 
-type Kind = 'string' | 'int' | 'bool' | 'list' | 'duration' | 'bytes' | 'level' | 'hostport';
+type Kind = 'string' | 'int' | 'bool' | 'list' | 'duration' | 'bytes' | 'level' | 'hostport' | 'hostpatterns';
 
 interface Spec { kind: Kind; def: unknown; help: string }
 
@@ -62,6 +65,7 @@ export const FLAG_SPECS: Record<keyof Flags, Spec> = {
   'config.file': { kind: 'string', def: '', help: 'Prometheus-style YAML config (default: built-in self-scrape)' },
   'web.enable-lifecycle': { kind: 'bool', def: false, help: 'enable /-/reload and /-/quit' },
   'web.enable-admin-api': { kind: 'bool', def: false, help: 'enable /api/v1/admin/tsdb/* (delete_series, clean_tombstones, snapshot)' },
+  'web.enable-remote-write-receiver': { kind: 'bool', def: false, help: 'accept remote write at /api/v1/write (off by default, as in Prometheus)' },
   'storage.tsdb.path': { kind: 'string', def: '', help: 'TSDB directory (default <path.data>/tsdb)' },
   'storage.tsdb.retention.time': { kind: 'duration', def: '15d', help: 'how long to keep samples' },
   'storage.tsdb.retention.size': { kind: 'bytes', def: '0', help: 'maximum bytes of blocks (0 = off)' },
@@ -87,6 +91,8 @@ export const FLAG_SPECS: Record<keyof Flags, Spec> = {
   'indices.memory.index_buffer_size': { kind: 'bytes', def: '128MB', help: 'documents indexed but not yet written to disk segments, whole node (split across workers)' },
   'indices.memory.segment_cache_size': { kind: 'bytes', def: '192MB', help: 'decoded segment data (postings, doc values, stored blocks) kept in memory, whole node (split across workers)' },
   'wal.repair': { kind: 'bool', def: false, help: 'truncate a corrupt WAL at the damage instead of refusing to start' },
+  'reindex.remote.whitelist': { kind: 'hostpatterns', def: [], help: 'host:port patterns _reindex may read from (as Elasticsearch; empty: no remote reindex)' },
+  'http.compression': { kind: 'bool', def: true, help: 'gzip documents API replies for clients that accept it (Elasticsearch 6.8 default: on)' },
   daemonize: { kind: 'bool', def: false, help: '-d: run in the background' },
   pidfile: { kind: 'string', def: '', help: '-p FILE: write the pid file' },
 };
@@ -162,6 +168,12 @@ function set(flags: Record<string, unknown>, explicit: Set<string>, name: string
       const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
       for (const s of items) if (!SERVICES.has(s)) bad(`unknown service ${s} (documents, metrics, workflow)`);
       if (!items.length) bad('empty list');
+      flags[name] = items;
+      break;
+    }
+    case 'hostpatterns': {
+      const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
+      for (const s of items) if (!/^[^\s:]+:[\d*]+$/.test(s)) bad(`expected HOST:PORT patterns (\`*\` allowed), got ${s}`);
       flags[name] = items;
       break;
     }

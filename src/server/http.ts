@@ -4,7 +4,8 @@
  * dropped without touching the response again, and replies are written corked.
  */
 import uWS from 'uWebSockets.js';
-import { inflateBody, isInflatable } from './content-encoding.ts';
+import { createServer } from 'node:net';
+import { gzipBody, inflateBody, isInflatable, wantsGzip } from './content-encoding.ts';
 
 export interface HttpRequest {
   /** Upper-case method as sent. */
@@ -36,6 +37,8 @@ export interface HttpServerOptions {
   tooLarge(req: { method: string; path: string }, limitBytes: number): HttpResponse;
   /** The API's envelope for a body that cannot be read (a corrupt compressed body; 400). */
   badBody(reason: string): HttpResponse;
+  /** Gzip replies for clients that send `Accept-Encoding: gzip` (Elasticsearch's `http.compression`). */
+  compressResponses?: boolean;
   /** The API's envelope for a handler that threw something unexpected (500). */
   internalError(err: unknown): HttpResponse;
   handler: Handler;
@@ -57,13 +60,36 @@ const STATUS_TEXT: Record<number, string> = {
   502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
 };
 
+/** uWS's `LIBUS_LISTEN_EXCLUSIVE_PORT` (its `ListenOptions` enum is a type only, with no runtime value). */
+const LISTEN_EXCLUSIVE_PORT = 1;
+
+/**
+ * uWS reports a failed listen without a reason; binding the same address with Node's own sockets recovers it
+ * (typically `address already in use`) so start-up fails with the message Prometheus would print.
+ */
+function bindFailure(host: string, port: number): Promise<Error> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    const done = (reason: string): void => { probe.close(); resolve(new Error(`cannot listen on ${host}:${port}: listen tcp ${host}:${port}: bind: ${reason}`)); };
+    probe.once('error', (err: NodeJS.ErrnoException) => done(err.code === 'EADDRINUSE' ? 'address already in use' : err.message));
+    probe.listen({ host, port, exclusive: true }, () => done('refused by the HTTP library'));
+  });
+}
+
 export function statusLine(status: number): string {
   return `${status} ${STATUS_TEXT[status] ?? 'Unknown'}`;
 }
 
 const EMPTY = Buffer.alloc(0);
-/** How far past the body limit a request is still read (and dropped) so its 413 reaches the client. */
-const DRAIN_ALLOWANCE_BYTES = 16 * 1024 * 1024;
+/**
+ * An over-limit body is read (and dropped) to its end before the 413 goes out: uWS resets a connection whose
+ * reply ends before its body has arrived, and the reset makes the client's kernel discard the reply (nginx's
+ * lingering close solves the same problem). Reading costs no memory. The reply goes out once the body has
+ * ended, once the client has sent nothing for `DRAIN_IDLE_MS` (it is waiting for an answer), or after
+ * `DRAIN_TIME_MS` in all (then the connection is closed).
+ */
+const DRAIN_IDLE_MS = 250;
+const DRAIN_TIME_MS = 10_000;
 
 /** Starts one uWS app on host:port. Rejects if the port cannot be bound. */
 export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
@@ -113,12 +139,15 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
       finish();
     };
 
-    // An over-limit body is read to its end and dropped before the 413 goes out: closing on a client that is
-    // still sending makes its kernel reset the connection, and the client never sees the reply. Past the drain
-    // allowance the reply goes out at once and the connection is closed.
-    const drainLimit = opts.maxBodyBytes + DRAIN_ALLOWANCE_BYTES;
+    // An over-limit body is read to its end and dropped before the 413 goes out (see DRAIN_TIME_MS).
     const declared = Number(headers['content-length'] ?? 0);
-    if (declared > drainLimit) { send(opts.tooLarge({ method, path }, opts.maxBodyBytes), true); return; }
+
+    // A handler's reply, gzipped when the listener compresses, the client accepts gzip and the body is worth it.
+    const reply = (r: HttpResponse): void => {
+      if (!opts.compressResponses || method === 'HEAD' || !wantsGzip(r, headers['accept-encoding'])) { send(r); return; }
+      gzipBody(r.body!).then((gz) => send({ ...r, body: gz, headers: { ...r.headers, 'content-encoding': 'gzip', vary: 'accept-encoding' } }),
+        () => send(r));
+    };
 
     const run = (body: Buffer): void => {
       const encoding = headers['content-encoding'];
@@ -145,20 +174,30 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
       };
       let out: HttpResponse | Promise<HttpResponse>;
       try { out = opts.handler(request); } catch (err) { send(opts.internalError(err)); return; }
-      if (out instanceof Promise) out.then((r) => send(r), (err) => send(opts.internalError(err)));
-      else send(out);
+      if (out instanceof Promise) out.then(reply, (err) => send(opts.internalError(err)));
+      else reply(out);
     };
 
     if (!declared && !headers['transfer-encoding']) { run(EMPTY); return; }
     let chunks: Buffer[] = [];
     let size = 0;
+    let drainTimer: NodeJS.Timeout | null = null;
+    let drainEndMs = 0;
+    const tooLarge = (): void => { if (drainTimer) clearTimeout(drainTimer); send(opts.tooLarge({ method, path }, opts.maxBodyBytes), true); };
+    /** (Re)arms the reply of a draining request: idle time since the last chunk, within the overall cap. */
+    const drain = (): void => {
+      const now = Date.now();
+      if (drainEndMs === 0) drainEndMs = now + DRAIN_TIME_MS;
+      if (drainTimer) clearTimeout(drainTimer);
+      drainTimer = setTimeout(tooLarge, Math.max(0, Math.min(DRAIN_IDLE_MS, drainEndMs - now)));
+    };
+    if (declared > opts.maxBodyBytes) drain();
     res.onData((chunk, isLast) => {
       if (done) return;
       size += chunk.byteLength;
-      if (size > opts.maxBodyBytes) {
+      if (size > opts.maxBodyBytes || declared > opts.maxBodyBytes) {
         chunks = [];
-        if (size > drainLimit) send(opts.tooLarge({ method, path }, opts.maxBodyBytes), true);
-        else if (isLast) send(opts.tooLarge({ method, path }, opts.maxBodyBytes));
+        if (isLast) tooLarge(); else drain();
         return;
       }
       // uWS reuses the chunk's memory after this callback returns: copy it.
@@ -168,8 +207,11 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
   });
 
   return new Promise((resolve, reject) => {
-    app.listen(opts.host, opts.port, (sock) => {
-      if (!sock) { reject(new Error(`cannot listen on ${opts.host}:${opts.port}`)); return; }
+    // Exclusive: uWS's default sets SO_REUSEPORT, so a second node (another data directory) could bind the same
+    // port and silently take half the connections. The 4-argument form exists in the binding, not in its typings.
+    const listen = app.listen as unknown as (host: string, port: number, options: number, cb: (sock: uWS.us_listen_socket | false) => void) => void;
+    listen.call(app, opts.host, opts.port, LISTEN_EXCLUSIVE_PORT, (sock) => {
+      if (!sock) { bindFailure(opts.host, opts.port).then(reject); return; }
       listenSocket = sock;
       resolve({
         port: uWS.us_socket_local_port(sock),

@@ -68,7 +68,7 @@ export async function startTessera(flags: Flags): Promise<Tessera> {
     fallbacks: ApiFallbacks, tooLarge: typeof esTooLarge): Promise<number> => {
     const handle = dispatcher(api, router, fallbacks, reqMetrics);
     const server = await startHttpServer({
-      host, port, maxBodyBytes, tooLarge, internalError: (err) => fallbacks.error(err, null as never),
+      host, port, maxBodyBytes, tooLarge, compressResponses: api === 'documents' && flags['http.compression'], internalError: (err) => fallbacks.error(err, null as never),
       badBody: (reason) => fallbacks.error(ParseError.of('PARSE', [reason]), null as never),
       handler: (req) => { idleGc.busy(); return handle(req); },
     });

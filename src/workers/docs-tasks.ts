@@ -135,4 +135,5 @@ export const docsTasks = {
   }),
   'docs.drop': async (a, init) => { await shardRegistry(init).drop(a.uuid); return true; },
   'docs.closeAll': async () => { await registry?.closeAll(); return true; },
+  'docs.closeIndex': async (a, init) => { await shardRegistry(init).closeIndex(a.uuid); return true; },
 } satisfies TaskSubset;

@@ -159,6 +159,7 @@ export interface WorkerOps {
   'docs.forceMerge': { args: ForceMergeArgs; result: Stale | boolean[] };
   'docs.drop': { args: { uuid: string }; result: boolean };
   'docs.closeAll': { args: Record<string, never>; result: boolean };
+  'docs.closeIndex': { args: { uuid: string }; result: boolean };
 
   'search.query': { args: SearchArgs; result: Stale | ShardResult };
   'search.dfs': { args: SearchArgs; result: Stale | DfsStats };

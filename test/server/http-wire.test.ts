@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
+import { deflateRawSync, deflateSync, gunzipSync, gzipSync } from 'node:zlib';
 import { startServer, type TestServer } from '../support/server.ts';
 
 let s: TestServer;
@@ -112,6 +112,34 @@ test('gzip bodies reach the metrics and workflow APIs inflated', async () => {
     assert.equal(up.status, 200, up.body);
     const list = JSON.parse((await request(agent, `${s.flowUrl}/livestream/channels/businessId/7`, 'GET')).body);
     assert.ok(JSON.stringify(list).includes('Compressed'), JSON.stringify(list));
+  } finally {
+    agent.destroy();
+  }
+});
+
+test('documents API replies are gzipped for clients that accept it (http.compression, on by default as in 6.8)', async () => {
+  const agent = new http.Agent({ keepAlive: true });
+  try {
+    const big = JSON.stringify({ text: 'x'.repeat(5000) });
+    assert.equal((await request(agent, `${s.esUrl}/gzr/_doc/1?refresh=true`, 'PUT', big, { 'content-type': 'application/json' })).status, 201);
+    const raw = await new Promise<{ enc: string | undefined; vary: string | undefined; body: Buffer }>((resolve, reject) => {
+      const r = http.request(`${s.esUrl}/gzr/_doc/1`, { agent, headers: { 'accept-encoding': 'gzip, deflate' } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ enc: res.headers['content-encoding'], vary: res.headers.vary, body: Buffer.concat(chunks) }));
+      });
+      r.on('error', reject);
+      r.end();
+    });
+    assert.equal(raw.enc, 'gzip');
+    assert.equal(raw.vary, 'accept-encoding');
+    assert.equal(JSON.parse(gunzipSync(raw.body).toString())._source.text.length, 5000);
+    const plain = await request(agent, `${s.esUrl}/gzr/_doc/1`, 'GET');
+    assert.equal(plain.headers['content-encoding'], undefined, 'no Accept-Encoding, no compression');
+    const small = await request(agent, `${s.esUrl}/`, 'GET', undefined, { 'accept-encoding': 'gzip' });
+    assert.equal(small.headers['content-encoding'], undefined, 'small bodies go as they are');
+    const refused = await request(agent, `${s.esUrl}/gzr/_doc/1`, 'GET', undefined, { 'accept-encoding': 'gzip;q=0' });
+    assert.equal(refused.headers['content-encoding'], undefined);
   } finally {
     agent.destroy();
   }

@@ -86,6 +86,7 @@ export const DOC_SHARD_FAILED_MARKER = 'corrupted';
 /** LMDB databases holding the documents cluster metadata (docs/format.md "Documents metadata"). */
 export const DOC_META_INDICES_DB = 'es_indices';
 export const DOC_META_TEMPLATES_DB = 'es_templates';
+export const DOC_META_CLUSTER_DB = 'es_cluster';
 
 // ── metrics (TSDB) ──────────────────────────────────────────────────────────
 /**

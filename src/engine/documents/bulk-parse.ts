@@ -65,7 +65,8 @@ export function parseBulk(body: Uint8Array, defaults: { index?: string; type?: s
 function parseAction(text: string, line: number, defaults: { index?: string; type?: string }): BulkItem {
   let v: unknown;
   try { v = JSON.parse(text); } catch (e) {
-    throw docError('DOC_JSON_PARSE', [(e as Error).message]);
+    // A client error (ES answers 400), raised before any item of the request has run.
+    throw docError('DOC_BULK_JSON_PARSE', [`Malformed action/metadata line [${line}]: ${(e as Error).message}`]);
   }
   if (typeof v !== 'object' || v === null || Array.isArray(v)) {
     throw illegalArgument(`Malformed action/metadata line [${line}], expected START_OBJECT or the end of the stream`);

@@ -24,6 +24,8 @@ export interface IndexMeta {
   mappingVersion: number;
   aliases: Record<string, AliasMeta>;
   creationDate: number;
+  /** `_close`d: its shards are closed, reads and writes get index_closed_exception until `_open`. */
+  closed?: boolean;
 }
 
 export interface TemplateMeta {
@@ -40,9 +42,12 @@ export interface ClusterState {
   version: number;
   indices: Readonly<Record<string, IndexMeta>>;
   templates: Readonly<Record<string, TemplateMeta>>;
+  /** `_cluster/settings`, flat: persistent ones are stored, transient ones live until a restart. */
+  persistentSettings: Readonly<Record<string, string>>;
+  transientSettings: Readonly<Record<string, string>>;
 }
 
-export const EMPTY_STATE: ClusterState = { version: 0, indices: {}, templates: {} };
+export const EMPTY_STATE: ClusterState = { version: 0, indices: {}, templates: {}, persistentSettings: {}, transientSettings: {} };
 
 /** Simple `*` wildcard match (ES's `Regex.simpleMatch`). */
 export function simpleMatch(pattern: string, value: string): boolean {

@@ -38,6 +38,11 @@ export function indexNotFound(name: string, resourceType: 'index_or_alias' | 'in
 }
 
 /** `action_request_validation_exception` from a list of failures ("1: a;2: b;"). */
+/** A read or write of a `_close`d index. */
+export function indexClosed(index: { name: string; uuid: string }): EngineError {
+  return docError('DOC_INDEX_CLOSED', [], { index_uuid: index.uuid, index: index.name });
+}
+
 export function validationFailed(failures: string[]): EngineError {
   return docError('DOC_VALIDATION', [failures.map((f, i) => `${i + 1}: ${f};`).join('')]);
 }

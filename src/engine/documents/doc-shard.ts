@@ -12,6 +12,7 @@ import { DOC_TRANSLOG_DELETE, DOC_TRANSLOG_INDEX } from '../codec/format-ids.ts'
 import { docError } from './doc-errors.ts';
 import { dynamicUpdate, NEED_LOSSLESS } from './dynamic.ts';
 import { cause, mapperParsing } from './doc-errors.ts';
+import { jsonProblemMessage, jsonStructureProblem, MAX_JSON_DEPTH } from '../codec/json-structure.ts';
 import { parseLossless, filterSource, stringifyLossless } from './source.ts';
 import { computeUpdate, parseUpdateBody } from './update.ts';
 import type { DeleteOp, IndexOp, MappingNeeded, ShardStats, StoredDoc, UpdateOp, WriteConditions, WriteResult } from './doc-shard-types.ts';
@@ -110,7 +111,7 @@ export class DocShard {
   /** The synchronous part of `index`: checks, applies to memory, starts the translog append. */
   indexNow(op: IndexOp): Pending | MappingNeeded {
     const text = Buffer.from(op.source.buffer, op.source.byteOffset, op.source.byteLength).toString('utf8');
-    const doc = parseDocument(text);
+    const doc = parseDocument(text, this.indexName);
     const needed = this.mappingDelta(doc, text);
     if (needed) return needed;
     // Auto-generated ids are new by construction: no lookup (Elasticsearch's append-only optimisation).
@@ -216,7 +217,8 @@ export class DocShard {
   /** Applies an entry to the index (also used by translog replay); `isNew` skips looking for a live copy. */
   apply(id: string, entry: DocEntry, parsed: Record<string, unknown> | null, isNew: boolean): void {
     if (entry.source !== null) {
-      const doc = parsed ?? parseDocument(Buffer.from(entry.source).toString('utf8'));
+      // Stored sources were checked when written (or by an older version that did not check): not again.
+      const doc = parsed ?? parseDocument(Buffer.from(entry.source).toString('utf8'), null);
       this.shardIndex.index(id, doc, entry.source, entry.routing ?? null, entry, this.mapping, isNew);
       this.tombstones.delete(id);
     } else {
@@ -295,8 +297,18 @@ function nextVersion(op: WriteConditions, cur: VersionEntry | undefined): number
   return (cur?.version ?? 0) + 1;
 }
 
-/** Parses a document body; ES answers `mapper_parsing_exception: failed to parse` for anything not a JSON object. */
-export function parseDocument(text: string): Record<string, unknown> {
+/**
+ * ES's `index.mapping.depth.limit` default. Not read from the index settings yet: the limit also keeps the
+ * recursive mapping and indexing walks within the stack, so it is not raised per index.
+ */
+const MAPPING_DEPTH_LIMIT = 20;
+
+/**
+ * Parses a document body; ES answers `mapper_parsing_exception: failed to parse` for anything not a JSON
+ * object, and (when `checkIndex` names the index) for duplicate keys, nesting past `MAX_JSON_DEPTH`, or
+ * objects nested past the mapping depth limit.
+ */
+export function parseDocument(text: string, checkIndex: string | null = ''): Record<string, unknown> {
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -306,5 +318,12 @@ export function parseDocument(text: string): Record<string, unknown> {
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
     throw mapperParsing('failed to parse', { cause: cause('DOC_NOT_X_CONTENT', ['Compressor detection can only be called on some xcontent bytes or compressed xcontent bytes']) });
   }
+  // A repeated key would be stored as sent and break every later update; deep nesting would overflow the
+  // mapping walk. ES's parser refuses both, before anything is stored.
+  const problem = checkIndex !== null ? jsonStructureProblem(text, MAX_JSON_DEPTH, MAPPING_DEPTH_LIMIT) : null;
+  if (problem?.kind === 'objectDepth') {
+    throw mapperParsing('failed to parse', { cause: cause('DOC_ILLEGAL_ARGUMENT', [`Limit of mapping depth [${MAPPING_DEPTH_LIMIT}] in index [${checkIndex}] has been exceeded due to object field [${problem.key}]`]) });
+  }
+  if (problem !== null) throw mapperParsing('failed to parse', { cause: cause('DOC_JSON_PARSE', [jsonProblemMessage(problem)]) });
   return doc as Record<string, unknown>;
 }

@@ -1,22 +1,27 @@
 /**
  * Persistence of the documents cluster state in LMDB (docs/format.md "Documents metadata"): one key per
- * index and per template; a state change writes every changed key in one transaction before the main
+ * index and per template, and the persistent cluster settings; a state change writes every changed key in one transaction before the main
  * thread swaps the new state in.
  */
 import { join } from 'node:path';
 import { Store, type StoreDb } from '../store/lmdb.ts';
-import { DOC_META_INDICES_DB, DOC_META_TEMPLATES_DB, STORE_DIR_NAME } from '../codec/format-ids.ts';
+import { DOC_META_CLUSTER_DB, DOC_META_INDICES_DB, DOC_META_TEMPLATES_DB, STORE_DIR_NAME } from '../codec/format-ids.ts';
 import type { ClusterState, IndexMeta, TemplateMeta } from './cluster-state.ts';
+
+/** The key of the persistent cluster settings (a flat map) in the cluster database. */
+const PERSISTENT_SETTINGS_KEY = 'persistent_settings';
 
 export class MetaStore {
   private readonly store: Store;
   private readonly indices: StoreDb<IndexMeta>;
   private readonly templates: StoreDb<TemplateMeta>;
+  private readonly cluster: StoreDb<Record<string, string>>;
 
   private constructor(store: Store) {
     this.store = store;
     this.indices = store.db<IndexMeta>(DOC_META_INDICES_DB);
     this.templates = store.db<TemplateMeta>(DOC_META_TEMPLATES_DB);
+    this.cluster = store.db<Record<string, string>>(DOC_META_CLUSTER_DB);
   }
 
   static open(dataDir: string): MetaStore {
@@ -28,7 +33,8 @@ export class MetaStore {
     const templates: Record<string, TemplateMeta> = {};
     for (const { key, value } of this.indices.getRange()) indices[String(key)] = value;
     for (const { key, value } of this.templates.getRange()) templates[String(key)] = value;
-    return { version: 1, indices, templates };
+    const persistentSettings = this.cluster.get(PERSISTENT_SETTINGS_KEY) ?? {};
+    return { version: 1, indices, templates, persistentSettings, transientSettings: {} };
   }
 
   /** Writes the difference between two states atomically; resolves once durable. */
@@ -36,6 +42,7 @@ export class MetaStore {
     return this.store.transaction(() => {
       diff(prev.indices, next.indices, this.indices);
       diff(prev.templates, next.templates, this.templates);
+      if (prev.persistentSettings !== next.persistentSettings) this.cluster.putSync(PERSISTENT_SETTINGS_KEY, { ...next.persistentSettings });
     });
   }
 

@@ -4,7 +4,7 @@
  */
 import type { AliasMeta, ClusterState, IndexMeta } from './cluster-state.ts';
 import { indicesOfAlias, simpleMatch } from './cluster-state.ts';
-import { illegalArgument, indexNotFound } from './doc-errors.ts';
+import { illegalArgument, indexClosed, indexNotFound } from './doc-errors.ts';
 
 export interface Resolved {
   index: IndexMeta;
@@ -18,6 +18,11 @@ export interface ResolveOptions {
   resourceType?: 'index_or_alias' | 'index_expression';
   ignoreUnavailable?: boolean;
   allowNoIndices?: boolean;
+  /**
+   * The request reads or writes the indices' data (not only their metadata): a closed index named directly
+   * or through an alias is index_closed_exception; wildcards skip closed indices (ES's expand_wildcards=open).
+   */
+  data?: boolean;
 }
 
 /** Resolves a read expression to concrete indices (sorted by name). */
@@ -25,6 +30,8 @@ export function resolveRead(state: ClusterState, expression: string | undefined,
   const parts = !expression || expression === '_all' || expression === '*' ? ['*'] : expression.split(',').filter(Boolean);
   const chosen = new Map<string, Resolved>();
   const direct = new Set<string>();
+  /** Indices named directly or through an alias (not found by a wildcard). */
+  const named = new Set<string>();
   for (let i = 0; i < parts.length; i++) {
     const p = parts[i];
     if (p.startsWith('-') && i > 0) {
@@ -39,15 +46,20 @@ export function resolveRead(state: ClusterState, expression: string | undefined,
       }
       continue;
     }
-    if (state.indices[p]) { add(chosen, direct, state.indices[p], null, true); continue; }
+    if (state.indices[p]) { add(chosen, direct, state.indices[p], null, true); named.add(p); continue; }
     const targets = indicesOfAlias(state, p);
+    for (const n of targets) named.add(n);
     if (targets.length === 0) {
       if (opts.ignoreUnavailable) continue;
       throw indexNotFound(p, opts.resourceType ?? 'index_or_alias');
     }
     for (const n of targets) add(chosen, direct, state.indices[n], state.indices[n].aliases[p], false);
   }
-  const out = [...chosen.values()].sort((a, b) => (a.index.name < b.index.name ? -1 : 1));
+  let out = [...chosen.values()].sort((a, b) => (a.index.name < b.index.name ? -1 : 1));
+  if (opts.data) {
+    for (const r of out) if (r.index.closed && named.has(r.index.name)) throw indexClosed(r.index);
+    out = out.filter((r) => !r.index.closed);
+  }
   if (out.length === 0 && opts.allowNoIndices === false) throw indexNotFound(expression ?? '_all', opts.resourceType ?? 'index_or_alias');
   return out;
 }
@@ -80,6 +92,7 @@ export interface WriteTarget {
 /** Resolves the target of a single-document write (an index, or an alias with one write index). */
 export function resolveWrite(state: ClusterState, name: string): WriteTarget {
   const idx = state.indices[name];
+  if (idx?.closed) throw indexClosed(idx);
   if (idx) return { index: idx, name };
   const targets = indicesOfAlias(state, name);
   if (targets.length === 0) return { index: null, name };
@@ -93,5 +106,6 @@ export function resolveWrite(state: ClusterState, name: string): WriteTarget {
     throw illegalArgument(`no write index is defined for alias [${name}]. The write index may be explicitly disabled using is_write_index=false or the alias points to multiple indices without one being designated as a write index`);
   }
   const meta = state.indices[chosen];
+  if (meta.closed) throw indexClosed(meta);
   return { index: meta, name: chosen, routing: meta.aliases[name].index_routing };
 }

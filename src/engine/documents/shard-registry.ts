@@ -189,6 +189,16 @@ export class ShardRegistry {
     await rm(join(this.o.dataDir, 'es', 'indices', uuid), { recursive: true, force: true });
   }
 
+  /** Flushes and closes the open shards of index `uuid`, keeping their files (`_close`). */
+  async closeIndex(uuid: string): Promise<void> {
+    for (const [key, o] of [...this.shards]) {
+      if (!key.startsWith(`${uuid}/`)) continue;
+      this.shards.delete(key);
+      await o.stored.flush();
+      await o.stored.close();
+    }
+  }
+
   /** Flushes and closes every open shard (clean shutdown). */
   async closeAll(): Promise<void> {
     for (const [key, o] of [...this.shards]) {

@@ -2,6 +2,13 @@
  * The `_update` API's document logic: body validation, `doc` merge with noop detection, upserts, and
  * scripts (with `ctx.op`). Works on lossless value trees so untouched numbers keep their spelling.
  */
+import { jsonProblemMessage, jsonStructureProblem, MAX_JSON_DEPTH } from '../codec/json-structure.ts';
+
+/**
+ * `doc`/`upsert` sit one object below the body, and their fields may nest as deep as a document's (ES's
+ * mapping depth limit, 20); deeper bodies would overflow the recursive merge and mapping walks.
+ */
+const UPDATE_OBJECT_DEPTH = 21;
 import { docError, illegalArgument, validationFailed } from './doc-errors.ts';
 import { runScript, type ScriptSpec } from './painless.ts';
 import { deepEqualLossless, isPlainObject, mergeDoc, parseLossless, stringifyLossless } from './source.ts';
@@ -22,7 +29,14 @@ export interface UpdateRequest {
 /** Parses and validates an `_update` body (JSON text). */
 export function parseUpdateBody(text: string): UpdateRequest {
   let b: unknown;
-  try { b = parseLossless(text); } catch (e) {
+  try {
+    // Checked first: the lossless parser recurses, so deep nesting would overflow its stack.
+    JSON.parse(text);
+    const problem = jsonStructureProblem(text, MAX_JSON_DEPTH, UPDATE_OBJECT_DEPTH);
+    if (problem?.kind === 'objectDepth') throw new Error(`object field [${problem.key}] nested too deeply`);
+    if (problem !== null) throw new Error(jsonProblemMessage(problem));
+    b = parseLossless(text);
+  } catch (e) {
     throw docError('DOC_PARSE', ['Failed to parse content to map'], { cause: { code: 'DOC_JSON_PARSE', message: (e as Error).message, details: {} } });
   }
   if (!isPlainObject(b)) throw validationFailed(['script or doc is missing']);
@@ -44,7 +58,8 @@ export function parseUpdateBody(text: string): UpdateRequest {
 
 const bool = (v: unknown): boolean => v === true || v === 'true';
 
-function parseScriptSpec(s: unknown): ScriptSpec {
+/** An inline painless script from a request body (`script` as a string or `{source|inline, params, lang}`). */
+export function parseScriptSpec(s: unknown): ScriptSpec {
   if (typeof s === 'string') return { source: s, params: {}, lang: 'painless' };
   if (!isPlainObject(s)) throw illegalArgument('[script] failed to parse field [script]');
   if (s.id !== undefined) throw docError('DOC_ILLEGAL_ARGUMENT', [`unable to find script [${String(s.id)}] in cluster state`]);

@@ -41,9 +41,17 @@ export function parseExpr(input: string): Expr {
   return p.parseTop();
 }
 
+/**
+ * Deepest expression accepted. The parser, type checker and evaluator all recurse once (or a few times) per
+ * level, so deeper input would overflow the stack; it is a parse error instead. Real queries stay far below.
+ */
+export const MAX_EXPR_DEPTH = 500;
+
 class Parser {
   private readonly toks: Token[];
   private i = 0;
+  /** `expr` calls in progress: parentheses, unary operators, arguments and right operands nest through it. */
+  private depth = 0;
   constructor(private readonly input: string) { this.toks = lex(input); }
 
   parseTop(): Expr {
@@ -51,6 +59,9 @@ class Parser {
     const e = this.expr(0);
     const t = this.peek();
     if (t.t !== T.EOF) throw this.err(t.pos, `unexpected ${desc(t)}`);
+    // Left-associative chains (`1+1+1…`) are built by a loop, not recursion: their depth is measured here.
+    const deep = deepestNode(e, MAX_EXPR_DEPTH);
+    if (deep !== null) throw this.tooDeep(deep.pos);
     checkAst(e, this.input);
     return e;
   }
@@ -74,7 +85,14 @@ class Parser {
     return TOKEN_OPS[t.t] ?? null;
   }
 
+  private tooDeep(pos: number): Error { return this.err(pos, `expression nested too deeply (more than ${MAX_EXPR_DEPTH} levels)`); }
+
   private expr(minPrec: number): Expr {
+    if (++this.depth > MAX_EXPR_DEPTH) throw this.tooDeep(this.peek().pos);
+    try { return this.binaryChain(minPrec); } finally { this.depth--; }
+  }
+
+  private binaryChain(minPrec: number): Expr {
     let lhs = this.unary();
     for (;;) {
       const op = this.binOpAt();
@@ -375,4 +393,25 @@ function desc(t: Token): string {
     case T.STRING: return `string ${JSON.stringify(t.val)}`;
     default: return TOKEN_TEXT[t.t] ?? `"${t.val}"`;
   }
+}
+
+/** The first node found deeper than `max` levels (an explicit stack, so the walk itself cannot overflow), or null. */
+function deepestNode(root: Expr, max: number): Expr | null {
+  const nodes: Expr[] = [root];
+  const depths: number[] = [1];
+  while (nodes.length > 0) {
+    const e = nodes.pop()!;
+    const d = depths.pop()!;
+    if (d > max) return e;
+    const push = (c: Expr | null): void => { if (c !== null) { nodes.push(c); depths.push(d + 1); } };
+    switch (e.kind) {
+      case 'paren': case 'unary': case 'subquery': push(e.expr); break;
+      case 'binary': push(e.lhs); push(e.rhs); break;
+      case 'aggregate': push(e.expr); push(e.param); break;
+      case 'call': for (const a of e.args) push(a); break;
+      case 'matrix': push(e.vs); break;
+      default: break;
+    }
+  }
+  return null;
 }

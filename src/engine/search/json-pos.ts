@@ -4,6 +4,7 @@
  * a Jackson-like reason (ES 6.8 answers those with a 500 `json_parse_exception`).
  */
 import { ParseError } from '../errors.ts';
+import { MAX_JSON_DEPTH } from '../codec/json-structure.ts';
 
 export interface Loc { line: number; col: number }
 
@@ -26,6 +27,8 @@ export function parseJsonWithPos(text: string): unknown {
 
 class PosParser {
   i = 0;
+  /** Open objects and arrays: the parser and every DSL walk after it recurse once per level. */
+  depth = 0;
   line = 1;
   lineStart = 0;
   constructor(readonly s: string) {}
@@ -62,18 +65,28 @@ class PosParser {
     return this.fail(`Unrecognized token '${this.s.slice(this.i).split(/[\s,}\]]/)[0]}': was expecting ('true', 'false' or 'null')`);
   }
 
+  /** Deeper input is refused as a request error (400 `parse_exception`), not left to overflow the stack. */
+  enter(): void {
+    if (++this.depth <= MAX_JSON_DEPTH) return;
+    const l = this.loc();
+    throw new ParseError('PARSE', `request body nesting depth exceeds the maximum allowed (${MAX_JSON_DEPTH}) at line: ${l.line}, column: ${l.col}`, { line: l.line, col: l.col });
+  }
+
   object(): Record<string, unknown> {
+    this.enter();
     const o: Record<string, unknown> = {};
     const locs = new Map<string, Loc>();
     selfLocs.set(o, this.loc());
     keyLocs.set(o, locs);
     this.i++;
     this.ws();
-    if (this.s[this.i] === '}') { this.i++; return o; }
+    if (this.s[this.i] === '}') { this.i++; this.depth--; return o; }
     for (;;) {
       this.ws();
       if (this.s[this.i] !== '"') this.fail(`Unexpected character ('${this.s[this.i] ?? 'EOF'}' (code ${this.s.charCodeAt(this.i)})): was expecting double-quote to start field name`);
+      const keyStart = this.i;
       const k = this.string();
+      if (locs.has(k)) { this.i = keyStart; this.fail(`Duplicate field '${k}'`); }
       this.ws();
       if (this.s[this.i] !== ':') this.fail(`Unexpected character ('${this.s[this.i]}' (code ${this.s.charCodeAt(this.i)})): was expecting a colon to separate field name and value`);
       this.i++;
@@ -83,19 +96,20 @@ class PosParser {
       this.ws();
       const c = this.s[this.i];
       if (c === ',') { this.i++; continue; }
-      if (c === '}') { this.i++; return o; }
+      if (c === '}') { this.i++; this.depth--; return o; }
       this.fail(`Unexpected character ('${c ?? 'EOF'}' (code ${this.s.charCodeAt(this.i)})): was expecting comma to separate Object entries`);
     }
   }
 
   array(): unknown[] {
+    this.enter();
     const a: unknown[] = [];
     const locs = new Map<string, Loc>();
     selfLocs.set(a, this.loc());
     keyLocs.set(a, locs);
     this.i++;
     this.ws();
-    if (this.s[this.i] === ']') { this.i++; return a; }
+    if (this.s[this.i] === ']') { this.i++; this.depth--; return a; }
     for (;;) {
       this.ws();
       locs.set(String(a.length), this.loc());
@@ -103,7 +117,7 @@ class PosParser {
       this.ws();
       const c = this.s[this.i];
       if (c === ',') { this.i++; continue; }
-      if (c === ']') { this.i++; return a; }
+      if (c === ']') { this.i++; this.depth--; return a; }
       this.fail(`Unexpected character ('${c ?? 'EOF'}' (code ${this.s.charCodeAt(this.i)})): was expecting comma to separate Array entries`);
     }
   }

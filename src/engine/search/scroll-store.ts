@@ -5,12 +5,9 @@
  */
 import type { IndexReader } from './index-reader.ts';
 import type { SearchRequest } from './search-request.ts';
-import type { ShardHit } from './shard-search.ts';
-import { filterSource } from './source-filter.ts';
+import { fetchPhase, type ShardHit } from './shard-search.ts';
 
 interface ScrollCtx { reader: IndexReader; hits: ShardHit[]; req: SearchRequest; index: string; nowMs: number; timer?: NodeJS.Timeout }
-
-const decoder = new TextDecoder();
 
 export class ScrollStore {
   private readonly ctxs = new Map<string, ScrollCtx>();
@@ -34,12 +31,9 @@ export class ScrollStore {
     const c = this.ctxs.get(key);
     if (!c) return null;
     if (keepAliveMs !== undefined) this.touch(key, keepAliveMs);
-    const out: ShardHit[] = [];
-    for (const h of c.hits.slice(offset, offset + size)) {
-      const stored = c.reader.stored(h.doc);
-      out.push({ ...h, id: stored.id, source: filterSource(decoder.decode(stored.source), c.req.source), version: stored.version, seqNo: stored.seqNo, primaryTerm: stored.primaryTerm });
-    }
-    return out;
+    // The same fetch phase as a search's (source filtering, routing, versions, highlight, docvalue fields).
+    const top = c.hits.slice(offset, offset + size).map((h) => ({ doc: h.doc, score: h.score, sort: h.sort }));
+    return fetchPhase(c.reader, c.req, top, { index: c.index, nowMs: c.nowMs });
   }
 
   delete(key: string): boolean {

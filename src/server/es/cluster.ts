@@ -9,7 +9,8 @@ import { EMPTY_STATE, type ClusterState, type IndexMeta } from '../../engine/doc
 import { resolveRead, resolveWrite, type ResolveOptions } from '../../engine/documents/resolve.ts';
 import { buildIndex } from '../../engine/documents/index-create.ts';
 import { countFields, mergeMapping } from '../../engine/documents/mapping.ts';
-import { illegalArgument } from '../../engine/documents/doc-errors.ts';
+import { docError, illegalArgument } from '../../engine/documents/doc-errors.ts';
+import { applySettings, autoCreateAllowed, effectiveSetting } from '../../engine/documents/cluster-settings.ts';
 import { numberOfShards, type FlatSettings } from '../../engine/documents/settings.ts';
 import { murmur3Utf16 } from '../../engine/documents/routing.ts';
 import type { ItemOutcome, OpArgs, OpResult, ShardCall, ShardMeta, Stale, WriteItem } from '../../workers/protocol.ts';
@@ -81,11 +82,40 @@ export class EsCluster {
     return ((murmur3Utf16(uuid) >>> 0) + shard) % this.ctx.pool.size;
   }
 
+  /** The effective value of a cluster setting (transient over persistent over the default). */
+  setting(key: string): string {
+    return effectiveSetting(key, this.state.persistentSettings, this.state.transientSettings);
+  }
+
+  /**
+   * Throws ES's cluster_block_exception when a `cluster.blocks.*` setting forbids writes: `read_only` blocks
+   * every write, `read_only_allow_delete` every write but deleting indices.
+   */
+  checkWriteBlock(deletingIndex = false): void {
+    if (this.setting('cluster.blocks.read_only') === 'true') throw docError('DOC_CLUSTER_BLOCK', ['FORBIDDEN/6/cluster read-only (api)']);
+    if (!deletingIndex && this.setting('cluster.blocks.read_only_allow_delete') === 'true') {
+      throw docError('DOC_CLUSTER_BLOCK', ['FORBIDDEN/13/cluster read-only / allow delete (api)']);
+    }
+  }
+
+  /** Applies a `PUT /_cluster/settings` (already validated); persistent settings are stored first. */
+  updateSettings(persistent: Record<string, string | null>, transient: Record<string, string | null>): Promise<void> {
+    return this.mutate((s) => ({
+      state: { ...s, version: s.version + 1,
+        persistentSettings: Object.keys(persistent).length ? applySettings(s.persistentSettings, persistent) : s.persistentSettings,
+        transientSettings: applySettings(s.transientSettings, transient) },
+    }));
+  }
+
   /** The write target of `name` (index or alias with a write index), auto-creating a missing index for `type`. */
   async writeTarget(name: string, type: string, autoCreate = true): Promise<{ meta: IndexMeta | null; routing?: string }> {
+    this.checkWriteBlock();
     let t = resolveWrite(this.state, name);
     if (!t.index) {
       if (!autoCreate) return { meta: null };
+      if (!autoCreateAllowed(this.setting('action.auto_create_index'), name)) {
+        throw docError('DOC_INDEX_NOT_FOUND', [], { 'resource.type': 'index_expression', 'resource.id': name, index_uuid: '_na_', index: name });
+      }
       await this.createIndex(name, { mappings: { [type]: {} } }, false, true);
       t = resolveWrite(this.state, name);
     }
@@ -106,6 +136,7 @@ export class EsCluster {
 
   /** Creates an index (explicit or automatic); `exists` errors are ignored for automatic creation. */
   createIndex(name: string, body: Record<string, unknown> | null, typeless: boolean, auto = false): Promise<IndexMeta> {
+    this.checkWriteBlock();
     return this.mutate((s) => {
       if (auto && s.indices[name]) return { state: s, value: s.indices[name] };
       const meta = buildIndex(s, name, body, { typeless, now: this.ctx.now() });
@@ -150,6 +181,7 @@ export class EsCluster {
 
   /** Writes items to one shard, applying dynamic mapping updates between rounds. Outcomes in item order. */
   async writeShard(meta: IndexMeta, shard: number, items: WriteItem[], refresh?: 'true' | 'wait_for'): Promise<ItemOutcome[]> {
+    this.checkWriteBlock();
     const out: ItemOutcome[] = new Array(items.length);
     let idx = items.map((_, i) => i);
     let m = meta;
@@ -199,7 +231,9 @@ export class EsCluster {
   }
 
   /** Per-shard statistics (opening shards as needed); a failed shard reports zeros and its failure. */
+  /** Shard statistics of the open indices among `metas` (closed ones have no open shards and are left out). */
   async stats(metas: IndexMeta[]): Promise<Map<string, ShardStats[]>> {
+    metas = metas.filter((m) => !m.closed);
     const out = await this.allShards(metas, 'docs.stats');
     for (const m of metas) {
       out.get(m.name)!.forEach((s, shard) => {
@@ -218,7 +252,24 @@ export class EsCluster {
   }
 
   /** Deletes indices from the state and their shard files from the workers. */
+  /**
+   * `_close` (flush, mark closed, close the shards; their files stay) or `_open` (mark open; shards open on
+   * their next use) of `metas`.
+   */
+  async setClosed(metas: IndexMeta[], closed: boolean): Promise<void> {
+    this.checkWriteBlock();
+    const change = metas.filter((m) => (m.closed === true) !== closed);
+    if (closed) await this.allShards(change, 'docs.flush');
+    await this.mutate((s) => {
+      const indices = { ...s.indices };
+      for (const m of change) if (indices[m.name]) indices[m.name] = { ...indices[m.name], closed: closed || undefined };
+      return { state: { ...s, version: s.version + 1, indices } };
+    });
+    if (closed) for (const m of change) await this.ctx.pool.broadcast('docs.closeIndex', { uuid: m.uuid });
+  }
+
   async deleteIndices(names: string[]): Promise<void> {
+    this.checkWriteBlock(true);
     const metas = names.map((n) => this.state.indices[n]).filter(Boolean);
     await this.mutate((s) => {
       const indices = { ...s.indices };

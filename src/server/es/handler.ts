@@ -3,6 +3,7 @@
  * envelope for anything thrown (with `?pretty`), and body helpers with ES's parse errors.
  */
 import { docError } from '../../engine/documents/doc-errors.ts';
+import { jsonProblemMessage, jsonStructureProblem } from '../../engine/codec/json-structure.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
 import type { Params, RouteHandler } from '../router.ts';
 import { errorBody } from './errors.ts';
@@ -38,7 +39,12 @@ export function bodyMap(req: HttpRequest, required = false): Record<string, unkn
     return null;
   }
   let v: unknown;
-  try { v = JSON.parse(text); } catch (e) {
+  try {
+    v = JSON.parse(text);
+    // What the routes do with the map recurses over it; ES's parser refuses duplicate keys.
+    const problem = jsonStructureProblem(text);
+    if (problem !== null) throw new Error(jsonProblemMessage(problem));
+  } catch (e) {
     throw docError('DOC_PARSE', ['Failed to parse content to map'], { cause: { code: 'DOC_JSON_PARSE', message: (e as Error).message, details: {} } });
   }
   if (typeof v !== 'object' || v === null || Array.isArray(v)) {

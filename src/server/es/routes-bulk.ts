@@ -26,6 +26,7 @@ interface Planned { item: BulkItem; meta: IndexMeta | null; shard: number; id: s
 export function registerBulkRoutes(router: Router, cluster: EsCluster): void {
   const bulk = route(BULK_PARAMS, async (req, p) => {
     const started = Date.now();
+    cluster.checkWriteBlock(); // a cluster block fails the whole request, as ES checks it before the items
     const items = parseBulk(bodyBytes(req), { index: p.index, type: p.type ?? req.query.get('type') ?? undefined });
     const refresh = refreshParam(req);
     const planned = await plan(cluster, items, req.query.get('routing') ?? undefined, req.query.get('pipeline') ?? undefined);

@@ -1,4 +1,5 @@
-/** `_cat` endpoints: health, nodes, indices, aliases, templates, count, shards. */
+/** `_cat` endpoints: health, nodes, master, allocation, indices, aliases, templates, count, shards, plugins, nodeattrs, pending_tasks. */
+import { statfsSync } from 'node:fs';
 import os from 'node:os';
 import type { IndexMeta } from '../../engine/documents/cluster-state.ts';
 import { simpleMatch } from '../../engine/documents/cluster-state.ts';
@@ -58,8 +59,21 @@ const SHARDS: CatColumn[] = [col('index', 'index name', { aliases: ['i', 'idx'] 
 
 const hms = (ms: number): string => new Date(ms).toISOString().slice(11, 19);
 
-const ENDPOINTS = ['/_cat/health', '/_cat/nodes', '/_cat/indices', '/_cat/indices/{index}', '/_cat/aliases', '/_cat/aliases/{alias}',
-  '/_cat/templates', '/_cat/count', '/_cat/count/{index}', '/_cat/shards', '/_cat/shards/{index}', '/_cat/segments', '/_cat/segments/{index}'];
+const MASTER: CatColumn[] = [col('id', 'node id'), col('host', 'host name', { aliases: ['h'] }), col('ip', 'ip address'), col('node', 'node name', { aliases: ['n'] })];
+const PLUGINS: CatColumn[] = [col('id', 'unique node id', { hidden: true }), col('name', 'node name', { aliases: ['n'] }),
+  col('component', 'component', { aliases: ['c'] }), col('version', 'component version', { aliases: ['v'] }), col('description', 'plugin details', { aliases: ['d'], hidden: true })];
+const ALLOCATION: CatColumn[] = [col('shards', 'number of shards on node', { aliases: ['s'], ...R }), col('disk.indices', 'disk used by ES indices', { aliases: ['di', 'diskIndices'], ...R }),
+  col('disk.used', 'disk used (total, not just ES)', { aliases: ['du', 'diskUsed'], ...R }), col('disk.avail', 'disk available', { aliases: ['da', 'diskAvail'], ...R }),
+  col('disk.total', 'total capacity of all volumes', { aliases: ['dt', 'diskTotal'], ...R }), col('disk.percent', 'percent disk used', { aliases: ['dp', 'diskPercent'], ...R }),
+  col('host', 'host of node', { aliases: ['h'] }), col('ip', 'ip of node'), col('node', 'name of node', { aliases: ['n'] })];
+const NODEATTRS: CatColumn[] = [col('node', 'node name'), col('host', 'host name', { aliases: ['h'] }), col('ip', 'ip address', { aliases: ['i'] }),
+  col('attr', 'attribute description', { aliases: ['attr.name'] }), col('value', 'attribute value', { aliases: ['attr.value'] })];
+const PENDING: CatColumn[] = [col('insertOrder', 'task insertion order', { aliases: ['o'], ...R }), col('timeInQueue', 'how long task has been in queue', { aliases: ['t'], ...R }),
+  col('priority', 'task priority', { aliases: ['p'] }), col('source', 'task source', { aliases: ['s'] })];
+
+const ENDPOINTS = ['/_cat/allocation', '/_cat/health', '/_cat/master', '/_cat/nodes', '/_cat/nodeattrs', '/_cat/indices', '/_cat/indices/{index}',
+  '/_cat/aliases', '/_cat/aliases/{alias}', '/_cat/templates', '/_cat/count', '/_cat/count/{index}', '/_cat/shards', '/_cat/shards/{index}',
+  '/_cat/segments', '/_cat/segments/{index}', '/_cat/pending_tasks', '/_cat/plugins'];
 
 export function registerCatRoutes(router: Router, cluster: EsCluster): void {
   router.add('GET', '/_cat', route([], () => ({ status: 200, headers: TEXT_HEADERS, body: `=^.^=\n${ENDPOINTS.join('\n')}\n` })));
@@ -77,6 +91,28 @@ export function registerCatRoutes(router: Router, cluster: EsCluster): void {
   const count = route(CAT_PARAMS, (req, p) => catCount(cluster, req, p.index));
   router.add('GET', '/_cat/count', count);
   router.add('GET', '/_cat/count/:index', count);
+  router.add('GET', '/_cat/master', route(CAT_PARAMS, (req) => {
+    const id = nodeIdentity(cluster.ctx.dataDir);
+    return renderCat(req, MASTER, [{ id: id.uuid, host: '127.0.0.1', ip: '127.0.0.1', node: id.name }]);
+  }));
+  // No plugins are installed in this node; the table has ES's columns and no rows.
+  router.add('GET', '/_cat/plugins', route(CAT_PARAMS, (req) => renderCat(req, PLUGINS, [])));
+  router.add('GET', '/_cat/nodeattrs', route(CAT_PARAMS, (req) => renderCat(req, NODEATTRS, [])));
+  // Metadata changes run one at a time on the main thread and are not queued as tasks: nothing is ever pending.
+  router.add('GET', '/_cat/pending_tasks', route(CAT_PARAMS, (req) => renderCat(req, PENDING, [])));
+  const allocation = route(CAT_PARAMS, async (req) => {
+    const id = nodeIdentity(cluster.ctx.dataDir);
+    const metas = Object.values(cluster.state.indices);
+    const stats = await cluster.stats(metas);
+    let shards = 0, store = 0;
+    for (const list of stats.values()) for (const st of list) { shards++; store += st.storeBytes; }
+    const f = statfsSync(cluster.ctx.dataDir);
+    const total = f.blocks * f.bsize, avail = f.bavail * f.bsize, used = total - f.bfree * f.bsize;
+    return renderCat(req, ALLOCATION, [{ shards, 'disk.indices': bytesCell(req, store), 'disk.used': bytesCell(req, used), 'disk.avail': bytesCell(req, avail),
+      'disk.total': bytesCell(req, total), 'disk.percent': Math.round((used / total) * 100), host: '127.0.0.1', ip: '127.0.0.1', node: id.name }]);
+  });
+  router.add('GET', '/_cat/allocation', allocation);
+  router.add('GET', '/_cat/allocation/:node', allocation);
   const shards = route(CAT_PARAMS, (req, p) => catShards(cluster, req, p.index));
   router.add('GET', '/_cat/shards', shards);
   router.add('GET', '/_cat/shards/:index', shards);
@@ -114,6 +150,12 @@ async function catIndices(cluster: EsCluster, req: HttpRequest, expr: string | u
   const want = req.query.get('health');
   const rows: CatRow[] = [];
   for (const m of metas) {
+    if (m.closed) {
+      // As 6.8: a closed index is listed with its status and no health or figures.
+      if (!want) rows.push({ health: null, status: 'close', index: m.name, uuid: m.uuid, pri: null, rep: null, 'docs.count': null, 'docs.deleted': null,
+        'creation.date': m.creationDate, 'creation.date.string': new Date(m.creationDate).toISOString(), 'store.size': null, 'pri.store.size': null });
+      continue;
+    }
     const st = stats.get(m.name)!;
     const health = indexHealth(cluster, m).status;
     if (want && want !== health) continue;
@@ -157,7 +199,7 @@ async function catCount(cluster: EsCluster, req: HttpRequest, expr: string | und
 }
 
 async function catShards(cluster: EsCluster, req: HttpRequest, expr: string | undefined): Promise<HttpResponse> {
-  const metas = metasOf(cluster, expr);
+  const metas = metasOf(cluster, expr).filter((m) => !m.closed);
   const stats = await cluster.stats(metas);
   const node = nodeIdentity(cluster.ctx.dataDir);
   const rows: CatRow[] = [];

@@ -1,12 +1,13 @@
 /** `_cluster/health` (with wait_for_status and timeout), `_nodes`, `_stats`. */
 import type { IndexMeta } from '../../engine/documents/cluster-state.ts';
-import { illegalArgument } from '../../engine/documents/doc-errors.ts';
-import { numberOfReplicas, numberOfShards, parseTimeValue } from '../../engine/documents/settings.ts';
+import { docError, illegalArgument, validationFailed } from '../../engine/documents/doc-errors.ts';
+import { clusterDefaults, parseSettingsUpdate } from '../../engine/documents/cluster-settings.ts';
+import { nestSettings, numberOfReplicas, numberOfShards, parseTimeValue, sortedFlat } from '../../engine/documents/settings.ts';
 import type { HttpRequest } from '../http.ts';
 import type { Router } from '../router.ts';
-import { ES_VERSION, nodeIdentity } from './banner.ts';
 import type { EsCluster } from './cluster.ts';
-import { route } from './handler.ts';
+import { bodyMap, route } from './handler.ts';
+import { boolParam } from './params.ts';
 import { json } from './json.ts';
 import { JavaDouble } from '../../engine/documents/source.ts';
 import { readOpts, shardsHeader } from './routes-indices.ts';
@@ -24,7 +25,8 @@ export function indexHealth(cluster: EsCluster, m: IndexMeta) {
     active_shards: pri - failed, relocating_shards: 0, initializing_shards: 0, unassigned_shards: pri * rep + failed };
 }
 
-export function healthOf(cluster: EsCluster, metas: IndexMeta[]) {
+export function healthOf(cluster: EsCluster, all: IndexMeta[]) {
+  const metas = all.filter((m) => !m.closed);
   let status = 'green', pri = 0, active = 0, unassigned = 0;
   for (const m of metas) {
     const h = indexHealth(cluster, m);
@@ -52,7 +54,8 @@ export function registerClusterRoutes(router: Router, cluster: EsCluster): void 
     const level = req.query.get('level') ?? 'cluster';
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const metas = cluster.resolveForRead(p.index, readOpts(req)).map((r) => cluster.state.indices[r.name]);
+      // Closed indices have no active shards and are left out of health, as in 6.8.
+      const metas = cluster.resolveForRead(p.index, readOpts(req)).map((r) => cluster.state.indices[r.name]).filter((m) => !m.closed);
       const h = healthOf(cluster, metas);
       const satisfied = (want === null || RANK[h.status] <= RANK[want]) && waitsMet(req.query, metas);
       if (satisfied || Date.now() >= deadline) {
@@ -70,13 +73,11 @@ export function registerClusterRoutes(router: Router, cluster: EsCluster): void 
   router.add('GET', '/_cluster/health', health);
   router.add('GET', '/_cluster/health/:index', health);
 
-  router.add('GET', '/_nodes', route(['flat_settings', 'timeout'], (req) => json(req, 200, nodesBody(cluster))));
-  router.add('GET', '/_nodes/:metric', route(['flat_settings', 'timeout'], (req) => json(req, 200, nodesBody(cluster))));
 
   const stats = route(['level', 'fields', 'groups', 'types', 'completion_fields', 'fielddata_fields', 'include_segment_file_sizes', 'expand_wildcards',
     'ignore_unavailable', 'allow_no_indices', 'forbid_closed_indices', 'include_unloaded_segments'], async (req, p) => {
     const sections = statsMetrics(req, p.metric);
-    const metas = cluster.resolveForRead(p.index, readOpts(req)).map((r) => cluster.state.indices[r.name]);
+    const metas = cluster.resolveForRead(p.index, { ...readOpts(req), data: true }).map((r) => cluster.state.indices[r.name]);
     const st = await cluster.stats(metas);
     const indices: Record<string, unknown> = {};
     const every: ShardStats[] = [];
@@ -90,6 +91,29 @@ export function registerClusterRoutes(router: Router, cluster: EsCluster): void 
     return json(req, 200, { _shards: shardsHeader(metas), _all: { primaries: all, total: all }, indices });
   });
   for (const path of ['/_stats', '/_stats/:metric', '/:index/_stats', '/:index/_stats/:metric']) router.add('GET', path, stats);
+
+  router.add('GET', '/_cluster/settings', route(['flat_settings', 'include_defaults', 'master_timeout', 'timeout', 'local'], (req) => {
+    const flat = boolParam(req, 'flat_settings');
+    const shape = (x: Readonly<Record<string, string>>): Record<string, unknown> => (flat ? sortedFlat(x) : nestSettings(x));
+    const body: Record<string, unknown> = { persistent: shape(cluster.state.persistentSettings), transient: shape(cluster.state.transientSettings) };
+    if (boolParam(req, 'include_defaults')) body.defaults = shape(clusterDefaults());
+    return json(req, 200, body);
+  }));
+  router.add('PUT', '/_cluster/settings', route(['flat_settings', 'master_timeout', 'timeout'], async (req) => {
+    const body = bodyMap(req, true)!;
+    for (const k of Object.keys(body)) if (k !== 'persistent' && k !== 'transient') throw docError('DOC_PARSE', [`request body contains unknown key [${k}]`]);
+    const persistent = parseSettingsUpdate(body.persistent, 'persistent');
+    const transient = parseSettingsUpdate(body.transient, 'transient');
+    if (Object.keys(persistent).length === 0 && Object.keys(transient).length === 0) {
+      throw validationFailed(['no settings to update']);
+    }
+    await cluster.updateSettings(persistent, transient);
+    // As ES: the acknowledged response echoes the settings this request set (removals are not listed).
+    const set = (u: Record<string, string | null>): Record<string, string> => Object.fromEntries(Object.entries(u).filter(([, v]) => v !== null)) as Record<string, string>;
+    const flat = boolParam(req, 'flat_settings');
+    const shape = (x: Record<string, string>): Record<string, unknown> => (flat ? sortedFlat(x) : nestSettings(x));
+    return json(req, 200, { acknowledged: true, persistent: shape(set(persistent)), transient: shape(set(transient)) });
+  }));
 }
 
 /** `_stats` metric names (URL spelling) and the section each one selects. */
@@ -133,16 +157,6 @@ function waitsMet(q: URLSearchParams, metas: IndexMeta[]): boolean {
   }
   if (shards === 'all' && metas.some((m) => numberOfReplicas(m.settings) > 0)) return false;
   return true;
-}
-
-function nodesBody(cluster: EsCluster) {
-  const id = nodeIdentity(cluster.ctx.dataDir);
-  return {
-    _nodes: { total: 1, successful: 1, failed: 0 }, cluster_name: 'elasticsearch',
-    nodes: { [id.uuid]: { name: id.name, transport_address: '127.0.0.1:9300', host: '127.0.0.1', ip: '127.0.0.1', version: ES_VERSION.number,
-      build_flavor: ES_VERSION.build_flavor, build_type: ES_VERSION.build_type, build_hash: ES_VERSION.build_hash,
-      roles: ['master', 'data', 'ingest'], http: { bound_address: [`127.0.0.1:${cluster.ctx.flags['http.port']}`], publish_address: `127.0.0.1:${cluster.ctx.flags['http.port']}` } } },
-  };
 }
 
 /** The `_stats` sections the shard engine measures, summed over shards. */

@@ -215,7 +215,7 @@ export function updateFetch(req: HttpRequest, body: string): UpdateOp['fetchSour
 
 /** One document by index expression (a single index or an alias to one), type (`_all` for any) and id. */
 export async function lookup(cluster: EsCluster, index: string, type: string, id: string, routingParam: string | null): Promise<{ index: string; type: string; doc: StoredDoc | null }> {
-  const resolved = cluster.resolveForRead(index, { resourceType: 'index_expression' });
+  const resolved = cluster.resolveForRead(index, { resourceType: 'index_expression', data: true });
   if (resolved.length !== 1) {
     throw illegalArgument(`Alias [${index}] has more than one indices associated with it [[${resolved.map((r) => r.name).join(', ')}]], can't execute a single index op`);
   }

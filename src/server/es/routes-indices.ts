@@ -43,6 +43,9 @@ export function registerIndexRoutes(router: Router, cluster: EsCluster): void {
 
   router.add('DELETE', '/:index', route(['timeout', 'master_timeout', ...EXPAND], async (req, p) => {
     const parts = p.index.split(',');
+    if (cluster.setting('action.destructive_requires_name') === 'true' && parts.some((x) => x === '_all' || x.includes('*'))) {
+      throw illegalArgument('Wildcard expressions or all indices are not allowed');
+    }
     for (const part of parts) {
       if (!part.includes('*') && part !== '_all' && !cluster.state.indices[part] && !cluster.resolveForRead(part, { ignoreUnavailable: true }).length) {
         if (!boolParam(req, 'ignore_unavailable')) throw indexNotFound(part);
@@ -98,8 +101,18 @@ export function registerIndexRoutes(router: Router, cluster: EsCluster): void {
     router.add(['PUT', 'POST'], `/:index/${word}`, put);
   }
 
+  const closeOrOpen = (closed: boolean) => route(['timeout', 'master_timeout', 'wait_for_active_shards', ...EXPAND], async (req, p) => {
+    if (closed && cluster.setting('action.destructive_requires_name') === 'true' && p.index.split(',').some((x) => x === '_all' || x.includes('*'))) {
+      throw illegalArgument('Wildcard expressions or all indices are not allowed');
+    }
+    await cluster.setClosed(metasOf(cluster, p.index, req), closed);
+    return json(req, 200, closed ? { acknowledged: true } : { acknowledged: true, shards_acknowledged: true });
+  });
+  router.add('POST', '/:index/_close', closeOrOpen(true));
+  router.add('POST', '/:index/_open', closeOrOpen(false));
+
   const refresh = (op: 'docs.refresh' | 'docs.flush') => route(['force', 'wait_if_ongoing', ...EXPAND], async (req, p) => {
-    const metas = metasOf(cluster, p.index, req);
+    const metas = cluster.resolveForRead(p.index, { ...readOpts(req), data: true }).map((r) => cluster.state.indices[r.name]);
     await cluster.allShards(metas, op);
     return json(req, 200, { _shards: shardsHeader(metas) });
   });

@@ -36,7 +36,7 @@ async function segmentsOf(cluster: EsCluster, metas: IndexMeta[]): Promise<Map<s
 export function registerSegmentRoutes(router: Router, cluster: EsCluster): void {
   const EXPAND = ['ignore_unavailable', 'allow_no_indices', 'expand_wildcards'];
   const segments = route(['verbose', ...EXPAND], async (req, p) => {
-    const metas = cluster.resolveForRead(p.index, readOpts(req)).map((r) => cluster.state.indices[r.name]);
+    const metas = cluster.resolveForRead(p.index, { ...readOpts(req), data: true }).map((r) => cluster.state.indices[r.name]);
     const node = nodeIdentity(cluster.ctx.dataDir);
     const all = await segmentsOf(cluster, metas);
     const indices: Record<string, unknown> = {};
@@ -68,7 +68,7 @@ export function registerSegmentRoutes(router: Router, cluster: EsCluster): void 
   router.add('GET', '/_cat/segments/:index', cat);
 
   const forceMerge = route(['max_num_segments', 'only_expunge_deletes', 'flush', ...EXPAND], async (req, p) => {
-    const metas = cluster.resolveForRead(p.index, readOpts(req)).map((r) => cluster.state.indices[r.name]);
+    const metas = cluster.resolveForRead(p.index, { ...readOpts(req), data: true }).map((r) => cluster.state.indices[r.name]);
     const q = req.query;
     const max = q.get('max_num_segments');
     const maxNumSegments = max === null ? 1 : Number(max);
@@ -88,7 +88,7 @@ export function registerSegmentRoutes(router: Router, cluster: EsCluster): void 
 }
 
 async function catSegments(cluster: EsCluster, req: HttpRequest, expr: string | undefined): Promise<HttpResponse> {
-  const metas = cluster.resolveForRead(expr, {}).map((r) => cluster.state.indices[r.name]);
+  const metas = cluster.resolveForRead(expr, { data: true }).map((r) => cluster.state.indices[r.name]);
   const node = nodeIdentity(cluster.ctx.dataDir);
   const all = await segmentsOf(cluster, metas);
   const rows: CatRow[] = [];

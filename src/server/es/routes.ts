@@ -14,11 +14,17 @@ import { registerBulkRoutes } from './routes-bulk.ts';
 import { registerCatRoutes } from './routes-cat.ts';
 import { registerSegmentRoutes } from './routes-segments.ts';
 import { registerClusterRoutes } from './routes-cluster.ts';
+import { registerNodeRoutes } from './routes-nodes.ts';
+import { registerClusterStateRoutes } from './routes-cluster-state.ts';
 import { registerDocRoutes } from './routes-docs.ts';
 import { registerMgetRoutes } from './routes-mget.ts';
+import { registerFieldCapsRoutes } from './routes-field-caps.ts';
 import { registerIndexRoutes } from './routes-indices.ts';
 import { registerSearchRoutes } from './search-routes.ts';
 import { registerByQueryRoutes } from './by-query.ts';
+import { registerReindexRoutes } from './reindex.ts';
+import { registerValidateRoutes } from './routes-validate.ts';
+import { registerExplainRoutes } from './routes-explain.ts';
 
 export function registerEsRoutes(router: Router, ctx: ServerContext): ServiceHooks {
   let store: MetaStore | null = null;
@@ -30,13 +36,19 @@ export function registerEsRoutes(router: Router, ctx: ServerContext): ServiceHoo
   registerIndexRoutes(router, cluster);
   registerDocRoutes(router, cluster);
   registerMgetRoutes(router, cluster);
+  registerFieldCapsRoutes(router, cluster);
   registerBulkRoutes(router, cluster);
   registerAliasRoutes(router, cluster);
   registerCatRoutes(router, cluster);
   registerSegmentRoutes(router, cluster);
   registerClusterRoutes(router, cluster);
+  registerNodeRoutes(router, cluster);
+  registerClusterStateRoutes(router, cluster);
   const search = registerSearchRoutes(router, ctx, cluster);
   registerByQueryRoutes(router, cluster, search);
+  registerReindexRoutes(router, cluster, search);
+  registerValidateRoutes(router, cluster, search);
+  registerExplainRoutes(router, cluster, search);
   return {
     start: async () => {
       store = MetaStore.open(ctx.dataDir);

@@ -56,7 +56,8 @@ function renderHit(h: MergedHit, req: SearchRequest, out: SearchOutcome, o: Rend
 }
 
 interface ExplanationLike { value: number; description: string; details: ExplanationLike[] }
-function floatTree(e: ExplanationLike): Obj {
+/** An explanation tree with its values printed as Java floats. */
+export function floatTree(e: ExplanationLike): Obj {
   return { value: jf(e.value), description: e.description, details: e.details.map(floatTree) };
 }
 

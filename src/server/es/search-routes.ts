@@ -82,7 +82,7 @@ export class SearchService {
   constructor(readonly ctx: ServerContext, readonly cluster: EsCluster) { this.scrolls = new ScrollRegistry(ctx, cluster); }
 
   resolve(expr: string | undefined, req: HttpRequest): ResolvedIndex[] {
-    return this.cluster.resolveForRead(expr === undefined || expr === '' ? '_all' : expr, {
+    return this.cluster.resolveForRead(expr === undefined || expr === '' ? '_all' : expr, { data: true,
       ignoreUnavailable: boolParam(req, 'ignore_unavailable'), allowNoIndices: req.query.get('allow_no_indices') === null ? true : boolParam(req, 'allow_no_indices'),
     });
   }

@@ -8,6 +8,7 @@ import type { HttpRequest, HttpResponse } from '../http.ts';
 import type { Params, Router } from '../router.ts';
 import { InvalidArgumentError, type WireError } from '../../engine/errors.ts';
 import { WorkflowClient } from './client.ts';
+import { jsonStructureProblem, MAX_JSON_DEPTH } from '../../engine/codec/json-structure.ts';
 import { durationMs } from '../flags.ts';
 import type { WorkflowArgs, WorkflowOpName } from '../../workers/protocol.ts';
 import { errorResponse, invalidJson, itemError } from './errors.ts';
@@ -22,7 +23,12 @@ class BodyError extends Error {}
 function json(req: HttpRequest): unknown {
   const text = req.body.toString('utf8');
   if (text.trim() === '') throw new BodyError('the request body is empty; a JSON document is required');
-  try { return JSON.parse(text); } catch (err) { throw new BodyError(`the request body is not valid JSON: ${(err as Error).message}`); }
+  let v: unknown;
+  try { v = JSON.parse(text); } catch (err) { throw new BodyError(`the request body is not valid JSON: ${(err as Error).message}`); }
+  // The engine walks bodies recursively; past this depth it would overflow the stack instead of answering.
+  const problem = jsonStructureProblem(text, MAX_JSON_DEPTH, Infinity, false);
+  if (problem?.kind === 'depth') throw new BodyError(`the request body is nested deeper than ${MAX_JSON_DEPTH} levels (line ${problem.line}, column ${problem.col})`);
+  return v;
 }
 
 function posInt(v: string, name: string): number {
