@@ -27,6 +27,7 @@ import autocannon from 'autocannon';
 import { freePort } from './support/run.ts';
 
 const H = 3_600_000;
+const SETTLE_MS = 15_000;
 const DAY = 24 * H;
 const T0 = 1_700_000_000_000;
 const mode = process.argv[2] ?? 'events';
@@ -36,6 +37,19 @@ const BIN = fileURLToPath(new URL('../bin/tessera', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'tessera-wf-scale-'));
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
+
+/** The same start on an empty data directory (process start-up alone: node, tsx, threads). */
+async function emptyStartMs(): Promise<number> {
+  const other = await freePort();
+  const t = performance.now();
+  const child = spawn(process.execPath, [BIN, '--path.data', join(dir, 'empty'), '--services', 'workflow', '--workflow.port', String(other),
+    '--workflow.test-clock', '--log.level', 'warn', ...extra], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  await new Promise((resolve, reject) => { child.once('message', resolve); child.once('exit', reject); });
+  await fetch(`http://127.0.0.1:${other}/health`);
+  const ms = performance.now() - t;
+  child.kill('SIGKILL');
+  return ms;
+}
 
 function startTessera(): Promise<{ child: ChildProcess; startedAt: number }> {
   const startedAt = performance.now();
@@ -122,7 +136,10 @@ async function scale(): Promise<void> {
     const loadS = (performance.now() - t) / 1000;
     const before = await stats(id);
     console.log(`loaded ${before.entered} pending countdowns in ${loadS.toFixed(1)} s (${Math.round(before.entered / loadS)} events/s in batches of ${batch})`);
-    console.log(`RssAnon: idle ${idle.toFixed(0)} MiB, with ${before.elements.a1.waiting} countdowns pending ${rssAnonMiB(child.pid!).toFixed(0)} MiB`);
+    const loaded = rssAnonMiB(child.pid!);
+    // V8 gives memory back once allocation stops for a while (its memory reducer): the settled figure counts.
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
+    console.log(`RssAnon: idle ${idle.toFixed(0)} MiB; with ${before.elements.a1.waiting} countdowns pending ${loaded.toFixed(0)} MiB right after loading, ${rssAnonMiB(child.pid!).toFixed(0)} MiB after ${SETTLE_MS / 1000} s idle`);
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
     const restarted = await startTessera();
@@ -130,6 +147,8 @@ async function scale(): Promise<void> {
     const s = await stats(id);
     const restartMs = performance.now() - restarted.startedAt;
     console.log(`restart after kill -9 until statistics answer: ${(restartMs / 1000).toFixed(2)} s (process start included); waiting ${s.elements.a1.waiting}; RssAnon ${rssAnonMiB(child.pid!).toFixed(0)} MiB`);
+    const empty = await emptyStartMs();
+    console.log(`for comparison, start of an empty data directory until statistics answer: ${(empty / 1000).toFixed(2)} s`);
     const fireAt = T0 + 30 * DAY - H;
     await api('POST', '/__test__/clock', { set: fireAt - 1 });
     const early = await stats(id);

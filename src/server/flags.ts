@@ -19,6 +19,7 @@ export interface Flags {
   'config.file': string;
   'web.enable-lifecycle': boolean;
   'web.enable-admin-api': boolean;
+  'web.enable-remote-write-receiver': boolean;
   'storage.tsdb.path': string;
   'storage.tsdb.retention.time': string;
   'storage.tsdb.retention.size': string;
@@ -35,6 +36,7 @@ export interface Flags {
   'rules.alert.resend-delay': string;
   'alertmanager.notification-queue-capacity': number;
   'workflow.test-clock': boolean;
+  'workflow.webhook.allow-private-targets': boolean;
   'workflow.retention': string;
   'workflow.cache-entries': number;
   'workflow.partitions': number;
@@ -64,6 +66,7 @@ export const FLAG_SPECS: Record<keyof Flags, Spec> = {
   'config.file': { kind: 'string', def: '', help: 'Prometheus-style YAML config (default: built-in self-scrape)' },
   'web.enable-lifecycle': { kind: 'bool', def: false, help: 'enable /-/reload and /-/quit' },
   'web.enable-admin-api': { kind: 'bool', def: false, help: 'enable /api/v1/admin/tsdb/* (delete_series, clean_tombstones, snapshot)' },
+  'web.enable-remote-write-receiver': { kind: 'bool', def: false, help: 'accept remote write at /api/v1/write (off by default, as in Prometheus)' },
   'storage.tsdb.path': { kind: 'string', def: '', help: 'TSDB directory (default <path.data>/tsdb)' },
   'storage.tsdb.retention.time': { kind: 'duration', def: '15d', help: 'how long to keep samples' },
   'storage.tsdb.retention.size': { kind: 'bytes', def: '0', help: 'maximum bytes of blocks (0 = off)' },
@@ -80,6 +83,7 @@ export const FLAG_SPECS: Record<keyof Flags, Spec> = {
   'rules.alert.resend-delay': { kind: 'duration', def: '1m', help: 'minimum wait before resending an alert to Alertmanager' },
   'alertmanager.notification-queue-capacity': { kind: 'int', def: 10000, help: 'alerts queued for Alertmanager' },
   'workflow.test-clock': { kind: 'bool', def: false, help: 'enable the workflow test clock endpoints' },
+  'workflow.webhook.allow-private-targets': { kind: 'bool', def: false, help: 'let webhook actions call loopback, private and link-local addresses' },
   'workflow.retention': { kind: 'duration', def: '30d', help: 'how long finished workflow runs and their action-log entries are kept' },
   'workflow.cache-entries': { kind: 'int', def: 2000, help: 'records kept in memory per workflow record space and partition (hot-contact cache)' },
   'workflow.partitions': { kind: 'int', def: 2, help: 'workflow engine threads for a new data directory (contacts are hashed over them; fixed once created)' },

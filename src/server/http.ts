@@ -4,6 +4,7 @@
  * dropped without touching the response again, and replies are written corked.
  */
 import uWS from 'uWebSockets.js';
+import { createServer } from 'node:net';
 import { gzipBody, inflateBody, isInflatable, wantsGzip } from './content-encoding.ts';
 
 export interface HttpRequest {
@@ -58,6 +59,22 @@ const STATUS_TEXT: Record<number, string> = {
   422: 'Unprocessable Entity', 429: 'Too Many Requests', 500: 'Internal Server Error', 501: 'Not Implemented',
   502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
 };
+
+/** uWS's `LIBUS_LISTEN_EXCLUSIVE_PORT` (its `ListenOptions` enum is a type only, with no runtime value). */
+const LISTEN_EXCLUSIVE_PORT = 1;
+
+/**
+ * uWS reports a failed listen without a reason; binding the same address with Node's own sockets recovers it
+ * (typically `address already in use`) so start-up fails with the message Prometheus would print.
+ */
+function bindFailure(host: string, port: number): Promise<Error> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    const done = (reason: string): void => { probe.close(); resolve(new Error(`cannot listen on ${host}:${port}: listen tcp ${host}:${port}: bind: ${reason}`)); };
+    probe.once('error', (err: NodeJS.ErrnoException) => done(err.code === 'EADDRINUSE' ? 'address already in use' : err.message));
+    probe.listen({ host, port, exclusive: true }, () => done('refused by the HTTP library'));
+  });
+}
 
 export function statusLine(status: number): string {
   return `${status} ${STATUS_TEXT[status] ?? 'Unknown'}`;
@@ -190,8 +207,11 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
   });
 
   return new Promise((resolve, reject) => {
-    app.listen(opts.host, opts.port, (sock) => {
-      if (!sock) { reject(new Error(`cannot listen on ${opts.host}:${opts.port}`)); return; }
+    // Exclusive: uWS's default sets SO_REUSEPORT, so a second node (another data directory) could bind the same
+    // port and silently take half the connections. The 4-argument form exists in the binding, not in its typings.
+    const listen = app.listen as unknown as (host: string, port: number, options: number, cb: (sock: uWS.us_listen_socket | false) => void) => void;
+    listen.call(app, opts.host, opts.port, LISTEN_EXCLUSIVE_PORT, (sock) => {
+      if (!sock) { bindFailure(opts.host, opts.port).then(reject); return; }
       listenSocket = sock;
       resolve({
         port: uWS.us_socket_local_port(sock),

@@ -11,6 +11,7 @@ import { toWire } from '../engine/errors.ts';
 import { unpack } from '../engine/codec/msgpack.ts';
 import { SpscRing } from '../engine/queue/spsc-ring.ts';
 import { openPartition, type WorkflowEngine } from '../engine/workflow/index.ts';
+import { startIdleGc } from '../runtime/idle-gc.ts';
 import type { WorkflowReply, WorkflowRequest, WorkflowWorkerInit } from './workflow-protocol.ts';
 
 const BATCH = 1024;
@@ -27,9 +28,11 @@ async function main(): Promise<void> {
   const ring = SpscRing.attach(init.ring);
   const { engine, kv } = await openPartition({
     dataDir: init.dataDir, partition: init.partition, partitions: init.partitions, testClock: init.testClock,
-    cacheEntries: init.cacheEntries, retentionMs: init.retentionMs,
+    cacheEntries: init.cacheEntries, retentionMs: init.retentionMs, allowPrivateWebhookTargets: init.allowPrivateWebhookTargets,
   });
   const sched = new Scheduler(engine);
+  // After a burst (a bulk load, a million timers fired) the garbage it left is collected once the thread is quiet.
+  const idleGc = startIdleGc();
   if (!init.testClock) setInterval(() => { if (engine.sweep() > 0) void engine.flush().catch(fatal); }, SWEEP_MS).unref();
 
   /** Reads go out with the batch; everything else after the commit that covers it. */
@@ -53,6 +56,7 @@ async function main(): Promise<void> {
         await ring.waitReadable();
         continue;
       }
+      idleGc.busy();
       const early: WorkflowReply[] = [];
       const late: WorkflowReply[] = [];
       let n = 0;

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { startServer, type TestServer } from '../support/server.ts';
 import { runTsdbCli } from '../../src/cli/tsdb-import.ts';
 import { waitFor } from '../support/wait-for.ts';
+import { encodeWriteRequest } from '../../src/engine/remote/remote-write-codec.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'tessera-ingest-e2e-'));
 const servers: TestServer[] = [];
@@ -75,8 +76,18 @@ test('push gateway: pushed group is scraped by the built-in config with honor_la
   assert.deepEqual(got, [{ __name__: 'backup_ok', instance: 'box1', job: 'nightly' }]);
 });
 
+test('remote write is refused unless --web.enable-remote-write-receiver, as in Prometheus 2.42', async () => {
+  const off = await startServer({ services: ['metrics'] });
+  servers.push(off);
+  const body = await encodeWriteRequest([{ labels: [{ name: '__name__', value: 'rw_off' }], t: Date.now(), v: 1 }]);
+  const r = await fetch(`${off.promUrl}/api/v1/write`, { method: 'POST', body, headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy' } });
+  assert.equal(r.status, 404);
+  assert.equal(await r.text(), 'remote write receiver needs to be enabled with --web.enable-remote-write-receiver\n');
+  assert.deepEqual(await series(off, 'rw_off'), []);
+});
+
 test('remote write round trip: Tessera A sends what it scrapes to Tessera B', async () => {
-  const b = await startServer({ services: ['metrics'] });
+  const b = await startServer({ services: ['metrics'], args: ['--web.enable-remote-write-receiver'] });
   servers.push(b);
   const cfg = join(dir, 'rw.yml');
   writeFileSync(cfg, `global: {scrape_interval: 1s, external_labels: {replica: a}}

@@ -90,7 +90,7 @@ test('blocks promtool wrote: Tessera and Prometheus on the same directory answer
 });
 
 test('a snapshot of Tessera\'s TSDB (head included) served by Prometheus answers as Tessera does', { skip }, async () => {
-  const srv: TestServer = await startServer({ services: ['metrics'], args: ['--web.enable-admin-api', '--storage.tsdb.retention.time', '100y'] });
+  const srv: TestServer = await startServer({ services: ['metrics'], args: ['--web.enable-admin-api', '--web.enable-remote-write-receiver', '--storage.tsdb.retention.time', '100y'] });
   cleanups.push(() => srv.destroy());
   const now = Math.floor(Date.now() / 1000 / 60) * 60;
   const samples = [];

@@ -4,9 +4,10 @@
  * directly; they are exposed at `/pushgateway/metrics` and the built-in config scrapes that path with
  * `honor_labels: true`, exactly as a Prometheus would scrape a real Pushgateway (so pushed series get
  * `up`-style staleness and timestamps of the scrape, and `push_time_seconds`). The groups are kept in
- * `<data>/pushgateway.json` so a restart does not lose them (Pushgateway's `--persistence.file`).
+ * `<data>/pushgateway.json` so a restart does not lose them (Pushgateway's `--persistence.file`); unlike the
+ * Pushgateway, which saves on an interval, a push is answered only once it is on disk, like every other write.
  */
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ServerContext } from '../context.ts';
 import type { HttpResponse } from '../http.ts';
@@ -20,38 +21,61 @@ const TEXT = { 'Content-Type': 'text/plain; charset=utf-8' };
 export function registerPushRoutes(router: Router, ctx: ServerContext): { start(): Promise<void>; stop(): Promise<void> } {
   const store = new PushStore();
   const file = join(ctx.dataDir, 'pushgateway.json');
-  let saving: Promise<void> = Promise.resolve();
-  let dirty = false;
+  // Saves coalesce: a change waits for the first save that starts after it, so one write and fsync covers
+  // every change made while the previous save ran.
+  let running: Promise<void> = Promise.resolve();
+  let next: Promise<void> | null = null;
 
-  const persist = (): void => {
-    if (dirty) return;
-    dirty = true;
-    saving = saving.then(async () => {
-      dirty = false;
-      const tmp = `${file}.tmp`;
-      await writeFile(tmp, JSON.stringify(store.state()));
-      await rename(tmp, file);
-    }).catch((e) => ctx.log.error('saving push gateway groups failed', { err: e }));
+  /** Writes the groups durably (temp file, fsync, rename, fsync of the directory), as Pushgateway's persistence file. */
+  const save = async (): Promise<void> => {
+    const tmp = `${file}.tmp`;
+    const fh = await open(tmp, 'w');
+    try {
+      await fh.writeFile(JSON.stringify(store.state()));
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, file);
+    const dir = await open(ctx.dataDir, 'r');
+    try { await dir.sync(); } finally { await dir.close(); }
   };
 
-  const handle = (method: string, rest: string, body: Buffer, contentType: string): HttpResponse => {
+  /** Resolves once the current state is on disk; rejects with the save's error. */
+  const persist = (): Promise<void> => {
+    if (next) return next;
+    const mine: Promise<void> = running.catch(() => undefined).then(() => { next = null; return save(); });
+    next = mine;
+    running = mine;
+    return mine;
+  };
+
+  /** Applies a push or delete, and answers once it is on disk (a save failure is the client's 500). */
+  const handle = async (method: string, rest: string, body: Buffer, contentType: string): Promise<HttpResponse> => {
+    let status: number;
     try {
       const grouping = parseGroupingPath(rest);
       if (method === 'DELETE') {
         store.delete(grouping);
-        persist();
-        return { status: 202, headers: TEXT, body: '' };
+        status = 202;
+      } else {
+        if (contentType.startsWith('application/vnd.google.protobuf')) {
+          return { status: 415, headers: TEXT, body: 'protobuf push bodies are not supported; push the text format\n' };
+        }
+        store.push(grouping, body.toString('utf8'), method === 'PUT', ctx.now());
+        status = 200;
       }
-      if (contentType.startsWith('application/vnd.google.protobuf')) {
-        return { status: 415, headers: TEXT, body: 'protobuf push bodies are not supported; push the text format\n' };
-      }
-      store.push(grouping, body.toString('utf8'), method === 'PUT', ctx.now());
-      persist();
-      return { status: 200, headers: TEXT, body: '' };
     } catch (e) {
       if (e instanceof EngineError) return { status: 400, headers: TEXT, body: `${e.message}\n` };
       throw e;
     }
+    try {
+      await persist();
+    } catch (e) {
+      ctx.log.error('saving push gateway groups failed', { err: e });
+      return { status: 500, headers: TEXT, body: `saving the push gateway state failed: ${(e as Error).message}\n` };
+    }
+    return { status, headers: TEXT, body: '' };
   };
 
   for (const pattern of ['/metrics/job/:job', '/metrics/job/:job/*labels']) {
@@ -80,7 +104,7 @@ export function registerPushRoutes(router: Router, ctx: ServerContext): { start(
       }
     },
     async stop() {
-      await saving;
+      await running.catch(() => undefined);
     },
   };
 }

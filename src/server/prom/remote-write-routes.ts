@@ -1,7 +1,7 @@
 /**
  * Remote-write 1.0 receiver: `POST /api/v1/write` with a snappy-compressed protobuf `WriteRequest`.
- * Enabled by default (Prometheus needs `--web.enable-remote-write-receiver`): receiving from agents is
- * one of Tessera's ingestion paths. Replies as Prometheus's write handler does: 204 on success, 400 with
+ * Off unless `--web.enable-remote-write-receiver`, as in Prometheus 2.42: anyone who can reach the metrics
+ * port could otherwise write any series. Disabled, it answers Prometheus's 404. Replies as Prometheus's write handler does: 204 on success, 400 with
  * a plain-text reason for undecodable bodies and refused samples (out of order, out of bounds,
  * duplicates), 500 for storage failures. Unlike Prometheus, which rolls the whole request back on the
  * first refused sample, the samples of the request that could be stored stay stored.
@@ -19,8 +19,9 @@ interface RefusalSummary { outOfOrder: number; duplicate: number; outOfBounds: n
 /** Failures of the data, not of the server: Prometheus answers 400 so that the sender does not retry them. */
 const REJECTED: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['INVALID_ARGUMENT', 'TSDB_OUT_OF_ORDER', 'TSDB_DUPLICATE_SAMPLE', 'TSDB_OUT_OF_BOUNDS']);
 
-export function registerRemoteWriteRoutes(router: Router, sink: SampleSink): void {
+export function registerRemoteWriteRoutes(router: Router, sink: SampleSink, enabled: boolean): void {
   router.add('POST', '/api/v1/write', async (req): Promise<HttpResponse> => {
+    if (!enabled) return { status: 404, headers: TEXT, body: 'remote write receiver needs to be enabled with --web.enable-remote-write-receiver\n' };
     let samples;
     try {
       samples = await decodeWriteRequest(req.body);

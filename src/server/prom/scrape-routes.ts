@@ -100,7 +100,7 @@ export function registerScrapeRoutes(router: Router, ctx: ServerContext, client:
     version: PKG_VERSION, revision: '', branch: '', buildUser: '', buildDate: '', goVersion: `node ${process.version}`,
   }));
   const push = registerPushRoutes(router, ctx);
-  registerRemoteWriteRoutes(router, sink);
+  registerRemoteWriteRoutes(router, sink, ctx.flags['web.enable-remote-write-receiver']);
 
   return {
     async start() {

@@ -12,7 +12,8 @@ import type { WorkflowArgs, WorkflowOpName, WorkflowResult } from '../../workers
 import type { Logger } from '../context.ts';
 
 const WORKER_FILE = new URL('../../workers/workflow.ts', import.meta.url);
-const RING_BYTES = 8 * 1024 * 1024;
+/** Per partition; a request is a few hundred bytes (a 1,000-event batch about 100 KB), and every touched page stays resident. */
+const RING_BYTES = 2 * 1024 * 1024;
 
 interface Pending { resolve(v: unknown): void; reject(e: EngineError): void }
 
