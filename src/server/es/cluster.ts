@@ -12,6 +12,7 @@ import { countFields, mergeMapping } from '../../engine/documents/mapping.ts';
 import { docError, illegalArgument } from '../../engine/documents/doc-errors.ts';
 import { applySettings, autoCreateAllowed, effectiveSetting } from '../../engine/documents/cluster-settings.ts';
 import { compilePipeline, type Pipeline } from '../../engine/documents/ingest/pipeline.ts';
+import { resolveDateMathName } from '../../engine/documents/date-math-names.ts';
 import { numberOfShards, type FlatSettings } from '../../engine/documents/settings.ts';
 import { murmur3Utf16 } from '../../engine/documents/routing.ts';
 import type { ItemOutcome, OpArgs, OpResult, ShardCall, ShardMeta, Stale, WriteItem } from '../../workers/protocol.ts';
@@ -68,6 +69,7 @@ export class EsCluster {
   }
 
   resolveForRead(expression: string | undefined, opts: ResolveOptions = {}): ResolvedIndex[] {
+    if (expression?.includes('<')) expression = expression.split(',').map((p) => resolveDateMathName(p, this.ctx.now())).join(',');
     return resolveRead(this.state, expression, opts).map((r) => ({
       name: r.index.name, uuid: r.index.uuid, numberOfShards: numberOfShards(r.index.settings), mapping: r.index.mapping,
       settings: r.index.settings, aliasFilter: r.aliasFilter, type: r.index.type, searchRouting: r.searchRouting,
@@ -139,6 +141,7 @@ export class EsCluster {
   /** The write target of `name` (index or alias with a write index), auto-creating a missing index for `type`. */
   async writeTarget(name: string, type: string, autoCreate = true): Promise<{ meta: IndexMeta | null; routing?: string }> {
     this.checkWriteBlock();
+    name = resolveDateMathName(name, this.ctx.now());
     let t = resolveWrite(this.state, name);
     if (!t.index) {
       if (!autoCreate) return { meta: null };
@@ -166,6 +169,7 @@ export class EsCluster {
   /** Creates an index (explicit or automatic); `exists` errors are ignored for automatic creation. */
   createIndex(name: string, body: Record<string, unknown> | null, typeless: boolean, auto = false): Promise<IndexMeta> {
     this.checkWriteBlock();
+    name = resolveDateMathName(name, this.ctx.now());
     return this.mutate((s) => {
       if (auto && s.indices[name]) return { state: s, value: s.indices[name] };
       const meta = buildIndex(s, name, body, { typeless, now: this.ctx.now() });

@@ -216,8 +216,8 @@ export function buildProcessor(type: string, o: Options, rt: ProcessorRuntime): 
         const v = doc.get(field);
         const ms = parseWithFormats(v, formats, undefined);
         if (ms === null) throw illegalArgument(`unable to parse date [${String(v)}]`);
-        const day = formatDate(ms, indexFormat);
-        doc.set('_index', `<${doc.render(prefix)}{${day}||/${rounding}{${indexFormat}|UTC}}>`);
+        // As ES: a date math index name anchored at the document's date, resolved when the write is routed.
+        doc.set('_index', `<${doc.render(prefix)}{${new Date(ms).toISOString()}||/${rounding}{${indexFormat}|UTC}}>`);
       };
     }
     case 'json': {
