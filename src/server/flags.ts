@@ -44,6 +44,7 @@ export interface Flags {
   services: string[];
   'wal.segment-size': number;
   'indices.memory.index_buffer_size': string;
+  'network.breaker.inflight_requests.limit': string;
   'indices.memory.segment_cache_size': string;
   'wal.repair': boolean;
   'reindex.remote.whitelist': string[];
@@ -90,6 +91,7 @@ export const FLAG_SPECS: Record<keyof Flags, Spec> = {
   'log.level': { kind: 'level', def: 'info', help: 'debug, info, warn or error' },
   services: { kind: 'list', def: ['documents', 'metrics', 'workflow'], help: 'services to run' },
   'wal.segment-size': { kind: 'int', def: 128 * 1024 * 1024, help: 'WAL segment size in bytes' },
+  'network.breaker.inflight_requests.limit': { kind: 'bytes', def: '512MB', help: 'request bodies held in memory at once, all APIs together; more are refused (ES 429 circuit_breaking_exception, Prometheus 503, workflow 429)' },
   'indices.memory.index_buffer_size': { kind: 'bytes', def: '128MB', help: 'documents indexed but not yet written to disk segments, whole node (split across workers)' },
   'indices.memory.segment_cache_size': { kind: 'bytes', def: '192MB', help: 'decoded segment data (postings, doc values, stored blocks) kept in memory, whole node (split across workers)' },
   'wal.repair': { kind: 'bool', def: false, help: 'truncate a corrupt WAL at the damage instead of refusing to start' },
