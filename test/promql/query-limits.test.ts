@@ -95,8 +95,8 @@ test('a query whose client went away stops and frees its slot', async () => {
   await new Promise((r) => setTimeout(r, 200));
   for (const c of clients) c.abort();
   assert.deepEqual(await Promise.all(gone), ['AbortError', 'AbortError']);
-  // Without cancellation the slots stay taken until the 1 s deadline: this query would wait ~800 ms more.
+  // Without cancellation the slots stay taken until the 1 s deadline, and this query, which may wait 400 ms for
+  // one, would time out in the queue (503) instead of answering.
   const q = await query(`${encodeURIComponent('1+1')}&timeout=400ms`);
   assert.equal(q.status, 200, JSON.stringify(q.body));
-  assert.ok(q.ms < 400, `waited ${q.ms.toFixed(0)} ms for a slot`);
 });
