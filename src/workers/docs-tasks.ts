@@ -136,4 +136,5 @@ export const docsTasks = {
   'docs.drop': async (a, init) => { await shardRegistry(init).drop(a.uuid); return true; },
   'docs.closeAll': async () => { await registry?.closeAll(); return true; },
   'docs.closeIndex': async (a, init) => { await shardRegistry(init).closeIndex(a.uuid); return true; },
+  'docs.clearCache': async (_a, init) => { shardRegistry(init).clearCache(); return true; },
 } satisfies TaskSubset;

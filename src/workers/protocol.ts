@@ -160,6 +160,7 @@ export interface WorkerOps {
   'docs.drop': { args: { uuid: string }; result: boolean };
   'docs.closeAll': { args: Record<string, never>; result: boolean };
   'docs.closeIndex': { args: { uuid: string }; result: boolean };
+  'docs.clearCache': { args: Record<string, never>; result: boolean };
 
   'search.query': { args: SearchArgs; result: Stale | ShardResult };
   'search.dfs': { args: SearchArgs; result: Stale | DfsStats };

@@ -189,6 +189,11 @@ export class ShardRegistry {
     await rm(join(this.o.dataDir, 'es', 'indices', uuid), { recursive: true, force: true });
   }
 
+  /** Empties the worker's block cache (`_cache/clear`). */
+  clearCache(): void {
+    this.cache.clear();
+  }
+
   /** Flushes and closes the open shards of index `uuid`, keeping their files (`_close`). */
   async closeIndex(uuid: string): Promise<void> {
     for (const [key, o] of [...this.shards]) {

@@ -62,6 +62,12 @@ export class BlockCache {
     }
   }
 
+  /** Drops every entry (`_cache/clear`). */
+  clear(): void {
+    this.map.clear();
+    this.bytes = 0;
+  }
+
   setBudget(budgetBytes: number): void {
     this.budgetBytes = budgetBytes;
     this.evict();

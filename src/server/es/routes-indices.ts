@@ -111,6 +111,17 @@ export function registerIndexRoutes(router: Router, cluster: EsCluster): void {
   router.add('POST', '/:index/_close', closeOrOpen(true));
   router.add('POST', '/:index/_open', closeOrOpen(false));
 
+  // The segment block cache is one per shard worker, shared by every index there: clearing it for some indices
+  // clears it for all (a cache only costs time to refill, never correctness). Query, request and fielddata
+  // caches do not exist here.
+  const clearCache = route(['fielddata', 'fields', 'query', 'request', 'request_cache', 'field_data', ...EXPAND], async (req, p) => {
+    const metas = cluster.resolveForRead(p.index, { ...readOpts(req), data: true }).map((r) => cluster.state.indices[r.name]);
+    await cluster.ctx.pool.broadcast('docs.clearCache', {});
+    return json(req, 200, { _shards: shardsHeader(metas) });
+  });
+  router.add('POST', '/_cache/clear', clearCache);
+  router.add('POST', '/:index/_cache/clear', clearCache);
+
   const refresh = (op: 'docs.refresh' | 'docs.flush') => route(['force', 'wait_if_ongoing', ...EXPAND], async (req, p) => {
     const metas = cluster.resolveForRead(p.index, { ...readOpts(req), data: true }).map((r) => cluster.state.indices[r.name]);
     await cluster.allShards(metas, op);
