@@ -36,6 +36,7 @@ export interface Flags {
   'rules.alert.resend-delay': string;
   'alertmanager.notification-queue-capacity': number;
   'workflow.test-clock': boolean;
+  'workflow.webhook.allow-private-targets': boolean;
   'workflow.retention': string;
   'workflow.cache-entries': number;
   'workflow.partitions': number;
@@ -43,6 +44,7 @@ export interface Flags {
   services: string[];
   'wal.segment-size': number;
   'indices.memory.index_buffer_size': string;
+  'network.breaker.inflight_requests.limit': string;
   'indices.memory.segment_cache_size': string;
   'wal.repair': boolean;
   'reindex.remote.whitelist': string[];
@@ -82,12 +84,14 @@ export const FLAG_SPECS: Record<keyof Flags, Spec> = {
   'rules.alert.resend-delay': { kind: 'duration', def: '1m', help: 'minimum wait before resending an alert to Alertmanager' },
   'alertmanager.notification-queue-capacity': { kind: 'int', def: 10000, help: 'alerts queued for Alertmanager' },
   'workflow.test-clock': { kind: 'bool', def: false, help: 'enable the workflow test clock endpoints' },
+  'workflow.webhook.allow-private-targets': { kind: 'bool', def: false, help: 'let webhook actions call loopback, private and link-local addresses' },
   'workflow.retention': { kind: 'duration', def: '30d', help: 'how long finished workflow runs and their action-log entries are kept' },
   'workflow.cache-entries': { kind: 'int', def: 2000, help: 'records kept in memory per workflow record space and partition (hot-contact cache)' },
   'workflow.partitions': { kind: 'int', def: 2, help: 'workflow engine threads for a new data directory (contacts are hashed over them; fixed once created)' },
   'log.level': { kind: 'level', def: 'info', help: 'debug, info, warn or error' },
   services: { kind: 'list', def: ['documents', 'metrics', 'workflow'], help: 'services to run' },
   'wal.segment-size': { kind: 'int', def: 128 * 1024 * 1024, help: 'WAL segment size in bytes' },
+  'network.breaker.inflight_requests.limit': { kind: 'bytes', def: '512MB', help: 'request bodies held in memory at once, all APIs together; more are refused (ES 429 circuit_breaking_exception, Prometheus 503, workflow 429)' },
   'indices.memory.index_buffer_size': { kind: 'bytes', def: '128MB', help: 'documents indexed but not yet written to disk segments, whole node (split across workers)' },
   'indices.memory.segment_cache_size': { kind: 'bytes', def: '192MB', help: 'decoded segment data (postings, doc values, stored blocks) kept in memory, whole node (split across workers)' },
   'wal.repair': { kind: 'bool', def: false, help: 'truncate a corrupt WAL at the damage instead of refusing to start' },

@@ -35,6 +35,13 @@ export interface HttpServerOptions {
   maxBodyBytes: number;
   /** The API's own envelope for an over-limit body (413). */
   tooLarge(req: { method: string; path: string }, limitBytes: number): HttpResponse;
+  /**
+   * Request bodies held in memory by every listener of the node together (body read until reply sent);
+   * a body that would take the total past the limit is refused with `overloaded`.
+   */
+  inFlightBudget?: InFlightBudget;
+  /** The API's envelope for a body refused for the in-flight budget (ES 429, Prometheus 503, workflow 429). */
+  overloaded?(req: { method: string; path: string }, wantedBytes: number, usedBytes: number, limitBytes: number): HttpResponse;
   /** The API's envelope for a body that cannot be read (a corrupt compressed body; 400). */
   badBody(reason: string): HttpResponse;
   /** Gzip replies for clients that send `Accept-Encoding: gzip` (Elasticsearch's `http.compression`). */
@@ -43,6 +50,9 @@ export interface HttpServerOptions {
   internalError(err: unknown): HttpResponse;
   handler: Handler;
 }
+
+/** Shared by the listeners of one node (Elasticsearch's `in_flight_requests` breaker). */
+export interface InFlightBudget { limitBytes: number; usedBytes: number }
 
 export interface HttpServer {
   readonly port: number;
@@ -104,6 +114,7 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
     if (closing && inFlight === 0 && drained) drained();
   };
 
+  const budget = opts.inFlightBudget;
   app.any('/*', (res, req) => {
     const method = req.getCaseSensitiveMethod().toUpperCase();
     const path = req.getUrl();
@@ -112,12 +123,15 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
     req.forEach((k, v) => { headers[k] = k in headers ? `${headers[k]}, ${v}` : v; });
     // `done` turns true once, when the reply is written or the client went away; in-flight is counted down then.
     let done = false;
+    // Body bytes this request holds against the node's in-flight budget; given back with the reply.
+    let heldBytes = 0;
+    const releaseBudget = (): void => { if (budget !== undefined) budget.usedBytes -= heldBytes; heldBytes = 0; };
     // Most handlers never look at the signal; the controller is made only for those that do.
     let aborter: AbortController | null = null;
     inFlight++;
     res.onAborted(() => {
       aborter?.abort();
-      if (!done) { done = true; finish(); }
+      if (!done) { done = true; releaseBudget(); finish(); }
     });
 
     const send = (r: HttpResponse, closeConnection = closing): void => {
@@ -136,6 +150,7 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
           res.endWithoutBody();
         }
       });
+      releaseBudget();
       finish();
     };
 
@@ -183,21 +198,45 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
     let size = 0;
     let drainTimer: NodeJS.Timeout | null = null;
     let drainEndMs = 0;
-    const tooLarge = (): void => { if (drainTimer) clearTimeout(drainTimer); send(opts.tooLarge({ method, path }, opts.maxBodyBytes), true); };
+    /** The reply of a refused body (over the limit, or over the node's in-flight budget), sent once drained. */
+    let refusal: (() => HttpResponse) | null = null;
+    const refuse = (): void => { if (drainTimer) clearTimeout(drainTimer); send(refusal!(), true); };
     /** (Re)arms the reply of a draining request: idle time since the last chunk, within the overall cap. */
     const drain = (): void => {
       const now = Date.now();
       if (drainEndMs === 0) drainEndMs = now + DRAIN_TIME_MS;
       if (drainTimer) clearTimeout(drainTimer);
-      drainTimer = setTimeout(tooLarge, Math.max(0, Math.min(DRAIN_IDLE_MS, drainEndMs - now)));
+      drainTimer = setTimeout(refuse, Math.max(0, Math.min(DRAIN_IDLE_MS, drainEndMs - now)));
     };
-    if (declared > opts.maxBodyBytes) drain();
+    const startRefusal = (make: () => HttpResponse): void => {
+      refusal = make;
+      chunks = [];
+      releaseBudget();
+      drain();
+    };
+    const tooLarge = (): HttpResponse => opts.tooLarge({ method, path }, opts.maxBodyBytes);
+    const overloaded = (wanted: number): (() => HttpResponse) => {
+      const used = budget!.usedBytes;
+      return () => opts.overloaded?.({ method, path }, wanted, used, budget!.limitBytes) ?? { status: 503, body: 'request bodies in flight over the limit\n' };
+    };
+    /** Holds `n` more body bytes against the node's budget; false (nothing held) when they do not fit. */
+    const hold = (n: number): boolean => {
+      if (budget === undefined) return true;
+      if (budget.usedBytes + n > budget.limitBytes) return false;
+      budget.usedBytes += n;
+      heldBytes += n;
+      return true;
+    };
+    if (declared > opts.maxBodyBytes) startRefusal(tooLarge);
+    else if (declared > 0 && !hold(declared)) startRefusal(overloaded(declared));
     res.onData((chunk, isLast) => {
       if (done) return;
       size += chunk.byteLength;
-      if (size > opts.maxBodyBytes || declared > opts.maxBodyBytes) {
-        chunks = [];
-        if (isLast) tooLarge(); else drain();
+      if (refusal === null && size > opts.maxBodyBytes) startRefusal(tooLarge);
+      // A body without a declared length is held chunk by chunk.
+      if (refusal === null && !declared && !hold(chunk.byteLength)) startRefusal(overloaded(size));
+      if (refusal !== null) {
+        if (isLast) refuse(); else drain();
         return;
       }
       // uWS reuses the chunk's memory after this callback returns: copy it.

@@ -12,18 +12,18 @@ import { ShardPool } from './pool.ts';
 import { SelfMetrics } from './self-metrics.ts';
 import { createLogger } from './logger.ts';
 import { acquireLock } from './lock-file.ts';
-import { startHttpServer, type HttpServer } from './http.ts';
+import { startHttpServer, type HttpServer, type InFlightBudget } from './http.ts';
 import { ParseError } from '../engine/errors.ts';
 import { startIdleGc } from '../runtime/idle-gc.ts';
 import { Router } from './router.ts';
 import { dispatcher, type ApiFallbacks, type RequestMetrics } from './dispatch.ts';
 import { registerProcessMetrics } from './process-metrics.ts';
 import { registerEsRoutes } from './es/routes.ts';
-import { esFallbacks, esTooLarge } from './es/fallbacks.ts';
+import { esFallbacks, esOverloaded, esTooLarge } from './es/fallbacks.ts';
 import { registerMetricsRoutes } from './prom/routes.ts';
-import { promFallbacks, promTooLarge } from './prom/fallbacks.ts';
+import { promFallbacks, promOverloaded, promTooLarge } from './prom/fallbacks.ts';
 import { registerWorkflowRoutes } from './workflow/routes.ts';
-import { workflowFallbacks, workflowTooLarge } from './workflow/fallbacks.ts';
+import { workflowFallbacks, workflowOverloaded, workflowTooLarge } from './workflow/fallbacks.ts';
 
 const MB = 1024 * 1024;
 
@@ -64,11 +64,13 @@ export async function startTessera(flags: Flags): Promise<Tessera> {
   const stopped = new Promise<void>((r) => { markStopped = r; });
 
   const idleGc = startIdleGc();
+  // One budget for the request bodies of every listener: memory is the node's, whichever API fills it.
+  const inFlightBudget: InFlightBudget = { limitBytes: bytesOf(flags['network.breaker.inflight_requests.limit']), usedBytes: 0 };
   const listen = async (api: string, host: string, port: number, maxBodyBytes: number, router: Router,
-    fallbacks: ApiFallbacks, tooLarge: typeof esTooLarge): Promise<number> => {
+    fallbacks: ApiFallbacks, tooLarge: typeof esTooLarge, overloaded: typeof esOverloaded): Promise<number> => {
     const handle = dispatcher(api, router, fallbacks, reqMetrics);
     const server = await startHttpServer({
-      host, port, maxBodyBytes, tooLarge, compressResponses: api === 'documents' && flags['http.compression'], internalError: (err) => fallbacks.error(err, null as never),
+      host, port, maxBodyBytes, tooLarge, overloaded, inFlightBudget, compressResponses: api === 'documents' && flags['http.compression'], internalError: (err) => fallbacks.error(err, null as never),
       badBody: (reason) => fallbacks.error(ParseError.of('PARSE', [reason]), null as never),
       handler: (req) => { idleGc.busy(); return handle(req); },
     });
@@ -102,7 +104,7 @@ export async function startTessera(flags: Flags): Promise<Tessera> {
     if (services.has('documents')) {
       const router = new Router();
       hooks.push(registerEsRoutes(router, ctx));
-      ports.documents = await listen('documents', flags['network.host'], flags['http.port'], 100 * MB, router, esFallbacks, esTooLarge);
+      ports.documents = await listen('documents', flags['network.host'], flags['http.port'], 100 * MB, router, esFallbacks, esTooLarge, esOverloaded);
     }
     if (services.has('metrics')) {
       const router = new Router();
@@ -111,12 +113,12 @@ export async function startTessera(flags: Flags): Promise<Tessera> {
       hooks.push(registerMetricsRoutes(router, ctx, {
         isReady: () => ready, reload, quit: () => { void stop(); }, selfAddress: () => `${selfHost}:${ports.metrics ?? port}`,
       }));
-      ports.metrics = await listen('metrics', host, port, 100 * MB, router, promFallbacks, promTooLarge);
+      ports.metrics = await listen('metrics', host, port, 100 * MB, router, promFallbacks, promTooLarge, promOverloaded);
     }
     if (services.has('workflow')) {
       const router = new Router();
       hooks.push(registerWorkflowRoutes(router, ctx));
-      ports.workflow = await listen('workflow', flags['network.host'], flags['workflow.port'], 1 * MB, router, workflowFallbacks, workflowTooLarge);
+      ports.workflow = await listen('workflow', flags['network.host'], flags['workflow.port'], 1 * MB, router, workflowFallbacks, workflowTooLarge, workflowOverloaded);
     }
     for (const h of hooks) await h.start?.();
   } catch (err) {

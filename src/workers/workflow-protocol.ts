@@ -20,6 +20,8 @@ export interface WorkflowWorkerInit {
   cacheEntries: number;
   /** Retention of finished runs and their action-log entries (ms). */
   retentionMs: number;
+  /** `--workflow.webhook.allow-private-targets`. */
+  allowPrivateWebhookTargets: boolean;
 }
 
 export interface WorkflowRequest {

@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   const ring = SpscRing.attach(init.ring);
   const { engine, kv } = await openPartition({
     dataDir: init.dataDir, partition: init.partition, partitions: init.partitions, testClock: init.testClock,
-    cacheEntries: init.cacheEntries, retentionMs: init.retentionMs,
+    cacheEntries: init.cacheEntries, retentionMs: init.retentionMs, allowPrivateWebhookTargets: init.allowPrivateWebhookTargets,
   });
   const sched = new Scheduler(engine);
   // After a burst (a bulk load, a million timers fired) the garbage it left is collected once the thread is quiet.

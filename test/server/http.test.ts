@@ -93,8 +93,8 @@ test('/metrics is valid Prometheus text exposition with request, queue and proce
 
 test('a body over the limit gets 413 in the API envelope (declared length)', async () => {
   // The server reads an over-limit body to its end before answering (so the reply is not lost to a reset);
-  // a client that stops sending gets the 413 after the 10 s drain time.
-  const reply = await raw(s.esUrl, ['PUT /idx HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 209715200\r\n\r\n{'], 15_000);
+  // a client that stops sending gets the 413 once it has sent nothing for 250 ms (http.ts DRAIN_IDLE_MS).
+  const reply = await raw(s.esUrl, ['PUT /idx HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 209715200\r\n\r\n{'], 5_000);
   assert.match(reply, /^HTTP\/1\.1 413 /);
   const body = JSON.parse(reply.slice(reply.indexOf('\r\n\r\n') + 4));
   assert.equal(body.status, 413);

@@ -45,9 +45,11 @@ export interface ClusterState {
   /** `_cluster/settings`, flat: persistent ones are stored, transient ones live until a restart. */
   persistentSettings: Readonly<Record<string, string>>;
   transientSettings: Readonly<Record<string, string>>;
+  /** Ingest pipeline definitions by id, as they were PUT. */
+  pipelines: Readonly<Record<string, unknown>>;
 }
 
-export const EMPTY_STATE: ClusterState = { version: 0, indices: {}, templates: {}, persistentSettings: {}, transientSettings: {} };
+export const EMPTY_STATE: ClusterState = { version: 0, indices: {}, templates: {}, persistentSettings: {}, transientSettings: {}, pipelines: {} };
 
 /** Simple `*` wildcard match (ES's `Regex.simpleMatch`). */
 export function simpleMatch(pattern: string, value: string): boolean {

@@ -47,11 +47,3 @@ export function validationFailed(failures: string[]): EngineError {
   return docError('DOC_VALIDATION', [failures.map((f, i) => `${i + 1}: ${f};`).join('')]);
 }
 
-/**
- * A write naming an ingest pipeline: none can exist (the ingest API is not served), so any id but `_none` is
- * the error Elasticsearch gives for an unknown pipeline.
- */
-export function checkPipeline(id: string | null | undefined): void {
-  if (id === null || id === undefined || id === '_none') return;
-  throw illegalArgument(`pipeline with id [${id}] does not exist`);
-}

@@ -10,18 +10,20 @@ import type { ClusterState, IndexMeta, TemplateMeta } from './cluster-state.ts';
 
 /** The key of the persistent cluster settings (a flat map) in the cluster database. */
 const PERSISTENT_SETTINGS_KEY = 'persistent_settings';
+/** Keys of ingest pipeline definitions in the cluster database: the prefix, then the pipeline id. */
+const PIPELINE_KEY_PREFIX = 'pipeline:';
 
 export class MetaStore {
   private readonly store: Store;
   private readonly indices: StoreDb<IndexMeta>;
   private readonly templates: StoreDb<TemplateMeta>;
-  private readonly cluster: StoreDb<Record<string, string>>;
+  private readonly cluster: StoreDb<unknown>;
 
   private constructor(store: Store) {
     this.store = store;
     this.indices = store.db<IndexMeta>(DOC_META_INDICES_DB);
     this.templates = store.db<TemplateMeta>(DOC_META_TEMPLATES_DB);
-    this.cluster = store.db<Record<string, string>>(DOC_META_CLUSTER_DB);
+    this.cluster = store.db<unknown>(DOC_META_CLUSTER_DB);
   }
 
   static open(dataDir: string): MetaStore {
@@ -33,8 +35,13 @@ export class MetaStore {
     const templates: Record<string, TemplateMeta> = {};
     for (const { key, value } of this.indices.getRange()) indices[String(key)] = value;
     for (const { key, value } of this.templates.getRange()) templates[String(key)] = value;
-    const persistentSettings = this.cluster.get(PERSISTENT_SETTINGS_KEY) ?? {};
-    return { version: 1, indices, templates, persistentSettings, transientSettings: {} };
+    const persistentSettings = (this.cluster.get(PERSISTENT_SETTINGS_KEY) ?? {}) as Record<string, string>;
+    const pipelines: Record<string, unknown> = {};
+    for (const { key, value } of this.cluster.getRange()) {
+      const k = String(key);
+      if (k.startsWith(PIPELINE_KEY_PREFIX)) pipelines[k.slice(PIPELINE_KEY_PREFIX.length)] = value;
+    }
+    return { version: 1, indices, templates, persistentSettings, transientSettings: {}, pipelines };
   }
 
   /** Writes the difference between two states atomically; resolves once durable. */
@@ -43,6 +50,10 @@ export class MetaStore {
       diff(prev.indices, next.indices, this.indices);
       diff(prev.templates, next.templates, this.templates);
       if (prev.persistentSettings !== next.persistentSettings) this.cluster.putSync(PERSISTENT_SETTINGS_KEY, { ...next.persistentSettings });
+      if (prev.pipelines !== next.pipelines) {
+        for (const id of Object.keys(prev.pipelines)) if (!(id in next.pipelines)) this.cluster.removeSync(PIPELINE_KEY_PREFIX + id);
+        for (const [id, body] of Object.entries(next.pipelines)) if (prev.pipelines[id] !== body) this.cluster.putSync(PIPELINE_KEY_PREFIX + id, body);
+      }
     });
   }
 

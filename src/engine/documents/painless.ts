@@ -295,8 +295,12 @@ function stringMethod(s: string, name: string, arg: unknown[]): unknown {
 
 export interface ScriptSpec { source: string; params: Record<string, unknown>; lang: string }
 
-/** Runs an update script against `ctx` (mutated in place). Throws `failed to execute script` errors. */
-export function runScript(spec: ScriptSpec, ctx: Record<string, unknown>): void {
+/**
+ * Runs a script against `ctx` (mutated in place); returns what it returns, or the value of its last
+ * expression statement (an ingest `if` condition such as `ctx.level == 'error'`). Throws `failed to execute
+ * script` errors.
+ */
+export function runScript(spec: ScriptSpec, ctx: Record<string, unknown>): unknown {
   let ast: Stmt[];
   try {
     ast = parseScript(spec.source);
@@ -306,10 +310,15 @@ export function runScript(spec: ScriptSpec, ctx: Record<string, unknown>): void 
   }
   const interp = new Interp({ ctx, params: spec.params });
   interp.scopes.push(new Map());
+  let last: unknown = null;
   try {
-    for (const s of ast) interp.exec(s);
+    for (const s of ast) {
+      if (s.k === 'expr') last = interp.eval(s.e);
+      else { interp.exec(s); last = null; }
+    }
+    return last;
   } catch (e) {
-    if (e instanceof Return) return;
+    if (e instanceof Return) return e.v;
     if (e instanceof RuntimeFail) throw scriptError(spec, 'runtime error', e.c, 0);
     if (e instanceof CompileError) throw scriptError(spec, 'compile error', cause('DOC_ILLEGAL_ARGUMENT', [e.message]), 0);
     throw e;

@@ -4,38 +4,12 @@
  * date math: `now`, `<date>||`, `+1d`, `-2h`, `/d` rounding (gte/lt round down, gt/lte round up).
  */
 import { parseDate, zoneOffsetAt, DEFAULT_DATE_FORMAT } from '../analysis/date-format.ts';
+import { applyDateMath } from '../analysis/date-math.ts';
 import type { RangeQuery } from './query-ast.ts';
 import { NULL_WEIGHT, type CompileContext, type Weight } from './weight.ts';
 import { matchingTermIds, rangeScanWeight, termSetWeight } from './term-weights.ts';
 import { NUMERIC_TYPES } from '../indexing/field-infos.ts';
 import { queryShardError } from './shard-errors.ts';
-
-const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, H: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
-
-function addUnit(ms: number, n: number, unit: string, tzOff: number): number {
-  if (unit === 'M' || unit === 'y') {
-    const d = new Date(ms + tzOff);
-    if (unit === 'M') d.setUTCMonth(d.getUTCMonth() + n); else d.setUTCFullYear(d.getUTCFullYear() + n);
-    return d.getTime() - tzOff;
-  }
-  return ms + n * UNITS[unit];
-}
-
-function roundUnit(ms: number, unit: string, up: boolean, tzOff: number): number {
-  const d = new Date(ms + tzOff);
-  switch (unit) {
-    case 'y': d.setUTCMonth(0, 1); d.setUTCHours(0, 0, 0, 0); break;
-    case 'M': d.setUTCDate(1); d.setUTCHours(0, 0, 0, 0); break;
-    case 'w': { const day = (d.getUTCDay() + 6) % 7; d.setUTCDate(d.getUTCDate() - day); d.setUTCHours(0, 0, 0, 0); break; }
-    case 'd': d.setUTCHours(0, 0, 0, 0); break;
-    case 'h': case 'H': d.setUTCMinutes(0, 0, 0); break;
-    case 'm': d.setUTCSeconds(0, 0); break;
-    case 's': d.setUTCMilliseconds(0); break;
-  }
-  let start = d.getTime() - tzOff;
-  if (up) start = addUnit(start, 1, unit, tzOff) - 1;
-  return start;
-}
 
 /** Parses a date bound with optional math; `roundUp` selects the end of a rounded unit. */
 export function parseDateValue(ctx: CompileContext, v: unknown, format: string | undefined, tz: string | undefined, roundUp: boolean): number {
@@ -53,18 +27,9 @@ export function parseDateValue(ctx: CompileContext, v: unknown, format: string |
       throw queryShardError(ctx, `failed to parse date field [${text}] with format [${format ?? DEFAULT_DATE_FORMAT}]`);
     }
   }
-  const tzOff = tz ? zoneOffsetAt(tz, base) : 0;
-  const re = /([+-])(\d+)?([yMwdhHms])|\/([yMwdhHms])/g;
-  let m: RegExpExecArray | null;
-  let consumed = 0;
-  while ((m = re.exec(rest))) {
-    if (m.index !== consumed) break;
-    consumed = re.lastIndex;
-    if (m[4]) base = roundUnit(base, m[4], roundUp, tzOff);
-    else base = addUnit(base, (m[1] === '-' ? -1 : 1) * Number(m[2] ?? 1), m[3], tzOff);
-  }
-  if (consumed !== rest.length) throw queryShardError(ctx, `operator not supported for date math [${rest}]`);
-  return base;
+  const out = applyDateMath(base, rest, roundUp, tz ? zoneOffsetAt(tz, base) : 0);
+  if (out === null) throw queryShardError(ctx, `operator not supported for date math [${rest}]`);
+  return out;
 }
 
 export function rangeWeight(ctx: CompileContext, q: RangeQuery, boost: number): Weight {

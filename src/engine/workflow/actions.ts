@@ -4,6 +4,7 @@
  * idempotency key; `webhook` is the only handler that leaves the process and the only asynchronous one.
  */
 import { wfError } from './properties.ts';
+import { webhookTargetRefusal } from './webhook-target.ts';
 
 export interface ActionContext {
   workflowId: number;
@@ -23,6 +24,8 @@ export interface ActionEnv {
   appendOutbox(ctx: ActionContext, channel: string, templateId: string | null, content: string | null): string;
   /** `fetch` as configured; tests may inject one. */
   fetch: typeof fetch;
+  /** Webhooks may call loopback, private and link-local addresses (`--workflow.webhook.allow-private-targets`). */
+  allowPrivateTargets: boolean;
 }
 
 /** A failed execution; `retryable` failures are retried with backoff (network errors, 5xx). */
@@ -108,6 +111,13 @@ async function callWebhook(ctx: ActionContext, env: ActionEnv): Promise<unknown>
     workflowId: ctx.workflowId, runId: ctx.runId, elementDisplayId: ctx.elementDisplayId,
     businessId: ctx.businessId, contactId: ctx.contactId, at: ctx.now, actionValue: ctx.actionValue,
   };
+  let refusal: string | null;
+  try {
+    refusal = await webhookTargetRefusal(v.url, env.allowPrivateTargets);
+  } catch (err) {
+    throw new ActionFailure(`webhook call failed: ${(err as Error).message}`, true);
+  }
+  if (refusal !== null) throw new ActionFailure(refusal, false);
   let res: Response;
   try {
     res = await env.fetch(v.url, {
@@ -115,14 +125,32 @@ async function callWebhook(ctx: ActionContext, env: ActionEnv): Promise<unknown>
       headers: { 'content-type': 'application/json', ...(v.headers ?? {}), 'Idempotency-Key': ctx.idempotencyKey },
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
+      // A redirect could lead to a target the check above would refuse.
+      redirect: 'manual',
     });
-    await res.arrayBuffer();
+    await drainCapped(res);
   } catch (err) {
     throw new ActionFailure(`webhook call failed: ${(err as Error).message}`, true);
   }
   if (res.status >= 500) throw new ActionFailure(`webhook answered ${res.status}`, true, { status: res.status });
   if (res.status >= 400) throw new ActionFailure(`webhook answered ${res.status}`, false, { status: res.status });
   return { status: res.status };
+}
+
+/** Response bytes read (and dropped) at most: only the status is used, and a huge reply must not fill memory. */
+export const WEBHOOK_MAX_RESPONSE_BYTES = 1024 * 1024;
+
+/** Reads the response body up to the cap (so a small reply's connection can be reused), then stops. */
+async function drainCapped(res: Response): Promise<void> {
+  if (res.body === null) return;
+  const reader = res.body.getReader();
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    bytes += value.byteLength;
+    if (bytes > WEBHOOK_MAX_RESPONSE_BYTES) { await reader.cancel(); return; }
+  }
 }
 
 /** Backoff before attempt 2 and 3 (ms); a third failure is final. */

@@ -14,9 +14,10 @@ export function contactRecord(st: WorkflowStore, businessId: number | null, cont
   return c;
 }
 
-export function makeEnv(st: WorkflowStore, fetchImpl: typeof fetch, now: () => number): ActionEnv {
+export function makeEnv(st: WorkflowStore, fetchImpl: typeof fetch, now: () => number, allowPrivateTargets = false): ActionEnv {
   return {
     fetch: fetchImpl,
+    allowPrivateTargets,
     addTags(b, c, tags) {
       const rec = contactRecord(st, b, c);
       for (const t of tags) if (!rec.tags.includes(t)) rec.tags.push(t);

@@ -134,7 +134,7 @@ test('serial per contact: a contact waiting on a webhook queues its next event; 
     if (++calls === 1) await gate;
     return new Response('{}', { status: 200 });
   }) as typeof fetch;
-  const e = new WorkflowEngine({ kv: new MemoryKv(), realNow: () => 5_000, fetch: fakeFetch });
+  const e = new WorkflowEngine({ kv: new MemoryKv(), realNow: () => 5_000, fetch: fakeFetch, allowPrivateWebhookTargets: true });
   e.call('channels.upsert', { body: { businessId: 1, channelId: 'ch1' } });
   e.call('workflow.save', { body: { version: 1, businessId: 1, title: 't', enable: true, status: 1, workflowElements: [
     { displayId: 'e1', type: 'Event', incomings: [], outgoings: ['p1'], properties: [{ name: 'event', operation: 'in', value: 'livestream' }] },

@@ -39,6 +39,8 @@ export interface EngineOptions {
   /** Use a settable clock persisted across restarts (`--workflow.test-clock`). */
   testClock?: boolean;
   fetch?: typeof fetch;
+  /** Webhooks may target loopback and private addresses (off by default; see webhook-target.ts). */
+  allowPrivateWebhookTargets?: boolean;
   realNow?: () => number;
 }
 
@@ -82,7 +84,7 @@ export class WorkflowEngine {
     this.testClock = opts.testClock ?? false;
     this.retentionMs = opts.retentionMs ?? DEFAULT_RETENTION_MS;
     this.clock = this.testClock ? new SettableClock(this.st.state.clock ?? realNow()) : new EventClock(realNow);
-    this.runner = new Runner(this.st, this.clock, makeEnv(this.st, opts.fetch ?? fetch, () => this.clock.now()));
+    this.runner = new Runner(this.st, this.clock, makeEnv(this.st, opts.fetch ?? fetch, () => this.clock.now(), opts.allowPrivateWebhookTargets ?? false));
     wireTimers(this.runner);
     recoverRunning(this.runner);
   }

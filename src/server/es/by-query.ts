@@ -5,7 +5,8 @@
  * changed since the view was taken is a version conflict (counted with `conflicts=proceed`, or failing the
  * request with the batch done so far). Runs to completion within the request (`slices=1`).
  */
-import { checkPipeline, docError, validationFailed } from '../../engine/documents/doc-errors.ts';
+import { docError, illegalArgument, validationFailed } from '../../engine/documents/doc-errors.ts';
+import { ingest } from './routes-ingest.ts';
 import { parseSearchBodyText, parseTimeMs, type SearchRequest } from '../../engine/search/index.ts';
 import type { ItemOutcome, WriteItem } from '../../workers/protocol.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
@@ -47,7 +48,8 @@ async function byQuery(cluster: EsCluster, search: SearchService, req: HttpReque
   if (conflicts !== 'abort' && conflicts !== 'proceed') throw docError('DOC_ILLEGAL_ARGUMENT', [`conflicts may only be "proceed" or "abort" but was [${conflicts}]`]);
   const slices = req.query.get('slices');
   if (slices !== null && slices !== '1') throw docError('DOC_ILLEGAL_ARGUMENT', [`slices [${slices}] is not supported: only slices=1 (one sequential scroll) is`]);
-  checkPipeline(req.query.get('pipeline'));
+  const pipeline = req.query.get('pipeline') ?? undefined;
+  if (pipeline !== undefined && pipeline !== '_none' && !cluster.pipeline(pipeline)) throw illegalArgument(`pipeline with id [${pipeline}] does not exist`);
   const script = body.script;
   if (kind === 'delete' && script !== undefined) throw docError('DOC_PARSE', ['[delete_by_query] unknown field [script], parser not found']);
   const maxDocs = numberOr(body.max_docs ?? body.size, intParam(req, 'size') ?? -1);
@@ -77,7 +79,7 @@ async function byQuery(cluster: EsCluster, search: SearchService, req: HttpReque
     if (take.length === 0) return false;
     seen += take.length;
     c.batches++;
-    await writeBatch(cluster, targets, take, kind, script, conflicts === 'proceed', c);
+    await writeBatch(cluster, targets, take, kind, script, conflicts === 'proceed', c, pipeline);
     return c.failures.length === 0 && (maxDocs < 0 || seen < maxDocs);
   });
   c.total = maxDocs >= 0 ? Math.min(total, maxDocs) : total;
@@ -95,7 +97,8 @@ async function byQuery(cluster: EsCluster, search: SearchService, req: HttpReque
 }
 
 /** Writes one batch back, one shard write per shard, and counts the outcomes. */
-async function writeBatch(cluster: EsCluster, targets: ShardTarget[], hits: MergedHit[], kind: Kind, script: unknown, proceed: boolean, c: Counts): Promise<void> {
+async function writeBatch(cluster: EsCluster, targets: ShardTarget[], hits: MergedHit[], kind: Kind, script: unknown, proceed: boolean, c: Counts,
+  pipeline: string | undefined): Promise<void> {
   const byShard = new Map<number, MergedHit[]>();
   for (const h of hits) {
     let list = byShard.get(h.shardOrder);
@@ -104,7 +107,15 @@ async function writeBatch(cluster: EsCluster, targets: ShardTarget[], hits: Merg
   }
   await Promise.all([...byShard].map(async ([order, list]) => {
     const t = targets[order];
-    const items = list.map((h) => writeItem(h, kind, script));
+    const items = list.map((h) => {
+      const item = writeItem(h, kind, script);
+      // `_update_by_query?pipeline=` runs the pipeline on each rewritten source (its index and id stay).
+      if (pipeline !== undefined && item.action === 'index') {
+        const ing = ingest(cluster, pipeline, t.index.name, t.index.type ?? '_doc', h.id, h.routing, item.op.source);
+        if (ing.kind === 'write') item.op.source = ing.source;
+      }
+      return item;
+    });
     const outcomes = await cluster.writeShard(t.meta, t.shard, items);
     outcomes.forEach((o, k) => count(o, list[k], proceed, c));
   }));

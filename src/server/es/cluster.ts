@@ -11,6 +11,8 @@ import { buildIndex } from '../../engine/documents/index-create.ts';
 import { countFields, mergeMapping } from '../../engine/documents/mapping.ts';
 import { docError, illegalArgument } from '../../engine/documents/doc-errors.ts';
 import { applySettings, autoCreateAllowed, effectiveSetting } from '../../engine/documents/cluster-settings.ts';
+import { compilePipeline, type Pipeline } from '../../engine/documents/ingest/pipeline.ts';
+import { resolveDateMathName } from '../../engine/documents/date-math-names.ts';
 import { numberOfShards, type FlatSettings } from '../../engine/documents/settings.ts';
 import { murmur3Utf16 } from '../../engine/documents/routing.ts';
 import type { ItemOutcome, OpArgs, OpResult, ShardCall, ShardMeta, Stale, WriteItem } from '../../workers/protocol.ts';
@@ -67,6 +69,7 @@ export class EsCluster {
   }
 
   resolveForRead(expression: string | undefined, opts: ResolveOptions = {}): ResolvedIndex[] {
+    if (expression?.includes('<')) expression = expression.split(',').map((p) => resolveDateMathName(p, this.ctx.now())).join(',');
     return resolveRead(this.state, expression, opts).map((r) => ({
       name: r.index.name, uuid: r.index.uuid, numberOfShards: numberOfShards(r.index.settings), mapping: r.index.mapping,
       settings: r.index.settings, aliasFilter: r.aliasFilter, type: r.index.type, searchRouting: r.searchRouting,
@@ -80,6 +83,34 @@ export class EsCluster {
 
   shardWorker(uuid: string, shard: number): number {
     return ((murmur3Utf16(uuid) >>> 0) + shard) % this.ctx.pool.size;
+  }
+
+  /** Compiled ingest pipelines, by id, with the definition they were compiled from. */
+  private readonly compiledPipelines = new Map<string, { body: unknown; pipeline: Pipeline }>();
+
+  /** The stored ingest pipeline `id`, compiled (once per definition). */
+  pipeline(id: string): Pipeline | undefined {
+    const body = this.state.pipelines[id];
+    if (body === undefined) return undefined;
+    const hit = this.compiledPipelines.get(id);
+    if (hit && hit.body === body) return hit.pipeline;
+    const pipeline = compilePipeline(id, body);
+    this.compiledPipelines.set(id, { body, pipeline });
+    return pipeline;
+  }
+
+  /** Stores a pipeline definition after compiling it (a malformed one is refused and nothing changes). */
+  putPipeline(id: string, body: unknown): Promise<void> {
+    compilePipeline(id, body);
+    return this.mutate((s) => ({ state: { ...s, version: s.version + 1, pipelines: { ...s.pipelines, [id]: body } } }));
+  }
+
+  deletePipelines(ids: string[]): Promise<void> {
+    return this.mutate((s) => {
+      const pipelines = { ...s.pipelines };
+      for (const id of ids) delete pipelines[id];
+      return { state: { ...s, version: s.version + 1, pipelines } };
+    });
   }
 
   /** The effective value of a cluster setting (transient over persistent over the default). */
@@ -110,6 +141,7 @@ export class EsCluster {
   /** The write target of `name` (index or alias with a write index), auto-creating a missing index for `type`. */
   async writeTarget(name: string, type: string, autoCreate = true): Promise<{ meta: IndexMeta | null; routing?: string }> {
     this.checkWriteBlock();
+    name = resolveDateMathName(name, this.ctx.now());
     let t = resolveWrite(this.state, name);
     if (!t.index) {
       if (!autoCreate) return { meta: null };
@@ -137,6 +169,7 @@ export class EsCluster {
   /** Creates an index (explicit or automatic); `exists` errors are ignored for automatic creation. */
   createIndex(name: string, body: Record<string, unknown> | null, typeless: boolean, auto = false): Promise<IndexMeta> {
     this.checkWriteBlock();
+    name = resolveDateMathName(name, this.ctx.now());
     return this.mutate((s) => {
       if (auto && s.indices[name]) return { state: s, value: s.indices[name] };
       const meta = buildIndex(s, name, body, { typeless, now: this.ctx.now() });

@@ -21,6 +21,22 @@ export const esFallbacks: ApiFallbacks = {
   error: (err) => errorResponse(err),
 };
 
+/** Elasticsearch's `ByteSizeValue` rendering (`512mb`, `1.2gb`). */
+function byteSize(n: number): string {
+  const units = ['b', 'kb', 'mb', 'gb', 'tb'];
+  let v = n, u = 0;
+  while (v >= 1024 && u < units.length - 1) { v /= 1024; u++; }
+  return `${u === 0 ? v : Number(v.toFixed(1))}${units[u]}`;
+}
+
+/** The `in_flight_requests` circuit breaker tripped (ES 6.8: 429, bytes wanted and limit in the cause). */
+export function esOverloaded(_req: unknown, wantedBytes: number, usedBytes: number, limitBytes: number): HttpResponse {
+  const would = usedBytes + wantedBytes;
+  return esEnvelope(429, 'circuit_breaking_exception',
+    `[in_flight_requests] Data too large, data for [<http_request>] would be [${would}/${byteSize(would)}], which is larger than the limit of [${limitBytes}/${byteSize(limitBytes)}]`,
+    { bytes_wanted: would, bytes_limit: limitBytes });
+}
+
 /** `http.max_content_length` exceeded. */
 export function esTooLarge(_req: unknown, limitBytes: number): HttpResponse {
   return esEnvelope(413, 'content_too_long_exception', `request body is too large: limit is [${limitBytes}] bytes`);

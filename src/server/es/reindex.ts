@@ -8,7 +8,8 @@
  */
 import type { IndexMeta } from '../../engine/documents/cluster-state.ts';
 import { simpleMatch } from '../../engine/documents/cluster-state.ts';
-import { checkPipeline, docError, illegalArgument, validationFailed } from '../../engine/documents/doc-errors.ts';
+import { docError, illegalArgument, validationFailed } from '../../engine/documents/doc-errors.ts';
+import { ingest, type Ingested } from './routes-ingest.ts';
 import type { VersionType } from '../../engine/documents/doc-shard-types.ts';
 import { runScript, type ScriptSpec } from '../../engine/documents/painless.ts';
 import { shardFor } from '../../engine/documents/routing.ts';
@@ -35,7 +36,7 @@ interface Counts {
   failures: Record<string, unknown>[];
 }
 
-interface Dest { index: string; type?: string; opType: 'index' | 'create'; versionType?: VersionType; routing: string }
+interface Dest { index: string; type?: string; opType: 'index' | 'create'; versionType?: VersionType; routing: string; pipeline?: string }
 
 export function registerReindexRoutes(router: Router, cluster: EsCluster, search: SearchService): void {
   router.add('POST', '/_reindex', route(PARAMS, (req) => reindex(cluster, search, req)));
@@ -57,8 +58,8 @@ async function reindex(cluster: EsCluster, search: SearchService, req: HttpReque
   if (slices !== null && slices !== '1') throw illegalArgument(`slices [${slices}] is not supported: only slices=1 (one sequential scroll) is`);
   const conflicts = String(body.conflicts ?? 'abort');
   if (conflicts !== 'abort' && conflicts !== 'proceed') throw illegalArgument(`conflicts may only be "proceed" or "abort" but was [${conflicts}]`);
-  checkPipeline(destBody.pipeline as string | undefined);
   const dest: Dest = {
+    pipeline: destBody.pipeline === undefined ? undefined : String(destBody.pipeline),
     index: destBody.index as string,
     type: destBody.type === undefined ? undefined : String(destBody.type),
     opType: destBody.op_type === 'create' ? 'create' : 'index',
@@ -126,6 +127,17 @@ async function writeBatch(cluster: EsCluster, docs: SourceDoc[], dest: Dest, scr
       source = JSON.stringify(ctx._source);
     }
     const type = dest.type ?? d.type;
+    if (op !== 'delete') {
+      // The destination's pipeline (dest.pipeline, else its default pipeline) runs on each copied document.
+      let ing: Ingested;
+      try { ing = ingest(cluster, dest.pipeline, index, type, id, routing, Buffer.from(source)); } catch (e) {
+        const { error, status } = errorBody(e);
+        c.failures.push({ index, type, id, cause: error, status });
+        continue;
+      }
+      if (ing.kind === 'dropped') { c.noops++; continue; }
+      index = ing.index; id = ing.id ?? id; routing = ing.routing; source = Buffer.from(ing.source).toString('utf8');
+    }
     const { meta } = await cluster.writeTarget(index, type, op !== 'delete');
     if (!meta) continue;
     const shard = shardFor(routing ?? id, numberOfShards(meta.settings));

@@ -9,7 +9,8 @@ import { shardFor } from '../../engine/documents/routing.ts';
 import { numberOfReplicas, numberOfShards } from '../../engine/documents/settings.ts';
 import type { WriteResult } from '../../engine/documents/doc-shard-types.ts';
 import { validateTypeName } from '../../engine/documents/names.ts';
-import { checkPipeline, validationFailed } from '../../engine/documents/doc-errors.ts';
+import { validationFailed } from '../../engine/documents/doc-errors.ts';
+import { ingest } from './routes-ingest.ts';
 import type { ItemOutcome, WriteItem } from '../../workers/protocol.ts';
 import type { Router } from '../router.ts';
 import type { EsCluster } from './cluster.ts';
@@ -21,7 +22,7 @@ import { checkId, conditions, notFoundExpr, refreshParam, routingRequired, write
 const BULK_PARAMS = ['refresh', 'routing', 'timeout', 'wait_for_active_shards', 'pipeline', 'type', '_source', '_source_includes',
   '_source_excludes', '_source_include', '_source_exclude', 'fields'];
 
-interface Planned { item: BulkItem; meta: IndexMeta | null; shard: number; id: string; error?: unknown }
+interface Planned { item: BulkItem; meta: IndexMeta | null; shard: number; id: string; error?: unknown; dropped?: boolean }
 
 export function registerBulkRoutes(router: Router, cluster: EsCluster): void {
   const bulk = route(BULK_PARAMS, async (req, p) => {
@@ -33,7 +34,7 @@ export function registerBulkRoutes(router: Router, cluster: EsCluster): void {
     const groups = new Map<string, { meta: IndexMeta; shard: number; idx: number[]; ops: WriteItem[] }>();
     for (let i = 0; i < planned.length; i++) {
       const pl = planned[i];
-      if (pl.error !== undefined || !pl.meta) continue;
+      if (pl.error !== undefined || !pl.meta || pl.dropped) continue;
       const key = `${pl.meta.uuid}/${pl.shard}`;
       let g = groups.get(key);
       if (!g) { g = { meta: pl.meta, shard: pl.shard, idx: [], ops: [] }; groups.set(key, g); }
@@ -58,6 +59,12 @@ export function registerBulkRoutes(router: Router, cluster: EsCluster): void {
     for (let i = 0; i < planned.length; i++) {
       const pl = planned[i];
       const o = outcomes[i];
+      if (pl.dropped) {
+        // As ES: a document its pipeline dropped is a no-op with version -3 and nothing written.
+        const v = { [pl.item.action]: { _index: pl.item.index, _type: pl.item.type, _id: pl.id, _version: -3, result: 'noop', _shards: { total: 0, successful: 0, failed: 0 }, status: 200 } };
+        if (pretty) objs[i] = v; else parts[i] = compact(v);
+        continue;
+      }
       if (pl.error !== undefined || !o || 'err' in o) {
         errors = true;
         const e = itemError(pl.error ?? (o && 'err' in o ? o.err : new Error('item not executed')));
@@ -91,12 +98,20 @@ async function plan(cluster: EsCluster, items: BulkItem[], defaultRouting: strin
   // does not exist fails before its index would be created, as ingest runs first in ES.
   const keyOf = (it: BulkItem): string => `${it.index}\u0000${it.type}\u0000${it.action === 'delete'}`;
   const targets = new Map<string, { meta: IndexMeta | null; routing?: string } | { error: unknown }>();
-  const pipelineError = (it: BulkItem): unknown => {
-    if (it.action === 'delete' || it.action === 'update') return undefined;
-    try { checkPipeline(it.pipeline ?? defaultPipeline); return undefined; } catch (e) { return e; }
-  };
+  // Index and create items go through their pipeline first (it may reroute, re-id, drop or fail them).
+  const ingestError = new Map<BulkItem, unknown>();
+  const dropped = new Set<BulkItem>();
   for (const it of items) {
-    if (pipelineError(it) !== undefined) continue;
+    if (it.action === 'delete' || it.action === 'update') continue;
+    try {
+      const ing = ingest(cluster, it.pipeline ?? defaultPipeline, it.index, it.type, it.id, it.routing ?? defaultRouting, it.source!);
+      if (ing.kind === 'dropped') { dropped.add(it); continue; }
+      it.index = ing.index; it.id = ing.id; it.routing = ing.routing; it.source = ing.source;
+    } catch (e) { ingestError.set(it, e); }
+  }
+  const pipelineError = (it: BulkItem): unknown => ingestError.get(it);
+  for (const it of items) {
+    if (pipelineError(it) !== undefined || dropped.has(it)) continue;
     const key = keyOf(it);
     if (targets.has(key)) continue;
     try {
@@ -112,6 +127,7 @@ async function plan(cluster: EsCluster, items: BulkItem[], defaultRouting: strin
     const id = item.id ?? (item.action === 'index' ? newDocId() : '');
     const pl: Planned = { item, meta: null, shard: 0, id };
     out[i] = pl;
+    if (dropped.has(item)) { pl.dropped = true; continue; }
     try {
       const bad = pipelineError(item);
       if (bad !== undefined) throw bad;

@@ -1,6 +1,7 @@
 /** Single-document endpoints: index/create (with and without id), get, exists, `_source`, delete, `_update`. */
 import type { IndexMeta } from '../../engine/documents/cluster-state.ts';
-import { checkPipeline, docError, illegalArgument, validationFailed } from '../../engine/documents/doc-errors.ts';
+import { docError, illegalArgument, validationFailed } from '../../engine/documents/doc-errors.ts';
+import { ingest } from './routes-ingest.ts';
 import type { StoredDoc, UpdateOp, VersionType, WriteConditions, WriteResult } from '../../engine/documents/doc-shard-types.ts';
 import { newDocId, validateTypeName } from '../../engine/documents/names.ts';
 import { shardFor } from '../../engine/documents/routing.ts';
@@ -112,17 +113,23 @@ export function registerDocRoutes(router: Router, cluster: EsCluster): void {
 }
 
 async function indexDoc(cluster: EsCluster, req: HttpRequest, p: Params, create: boolean): Promise<HttpResponse> {
-  const id = p.id ?? newDocId();
-  checkId(id);
+  if (p.id !== undefined) checkId(p.id);
   validateTypeName(p.type);
-  const src = bodyBytes(req);
-  if (src.length === 0) throw docError('DOC_PARSE', ['request body is required']);
+  const body = bodyBytes(req);
+  if (body.length === 0) throw docError('DOC_PARSE', ['request body is required']);
   const opType = req.query.get('op_type');
   if (opType !== null && opType !== 'create' && opType !== 'index') throw illegalArgument(`opType must be 'create' or 'index', found: [${opType}]`);
-  const isCreate = create || p.id === undefined || opType === 'create';
-  checkPipeline(req.query.get('pipeline'));
-  const { meta, routing: aliasRouting } = await cluster.writeTarget(p.index, p.type);
-  const routing = req.query.get('routing') ?? aliasRouting;
+  // The pipeline runs before anything is written or created; it may change the index, id, routing and source.
+  const ing = ingest(cluster, req.query.get('pipeline') ?? undefined, p.index, p.type, p.id, req.query.get('routing') ?? undefined, body);
+  if (ing.kind === 'dropped') {
+    return json(req, 200, { _index: p.index, _type: p.type, _id: p.id ?? '', _version: -3, result: 'noop', _shards: { total: 0, successful: 0, failed: 0 } });
+  }
+  const id = ing.id ?? newDocId();
+  if (ing.id !== p.id) checkId(id);
+  const src = ing.source;
+  const isCreate = create || ing.id === undefined || opType === 'create';
+  const { meta, routing: aliasRouting } = await cluster.writeTarget(ing.index, p.type);
+  const routing = ing.routing ?? aliasRouting;
   routingRequired(meta!, routing, id);
   const item: WriteItem = { action: isCreate ? 'create' : 'index', op: { id, source: src, routing, ...conditions((k) => req.query.get(k)) } };
   const shard = shardFor(routing ?? id, numberOfShards(meta!.settings));

@@ -18,6 +18,8 @@ import { registerNodeRoutes } from './routes-nodes.ts';
 import { registerClusterStateRoutes } from './routes-cluster-state.ts';
 import { registerDocRoutes } from './routes-docs.ts';
 import { registerMgetRoutes } from './routes-mget.ts';
+import { registerIngestRoutes } from './routes-ingest.ts';
+import { registerRolloverRoutes } from './routes-rollover.ts';
 import { registerFieldCapsRoutes } from './routes-field-caps.ts';
 import { registerIndexRoutes } from './routes-indices.ts';
 import { registerSearchRoutes } from './search-routes.ts';
@@ -36,6 +38,8 @@ export function registerEsRoutes(router: Router, ctx: ServerContext): ServiceHoo
   registerIndexRoutes(router, cluster);
   registerDocRoutes(router, cluster);
   registerMgetRoutes(router, cluster);
+  registerIngestRoutes(router, cluster);
+  registerRolloverRoutes(router, cluster);
   registerFieldCapsRoutes(router, cluster);
   registerBulkRoutes(router, cluster);
   registerAliasRoutes(router, cluster);

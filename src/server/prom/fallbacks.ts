@@ -10,6 +10,11 @@ export const promFallbacks: ApiFallbacks = {
   error: (err) => promErrorFrom(err),
 };
 
+/** Request bodies in flight over the node's budget: Prometheus's 503 `unavailable`, so clients back off and retry. */
+export function promOverloaded(_req: unknown, wantedBytes: number, usedBytes: number, limitBytes: number) {
+  return { status: 503, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ status: 'error', errorType: 'unavailable', error: `request bodies in flight would take ${usedBytes + wantedBytes} bytes, over the limit of ${limitBytes}; retry later` }) };
+}
+
 export function promTooLarge(_req: unknown, limitBytes: number) {
   return { status: 413, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ status: 'error', errorType: 'bad_data', error: `request body larger than ${limitBytes} bytes` }) };
 }

@@ -28,6 +28,7 @@ export interface WorkflowClientOptions {
   walRepair: boolean;
   cacheEntries: number;
   retentionMs: number;
+  allowPrivateWebhookTargets: boolean;
   /** Partitions of a NEW data directory (an existing one keeps its count). */
   partitions: number;
   log: Logger;
@@ -56,7 +57,8 @@ export class WorkflowClient {
     const o = this.opts;
     const n = partitionCount(o.dataDir, o.partitions);
     this.links = Array.from({ length: n }, (_, p) => new PartitionLink(p, o.log, (e) => { this.dead ??= e; this.markStarted(); }));
-    const init = { dataDir: o.dataDir, partitions: n, testClock: o.testClock, cacheEntries: o.cacheEntries, retentionMs: o.retentionMs };
+    const init = { dataDir: o.dataDir, partitions: n, testClock: o.testClock, cacheEntries: o.cacheEntries, retentionMs: o.retentionMs,
+      allowPrivateWebhookTargets: o.allowPrivateWebhookTargets };
     const marks = await Promise.all(this.links.map((l) => l.start(init)));
     await importWal(o.dataDir, marks, (rec, applied) => this.replayRecord(rec, applied), o.log, o.walRepair);
     this.started = true;

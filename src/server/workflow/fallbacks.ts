@@ -14,6 +14,11 @@ export const workflowFallbacks: ApiFallbacks = {
   error: () => workflowEnvelope(500, 'INTERNAL: internal error'),
 };
 
+/** Request bodies in flight over the node's budget: 429, retry later. */
+export function workflowOverloaded(_req: unknown, wantedBytes: number, usedBytes: number, limitBytes: number): HttpResponse {
+  return workflowEnvelope(429, `TOO_MANY_REQUESTS: request bodies in flight would take ${usedBytes + wantedBytes} bytes, over the limit of ${limitBytes}; retry later`);
+}
+
 export function workflowTooLarge(_req: unknown, limitBytes: number): HttpResponse {
   return workflowEnvelope(413, `PAYLOAD_TOO_LARGE: body over ${limitBytes} bytes`);
 }

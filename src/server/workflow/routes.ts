@@ -76,6 +76,7 @@ export function registerWorkflowRoutes(router: Router, ctx: ServerContext): Serv
   const client = new WorkflowClient({
     dataDir: ctx.dataDir, testClock, walRepair: ctx.flags['wal.repair'], log: ctx.log, cacheEntries: ctx.flags['workflow.cache-entries'],
     retentionMs: durationMs(ctx.flags['workflow.retention']), partitions: ctx.flags['workflow.partitions'],
+    allowPrivateWebhookTargets: ctx.flags['workflow.webhook.allow-private-targets'],
   });
   const add = (m: string, path: string, h: Handler): void => { router.add(m, path, wrap(h)); };
   const call = <K extends WorkflowOpName>(op: K, args: WorkflowArgs<K>) => client.call(op, args);

@@ -1,0 +1,31 @@
+/**
+ * The official Python client (elasticsearch-py 7.17 from Debian's python3-elasticsearch) through the endpoints
+ * of test/es/python/client_calls.py, with compressed requests (`http_compress`). Skipped when the package is
+ * not installed.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { startServer, type TestServer } from '../support/server.ts';
+
+const PY = '/usr/bin/python3';
+const hasClient = spawnSync(PY, ['-c', 'import elasticsearch'], { stdio: 'ignore' }).status === 0;
+const skip = hasClient ? false : 'python3-elasticsearch is not installed (Debian package python3-elasticsearch): the Python client test is skipped';
+const SCRIPT = fileURLToPath(new URL('./python/client_calls.py', import.meta.url));
+
+let s: TestServer;
+before(async () => { if (hasClient) s = await startServer({ services: ['documents'], workers: 2 }); });
+after(async () => { await s?.destroy(); });
+
+test('elasticsearch-py 7.17: mget, by-query, ingest, reindex, field_caps, cluster settings, close/open, explain, validate, stats', { skip }, () => {
+  const r = spawnSync(PY, [SCRIPT], { env: { ...process.env, ES_URL: s.esUrl }, encoding: 'utf8', timeout: 120_000 });
+  assert.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  assert.deepEqual(out, {
+    ping: true, info: '6.8.23', bulk_ok: 50, mget: [true, true, false], update_by_query: 25, delete_by_query: 25, count_after: 25,
+    simulate: { a: 'X' }, reindex: 25, via: 'python',
+    field_caps: { n: { long: { type: 'long', searchable: true, aggregatable: true } }, t: { keyword: { type: 'keyword', searchable: true, aggregatable: true } } },
+    settings: true, close: true, open: true, explain: true, validate: false, nodes_stats: 1, stats_docs: 25,
+  });
+});
