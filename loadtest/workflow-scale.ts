@@ -19,6 +19,7 @@
  * Flags after the mode's numbers are passed to Tessera (e.g. `--workflow.partitions 1` for a comparison).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { request } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,6 +66,20 @@ function startTessera(): Promise<{ child: ChildProcess; startedAt: number }> {
 function rssAnonMiB(pid: number): number {
   const m = /RssAnon:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/** A call that may run for minutes (firing a million timers): node:http without fetch's 300 s header timeout. */
+function longPost(path: string, body: unknown): Promise<any> {
+  return new Promise((resolve, reject) => {
+    const req = request(base + path, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => { text += d; });
+      res.on('end', () => { const j = JSON.parse(text); if (j.success) resolve(j.data); else reject(new Error(j.error)); });
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
 }
 
 async function api(method: string, path: string, body?: unknown): Promise<any> {
@@ -153,7 +168,7 @@ async function scale(): Promise<void> {
     await api('POST', '/__test__/clock', { set: fireAt - 1 });
     const early = await stats(id);
     const tf = performance.now();
-    await api('POST', '/__test__/clock', { set: fireAt });
+    await longPost('/__test__/clock', { set: fireAt });
     const fired = await stats(id);
     const fireS = (performance.now() - tf) / 1000;
     const late = await api('GET', `/workflow/actions?workflowId=${id}&status=succeeded&size=1000`);

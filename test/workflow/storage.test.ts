@@ -61,3 +61,38 @@ test('retention deletes finished runs and their action log after the period; sta
     assert.deepEqual(runs.map((r: any) => [r.id, r.entryNo]), [[runId, 2]], 'entry numbers continue after retention');
   } finally { await f.server.destroy(); }
 });
+
+test('batches and viewlogs over two partitions: results in request order, a bad record rejects the whole viewlog', async () => {
+  const f = await startFlow();
+  try {
+    const { b, t0 } = await scenario(f);
+    await channels(f, b, t0);
+    const contacts = Array.from({ length: 12 }, (_, i) => `v${i}`);
+    const bad = await f.api('POST', '/rest/livestream/viewlog', { business_id: b, records: [
+      ...contacts.map((c) => ({ play_id: `p-${c}`, channel_id: 'ch1', contact_id: c, play_type: 'live', play_duration_ms: 1000 })),
+      { play_id: 'p-x', channel_id: 'ch1', contact_id: 'vx', play_type: 'tv', play_duration_ms: 1 },
+    ] });
+    assert.equal(bad.status, 400);
+    for (const c of contacts) {
+      assert.equal((await f.api('GET', `/rest/livestream/state/${b}/${c}?channelId=ch1`)).body.data.livestream_rule_playduration_ch1, 0, `${c} untouched`);
+    }
+    const ok = await f.api('POST', '/rest/livestream/viewlog', { business_id: b, records: [
+      ...contacts.map((c, i) => ({ play_id: `p-${c}`, channel_id: 'ch1', contact_id: c, play_type: 'live', play_duration_ms: 1000 * (i + 1) })),
+      { play_id: 'p-y', channel_id: 'nope', contact_id: 'vy', play_duration_ms: 5 },
+    ] });
+    assert.deepEqual(ok.body.data.results.map((r: any) => [r.playId, r.success]), [...contacts.map((c) => [`p-${c}`, true]), ['p-y', false]]);
+    for (const [i, c] of contacts.entries()) {
+      assert.equal((await f.api('GET', `/rest/livestream/state/${b}/${c}?channelId=ch1`)).body.data.livestream_rule_playduration_ch1, 1000 * (i + 1));
+    }
+    const batch = await f.api('POST', '/rest/livestream/events', { events: contacts.flatMap((c) => [
+      { event: 'play', channel_id: 'ch1', business_id: b, contact_id: c, event_id: `e-${c}` },
+      { event: 'nope', channel_id: 'ch1', business_id: b, contact_id: c },
+    ]) });
+    const results = batch.body.data.results;
+    assert.equal(results.length, contacts.length * 2);
+    results.forEach((r: any, i: number) => {
+      if (i % 2 === 0) assert.equal(r.data.eventId, `e-${contacts[i / 2]}`, `item ${i} in place`);
+      else assert.match(r.error, /^UNSUPPORTED_EVENT: /, `item ${i} in place`);
+    });
+  } finally { await f.server.destroy(); }
+});

@@ -184,10 +184,16 @@ export class WorkflowEngine {
 
   /** Fires everything due now, committing between steps; the start-up backfill and the test clock use it. */
   async runAllDue(): Promise<void> {
+    const commits: Promise<void>[] = [];
     while (this.nextFireAt() <= this.clock.now()) {
       await this.runDue();
-      if (this.st.pendingWrites() >= COMMIT_WRITES) await this.flush();
+      if (this.st.pendingWrites() < COMMIT_WRITES) continue;
+      // Commits overlap with the next steps; only when MAX_IN_FLIGHT are pending does firing wait for one.
+      const p = this.flush();
+      commits.push(p);
+      if (this.inFlightCount >= MAX_IN_FLIGHT) await p;
     }
+    await Promise.all(commits);
   }
 
   private fire(t: Timer): unknown {
