@@ -8,11 +8,11 @@
 import { docError, illegalArgument, validationFailed } from '../../engine/documents/doc-errors.ts';
 import { ingest } from './routes-ingest.ts';
 import { parseSearchBodyText, parseTimeMs, type SearchRequest } from '../../engine/search/index.ts';
-import type { ItemOutcome, WriteItem } from '../../workers/protocol.ts';
+import type { WriteItem } from '../../workers/protocol.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
 import type { Params, Router } from '../router.ts';
 import type { EsCluster } from './cluster.ts';
-import { errorBody } from './errors.ts';
+import { byScrollReply, countOutcome, newCounts, type ByScrollCounts } from './bulk-by-scroll.ts';
 import { bodyMap, route } from './handler.ts';
 import { json } from './json.ts';
 import { boolParam, intParam } from './params.ts';
@@ -28,11 +28,8 @@ const UPDATE_PARAMS = [...COMMON_PARAMS, 'pipeline', 'version_type'];
 const OWN_PARAMS = new Set(['size', 'scroll_size', 'conflicts', 'refresh', 'slices', 'requests_per_second', 'scroll', 'wait_for_active_shards', 'timeout']);
 
 type Kind = 'delete' | 'update';
-
-interface Counts {
-  total: number; updated: number; deleted: number; batches: number; versionConflicts: number; noops: number;
-  failures: { index: string; type: string; id: string; cause: Record<string, unknown>; status: number }[];
-}
+/** A document changed or deleted since the scroll's view was taken. */
+const CONFLICT_CODES = ['DOC_VERSION_CONFLICT', 'DOC_MISSING'];
 
 export function registerByQueryRoutes(router: Router, cluster: EsCluster, search: SearchService): void {
   const del = route(COMMON_PARAMS, (req, p) => byQuery(cluster, search, req, p, 'delete'));
@@ -72,7 +69,7 @@ async function byQuery(cluster: EsCluster, search: SearchService, req: HttpReque
 
   const indices = search.resolve(p.index, req);
   const targets = search.targets(indices, req, p.type);
-  const c: Counts = { total: 0, updated: 0, deleted: 0, batches: 0, versionConflicts: 0, noops: 0, failures: [] };
+  const c = newCounts();
   let seen = 0;
   const total = await search.scrolls.scan(r, targets, keepAliveMs, async (hits) => {
     const take = maxDocs >= 0 ? hits.slice(0, Math.max(0, maxDocs - seen)) : hits;
@@ -85,19 +82,14 @@ async function byQuery(cluster: EsCluster, search: SearchService, req: HttpReque
   c.total = maxDocs >= 0 ? Math.min(total, maxDocs) : total;
   if (boolParam(req, 'refresh')) await cluster.allShards(indices.map((i) => cluster.state.indices[i.name]).filter(Boolean), 'docs.refresh');
 
-  const out: Record<string, unknown> = { took: Date.now() - started, timed_out: false, total: c.total };
-  if (kind === 'update') out.updated = c.updated;
-  out.deleted = c.deleted;
-  Object.assign(out, {
-    batches: c.batches, version_conflicts: c.versionConflicts, noops: c.noops, retries: { bulk: 0, search: 0 },
-    throttled_millis: 0, requests_per_second: -1.0, throttled_until_millis: 0, failures: c.failures,
-  });
-  const status = c.failures.reduce((s, f) => Math.max(s, f.status), 200);
-  return json(req, status, out);
+  // A rewrite of a document that vanished meanwhile comes back created: ES counts it as updated.
+  c.updated += c.created;
+  const reply = byScrollReply(c, started, { updated: kind === 'update' });
+  return json(req, reply.status, reply.body);
 }
 
 /** Writes one batch back, one shard write per shard, and counts the outcomes. */
-async function writeBatch(cluster: EsCluster, targets: ShardTarget[], hits: MergedHit[], kind: Kind, script: unknown, proceed: boolean, c: Counts,
+async function writeBatch(cluster: EsCluster, targets: ShardTarget[], hits: MergedHit[], kind: Kind, script: unknown, proceed: boolean, c: ByScrollCounts,
   pipeline: string | undefined): Promise<void> {
   const byShard = new Map<number, MergedHit[]>();
   for (const h of hits) {
@@ -117,7 +109,7 @@ async function writeBatch(cluster: EsCluster, targets: ShardTarget[], hits: Merg
       return item;
     });
     const outcomes = await cluster.writeShard(t.meta, t.shard, items);
-    outcomes.forEach((o, k) => count(o, list[k], proceed, c));
+    outcomes.forEach((o, k) => countOutcome(o, { index: list[k].indexName, type: list[k].type, id: list[k].id }, proceed, c, CONFLICT_CODES));
   }));
 }
 
@@ -129,21 +121,6 @@ function writeItem(h: MergedHit, kind: Kind, script: unknown): WriteItem {
   return { action: 'index', op: { id: h.id, routing, source: Buffer.from(h.source ?? '{}'), ...cond } };
 }
 
-function count(o: ItemOutcome, h: MergedHit, proceed: boolean, c: Counts): void {
-  if ('ok' in o) {
-    const r = o.ok.result;
-    if (r === 'deleted') c.deleted++;
-    else if (r === 'noop') c.noops++;
-    else c.updated++;
-    return;
-  }
-  if (!('err' in o)) return;
-  const conflict = o.err.code === 'DOC_VERSION_CONFLICT' || o.err.code === 'DOC_MISSING';
-  if (conflict) c.versionConflicts++;
-  if (conflict && proceed) return;
-  const { error, status } = errorBody(o.err);
-  c.failures.push({ index: h.indexName, type: h.type, id: h.id, cause: error, status: conflict ? 409 : status });
-}
 
 function numberOr(v: unknown, fallback: number): number {
   if (v === undefined || v === null) return fallback;

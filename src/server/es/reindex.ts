@@ -16,11 +16,12 @@ import { shardFor } from '../../engine/documents/routing.ts';
 import { numberOfShards } from '../../engine/documents/settings.ts';
 import { parseScriptSpec } from '../../engine/documents/update.ts';
 import { parseSearchBodyText } from '../../engine/search/index.ts';
-import type { ItemOutcome, WriteItem } from '../../workers/protocol.ts';
+import type { WriteItem } from '../../workers/protocol.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
 import type { Router } from '../router.ts';
 import type { EsCluster } from './cluster.ts';
 import { errorBody } from './errors.ts';
+import { byScrollReply, countOutcome, newCounts, type ByScrollCounts } from './bulk-by-scroll.ts';
 import { bodyMap, route } from './handler.ts';
 import { json } from './json.ts';
 import { boolParam } from './params.ts';
@@ -30,11 +31,6 @@ const PARAMS = ['refresh', 'timeout', 'wait_for_active_shards', 'wait_for_comple
 
 /** One source document, wherever it was read. */
 interface SourceDoc { index: string; type: string; id: string; routing?: string; version?: number; source: string }
-
-interface Counts {
-  total: number; created: number; updated: number; deleted: number; batches: number; versionConflicts: number; noops: number;
-  failures: Record<string, unknown>[];
-}
 
 interface Dest { index: string; type?: string; opType: 'index' | 'create'; versionType?: VersionType; routing: string; pipeline?: string }
 
@@ -72,7 +68,7 @@ async function reindex(cluster: EsCluster, search: SearchService, req: HttpReque
   const maxDocs = maxDocsRaw === undefined ? -1 : Number(maxDocsRaw);
   const batchSize = src.size === undefined ? 1000 : Number(src.size);
   const indices = ([] as unknown[]).concat(src.index).map(String);
-  const c: Counts = { total: 0, created: 0, updated: 0, deleted: 0, batches: 0, versionConflicts: 0, noops: 0, failures: [] };
+  const c = newCounts();
   let seen = 0;
   const onBatch = async (docs: SourceDoc[], total: number): Promise<boolean> => {
     c.total = maxDocs >= 0 ? Math.min(total, maxDocs) : total;
@@ -101,16 +97,12 @@ async function reindex(cluster: EsCluster, search: SearchService, req: HttpReque
     const meta = cluster.state.indices[dest.index];
     if (meta) await cluster.allShards([meta], 'docs.refresh');
   }
-  const status = c.failures.reduce((s, f) => Math.max(s, Number(f.status)), 200);
-  return json(req, status, {
-    took: Date.now() - started, timed_out: false, total: c.total, updated: c.updated, created: c.created, deleted: c.deleted, batches: c.batches,
-    version_conflicts: c.versionConflicts, noops: c.noops, retries: { bulk: 0, search: 0 }, throttled_millis: 0, requests_per_second: -1.0,
-    throttled_until_millis: 0, failures: c.failures,
-  });
+  const reply = byScrollReply(c, started, { updated: true, created: true });
+  return json(req, reply.status, reply.body);
 }
 
 /** Writes one batch into the destination, one shard write per destination shard, and counts the outcomes. */
-async function writeBatch(cluster: EsCluster, docs: SourceDoc[], dest: Dest, script: ScriptSpec | null, proceed: boolean, c: Counts): Promise<void> {
+async function writeBatch(cluster: EsCluster, docs: SourceDoc[], dest: Dest, script: ScriptSpec | null, proceed: boolean, c: ByScrollCounts): Promise<void> {
   const groups = new Map<string, { meta: IndexMeta; shard: number; items: WriteItem[]; ids: string[]; index: string; type: string }>();
   for (const d of docs) {
     let index = dest.index, id = d.id, routing = dest.routing === 'keep' ? d.routing : dest.routing === 'discard' ? undefined : dest.routing.slice(1);
@@ -152,26 +144,10 @@ async function writeBatch(cluster: EsCluster, docs: SourceDoc[], dest: Dest, scr
   }
   await Promise.all([...groups.values()].map(async (g) => {
     const outcomes = await cluster.writeShard(g.meta, g.shard, g.items);
-    outcomes.forEach((o, k) => count(o, g.index, g.type, g.ids[k], proceed, c));
+    outcomes.forEach((o, k) => countOutcome(o, { index: g.index, type: g.type, id: g.ids[k] }, proceed, c));
   }));
 }
 
-function count(o: ItemOutcome, index: string, type: string, id: string, proceed: boolean, c: Counts): void {
-  if ('ok' in o) {
-    const r = o.ok.result;
-    if (r === 'created') c.created++;
-    else if (r === 'deleted') c.deleted++;
-    else if (r === 'noop') c.noops++;
-    else if (r === 'updated') c.updated++;
-    return;
-  }
-  if (!('err' in o)) return;
-  const conflict = o.err.code === 'DOC_VERSION_CONFLICT';
-  if (conflict) c.versionConflicts++;
-  if (conflict && proceed) return;
-  const { error, status } = errorBody(o.err);
-  c.failures.push({ index, type, id, cause: error, status: conflict ? 409 : status });
-}
 
 /** Reads the source through a remote node's scroll API, `onBatch` per page; the scroll is cleared at the end. */
 async function readRemote(cluster: EsCluster, remote: Record<string, unknown>, indices: string[], type: unknown,

@@ -1,5 +1,4 @@
 /** `_cat` endpoints: health, nodes, master, allocation, indices, aliases, templates, count, shards, plugins, nodeattrs, pending_tasks. */
-import { statfsSync } from 'node:fs';
 import os from 'node:os';
 import type { IndexMeta } from '../../engine/documents/cluster-state.ts';
 import { simpleMatch } from '../../engine/documents/cluster-state.ts';
@@ -11,6 +10,7 @@ import { bytesCell, CAT_PARAMS, renderCat, type CatColumn, type CatRow } from '.
 import type { EsCluster } from './cluster.ts';
 import { route } from './handler.ts';
 import { healthOf, indexHealth } from './routes-cluster.ts';
+import { diskUsage } from './node-figures.ts';
 import { TEXT_HEADERS } from './errors.ts';
 
 const col = (name: string, desc: string, o: Partial<CatColumn> = {}): CatColumn => ({ name, desc, ...o });
@@ -106,10 +106,9 @@ export function registerCatRoutes(router: Router, cluster: EsCluster): void {
     const stats = await cluster.stats(metas);
     let shards = 0, store = 0;
     for (const list of stats.values()) for (const st of list) { shards++; store += st.storeBytes; }
-    const f = statfsSync(cluster.ctx.dataDir);
-    const total = f.blocks * f.bsize, avail = f.bavail * f.bsize, used = total - f.bfree * f.bsize;
-    return renderCat(req, ALLOCATION, [{ shards, 'disk.indices': bytesCell(req, store), 'disk.used': bytesCell(req, used), 'disk.avail': bytesCell(req, avail),
-      'disk.total': bytesCell(req, total), 'disk.percent': Math.round((used / total) * 100), host: '127.0.0.1', ip: '127.0.0.1', node: id.name }]);
+    const d = diskUsage(cluster.ctx.dataDir);
+    return renderCat(req, ALLOCATION, [{ shards, 'disk.indices': bytesCell(req, store), 'disk.used': bytesCell(req, d.usedBytes), 'disk.avail': bytesCell(req, d.availableBytes),
+      'disk.total': bytesCell(req, d.totalBytes), 'disk.percent': Math.round((d.usedBytes / d.totalBytes) * 100), host: '127.0.0.1', ip: '127.0.0.1', node: id.name }]);
   });
   router.add('GET', '/_cat/allocation', allocation);
   router.add('GET', '/_cat/allocation/:node', allocation);

@@ -3,7 +3,6 @@
  * node's real metadata and shard statistics (one node, primaries only).
  */
 import os from 'node:os';
-import { getHeapStatistics } from 'node:v8';
 import type { IndexMeta } from '../../engine/documents/cluster-state.ts';
 import { illegalArgument } from '../../engine/documents/doc-errors.ts';
 import { nestSettings, numberOfShards } from '../../engine/documents/settings.ts';
@@ -13,6 +12,7 @@ import { ES_VERSION, nodeIdentity } from './banner.ts';
 import type { EsCluster } from './cluster.ts';
 import { route } from './handler.ts';
 import { json } from './json.ts';
+import { heapLimit } from './node-figures.ts';
 import { boolParam } from './params.ts';
 import { healthOf } from './routes-cluster.ts';
 
@@ -104,7 +104,7 @@ async function clusterStats(cluster: EsCluster, req: HttpRequest): Promise<HttpR
       os: { available_processors: os.cpus().length, allocated_processors: os.cpus().length, mem: { total_in_bytes: os.totalmem(), free_in_bytes: os.freemem(), used_in_bytes: os.totalmem() - os.freemem() } },
       process: { open_file_descriptors: { min: -1, max: -1, avg: -1 } },
       jvm: { max_uptime_in_millis: Math.round(process.uptime() * 1000), versions: [{ version: process.versions.node, vm_name: 'V8', vm_version: process.versions.v8, vm_vendor: 'Node.js', count: 1 }],
-        mem: { heap_used_in_bytes: mem.heapUsed, heap_max_in_bytes: getHeapStatistics().heap_size_limit }, threads: cluster.ctx.pool.size + 1 },
+        mem: { heap_used_in_bytes: mem.heapUsed, heap_max_in_bytes: heapLimit() }, threads: cluster.ctx.pool.size + 1 },
       plugins: [],
     },
   });

@@ -160,7 +160,7 @@ function waitsMet(q: URLSearchParams, metas: IndexMeta[]): boolean {
 }
 
 /** The `_stats` sections the shard engine measures, summed over shards. */
-function statsSections(shards: readonly ShardStats[]): Record<string, unknown> {
+export function statsSections(shards: readonly ShardStats[]): Record<string, unknown> {
   const sum = (f: (s: ShardStats) => number): number => shards.reduce((a, s) => a + f(s), 0);
   return {
     docs: { count: sum((s) => s.docsCount), deleted: sum((s) => s.docsDeleted) },

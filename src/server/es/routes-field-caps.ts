@@ -12,7 +12,7 @@ import type { Params, Router } from '../router.ts';
 import type { EsCluster, ResolvedIndex } from './cluster.ts';
 import { bodyMap, route } from './handler.ts';
 import { json } from './json.ts';
-import { boolParam } from './params.ts';
+import { readOpts } from './routes-indices.ts';
 
 const EXPAND = ['ignore_unavailable', 'allow_no_indices', 'expand_wildcards'];
 /** Metadata fields `_field_caps` reports, with their type and capabilities in ES 6.8. */
@@ -32,9 +32,7 @@ export function registerFieldCapsRoutes(router: Router, cluster: EsCluster): voi
 }
 
 function resolve(cluster: EsCluster, req: HttpRequest, expr: string | undefined): ResolvedIndex[] {
-  return cluster.resolveForRead(expr === undefined || expr === '' ? '_all' : expr, { data: true,
-    ignoreUnavailable: boolParam(req, 'ignore_unavailable'), allowNoIndices: req.query.get('allow_no_indices') === null ? true : boolParam(req, 'allow_no_indices'),
-  });
+  return cluster.resolveForRead(expr === undefined || expr === '' ? '_all' : expr, { ...readOpts(req), data: true });
 }
 
 function fieldCaps(cluster: EsCluster, req: HttpRequest, p: Params): HttpResponse {

@@ -26,6 +26,8 @@ export type Ingested = { kind: 'write'; index: string; id: string | undefined; r
  */
 export function ingest(cluster: EsCluster, requested: string | undefined, index: string, type: string, id: string | undefined,
   routing: string | undefined, source: Uint8Array): Ingested {
+  // Most writes name no pipeline and no pipeline exists: they skip the default-pipeline lookup (a bulk's hot path).
+  if (requested === undefined && !hasPipelines(cluster)) return { kind: 'write', index, id, routing, source };
   const pipelineId = requested ?? defaultPipeline(cluster, index);
   if (pipelineId === undefined || pipelineId === '_none') return { kind: 'write', index, id, routing, source };
   const pipeline = cluster.pipeline(pipelineId);
@@ -44,6 +46,11 @@ export function ingest(cluster: EsCluster, requested: string | undefined, index:
     kind: 'write', index: String(m._index), id: m._id === undefined || m._id === null ? undefined : String(m._id),
     routing: m._routing === undefined || m._routing === null ? undefined : String(m._routing), source: Buffer.from(JSON.stringify(out.doc.source)),
   };
+}
+
+function hasPipelines(cluster: EsCluster): boolean {
+  for (const _ in cluster.state.pipelines) return true;
+  return false;
 }
 
 function defaultPipeline(cluster: EsCluster, index: string): string | undefined {

@@ -4,17 +4,16 @@
  * and metric lists. Stats are this process's real figures: `jvm` is the V8 heap, `process` and `os` come from
  * Node and the kernel, `fs` from the data directory's file system, `indices` from the shards.
  */
-import { statfsSync } from 'node:fs';
 import os from 'node:os';
-import { getHeapStatistics } from 'node:v8';
 import { illegalArgument } from '../../engine/documents/doc-errors.ts';
-import type { ShardStats } from '../../engine/documents/doc-shard-types.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
 import type { Params, Router } from '../router.ts';
 import { ES_VERSION, nodeIdentity } from './banner.ts';
 import type { EsCluster } from './cluster.ts';
 import { route } from './handler.ts';
 import { json } from './json.ts';
+import { diskUsage, heapLimit } from './node-figures.ts';
+import { statsSections } from './routes-cluster.ts';
 
 const INFO_METRICS = ['settings', 'os', 'process', 'jvm', 'thread_pool', 'transport', 'http', 'plugins', 'ingest'];
 const STATS_METRICS = ['indices', 'os', 'process', 'jvm', 'thread_pool', 'fs', 'transport', 'http', 'breaker', 'script', 'discovery', 'ingest', 'adaptive_selection'];
@@ -90,7 +89,7 @@ async function nodesStats(cluster: EsCluster, req: HttpRequest, p: Params): Prom
   return json(req, 200, envelope(cluster, selected, () => {
     const b = base(cluster);
     const out: Record<string, unknown> = { timestamp: Date.now(), name: b.name, transport_address: b.transport_address, host: b.host, ip: [b.ip], roles: b.roles };
-    if (want('indices')) out.indices = indicesStats(shardStats);
+    if (want('indices')) out.indices = statsSections(shardStats);
     if (want('os')) {
       const total = os.totalmem(), free = os.freemem();
       const [l1, l5, l15] = os.loadavg();
@@ -110,9 +109,8 @@ async function nodesStats(cluster: EsCluster, req: HttpRequest, p: Params): Prom
           non_heap_used_in_bytes: m.external, non_heap_committed_in_bytes: m.rss - m.heapTotal, pools: {} } };
     }
     if (want('fs')) {
-      const f = statfsSync(cluster.ctx.dataDir);
-      const total = f.blocks * f.bsize, freeB = f.bfree * f.bsize, avail = f.bavail * f.bsize;
-      const t = { total_in_bytes: total, free_in_bytes: freeB, available_in_bytes: avail };
+      const d = diskUsage(cluster.ctx.dataDir);
+      const t = { total_in_bytes: d.totalBytes, free_in_bytes: d.freeBytes, available_in_bytes: d.availableBytes };
       out.fs = { timestamp: Date.now(), total: t, data: [{ path: cluster.ctx.dataDir, type: 'unknown', ...t }] };
     }
     if (want('http')) out.http = { current_open: -1, total_opened: -1 };
@@ -120,23 +118,4 @@ async function nodesStats(cluster: EsCluster, req: HttpRequest, p: Params): Prom
     if (want('thread_pool')) out.thread_pool = {};
     return out;
   }));
-}
-
-/** The `indices` section summed over every shard of the node. */
-function indicesStats(shards: readonly ShardStats[]): Record<string, unknown> {
-  const sum = (f: (s: ShardStats) => number): number => shards.reduce((a, s) => a + f(s), 0);
-  return {
-    docs: { count: sum((s) => s.docsCount), deleted: sum((s) => s.docsDeleted) },
-    store: { size_in_bytes: sum((s) => s.storeBytes) },
-    refresh: { total: sum((s) => s.refreshes) },
-    flush: { total: sum((s) => s.flushes) },
-    merges: { current: sum((s) => s.merges.current), total: sum((s) => s.merges.total), total_time_in_millis: sum((s) => s.merges.totalTimeMs) },
-    segments: { count: sum((s) => s.segments), memory_in_bytes: sum((s) => s.segmentsMemoryBytes) },
-    translog: { operations: sum((s) => s.translogOps), size_in_bytes: sum((s) => s.translogBytes) },
-  };
-}
-
-/** The V8 heap limit (what `--max-old-space-size` sets), the analogue of the JVM's -Xmx. */
-function heapLimit(): number {
-  return getHeapStatistics().heap_size_limit;
 }

@@ -5,22 +5,12 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Router } from '../router.ts';
-import type { HttpResponse } from '../http.ts';
-
-interface Asset { type: string; body: Buffer }
+import { registerStaticPage, type StaticAsset } from '../static-page.ts';
 
 export function registerJourneyRoutes(router: Router): void {
   const own = (name: string) => readFileSync(new URL(`./journeys/${name}`, import.meta.url));
-  const assets = new Map<string, Asset>([
+  registerStaticPage(router, '/journeys', own('index.html'), new Map<string, StaticAsset>([
     ['journeys.js', { type: 'application/javascript; charset=utf-8', body: own('journeys.js') }],
     ['journeys.css', { type: 'text/css; charset=utf-8', body: own('journeys.css') }],
-  ]);
-  const page: HttpResponse = { status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8' }, body: own('index.html') };
-  router.add(['GET'], '/', () => ({ status: 302, headers: { Location: '/journeys', 'Content-Type': 'text/html; charset=utf-8' }, body: '<a href="/journeys">Found</a>.\n' }));
-  router.add(['GET'], '/journeys', () => page);
-  router.add(['GET'], '/journeys/:file', (_req, params) => {
-    const a = assets.get(params.file);
-    if (!a) return { status: 404, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: '404 page not found\n' };
-    return { status: 200, headers: { 'Content-Type': a.type }, body: a.body };
-  });
+  ]));
 }

@@ -4,7 +4,7 @@
  * script and pipeline. Each is built once from its JSON definition (option errors are ES's parse errors) and
  * run on an IngestDocument; `if`, `ignore_failure`, `on_failure` and `tag` are handled by the pipeline.
  */
-import { formatDate, parseDateOrNull } from '../../analysis/date-format.ts';
+import { formatDate, parseDateOrNull, zoneOffsetAt } from '../../analysis/date-format.ts';
 import { compileRe2, expandGoTemplate, type Re2Regex } from '../../regex/index.ts';
 import { docError, illegalArgument } from '../doc-errors.ts';
 import { runScript, type ScriptSpec } from '../painless.ts';
@@ -172,10 +172,7 @@ export function buildProcessor(type: string, o: Options, rt: ProcessorRuntime): 
       const re = o.regex('separator');
       return fieldProcessor(o, (v, field) => {
         if (typeof v !== 'string') throw illegalArgument(`field [${field}] of type [${javaType(v)}] cannot be cast to [java.lang.String]`);
-        const out: string[] = [];
-        let last = 0;
-        for (const m of re.execAll(v)) { if (m[0] === '') continue; out.push(v.slice(last, m.index)); last = m.index + m[0]!.length; }
-        out.push(v.slice(last));
+        const out = splitBy(v, re);
         while (out.length > 1 && out[out.length - 1] === '') out.pop(); // as Java's String.split
         return out;
       });
@@ -323,19 +320,11 @@ function parseWithFormats(v: unknown, formats: string[], zone: string | undefine
     if (f === 'TAI64N') continue;
     const fmt = f === 'ISO8601' ? 'strict_date_optional_time' : f;
     const ms = parseDateOrNull(v, fmt);
-    if (ms !== null) return zone && f !== 'ISO8601' ? ms - zoneOffsetMs(zone, ms) : ms;
+    if (ms !== null) return zone && f !== 'ISO8601' ? ms - zoneOffsetAt(zone, ms) : ms;
   }
   return null;
 }
 
-function zoneOffsetMs(zone: string, ms: number): number {
-  const m = /^([+-])(\d\d):?(\d\d)$/.exec(zone);
-  if (m) return (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 3_600_000 + Number(m[3]) * 60_000);
-  if (zone === 'UTC' || zone === 'Z') return 0;
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' }).formatToParts(new Date(ms));
-  const off = /GMT([+-])(\d\d):(\d\d)/.exec(parts.find((p) => p.type === 'timeZoneName')?.value ?? '');
-  return off ? (off[1] === '-' ? -1 : 1) * (Number(off[2]) * 3_600_000 + Number(off[3]) * 60_000) : 0;
-}
 
 function splitBy(s: string, re: Re2Regex, limit = Infinity): string[] {
   const out: string[] = [];
