@@ -66,6 +66,20 @@ export class ByteWriter {
   finish(): Uint8Array { return this.buf.slice(0, this.len); }
 }
 
+/**
+ * The uvarint at `b[at]` within `b[at, end)`, as its value and the index after it; null when the bytes end
+ * first or it runs past `maxBytes` (the length prefixes read straight from a file's bytes).
+ */
+export function uvarintAt(b: Uint8Array, at: number, end = b.length, maxBytes = 10): { value: number; next: number } | null {
+  let value = 0, mul = 1;
+  for (let p = at; p < end && p < at + maxBytes; p++) {
+    value += (b[p] & 0x7f) * mul;
+    if ((b[p] & 0x80) === 0) return { value, next: p + 1 };
+    mul *= 128;
+  }
+  return null;
+}
+
 export class ByteReader {
   pos: number;
   private readonly dv: DataView;

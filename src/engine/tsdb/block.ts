@@ -16,6 +16,7 @@ import { isLegacyBlock, upgradeLegacyBlock } from './legacy-block.ts';
 import { PROM_CHUNKS_MAGIC, PROM_CHUNKS_VERSION, TSDB_CHUNK_ENC_XOR } from '../codec/format-ids.ts';
 import { countIntervals, readTombstones, writeTombstones, type Tombstones } from './tombstones.ts';
 import { ULID_RE } from './ulid.ts';
+import { uvarintAt } from '../codec/byte-buf.ts';
 
 const TWO32 = 4294967296;
 /** Chunk files are named by their 1-based sequence; chunk refs carry the 0-based one. */
@@ -70,13 +71,9 @@ export class Block implements SeriesSource {
     const fd = this.fd(seq);
     const file = (): string => path.join(this.dir, 'chunks', chunkSegmentName(seq));
     const got = readSync(fd, this.head, 0, 11, off);
-    let len = 0, mul = 1, p = 0;
-    for (;; p++) {
-      if (p >= got) throw new CorruptionError(file(), off, 'bad chunk length');
-      len += (this.head[p] & 0x7f) * mul;
-      if ((this.head[p] & 0x80) === 0) break;
-      mul *= 128;
-    }
+    const v = uvarintAt(this.head, 0, got);
+    if (!v) throw new CorruptionError(file(), off, 'bad chunk length');
+    const len = v.value, p = v.next - 1;
     const enc = this.head[p + 1];
     if (enc !== TSDB_CHUNK_ENC_XOR) {
       throw InternalError.of('INTERNAL', [`chunk encoding ${enc} in ${file()} at offset ${off} is not supported (only float samples, XOR)`]);

@@ -10,6 +10,7 @@
  */
 import { closeSync, mkdirSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { uvarintAt } from '../codec/byte-buf.ts';
 import { crc32c } from '../codec/crc32c.ts';
 import { CorruptionError } from '../errors.ts';
 import { PROM_HEAD_CHUNKS_MAGIC, PROM_HEAD_CHUNKS_VERSION, TSDB_CHUNK_ENC_XOR } from '../codec/format-ids.ts';
@@ -138,12 +139,8 @@ function putU64(b: Buffer, p: number, x: number): number {
 /** The data length of the chunk starting at `b[0]` and where its data starts. */
 function chunkLength(b: Uint8Array, file: string, off: number): { len: number; dataAt: number } {
   if (b.length < 26) throw new CorruptionError(file, off, 'truncated head chunk');
-  let len = 0, mul = 1, p = 25;
-  for (;; p++) {
-    if (p >= b.length || p > 30) throw new CorruptionError(file, off, 'bad head chunk length');
-    len += (b[p] & 0x7f) * mul;
-    if ((b[p] & 0x80) === 0) break;
-    mul *= 128;
-  }
-  return { len, dataAt: p + 1 };
+  // The length follows series ref, mint, maxt (8 bytes each) and the encoding byte.
+  const v = uvarintAt(b, 25, b.length, 5);
+  if (!v) throw new CorruptionError(file, off, 'bad head chunk length');
+  return { len: v.value, dataAt: v.next };
 }

@@ -7,7 +7,7 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { Label } from './api.ts';
-import { ByteReader } from '../codec/byte-buf.ts';
+import { ByteReader, uvarintAt } from '../codec/byte-buf.ts';
 import { crc32c } from '../codec/crc32c.ts';
 import { CorruptionError, FormatVersionError } from '../errors.ts';
 import { PROM_INDEX_MAGIC, PROM_INDEX_VERSION } from '../codec/format-ids.ts';
@@ -113,14 +113,9 @@ export class BlockIndexReader {
     const off = ref * 16;
     const headBytes = Math.min(10, this.sizeBytes - off);
     const head = this.read(off, headBytes);
-    let len = 0, mul = 1, p = 0;
-    for (;; p++) {
-      if (p >= headBytes) throw new CorruptionError(this.file, off, 'bad series length');
-      len += (head[p] & 0x7f) * mul;
-      if ((head[p] & 0x80) === 0) break;
-      mul *= 128;
-    }
-    const start = off + p + 1;
+    const v = uvarintAt(head, 0, headBytes);
+    if (!v) throw new CorruptionError(this.file, off, 'bad series length');
+    const len = v.value, start = off + v.next;
     const b = this.read(start, len + 4);
     if (b.readUInt32BE(len) !== crc32c(b.subarray(0, len))) throw new CorruptionError(this.file, off, 'series checksum mismatch');
     const r = new ByteReader(b, this.file, 0, len);
