@@ -10,8 +10,7 @@ import path from 'node:path';
 import type { FetchedSeries, Labels, Matcher, MatchType } from '../engine/tsdb/api.ts';
 import { newMatcher } from '../engine/tsdb/api.ts';
 import { InvalidArgumentError } from '../engine/errors.ts';
-import { cleanTombstones, flushHead, headStatus, refreshBlocks, snapshot, tick, Tsdb } from '../engine/tsdb/index.ts';
-import { Wal } from '../engine/wal/index.ts';
+import { cleanTombstones, flushHead, headStatus, PromWal, refreshBlocks, snapshot, tick, Tsdb } from '../engine/tsdb/index.ts';
 import type { OpArgs, MatcherWire, SelectArgs, SelectReply, SelectorRangeArgs, TaskSubset, WorkerInit } from './protocol.ts';
 import { packSelect, type PackedSelect } from '../engine/tsdb/packed-series.ts';
 import { outOfBand } from '../engine/codec/msgpack.ts';
@@ -30,7 +29,7 @@ function openShard(ctx: WorkerInit, root: string, n: number): Promise<Tsdb> {
   const compress = openArgs.walCompression ?? (ctx.options.walCompression as boolean | undefined) ?? true;
   return Tsdb.open({
     dir: path.join(root, `shard-${n}`),
-    openWal: (dir) => Wal.open({
+    openWal: (dir) => PromWal.open({
       dir, compress,
       segmentSizeBytes: ctx.options.walSegmentSizeBytes as number | undefined,
       repair: ctx.options.walRepair as boolean | undefined,

@@ -7,8 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { MATCH_EQUAL, newMatcher } from '../../src/engine/tsdb/api.ts';
-import { Tsdb } from '../../src/engine/tsdb/index.ts';
-import { Wal } from '../../src/engine/wal/index.ts';
+import { PromWal, Tsdb } from '../../src/engine/tsdb/index.ts';
 import { tempDir } from './support/db.ts';
 
 const CHILD = fileURLToPath(new URL('./support/ingest-child.ts', import.meta.url));
@@ -36,7 +35,7 @@ test('kill -9 during ingestion loses no acknowledged sample', async () => {
   try {
     const acked = await runAndKill(dir, 4000);
     assert.ok(acked >= 4000);
-    const db = await Tsdb.open({ dir, openWal: (d) => Wal.open({ dir: d, compress: true }) });
+    const db = await Tsdb.open({ dir, openWal: (d) => PromWal.open({ dir: d, compress: true }) });
     let total = 0;
     for (let s = 0; s < SERIES; s++) {
       const got = db.select([newMatcher(MATCH_EQUAL, 's', String(s))], -Infinity, Infinity);

@@ -7,3 +7,5 @@ export { writeBlock } from './block-writer.ts';
 export { headStatus } from './status.ts';
 export type { ShardStatus } from './status.ts';
 export type { TsdbWal, OpenWal } from './wal-port.ts';
+export { PromWal } from './prom-wal.ts';
+export type { PromWalOptions } from './prom-wal.ts';
