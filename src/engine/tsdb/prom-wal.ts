@@ -26,7 +26,7 @@ export interface PromWalOptions {
   dir: string;
   /** snappy-compress records (`--storage.tsdb.wal-compression`; a record stays raw when snappy does not shrink it). */
   compress?: boolean;
-  /** Segment size, a multiple of 32 KiB; default 128 MiB. */
+  /** Segment size, rounded up to whole 32 KiB pages (the flag is shared with the other logs); default 128 MiB. */
   segmentSizeBytes?: number;
   /** Truncate at damage inside the log (dropping every later record) instead of throwing CorruptionError. */
   repair?: boolean;
@@ -126,16 +126,14 @@ export class PromWal implements TsdbWal {
     this.lastAtOpen = listing.segments.length ? listing.segments[listing.segments.length - 1] : -1;
     this.tail = tail;
     const lastCp = checkpoints.length ? checkpoints[checkpoints.length - 1] : -1;
-    const size = opts.segmentSizeBytes ?? PROM_WAL_SEGMENT_SIZE_BYTES;
+    const size = Math.ceil((opts.segmentSizeBytes ?? PROM_WAL_SEGMENT_SIZE_BYTES) / PROM_WAL_PAGE_SIZE) * PROM_WAL_PAGE_SIZE;
     this.writer = new PromWalWriter(opts.dir, Math.max(this.lastAtOpen, lastCp) + 1, size, opts.compress ?? true, (s) => this.segments.push(s));
   }
 
   /** Opens `dir` (creating it), removes unfinished checkpoints and starts a new segment. Does not replay. */
   static async open(opts: PromWalOptions): Promise<PromWal> {
     const size = opts.segmentSizeBytes ?? PROM_WAL_SEGMENT_SIZE_BYTES;
-    if (!(size > 0 && size % PROM_WAL_PAGE_SIZE === 0)) {
-      throw InvalidArgumentError.of('INVALID_ARGUMENT', [`WAL segment size must be a positive multiple of ${PROM_WAL_PAGE_SIZE}, got ${size}`]);
-    }
+    if (!(size > 0)) throw InvalidArgumentError.of('INVALID_ARGUMENT', [`WAL segment size must be positive, got ${size}`]);
     await fsp.mkdir(opts.dir, { recursive: true });
     for (const name of await fsp.readdir(opts.dir)) {
       if (name.startsWith(PROM_WAL_CHECKPOINT_PREFIX) && name.endsWith('.tmp')) await fsp.rm(path.join(opts.dir, name), { recursive: true, force: true });
