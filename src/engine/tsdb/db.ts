@@ -121,10 +121,15 @@ export class Tsdb {
     this.blocks = await loadBlocks(this.opts, this.blocks, this.head);
   }
 
-  async append(batch: AppendBatch): Promise<AppendResult> {
+  /**
+   * Appends a batch; samples before `minValidMs` are out of bounds. The default is the live window (the newest
+   * block, or half a block range behind the head's max time); an import of older, logged data passes the
+   * head's own min valid time instead, as WAL replay uses. Everything up to the WAL write runs synchronously.
+   */
+  async append(batch: AppendBatch, minValidMs = this.head.appendableMinValidTime()): Promise<AppendResult> {
     const head = this.head;
     const res: AppendResult = { added: 0, outOfOrder: 0, duplicate: 0, outOfBounds: 0, firstError: '' };
-    const minValid = head.appendableMinValidTime();
+    const minValid = minValidMs;
     const nSeries = batch.flat ? batch.flat.length : batch.series!.length;
     const resolved: (MemSeries | undefined)[] = new Array(nSeries);
     const created: SeriesRec[] = [];
@@ -202,11 +207,8 @@ export class Tsdb {
     if (mint > maxt) return;
     const recs: TombstoneRec[] = [];
     const refs = this.head.index.select(ms).toUint32Array();
-    for (let i = 0; i < refs.length; i++) {
-      this.head.addTombstone(refs[i], [mint, maxt]);
-      recs.push({ ref: refs[i], mint, maxt });
-    }
-    if (recs.length) await this.wal.log([encodeTombstonesRecord(recs)]);
+    for (let i = 0; i < refs.length; i++) recs.push({ ref: refs[i], mint, maxt });
+    await this.deleteHeadSeries(recs);
     // Block tombstones go through the maintenance chain so a compaction never rewrites a block from data
     // read before a concurrent delete (the delete then lands on the compacted block instead).
     const run = async (): Promise<void> => {
@@ -218,6 +220,12 @@ export class Tsdb {
     const p = this.maintenance.then(run, run);
     this.maintenance = p.catch(() => {});
     await p;
+  }
+
+  /** Tombstones head series by ref (intervals in ms, inclusive) and logs them; unknown refs are ignored. */
+  async deleteHeadSeries(recs: readonly TombstoneRec[]): Promise<void> {
+    for (const r of recs) this.head.addTombstone(r.ref, [r.mint, r.maxt]);
+    if (recs.length) await this.wal.log([encodeTombstonesRecord(recs)]);
   }
 
   async close(): Promise<void> {

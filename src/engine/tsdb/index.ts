@@ -8,4 +8,5 @@ export { headStatus } from './status.ts';
 export type { ShardStatus } from './status.ts';
 export type { TsdbWal, OpenWal } from './wal-port.ts';
 export { PromWal } from './prom-wal.ts';
+export { importPrometheusWal } from './prom-wal-import.ts';
 export type { PromWalOptions } from './prom-wal.ts';
