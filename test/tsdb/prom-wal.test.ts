@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PromWal, type PromWalOptions } from '../../src/engine/tsdb/prom-wal.ts';
 import { FragmentEncoder } from '../../src/engine/tsdb/prom-wal-pages.ts';
@@ -190,5 +190,34 @@ test('a shard over the real WAL: block cut, checkpoint in wal/, reopen gives eve
     assert.deepEqual(db2.select([newMatcher(MATCH_REGEXP, '__name__', 'm')], -Infinity, Infinity), want);
     assert.equal(want[2].t.length, 4 * 60 - 31, 'the tombstone survived the checkpoint');
     await db2.close();
+  } finally { cleanup(); }
+});
+
+test('crash states of a checkpoint: unfinished .tmp is ignored; old segments and checkpoints left after the rename are not replayed', async () => {
+  const { dir: root, cleanup } = tempDir('prom-wal-cp-crash-');
+  try {
+    const dir = path.join(root, 'wal'), backup = path.join(root, 'backup');
+    const opts = { dir, compress: false };
+    const wal = await PromWal.open(opts);
+    await wal.log([rec(1)]);
+    await wal.checkpoint([rec(10)]);
+    await wal.log([rec(2)]);
+    await wal.close();
+    cpSync(dir, backup, { recursive: true });
+    // Crash during the next checkpoint: its .tmp directory is half-written.
+    mkdirSync(path.join(dir, 'checkpoint.00000002.tmp'));
+    writeFileSync(path.join(dir, 'checkpoint.00000002.tmp', '00000000'), Buffer.from([1, 0, 5]));
+    const a = await replayAll(opts);
+    assert.deepEqual(a.recs, [rec(10), rec(2)].map(hex));
+    // Crash after the rename of the next checkpoint, before older segments and checkpoints were deleted.
+    await a.wal.checkpoint([rec(20)]);
+    await a.wal.close();
+    for (const n of readdirSync(backup)) if (!existsSync(path.join(dir, n))) cpSync(path.join(backup, n), path.join(dir, n), { recursive: true });
+    assert.ok(readdirSync(dir).includes('checkpoint.00000000'));
+    const b = await replayAll(opts);
+    assert.deepEqual(b.recs, [rec(20)].map(hex), 'only the newest checkpoint and the segments after it');
+    await b.wal.checkpoint([rec(30)]);
+    await b.wal.close();
+    assert.deepEqual(readdirSync(dir).sort(), ['00000005', 'checkpoint.00000004']);
   } finally { cleanup(); }
 });

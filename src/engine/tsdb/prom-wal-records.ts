@@ -52,11 +52,7 @@ class Out {
     next.set(this.b.subarray(0, this.n));
     this.b = next;
   }
-  u64(x: number): void {
-    const hi = Math.floor(x / TWO32), lo = x - hi * TWO32;
-    putU32(this.b, this.n, hi >>> 0); putU32(this.b, this.n + 4, lo >>> 0);
-    this.n += 8;
-  }
+  u64(x: number): void { this.n = putU64(this.b, this.n, x); }
   uvarint(x: number): void { this.n = putUvarint(this.b, this.n, x); }
   str(s: string): void {
     // Worst case 3 bytes per UTF-16 unit, plus the length prefix.
@@ -73,6 +69,13 @@ class Out {
 
 function putU32(b: Uint8Array, at: number, x: number): void {
   b[at] = x >>> 24; b[at + 1] = (x >>> 16) & 0xff; b[at + 2] = (x >>> 8) & 0xff; b[at + 3] = x & 0xff;
+}
+
+/** A 64-bit big-endian integer; negative values come out in two's complement (the high word wraps). */
+function putU64(b: Uint8Array, at: number, x: number): number {
+  const hi = Math.floor(x / TWO32), lo = x - hi * TWO32;
+  putU32(b, at, hi >>> 0); putU32(b, at + 4, lo >>> 0);
+  return at + 8;
 }
 
 function putUvarint(b: Uint8Array, at: number, x: number): number {
@@ -106,11 +109,7 @@ export function encodeSamplesRecord(refs: ArrayLike<number>, ts: ArrayLike<numbe
   if (n === 0) return b.subarray(0, 1);
   const vBytes = new Uint8Array(vs.buffer, vs.byteOffset, vs.byteLength);
   const baseRef = refs[idx[0]], baseT = ts[idx[0]];
-  const o = new Out(0);
-  o.b = b; o.n = 1;
-  o.u64(baseRef);
-  o.u64(baseT); // two's complement for negative times: u64 splits with floor, so the high word wraps
-  let p = o.n;
+  let p = putU64(b, putU64(b, 1, baseRef), baseT);
   // Invariant: b[0..p) holds the header and the samples before k.
   for (let k = 0; k < n; k++) {
     const i = idx[k];
