@@ -6,6 +6,7 @@
  */
 import { cpus } from 'node:os';
 import { parseDurationMs, parseDurationMsOrNull } from '../engine/model/duration.ts';
+import { parseBase2Bytes } from '../engine/model/bytes.ts';
 
 export class FlagError extends Error {}
 
@@ -102,7 +103,6 @@ export const FLAG_SPECS: Record<keyof Flags, Spec> = {
 };
 
 const SERVICES = new Set(['documents', 'metrics', 'workflow']);
-const BYTES_RE = /^\d+(?:\.\d+)?(?:B|KB|MB|GB|TB|PB|EB)?$/;
 
 export function defaultFlags(): Flags {
   const out: Record<string, unknown> = {};
@@ -182,7 +182,7 @@ function set(flags: Record<string, unknown>, explicit: Set<string>, name: string
       break;
     }
     case 'duration': if (parseDurationMsOrNull(raw) === null) bad('expected a duration like 15d or 1h30m'); flags[name] = raw; break;
-    case 'bytes': if (!BYTES_RE.test(raw)) bad('expected a size like 512MB'); flags[name] = raw; break;
+    case 'bytes': if (parseBase2Bytes(raw) === null) bad('expected a size like 512MB or 1GiB'); flags[name] = raw; break;
     case 'level': if (!/^(debug|info|warn|error)$/.test(raw)) bad('expected debug, info, warn or error'); flags[name] = raw; break;
     case 'hostport': if (!/^[^\s]*:\d{1,5}$/.test(raw)) bad('expected HOST:PORT'); flags[name] = raw; break;
   }
@@ -200,10 +200,7 @@ export function durationMs(s: string): number {
   return parseDurationMs(s);
 }
 
-/** Parses a retention size (`512MB`; base 1024 like Prometheus's units) into bytes; 0 = off. */
+/** Parses a size flag (`512MB`, `1GiB`; base 1024 like Prometheus's units) into bytes; 0 = off. */
 export function bytesOf(s: string): number {
-  const m = /^(\d+(?:\.\d+)?)(B|KB|MB|GB|TB|PB|EB)?$/.exec(s);
-  if (!m) return 0;
-  const pow = ['B', 'KB', 'MB', 'GB', 'TB', 'PB', 'EB'].indexOf(m[2] ?? 'B');
-  return Math.floor(Number(m[1]) * 1024 ** pow);
+  return parseBase2Bytes(s) ?? 0;
 }

@@ -26,9 +26,24 @@ export type RouteMatch =
 
 export class Router {
   private readonly root = newNode();
+  private readonly guards: { prefix: string; check: (req: HttpRequest) => HttpResponse | null }[] = [];
+
+  /**
+   * Routes added from now on whose pattern starts with `prefix` first ask `check`, which answers instead
+   * of the handler when it returns a response (Prometheus's not-ready 503 on the API while the TSDB opens).
+   */
+  guard(prefix: string, check: (req: HttpRequest) => HttpResponse | null): this {
+    this.guards.push({ prefix, check });
+    return this;
+  }
 
   /** Registers `handler` for each method on `pattern`. */
   add(methods: string | string[], pattern: string, handler: RouteHandler): this {
+    for (const g of this.guards) {
+      if (!pattern.startsWith(g.prefix)) continue;
+      const inner = handler;
+      handler = (req, params) => g.check(req) ?? inner(req, params);
+    }
     const segs = splitPath(pattern);
     let node = this.root;
     for (let i = 0; i < segs.length; i++) {

@@ -12,7 +12,16 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fetchPostJson, Notifier, toNotifierAlerts } from '../../src/engine/rules/notifier.ts';
-import { parseAlerting } from '../../src/engine/rules/alerting-config.ts';
+import { alertingSetup, checkAlertingSupported } from '../../src/engine/rules/alerting-config.ts';
+import { loadConfig } from '../../src/engine/scrape/config.ts';
+import { stringify } from 'yaml';
+
+/** The notifier setup of an `alerting` section written as an object, with static targets only. */
+function parseAlerting(alerting: Record<string, unknown>) {
+  const cfg = loadConfig(stringify({ alerting }), '/p.yml').alerting;
+  checkAlertingSupported(cfg);
+  return alertingSetup(cfg, cfg.alertmanagers.map((am) => am.staticConfigs));
+}
 import type { Alert } from '../../src/engine/rules/alerting-rule.ts';
 
 interface Received { url: string; headers: IncomingMessage['headers']; body: unknown }
@@ -124,7 +133,7 @@ test('alerting config: relabelled targets, dropped targets, unsupported settings
   assert.deepEqual(s.sets[0].urls, ['https://a:9093/api/v2/alerts']);
   assert.deepEqual(s.dropped, ['https://b:9093/api/v2/alerts']);
   assert.throws(() => parseAlerting({ alertmanagers: [{ api_version: 'v1' }] }), /api_version v1 is not supported/);
-  assert.throws(() => parseAlerting({ alertmanagers: [{ dns_sd_configs: [] }] }), /dns_sd_configs is not supported/);
+  assert.throws(() => parseAlerting({ alertmanagers: [{ dns_sd_configs: [{ names: [] }] }] }), /DNS-SD config must contain at least one SRV record name/);
 });
 
 const AM_BIN = '/usr/bin/prometheus-alertmanager';

@@ -117,14 +117,47 @@ test('a target slower than scrape_timeout fails with context deadline exceeded',
   assert.equal(sink.last().get(`up{env="test",instance="127.0.0.1:${port}",job="app"}`), 0);
 });
 
-test('sample_limit fails a scrape that exposes too many samples', async () => {
+test('sample_limit fails a scrape that exposes too many samples: up 0, counts still reported', async () => {
   const sink = new MemSink();
   body = 'a 1\nb 2\nc 3\n';
   const loop = loopFor(JOB.replace('job_name: app', 'job_name: app\n    sample_limit: 2'), sink);
-  await loop.scrapeOnce();
+  const r = await loop.scrapeOnce();
   assert.equal(loop.lastError, 'sample limit exceeded');
-  assert.ok(![...sink.last().keys()].some((k) => k.startsWith('a{')));
+  assert.equal(r.health, 'down');
+  const got = sink.last();
+  const sel = `{env="test",instance="127.0.0.1:${port}",job="app"}`;
+  assert.ok(![...got.keys()].some((k) => k.startsWith('a{')));
+  assert.equal(got.get(`up${sel}`), 0);
+  assert.equal(got.get(`scrape_samples_scraped${sel}`), 3);
+  assert.equal(got.get(`scrape_samples_post_metric_relabeling${sel}`), 3);
 });
+
+/** Each limit with the scrape body that exceeds it and Prometheus 2.42's error text. */
+const LIMIT_CASES: [string, string, string][] = [
+  ['label_limit: 5', 'm{a="1",b="2",c="3"} 1\n',
+    'label_limit exceeded (metric: m, number of labels: 7, limit: 5)'],
+  ['label_name_length_limit: 8', 'm{long_name="1"} 1\n',
+    'label_name_length_limit exceeded (metric: m, label name: long_name, length: 9, limit: 8)'],
+  ['label_value_length_limit: 16', 'm{a="valuevaluevaluevalue"} 1\n',
+    'label_value_length_limit exceeded (metric: m, label name: a, value: "valuevaluevaluevalue", length: 20, limit: 16)'],
+  ['body_size_limit: 10B', 'm 1\nn 2\no 3\n', 'body size limit exceeded'],
+];
+for (const [limit, text, error] of LIMIT_CASES) {
+  test(`${limit} fails the scrape with Prometheus's error and up 0`, async () => {
+    const sink = new MemSink();
+    body = 'ok 1\n';
+    const loop = loopFor(JOB.replace('job_name: app', `job_name: app\n    ${limit}`), sink);
+    assert.equal((await loop.scrapeOnce()).health, 'up');
+    body = text;
+    const r = await loop.scrapeOnce();
+    assert.equal(r.error, error);
+    const got = sink.last();
+    const sel = `{env="test",instance="127.0.0.1:${port}",job="app"}`;
+    assert.equal(got.get(`up${sel}`), 0);
+    assert.ok(Number.isNaN(got.get(`ok${sel}`)), 'the previous scrape\'s series are marked stale');
+    assert.ok(![...got.keys()].some((k) => k.startsWith('m{')), 'nothing of the failed scrape is stored');
+  });
+}
 
 test('honor_labels and metric_relabel_configs', async () => {
   body = 'm{job="inner",instance="i1"} 1\ndropme 2\n';

@@ -108,6 +108,10 @@ test('targets: active with Prometheus fields, dropped, state filter', async () =
   assert.equal(dropped.activeTargets.length, 0);
   assert.equal(dropped.droppedTargets.length, 1);
   assert.deepEqual((await call('GET', '/api/v1/scrape_pools')).json().data, { scrapePools: ['app', 'gone'] });
+  const gone = (await call('GET', '/api/v1/targets?scrapePool=gone')).json().data;
+  assert.deepEqual([gone.activeTargets.length, gone.droppedTargets.length], [0, 1]);
+  const app = (await call('GET', '/api/v1/targets?scrapePool=app')).json().data;
+  assert.deepEqual([app.activeTargets.length, app.droppedTargets.length], [1, 0]);
 });
 
 test('scraped samples reach the client', () => {
@@ -147,6 +151,8 @@ test('status endpoints', async () => {
   assert.equal(rt.storageRetention, '15d');
   const bi = (await call('GET', '/api/v1/status/buildinfo')).json().data;
   assert.deepEqual(Object.keys(bi), ['version', 'revision', 'branch', 'buildUser', 'buildDate', 'goVersion']);
+  assert.equal(bi.version, '2.42.0', 'the Prometheus version whose API is served (Grafana gates features on it)');
+  assert.match(bi.revision, /^tessera-\d+\.\d+\.\d+/);
 });
 
 test('push gateway: PUT replaces, POST merges by family, DELETE removes', async () => {

@@ -9,6 +9,7 @@
  */
 import type { Label } from '../tsdb/api.ts';
 import type { RemoteWriteConfig } from '../scrape/config.ts';
+import { HttpClient } from '../scrape/http-client.ts';
 import { relabel } from '../scrape/relabel.ts';
 import { encodeWriteRequest } from './remote-write-codec.ts';
 import type { IngestSample } from '../scrape/sample-sink.ts';
@@ -29,12 +30,14 @@ export class RemoteWriteQueue {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private wake: (() => void) | null = null;
+  private readonly client: HttpClient;
 
   constructor(cfg: RemoteWriteConfig, externalLabels: Label[], post: PostFn, onError: (msg: string) => void) {
     this.cfg = cfg;
     this.externalLabels = externalLabels;
     this.post = post;
     this.onError = onError;
+    this.client = new HttpClient(cfg.http);
   }
 
   /** Adds samples to the send buffer (never blocks the caller). */
@@ -101,14 +104,14 @@ export class RemoteWriteQueue {
       ...this.cfg.headers, 'Content-Encoding': 'snappy', 'Content-Type': 'application/x-protobuf',
       'User-Agent': 'Prometheus/2.42.0', 'X-Prometheus-Remote-Write-Version': '0.1.0',
     };
-    if (this.cfg.authorization) headers.Authorization = this.cfg.authorization;
     let backoff = this.cfg.queue.minBackoffMs;
     for (;;) {
       let retry: boolean;
       try {
+        Object.assign(headers, await this.client.authHeaders());
         const r = await this.post(this.cfg.url, body, headers, this.cfg.remoteTimeoutMs);
         if (r.status >= 200 && r.status < 300) { this.stats.sent += batch.length; return; }
-        retry = r.status >= 500 || (r.status === 429 && this.cfg.retryOn429);
+        retry = r.status >= 500 || (r.status === 429 && this.cfg.queue.retryOn429);
         this.onError(`remote write to ${this.cfg.url}: server returned HTTP status ${r.status}: ${r.text.slice(0, 256)}`);
       } catch (e) {
         retry = true;

@@ -1,67 +1,78 @@
 /**
- * The `alerting` section of prometheus.yml (kept raw by the scrape config loader): Alertmanager
- * `static_configs` with `scheme`, `path_prefix`, `timeout`, `api_version` (v2), authorization and
- * target `relabel_configs` (over `__address__`, `__scheme__`, `__alerts_path__`), plus
- * `alert_relabel_configs`. Service discovery other than static configs is refused by name.
+ * From the `alerting` section (parsed by `scrape/config.ts`) and the Alertmanager targets its discovery
+ * found, to the notifier's Alertmanager sets: each target gets `__address__`, `__scheme__` and
+ * `__alerts_path__`, goes through the set's `relabel_configs`, and becomes a `/api/v2/alerts` URL, or a
+ * dropped one. `AlertmanagerDiscovery` keeps that list current while file, HTTP or DNS discovery change.
  */
 import { InvalidArgumentError } from '../errors.ts';
-import { parseDurationMs } from '../model/duration.ts';
-import { parseRelabelRule, relabel, type RelabelRule } from '../scrape/relabel.ts';
+import { relabel, type RelabelRule } from '../scrape/relabel.ts';
+import type { AlertingConfig, AlertmanagerConfig, TargetGroup } from '../scrape/config.ts';
+import { HttpClient } from '../scrape/http-client.ts';
+import { DiscoverySet } from '../scrape/discovery-set.ts';
 import type { AlertmanagerSet } from './notifier.ts';
 
 export interface AlertingSetup { sets: AlertmanagerSet[]; dropped: string[]; alertRelabel: RelabelRule[] }
 
-type Obj = Record<string, unknown>;
-
-const AM_FIELDS = ['static_configs', 'scheme', 'path_prefix', 'timeout', 'api_version', 'basic_auth', 'authorization',
-  'bearer_token', 'relabel_configs', 'follow_redirects', 'enable_http2', 'tls_config', 'proxy_url'];
-const SD_SUFFIX = '_sd_configs';
-
-function bad(msg: string): never { throw new InvalidArgumentError('INVALID_ARGUMENT', msg); }
-const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? v as Obj : {});
-const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-
-export function parseAlerting(raw: Record<string, unknown> | null): AlertingSetup {
-  const out: AlertingSetup = { sets: [], dropped: [], alertRelabel: list(raw?.alert_relabel_configs).map(parseRelabelRule) };
-  for (const amRaw of list(raw?.alertmanagers)) {
-    const am = obj(amRaw);
-    for (const k of Object.keys(am)) {
-      if (k.endsWith(SD_SUFFIX) && k !== 'static_configs') bad(`alertmanager ${k} is not supported by Tessera (use static_configs)`);
-      if (!AM_FIELDS.includes(k)) bad(`field ${k} not found in type config.AlertmanagerConfig`);
-    }
-    const apiVersion = am.api_version === undefined ? 'v2' : String(am.api_version);
-    if (apiVersion !== 'v2') bad(`alertmanager api_version ${apiVersion} is not supported by Tessera (only v2)`);
-    const scheme = am.scheme === undefined ? 'http' : String(am.scheme);
-    const pathPrefix = am.path_prefix === undefined ? '' : String(am.path_prefix);
-    const alertsPath = ('/' + [pathPrefix, 'api/v2/alerts'].join('/')).replace(/\/+/g, '/');
-    const rules = list(am.relabel_configs).map(parseRelabelRule);
-    const set: AlertmanagerSet = { urls: [], timeoutMs: am.timeout === undefined ? 10_000 : parseDurationMs(String(am.timeout)), headers: authHeaders(am) };
-    for (const sc of list(am.static_configs)) {
-      const g = obj(sc);
-      const labels = Object.entries(obj(g.labels)).map(([name, value]) => ({ name, value: String(value) }));
-      for (const target of list(g.targets).map(String)) {
-        const base = [...labels, { name: '__address__', value: target }, { name: '__scheme__', value: scheme }, { name: '__alerts_path__', value: alertsPath }]
-          .sort((a, b) => (a.name < b.name ? -1 : 1));
-        const res = rules.length ? relabel(base, rules) : base;
-        const get = (n: string) => res?.find((l) => l.name === n)?.value ?? '';
-        if (!res || get('__address__') === '') { out.dropped.push(`${scheme}://${target}${alertsPath}`); continue; }
-        set.urls.push(`${get('__scheme__')}://${get('__address__')}${get('__alerts_path__')}`);
-      }
-    }
+/** The notifier's view of `cfg`, given each Alertmanager config's discovered groups (same order). */
+export function alertingSetup(cfg: AlertingConfig, groups: readonly TargetGroup[][]): AlertingSetup {
+  const out: AlertingSetup = { sets: [], dropped: [], alertRelabel: cfg.alertRelabelConfigs };
+  cfg.alertmanagers.forEach((am, i) => {
+    const { set, dropped } = alertmanagerSet(am, groups[i] ?? []);
     out.sets.push(set);
-  }
+    out.dropped.push(...dropped);
+  });
   return out;
 }
 
-function authHeaders(am: Obj): Record<string, string> {
-  if (am.basic_auth !== undefined) {
-    const b = obj(am.basic_auth);
-    return { Authorization: 'Basic ' + Buffer.from(`${String(b.username ?? '')}:${String(b.password ?? '')}`).toString('base64') };
+/** Throws for settings Tessera's notifier cannot honour (the v1 API, gone from current Alertmanagers). */
+export function checkAlertingSupported(cfg: AlertingConfig): void {
+  for (const am of cfg.alertmanagers) {
+    if (am.apiVersion !== 'v2') throw new InvalidArgumentError('INVALID_ARGUMENT', `alertmanager api_version ${am.apiVersion} is not supported by Tessera (only v2)`);
   }
-  if (am.bearer_token !== undefined) return { Authorization: `Bearer ${String(am.bearer_token)}` };
-  if (am.authorization !== undefined) {
-    const a = obj(am.authorization);
-    return { Authorization: `${a.type === undefined ? 'Bearer' : String(a.type)} ${String(a.credentials ?? '')}` };
+}
+
+function alertmanagerSet(am: AlertmanagerConfig, groups: readonly TargetGroup[]): { set: AlertmanagerSet; dropped: string[] } {
+  const alertsPath = ('/' + [am.pathPrefix, 'api/v2/alerts'].join('/')).replace(/\/+/g, '/');
+  const client = new HttpClient(am.http);
+  const set: AlertmanagerSet = { urls: [], timeoutMs: am.timeoutMs, authHeaders: () => client.authHeaders() };
+  const dropped: string[] = [];
+  for (const g of groups) {
+    g.targets.forEach((target, i) => {
+      const own = { ...g.labels, ...g.targetLabels?.[i] };
+      const base = [...Object.entries(own).map(([name, value]) => ({ name, value })),
+        { name: '__address__', value: target }, { name: '__scheme__', value: am.scheme }, { name: '__alerts_path__', value: alertsPath }]
+        .sort((a, b) => (a.name < b.name ? -1 : 1));
+      const res = am.relabelConfigs.length ? relabel(base, am.relabelConfigs) : base;
+      const get = (n: string): string => res?.find((l) => l.name === n)?.value ?? '';
+      if (!res || get('__address__') === '') { dropped.push(`${am.scheme}://${target}${alertsPath}`); return; }
+      set.urls.push(`${get('__scheme__')}://${get('__address__')}${get('__alerts_path__')}`);
+    });
   }
-  return {};
+  return { set, dropped };
+}
+
+/** Runs the Alertmanager discovery of one `alerting` section; `onChange` gets the setup whenever targets change. */
+export class AlertmanagerDiscovery {
+  private readonly cfg: AlertingConfig;
+  private readonly sets: DiscoverySet[];
+  private readonly groups: TargetGroup[][];
+
+  constructor(cfg: AlertingConfig, onChange: (setup: AlertingSetup) => void, onError: (msg: string) => void) {
+    this.cfg = cfg;
+    this.groups = cfg.alertmanagers.map((am) => am.staticConfigs);
+    this.sets = cfg.alertmanagers.map((am, i) => new DiscoverySet(`alertmanager config-${i}`, am, (g) => {
+      this.groups[i] = g;
+      onChange(this.setup());
+    }, { onError }));
+  }
+
+  /** Discovers once, and returns the first setup. */
+  async start(): Promise<AlertingSetup> {
+    for (let i = 0; i < this.sets.length; i++) this.groups[i] = await this.sets[i].start();
+    return this.setup();
+  }
+
+  stop(): void { for (const s of this.sets) s.stop(); }
+
+  setup(): AlertingSetup { return alertingSetup(this.cfg, this.groups); }
 }

@@ -16,7 +16,8 @@ export interface AlertmanagerSet {
   /** Full `/api/v2/alerts` URLs. */
   urls: string[];
   timeoutMs: number;
-  headers: Record<string, string>;
+  /** The configured authentication, resolved per request (credential files may change). */
+  authHeaders(): Promise<Record<string, string>>;
 }
 
 export type PostJson = (url: string, body: string, headers: Record<string, string>, timeoutMs: number) => Promise<{ status: number; text: string }>;
@@ -87,7 +88,7 @@ export class Notifier {
     for (let attempt = 0; ; attempt++) {
       let err: string;
       try {
-        const r = await this.opts.post(url, body, { 'Content-Type': 'application/json', ...set.headers }, set.timeoutMs);
+        const r = await this.opts.post(url, body, { 'Content-Type': 'application/json', ...await set.authHeaders() }, set.timeoutMs);
         if (r.status >= 200 && r.status < 300) { this.stats.sent += n; return; }
         err = `bad response status ${r.status}`;
         if (r.status < 500 && r.status !== 429) attempt = retries; // a client error does not get better by retrying

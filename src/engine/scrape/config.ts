@@ -1,28 +1,37 @@
 /**
  * `prometheus.yml` loading and validation with Prometheus 2.42's defaults and error messages. Unknown
- * fields are refused, as Prometheus's strict YAML unmarshalling does. `rule_files` and `alerting` are
- * validated lightly and kept for the rules engine; `remote_write` drives the remote-write queues.
+ * fields are refused, as Prometheus's strict YAML unmarshalling does; every field 2.42 documents is known.
+ * The sections shared with other parts of the file live beside this one: HTTP client settings
+ * (`http-client-config.ts`), service discovery (`sd-config.ts`), remote write/read (`remote-config.ts`).
+ * `yaml` is the config re-marshalled with defaults filled in, as `/api/v1/status/config` prints it; it
+ * loads again to the same config.
  */
 import { parse as parseYaml, stringify as stringifyYaml } from '../codec/yaml.ts';
-import { dirname, isAbsolute, join } from 'node:path';
+import { dirname } from 'node:path';
 import { InvalidArgumentError } from '../errors.ts';
 import type { Label } from '../tsdb/api.ts';
-import { formatDuration, parseDurationMs } from '../model/duration.ts';
-import { parseRelabelRule, type RelabelRule } from './relabel.ts';
+import { formatDuration } from '../model/duration.ts';
+import { formatBase2Bytes } from '../model/bytes.ts';
+import { marshalRelabelRule, parseRelabelRule, type RelabelRule } from './relabel.ts';
+import { HTTP_CLIENT_FIELDS, marshalHttpClientConfig, marshalTlsConfig, parseHttpClientConfig, parseTlsConfig, type HttpClientConfig, type TlsConfig } from './http-client-config.ts';
+import { marshalSdConfigs, parseSdConfigs, SD_FIELDS, type SdConfigs } from './sd-config.ts';
+import { marshalRemoteRead, marshalRemoteWrite, parseRemoteReads, parseRemoteWrites, type RemoteReadConfig, type RemoteWriteConfig } from './remote-config.ts';
+import { asList, asObj, bad, bool, checkFields, compact, dur, labelMap, resolvePath, size, str, stringMap, uint, type Obj } from './config-yaml.ts';
+
+export type { TargetGroup, FileSdConfig, HttpSdConfig, DnsSdConfig, SdConfigs } from './sd-config.ts';
+export { parseTargetGroup } from './sd-config.ts';
+export type { RemoteWriteConfig, RemoteReadConfig, QueueConfig } from './remote-config.ts';
+export type { HttpClientConfig, TlsConfig } from './http-client-config.ts';
 
 export interface GlobalConfig {
   scrapeIntervalMs: number;
   scrapeTimeoutMs: number;
   evaluationIntervalMs: number;
+  queryLogFile: string;
   externalLabels: Label[];
 }
 
-/** A static or file-discovered group of targets sharing labels. */
-export interface TargetGroup { targets: string[]; labels: Record<string, string>; source: string }
-
-export interface FileSdConfig { files: string[]; refreshIntervalMs: number }
-
-export interface ScrapeConfig {
+export interface ScrapeConfig extends SdConfigs {
   jobName: string;
   scrapeIntervalMs: number;
   scrapeTimeoutMs: number;
@@ -31,34 +40,35 @@ export interface ScrapeConfig {
   params: Record<string, string[]>;
   honorLabels: boolean;
   honorTimestamps: boolean;
+  /** Limits; 0 means none. A scrape over one fails with Prometheus's error and `up` 0. */
+  bodySizeLimitBytes: number;
   sampleLimit: number;
-  staticConfigs: TargetGroup[];
-  fileSdConfigs: FileSdConfig[];
+  targetLimit: number;
+  labelLimit: number;
+  labelNameLengthLimit: number;
+  labelValueLengthLimit: number;
   relabelConfigs: RelabelRule[];
   metricRelabelConfigs: RelabelRule[];
-  /** Value of the Authorization header to send, or '' (from basic_auth / bearer_token / authorization). */
-  authorization: string;
-  tls: TlsConfig;
+  http: HttpClientConfig;
 }
 
-/** `tls_config`: files are read when the scrape needs them (absolute paths). */
-export interface TlsConfig { caFile: string; certFile: string; keyFile: string; serverName: string; insecureSkipVerify: boolean }
-
-export interface QueueConfig {
-  capacity: number; maxShards: number; minShards: number; maxSamplesPerSend: number;
-  batchSendDeadlineMs: number; minBackoffMs: number; maxBackoffMs: number;
+export interface AlertmanagerConfig extends SdConfigs {
+  scheme: string;
+  pathPrefix: string;
+  timeoutMs: number;
+  apiVersion: string;
+  relabelConfigs: RelabelRule[];
+  http: HttpClientConfig;
 }
 
-export interface RemoteWriteConfig {
-  url: string;
-  name: string;
-  remoteTimeoutMs: number;
-  headers: Record<string, string>;
-  writeRelabelConfigs: RelabelRule[];
-  queue: QueueConfig;
-  authorization: string;
-  /** Retry batches refused with 429 (Prometheus's `queue_config.retry_on_http_429`, off by default). */
-  retryOn429: boolean;
+export interface AlertingConfig { alertRelabelConfigs: RelabelRule[]; alertmanagers: AlertmanagerConfig[] }
+
+/** `storage:`; only what was written is printed back, as Prometheus does. */
+export interface StorageConfig { outOfOrderTimeWindowMs: number | null; maxExemplars: number | null }
+
+export interface TracingConfig {
+  clientType: string; endpoint: string; samplingFraction: number; insecure: boolean; tls: TlsConfig;
+  headers: Record<string, string>; compression: string; timeoutMs: number;
 }
 
 export interface PromConfig {
@@ -66,57 +76,16 @@ export interface PromConfig {
   scrapeConfigs: ScrapeConfig[];
   /** Absolute rule file globs, for the rules engine. */
   ruleFiles: string[];
-  /** The raw `alerting` section, for the rules engine's notifier. */
-  alerting: Record<string, unknown> | null;
+  alerting: AlertingConfig;
+  storage: StorageConfig | null;
+  tracing: TracingConfig | null;
   remoteWrite: RemoteWriteConfig[];
+  remoteRead: RemoteReadConfig[];
   /** The config re-marshalled with defaults filled in, as `/api/v1/status/config` shows it. */
   yaml: string;
 }
 
-const LABEL_NAME_RE = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 const RULE_PATH_RE = /^[^*]*(\*[^/]*)?$/;
-const FILE_SD_RE = /^[^*]*(\*[^/]*)?\.(json|yml|yaml|JSON|YML|YAML)$/;
-
-type Obj = Record<string, unknown>;
-
-function bad(msg: string): never { throw new InvalidArgumentError('INVALID_ARGUMENT', msg); }
-
-function checkFields(o: Obj, allowed: readonly string[], type: string): void {
-  for (const k of Object.keys(o)) if (!allowed.includes(k)) bad(`yaml: unmarshal errors:\n  field ${k} not found in type ${type}`);
-}
-
-function asObj(v: unknown, what: string): Obj {
-  if (v === undefined || v === null) return {};
-  if (typeof v !== 'object' || Array.isArray(v)) bad(`${what} must be a mapping`);
-  return v as Obj;
-}
-
-function asList(v: unknown, what: string): unknown[] {
-  if (v === undefined || v === null) return [];
-  if (!Array.isArray(v)) bad(`${what} must be a list`);
-  return v;
-}
-
-function dur(v: unknown, def: number): number {
-  if (v === undefined || v === null) return def;
-  return parseDurationMs(String(v));
-}
-
-function bool(v: unknown, def: boolean, what: string): boolean {
-  if (v === undefined || v === null) return def;
-  if (typeof v !== 'boolean') bad(`yaml: unmarshal errors:\n  cannot unmarshal !!${typeof v === 'number' ? 'int' : 'str'} \`${String(v)}\` into bool (${what})`);
-  return v;
-}
-
-function labelMap(v: unknown, what: string): Record<string, string> {
-  const o = asObj(v, what);
-  const out: Record<string, string> = {};
-  for (const [k, val] of Object.entries(o)) {
-    if (!LABEL_NAME_RE.test(k)) bad(`"${k}" is not a valid label name`);
-    out[k] = val === null || val === undefined ? '' : String(val);
-  }
-  return out;
-}
 
 /**
  * Parses and validates a config. `filename` is used in messages and to resolve relative paths; throws
@@ -135,31 +104,33 @@ function buildConfig(text: string, dir: string): PromConfig {
   let raw: unknown;
   try { raw = parseYaml(text, { uniqueKeys: true }); } catch (e) { bad(`yaml: ${(e as Error).message.split('\n')[0]}`); }
   const top = asObj(raw, 'config');
-  checkFields(top, ['global', 'scrape_configs', 'rule_files', 'alerting', 'remote_write', 'remote_read'], 'config.plain');
-  if (top.remote_read !== undefined) bad('remote_read is not supported by Tessera');
-  const global = parseGlobal(asObj(top.global, 'global'));
+  checkFields(top, ['global', 'scrape_configs', 'rule_files', 'alerting', 'remote_write', 'remote_read', 'storage', 'tracing'], 'config.plain');
+  const global = parseGlobal(asObj(top.global, 'global'), dir);
   const ruleFiles = asList(top.rule_files, 'rule_files').map(String);
   for (const rf of ruleFiles) if (!RULE_PATH_RE.test(rf)) bad(`invalid rule file path "${rf}"`);
   const scrapeConfigs: ScrapeConfig[] = [];
   const names = new Set<string>();
   for (const sc of asList(top.scrape_configs, 'scrape_configs')) {
+    if (sc === null || sc === undefined) bad('empty or null scrape config section');
     const c = parseScrapeConfig(asObj(sc, 'scrape_config'), global, dir);
     if (names.has(c.jobName)) bad(`found multiple scrape configs with job name "${c.jobName}"`);
     names.add(c.jobName);
     scrapeConfigs.push(c);
   }
-  const alerting = top.alerting === undefined || top.alerting === null ? null : asObj(top.alerting, 'alerting');
-  if (alerting) checkFields(alerting, ['alert_relabel_configs', 'alertmanagers'], 'config.AlertingConfig');
-  for (const r of asList(alerting?.alert_relabel_configs, 'alert_relabel_configs')) parseRelabelRule(r);
-  const remoteWrite = parseRemoteWrites(asList(top.remote_write, 'remote_write'));
   const cfg: PromConfig = {
-    global, scrapeConfigs, ruleFiles: ruleFiles.map((f) => resolvePath(dir, f)), alerting, remoteWrite, yaml: '',
+    global, scrapeConfigs, ruleFiles: ruleFiles.map((f) => resolvePath(dir, f)),
+    alerting: parseAlerting(asObj(top.alerting, 'alerting'), dir),
+    storage: top.storage === undefined || top.storage === null ? null : parseStorage(asObj(top.storage, 'storage')),
+    tracing: top.tracing === undefined || top.tracing === null ? null : parseTracing(asObj(top.tracing, 'tracing'), dir),
+    remoteWrite: parseRemoteWrites(asList(top.remote_write, 'remote_write'), dir),
+    remoteRead: parseRemoteReads(asList(top.remote_read, 'remote_read'), dir),
+    yaml: '',
   };
-  cfg.yaml = marshalConfig(cfg, top);
+  cfg.yaml = marshalConfig(cfg);
   return cfg;
 }
 
-function parseGlobal(g: Obj): GlobalConfig {
+function parseGlobal(g: Obj, dir: string): GlobalConfig {
   checkFields(g, ['scrape_interval', 'scrape_timeout', 'evaluation_interval', 'external_labels', 'query_log_file'], 'config.GlobalConfig');
   const scrapeIntervalMs = dur(g.scrape_interval, 0) || 60_000;
   let scrapeTimeoutMs = dur(g.scrape_timeout, 0);
@@ -170,16 +141,16 @@ function parseGlobal(g: Obj): GlobalConfig {
   if ('__name__' in ext) bad('"__name__" is not a valid label name');
   const externalLabels = Object.entries(ext).filter(([, v]) => v !== '').map(([name, value]) => ({ name, value }))
     .sort((a, b) => (a.name < b.name ? -1 : 1));
-  return { scrapeIntervalMs, scrapeTimeoutMs, evaluationIntervalMs, externalLabels };
+  return { scrapeIntervalMs, scrapeTimeoutMs, evaluationIntervalMs, queryLogFile: resolvePath(dir, str(g.query_log_file)), externalLabels };
 }
 
 const SCRAPE_FIELDS = ['job_name', 'honor_labels', 'honor_timestamps', 'params', 'scrape_interval', 'scrape_timeout',
-  'metrics_path', 'scheme', 'sample_limit', 'static_configs', 'file_sd_configs', 'relabel_configs',
-  'metric_relabel_configs', 'basic_auth', 'bearer_token', 'authorization', 'tls_config'];
+  'metrics_path', 'scheme', 'body_size_limit', 'sample_limit', 'target_limit', 'label_limit', 'label_name_length_limit',
+  'label_value_length_limit', 'relabel_configs', 'metric_relabel_configs', ...HTTP_CLIENT_FIELDS, ...SD_FIELDS];
 
 function parseScrapeConfig(o: Obj, global: GlobalConfig, dir: string): ScrapeConfig {
   checkFields(o, SCRAPE_FIELDS, 'config.ScrapeConfig');
-  const jobName = o.job_name === undefined || o.job_name === null ? '' : String(o.job_name);
+  const jobName = str(o.job_name);
   if (jobName === '') bad('job_name is empty');
   const scrapeIntervalMs = dur(o.scrape_interval, 0) || global.scrapeIntervalMs;
   let scrapeTimeoutMs = dur(o.scrape_timeout, 0);
@@ -187,144 +158,140 @@ function parseScrapeConfig(o: Obj, global: GlobalConfig, dir: string): ScrapeCon
   if (scrapeTimeoutMs === 0) scrapeTimeoutMs = Math.min(global.scrapeTimeoutMs, scrapeIntervalMs);
   const params: Record<string, string[]> = {};
   for (const [k, v] of Object.entries(asObj(o.params, 'params'))) params[k] = asList(v, `params.${k}`).map(String);
-  const sampleLimit = o.sample_limit === undefined ? 0 : Number(o.sample_limit);
-  if (!Number.isInteger(sampleLimit) || sampleLimit < 0) bad(`cannot unmarshal ${String(o.sample_limit)} into uint sample_limit`);
+  const rules = (v: unknown, what: string, empty: string): RelabelRule[] => asList(v, what).map((r) => {
+    if (r === null || r === undefined) bad(empty);
+    return parseRelabelRule(r);
+  });
   return {
     jobName, scrapeIntervalMs, scrapeTimeoutMs,
-    metricsPath: o.metrics_path === undefined ? '/metrics' : String(o.metrics_path),
-    scheme: o.scheme === undefined ? 'http' : String(o.scheme),
-    params,
-    honorLabels: bool(o.honor_labels, false, 'honor_labels'),
-    honorTimestamps: bool(o.honor_timestamps, true, 'honor_timestamps'),
-    sampleLimit,
-    staticConfigs: asList(o.static_configs, 'static_configs').map((g, i) => parseTargetGroup(g, String(i))),
-    fileSdConfigs: asList(o.file_sd_configs, 'file_sd_configs').map((f) => parseFileSd(asObj(f, 'file_sd_config'), dir)),
-    relabelConfigs: asList(o.relabel_configs, 'relabel_configs').map(parseRelabelRule),
-    metricRelabelConfigs: asList(o.metric_relabel_configs, 'metric_relabel_configs').map(parseRelabelRule),
-    authorization: parseAuth(o),
-    tls: parseTls(asObj(o.tls_config, 'tls_config'), dir),
+    metricsPath: str(o.metrics_path, '/metrics'), scheme: str(o.scheme, 'http'), params,
+    honorLabels: bool(o.honor_labels, false, 'honor_labels'), honorTimestamps: bool(o.honor_timestamps, true, 'honor_timestamps'),
+    bodySizeLimitBytes: size(o.body_size_limit, 'body_size_limit'),
+    sampleLimit: uint(o.sample_limit, 0, 'sample_limit'), targetLimit: uint(o.target_limit, 0, 'target_limit'),
+    labelLimit: uint(o.label_limit, 0, 'label_limit'), labelNameLengthLimit: uint(o.label_name_length_limit, 0, 'label_name_length_limit'),
+    labelValueLengthLimit: uint(o.label_value_length_limit, 0, 'label_value_length_limit'),
+    ...parseSdConfigs(o, dir),
+    relabelConfigs: rules(o.relabel_configs, 'relabel_configs', 'empty or null target relabeling rule in scrape config'),
+    metricRelabelConfigs: rules(o.metric_relabel_configs, 'metric_relabel_configs', 'empty or null metric relabeling rule in scrape config'),
+    http: parseHttpClientConfig(o, dir),
   };
 }
 
-function parseTls(o: Obj, dir: string): TlsConfig {
-  checkFields(o, ['ca_file', 'cert_file', 'key_file', 'server_name', 'insecure_skip_verify'], 'config.TLSConfig');
-  const file = (v: unknown): string => (v === undefined || v === null || v === '' ? '' : resolvePath(dir, String(v)));
-  const tls = {
-    caFile: file(o.ca_file), certFile: file(o.cert_file), keyFile: file(o.key_file),
-    serverName: o.server_name === undefined ? '' : String(o.server_name),
-    insecureSkipVerify: bool(o.insecure_skip_verify, false, 'insecure_skip_verify'),
-  };
-  if ((tls.certFile === '') !== (tls.keyFile === '')) bad(tls.certFile ? 'client cert file specified without client key file' : 'client key file specified without client cert file');
-  return tls;
-}
-
-/** A `{targets, labels}` group as in static configs and file SD files. */
-export function parseTargetGroup(raw: unknown, source: string): TargetGroup {
-  const g = asObj(raw, 'target group');
-  checkFields(g, ['targets', 'labels'], 'targetgroup.Group');
-  const targets = asList(g.targets, 'targets').map(String);
-  for (const t of targets) if (t.includes('/')) bad(`"${t}" is not a valid hostname`);
-  return { targets, labels: labelMap(g.labels, 'labels'), source };
-}
-
-function parseFileSd(o: Obj, dir: string): FileSdConfig {
-  checkFields(o, ['files', 'refresh_interval'], 'file.SDConfig');
-  const files = asList(o.files, 'files').map(String);
-  if (files.length === 0) bad('file service discovery config must contain at least one path name');
-  for (const f of files) if (!FILE_SD_RE.test(f)) bad(`path name "${f}" is not valid for file discovery`);
-  return { files: files.map((f) => resolvePath(dir, f)), refreshIntervalMs: dur(o.refresh_interval, 300_000) };
-}
-
-function parseAuth(o: Obj): string {
-  const set = ['basic_auth', 'bearer_token', 'authorization'].filter((k) => o[k] !== undefined);
-  if (set.length > 1) bad('at most one of basic_auth, bearer_token & authorization must be configured');
-  if (o.basic_auth !== undefined) {
-    const b = asObj(o.basic_auth, 'basic_auth');
-    checkFields(b, ['username', 'password'], 'config.BasicAuth');
-    return 'Basic ' + Buffer.from(`${String(b.username ?? '')}:${String(b.password ?? '')}`).toString('base64');
-  }
-  if (o.bearer_token !== undefined) return `Bearer ${String(o.bearer_token)}`;
-  if (o.authorization !== undefined) {
-    const a = asObj(o.authorization, 'authorization');
-    checkFields(a, ['type', 'credentials'], 'config.Authorization');
-    const type = a.type === undefined ? 'Bearer' : String(a.type);
-    if (type.toLowerCase() === 'basic') bad(`authorization type cannot be set to "basic", use "basic_auth" instead`);
-    return `${type} ${String(a.credentials ?? '')}`;
-  }
-  return '';
-}
-
-function parseRemoteWrites(list: unknown[]): RemoteWriteConfig[] {
-  const names = new Set<string>();
-  return list.map((raw) => {
-    if (raw === null || raw === undefined) bad('empty or null remote write config section');
-    const o = asObj(raw, 'remote_write');
-    checkFields(o, ['url', 'name', 'remote_timeout', 'headers', 'write_relabel_configs', 'queue_config',
-      'basic_auth', 'bearer_token', 'authorization'], 'config.RemoteWriteConfig');
-    const url = o.url === undefined || o.url === null ? '' : String(o.url);
-    if (url === '') bad('url for remote_write is empty');
-    try { new URL(url); } catch { bad(`parse "${url}": invalid URL`); }
-    const name = o.name === undefined ? '' : String(o.name);
-    if (name !== '' && names.has(name)) bad(`found multiple remote write configs with job name "${name}"`);
-    names.add(name);
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(asObj(o.headers, 'headers'))) headers[k] = String(v);
-    return {
-      url, name, remoteTimeoutMs: dur(o.remote_timeout, 30_000), headers,
-      writeRelabelConfigs: asList(o.write_relabel_configs, 'write_relabel_configs').map(parseRelabelRule),
-      queue: parseQueue(asObj(o.queue_config, 'queue_config')), authorization: parseAuth(o),
-      retryOn429: bool(asObj(o.queue_config, 'queue_config').retry_on_http_429, false, 'retry_on_http_429'),
-    };
-  });
-}
-
-function parseQueue(q: Obj): QueueConfig {
-  checkFields(q, ['capacity', 'max_shards', 'min_shards', 'max_samples_per_send', 'batch_send_deadline',
-    'min_backoff', 'max_backoff', 'retry_on_http_429'], 'config.QueueConfig');
-  const int = (v: unknown, def: number): number => (v === undefined ? def : Number(v));
+function parseAlerting(a: Obj, dir: string): AlertingConfig {
+  checkFields(a, ['alert_relabel_configs', 'alertmanagers'], 'config.AlertingConfig');
   return {
-    capacity: int(q.capacity, 10000), maxShards: int(q.max_shards, 50), minShards: int(q.min_shards, 1),
-    maxSamplesPerSend: int(q.max_samples_per_send, 2000), batchSendDeadlineMs: dur(q.batch_send_deadline, 5000),
-    minBackoffMs: dur(q.min_backoff, 30), maxBackoffMs: dur(q.max_backoff, 5000),
+    alertRelabelConfigs: asList(a.alert_relabel_configs, 'alert_relabel_configs').map((r) => {
+      if (r === null || r === undefined) bad('empty or null alert relabeling rule');
+      return parseRelabelRule(r);
+    }),
+    alertmanagers: asList(a.alertmanagers, 'alertmanagers').map((raw) => parseAlertmanager(asObj(raw, 'alertmanager_config'), dir)),
   };
 }
 
-function resolvePath(dir: string, p: string): string {
-  return isAbsolute(p) ? p : join(dir, p);
+function parseAlertmanager(o: Obj, dir: string): AlertmanagerConfig {
+  checkFields(o, ['scheme', 'path_prefix', 'timeout', 'api_version', 'relabel_configs', ...HTTP_CLIENT_FIELDS, ...SD_FIELDS], 'config.AlertmanagerConfig');
+  const apiVersion = str(o.api_version, 'v2');
+  if (apiVersion !== 'v1' && apiVersion !== 'v2') bad(`expected Alertmanager api version to be one of [v1 v2] but got ${apiVersion}`);
+  return {
+    scheme: str(o.scheme, 'http'), pathPrefix: str(o.path_prefix), timeoutMs: dur(o.timeout, 10_000), apiVersion,
+    relabelConfigs: asList(o.relabel_configs, 'relabel_configs').map((r) => {
+      if (r === null || r === undefined) bad('empty or null Alertmanager target relabeling rule');
+      return parseRelabelRule(r);
+    }),
+    http: parseHttpClientConfig(o, dir),
+    ...parseSdConfigs(o, dir),
+  };
 }
 
-/** Re-marshals with defaults filled, in the field order Prometheus's config structs use. */
-function marshalConfig(cfg: PromConfig, top: Obj): string {
+function parseStorage(s: Obj): StorageConfig {
+  checkFields(s, ['tsdb', 'exemplars'], 'config.StorageConfig');
+  const tsdb = s.tsdb === undefined ? null : asObj(s.tsdb, 'tsdb');
+  const ex = s.exemplars === undefined ? null : asObj(s.exemplars, 'exemplars');
+  if (tsdb) checkFields(tsdb, ['out_of_order_time_window'], 'config.TSDBConfig');
+  if (ex) checkFields(ex, ['max_exemplars'], 'config.ExemplarsConfig');
+  return {
+    outOfOrderTimeWindowMs: tsdb ? dur(tsdb.out_of_order_time_window, 0) : null,
+    maxExemplars: ex ? Number(ex.max_exemplars ?? 100_000) : null,
+  };
+}
+
+function parseTracing(t: Obj, dir: string): TracingConfig {
+  checkFields(t, ['client_type', 'endpoint', 'sampling_fraction', 'insecure', 'tls_config', 'headers', 'compression', 'timeout'], 'config.TracingConfig');
+  const clientType = str(t.client_type, 'grpc');
+  if (clientType !== 'grpc' && clientType !== 'http') bad(`expected tracing client type to be to be http or grpc, but got ${clientType}`);
+  const headers = stringMap(t.headers, 'headers');
+  const endpoint = str(t.endpoint);
+  if (endpoint === '') bad('tracing endpoint must be set');
+  const compression = str(t.compression);
+  if (compression !== '' && compression !== 'gzip') bad(`invalid compression type ${compression} provided, valid options: gzip`);
+  return {
+    clientType, endpoint, samplingFraction: Number(t.sampling_fraction ?? 0), insecure: bool(t.insecure, false, 'insecure'),
+    tls: parseTlsConfig(asObj(t.tls_config, 'tls_config'), dir), headers, compression, timeoutMs: dur(t.timeout, 10_000),
+  };
+}
+
+/** Re-marshals with defaults filled, in the field order of Prometheus's config structs. */
+function marshalConfig(cfg: PromConfig): string {
   const g = cfg.global;
   const out: Obj = {
-    global: {
+    global: compact({
       scrape_interval: formatDuration(g.scrapeIntervalMs), scrape_timeout: formatDuration(g.scrapeTimeoutMs),
-      evaluation_interval: formatDuration(g.evaluationIntervalMs),
-      ...(g.externalLabels.length ? { external_labels: Object.fromEntries(g.externalLabels.map((l) => [l.name, l.value])) } : {}),
-    },
+      evaluation_interval: formatDuration(g.evaluationIntervalMs), query_log_file: g.queryLogFile || undefined,
+      external_labels: g.externalLabels.length ? Object.fromEntries(g.externalLabels.map((l) => [l.name, l.value])) : undefined,
+    }),
   };
-  if (top.alerting) out.alerting = top.alerting;
-  if (top.rule_files) out.rule_files = top.rule_files;
-  const rawScrapes = asList(top.scrape_configs, 'scrape_configs') as Obj[];
-  if (cfg.scrapeConfigs.length) out.scrape_configs = cfg.scrapeConfigs.map((c, i) => marshalScrape(c, rawScrapes[i]));
-  if (top.remote_write) out.remote_write = top.remote_write;
+  const a = cfg.alerting;
+  if (a.alertRelabelConfigs.length || a.alertmanagers.length) {
+    out.alerting = compact({
+      alert_relabel_configs: a.alertRelabelConfigs.length ? a.alertRelabelConfigs.map(marshalRelabelRule) : undefined,
+      alertmanagers: a.alertmanagers.length ? a.alertmanagers.map(marshalAlertmanager) : undefined,
+    });
+  }
+  if (cfg.ruleFiles.length) out.rule_files = cfg.ruleFiles;
+  if (cfg.scrapeConfigs.length) out.scrape_configs = cfg.scrapeConfigs.map(marshalScrape);
+  if (cfg.storage) {
+    out.storage = compact({
+      tsdb: cfg.storage.outOfOrderTimeWindowMs === null ? undefined : { out_of_order_time_window: formatDuration(cfg.storage.outOfOrderTimeWindowMs) },
+      exemplars: cfg.storage.maxExemplars === null ? undefined : { max_exemplars: cfg.storage.maxExemplars },
+    });
+  }
+  if (cfg.tracing) out.tracing = marshalTracing(cfg.tracing);
+  if (cfg.remoteWrite.length) out.remote_write = cfg.remoteWrite.map(marshalRemoteWrite);
+  if (cfg.remoteRead.length) out.remote_read = cfg.remoteRead.map(marshalRemoteRead);
   return stringifyYaml(out, { lineWidth: 0, indentSeq: false });
 }
 
-function marshalScrape(c: ScrapeConfig, raw: Obj): Obj {
-  const o: Obj = { job_name: c.jobName, honor_labels: c.honorLabels || undefined, honor_timestamps: c.honorTimestamps };
-  if (Object.keys(c.params).length) o.params = c.params;
-  Object.assign(o, {
+function marshalScrape(c: ScrapeConfig): Obj {
+  return compact({
+    job_name: c.jobName, honor_labels: c.honorLabels || undefined, honor_timestamps: c.honorTimestamps,
+    params: Object.keys(c.params).length ? c.params : undefined,
     scrape_interval: formatDuration(c.scrapeIntervalMs), scrape_timeout: formatDuration(c.scrapeTimeoutMs),
-    metrics_path: c.metricsPath, scheme: c.scheme, follow_redirects: true, enable_http2: true,
+    metrics_path: c.metricsPath, scheme: c.scheme,
+    body_size_limit: c.bodySizeLimitBytes ? formatBase2Bytes(c.bodySizeLimitBytes) : undefined,
+    sample_limit: c.sampleLimit || undefined, target_limit: c.targetLimit || undefined, label_limit: c.labelLimit || undefined,
+    label_name_length_limit: c.labelNameLengthLimit || undefined, label_value_length_limit: c.labelValueLengthLimit || undefined,
+    ...marshalHttpClientConfig(c.http),
+    relabel_configs: c.relabelConfigs.length ? c.relabelConfigs.map(marshalRelabelRule) : undefined,
+    metric_relabel_configs: c.metricRelabelConfigs.length ? c.metricRelabelConfigs.map(marshalRelabelRule) : undefined,
+    ...marshalSdConfigs(c),
   });
-  if (c.sampleLimit) o.sample_limit = c.sampleLimit;
-  if (raw.tls_config !== undefined) o.tls_config = raw.tls_config;
-  for (const k of ['basic_auth', 'authorization']) if (raw[k] !== undefined) o[k] = k === 'basic_auth' ? { ...(raw[k] as Obj), password: '<secret>' } : { type: (raw[k] as Obj).type ?? 'Bearer', credentials: '<secret>' };
-  if (raw.bearer_token !== undefined) o.authorization = { type: 'Bearer', credentials: '<secret>' };
-  for (const k of ['relabel_configs', 'metric_relabel_configs', 'file_sd_configs', 'static_configs']) if (raw[k] !== undefined) o[k] = raw[k];
-  for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
-  return o;
+}
+
+function marshalAlertmanager(c: AlertmanagerConfig): Obj {
+  return compact({
+    ...marshalHttpClientConfig(c.http), scheme: c.scheme, path_prefix: c.pathPrefix || undefined,
+    timeout: formatDuration(c.timeoutMs), api_version: c.apiVersion,
+    relabel_configs: c.relabelConfigs.length ? c.relabelConfigs.map(marshalRelabelRule) : undefined,
+    ...marshalSdConfigs(c),
+  });
+}
+
+function marshalTracing(t: TracingConfig): Obj {
+  return compact({
+    client_type: t.clientType, endpoint: t.endpoint, sampling_fraction: t.samplingFraction || undefined, insecure: t.insecure || undefined,
+    tls_config: marshalTlsConfig(t.tls), headers: Object.keys(t.headers).length ? t.headers : undefined,
+    compression: t.compression || undefined, timeout: formatDuration(t.timeoutMs),
+  });
 }
 
 /** The built-in config: Tessera scrapes its own `/metrics` and the push gateway groups it holds. */

@@ -8,7 +8,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { parse as parseYaml } from '../codec/yaml.ts';
-import { parseTargetGroup, type FileSdConfig, type TargetGroup } from './config.ts';
+import { parseTargetGroup, type FileSdConfig, type TargetGroup } from './sd-config.ts';
 
 export class FileDiscovery {
   private readonly cfg: FileSdConfig;

@@ -1,7 +1,9 @@
 /**
- * Outbound GET for scrapes over node:http(s). Not `fetch`: undici refuses the WHATWG "bad ports"
- * (1, 6000, 10080…) that exporters are free to use, and its errors lose the Go-style detail Prometheus
- * users expect in `lastError`. Handles gzip, one timeout for the whole exchange and up to 10 redirects.
+ * Outbound GET for scrapes and HTTP discovery over node:http(s). Not `fetch`: undici refuses the WHATWG
+ * "bad ports" (1, 6000, 10080…) that exporters are free to use, and its errors lose the Go-style detail
+ * Prometheus users expect in `lastError`. Handles gzip, one timeout for the whole exchange, up to 10
+ * redirects (unless `follow_redirects: false`), an HTTP proxy for http URLs, and a limit on the
+ * uncompressed body size.
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -10,17 +12,33 @@ import { createGunzip } from 'node:zlib';
 export interface GetResult { status: number; statusText: string; contentType: string; body: string }
 
 /** TLS material for https targets (contents, not paths). */
-export interface TlsOptions { ca?: Buffer; cert?: Buffer; key?: Buffer; servername?: string; rejectUnauthorized: boolean }
+export interface TlsOptions {
+  ca?: Buffer; cert?: Buffer; key?: Buffer; servername?: string; rejectUnauthorized: boolean;
+  minVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3'; maxVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
+}
 
-export type HttpGet = (url: string, headers: Record<string, string>, timeoutMs: number, tls?: TlsOptions) => Promise<GetResult>;
+export interface GetOptions {
+  tls?: TlsOptions;
+  /** Default true; false returns the 3xx reply itself. */
+  followRedirects?: boolean;
+  /** `http://host:port` of an HTTP proxy, or ''. */
+  proxyUrl?: string;
+  /** Fails with "body size limit exceeded" past this many uncompressed bytes; 0 = no limit. */
+  maxBodyBytes?: number;
+}
+
+/** Prometheus's message when `body_size_limit` is exceeded. */
+export const BODY_SIZE_LIMIT_ERROR = 'body size limit exceeded';
+
+export type HttpGet = (url: string, headers: Record<string, string>, timeoutMs: number, opts?: GetOptions) => Promise<GetResult>;
 
 /** GETs `url`; rejects with a Go-style message (`Get "url": …`). */
-export const httpGet: HttpGet = (url, headers, timeoutMs, tls) => {
+export const httpGet: HttpGet = (url, headers, timeoutMs, opts = {}) => {
   const deadline = Date.now() + timeoutMs;
-  return getOnce(url, headers, deadline, 0, tls);
+  return getOnce(url, headers, deadline, 0, opts);
 };
 
-function getOnce(url: string, headers: Record<string, string>, deadline: number, redirects: number, tls?: TlsOptions): Promise<GetResult> {
+function getOnce(url: string, headers: Record<string, string>, deadline: number, redirects: number, opts: GetOptions): Promise<GetResult> {
   return new Promise((resolve, reject) => {
     let u: URL;
     try { u = new URL(url); } catch { reject(new Error(`Get "${url}": invalid URL`)); return; }
@@ -29,8 +47,18 @@ function getOnce(url: string, headers: Record<string, string>, deadline: number,
       return;
     }
     const fail = (msg: string): void => reject(new Error(`Get "${url}": ${msg}`));
-    const opts = { method: 'GET', headers: { ...headers, 'Accept-Encoding': 'gzip' } };
-    const req = u.protocol === 'https:' ? httpsRequest(u, { ...opts, ...tls }) : httpRequest(u, opts);
+    const reqHeaders = { ...headers, 'Accept-Encoding': 'gzip' };
+    let req;
+    if (opts.proxyUrl && u.protocol === 'http:') {
+      // A plain HTTP proxy takes the absolute URL as the request target.
+      const p = new URL(opts.proxyUrl);
+      req = httpRequest({ host: p.hostname, port: p.port || 80, method: 'GET', path: u.toString(), headers: { ...reqHeaders, Host: u.host } });
+    } else if (opts.proxyUrl) {
+      fail('proxy_url is supported for http targets only');
+      return;
+    } else {
+      req = u.protocol === 'https:' ? httpsRequest(u, { method: 'GET', headers: reqHeaders, ...opts.tls }) : httpRequest(u, { method: 'GET', headers: reqHeaders });
+    }
     const timer = setTimeout(() => { req.destroy(new Error('context deadline exceeded')); }, Math.max(1, deadline - Date.now()));
     req.on('error', (e: NodeJS.ErrnoException & { address?: string; port?: number }) => {
       clearTimeout(timer);
@@ -40,15 +68,26 @@ function getOnce(url: string, headers: Record<string, string>, deadline: number,
     });
     req.on('response', (res: IncomingMessage) => {
       const loc = res.headers.location;
-      if (res.statusCode && res.statusCode >= 301 && res.statusCode <= 308 && loc && redirects < 10) {
+      if (opts.followRedirects !== false && res.statusCode && res.statusCode >= 301 && res.statusCode <= 308 && loc && redirects < 10) {
         clearTimeout(timer);
         res.resume();
-        getOnce(new URL(loc, u).toString(), headers, deadline, redirects + 1, tls).then(resolve, reject);
+        getOnce(new URL(loc, u).toString(), headers, deadline, redirects + 1, opts).then(resolve, reject);
         return;
       }
       const stream = res.headers['content-encoding'] === 'gzip' ? res.pipe(createGunzip()) : res;
       const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
+      let size = 0;
+      const limit = opts.maxBodyBytes ?? 0;
+      stream.on('data', (c: Buffer) => {
+        size += c.length;
+        if (limit > 0 && size > limit) {
+          clearTimeout(timer);
+          req.destroy();
+          reject(new Error(BODY_SIZE_LIMIT_ERROR));
+          return;
+        }
+        chunks.push(c);
+      });
       stream.on('error', (e) => { clearTimeout(timer); req.destroy(); fail(e.message); });
       stream.on('end', () => {
         clearTimeout(timer);

@@ -67,6 +67,19 @@ export function parseRelabelRule(raw: unknown): RelabelRule {
   return rule;
 }
 
+/** A rule as Prometheus prints it in `/api/v1/status/config`: every field with its default, modulus and target only when set. */
+export function marshalRelabelRule(r: RelabelRule): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (r.sourceLabels.length) out.source_labels = [...r.sourceLabels];
+  out.separator = r.separator;
+  out.regex = r.regexSrc;
+  if (r.modulus) out.modulus = r.modulus;
+  if (r.targetLabel) out.target_label = r.targetLabel;
+  out.replacement = r.replacement;
+  out.action = r.action;
+  return out;
+}
+
 function validateRule(c: RelabelRule, hasSources: boolean): void {
   const a = c.action;
   if (a === 'hashmod' && c.modulus === 0) bad('relabel configuration for hashmod requires non-zero modulus');

@@ -13,8 +13,9 @@ import type { IngestSample, SampleSink } from './sample-sink.ts';
 import { STALE_NAN } from '../tsdb/api.ts';
 import { labelsKey } from '../tsdb/labels.ts';
 import type { TargetSpec } from './target.ts';
-import type { HttpGet, TlsOptions } from './http-get.ts';
-import { readFile } from 'node:fs/promises';
+import type { HttpGet } from './http-get.ts';
+import { HttpClient } from './http-client.ts';
+import { checkLabelLimits } from './scrape-limits.ts';
 
 /**
  * One stored series of this target. Several series texts may resolve to the same labels (after
@@ -59,12 +60,15 @@ export class ScrapeLoop {
   private running: Promise<void> | null = null;
   private stopped = false;
   private nextAtMs = 0;
-  private tls: TlsOptions | null = null;
+  private readonly client: HttpClient;
+  /** Set while the pool is over `target_limit`: each scrape fails with it without fetching, as Prometheus's forced error. */
+  forcedError = '';
 
   constructor(target: TargetSpec, cfg: ScrapeConfig, deps: LoopDeps) {
     this.target = target;
     this.cfg = cfg;
     this.deps = deps;
+    this.client = new HttpClient(cfg.http);
   }
 
   /** Starts scraping at this target's aligned, jittered offset within its interval. */
@@ -126,10 +130,16 @@ export class ScrapeLoop {
     let res: ScrapeResult;
     let samples: IngestSample[] = [];
     try {
+      if (this.forcedError !== '') throw new Error(this.forcedError);
       const { body, contentType } = await this.fetchBody();
       const parsed = this.parse(body, isOpenMetrics(contentType), startMs);
       samples = parsed.samples;
-      res = { health: 'up', error: '', samples: parsed.scraped, postRelabel: parsed.samples.length, added: parsed.added };
+      res = { health: 'up', error: parsed.error, samples: parsed.scraped, postRelabel: parsed.postRelabel, added: parsed.added };
+      if (parsed.error !== '') {
+        // Like Prometheus's rolled-back append: nothing of this scrape is stored, its counts are still reported.
+        samples = [];
+        res.health = 'down';
+      }
     } catch (e) {
       res = { health: 'down', error: (e as Error).message, samples: 0, postRelabel: 0, added: 0 };
     }
@@ -152,65 +162,61 @@ export class ScrapeLoop {
     const headers: Record<string, string> = {
       Accept: SCRAPE_ACCEPT, 'User-Agent': 'Prometheus/2.42.0',
       'X-Prometheus-Scrape-Timeout-Seconds': String(this.target.timeoutMs / 1000),
+      ...await this.client.authHeaders(),
     };
-    if (this.cfg.authorization) headers.Authorization = this.cfg.authorization;
-    const r = await this.deps.get(this.target.url, headers, this.target.timeoutMs, await this.tlsOptions());
+    const opts = await this.client.getOptions(this.target.url);
+    opts.maxBodyBytes = this.cfg.bodySizeLimitBytes;
+    const r = await this.deps.get(this.target.url, headers, this.target.timeoutMs, opts);
     if (r.status !== 200) throw new Error(`server returned HTTP status ${r.status} ${r.statusText}`.trimEnd());
     return { body: r.body, contentType: r.contentType };
   }
 
-  /** Reads the tls_config files once per loop (async: the main thread never blocks on disk). */
-  private async tlsOptions(): Promise<TlsOptions | undefined> {
-    if (!this.target.url.startsWith('https:')) return undefined;
-    if (this.tls === null) {
-      const c = this.cfg.tls;
-      const read = async (f: string): Promise<Buffer | undefined> => {
-        if (f === '') return undefined;
-        try { return await readFile(f); } catch (e) { throw new Error(`unable to load TLS file ${f}: ${(e as Error).message}`); }
-      };
-      this.tls = {
-        ca: await read(c.caFile), cert: await read(c.certFile), key: await read(c.keyFile),
-        servername: c.serverName || undefined, rejectUnauthorized: !c.insecureSkipVerify,
-      };
-    }
-    return this.tls;
-  }
-
-  /** Parses the whole body into samples; throws on the first malformed line (the caller stores nothing). */
-  private parse(body: string, om: boolean, startMs: number): { samples: IngestSample[]; scraped: number; added: number } {
+  /**
+   * Parses the whole body into samples; throws on the first malformed line (the caller stores nothing).
+   * A limit exceeded (`sample_limit`, label limits) comes back as `error` with the counts so far, and the
+   * series state is left as it was, since nothing of this scrape will be stored.
+   */
+  private parse(body: string, om: boolean, startMs: number): { samples: IngestSample[]; scraped: number; postRelabel: number; added: number; error: string } {
     const p = new ExpositionParser(body, { openMetrics: om });
     const iter = ++this.iter;
     const samples: IngestSample[] = [];
     const current = this.curSeries;
     current.length = 0;
     const metadata = new Map<string, MetricMetadata>();
-    let scraped = 0, added = 0;
+    let scraped = 0, added = 0, postRelabel = 0;
     const honorTs = this.cfg.honorTimestamps;
     for (let e = p.next(); e !== ENTRY_EOF; e = p.next()) {
       if (e !== ENTRY_SERIES) { recordMetadata(metadata, e, p.metricName, p.text); continue; }
       scraped++;
       let entry = this.cache.get(p.seriesKey);
       if (entry === undefined) {
-        entry = { series: this.seriesFor(p.labels()), seenIter: 0 };
+        const series = this.seriesFor(p.labels());
+        const limitErr = series === null ? '' : checkLabelLimits(this.cfg, series.labels);
+        if (limitErr !== '') return { samples: [], scraped, postRelabel, added, error: limitErr };
+        entry = { series, seenIter: 0 };
         this.cache.set(p.seriesKey, entry);
         if (entry.series !== null && entry.series.seenIter === 0) added++;
       }
       entry.seenIter = iter;
       const series = entry.series;
-      if (series === null || series.seenIter === iter) continue; // dropped, or a duplicate in this body
+      if (series === null) continue;
+      postRelabel++;
+      if (series.seenIter === iter) continue; // a duplicate in this body
       series.seenIter = iter;
       const hasTs = honorTs && !Number.isNaN(p.timestampMs);
       samples.push({ labels: series.labels, t: hasTs ? p.timestampMs : startMs, v: p.value });
       if (!hasTs) current.push(series);
     }
-    if (this.cfg.sampleLimit > 0 && samples.length > this.cfg.sampleLimit) throw new Error('sample limit exceeded');
+    if (this.cfg.sampleLimit > 0 && samples.length > this.cfg.sampleLimit) {
+      return { samples: [], scraped, postRelabel, added, error: SAMPLE_LIMIT_ERROR };
+    }
     const prev = this.prevSeries;
     for (let i = 0; i < prev.length; i++) if (prev[i].seenIter !== iter) samples.push({ labels: prev[i].labels, t: startMs, v: STALE_NAN });
     this.curSeries = prev;
     this.prevSeries = current;
     this.metadata = metadata;
     this.evict(iter);
-    return { samples, scraped, added };
+    return { samples, scraped, postRelabel, added, error: '' };
   }
 
   /** Drops cache entries not seen for two scrapes; they are re-parsed if the series comes back. */
@@ -282,6 +288,9 @@ export class ScrapeLoop {
     return out;
   }
 }
+
+/** Prometheus's `errSampleLimit`. */
+const SAMPLE_LIMIT_ERROR = 'sample limit exceeded';
 
 const REPORT_NAMES = ['up', 'scrape_duration_seconds', 'scrape_samples_scraped', 'scrape_samples_post_metric_relabeling', 'scrape_series_added'];
 

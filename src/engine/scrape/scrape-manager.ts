@@ -5,7 +5,8 @@
  * staleness markers, a new one starts at its aligned offset.
  */
 import type { PromConfig, ScrapeConfig, TargetGroup } from './config.ts';
-import { FileDiscovery } from './file-sd.ts';
+import { DiscoverySet } from './discovery-set.ts';
+import { targetLimitError } from './scrape-limits.ts';
 import { ScrapeLoop, type LoopDeps } from './scrape-loop.ts';
 import { buildTargets, type DroppedTarget } from './target.ts';
 
@@ -19,9 +20,9 @@ class ScrapePool {
   cfg: ScrapeConfig;
   readonly loops = new Map<string, ScrapeLoop>();
   dropped: DroppedTarget[] = [];
-  private discoveries: FileDiscovery[] = [];
+  private discovery: DiscoverySet | null = null;
   private readonly opts: ManagerOptions;
-  private fileGroups: TargetGroup[][] = [];
+  private groups: TargetGroup[] = [];
   private syncing: Promise<void> = Promise.resolve();
 
   constructor(cfg: ScrapeConfig, opts: ManagerOptions) {
@@ -30,12 +31,11 @@ class ScrapePool {
   }
 
   async start(previous: ScrapePool | null): Promise<void> {
-    this.fileGroups = this.cfg.fileSdConfigs.map(() => []);
-    this.discoveries = this.cfg.fileSdConfigs.map((f, i) => new FileDiscovery(f, (groups) => {
-      this.fileGroups[i] = groups;
+    this.discovery = new DiscoverySet(`scrape pool ${this.cfg.jobName}`, this.cfg, (groups) => {
+      this.groups = groups;
       void this.queueSync(null);
-    }, this.opts.onError));
-    for (let i = 0; i < this.discoveries.length; i++) this.fileGroups[i] = await this.discoveries[i].start();
+    }, { onError: this.opts.onError, get: this.opts.get });
+    this.groups = await this.discovery.start();
     await this.queueSync(previous);
   }
 
@@ -46,8 +46,7 @@ class ScrapePool {
   }
 
   private async sync(previous: ScrapePool | null): Promise<void> {
-    const groups = [...this.cfg.staticConfigs, ...this.fileGroups.flat()];
-    const built = buildTargets(this.cfg, groups);
+    const built = buildTargets(this.cfg, this.groups);
     for (const err of built.errors) this.opts.onError(`scrape pool ${this.cfg.jobName}: ${err}`);
     this.dropped = built.dropped;
     const keep = new Set(built.active.map((t) => t.key));
@@ -64,11 +63,15 @@ class ScrapePool {
       loop.start(this.opts.jitterSeed);
     }
     await Promise.all(stops);
+    // Over target_limit, every target fails its scrapes with the same error until the pool shrinks (Prometheus's forced error).
+    const limit = this.cfg.targetLimit;
+    const forced = limit > 0 && this.loops.size > limit ? targetLimitError(this.loops.size, limit) : '';
+    for (const loop of this.loops.values()) loop.forcedError = forced;
   }
 
   /** Stops discovery and every loop; `markStale` writes staleness markers (the pool is going away). */
   async stop(markStale: boolean): Promise<void> {
-    for (const d of this.discoveries) d.stop();
+    this.discovery?.stop();
     await this.syncing;
     await Promise.all([...this.loops.values()].map((l) => l.stop(markStale)));
     if (markStale) this.loops.clear();

@@ -30,8 +30,8 @@ export function buildTargets(cfg: ScrapeConfig, groups: readonly TargetGroup[]):
   const out: PoolTargets = { active: [], dropped: [], errors: [] };
   const seen = new Set<string>();
   for (const g of groups) {
-    for (const addr of g.targets) {
-      const r = populate(cfg, g, addr);
+    for (let i = 0; i < g.targets.length; i++) {
+      const r = populate(cfg, g, g.targets[i], g.targetLabels?.[i]);
       if ('error' in r) { out.errors.push(r.error); continue; }
       if (r.target === null) { out.dropped.push({ discoveredLabels: r.discovered }); continue; }
       if (seen.has(r.target.key)) continue;
@@ -44,9 +44,10 @@ export function buildTargets(cfg: ScrapeConfig, groups: readonly TargetGroup[]):
 
 type Populated = { target: TargetSpec | null; discovered: Label[] } | { error: string };
 
-function populate(cfg: ScrapeConfig, g: TargetGroup, addr: string): Populated {
+function populate(cfg: ScrapeConfig, g: TargetGroup, addr: string, own: Record<string, string> | undefined): Populated {
   const b = new Map<string, string>();
   for (const [k, v] of Object.entries(g.labels)) b.set(k, v);
+  if (own) for (const [k, v] of Object.entries(own)) b.set(k, v);
   b.set('__address__', addr);
   const defaults: [string, string][] = [
     ['job', cfg.jobName], ['__scrape_interval__', formatDuration(cfg.scrapeIntervalMs)],

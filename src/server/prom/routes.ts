@@ -10,19 +10,36 @@ import { registerRulesRoutes } from './rules-routes.ts';
 import { registerScrapeRoutes } from './scrape-routes.ts';
 import { TsdbClient } from './tsdb-client.ts';
 import { registerTsdbRoutes } from './tsdb-routes.ts';
+import { ReloadStatus, registerReloadMetrics, trackReloads } from './reload-status.ts';
+
+/**
+ * Until start-up recovery (WAL replay, block loading) has finished, the API and `/federate` answer 503
+ * `Service Unavailable` at once, as Prometheus's `testReady` wrapper does, instead of waiting on storage.
+ */
+export function guardUntilReady(router: Router, life: Pick<Lifecycle, 'isReady'>): void {
+  const notReady = { status: 503, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: 'Service Unavailable' };
+  const check = (): typeof notReady | null => (life.isReady() ? null : notReady);
+  router.guard('/api/', check).guard('/federate', check);
+}
 
 export function registerMetricsRoutes(router: Router, ctx: ServerContext, life: Lifecycle): ServiceHooks {
   const gate = new QueryGate(ctx.flags['query.max-concurrency']);
   registerLifecycleRoutes(router, ctx, life, () => gate.waiting > 0);
+  guardUntilReady(router, life);
   registerGraphRoutes(router);
   // One client for the whole metrics service: PromQL, scraping, rules and remote write append/read through it.
   const tsdb = new TsdbClient(ctx.pool);
   const query = registerQueryRoutes(router, ctx, tsdb, { gate });
+  const reloadStatus = new ReloadStatus();
+  registerReloadMetrics(ctx, reloadStatus);
+  const scrape = registerScrapeRoutes(router, ctx, tsdb, { selfAddress: life.selfAddress, reloadStatus });
+  // Rule results and ALERTS go through the scrape path's sink, so remote write sends them with scraped data.
+  const rulesStorage = { append: scrape.sink.append, select: tsdb.select.bind(tsdb) };
   // Order matters: storage opens first and closes last; scraping (and push, remote write) feed it.
-  return combineHooks(
+  return trackReloads(ctx, combineHooks(
     registerTsdbRoutes(router, ctx, tsdb),
     query,
-    registerScrapeRoutes(router, ctx, tsdb, { selfAddress: life.selfAddress }),
-    registerRulesRoutes(router, ctx, tsdb),
-  );
+    scrape,
+    registerRulesRoutes(router, ctx, rulesStorage),
+  ), reloadStatus);
 }

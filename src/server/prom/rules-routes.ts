@@ -25,7 +25,8 @@ import { systemClock, type Clock } from '../../engine/rules/clock.ts';
 import type { GroupEnv } from '../../engine/rules/group.ts';
 import type { QueryFn } from '../../engine/rules/rule.ts';
 import { fetchPostJson, Notifier, toNotifierAlerts, type PostJson } from '../../engine/rules/notifier.ts';
-import { parseAlerting, type AlertingSetup } from '../../engine/rules/alerting-config.ts';
+import { AlertmanagerDiscovery, checkAlertingSupported, type AlertingSetup } from '../../engine/rules/alerting-config.ts';
+import type { AlertingConfig } from '../../engine/scrape/config.ts';
 import type { RulesEvalArgs } from '../../workers/protocol.ts';
 
 /** What the rules need from the TSDB: the same append and select the scrape and query paths use. */
@@ -42,12 +43,19 @@ export function registerRulesRoutes(router: Router, ctx: ServerContext, client: 
   const notifier = new Notifier({ queueCapacity: ctx.flags['alertmanager.notification-queue-capacity'], post: opts.post ?? fetchPostJson, warn });
   const manager = new RuleManager(groupEnv(ctx, client ?? detachedStorage(), notifier, externalURL, opts));
   let alerting: AlertingSetup = { sets: [], dropped: [], alertRelabel: [] };
+  let discovery: AlertmanagerDiscovery | null = null;
 
   const applyNow = async (): Promise<void> => {
-    const { rules, setup } = await readRulesConfig(ctx, externalURL);
+    const { rules, alertingCfg } = await readRulesConfig(ctx, externalURL);
+    checkAlertingSupported(alertingCfg);
     await manager.update(rules);
-    notifier.configure(setup.sets, rules.externalLabels, setup.alertRelabel);
-    alerting = setup;
+    const use = (setup: AlertingSetup): void => {
+      notifier.configure(setup.sets, rules.externalLabels, setup.alertRelabel);
+      alerting = setup;
+    };
+    discovery?.stop();
+    discovery = new AlertmanagerDiscovery(alertingCfg, use, warn);
+    use(await discovery.start());
   };
   // Reloads run one at a time (SIGHUP and /-/reload may overlap); each caller sees its own outcome.
   let last: Promise<void> = Promise.resolve();
@@ -66,6 +74,7 @@ export function registerRulesRoutes(router: Router, ctx: ServerContext, client: 
     start: apply,
     reload: apply,
     async stop() {
+      discovery?.stop();
       await manager.stop();
       // Give queued notifications a few seconds to go out, without holding up shutdown on a dead Alertmanager.
       let timer: NodeJS.Timeout | undefined;
@@ -91,17 +100,17 @@ function groupEnv(ctx: ServerContext, storage: RulesStorage, notifier: Notifier,
 }
 
 /** The rule files and alerting section of `--config.file` (none without a config file). */
-async function readRulesConfig(ctx: ServerContext, externalURL: string): Promise<{ rules: RulesConfig; setup: AlertingSetup }> {
+async function readRulesConfig(ctx: ServerContext, externalURL: string): Promise<{ rules: RulesConfig; alertingCfg: AlertingConfig }> {
   const file = ctx.flags['config.file'];
   if (file === '') {
-    return { rules: { files: [], evaluationIntervalMs: 60_000, externalLabels: [], externalURL }, setup: { sets: [], dropped: [], alertRelabel: [] } };
+    return { rules: { files: [], evaluationIntervalMs: 60_000, externalLabels: [], externalURL }, alertingCfg: { alertRelabelConfigs: [], alertmanagers: [] } };
   }
   let text: string;
   try { text = await readFile(file, 'utf8'); } catch (e) { throw new Error(`couldn't load configuration (--config.file="${file}"): ${(e as Error).message}`); }
   const cfg = loadConfig(text, file);
   return {
     rules: { files: cfg.ruleFiles, evaluationIntervalMs: cfg.global.evaluationIntervalMs, externalLabels: cfg.global.externalLabels, externalURL },
-    setup: parseAlerting(cfg.alerting),
+    alertingCfg: cfg.alerting,
   };
 }
 

@@ -22,6 +22,7 @@ import type { IngestSample, SampleSink } from '../../engine/scrape/sample-sink.t
 import { metadataBody, rfc3339, targetMetadataBody, targetsBody } from './targets-api.ts';
 import { registerPushRoutes } from './push-routes.ts';
 import { registerRemoteWriteRoutes } from './remote-write-routes.ts';
+import { ReloadStatus, trackReloads } from './reload-status.ts';
 
 /** The TSDB as ingestion sees it; `reloadBlocks` lets a reload serve blocks imported since start. */
 export interface IngestStorage extends SampleSink {
@@ -31,15 +32,27 @@ export interface IngestStorage extends SampleSink {
 export interface ScrapeRouteOptions {
   /** `host:port` where this server's metrics API can be reached (for the built-in self-scrape config). */
   selfAddress?: () => string;
+  /** Shared with the other reloadable parts of the metrics service (runtimeinfo reports it). */
+  reloadStatus?: ReloadStatus;
 }
+
+/** The hooks, and the sink every ingested sample goes through (TSDB + remote write), for the rules to write to. */
+export type ScrapeService = ServiceHooks & { sink: SampleSink };
 
 const PKG_VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
-export function registerScrapeRoutes(router: Router, ctx: ServerContext, client: IngestStorage, opts: ScrapeRouteOptions = {}): ServiceHooks {
+/**
+ * `version` is the Prometheus release whose API is served: clients such as Grafana gate features on it.
+ * The other fields describe Tessera itself.
+ */
+export const BUILD_INFO = {
+  version: '2.42.0', revision: `tessera-${PKG_VERSION}`, branch: 'tessera', buildUser: '', buildDate: '', goVersion: `node ${process.version}`,
+};
+
+export function registerScrapeRoutes(router: Router, ctx: ServerContext, client: IngestStorage, opts: ScrapeRouteOptions = {}): ScrapeService {
   const startTimeMs = ctx.now();
   let queues: RemoteWriteQueue[] = [];
-  let reloadSuccess = true;
-  let lastConfigMs = 0;
+  const status = opts.reloadStatus ?? new ReloadStatus();
   const sink: SampleSink = {
     append(samples: IngestSample[]) {
       for (const q of queues) q.enqueue(samples);
@@ -50,7 +63,7 @@ export function registerScrapeRoutes(router: Router, ctx: ServerContext, client:
     sink, now: () => ctx.now(), get: httpGet, jitterSeed: hostname(),
     onError: (msg) => ctx.log.warn(msg),
   });
-  registerSelfMetrics(ctx, () => queues, () => reloadSuccess, () => lastConfigMs);
+  registerSelfMetrics(ctx, () => queues);
 
   const readConfig = async (): Promise<PromConfig> => {
     const file = ctx.flags['config.file'];
@@ -61,23 +74,15 @@ export function registerScrapeRoutes(router: Router, ctx: ServerContext, client:
   };
 
   const applyConfig = async (): Promise<void> => {
-    let cfg: PromConfig;
-    try {
-      cfg = await readConfig();
-    } catch (e) {
-      reloadSuccess = false;
-      throw e;
-    }
+    const cfg = await readConfig();
     const old = queues;
     queues = cfg.remoteWrite.map((rw) => new RemoteWriteQueue(rw, cfg.global.externalLabels, fetchPost,
       (msg) => ctx.log.warn(msg)));
     await manager.apply(cfg);
     await Promise.all(old.map((q) => q.stop(5000)));
-    reloadSuccess = true;
-    lastConfigMs = ctx.now();
   };
 
-  router.add(['GET', 'POST'], '/api/v1/targets', (req) => promSuccess(targetsBody(manager, req.query.get('state') ?? '')));
+  router.add(['GET', 'POST'], '/api/v1/targets', (req) => promSuccess(targetsBody(manager, req.query.get('state') ?? '', req.query.get('scrapePool') ?? '')));
   router.add('GET', '/api/v1/targets/metadata', (req) => {
     const limit = intParam(req.query.get('limit'));
     if (limit === null) return promError('bad_data', 'limit must be a number');
@@ -92,17 +97,15 @@ export function registerScrapeRoutes(router: Router, ctx: ServerContext, client:
   router.add('GET', '/api/v1/status/config', () => promSuccess({ yaml: manager.config?.yaml ?? '' }));
   router.add('GET', '/api/v1/status/flags', () => promSuccess(flagsBody(ctx)));
   router.add('GET', '/api/v1/status/runtimeinfo', () => promSuccess({
-    startTime: rfc3339(startTimeMs), CWD: process.cwd(), reloadConfigSuccess: reloadSuccess, lastConfigTime: rfc3339(lastConfigMs),
+    startTime: rfc3339(startTimeMs), CWD: process.cwd(), reloadConfigSuccess: status.success, lastConfigTime: rfc3339(status.lastSuccessMs),
     corruptionCount: 0, goroutineCount: process.getActiveResourcesInfo().length, GOMAXPROCS: ctx.flags.workers,
     GOGC: '', GODEBUG: '', storageRetention: storageRetention(ctx),
   }));
-  router.add('GET', '/api/v1/status/buildinfo', () => promSuccess({
-    version: PKG_VERSION, revision: '', branch: '', buildUser: '', buildDate: '', goVersion: `node ${process.version}`,
-  }));
+  router.add('GET', '/api/v1/status/buildinfo', () => promSuccess(BUILD_INFO));
   const push = registerPushRoutes(router, ctx);
   registerRemoteWriteRoutes(router, sink, ctx.flags['web.enable-remote-write-receiver']);
 
-  return {
+  const hooks: ServiceHooks = {
     async start() {
       await push.start();
       await applyConfig();
@@ -118,6 +121,8 @@ export function registerScrapeRoutes(router: Router, ctx: ServerContext, client:
       await push.stop();
     },
   };
+  // Used alone (tests), this module records its own reload outcome; in the server, routes.ts tracks all parts.
+  return { ...(opts.reloadStatus ? hooks : trackReloads(ctx, hooks, status)), sink };
 }
 
 function selfAddress(ctx: ServerContext, opts: ScrapeRouteOptions): string {
@@ -151,11 +156,7 @@ function storageRetention(ctx: ServerContext): string {
   return size === '0' || size === '0B' ? time : `${time} or ${size}`;
 }
 
-function registerSelfMetrics(ctx: ServerContext, queues: () => RemoteWriteQueue[], ok: () => boolean, last: () => number): void {
-  ctx.metrics.gauge('prometheus_config_last_reload_successful', 'Whether the last configuration reload attempt was successful.', [],
-    () => [[[], ok() ? 1 : 0]]);
-  ctx.metrics.gauge('prometheus_config_last_reload_success_timestamp_seconds', 'Timestamp of the last successful configuration reload.', [],
-    () => [[[], last() / 1000]]);
+function registerSelfMetrics(ctx: ServerContext, queues: () => RemoteWriteQueue[]): void {
   const perQueue = (pick: (q: RemoteWriteQueue) => number) => () => queues().map((q) => [[q.cfg.name, q.cfg.url], pick(q)] as [string[], number]);
   const names = ['remote_name', 'url'];
   ctx.metrics.gauge('prometheus_remote_storage_samples_total', 'Total number of samples sent to remote storage.', names, perQueue((q) => q.stats.sent));

@@ -22,7 +22,8 @@ export function rfc3339(ms: number): string {
   return iso.replace(/\.(\d*?)0*Z$/, (_m, frac: string) => (frac ? `.${frac}Z` : 'Z'));
 }
 
-export function targetsBody(mgr: ScrapeManager, state: string): unknown {
+/** `/api/v1/targets`; `scrapePool` ('' = all) keeps only that pool's targets, active and dropped, as Prometheus 2.42 does. */
+export function targetsBody(mgr: ScrapeManager, state: string, scrapePool = ''): unknown {
   const s = state.toLowerCase();
   const showActive = s === '' || s === 'any' || s === 'active';
   const showDropped = s === '' || s === 'any' || s === 'dropped';
@@ -30,6 +31,7 @@ export function targetsBody(mgr: ScrapeManager, state: string): unknown {
   const droppedTargets: unknown[] = [];
   // Pools sorted by name, as Prometheus's API does.
   for (const pool of mgr.snapshot().sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    if (scrapePool !== '' && pool.name !== scrapePool) continue;
     if (showActive) {
       for (const loop of pool.loops) {
         const t = loop.target;
