@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Tsdb } from '../src/engine/tsdb/index.ts';
 import type { AppendBatch } from '../src/engine/tsdb/index.ts';
-import { Wal } from '../src/engine/wal/index.ts';
+import { PromWal } from '../src/engine/tsdb/index.ts';
 import { MemWalStore } from '../test/tsdb/support/mem-wal.ts';
 
 const S = Number(process.argv[2] ?? 100_000);
@@ -60,4 +60,4 @@ async function run(name: string, open: (dir: string) => Promise<Tsdb>): Promise<
 }
 
 await run('head only', (dir) => Tsdb.open({ dir, openWal: new MemWalStore().open }));
-if (!process.argv.includes('--head-only')) await run('real WAL  ', (dir) => Tsdb.open({ dir, openWal: (d) => Wal.open({ dir: d, compress: true }) }));
+if (!process.argv.includes('--head-only')) await run('real WAL  ', (dir) => Tsdb.open({ dir, openWal: (d) => PromWal.open({ dir: d, compress: true }) }));

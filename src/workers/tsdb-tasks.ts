@@ -3,15 +3,15 @@
  * the blocks cut from it), which receives the series the client hashes to i; worker 0 also serves block
  * directories written straight into `<tsdb path>` (imports). Shard directories left by a larger worker
  * count (shard-j, j ≥ workers) are adopted by worker j mod workers: their head is flushed to blocks on open
- * and they are served read-only, so changing `--workers` loses nothing.
+ * and they are served read-only, so changing `--workers` loses nothing. A Prometheus WAL at `<tsdb path>/wal`
+ * is imported, each worker taking the series routed to it.
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import type { FetchedSeries, Labels, Matcher, MatchType } from '../engine/tsdb/api.ts';
 import { newMatcher } from '../engine/tsdb/api.ts';
 import { InvalidArgumentError } from '../engine/errors.ts';
-import { cleanTombstones, flushHead, headStatus, shardFigures, refreshBlocks, snapshot, tick, Tsdb } from '../engine/tsdb/index.ts';
-import { Wal } from '../engine/wal/index.ts';
+import { cleanTombstones, flushHead, headStatus, importPrometheusWal, PromWal, refreshBlocks, shardFigures, snapshot, tick, Tsdb } from '../engine/tsdb/index.ts';
 import type { OpArgs, MatcherWire, SelectArgs, SelectReply, SelectorRangeArgs, TaskSubset, WorkerInit } from './protocol.ts';
 import { packSelect, type PackedSelect } from '../engine/tsdb/packed-series.ts';
 import { outOfBand } from '../engine/codec/msgpack.ts';
@@ -30,7 +30,7 @@ function openShard(ctx: WorkerInit, root: string, n: number): Promise<Tsdb> {
   const compress = openArgs.walCompression ?? (ctx.options.walCompression as boolean | undefined) ?? true;
   return Tsdb.open({
     dir: path.join(root, `shard-${n}`),
-    openWal: (dir) => Wal.open({
+    openWal: (dir) => PromWal.open({
       dir, compress,
       segmentSizeBytes: ctx.options.walSegmentSizeBytes as number | undefined,
       repair: ctx.options.walRepair as boolean | undefined,
@@ -47,6 +47,8 @@ function shards(ctx: WorkerInit): Promise<Shards> {
   opened ??= (async () => {
     const root = tsdbRoot(ctx);
     const own = await openShard(ctx, root, ctx.workerId);
+    // A Prometheus data directory's WAL: this shard takes the series routed to it (read-only import, once).
+    await importPrometheusWal(own, root, ctx.workerId, ctx.workerCount);
     const all = [own];
     for (const name of await fsp.readdir(root).catch(() => [] as string[])) {
       const m = /^shard-(\d+)$/.exec(name);

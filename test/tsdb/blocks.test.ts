@@ -59,7 +59,7 @@ test('head is cut into 2h blocks at 1.5x span; queries span blocks and head; com
     // reopen: blocks + checkpoint + WAL tail give back the same data
     const { db: db2 } = await openTestDb(dir, store, { now: clock.now });
     assertSeriesComplete(db2, 0, 10, 5);
-    assert.equal(readdirSync(dir).filter((n) => n.startsWith('checkpoint.')).length, 1);
+    assert.ok(store.checkpoint !== null, 'the block cut checkpointed the WAL');
     await db2.close();
   } finally { cleanup(); }
 });

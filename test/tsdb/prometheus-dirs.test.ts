@@ -1,17 +1,22 @@
 /**
  * Tessera and the real Prometheus 2.42 on each other's TSDB directories answer the same queries:
- * blocks promtool wrote, served by Tessera (`--storage.tsdb.path` at them) and by Prometheus; and a snapshot of
- * Tessera's TSDB (remote-written data, head included) served by Prometheus. Skipped without Debian's prometheus.
+ * blocks promtool wrote, served by Tessera (`--storage.tsdb.path` at them) and by Prometheus; a snapshot of
+ * Tessera's TSDB (remote-written data, head included) served by Prometheus; a WAL Prometheus wrote (self-scrape,
+ * stopped before a block) imported by Tessera; and a Tessera shard's WAL replayed by Prometheus. Skipped
+ * without Debian's prometheus.
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { startServer, type TestServer } from '../support/server.ts';
 import { encodeWriteRequest } from '../../src/engine/remote/remote-write-codec.ts';
 import { labelsFromRecord } from '../../src/engine/tsdb/labels.ts';
+import { fileURLToPath } from 'node:url';
+import { MATCH_EQUAL, newMatcher } from '../../src/engine/tsdb/api.ts';
+import { PromWal, Tsdb } from '../../src/engine/tsdb/index.ts';
 import { tempDir } from './support/db.ts';
 
 const PROMETHEUS = ['/usr/bin/prometheus', '/usr/local/bin/prometheus'].find((p) => existsSync(p));
@@ -28,21 +33,28 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Starts the real Prometheus on `dir` and resolves once it is ready. */
-async function startPrometheus(dir: string): Promise<string> {
+/** Starts the real Prometheus on `dir` and resolves once it is ready; `stop` sends SIGTERM and waits for the exit. */
+async function runPrometheus(dir: string, config?: (port: number) => string): Promise<{ base: string; stop: () => Promise<void> }> {
   const port = await freePort();
-  const proc: ChildProcess = spawn(PROMETHEUS!, ['--config.file=/dev/null', `--storage.tsdb.path=${dir}`, `--web.listen-address=127.0.0.1:${port}`,
+  const configFile = config ? path.join(dir, '..', `prometheus-${port}.yml`) : '/dev/null';
+  if (config) writeFileSync(configFile, config(port));
+  const proc: ChildProcess = spawn(PROMETHEUS!, [`--config.file=${configFile}`, `--storage.tsdb.path=${dir}`, `--web.listen-address=127.0.0.1:${port}`,
     '--storage.tsdb.retention.time=100y', '--log.level=error'], { stdio: 'ignore' });
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));
-  cleanups.push(async () => { proc.kill('SIGTERM'); await exited; });
+  const stop = async (): Promise<void> => { if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM'); await exited; };
+  cleanups.push(stop);
   const base = `http://127.0.0.1:${port}`;
   let ready = false;
   proc.once('exit', () => { ready = true; });
   while (!ready) {
-    try { if ((await fetch(`${base}/-/ready`)).ok) return base; } catch { /* not listening yet */ }
+    try { if ((await fetch(`${base}/-/ready`)).ok) return { base, stop }; } catch { /* not listening yet */ }
     await new Promise((r) => setImmediate(r));
   }
   throw new Error('prometheus exited before it was ready');
+}
+
+async function startPrometheus(dir: string): Promise<string> {
+  return (await runPrometheus(dir)).base;
 }
 
 const QUERIES: [string, 'query' | 'query_range'][] = [
@@ -114,4 +126,91 @@ test('a snapshot of Tessera\'s TSDB (head included) served by Prometheus answers
   const mine = await answers(srv.promUrl, at);
   assert.match(mine[4], /"room":"lab"/, 'temp has data in range');
   assert.deepEqual(await answers(prom, at), mine);
+});
+
+/** Raw samples and a few evaluations over what a self-scraping Prometheus logged, as sorted JSON lines. */
+async function walAnswers(base: string, at: number): Promise<string[]> {
+  const out: string[] = [];
+  const instant = ['{__name__=~"up|scrape_.+"}[1h]', 'prometheus_tsdb_head_samples_appended_total[1h]', 'count by (job) ({__name__=~".+"} @ ' + at + ')'];
+  for (const q of instant) {
+    const r = await (await fetch(`${base}/api/v1/query?${new URLSearchParams({ query: q, time: String(at) })}`)).json() as { status: string; data: { result: { metric: Record<string, string> }[] } };
+    assert.equal(r.status, 'success', `${q} on ${base}: ${JSON.stringify(r)}`);
+    out.push(`${q}: ${r.data.result.map((x) => JSON.stringify({ ...x, metric: Object.fromEntries(Object.entries(x.metric).sort()) })).sort().join('\n')}`);
+  }
+  return out;
+}
+
+test('a WAL the real Prometheus wrote (head not yet in a block) replays into Tessera: same samples as Prometheus serves', { skip }, async () => {
+  const { dir, cleanup } = tempDir('prom-wal-dir-');
+  cleanups.push(cleanup);
+  const promDir = path.join(dir, 'prom');
+  mkdirSync(promDir);
+  const scraping = await runPrometheus(promDir, (port) => `global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: self\n    static_configs:\n      - targets: ['127.0.0.1:${port}']\n`);
+  // Wait for a few scrapes (each appends a few hundred series), then stop before any block is cut.
+  for (;;) {
+    const r = await (await fetch(`${scraping.base}/api/v1/query?query=count_over_time(up[1h])`)).json() as { data: { result: { value: [number, string] }[] } };
+    if (r.data.result.length && Number(r.data.result[0].value[1]) >= 4) break;
+    await new Promise((res) => setImmediate(res));
+  }
+  await scraping.stop();
+  assert.ok(readdirSync(path.join(promDir, 'wal')).length > 0);
+  assert.equal(readdirSync(promDir).filter((n) => /^[0-9A-Z]{26}$/.test(n)).length, 0, 'no block: the data is only in the WAL');
+  const forTessera = path.join(dir, 'tessera');
+  cpSync(promDir, forTessera, { recursive: true });
+  const prom = await startPrometheus(promDir);
+  const walFiles = (): string[] => readdirSync(path.join(forTessera, 'wal'), { recursive: true }).map((n) => `${n}:${statSync(path.join(forTessera, 'wal', String(n))).size}`).sort();
+  const walBefore = walFiles();
+  const srv: TestServer = await startServer({ services: ['metrics'], args: ['--storage.tsdb.path', forTessera, '--storage.tsdb.retention.time', '100y'] });
+  cleanups.push(() => srv.destroy());
+  const at = Date.now() / 1000;
+  const theirs = await walAnswers(prom, at);
+  assert.match(theirs[0], /"job":"self"/, 'Prometheus has the scraped samples');
+  assert.deepEqual(await walAnswers(srv.promUrl, at), theirs);
+  assert.deepEqual(walFiles(), walBefore, 'Tessera left the Prometheus WAL as it was');
+  assert.ok(existsSync(path.join(forTessera, 'shard-0', 'prometheus-wal-import.json')));
+});
+
+test('the WAL of a Tessera shard replays in the real Prometheus: same answers as Tessera gave', { skip }, async () => {
+  const srv: TestServer = await startServer({ services: ['metrics'], workers: 1, args: ['--web.enable-remote-write-receiver', '--storage.tsdb.retention.time', '100y'] });
+  cleanups.push(() => srv.destroy());
+  const now = Math.floor(Date.now() / 1000 / 60) * 60;
+  const samples = [];
+  for (let i = 0; i < 120; i++) {
+    const t = (now - 3600 + i * 30) * 1000;
+    for (const code of ['200', '404', '500']) samples.push({ labels: labelsFromRecord({ __name__: 'req_total', code, path: '/a' }), t, v: i * (code === '200' ? 3 : 1) });
+    samples.push({ labels: labelsFromRecord({ __name__: 'temp', room: 'lab' }), t, v: 20 + Math.cos(i / 7) });
+  }
+  const res = await fetch(`${srv.promUrl}/api/v1/write`, {
+    method: 'POST', body: await encodeWriteRequest(samples),
+    headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy', 'x-prometheus-remote-write-version': '0.1.0' },
+  });
+  assert.equal(res.status, 204, await res.text());
+  const at = now - 60;
+  const mine = await answers(srv.promUrl, at);
+  assert.match(mine[4], /"room":"lab"/, 'temp has data in range');
+  await srv.stop();
+  const promDir = path.join(srv.dataDir, 'for-prometheus');
+  mkdirSync(promDir);
+  // The whole shard directory: its WAL, and the head chunk files Prometheus also reads at start-up.
+  cpSync(path.join(srv.dataDir, 'tsdb', 'shard-0'), promDir, { recursive: true });
+  assert.ok(readdirSync(path.join(promDir, 'chunks_head')).length > 0, 'closed head chunks are in chunks_head/');
+  const prom = await startPrometheus(promDir);
+  assert.deepEqual(await answers(prom, at), mine);
+});
+
+test('a shard with a block, a WAL checkpoint and segments (an upgraded layout-1 shard) is served by the real Prometheus', { skip }, async () => {
+  const { dir, cleanup } = tempDir('prom-wal-cp-');
+  cleanups.push(cleanup);
+  const shard = path.join(dir, 'shard-0');
+  cpSync(fileURLToPath(new URL('../fixtures/format/tsdb-wal-v1/shard-0', import.meta.url)), shard, { recursive: true });
+  const db = await Tsdb.open({ dir: shard, openWal: (d) => PromWal.open({ dir: d }) });
+  const want = db.select([newMatcher(MATCH_EQUAL, '__name__', 'm')], 0, 270 * 60_000).map((s) => ({
+    metric: Object.fromEntries(s.labels.map((l) => [l.name, l.value])), values: [...s.t].map((t, i) => [t / 1000, String(s.v[i])]),
+  }));
+  await db.close();
+  assert.ok(readdirSync(path.join(shard, 'wal')).some((n) => n.startsWith('checkpoint.')));
+  const prom = await startPrometheus(shard);
+  const r = await (await fetch(`${prom}/api/v1/query?${new URLSearchParams({ query: 'm[5h]', time: String(270 * 60 - 1) })}`)).json() as { data: { result: unknown[] } };
+  assert.equal(want.length, 4);
+  assert.deepEqual(r.data.result, want);
 });

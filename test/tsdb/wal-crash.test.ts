@@ -1,22 +1,23 @@
 /**
- * kill -9 of a child that is appending through the TSDB engine (real WAL): after restart, every sample whose
- * append had been acknowledged is there, with its exact timestamp and value.
+ * kill -9 of a child that is appending through the TSDB engine (real WAL), also while it cuts blocks and
+ * checkpoints the WAL: after restart, every sample whose append had been acknowledged is there, once, with its
+ * exact timestamp and value.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { MATCH_EQUAL, newMatcher } from '../../src/engine/tsdb/api.ts';
-import { Tsdb } from '../../src/engine/tsdb/index.ts';
-import { Wal } from '../../src/engine/wal/index.ts';
+import { PromWal, Tsdb } from '../../src/engine/tsdb/index.ts';
 import { tempDir } from './support/db.ts';
 
 const CHILD = fileURLToPath(new URL('./support/ingest-child.ts', import.meta.url));
+const CHECKPOINT_CHILD = fileURLToPath(new URL('./support/checkpoint-child.ts', import.meta.url));
 const SERIES = 10;
 
-function runAndKill(dir: string, minAcked: number): Promise<number> {
+function runAndKill(dir: string, minAcked: number, child_ = CHILD): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir, String(SERIES)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', child_, dir, String(SERIES)], { stdio: ['ignore', 'pipe', 'pipe'] });
     let acked = 0, buf = '', err = '';
     const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`child too slow: acked ${acked}; ${err}`)); }, 30_000);
     child.stderr.on('data', (d) => { err += d; });
@@ -36,7 +37,7 @@ test('kill -9 during ingestion loses no acknowledged sample', async () => {
   try {
     const acked = await runAndKill(dir, 4000);
     assert.ok(acked >= 4000);
-    const db = await Tsdb.open({ dir, openWal: (d) => Wal.open({ dir: d, compress: true }) });
+    const db = await Tsdb.open({ dir, openWal: (d) => PromWal.open({ dir: d, compress: true }) });
     let total = 0;
     for (let s = 0; s < SERIES; s++) {
       const got = db.select([newMatcher(MATCH_EQUAL, 's', String(s))], -Infinity, Infinity);
@@ -49,3 +50,23 @@ test('kill -9 during ingestion loses no acknowledged sample', async () => {
     await db.close();
   } finally { cleanup(); }
 });
+
+/** Kill points spread over the cut/checkpoint cycle: different counts of acknowledged samples. */
+for (const minAcked of [3_000, 7_000, 12_000]) {
+  test(`kill -9 while blocks are cut and the WAL checkpointed (after ${minAcked} samples) loses nothing acknowledged`, async () => {
+    const { dir, cleanup } = tempDir('tsdb-crash-cp-');
+    try {
+      const acked = await runAndKill(dir, minAcked, CHECKPOINT_CHILD);
+      const db = await Tsdb.open({ dir, blockRangeMs: 60_000, openWal: (d) => PromWal.open({ dir: d }) });
+      assert.ok(db.blocks.length > 0, 'blocks were cut before the kill');
+      let total = 0;
+      for (let s = 0; s < SERIES; s++) {
+        const { t, v } = db.select([newMatcher(MATCH_EQUAL, 's', String(s))], -Infinity, Infinity)[0];
+        for (let k = 0; k < t.length; k++) { assert.equal(t[k], k * 1000, `series ${s} sample ${k}`); assert.equal(v[k], k); }
+        total += t.length;
+      }
+      assert.ok(total >= acked, `recovered ${total} < acknowledged ${acked}`);
+      await db.close();
+    } finally { cleanup(); }
+  });
+}

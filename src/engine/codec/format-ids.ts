@@ -109,21 +109,53 @@ export const PROM_HEAD_CHUNKS_VERSION = 1;
 export const LEGACY_CHUNKS_MAGIC = 0x5443484b;
 export const LEGACY_INDEX_MAGIC = 0x54494458;
 export const LEGACY_TOMBSTONES_MAGIC = 0x54544d42;
-/** 'TCKP': head checkpoint file, "TSDB checkpoint". */
-export const TSDB_CHECKPOINT_MAGIC = 0x54434b50;
-export const TSDB_CHECKPOINT_VERSION = 1;
+/**
+ * Layout 1 of the TSDB WAL (read only, to upgrade a shard on first open, "TSDB WAL upgrade from layout 1"): the
+ * 'TCKP' checkpoint file `<shard>/checkpoint.NNNNNNNN` beside a `wal/` of 'TWAL' segments.
+ */
+export const LEGACY_CHECKPOINT_MAGIC = 0x54434b50;
+export const LEGACY_CHECKPOINT_VERSION = 1;
+/** Where an upgrade moves a shard's layout-1 `wal/` while it rewrites it ("TSDB WAL upgrade from layout 1"). */
+export const LEGACY_WAL_DIR = 'wal-v1';
 /** `version` field of a block's meta.json, "TSDB block meta.json". */
 export const TSDB_META_VERSION = 1;
-/** 'TEND': footer magic of index, tombstones and checkpoint files (followed by crc32c of all bytes before). */
+/** 'TEND': footer magic of Tessera's framed TSDB files (the layout-1 checkpoint; followed by crc32c of all bytes before). */
 export const TSDB_FOOTER_MAGIC = 0x54454e44;
 /** Encoding byte of a chunk in a chunk file (Prometheus's `EncXOR`), "XOR chunk". */
 export const TSDB_CHUNK_ENC_XOR = 1;
 /** Largest chunk segment file of a block. */
 export const TSDB_CHUNK_SEGMENT_MAX_BYTES = 512 * 1024 * 1024;
-/** TSDB WAL record types ("TSDB WAL records"). */
+/**
+ * TSDB WAL (docs/format.md "TSDB WAL (Prometheus's wlog)"): Prometheus's segment format, no file header. Segments
+ * are cut into 32 KiB pages; a record is written as fragments of at most a page, each with a 7-byte header
+ * `type u8 · len u16 BE · crc32c u32 BE` whose type byte holds the fragment kind (low 3 bits) and compression flags.
+ */
+export const PROM_WAL_PAGE_SIZE = 32 * 1024;
+export const PROM_WAL_FRAGMENT_HEADER_SIZE = 7;
+export const PROM_WAL_SEGMENT_SIZE_BYTES = 128 * 1024 * 1024;
+/** Fragment kinds: 0 = rest of the page is zero padding, 1 = a whole record, 2/3/4 = first/middle/last piece. */
+export const PROM_WAL_FRAG_PAGE_TERM = 0;
+export const PROM_WAL_FRAG_FULL = 1;
+export const PROM_WAL_FRAG_FIRST = 2;
+export const PROM_WAL_FRAG_MIDDLE = 3;
+export const PROM_WAL_FRAG_LAST = 4;
+export const PROM_WAL_FRAG_KIND_MASK = 0x07;
+/** Type-byte flag: the record (every fragment of it) is snappy-compressed. */
+export const PROM_WAL_FLAG_SNAPPY = 0x08;
+/** Type-byte flag of Prometheus ≥ 2.53's zstd compression, which this build does not read. */
+export const PROM_WAL_FLAG_ZSTD = 0x10;
+/** Checkpoint directories inside a WAL directory: `checkpoint.NNNNNNNN` (8 digits), itself a WAL. */
+export const PROM_WAL_CHECKPOINT_PREFIX = 'checkpoint.';
+/** TSDB WAL record types: the first byte of every record ("TSDB WAL records"), Prometheus's numbering. */
 export const TSDB_REC_SERIES = 1;
 export const TSDB_REC_SAMPLES = 2;
 export const TSDB_REC_TOMBSTONES = 3;
+export const TSDB_REC_EXEMPLARS = 4;
+/**
+ * File in a shard directory recording which state of a Prometheus WAL found at `<tsdb path>/wal` the shard has
+ * imported its series from ("Prometheus's WAL directory").
+ */
+export const PROM_WAL_IMPORT_MARKER = 'prometheus-wal-import.json';
 
 // ── workflow (docs/format.md "Workflow state") ──────────────────────────────
 /** WAL directory of inbound workflow events, under the data directory. */

@@ -78,7 +78,7 @@ export async function cutHeadBlock(db: Tsdb): Promise<void> {
   db.head.minValidTime = Math.max(db.head.minValidTime, maxt);
   await db.reloadBlocks();
   db.head.truncate(maxt);
-  await checkpointWal(db.head, db.wal, db.dir);
+  await checkpointWal(db.head, db.wal);
 }
 
 /** Re-encodes the chunks without the samples inside `del`. */
@@ -215,11 +215,9 @@ export async function applyRetention(db: Tsdb): Promise<number> {
   return doomed.size;
 }
 
-/** Bytes of the WAL and checkpoints (Prometheus counts the head's WAL towards the size limit too). */
+/** Bytes of the WAL, its checkpoints included (Prometheus counts the head's WAL towards the size limit too). */
 export async function headSizeBytes(db: Tsdb): Promise<number> {
-  let n = await dirSize(path.join(db.dir, 'wal')).catch(() => 0);
-  for (const name of await fsp.readdir(db.dir)) if (name.startsWith('checkpoint.')) n += (await fsp.stat(path.join(db.dir, name))).size;
-  return n;
+  return dirSize(path.join(db.dir, 'wal')).catch(() => 0);
 }
 
 /** Rewrites every block that has tombstones without the deleted data. */

@@ -13,10 +13,11 @@ import { APPEND_DUP_IGNORED, APPEND_OK, ERR_DUPLICATE, ERR_OUT_OF_BOUNDS, ERR_OU
 import type { MemSeries } from './head.ts';
 import { labelsFromFlat, labelsKey, labelsKeyOfFlat } from './labels.ts';
 import { fetchSeries, MultiSourceQuerier } from './querier.ts';
-import type { OpenWal, TsdbWal, WalPos } from './wal-port.ts';
-import { encodeSamples, encodeSeries, encodeTombstones, REC_SAMPLES, REC_SERIES, REC_TOMBSTONES } from './wal-records.ts';
-import type { SeriesRec, TombstoneRec } from './wal-records.ts';
-import { replayInto } from './head-replay.ts';
+import type { OpenWal, TsdbWal } from './wal-port.ts';
+import { encodeSamplesRecord, encodeSeriesRecord, encodeTombstonesRecord } from './prom-wal-records.ts';
+import type { SeriesRec, TombstoneRec } from './prom-wal-records.ts';
+import { replayInto, type WalReplayStatus } from './head-replay.ts';
+import { upgradeLegacyWal } from './legacy-wal.ts';
 import { HeadChunkFiles } from './head-chunks.ts';
 import { Block, listBlockDirs, openBlock } from './block.ts';
 
@@ -72,7 +73,7 @@ export interface AppendResult {
   unknown?: number[];
 }
 
-export interface WalReplayStatus { min: number; max: number; current: number }
+export type { WalReplayStatus } from './head-replay.ts';
 
 export class Tsdb {
   readonly head: Head;
@@ -93,9 +94,9 @@ export class Tsdb {
   /** Serialises maintenance (cut, compaction, retention, clean, snapshot) in this shard. */
   maintenance: Promise<unknown> = Promise.resolve();
 
-  private constructor(readonly opts: TsdbOptions, readonly wal: TsdbWal) {
+  private constructor(readonly opts: TsdbOptions, readonly wal: TsdbWal, head: Head) {
     this.blockRangeMs = opts.blockRangeMs ?? DEFAULT_BLOCK_RANGE_MS;
-    this.head = new Head(this.blockRangeMs, new HeadChunkFiles(path.join(opts.dir, 'chunks_head')));
+    this.head = head;
     this.now = opts.now ?? Date.now;
   }
 
@@ -103,34 +104,32 @@ export class Tsdb {
 
   static async open(opts: TsdbOptions): Promise<Tsdb> {
     await fsp.mkdir(opts.dir, { recursive: true });
-    const wal = await opts.openWal(path.join(opts.dir, 'wal'));
-    const db = new Tsdb(opts, wal);
-    await db.reloadBlocks();
-    db.walReplay = await replayInto(db.head, wal, opts.dir);
+    const head = new Head(opts.blockRangeMs ?? DEFAULT_BLOCK_RANGE_MS, new HeadChunkFiles(path.join(opts.dir, 'chunks_head')));
+    const blocks = await loadBlocks(opts, [], head);
+    // A shard whose WAL is still in layout 1 is replayed from it and rewritten (legacy-wal.ts); the new WAL
+    // then holds exactly the head, so it is not replayed again.
+    const upgraded = await upgradeLegacyWal(head, opts.dir, opts.openWal);
+    const wal = upgraded ? upgraded.wal : await opts.openWal(path.join(opts.dir, 'wal'));
+    const db = new Tsdb(opts, wal, head);
+    db.blocks = blocks;
+    db.walReplay = upgraded ? upgraded.status : await replayInto(head, wal);
     return db;
   }
 
   /** (Re)reads the block directories: picks up new ones (e.g. written by an import) and drops vanished ones. */
   async reloadBlocks(): Promise<void> {
-    const dirs = await listBlockDirs([this.dir, ...(this.opts.extraBlockDirs ?? [])]);
-    const byDir = new Map(this.blocks.map((b) => [b.dir, b]));
-    const next: Block[] = [];
-    for (const d of dirs) next.push(byDir.get(d) ?? await openBlock(d));
-    next.sort((a, b) => a.meta.minTime - b.meta.minTime);
-    this.blocks = next;
-    let maxt = -Infinity;
-    for (const b of next) if (b.meta.maxTime > maxt) maxt = b.meta.maxTime;
-    // Only blocks cut from this head bound its appends; backfilled blocks may overlap it (as in Prometheus,
-    // whose head min-valid time is the max time of the blocks it persisted itself).
-    let own = -Infinity;
-    for (const b of next) if (b.meta.tessera?.cutFromHead && b.meta.maxTime > own) own = b.meta.maxTime;
-    this.head.minValidTime = Math.max(this.head.minValidTime, own);
+    this.blocks = await loadBlocks(this.opts, this.blocks, this.head);
   }
 
-  async append(batch: AppendBatch): Promise<AppendResult> {
+  /**
+   * Appends a batch; samples before `minValidMs` are out of bounds. The default is the live window (the newest
+   * block, or half a block range behind the head's max time); an import of older, logged data passes the
+   * head's own min valid time instead, as WAL replay uses. Everything up to the WAL write runs synchronously.
+   */
+  async append(batch: AppendBatch, minValidMs = this.head.appendableMinValidTime()): Promise<AppendResult> {
     const head = this.head;
     const res: AppendResult = { added: 0, outOfOrder: 0, duplicate: 0, outOfBounds: 0, firstError: '' };
-    const minValid = head.appendableMinValidTime();
+    const minValid = minValidMs;
     const nSeries = batch.flat ? batch.flat.length : batch.series!.length;
     const resolved: (MemSeries | undefined)[] = new Array(nSeries);
     const created: SeriesRec[] = [];
@@ -172,10 +171,10 @@ export class Tsdb {
       countError(res, code);
     }
     res.added = na;
-    const records: { type: number; payload: Uint8Array }[] = [];
-    if (created.length) records.push({ type: REC_SERIES, payload: encodeSeries(created) });
-    if (na) records.push({ type: REC_SAMPLES, payload: encodeSamples(refs, batch.ts, batch.vs, accepted, na) });
-    if (records.length) await this.wal.appendBatch(records);
+    const records: Uint8Array[] = [];
+    if (created.length) records.push(encodeSeriesRecord(created));
+    if (na) records.push(encodeSamplesRecord(refs, batch.ts, batch.vs, accepted, na));
+    if (records.length) await this.wal.log(records);
     return res;
   }
 
@@ -208,11 +207,8 @@ export class Tsdb {
     if (mint > maxt) return;
     const recs: TombstoneRec[] = [];
     const refs = this.head.index.select(ms).toUint32Array();
-    for (let i = 0; i < refs.length; i++) {
-      this.head.addTombstone(refs[i], [mint, maxt]);
-      recs.push({ ref: refs[i], mint, maxt });
-    }
-    if (recs.length) await this.wal.appendBatch([{ type: REC_TOMBSTONES, payload: encodeTombstones(recs) }]);
+    for (let i = 0; i < refs.length; i++) recs.push({ ref: refs[i], mint, maxt });
+    await this.deleteHeadSeries(recs);
     // Block tombstones go through the maintenance chain so a compaction never rewrites a block from data
     // read before a concurrent delete (the delete then lands on the compacted block instead).
     const run = async (): Promise<void> => {
@@ -226,7 +222,11 @@ export class Tsdb {
     await p;
   }
 
-  walPosition(): WalPos { return this.wal.position(); }
+  /** Tombstones head series by ref (intervals in ms, inclusive) and logs them; unknown refs are ignored. */
+  async deleteHeadSeries(recs: readonly TombstoneRec[]): Promise<void> {
+    for (const r of recs) this.head.addTombstone(r.ref, [r.mint, r.maxt]);
+    if (recs.length) await this.wal.log([encodeTombstonesRecord(recs)]);
+  }
 
   async close(): Promise<void> {
     await this.maintenance.catch(() => {});
@@ -239,4 +239,22 @@ function countError(res: AppendResult, code: number): void {
   if (code === ERR_OUT_OF_ORDER) { res.outOfOrder++; res.firstError ||= ERRORS.TSDB_OUT_OF_ORDER; }
   else if (code === ERR_DUPLICATE) { res.duplicate++; res.firstError ||= ERRORS.TSDB_DUPLICATE_SAMPLE; }
   else if (code === ERR_OUT_OF_BOUNDS) { res.outOfBounds++; res.firstError ||= ERRORS.TSDB_OUT_OF_BOUNDS; }
+}
+
+/**
+ * Opens the block directories of the shard (and its extra directories), keeping the already open ones, and
+ * raises the head's min valid time to the newest block cut from this head. Only those bound its appends;
+ * backfilled blocks may overlap it (as in Prometheus, whose head min-valid time is the max time of the blocks
+ * it persisted itself).
+ */
+async function loadBlocks(opts: TsdbOptions, open: readonly Block[], head: Head): Promise<Block[]> {
+  const dirs = await listBlockDirs([opts.dir, ...(opts.extraBlockDirs ?? [])]);
+  const byDir = new Map(open.map((b) => [b.dir, b]));
+  const next: Block[] = [];
+  for (const d of dirs) next.push(byDir.get(d) ?? await openBlock(d));
+  next.sort((a, b) => a.meta.minTime - b.meta.minTime);
+  let own = -Infinity;
+  for (const b of next) if (b.meta.tessera?.cutFromHead && b.meta.maxTime > own) own = b.meta.maxTime;
+  head.minValidTime = Math.max(head.minValidTime, own);
+  return next;
 }

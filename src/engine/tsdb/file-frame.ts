@@ -1,27 +1,13 @@
 /**
- * The framing shared by the TSDB's whole-file formats (index, tombstones, checkpoint): an 8-byte header
- * `magic u32 BE · version u8 · flags u8 · reserved u16`, the body, then `TEND u32 BE · crc32c u32 BE` over
- * every byte before the footer. Files are written to `<name>.tmp`, fsynced and renamed into place.
+ * The framing of Tessera's own whole-file TSDB formats, now read only to upgrade them (layout-1 index,
+ * tombstones and checkpoint): an 8-byte header `magic u32 BE · version u8 · flags u8 · reserved u16`, the body,
+ * then `TEND u32 BE · crc32c u32 BE` over every byte before the footer. Also the atomic file write (tmp, fsync,
+ * rename) and directory fsync the TSDB's writers share.
  */
 import { promises as fsp } from 'node:fs';
 import { crc32c } from '../codec/crc32c.ts';
 import { CorruptionError, FormatVersionError } from '../errors.ts';
-import { ByteWriter } from '../codec/byte-buf.ts';
 import { TSDB_FOOTER_MAGIC } from '../codec/format-ids.ts';
-
-export function beginFile(magic: number, version: number, sizeHint = 4096): ByteWriter {
-  const w = new ByteWriter(sizeHint);
-  w.u32be(magic); w.u8(version); w.u8(0); w.u8(0); w.u8(0);
-  return w;
-}
-
-/** Appends the footer and returns the file bytes. */
-export function endFile(w: ByteWriter): Uint8Array {
-  const crc = crc32c(Buffer.from(w.buf.buffer, w.buf.byteOffset, w.len));
-  w.u32be(TSDB_FOOTER_MAGIC);
-  w.u32be(crc);
-  return w.finish();
-}
 
 /** Checks header and footer; returns the body's [start, end) offsets. */
 export function checkFile(b: Uint8Array, file: string, magic: number, minVersion: number, maxVersion: number): { start: number; end: number; version: number } {

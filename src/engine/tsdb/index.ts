@@ -7,3 +7,6 @@ export { writeBlock } from './block-writer.ts';
 export { headStatus, shardFigures } from './status.ts';
 export type { ShardFigures, ShardStatus } from './status.ts';
 export type { TsdbWal, OpenWal } from './wal-port.ts';
+export { PromWal } from './prom-wal.ts';
+export { importPrometheusWal } from './prom-wal-import.ts';
+export type { PromWalOptions } from './prom-wal.ts';

@@ -1,16 +1,31 @@
 /**
- * The part of `src/engine/wal`'s `Wal` the TSDB uses. The database takes a factory so that engine tests can
- * run over an in-memory log and the worker passes the real `Wal.open`.
+ * The write-ahead log as the TSDB uses it. The database takes a factory so that engine tests can run over an
+ * in-memory log; shard workers pass `PromWal.open` (Prometheus's WAL format, prom-wal.ts).
  */
-export interface WalPos { segment: number; offset: number }
+export interface WalStats { bytesWritten: number; fsyncs: number; records: number; segments: number }
+
+/** What a replay read: records and bytes (decompressed), and the range of segments after the checkpoint (-1: none). */
+export interface WalReplayResult { records: number; bytes: number; firstSegment: number; lastSegment: number }
 
 export interface TsdbWal {
-  appendBatch(records: { type: number; payload: Uint8Array }[]): Promise<WalPos>;
-  replay(from: WalPos | null, onRecord: (type: number, payload: Uint8Array, pos: WalPos) => void): Promise<{ records: number; bytes: number }>;
-  position(): WalPos;
-  cut(): Promise<WalPos>;
-  truncateBefore(pos: WalPos): Promise<void>;
-  stats(): { bytesWritten: number; fsyncs: number; records: number; segments: number };
+  /**
+   * Logs records (each a whole TSDB record, type byte first: prom-wal-records.ts) in order; resolves once they
+   * are durable, so an acknowledged append survives kill -9. Records logged by one synchronous run of code are
+   * written before any checkpoint that starts after it.
+   */
+  log(records: readonly Uint8Array[]): Promise<void>;
+  /**
+   * Calls `onRecord` for every record of the newest checkpoint, then of the segments after it, in log order;
+   * `rec` is valid only during the call and `file` names where it was read (for errors). Repairs a torn tail.
+   */
+  replay(onRecord: (rec: Uint8Array, file: string) => void): Promise<WalReplayResult>;
+  /**
+   * Closes the current segment, writes `records` (the state the head still needs) as the checkpoint covering
+   * every segment up to the closed one, then deletes those segments and older checkpoints. `records` is
+   * consumed after the segment was closed, so it must reflect state at least that new.
+   */
+  checkpoint(records: Iterable<Uint8Array>): Promise<void>;
+  stats(): WalStats;
   close(): Promise<void>;
 }
 

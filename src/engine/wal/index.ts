@@ -61,7 +61,7 @@ export class Wal {
       compress: opts.compress ?? false,
       onSegmentCreated: (seq) => { this.segments.push(seq); this.ownSegments++; },
     });
-    OPEN_WALS.add(this);
+    trackWal(this);
   }
 
   /**
@@ -158,12 +158,7 @@ export class Wal {
   /** Flushes what is queued and closes the current segment. */
   async close(): Promise<void> {
     await this.writer.close();
-    if (OPEN_WALS.delete(this)) {
-      const st = this.stats();
-      CLOSED_TOTALS.bytesWritten += st.bytesWritten;
-      CLOSED_TOTALS.fsyncs += st.fsyncs;
-      CLOSED_TOTALS.records += st.records;
-    }
+    untrackWal(this);
   }
 
   private forgetSegments(seqs: readonly number[]): void {
@@ -230,9 +225,24 @@ function isZero(buf: Uint8Array): boolean {
   return true;
 }
 
-// Per-thread accounting for Tessera's own /metrics: every WAL opened on this thread, open or closed.
-const OPEN_WALS = new Set<Wal>();
+// Per-thread accounting for Tessera's own /metrics: every WAL opened on this thread, open or closed — this
+// log and the TSDB's Prometheus-format one, which registers itself here.
+const OPEN_WALS = new Set<{ stats(): WalStats }>();
 const CLOSED_TOTALS = { bytesWritten: 0, fsyncs: 0, records: 0 };
+
+/** Counts an open log in `walThreadTotals` (call once when it opens). */
+export function trackWal(w: { stats(): WalStats }): void {
+  OPEN_WALS.add(w);
+}
+
+/** Moves a closing log's final figures into the closed totals (idempotent). */
+export function untrackWal(w: { stats(): WalStats }): void {
+  if (!OPEN_WALS.delete(w)) return;
+  const st = w.stats();
+  CLOSED_TOTALS.bytesWritten += st.bytesWritten;
+  CLOSED_TOTALS.fsyncs += st.fsyncs;
+  CLOSED_TOTALS.records += st.records;
+}
 
 /** Bytes, fsyncs and records written by all WALs of the calling thread since it started. */
 export function walThreadTotals(): { bytesWritten: number; fsyncs: number; records: number } {

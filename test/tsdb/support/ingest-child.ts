@@ -3,12 +3,11 @@
  * prints `ack <total>` after each batch is acknowledged. Sample k of series s has t = k·1000 and v = k.
  * Usage: node --import tsx ingest-child.ts DIR SERIES
  */
-import { Tsdb } from '../../../src/engine/tsdb/index.ts';
-import { Wal } from '../../../src/engine/wal/index.ts';
+import { PromWal, Tsdb } from '../../../src/engine/tsdb/index.ts';
 import { labelsFromRecord } from '../../../src/engine/tsdb/labels.ts';
 
 const [dir, nSeries] = [process.argv[2], Number(process.argv[3] ?? 10)];
-const db = await Tsdb.open({ dir, openWal: (d) => Wal.open({ dir: d, compress: true }) });
+const db = await Tsdb.open({ dir, openWal: (d) => PromWal.open({ dir: d, compress: true }) });
 const series = Array.from({ length: nSeries }, (_, i) => labelsFromRecord({ __name__: 'ingest', s: String(i) }));
 let k = 0, acked = 0;
 for (;;) {

@@ -1,34 +1,34 @@
-/** An in-memory stand-in for `src/engine/wal` with the same contract, for engine tests that need no disk log. */
-import type { TsdbWal, WalPos } from '../../../src/engine/tsdb/wal-port.ts';
+/** An in-memory stand-in for the TSDB WAL (wal-port.ts) with the same contract, for engine tests that need no disk log. */
+import type { TsdbWal, WalReplayResult, WalStats } from '../../../src/engine/tsdb/wal-port.ts';
 
 export class MemWalStore {
-  segments: { type: number; payload: Uint8Array }[][] = [[]];
+  /** Records of the newest checkpoint (null: none), and the segments after it. */
+  checkpoint: Uint8Array[] | null = null;
+  segments: Uint8Array[][] = [[]];
   open = async (_dir: string): Promise<TsdbWal> => new MemWal(this);
 }
 
 class MemWal implements TsdbWal {
   constructor(private readonly st: MemWalStore) {}
-  private get last(): number { return this.st.segments.length - 1; }
-  async appendBatch(records: { type: number; payload: Uint8Array }[]): Promise<WalPos> {
-    for (const r of records) this.st.segments[this.last].push({ type: r.type, payload: r.payload.slice() });
-    return this.position();
+  async log(records: readonly Uint8Array[]): Promise<void> {
+    const seg = this.st.segments[this.st.segments.length - 1];
+    for (const r of records) seg.push(r.slice());
   }
-  async replay(from: WalPos | null, onRecord: (type: number, payload: Uint8Array, pos: WalPos) => void): Promise<{ records: number; bytes: number }> {
+  async replay(onRecord: (rec: Uint8Array, file: string) => void): Promise<WalReplayResult> {
     let records = 0, bytes = 0;
-    for (let s = from?.segment ?? 0; s < this.st.segments.length; s++) {
-      const seg = this.st.segments[s];
-      if (!seg) continue;
-      seg.forEach((r, i) => { records++; bytes += r.payload.length; onRecord(r.type, r.payload, { segment: s, offset: i }); });
+    for (const r of this.st.checkpoint ?? []) { records++; bytes += r.length; onRecord(r, 'checkpoint'); }
+    for (let s = 0; s < this.st.segments.length; s++) {
+      for (const r of this.st.segments[s]) { records++; bytes += r.length; onRecord(r, `segment ${s}`); }
     }
-    return { records, bytes };
+    return { records, bytes, firstSegment: this.st.segments.length ? 0 : -1, lastSegment: this.st.segments.length - 1 };
   }
-  position(): WalPos { return { segment: this.last, offset: this.st.segments[this.last].length }; }
-  async cut(): Promise<WalPos> { this.st.segments.push([]); return this.position(); }
-  async truncateBefore(pos: WalPos): Promise<void> {
-    for (let s = 0; s < pos.segment; s++) (this.st.segments as unknown[])[s] = undefined;
+  async checkpoint(records: Iterable<Uint8Array>): Promise<void> {
+    this.st.segments.push([]);
+    const cp: Uint8Array[] = [];
+    for (const r of records) cp.push(r.slice());
+    this.st.checkpoint = cp;
+    this.st.segments = this.st.segments.slice(-1);
   }
-  stats(): { bytesWritten: number; fsyncs: number; records: number; segments: number } {
-    return { bytesWritten: 0, fsyncs: 0, records: 0, segments: this.st.segments.filter(Boolean).length };
-  }
+  stats(): WalStats { return { bytesWritten: 0, fsyncs: 0, records: 0, segments: this.st.segments.length }; }
   async close(): Promise<void> {}
 }

@@ -1,0 +1,179 @@
+/**
+ * The TSDB WAL's writer: Prometheus's segment and page layout (prom-wal-pages.ts) with group commit.
+ *
+ * `log` queues records in call order and resolves once they are durable. One flush loop at a time takes
+ * everything queued, compresses each record (kept raw when snappy does not shrink it, as Prometheus does),
+ * lays the fragments out, writes them with one positional write per segment touched and one `datasync`, then
+ * resolves the whole batch — so concurrent appends share an fsync, where Prometheus itself never fsyncs an
+ * append. A record that no longer fits in the segment starts the next one (a record never spans segments);
+ * a closed segment ends with a zero-padded page. A write or fsync failure makes the writer unusable: the batch
+ * and every later call reject (after a failed fsync the state of the page cache is unknown).
+ */
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { InternalError } from '../errors.ts';
+import { compressSync, SNAPPY_SYNC_BUDGET_BYTES, yieldToLoop } from '../codec/snappy.ts';
+import { FragmentEncoder } from './prom-wal-pages.ts';
+import { syncDir } from './file-frame.ts';
+
+interface Entry {
+  records: readonly Uint8Array[];
+  cut: boolean;
+  resolve: (closedSegment: number) => void;
+  reject: (err: unknown) => void;
+}
+
+/** Buffered bytes after which a batch is written out before it ends (bounds the scratch buffer). */
+const WRITE_CHUNK_BYTES = 8 * 1024 * 1024;
+
+export const segmentFileName = (seq: number): string => String(seq).padStart(8, '0');
+
+export class PromWalWriter {
+  private readonly enc = new FragmentEncoder();
+  private fh: fsp.FileHandle | null = null;
+  private queue: Entry[] = [];
+  private flushing: Promise<void> | null = null;
+  private failure: unknown = null;
+  private closed = false;
+  private started = false;
+  bytesWritten = 0;
+  fsyncs = 0;
+  records = 0;
+
+  /** `seq` is the segment the writer creates first; `onSegment` hears of every segment it creates. */
+  constructor(readonly dir: string, private seq: number, private readonly segmentBytes: number,
+    private readonly compress: boolean, private readonly onSegment: (seq: number) => void) {}
+
+  /** The segment being written. */
+  get segment(): number { return this.seq; }
+
+  /** Creates the first segment (Prometheus also creates it when the log opens). */
+  async start(): Promise<void> {
+    await this.openSegment();
+    this.started = true;
+  }
+
+  /** Queues records (each a whole TSDB record, type byte first); resolves when all are fsynced. */
+  log(records: readonly Uint8Array[]): Promise<void> {
+    return this.enqueue(records, false).then(() => undefined);
+  }
+
+  /** Closes the current segment after everything queued and starts the next; resolves with the closed one. */
+  cut(): Promise<number> {
+    return this.enqueue([], true);
+  }
+
+  /** Waits for queued records, pads the last page and closes the segment. Later calls reject. */
+  async close(): Promise<void> {
+    this.closed = true;
+    while (this.flushing) await this.flushing;
+    const fh = this.fh;
+    if (fh === null) return;
+    this.fh = null;
+    try {
+      if (this.failure === null) {
+        this.enc.padPage();
+        await this.writeOut(fh);
+        await fh.datasync();
+        this.fsyncs++;
+      }
+    } finally {
+      await fh.close();
+    }
+  }
+
+  private enqueue(records: readonly Uint8Array[], cut: boolean): Promise<number> {
+    if (this.failure) return Promise.reject(InternalError.of('INTERNAL', [`WAL ${this.dir} failed earlier: ${String(this.failure)}`]));
+    if (this.closed || !this.started) return Promise.reject(InternalError.of('INTERNAL', [`WAL ${this.dir} is not open`]));
+    return new Promise<number>((resolve, reject) => {
+      this.queue.push({ records, cut, resolve, reject });
+      // Started on a microtask so every call of the current synchronous run joins the first batch.
+      if (!this.flushing) this.flushing = Promise.resolve().then(() => this.flushLoop());
+    });
+  }
+
+  private async flushLoop(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue;
+      this.queue = [];
+      if (this.failure) { for (const e of batch) e.reject(this.failure); continue; }
+      try {
+        const out = await this.writeBatch(batch);
+        for (let i = 0; i < batch.length; i++) batch[i].resolve(out[i]);
+      } catch (err) {
+        this.failure = err;
+        for (const e of batch) e.reject(err);
+      }
+    }
+    this.flushing = null;
+  }
+
+  /** Writes one batch; per entry the closed segment of a cut, else the segment written to. */
+  private async writeBatch(batch: Entry[]): Promise<number[]> {
+    const enc = this.enc;
+    const out: number[] = new Array(batch.length);
+    let sinceYield = 0;
+    for (let i = 0; i < batch.length; i++) {
+      const e = batch[i];
+      if (e.cut) { out[i] = await this.nextSegment(); continue; }
+      for (let k = 0; k < e.records.length; k++) {
+        let stored = e.records[k];
+        let snappy = false;
+        if (this.compress && stored.length > 0) {
+          // Sync snappy with a yield every budget (codec/snappy.ts memory trap); the fsync below turns the loop too.
+          if (sinceYield >= SNAPPY_SYNC_BUDGET_BYTES) { await yieldToLoop(); sinceYield = 0; }
+          sinceYield += stored.length;
+          const c = compressSync(stored);
+          if (c.length < stored.length) { stored = c; snappy = true; }
+        }
+        enc.padIfFull();
+        if (enc.pos > 0 && !enc.fits(stored.length, this.segmentBytes)) await this.nextSegment();
+        enc.append(stored, snappy);
+        this.records++;
+        if (enc.used >= WRITE_CHUNK_BYTES) await this.writeOut(this.fh!);
+      }
+      out[i] = this.seq;
+    }
+    if (enc.used > 0) {
+      await this.writeOut(this.fh!);
+      await this.fh!.datasync();
+      this.fsyncs++;
+    }
+    return out;
+  }
+
+  /** Pads and fsyncs the current segment, closes it and creates the next; returns the closed segment. */
+  private async nextSegment(): Promise<number> {
+    const fh = this.fh!;
+    this.enc.padPage();
+    await this.writeOut(fh);
+    await fh.datasync();
+    this.fsyncs++;
+    this.fh = null;
+    await fh.close();
+    const closed = this.seq;
+    this.seq++;
+    await this.openSegment();
+    return closed;
+  }
+
+  private async openSegment(): Promise<void> {
+    this.fh = await fsp.open(path.join(this.dir, segmentFileName(this.seq)), 'wx');
+    await syncDir(this.dir);
+    this.fsyncs++;
+    this.enc.startSegment();
+    this.onSegment(this.seq);
+  }
+
+  /** Writes the buffered bytes at their segment offset. */
+  private async writeOut(fh: fsp.FileHandle): Promise<void> {
+    const enc = this.enc;
+    let off = 0;
+    while (off < enc.used) {
+      const { bytesWritten } = await fh.write(enc.buf, off, enc.used - off, enc.base + off);
+      off += bytesWritten;
+    }
+    this.bytesWritten += enc.used;
+    enc.flushed();
+  }
+}
