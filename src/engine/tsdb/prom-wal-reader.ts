@@ -41,10 +41,12 @@ export async function readSegmentFile(file: string, onRecord: RecordCallback): P
       onRecord(rec, file);
     };
     for (let pos = 0; pos < size;) {
-      const n = await readFully(fh, buf, Math.min(buf.length, size - pos), pos);
+      const want = Math.min(buf.length, size - pos);
+      const n = await readFully(fh, buf, want, pos);
       const found = dec.feed(buf.subarray(0, n), pos, sink);
       const d = (badSnappy as Damage | null) ?? found; // a record that did not decompress came first
       if (d !== null) { res.damage = d; return res; }
+      if (n < want) break; // the file shrank while being read: what was read is its end
       pos += n;
       if (sinceYield >= SNAPPY_SYNC_BUDGET_BYTES) { await yieldToLoop(); sinceYield = 0; } // codec/snappy.ts memory trap
     }
