@@ -1,7 +1,8 @@
 /**
- * Reads one segment of a Prometheus-format WAL (prom-wal-pages.ts) from disk in page-aligned pieces and hands
- * each record, decompressed, to the caller. Damage is reported, not acted on: the owner decides between
- * truncating a torn tail, repairing and failing (prom-wal.ts).
+ * Reads one segment of a Prometheus-format WAL (docs/format.md "TSDB WAL (Prometheus's wlog)", layout in
+ * prom-wal-pages.ts) from disk in page-aligned pieces and hands each record, decompressed, to the caller.
+ * Damage is reported, not acted on: the owner decides between truncating a torn tail, repairing and failing
+ * (prom-wal.ts), or, for a Prometheus directory being imported, stopping there (prom-wal-import.ts).
  */
 import { promises as fsp } from 'node:fs';
 import { SNAPPY_SYNC_BUDGET_BYTES, uncompressSync, yieldToLoop } from '../codec/snappy.ts';
