@@ -66,7 +66,10 @@ async function legacyCheckpoints(shardDir: string): Promise<number[]> {
   return out.sort((a, b) => a - b);
 }
 
-/** True when a segment file in `walDir` starts with the layout-1 segment magic ('TWAL'). */
+/**
+ * True when `walDir`'s segments are layout 1: the first one with 4 bytes starts with the layout-1 magic ('TWAL').
+ * A directory never mixes layouts, so one segment decides (an open reads one header, not every segment).
+ */
 async function holdsLegacySegments(walDir: string): Promise<boolean> {
   for (const seg of (await listWalDir(walDir)).segments) {
     const fh = await fsp.open(path.join(walDir, String(seg).padStart(8, '0')), 'r');
@@ -74,7 +77,7 @@ async function holdsLegacySegments(walDir: string): Promise<boolean> {
       const b = Buffer.alloc(4);
       const { bytesRead } = await fh.read(b, 0, 4, 0);
       // A Prometheus segment cannot start so: 'T' (0x54) would be a "last" fragment with reserved bits set.
-      if (bytesRead === 4 && b.readUInt32BE(0) === WAL_SEGMENT_MAGIC) return true;
+      if (bytesRead === 4) return b.readUInt32BE(0) === WAL_SEGMENT_MAGIC;
     } finally { await fh.close(); }
   }
   return false;

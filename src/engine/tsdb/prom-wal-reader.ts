@@ -1,7 +1,8 @@
 /**
- * Reads one segment of a Prometheus-format WAL (prom-wal-pages.ts) from disk in page-aligned pieces and hands
- * each record, decompressed, to the caller. Damage is reported, not acted on: the owner decides between
- * truncating a torn tail, repairing and failing (prom-wal.ts).
+ * Reads one segment of a Prometheus-format WAL (docs/format.md "TSDB WAL (Prometheus's wlog)", layout in
+ * prom-wal-pages.ts) from disk in page-aligned pieces and hands each record, decompressed, to the caller.
+ * Damage is reported, not acted on: the owner decides between truncating a torn tail, repairing and failing
+ * (prom-wal.ts), or, for a Prometheus directory being imported, stopping there (prom-wal-import.ts).
  */
 import { promises as fsp } from 'node:fs';
 import { SNAPPY_SYNC_BUDGET_BYTES, uncompressSync, yieldToLoop } from '../codec/snappy.ts';
@@ -41,10 +42,12 @@ export async function readSegmentFile(file: string, onRecord: RecordCallback): P
       onRecord(rec, file);
     };
     for (let pos = 0; pos < size;) {
-      const n = await readFully(fh, buf, Math.min(buf.length, size - pos), pos);
+      const want = Math.min(buf.length, size - pos);
+      const n = await readFully(fh, buf, want, pos);
       const found = dec.feed(buf.subarray(0, n), pos, sink);
       const d = (badSnappy as Damage | null) ?? found; // a record that did not decompress came first
       if (d !== null) { res.damage = d; return res; }
+      if (n < want) break; // the file shrank while being read: what was read is its end
       pos += n;
       if (sinceYield >= SNAPPY_SYNC_BUDGET_BYTES) { await yieldToLoop(); sinceYield = 0; } // codec/snappy.ts memory trap
     }

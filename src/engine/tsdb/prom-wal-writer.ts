@@ -1,5 +1,6 @@
 /**
- * The TSDB WAL's writer: Prometheus's segment and page layout (prom-wal-pages.ts) with group commit.
+ * The TSDB WAL's writer (docs/format.md "TSDB WAL (Prometheus's wlog)"): Prometheus's segment and page layout
+ * (prom-wal-pages.ts) with group commit.
  *
  * `log` queues records in call order and resolves once they are durable. One flush loop at a time takes
  * everything queued, compresses each record (kept raw when snappy does not shrink it, as Prometheus does),
