@@ -13,7 +13,11 @@ export interface ApiFallbacks {
   error(err: unknown, req: HttpRequest): HttpResponse;
 }
 
-export interface RequestMetrics { requests: Counter; latency: Histogram }
+/**
+ * `byHandler`, given for the metrics API, records Prometheus's own `prometheus_http_requests_total{code,handler}`
+ * and `prometheus_http_request_duration_seconds{handler}` as well, for its standard dashboards.
+ */
+export interface RequestMetrics { requests: Counter; latency: Histogram; byHandler?: { requests: Counter; latency: Histogram } }
 
 export function dispatcher(api: string, router: Router, fallbacks: ApiFallbacks, m: RequestMetrics): Handler {
   return (req) => {
@@ -36,6 +40,11 @@ export function dispatcher(api: string, router: Router, fallbacks: ApiFallbacks,
 }
 
 function record(m: RequestMetrics, api: string, route: string, status: number, started: number): void {
+  const sec = (performance.now() - started) / 1000;
   m.requests.inc([api, route, String(status)]);
-  m.latency.observe([api, route], (performance.now() - started) / 1000);
+  m.latency.observe([api, route], sec);
+  if (m.byHandler) {
+    m.byHandler.requests.inc([String(status), route]);
+    m.byHandler.latency.observe([route], sec);
+  }
 }

@@ -68,7 +68,7 @@ export async function startTessera(flags: Flags): Promise<Tessera> {
   const inFlightBudget: InFlightBudget = { limitBytes: bytesOf(flags['network.breaker.inflight_requests.limit']), usedBytes: 0 };
   const listen = async (api: string, host: string, port: number, maxBodyBytes: number, router: Router,
     fallbacks: ApiFallbacks, tooLarge: typeof esTooLarge, overloaded: typeof esOverloaded): Promise<number> => {
-    const handle = dispatcher(api, router, fallbacks, reqMetrics);
+    const handle = dispatcher(api, router, fallbacks, api === 'metrics' ? { ...reqMetrics, byHandler: promHttpMetrics(metrics) } : reqMetrics);
     const server = await startHttpServer({
       host, port, maxBodyBytes, tooLarge, overloaded, inFlightBudget, compressResponses: api === 'documents' && flags['http.compression'], internalError: (err) => fallbacks.error(err, null as never),
       badBody: (reason) => fallbacks.error(ParseError.of('PARSE', [reason]), null as never),
@@ -150,4 +150,13 @@ function splitHostPort(addr: string): [string, number] {
   const i = addr.lastIndexOf(':');
   const host = addr.slice(0, i).replace(/^\[|\]$/g, '');
   return [host === '' ? '0.0.0.0' : host, Number(addr.slice(i + 1))];
+}
+
+/** Prometheus's HTTP families for the metrics API (its bucket layout), so its dashboards find them. */
+function promHttpMetrics(metrics: SelfMetrics): NonNullable<RequestMetrics['byHandler']> {
+  return {
+    requests: metrics.counter('prometheus_http_requests_total', 'Counter of HTTP requests.', ['code', 'handler']),
+    latency: metrics.histogram('prometheus_http_request_duration_seconds', 'Histogram of latencies for HTTP requests.', ['handler'],
+      [0.1, 0.2, 0.4, 1, 3, 8, 20, 60, 120]),
+  };
 }

@@ -8,7 +8,7 @@ type LabelValues = readonly string[];
 interface Family {
   name: string;
   help: string;
-  type: 'counter' | 'gauge' | 'histogram';
+  type: 'counter' | 'gauge' | 'histogram' | 'summary';
   labelNames: readonly string[];
 }
 
@@ -37,12 +37,34 @@ export class Histogram {
   }
 }
 
+/**
+ * A summary with the quantiles Prometheus's own summaries export (0.5, 0.9, 0.99), computed over the latest
+ * `SUMMARY_WINDOW` observations per series rather than client_golang's decaying 10-minute window; sum and
+ * count are exact.
+ */
+export class Summary {
+  readonly series = new Map<string, { labels: LabelValues; window: number[]; next: number; sum: number; count: number }>();
+  constructor(readonly family: Family) {}
+  observe(labels: LabelValues, value: number): void {
+    const key = labels.join('\u0000');
+    let s = this.series.get(key);
+    if (!s) { s = { labels, window: [], next: 0, sum: 0, count: 0 }; this.series.set(key, s); }
+    if (s.window.length < SUMMARY_WINDOW) s.window.push(value); else s.window[s.next] = value;
+    s.next = (s.next + 1) % SUMMARY_WINDOW;
+    s.sum += value;
+    s.count++;
+  }
+}
+
+const SUMMARY_WINDOW = 500;
+const QUANTILES = [0.5, 0.9, 0.99];
+
 export class Gauge {
   constructor(readonly family: Family, readonly read: () => Iterable<[LabelValues, number]>) {}
 }
 
 export class SelfMetrics {
-  private readonly items: (Counter | Histogram | Gauge)[] = [];
+  private readonly items: (Counter | Histogram | Gauge | Summary)[] = [];
   private readonly collectors: (() => Promise<void>)[] = [];
 
   /** Registers work to run before each scrape (e.g. asking the workers for their figures). */
@@ -68,6 +90,12 @@ export class SelfMetrics {
     return h;
   }
 
+  summary(name: string, help: string, labelNames: readonly string[] = []): Summary {
+    const m = new Summary({ name, help, type: 'summary', labelNames });
+    this.items.push(m);
+    return m;
+  }
+
   /** A value read by `read` at every scrape; `type` 'counter' for totals kept elsewhere (CPU seconds, WAL bytes). */
   gauge(name: string, help: string, labelNames: readonly string[], read: () => Iterable<[LabelValues, number]>,
     type: 'gauge' | 'counter' = 'gauge'): Gauge {
@@ -86,6 +114,16 @@ export class SelfMetrics {
         for (const { labels, value } of item.values.values()) out.push(`${f.name}${fmtLabels(f.labelNames, labels)} ${fmtValue(value)}`);
       } else if (item instanceof Gauge) {
         for (const [labels, value] of item.read()) out.push(`${f.name}${fmtLabels(f.labelNames, labels)} ${fmtValue(value)}`);
+      } else if (item instanceof Summary) {
+        for (const s of item.series.values()) {
+          const sorted = [...s.window].sort((a, b) => a - b);
+          for (const q of QUANTILES) {
+            const v = sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] : NaN;
+            out.push(`${f.name}${fmtLabels([...f.labelNames, 'quantile'], [...s.labels, String(q)])} ${fmtValue(v)}`);
+          }
+          out.push(`${f.name}_sum${fmtLabels(f.labelNames, s.labels)} ${fmtValue(s.sum)}`);
+          out.push(`${f.name}_count${fmtLabels(f.labelNames, s.labels)} ${s.count}`);
+        }
       } else {
         for (const s of item.series.values()) {
           for (let i = 0; i < item.buckets.length; i++) {

@@ -16,7 +16,7 @@ import type { FetchedSeries, Labels } from '../engine/tsdb/api.ts';
 import type { SegmentReport } from '../engine/indexing/index.ts';
 import type { ShardIndexMeta, ShardState } from '../engine/documents/shard-registry.ts';
 import type { PackedSelect } from '../engine/tsdb/packed-series.ts';
-import type { ShardStatus, TickResult, WalReplayStatus } from '../engine/tsdb/index.ts';
+import type { ShardFigures, ShardStatus, TickResult, WalReplayStatus } from '../engine/tsdb/index.ts';
 
 /** What a worker thread is started with (Piscina `workerData`). */
 export interface WorkerInit {
@@ -180,6 +180,7 @@ export interface WorkerOps {
   'tsdb.cleanTombstones': { args: null; result: number };
   'tsdb.snapshot': { args: { dir: string; withHead: boolean }; result: null };
   'tsdb.status': { args: null; result: ShardStatus };
+  'tsdb.figures': { args: null; result: ShardFigures };
   'tsdb.walReplay': { args: null; result: WalReplayStatus };
   /** Block cutting, compaction and retention; carries the retention settings so a restarted worker gets them. */
   'tsdb.tick': { args: Partial<TsdbOpenArgs> | null; result: TickResult[] };

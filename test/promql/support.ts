@@ -1,4 +1,5 @@
 /** Shared fixtures for the query API tests: a router with the query routes over an in-memory series client. */
+import { SelfMetrics } from '../../src/server/self-metrics.ts';
 import assert from 'node:assert/strict';
 import { Router } from '../../src/server/router.ts';
 import { registerQueryRoutes } from '../../src/server/prom/query-routes.ts';
@@ -33,7 +34,7 @@ export function setup(opts: { timeout?: string; maxSamples?: number; slowClient?
   const ctx = {
     flags: { 'query.lookback-delta': '5m', 'query.timeout': opts.timeout ?? '2m', 'query.max-samples': opts.maxSamples ?? 50_000_000, 'config.file': opts.configFile ?? '' },
     log: { warn: () => {}, info: () => {}, error: () => {}, debug: () => {} },
-    pool, now: () => opts.now ?? 1795305340_842,
+    pool, now: () => opts.now ?? 1795305340_842, metrics: new SelfMetrics(),
   } as unknown as ServerContext;
   const router = new Router();
   // Evaluation runs on this thread through the same task and error round trip as a query thread.

@@ -69,9 +69,10 @@ test('recording-rule results arrive at the real Prometheus remote-write receiver
   const prom = await startPrometheus('global: {scrape_interval: 1m}\n', ['--web.enable-remote-write-receiver']);
   try {
     await ruleSender('p', `${prom.url}/api/v1/write`);
-    const got = await waitFor('recording rule on Prometheus', async () => (await seriesOn(prom.url, 'job:up:count')).at(0));
+    // Generous: under a loaded test run the two processes start slowly.
+    const got = await waitFor('recording rule on Prometheus', async () => (await seriesOn(prom.url, 'job:up:count')).at(0), 60_000);
     assert.deepEqual(got, { __name__: 'job:up:count', replica: 'p' });
-    await waitFor('ALERTS on Prometheus', async () => (await seriesOn(prom.url, 'ALERTS{alertname="AlwaysFiring"}')).length > 0);
+    await waitFor('ALERTS on Prometheus', async () => (await seriesOn(prom.url, 'ALERTS{alertname="AlwaysFiring"}')).length > 0, 60_000);
   } finally {
     await prom.stop();
   }

@@ -219,7 +219,7 @@ test('remote write send: retries through 503s, adds external labels, delivers ev
   assert.ok(received.some((s) => formatSeries(s.labels).startsWith('up{')), 'scraped samples are forwarded too');
   assert.ok(logs.some((l) => /server returned HTTP status 503/.test(l)), 'the 503s were seen and retried');
   const page = ctx.metrics.render();
-  assert.match(page, /prometheus_remote_storage_samples_retried_total\{remote_name="",url="[^"]+"\} [1-9]/);
+  assert.match(page, /prometheus_remote_storage_samples_retried_total\{remote_name="[0-9a-f]{6}",url="[^"]+"\} [1-9]/);
 });
 
 test('reload refuses a bad config and keeps the old one running', async () => {

@@ -16,11 +16,22 @@ import type { IngestSample } from '../scrape/sample-sink.ts';
 
 export type PostFn = (url: string, body: Uint8Array, headers: Record<string, string>, timeoutMs: number) => Promise<{ status: number; text: string }>;
 
-export interface RemoteWriteStats { sent: number; failed: number; retried: number; dropped: number; pending: number }
+/** Counters of one remote-write endpoint; the caller may keep them across reloads (Prometheus's counters survive one). */
+export interface RemoteWriteStats {
+  sent: number; failed: number; retried: number; dropped: number; pending: number;
+  /** Bytes of request bodies sent (compressed). */
+  bytes: number;
+  /** Newest sample timestamp (ms) delivered, or 0. */
+  highestSentMs: number;
+}
+
+export function newRemoteWriteStats(): RemoteWriteStats {
+  return { sent: 0, failed: 0, retried: 0, dropped: 0, pending: 0, bytes: 0, highestSentMs: 0 };
+}
 
 export class RemoteWriteQueue {
   readonly cfg: RemoteWriteConfig;
-  readonly stats: RemoteWriteStats = { sent: 0, failed: 0, retried: 0, dropped: 0, pending: 0 };
+  readonly stats: RemoteWriteStats;
   private readonly externalLabels: Label[];
   private readonly post: PostFn;
   private readonly onError: (msg: string) => void;
@@ -32,8 +43,10 @@ export class RemoteWriteQueue {
   private wake: (() => void) | null = null;
   private readonly client: HttpClient;
 
-  constructor(cfg: RemoteWriteConfig, externalLabels: Label[], post: PostFn, onError: (msg: string) => void) {
+  constructor(cfg: RemoteWriteConfig, externalLabels: Label[], post: PostFn, onError: (msg: string) => void, stats = newRemoteWriteStats()) {
     this.cfg = cfg;
+    this.stats = stats;
+    stats.pending = 0;
     this.externalLabels = externalLabels;
     this.post = post;
     this.onError = onError;
@@ -110,7 +123,12 @@ export class RemoteWriteQueue {
       try {
         Object.assign(headers, await this.client.authHeaders());
         const r = await this.post(this.cfg.url, body, headers, this.cfg.remoteTimeoutMs);
-        if (r.status >= 200 && r.status < 300) { this.stats.sent += batch.length; return; }
+        if (r.status >= 200 && r.status < 300) {
+          this.stats.sent += batch.length;
+          this.stats.bytes += body.length;
+          for (let i = 0; i < batch.length; i++) if (batch[i].t > this.stats.highestSentMs) this.stats.highestSentMs = batch[i].t;
+          return;
+        }
         retry = r.status >= 500 || (r.status === 429 && this.cfg.queue.retryOn429);
         this.onError(`remote write to ${this.cfg.url}: server returned HTTP status ${r.status}: ${r.text.slice(0, 256)}`);
       } catch (e) {

@@ -50,6 +50,9 @@ export class Group {
   /** Rule evaluations and failed ones, for `prometheus_rule_evaluations_total` / `_failures_total`. */
   evalTotal = 0;
   evalFailures = 0;
+  /** Scheduled evaluations run and skipped, for `prometheus_rule_group_iterations_total` / `_missed_total`. */
+  iterationsTotal = 0;
+  iterationsMissed = 0;
   private shouldRestore: boolean;
   private iterations = 0;
   private cancel: (() => void) | null = null;
@@ -91,6 +94,7 @@ export class Group {
     // Skip iterations missed while the process was busy: evaluate at the newest due time.
     const missed = Math.max(0, Math.floor((this.env.clock.now() - at) / this.intervalMs));
     const ts = at + missed * this.intervalMs;
+    this.iterationsMissed += missed;
     this.running = this.iterate(ts);
     await this.running;
     this.running = null;
@@ -104,6 +108,7 @@ export class Group {
     await this.eval(ts);
     this.evaluationSeconds = (performance.now() - t0) / 1000;
     this.lastEvaluation = start;
+    this.iterationsTotal++;
     // Restore only after a second evaluation, so recording rules the alerts depend on have fresh values.
     if (this.shouldRestore && ++this.iterations >= 2) {
       this.shouldRestore = false;

@@ -13,7 +13,8 @@ import type { IngestSample, SampleSink } from './sample-sink.ts';
 import { STALE_NAN } from '../tsdb/api.ts';
 import { labelsKey } from '../tsdb/labels.ts';
 import type { TargetSpec } from './target.ts';
-import type { HttpGet } from './http-get.ts';
+import { BODY_SIZE_LIMIT_ERROR, type HttpGet } from './http-get.ts';
+import { formatDuration } from '../model/duration.ts';
 import { HttpClient } from './http-client.ts';
 import { checkLabelLimits } from './scrape-limits.ts';
 
@@ -32,10 +33,19 @@ interface CacheEntry { series: SeriesState | null; seenIter: number }
 
 export interface ScrapeResult { health: 'up' | 'down'; error: string; samples: number; postRelabel: number; added: number }
 
+/** Events the server turns into `prometheus_target_*` self-metrics. */
+export interface ScrapeObserver {
+  /** Seconds between this scrape's start and the previous one's, under the configured interval (`15s`). */
+  interval(configured: string, seconds: number): void;
+  /** A scrape failed on a limit: 'sample', 'body_size' or 'label'. */
+  limitExceeded(kind: 'sample' | 'body_size' | 'label'): void;
+}
+
 export interface LoopDeps {
   sink: SampleSink;
   now(): number;
   get: HttpGet;
+  observer?: ScrapeObserver;
 }
 
 export type Health = 'up' | 'down' | 'unknown';
@@ -139,10 +149,13 @@ export class ScrapeLoop {
         // Like Prometheus's rolled-back append: nothing of this scrape is stored, its counts are still reported.
         samples = [];
         res.health = 'down';
+        this.deps.observer?.limitExceeded(parsed.error === SAMPLE_LIMIT_ERROR ? 'sample' : 'label');
       }
     } catch (e) {
       res = { health: 'down', error: (e as Error).message, samples: 0, postRelabel: 0, added: 0 };
+      if (res.error === BODY_SIZE_LIMIT_ERROR) this.deps.observer?.limitExceeded('body_size');
     }
+    if (this.lastScrapeMs > 0) this.deps.observer?.interval(formatDuration(this.target.intervalMs), (startMs - this.lastScrapeMs) / 1000);
     if (res.health === 'down') this.markAllStale(samples, startMs);
     const durationSec = (performance.now() - t0) / 1000;
     this.appendReport(samples, startMs, res, durationSec);

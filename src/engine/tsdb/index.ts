@@ -4,8 +4,8 @@ export type { AppendBatch, AppendResult, TsdbOptions, WalReplayStatus } from './
 export { tick, cleanTombstones, snapshot, flushHead, refreshBlocks } from './db-maintenance.ts';
 export type { TickResult } from './db-maintenance.ts';
 export { writeBlock } from './block-writer.ts';
-export { headStatus } from './status.ts';
-export type { ShardStatus } from './status.ts';
+export { headStatus, shardFigures } from './status.ts';
+export type { ShardFigures, ShardStatus } from './status.ts';
 export type { TsdbWal, OpenWal } from './wal-port.ts';
 export { PromWal } from './prom-wal.ts';
 export { importPrometheusWal } from './prom-wal-import.ts';

@@ -37,3 +37,31 @@ export function headStatus(db: Tsdb): ShardStatus {
     pairs,
   };
 }
+
+/** Cheap per-shard figures for the `prometheus_tsdb_*` self-metrics (no label index walk, unlike `headStatus`). */
+export interface ShardFigures {
+  headSeries: number;
+  headChunks: number;
+  /** Head time range in ms; null when the head is empty. */
+  headMinTime: number | null;
+  headMaxTime: number | null;
+  blocksLoaded: number;
+  blocksBytes: number;
+  /** Oldest sample time over blocks and head, ms; null when empty. */
+  lowestTime: number | null;
+}
+
+export function shardFigures(db: Tsdb): ShardFigures {
+  const h = db.head;
+  const empty = h.numSeries === 0 || h.minTime === Infinity;
+  let bytes = 0;
+  let lowest: number | null = empty ? null : h.minTime;
+  for (const b of db.blocks) {
+    bytes += b.sizeBytes;
+    if (lowest === null || b.minTime < lowest) lowest = b.minTime;
+  }
+  return {
+    headSeries: h.numSeries, headChunks: h.numChunks(), headMinTime: empty ? null : h.minTime, headMaxTime: empty ? null : h.maxTime,
+    blocksLoaded: db.blocks.length, blocksBytes: bytes, lowestTime: lowest,
+  };
+}

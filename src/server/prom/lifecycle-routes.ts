@@ -29,6 +29,9 @@ export function registerLifecycleRoutes(router: Router, ctx: ServerContext, life
   router.add(['GET', 'HEAD'], '/-/ready', () =>
     life.isReady() && !overloaded() ? text(200, 'Prometheus Server is Ready.\n') : text(503, 'Service Unavailable'));
 
+  ctx.metrics.gauge('prometheus_ready', 'Whether Prometheus startup was fully completed and the server is ready for normal operation.', [],
+    () => [[[], life.isReady() ? 1 : 0]]);
+
   const lifecycleEnabled = ctx.flags['web.enable-lifecycle'];
   router.add(['PUT', 'POST'], '/-/reload', async () => {
     if (!lifecycleEnabled) return text(403, 'Lifecycle API is not enabled.');

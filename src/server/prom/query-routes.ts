@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import type { Router } from '../router.ts';
 import type { ServerContext, ServiceHooks } from '../context.ts';
+import type { Summary } from '../self-metrics.ts';
 import { loadConfig } from '../../engine/scrape/config.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
 import { durationMs } from '../flags.ts';
@@ -62,20 +63,25 @@ export function registerQueryRoutes(router: Router, ctx: ServerContext, client: 
   const limits = limitsOf(ctx);
   const gate = deps.gate ?? new QueryGate(ctx.flags['query.max-concurrency'] ?? 20);
   const evaluator = deps.evaluator ?? new QueryPool(Math.min(gate.max, cpus().length));
+  const slices = registerEngineMetrics(ctx, gate);
   /** Waits for a slot, fetches the selectors' data, evaluates on a query thread; cut at the deadline. */
   const execute = async (req: HttpRequest, expr: Expr, query: string, kind: 'instant' | 'range', startMs: number,
     endMs: number, stepMs: number, timeoutMs: number): Promise<{ reply: PromqlEvalReply; started: number; prepared: number }> => {
     const deadlineMs = Date.now() + timeoutMs;
     const q = new QueryControl(req.signal, deadlineMs);
     try {
+      const queued = performance.now();
       const release = await gate.acquire(q.signal);
       try {
         q.phase = 'preparation';
         const started = performance.now();
+        slices.observe(['queue_time'], (started - queued) / 1000);
         const args = await prepare(client, expr, query, kind, startMs, endMs, stepMs, deadlineMs, limits);
         const prepared = performance.now();
+        slices.observe(['prepare_time'], (prepared - started) / 1000);
         q.phase = 'expression evaluation';
         const reply = await evaluator.call('promql.eval', args, q.signal);
+        slices.observe(['inner_eval'], (performance.now() - prepared) / 1000);
         return { reply, started, prepared };
       } finally { release(); }
     } finally { q.dispose(); }
@@ -258,4 +264,12 @@ async function maybeGzip(req: HttpRequest, r: HttpResponse): Promise<HttpRespons
   // fraction of the default level's CPU time (which dominated long range queries).
   const body = await gzipAsync(typeof r.body === 'string' ? Buffer.from(r.body) : r.body, { level: zlibConstants.Z_BEST_SPEED });
   return { ...r, headers: { ...r.headers, 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' }, body };
+}
+
+/** `prometheus_engine_*`: queries running, the concurrency limit, and query time by phase (Prometheus's slices). */
+function registerEngineMetrics(ctx: ServerContext, gate: QueryGate): Summary {
+  ctx.metrics.gauge('prometheus_engine_queries', 'The current number of queries being executed or waiting.', [], () => [[[], gate.running + gate.waiting]]);
+  ctx.metrics.gauge('prometheus_engine_queries_concurrent_max', 'The max number of concurrent queries.', [], () => [[[], gate.max]]);
+  ctx.metrics.gauge('prometheus_engine_query_log_enabled', 'State of the query log.', [], () => [[[], 0]]);
+  return ctx.metrics.summary('prometheus_engine_query_duration_seconds', 'Query timings', ['slice']);
 }

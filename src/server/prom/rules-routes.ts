@@ -155,6 +155,8 @@ function registerRulesMetrics(ctx: ServerContext, manager: RuleManager, notifier
   ctx.metrics.gauge('prometheus_rule_group_last_duration_seconds', 'The duration of the last rule group evaluation.', ['rule_group'], perGroup((g) => g.evaluationSeconds));
   ctx.metrics.gauge('prometheus_rule_group_last_evaluation_timestamp_seconds', 'The timestamp of the last rule group evaluation in seconds.', ['rule_group'], perGroup((g) => g.lastEvaluation / 1000));
   ctx.metrics.gauge('prometheus_rule_evaluations_total', 'The total number of rule evaluations.', ['rule_group'], perGroup((g) => g.evalTotal), 'counter');
+  ctx.metrics.gauge('prometheus_rule_group_iterations_total', 'The total number of scheduled rule group evaluations, whether executed or missed.', ['rule_group'], perGroup((g) => g.iterationsTotal + g.iterationsMissed), 'counter');
+  ctx.metrics.gauge('prometheus_rule_group_iterations_missed_total', 'The total number of rule group evaluations missed due to slow rule group evaluation.', ['rule_group'], perGroup((g) => g.iterationsMissed), 'counter');
   ctx.metrics.gauge('prometheus_rule_evaluation_failures_total', 'The total number of rule evaluation failures.', ['rule_group'], perGroup((g) => g.evalFailures), 'counter');
   ctx.metrics.gauge('prometheus_notifications_sent_total', 'Total number of alerts sent.', [], () => [[[], notifier.stats.sent]], 'counter');
   ctx.metrics.gauge('prometheus_notifications_errors_total', 'Total number of errors sending alert notifications.', [], () => [[[], notifier.stats.errors]], 'counter');

@@ -23,6 +23,8 @@ import { metadataBody, rfc3339, targetMetadataBody, targetsBody } from './target
 import { registerPushRoutes } from './push-routes.ts';
 import { registerRemoteWriteRoutes } from './remote-write-routes.ts';
 import { ReloadStatus, trackReloads } from './reload-status.ts';
+import { RemoteWriteMetrics } from './remote-write-metrics.ts';
+import { registerScrapeMetrics } from './scrape-metrics.ts';
 
 /** The TSDB as ingestion sees it; `reloadBlocks` lets a reload serve blocks imported since start. */
 export interface IngestStorage extends SampleSink {
@@ -51,19 +53,22 @@ export const BUILD_INFO = {
 
 export function registerScrapeRoutes(router: Router, ctx: ServerContext, client: IngestStorage, opts: ScrapeRouteOptions = {}): ScrapeService {
   const startTimeMs = ctx.now();
-  let queues: RemoteWriteQueue[] = [];
+  const remote = new RemoteWriteMetrics();
+  remote.register(ctx.metrics);
   const status = opts.reloadStatus ?? new ReloadStatus();
   const sink: SampleSink = {
     append(samples: IngestSample[]) {
-      for (const q of queues) q.enqueue(samples);
+      remote.observeIn(samples);
+      for (const q of remote.queues) q.enqueue(samples);
       return client.append(samples);
     },
   };
+  // The metrics read the manager (created next, with their observer) only when /metrics is scraped.
+  const observer = registerScrapeMetrics(ctx.metrics, () => manager, BUILD_INFO);
   const manager = new ScrapeManager({
     sink, now: () => ctx.now(), get: httpGet, jitterSeed: hostname(),
-    onError: (msg) => ctx.log.warn(msg),
+    onError: (msg) => ctx.log.warn(msg), observer,
   });
-  registerSelfMetrics(ctx, () => queues);
 
   const readConfig = async (): Promise<PromConfig> => {
     const file = ctx.flags['config.file'];
@@ -75,9 +80,9 @@ export function registerScrapeRoutes(router: Router, ctx: ServerContext, client:
 
   const applyConfig = async (): Promise<void> => {
     const cfg = await readConfig();
-    const old = queues;
-    queues = cfg.remoteWrite.map((rw) => new RemoteWriteQueue(rw, cfg.global.externalLabels, fetchPost,
-      (msg) => ctx.log.warn(msg)));
+    const old = remote.queues;
+    remote.queues = cfg.remoteWrite.map((rw) => new RemoteWriteQueue(rw, cfg.global.externalLabels, fetchPost,
+      (msg) => ctx.log.warn(msg), remote.statsFor(rw)));
     await manager.apply(cfg);
     await Promise.all(old.map((q) => q.stop(5000)));
   };
@@ -117,7 +122,7 @@ export function registerScrapeRoutes(router: Router, ctx: ServerContext, client:
     },
     async stop() {
       await manager.stop();
-      await Promise.all(queues.map((q) => q.stop(5000)));
+      await Promise.all(remote.queues.map((q) => q.stop(5000)));
       await push.stop();
     },
   };
@@ -154,14 +159,4 @@ function storageRetention(ctx: ServerContext): string {
   const time = retentionTime(ctx.flags);
   const size = ctx.flags['storage.tsdb.retention.size'];
   return size === '0' || size === '0B' ? time : `${time} or ${size}`;
-}
-
-function registerSelfMetrics(ctx: ServerContext, queues: () => RemoteWriteQueue[]): void {
-  const perQueue = (pick: (q: RemoteWriteQueue) => number) => () => queues().map((q) => [[q.cfg.name, q.cfg.url], pick(q)] as [string[], number]);
-  const names = ['remote_name', 'url'];
-  ctx.metrics.gauge('prometheus_remote_storage_samples_total', 'Total number of samples sent to remote storage.', names, perQueue((q) => q.stats.sent));
-  ctx.metrics.gauge('prometheus_remote_storage_samples_failed_total', 'Total number of samples which failed on send to remote storage, non-recoverable errors.', names, perQueue((q) => q.stats.failed));
-  ctx.metrics.gauge('prometheus_remote_storage_samples_retried_total', 'Total number of samples which failed on send to remote storage but were retried because the send error was recoverable.', names, perQueue((q) => q.stats.retried));
-  ctx.metrics.gauge('prometheus_remote_storage_samples_dropped_total', 'Total number of samples which were dropped because the send buffer was full.', names, perQueue((q) => q.stats.dropped));
-  ctx.metrics.gauge('prometheus_remote_storage_samples_pending', 'The number of samples pending in the queue to be sent to the remote storage.', names, perQueue((q) => q.stats.pending));
 }

@@ -5,6 +5,7 @@
  * and the HTTP routes all go through this class.
  */
 import type { FetchedSeries, Label, Labels, Matcher } from '../../engine/tsdb/api.ts';
+import type { ShardFigures } from '../../engine/tsdb/index.ts';
 import { compareLabels } from '../../engine/tsdb/api.ts';
 import { labelsKeyOfFlat, labelsToFlat, shardOfSeries } from '../../engine/tsdb/labels.ts';
 import { mergeSamples } from '../../engine/tsdb/packed-series.ts';
@@ -197,6 +198,8 @@ export class TsdbClient {
   async snapshot(dir: string, withHead: boolean): Promise<void> { await this.all('tsdb.snapshot', { dir, withHead }); }
 
   status(): Promise<ShardStatus[]> { return this.all('tsdb.status', null); }
+
+  figures(): Promise<ShardFigures[]> { return this.all('tsdb.figures', null); }
 
   walReplay(): Promise<WalReplayStatus[]> { return this.all('tsdb.walReplay', null); }
 

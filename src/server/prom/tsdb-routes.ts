@@ -14,6 +14,7 @@ import type { Router } from '../router.ts';
 import { promError, promErrorFrom, promSuccess } from './respond.ts';
 import { formParams, matchersParam, ParamError, timeParam } from './tsdb-params.ts';
 import { tsdbStatusBody } from './tsdb-status.ts';
+import type { ShardFigures, TickResult } from '../../engine/tsdb/index.ts';
 import type { TsdbClient } from './tsdb-client.ts';
 
 const LABEL_NAME_RE = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
@@ -139,9 +140,11 @@ function lifecycle(ctx: ServerContext, client: TsdbClient): ServiceHooks {
     blockRangeMs: durationMs(ctx.flags['storage.tsdb.min-block-duration']) || undefined,
     walCompression: ctx.flags['storage.tsdb.wal-compression'],
   };
+  const figures = registerTsdbMetrics(ctx, client, args.retentionBytes);
   const tick = (): void => {
     running = running.then(() => client.tick({ retentionMs: args.retentionMs, retentionBytes: args.retentionBytes }))
-      .catch((err) => ctx.log.error('tsdb maintenance failed', { err }));
+      .then((perWorker) => figures.countTick(perWorker.flat() as TickResult[]))
+      .catch((err) => { figures.compactionsFailed++; ctx.log.error('tsdb maintenance failed', { err }); });
   };
   return {
     async start() {
@@ -160,4 +163,43 @@ function lifecycle(ctx: ServerContext, client: TsdbClient): ServiceHooks {
       await client.close();
     },
   };
+}
+
+/**
+ * `prometheus_tsdb_*` from the shards' cheap figures (asked for at each `/metrics` scrape) and from the
+ * maintenance ticks' outcomes, under the names the standard Prometheus self-monitoring alerts use.
+ */
+function registerTsdbMetrics(ctx: ServerContext, client: TsdbClient, retentionBytes: number) {
+  let shards: ShardFigures[] = [];
+  const totals = {
+    compactions: 0, headTruncations: 0, retentions: 0, compactionsFailed: 0,
+    countTick(results: TickResult[]): void {
+      for (const r of results) { totals.compactions += r.compactions; totals.headTruncations += r.blocksCut; totals.retentions += r.blocksDeleted; }
+    },
+  };
+  ctx.metrics.addCollector(async () => { shards = await client.figures(); });
+  const sum = (pick: (f: ShardFigures) => number) => () => [[[], shards.reduce((a, f) => a + pick(f), 0)]] as [string[], number][];
+  const extreme = (pick: (f: ShardFigures) => number | null, min: boolean, scale: number) => () => {
+    const vs = shards.map(pick).filter((v): v is number => v !== null);
+    // An empty head reports Go's int64 extremes in Prometheus; NaN-free sentinels keep dashboards readable.
+    const v = vs.length ? (min ? Math.min(...vs) : Math.max(...vs)) : (min ? 9223372036854775807 : -9223372036854775808);
+    return [[[], vs.length ? v / scale : v]] as [string[], number][];
+  };
+  const m = ctx.metrics;
+  m.gauge('prometheus_tsdb_head_series', 'Total number of series in the head block.', [], sum((f) => f.headSeries));
+  m.gauge('prometheus_tsdb_head_chunks', 'Total number of chunks in the head block.', [], sum((f) => f.headChunks));
+  m.gauge('prometheus_tsdb_head_min_time', 'Minimum time bound of the head block. The unit is decided by the library consumer.', [], extreme((f) => f.headMinTime, true, 1));
+  m.gauge('prometheus_tsdb_head_max_time', 'Maximum timestamp of the head block. The unit is decided by the library consumer.', [], extreme((f) => f.headMaxTime, false, 1));
+  m.gauge('prometheus_tsdb_head_min_time_seconds', 'Minimum time bound of the head block.', [], extreme((f) => f.headMinTime, true, 1000));
+  m.gauge('prometheus_tsdb_head_max_time_seconds', 'Maximum timestamp of the head block.', [], extreme((f) => f.headMaxTime, false, 1000));
+  m.gauge('prometheus_tsdb_lowest_timestamp', 'Lowest timestamp value stored in the database. The unit is decided by the library consumer.', [], extreme((f) => f.lowestTime, true, 1));
+  m.gauge('prometheus_tsdb_lowest_timestamp_seconds', 'Lowest timestamp value stored in the database.', [], extreme((f) => f.lowestTime, true, 1000));
+  m.gauge('prometheus_tsdb_blocks_loaded', 'Number of currently loaded data blocks', [], sum((f) => f.blocksLoaded));
+  m.gauge('prometheus_tsdb_storage_blocks_bytes', 'The number of bytes that are currently used for local storage by all blocks.', [], sum((f) => f.blocksBytes));
+  m.gauge('prometheus_tsdb_retention_limit_bytes', 'Max number of bytes to be retained in the tsdb blocks, configured 0 means disabled', [], () => [[[], retentionBytes]]);
+  m.gauge('prometheus_tsdb_compactions_total', 'Total number of compactions that were executed for the partition.', [], () => [[[], totals.compactions]], 'counter');
+  m.gauge('prometheus_tsdb_compactions_failed_total', 'Total number of compactions that failed for the partition.', [], () => [[[], totals.compactionsFailed]], 'counter');
+  m.gauge('prometheus_tsdb_head_truncations_total', 'Total number of head truncations attempted.', [], () => [[[], totals.headTruncations]], 'counter');
+  m.gauge('prometheus_tsdb_time_retentions_total', 'The number of times that blocks were deleted because the maximum time limit was exceeded.', [], () => [[[], totals.retentions]], 'counter');
+  return totals;
 }

@@ -1,0 +1,31 @@
+/**
+ * `prometheus_target_*`, `prometheus_sd_discovered_targets` and `prometheus_build_info` for the scrape side,
+ * under Prometheus 2.42's names, types and labels: the interval actually observed between scrapes (the
+ * "scrapes are slow" alert), targets per pool, and scrapes failed on each limit.
+ */
+import type { SelfMetrics } from '../self-metrics.ts';
+import type { ScrapeManager } from '../../engine/scrape/scrape-manager.ts';
+import type { ScrapeObserver } from '../../engine/scrape/scrape-loop.ts';
+
+export function registerScrapeMetrics(metrics: SelfMetrics, manager: () => ScrapeManager, build: Record<string, string>): ScrapeObserver {
+  metrics.gauge('prometheus_build_info', "A metric with a constant '1' value labeled by version, revision, branch, goversion from which prometheus was built, and the goos and goarch for the build.",
+    ['branch', 'goarch', 'goos', 'goversion', 'revision', 'version'],
+    () => [[[build.branch, process.arch, process.platform, build.goVersion, build.revision, build.version], 1]]);
+  const intervals = metrics.summary('prometheus_target_interval_length_seconds', 'Actual intervals between scrapes.', ['interval']);
+  const limits = { sample: 0, body_size: 0, label: 0 };
+  const pools = () => manager().snapshot();
+  metrics.gauge('prometheus_target_scrape_pools_total', 'Total number of scrape pool creation attempts.', [], () => [[[], pools().length]], 'counter');
+  metrics.gauge('prometheus_target_scrape_pool_targets', 'Current number of targets in this scrape pool.', ['scrape_job'],
+    () => pools().map((p) => [[p.name], p.loops.length] as [string[], number]));
+  metrics.gauge('prometheus_sd_discovered_targets', 'Current number of discovered targets.', ['config', 'name'],
+    () => pools().map((p) => [[p.name, 'scrape'], p.loops.length + p.dropped.length] as [string[], number]));
+  metrics.gauge('prometheus_target_scrapes_exceeded_sample_limit_total', 'Total number of scrapes that hit the sample limit and were rejected.', [], () => [[[], limits.sample]], 'counter');
+  metrics.gauge('prometheus_target_scrapes_exceeded_body_size_limit_total', 'Total number of scrapes that hit the body size limit', [], () => [[[], limits.body_size]], 'counter');
+  metrics.gauge('prometheus_target_scrape_pool_exceeded_label_limits_total', 'Total number of times scrape pools hit the label limits, during sync or style rejections.', [], () => [[[], limits.label]], 'counter');
+  metrics.gauge('prometheus_target_scrape_pool_exceeded_target_limit_total', 'Total number of times scrape pools hit the target limit, during sync or config reload.', [],
+    () => [[[], pools().filter((p) => p.cfg.targetLimit > 0 && p.loops.length > p.cfg.targetLimit).length]], 'counter');
+  return {
+    interval: (configured, seconds) => intervals.observe([configured], seconds),
+    limitExceeded: (kind) => { limits[kind]++; },
+  };
+}

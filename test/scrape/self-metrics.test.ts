@@ -1,0 +1,101 @@
+/**
+ * Tessera's `/metrics` on the metrics port, through a real server that scrapes, evaluates a rule and
+ * remote-writes: the families Prometheus's self-monitoring alerts and dashboards use are there with
+ * Prometheus's types and labels, `promtool check metrics` (Debian's, where installed) finds nothing to
+ * complain about, and the remote-write counters carry on across a reload.
+ */
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServer } from '../support/server.ts';
+import { waitFor } from '../support/wait-for.ts';
+
+const PROMTOOL = ['/usr/bin/promtool', '/usr/local/bin/promtool'].find((p) => existsSync(p));
+const dir = mkdtempSync(join(tmpdir(), 'tessera-self-metrics-'));
+
+let received = 0;
+const peer = createServer((req, res) => {
+  if (req.url === '/write') { received++; req.resume(); req.on('end', () => { res.writeHead(204); res.end(); }); return; }
+  res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4' });
+  res.end('peer_up 1\n');
+});
+await new Promise<void>((r) => peer.listen(0, '127.0.0.1', r));
+const port = (peer.address() as { port: number }).port;
+after(() => { peer.close(); rmSync(dir, { recursive: true, force: true }); });
+
+writeFileSync(join(dir, 'rules.yml'), 'groups:\n  - name: g\n    interval: 1s\n    rules:\n      - record: r\n        expr: vector(1)\n');
+const cfg = join(dir, 'prometheus.yml');
+writeFileSync(cfg, `global: {scrape_interval: 1s, evaluation_interval: 1s}
+rule_files: [rules.yml]
+scrape_configs:
+  - job_name: peer
+    static_configs: [{targets: ["127.0.0.1:${port}"]}]
+remote_write:
+  - url: http://127.0.0.1:${port}/write
+    name: peer
+    queue_config: {batch_send_deadline: 100ms}
+`);
+const server = await startServer({ services: ['metrics'], args: ['--config.file', cfg, '--web.enable-lifecycle'] });
+after(() => server.destroy());
+
+const scrapeSelf = async (): Promise<string> => (await fetch(`${server.promUrl}/metrics`)).text();
+const value = (text: string, series: string): number | null => {
+  const line = text.split('\n').find((l) => l.startsWith(series + ' '));
+  return line === undefined ? null : Number(line.slice(series.length + 1));
+};
+const rw = `{remote_name="peer",url="http://127.0.0.1:${port}/write"}`;
+
+/** Family → the type Prometheus 2.42 gives it. */
+const FAMILIES: Record<string, string> = {
+  prometheus_build_info: 'gauge', prometheus_ready: 'gauge',
+  prometheus_config_last_reload_successful: 'gauge', prometheus_config_last_reload_success_timestamp_seconds: 'gauge',
+  prometheus_tsdb_head_series: 'gauge', prometheus_tsdb_head_chunks: 'gauge', prometheus_tsdb_head_max_time_seconds: 'gauge',
+  prometheus_tsdb_blocks_loaded: 'gauge', prometheus_tsdb_compactions_total: 'counter', prometheus_tsdb_compactions_failed_total: 'counter',
+  prometheus_tsdb_retention_limit_bytes: 'gauge', prometheus_tsdb_storage_blocks_bytes: 'gauge',
+  prometheus_target_interval_length_seconds: 'summary', prometheus_target_scrape_pool_targets: 'gauge',
+  prometheus_target_scrapes_exceeded_sample_limit_total: 'counter', prometheus_sd_discovered_targets: 'gauge',
+  prometheus_engine_queries: 'gauge', prometheus_engine_queries_concurrent_max: 'gauge', prometheus_engine_query_duration_seconds: 'summary',
+  prometheus_rule_evaluations_total: 'counter', prometheus_rule_evaluation_failures_total: 'counter', prometheus_rule_group_iterations_missed_total: 'counter',
+  prometheus_rule_group_last_duration_seconds: 'gauge', prometheus_notifications_dropped_total: 'counter', prometheus_notifications_queue_capacity: 'gauge',
+  prometheus_remote_storage_samples_total: 'counter', prometheus_remote_storage_samples_failed_total: 'counter',
+  prometheus_remote_storage_samples_pending: 'gauge', prometheus_remote_storage_highest_timestamp_in_seconds: 'gauge',
+  prometheus_remote_storage_queue_highest_sent_timestamp_seconds: 'gauge', prometheus_remote_storage_shards: 'gauge',
+  prometheus_http_requests_total: 'counter', prometheus_http_request_duration_seconds: 'histogram',
+};
+
+test('self-monitoring families are exposed with Prometheus types and labels', async () => {
+  await waitFor('samples remote-written', async () => (value(await scrapeSelf(), `prometheus_remote_storage_samples_total${rw}`) ?? 0) > 0);
+  await fetch(`${server.promUrl}/api/v1/query?query=up`);
+  const text = await waitFor('a scrape interval observed', async () => {
+    const t = await scrapeSelf();
+    return t.includes('prometheus_target_interval_length_seconds_count{interval="1s"}') ? t : null;
+  });
+  for (const [name, type] of Object.entries(FAMILIES)) assert.ok(text.includes(`\n# TYPE ${name} ${type}\n`), `${name} ${type}`);
+  assert.equal(value(text, 'prometheus_target_scrape_pool_targets{scrape_job="peer"}'), 1);
+  assert.match(text, /^prometheus_build_info\{branch="tessera",goarch="[^"]+",goos="[^"]+",goversion="node v[^"]+",revision="tessera-[^"]+",version="2\.42\.0"\} 1$/m);
+  assert.ok((value(text, 'prometheus_tsdb_head_series') ?? 0) > 0);
+  assert.ok((value(text, 'prometheus_remote_storage_highest_timestamp_in_seconds') ?? 0) > 1.6e9);
+  assert.ok((value(text, `prometheus_remote_storage_queue_highest_sent_timestamp_seconds${rw}`) ?? 0) > 1.6e9);
+  assert.ok(value(text, 'prometheus_http_requests_total{code="200",handler="/api/v1/query"}')! >= 1);
+  assert.ok(value(text, 'prometheus_engine_query_duration_seconds_count{slice="inner_eval"}')! >= 1);
+});
+
+test('promtool check metrics passes on /metrics', { skip: PROMTOOL ? false : 'promtool not installed (Debian package prometheus): skipped' }, async () => {
+  const text = await scrapeSelf();
+  // promtool prints lint problems and exits 1 when there are any.
+  const out = execFileSync(PROMTOOL!, ['check', 'metrics'], { input: text, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
+  assert.equal(out, '');
+});
+
+test('remote-write counters carry on across a reload', async () => {
+  const before = value(await scrapeSelf(), `prometheus_remote_storage_samples_total${rw}`)!;
+  assert.ok(before > 0);
+  assert.equal((await fetch(`${server.promUrl}/-/reload`, { method: 'POST' })).status, 200);
+  const after = value(await scrapeSelf(), `prometheus_remote_storage_samples_total${rw}`)!;
+  assert.ok(after >= before, `${after} < ${before}`);
+  assert.ok(received > 0);
+});
