@@ -63,6 +63,8 @@ export class Replayer {
 export async function replayInto(head: Head, wal: TsdbWal): Promise<WalReplayStatus> {
   const rp = new Replayer(head);
   const r = await wal.replay((rec, file) => rp.apply(rec, file));
+  // Only a WAL Prometheus wrote holds such records (a shard directory Prometheus ran on, say): say what was left out.
+  if (rp.skipped > 0) process.emitWarning(`WAL replay skipped ${rp.skipped} records of types Tessera does not hold (exemplars, metadata, native histograms)`, 'TesseraWalWarning');
   if (r.lastSegment < 0) return { min: 0, max: 0, current: 0 };
   return { min: r.firstSegment, max: r.lastSegment, current: r.lastSegment };
 }
