@@ -94,7 +94,7 @@ export class StoredFieldsReader {
     while (lo < hi) { const m = (lo + hi) >>> 1; if (f[m] <= doc) lo = m + 1; else hi = m; }
     const b = lo - 1;
     if (b < 0) throw new CorruptionError(this.file.path, 0, `no stored fields for doc ${doc}`);
-    const block = this.cache ? this.cache.get(this.key + b, () => this.load(b)) : this.load(b).value;
+    const block = this.cache ? this.cache.getStored(this.key + b, () => this.load(b)) : this.load(b).value;
     lo = 0; hi = block.docs.length;
     while (lo < hi) { const m = (lo + hi) >>> 1; if (block.docs[m] < doc) lo = m + 1; else hi = m; }
     if (lo >= block.docs.length || block.docs[lo] !== doc) throw new CorruptionError(this.file.path, this.index.blockOff[b], `doc ${doc} missing from its stored block`);
