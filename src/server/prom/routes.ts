@@ -11,6 +11,7 @@ import { registerScrapeRoutes } from './scrape-routes.ts';
 import { TsdbClient } from './tsdb-client.ts';
 import { registerTsdbRoutes } from './tsdb-routes.ts';
 import { registerFederateRoutes } from './federate-routes.ts';
+import { registerRemoteReadRoutes } from './remote-read-routes.ts';
 import { ReloadStatus, registerReloadMetrics, trackReloads } from './reload-status.ts';
 
 /**
@@ -37,6 +38,7 @@ export function registerMetricsRoutes(router: Router, ctx: ServerContext, life: 
   // Rule results and ALERTS go through the scrape path's sink, so remote write sends them with scraped data.
   const rulesStorage = { append: scrape.sink.append, select: tsdb.select.bind(tsdb) };
   registerFederateRoutes(router, ctx, tsdb, scrape.externalLabels);
+  registerRemoteReadRoutes(router, ctx, tsdb, scrape.externalLabels);
   // Order matters: storage opens first and closes last; scraping (and push, remote write) feed it.
   return trackReloads(ctx, combineHooks(
     registerTsdbRoutes(router, ctx, tsdb),
