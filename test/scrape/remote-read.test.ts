@@ -116,3 +116,29 @@ test('the real Prometheus reads Tessera through remote_read', { skip: NO_PROMETH
     await prom.stop();
   }
 });
+
+test('remote_read in the config: PromQL on Tessera reads another store, honouring required_matchers', async () => {
+  const aCfg = join(dir, 'reader.yml');
+  const write = (extra: string): void => writeFileSync(aCfg, `global: {external_labels: {dc: eu}}
+remote_read:
+  - url: ${server.promUrl}/api/v1/read
+    read_recent: true
+${extra}`);
+  write('');
+  const reader = await startServer({ services: ['metrics'], args: ['--config.file', aCfg, '--web.enable-lifecycle'] });
+  try {
+    const query = async (expr: string) => {
+      const r = await (await fetch(`${reader.promUrl}/api/v1/query?query=${encodeURIComponent(expr)}&time=${T0 / 1000}`)).json() as { status: string; data: { result: { metric: Record<string, string>; value: [number, string] }[] } };
+      assert.equal(r.status, 'success', JSON.stringify(r));
+      return r.data.result;
+    };
+    // dc="eu" is sent as a matcher (filter_external_labels) and taken off the series that come back.
+    assert.deepEqual(await query('rr_metric{job="db"}'), [{ metric: { __name__: 'rr_metric', job: 'db' }, value: [T0 / 1000, '42'] }]);
+    write('    required_matchers: {job: app}\n');
+    assert.equal((await fetch(`${reader.promUrl}/-/reload`, { method: 'POST' })).status, 200);
+    assert.deepEqual(await query('rr_metric{job="db"}'), [], 'job="app" is required for this endpoint to be asked');
+    assert.equal((await query('rr_metric{job="app"}')).length, 1);
+  } finally {
+    await reader.destroy();
+  }
+});

@@ -37,6 +37,8 @@ export interface ScrapeRouteOptions {
   selfAddress?: () => string;
   /** Shared with the other reloadable parts of the metrics service (runtimeinfo reports it). */
   reloadStatus?: ReloadStatus;
+  /** Called with each config applied (start and reload), for the parts configured from the same file. */
+  onConfig?: (cfg: PromConfig) => void;
 }
 
 /**
@@ -88,6 +90,7 @@ export function registerScrapeRoutes(router: Router, ctx: ServerContext, client:
     remote.queues = cfg.remoteWrite.map((rw) => new RemoteWriteQueue(rw, cfg.global.externalLabels, fetchPost,
       (msg) => ctx.log.warn(msg), remote.statsFor(rw)));
     await manager.apply(cfg);
+    opts.onConfig?.(cfg);
     await Promise.all(old.map((q) => q.stop(5000)));
   };
 
