@@ -5,7 +5,7 @@
  *
  *   - durable `_bulk` throughput (bodies of 2,000 docs, 4 in flight; every counted doc was acknowledged);
  *   - resident and anonymous memory (`VmRSS`/`RssAnon` of /proc/PID/status) 3 s after load + refresh + flush;
- *   - the data directory's size against the raw JSON;
+ *   - the data directory's size against the raw JSON, right after the flush and once background merges end;
  *   - search latency p50/p99 of four query kinds (2-term AND, 2-term OR, terms + stats aggregations under a
  *     term filter, bool + date range sorted by date) once background merges are done, with 4 clients and
  *     with 1, a bounded number of queries each;
@@ -197,6 +197,10 @@ try {
   out.dataDirMB = Math.round(disk / 1e6);
   out.dataDirRatio = Math.round((disk / l.rawBytes) * 100) / 100;
   out.waitForMergesMs = await mergesDone(s);
+  // Right after the flush the directory also holds the inputs of merges still running; once they end, what stays.
+  const settled = dirBytes(join(s.dataDir, 'es'));
+  out.dataDirAfterMergesMB = Math.round(settled / 1e6);
+  out.dataDirAfterMergesRatio = Math.round((settled / l.rawBytes) * 100) / 100;
   out.segments = (await es(s, 'GET', '/_cat/segments/logs?format=json').catch(() => [])).length;
   const lat: Record<string, unknown> = {}, one: Record<string, unknown> = {};
   for (const [i, k] of KINDS.entries()) lat[k] = await latencies(s, k, QUERIES_PER_KIND, 100 + i);

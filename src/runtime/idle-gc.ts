@@ -6,10 +6,16 @@
  * and whose heap plus ArrayBuffer memory grew by `thresholdBytes` since the last collection runs one full
  * collection. A busy thread is never interrupted, and an idle one that allocated little is left alone.
  *
+ * An idle check that finds heap plus ArrayBuffer memory `thresholdBytes` below its peak since the last release
+ * (this collection's work, or V8's own) gives the allocator's free memory back to the system
+ * (`releaseFreeMemory`): without it, freed backing stores and native buffers stay resident in fragmented malloc
+ * arenas. It runs a check after the collection, because V8 frees backing stores on a background thread.
+ *
  * Uses V8's `gc` function, exposed at start-up (`--expose-gc` set from inside the process).
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { releaseFreeMemory } from './malloc-trim.ts';
 
 export interface IdleGc {
   /** Marks work on this thread (a request, a task); collections wait for a quiet interval. */
@@ -32,15 +38,25 @@ function usedBytes(): number {
   return m.heapUsed + m.arrayBuffers;
 }
 
-export function startIdleGc(checkMs = 1000, thresholdBytes = 32 * 1024 * 1024): IdleGc {
+export function startIdleGc(checkMs = 500, thresholdBytes = 16 * 1024 * 1024): IdleGc {
   const gc = gcFunction();
   let worked = false;
   let base = usedBytes();
+  let peak = base;
   const timer = setInterval(() => {
+    const used = usedBytes();
+    // The lowest figure since a collection is its true result: V8 frees backing stores after the collection
+    // returns, and collects on its own too.
+    if (used < base) base = used;
+    if (used > peak) peak = used;
     if (worked) { worked = false; return; }
-    if (usedBytes() - base < thresholdBytes) return;
-    gc();
-    base = usedBytes();
+    if (used - base >= thresholdBytes) {
+      gc();
+      base = usedBytes();
+    } else if (peak - used >= thresholdBytes) {
+      releaseFreeMemory();
+      peak = used;
+    }
   }, checkMs);
   timer.unref();
   return { busy: () => { worked = true; }, stop: () => clearInterval(timer) };

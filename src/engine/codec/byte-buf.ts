@@ -120,5 +120,7 @@ export class ByteReader {
 
   str(): string { const n = this.uvarint(); return dec.decode(this.bytes(n)); }
 
+  skip(n: number): void { this.need(n); this.pos += n; }
+
   bytes(n: number): Uint8Array { this.need(n); const b = this.buf.subarray(this.pos, this.pos + n); this.pos += n; return b; }
 }

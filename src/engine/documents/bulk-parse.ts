@@ -62,6 +62,11 @@ export function parseBulk(body: Uint8Array, defaults: { index?: string; type?: s
   return items;
 }
 
+// Module-level, not closures in parseAction: a closure per action line costs its allocation (and tsx's name
+// helper) on the bulk hot path.
+function str(a: unknown, b?: unknown): string | undefined { const v = a ?? b; return v === undefined || v === null ? undefined : String(v); }
+function num(a: unknown, b?: unknown): number | undefined { const v = a ?? b; return v === undefined || v === null ? undefined : Number(v); }
+
 function parseAction(text: string, line: number, defaults: { index?: string; type?: string }): BulkItem {
   let v: unknown;
   try { v = JSON.parse(text); } catch (e) {
@@ -85,8 +90,6 @@ function parseAction(text: string, line: number, defaults: { index?: string; typ
   for (const k of Object.keys(m)) {
     if (!META_KEYS.has(k)) throw illegalArgument(`Action/metadata line [${line}] contains an unknown parameter [${k}]`);
   }
-  const str = (a: unknown, b?: unknown): string | undefined => (a ?? b) === undefined || (a ?? b) === null ? undefined : String(a ?? b);
-  const num = (a: unknown, b?: unknown): number | undefined => (a ?? b) === undefined || (a ?? b) === null ? undefined : Number(a ?? b);
   const item: BulkItem = {
     action: action as BulkActionName,
     index: str(m._index) ?? defaults.index ?? '',

@@ -5,6 +5,7 @@
  * index synchronously (so later operations and real-time GETs see it in order), appends its translog record,
  * and is acknowledged only when that append is durable; searches see it after a refresh.
  */
+import { ByteSlab } from '../codec/byte-slab.ts';
 import type { MappingJson } from '../search/api.ts';
 import type { IndexStats, ShardIndex } from '../indexing/shard-index.ts';
 import { pack, unpack } from '../codec/msgpack.ts';
@@ -69,6 +70,8 @@ export class DocShard {
   translogOps = 0;
   translogBytes = 0;
   private refreshWaiters: (() => void)[] = [];
+  /** Where the sources of buffered writes are copied (no ArrayBuffer per document). */
+  private readonly sources = new ByteSlab();
   private readonly gcDeletesMs: number;
   private readonly now: () => number;
 
@@ -121,8 +124,7 @@ export class DocShard {
     this.checkConditions(op.id, op, cur);
     const version = nextVersion(op, cur);
     // Own copy: `op.source` is usually a view into a whole task batch, which it would otherwise keep alive.
-    const source = Buffer.allocUnsafeSlow(op.source.byteLength);
-    source.set(op.source);
+    const source = this.sources.copy(op.source);
     const entry: DocEntry = { source, version, seqNo: this.maxSeqNo + 1, primaryTerm: PRIMARY_TERM, routing: op.routing };
     // The version lookup above already found whether a live copy exists: the index need not look again.
     this.apply(op.id, entry, doc, !live);
@@ -243,7 +245,7 @@ export class DocShard {
     // Records the last commit already holds (those between the translog cut and the commit) are skipped.
     const cur = this.versionEntry(id);
     if (cur && cur.seqNo >= seqNo) { if (seqNo > this.maxSeqNo) this.maxSeqNo = seqNo; return; }
-    const entry: DocEntry = { source: source ? new Uint8Array(source) : null, version, seqNo, primaryTerm };
+    const entry: DocEntry = { source: source ? this.sources.copy(source) : null, version, seqNo, primaryTerm };
     if (routing !== null) entry.routing = routing;
     if (deletedAt !== null) entry.deletedAt = deletedAt;
     this.apply(id, entry, null, false);

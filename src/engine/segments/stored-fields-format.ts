@@ -79,7 +79,10 @@ export class StoredFieldsWriter {
   }
 }
 
-interface DecodedBlock { docs: Uint32Array; entries: StoredEntry[] }
+/** An inflated block: its docs and where each doc's entry starts; entries are decoded only when asked for. */
+interface InflatedBlock { raw: Uint8Array; docs: Uint32Array; starts: Uint32Array }
+
+const utf8 = new TextDecoder();
 
 export class StoredFieldsReader {
   constructor(private readonly file: RegionSource, private readonly index: StoredIndex, private readonly cache: BlockCache | null, private readonly key: string) {}
@@ -91,19 +94,34 @@ export class StoredFieldsReader {
     while (lo < hi) { const m = (lo + hi) >>> 1; if (f[m] <= doc) lo = m + 1; else hi = m; }
     const b = lo - 1;
     if (b < 0) throw new CorruptionError(this.file.path, 0, `no stored fields for doc ${doc}`);
-    const block = this.cache ? this.cache.get(this.key + b, () => this.load(b)) : this.load(b).value;
+    const block = this.cache ? this.cache.getStored(this.key + b, () => this.load(b)) : this.load(b).value;
     lo = 0; hi = block.docs.length;
     while (lo < hi) { const m = (lo + hi) >>> 1; if (block.docs[m] < doc) lo = m + 1; else hi = m; }
     if (lo >= block.docs.length || block.docs[lo] !== doc) throw new CorruptionError(this.file.path, this.index.blockOff[b], `doc ${doc} missing from its stored block`);
-    return block.entries[lo];
+    return this.entry(block, lo);
   }
 
   /** Every stored entry in doc order (merges read sequentially, bypassing the cache). */
   *entries(): Generator<StoredEntry> {
-    for (let b = 0; b < this.index.firstDocs.length; b++) yield* this.load(b).value.entries;
+    for (let b = 0; b < this.index.firstDocs.length; b++) {
+      const block = this.load(b).value;
+      for (let i = 0; i < block.docs.length; i++) yield this.entry(block, i);
+    }
   }
 
-  private load(b: number): { value: DecodedBlock; bytes: number } {
+  private entry(block: InflatedBlock, i: number): StoredEntry {
+    const r = new ByteReader(block.raw, this.file.path, block.starts[i]);
+    r.uvarint();
+    const id = r.str();
+    const rl = r.uvarint();
+    const routing = rl === 0 ? null : utf8.decode(r.bytes(rl - 1));
+    const seqNo = r.uvarint(), version = r.uvarint(), primaryTerm = r.uvarint();
+    const source = r.bytes(r.uvarint());
+    return { doc: block.docs[i], id, routing, seqNo, version, primaryTerm, source };
+  }
+
+  /** Inflates block `b` and finds its entries' starts (skipping over their bytes: no strings or objects). */
+  private load(b: number): { value: InflatedBlock; bytes: number } {
     const ref: RegionRef = { off: this.index.blockOff[b], len: this.index.blockLen[b] };
     const payload = this.file.readRegion(ref);
     if (payload[0] !== STORED_CODEC_DEFLATE) throw new CorruptionError(this.file.path, ref.off, `unknown stored-fields codec ${payload[0]}`);
@@ -114,18 +132,16 @@ export class StoredFieldsReader {
     const r = new ByteReader(raw, this.file.path);
     const n = r.uvarint();
     const first = this.index.firstDocs[b];
-    const docs = new Uint32Array(n);
-    const entries: StoredEntry[] = new Array(n);
+    const docs = new Uint32Array(n), starts = new Uint32Array(n);
     for (let i = 0; i < n; i++) {
-      const doc = first + r.uvarint();
-      const id = r.str();
+      starts[i] = r.pos;
+      docs[i] = first + r.uvarint();
+      r.skip(r.uvarint());
       const rl = r.uvarint();
-      const routing = rl === 0 ? null : new TextDecoder().decode(r.bytes(rl - 1));
-      const seqNo = r.uvarint(), version = r.uvarint(), primaryTerm = r.uvarint();
-      const source = r.bytes(r.uvarint());
-      docs[i] = doc;
-      entries[i] = { doc, id, routing, seqNo, version, primaryTerm, source };
+      if (rl > 0) r.skip(rl - 1);
+      r.uvarint(); r.uvarint(); r.uvarint();
+      r.skip(r.uvarint());
     }
-    return { value: { docs, entries }, bytes: raw.byteLength + n * 96 };
+    return { value: { raw, docs, starts }, bytes: raw.byteLength + n * 8 + 64 };
   }
 }

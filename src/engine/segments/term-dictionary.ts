@@ -18,6 +18,8 @@ import type { RegionRef, RegionSource, SegmentFileWriter } from './segment-file.
 
 export const TERMS_PER_BLOCK = 64;
 const BLOCK_SHIFT = 6;
+/** Lookups remembered per dictionary (a few KB each). */
+const RECENT_TERMS = 128;
 
 /** The in-memory part of a dictionary: first term and region of every block, and the term count. */
 export interface TermIndex {
@@ -133,8 +135,23 @@ export class TermDictionaryReader {
     return lo - 1;
   }
 
+  /**
+   * Terms looked up lately: a query looks each of its terms up more than once per segment (shard-wide statistics,
+   * then the scorer), and consecutive queries share terms. Bounded: cleared when full.
+   */
+  private readonly recent = new Map<string, number>();
+
   /** Ordinal of `term`, or -1. */
   lookup(term: string): number {
+    const hit = this.recent.get(term);
+    if (hit !== undefined) return hit;
+    const t = this.find(term);
+    if (this.recent.size >= RECENT_TERMS) this.recent.clear();
+    this.recent.set(term, t);
+    return t;
+  }
+
+  private find(term: string): number {
     const b = this.blockFor(term);
     if (b < 0) return -1;
     const terms = this.block(b).terms;
