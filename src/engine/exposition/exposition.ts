@@ -60,6 +60,21 @@ export function formatSampleValue(v: number): string {
   return String(v);
 }
 
+/**
+ * Exactly what Go's text exposition writer prints (`strconv.FormatFloat(v, 'g', -1, 64)`): shortest digits,
+ * exponent form (`1e+06`, `1.5e-05`) when the decimal exponent is below -4 or at least 6. For output
+ * that other Prometheus tools read and compare (`/federate`); `formatSampleValue` keeps JS's shorter form.
+ */
+export function formatGoSampleValue(v: number): string {
+  if (!Number.isFinite(v)) return formatSampleValue(v);
+  if (v === 0) return Object.is(v, -0) ? '-0' : '0';
+  const [mant, e] = v.toExponential().split('e');
+  const exp = Number(e);
+  if (exp >= -4 && exp < 6) return String(v);
+  const abs = Math.abs(exp);
+  return `${mant}e${exp < 0 ? '-' : '+'}${abs < 10 ? '0' : ''}${abs}`;
+}
+
 export function escapeLabelValue(s: string): string {
   return s.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
 }

@@ -10,6 +10,9 @@ import { registerRulesRoutes } from './rules-routes.ts';
 import { registerScrapeRoutes } from './scrape-routes.ts';
 import { TsdbClient } from './tsdb-client.ts';
 import { registerTsdbRoutes } from './tsdb-routes.ts';
+import { registerFederateRoutes } from './federate-routes.ts';
+import { registerRemoteReadRoutes } from './remote-read-routes.ts';
+import { RemoteReadStorage } from './remote-read-storage.ts';
 import { ReloadStatus, registerReloadMetrics, trackReloads } from './reload-status.ts';
 
 /**
@@ -29,12 +32,19 @@ export function registerMetricsRoutes(router: Router, ctx: ServerContext, life: 
   registerGraphRoutes(router);
   // One client for the whole metrics service: PromQL, scraping, rules and remote write append/read through it.
   const tsdb = new TsdbClient(ctx.pool);
-  const query = registerQueryRoutes(router, ctx, tsdb, { gate });
+  // PromQL reads the TSDB merged with the config's remote_read endpoints.
+  const readStorage = new RemoteReadStorage(tsdb, (msg) => ctx.log.warn(msg));
+  const query = registerQueryRoutes(router, ctx, readStorage, { gate });
   const reloadStatus = new ReloadStatus();
   registerReloadMetrics(ctx, reloadStatus);
-  const scrape = registerScrapeRoutes(router, ctx, tsdb, { selfAddress: life.selfAddress, reloadStatus });
+  const scrape = registerScrapeRoutes(router, ctx, tsdb, {
+    selfAddress: life.selfAddress, reloadStatus,
+    onConfig: (cfg) => readStorage.configure(cfg.remoteRead, cfg.global.externalLabels),
+  });
   // Rule results and ALERTS go through the scrape path's sink, so remote write sends them with scraped data.
   const rulesStorage = { append: scrape.sink.append, select: tsdb.select.bind(tsdb) };
+  registerFederateRoutes(router, ctx, tsdb, scrape.externalLabels);
+  registerRemoteReadRoutes(router, ctx, tsdb, scrape.externalLabels);
   // Order matters: storage opens first and closes last; scraping (and push, remote write) feed it.
   return trackReloads(ctx, combineHooks(
     registerTsdbRoutes(router, ctx, tsdb),

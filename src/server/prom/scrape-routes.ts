@@ -11,6 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { ServerContext, ServiceHooks } from '../context.ts';
+import type { Label } from '../../engine/tsdb/api.ts';
 import type { Router } from '../router.ts';
 import { FLAG_SPECS, retentionTime } from '../flags.ts';
 import { promError, promSuccess } from './respond.ts';
@@ -36,10 +37,15 @@ export interface ScrapeRouteOptions {
   selfAddress?: () => string;
   /** Shared with the other reloadable parts of the metrics service (runtimeinfo reports it). */
   reloadStatus?: ReloadStatus;
+  /** Called with each config applied (start and reload), for the parts configured from the same file. */
+  onConfig?: (cfg: PromConfig) => void;
 }
 
-/** The hooks, and the sink every ingested sample goes through (TSDB + remote write), for the rules to write to. */
-export type ScrapeService = ServiceHooks & { sink: SampleSink };
+/**
+ * The hooks; the sink every ingested sample goes through (TSDB + remote write), for the rules to write to;
+ * and the external labels of the config in force (federation and remote read add or filter them).
+ */
+export type ScrapeService = ServiceHooks & { sink: SampleSink; externalLabels(): Label[] };
 
 const PKG_VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -84,6 +90,7 @@ export function registerScrapeRoutes(router: Router, ctx: ServerContext, client:
     remote.queues = cfg.remoteWrite.map((rw) => new RemoteWriteQueue(rw, cfg.global.externalLabels, fetchPost,
       (msg) => ctx.log.warn(msg), remote.statsFor(rw)));
     await manager.apply(cfg);
+    opts.onConfig?.(cfg);
     await Promise.all(old.map((q) => q.stop(5000)));
   };
 
@@ -127,7 +134,8 @@ export function registerScrapeRoutes(router: Router, ctx: ServerContext, client:
     },
   };
   // Used alone (tests), this module records its own reload outcome; in the server, routes.ts tracks all parts.
-  return { ...(opts.reloadStatus ? hooks : trackReloads(ctx, hooks, status)), sink };
+  const externalLabels = (): Label[] => manager.config?.global.externalLabels ?? [];
+  return { ...(opts.reloadStatus ? hooks : trackReloads(ctx, hooks, status)), sink, externalLabels };
 }
 
 function selfAddress(ctx: ServerContext, opts: ScrapeRouteOptions): string {
