@@ -15,7 +15,7 @@ import path from 'node:path';
 import { InternalError } from '../errors.ts';
 import { compressSync, SNAPPY_SYNC_BUDGET_BYTES, yieldToLoop } from '../codec/snappy.ts';
 import { FragmentEncoder } from './prom-wal-pages.ts';
-import { syncDir } from './file-frame.ts';
+import { syncDir } from '../store/durable-files.ts';
 
 interface Entry {
   records: readonly Uint8Array[];
