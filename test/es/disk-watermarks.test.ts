@@ -6,19 +6,14 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from '../support/server.ts';
+import { esCall } from '../support/es-call.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 let s: TestServer;
 before(async () => { s = await startServer({ services: ['documents'], workers: 1 }); });
 after(async () => { await s.destroy(); });
 
-async function call(method: string, path: string, body?: unknown, ndjson = false): Promise<{ status: number; body: any }> {
-  const res = await fetch(s.esUrl + path, {
-    method, body: body === undefined ? undefined : ndjson ? body as string : JSON.stringify(body),
-    headers: body === undefined ? {} : { 'content-type': ndjson ? 'application/x-ndjson' : 'application/json' },
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
+const call = (method: string, path: string, body?: unknown, ndjson = false) => esCall(s, method, path, body, ndjson);
 
 async function assertBlocked(index: string, block: string): Promise<void> {
   const r = await call('PUT', `/${index}/_doc/x?refresh=true`, { n: 1 });
@@ -69,14 +64,11 @@ test('the flood-stage watermark marks every index read-only / allow delete; dele
     'cluster.routing.allocation.disk.watermark.low': '3000tb', 'cluster.routing.allocation.disk.watermark.high': '2000tb',
     'cluster.routing.allocation.disk.watermark.flood_stage': '1000tb', 'cluster.info.update.interval': '1s' } });
   assert.equal(r.status, 200);
-  // The monitor's next check (within about two seconds) sets the block; wait for it, bounded.
-  const deadline = Date.now() + 20_000;
-  for (;;) {
+  // The monitor's next check (within about two seconds) sets the block.
+  await waitFor('the flood-stage block on both indices', async () => {
     const st = (await call('GET', '/flood,flood2/_settings?flat_settings=true')).body;
-    if (st.flood.settings['index.blocks.read_only_allow_delete'] === 'true' && st.flood2.settings['index.blocks.read_only_allow_delete'] === 'true') break;
-    assert.ok(Date.now() < deadline, 'the flood-stage block was not set');
-    await new Promise((ok) => setTimeout(ok, 100));
-  }
+    return st.flood.settings['index.blocks.read_only_allow_delete'] === 'true' && st.flood2.settings['index.blocks.read_only_allow_delete'] === 'true';
+  });
   await assertBlocked('flood', 'FORBIDDEN/12/index read-only / allow delete (api)');
   assert.equal((await call('DELETE', '/flood2')).status, 200);
   // Space back (the watermarks restored), the operator lifts the block, as in 6.8.
