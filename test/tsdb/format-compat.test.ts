@@ -152,7 +152,7 @@ test('a layout-1 block (Tessera\'s own files) is converted to a Prometheus block
   } finally { cleanup(); }
 });
 
-test('damaged index, chunk magic, tombstones and an unknown meta version are refused, naming the file', async () => {
+test('damaged index, chunk magic, chunk data, tombstones and an unknown meta version are refused, naming the file', async () => {
   const { dir, cleanup } = tempDir('tsdb-compat-');
   try {
     const src = path.join(dir, 'src');
@@ -184,5 +184,13 @@ test('damaged index, chunk magic, tombstones and an unknown meta version are ref
     assert.throws(() => fetchSeries(new MultiSourceQuerier([b], -Infinity, Infinity), [newMatcher(MATCH_EQUAL, '__name__', 'up')], -Infinity, Infinity),
       (e: unknown) => e instanceof CorruptionError && e.offset === first && /series checksum/.test(e.message));
     b.close();
+    // A flipped byte inside a chunk's samples fails its CRC when the chunk is read: never wrong values.
+    const c = path.join(dir, 'chunk-data');
+    cpSync(src, c, { recursive: true });
+    flip(path.join(c, 'chunks', '000001'), () => 8 + 5);
+    const cb = await openBlock(c);
+    assert.throws(() => fetchSeries(new MultiSourceQuerier([cb], -Infinity, Infinity), [newMatcher(MATCH_EQUAL, '__name__', 'up')], -Infinity, Infinity),
+      (e: unknown) => e instanceof CorruptionError && /000001/.test(e.file) && e.offset === 8 && /chunk checksum mismatch/.test(e.message));
+    cb.close();
   } finally { cleanup(); }
 });
