@@ -152,7 +152,11 @@ export async function openBlock(dir: string): Promise<Block> {
   return new Block(dir, meta, reader, tombstones, await dirSize(dir));
 }
 
-/** Block directories (ULID-named, with a meta.json, not marked deletable) directly under each of `parents`. */
+/**
+ * Block directories (ULID-named) directly under each of `parents`. A ULID directory without meta.json is
+ * damage — blocks are written under `.tmp` names and deleted after a rename — so it is a CorruptionError, as
+ * Prometheus refuses such a block, rather than data silently left out.
+ */
 export async function listBlockDirs(parents: readonly string[]): Promise<string[]> {
   const out: string[] = [];
   for (const parent of parents) {
@@ -160,7 +164,10 @@ export async function listBlockDirs(parents: readonly string[]): Promise<string[
     for (const n of names) {
       if (!ULID_RE.test(n)) continue;
       const dir = path.join(parent, n);
-      try { await fsp.access(path.join(dir, 'meta.json')); } catch { continue; }
+      const meta = path.join(dir, 'meta.json');
+      try { await fsp.access(meta); } catch {
+        throw new CorruptionError(meta, 0, 'block directory has no meta.json: restore the block from a backup or move its directory away');
+      }
       out.push(dir);
     }
   }
