@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer, type TestServer } from '../support/server.ts';
 
@@ -103,6 +103,28 @@ test('index.shard.check_on_startup: checksum finds damage in any file at start-u
   const s2 = await s.restart();
   try {
     await expectFailedShard(s2, file);
+  } finally {
+    await s2.destroy();
+  }
+});
+
+test('a lost commit point fails the shard instead of opening it without the committed documents', async () => {
+  const { s, dir } = await prepare();
+  // Another flush after more writes trims the translog past its first segment.
+  let s2 = await s.restart();
+  assert.equal((await es(s2, 'PUT', '/logs/_doc/extra?refresh=true', { body: 'common extra' })).status, 201);
+  assert.equal((await es(s2, 'POST', '/logs/_flush?force=true')).status, 200);
+  await s2.stop();
+  const commits = readdirSync(dir).filter((f) => f.startsWith('segments_'));
+  assert.ok(commits.length > 0);
+  for (const f of commits) rmSync(join(dir, f));
+  const segmentFiles = readdirSync(dir).length;
+  s2 = await s2.restart();
+  try {
+    await expectFailedShard(s2, dir);
+    assert.match((await es(s2, 'POST', '/logs/_search', {})).text, /without a commit point/);
+    // The segment files are kept for recovery.
+    assert.equal(readdirSync(dir).length, segmentFiles);
   } finally {
     await s2.destroy();
   }

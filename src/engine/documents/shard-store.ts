@@ -9,7 +9,8 @@
  * first open: its documents are indexed, the translog tail replayed, a commit written, and `shard.snap`
  * removed, with log lines reporting progress.
  */
-import { existsSync } from 'node:fs';
+import { CorruptionError } from '../errors.ts';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DOC_SNAPSHOT_FILE, SEGMENTS_DIR } from '../codec/format-ids.ts';
@@ -70,6 +71,14 @@ export class StoredShard {
         dir: join(dir, 'translog'), compress: o.walCompression ?? false, repair: o.walRepair ?? false,
         segmentSizeBytes: o.walSegmentSizeBytes ?? 16 * 1024 * 1024, onWarning: o.onWarning,
       });
+      // Segment files but no commit point, and a translog that no longer starts at its beginning (trimmed by a
+      // commit, or emptied by a clean shutdown's flush): a commit point was lost, and its documents are only in
+      // those segments. Before a first commit the translog still starts at segment 0 and holds every document.
+      if (!commit && !legacy && (wal.firstSegment() ?? 1) > 0 && readdirSync(join(dir, SEGMENTS_DIR)).some((f) => f.startsWith('_'))) {
+        await wal.close();
+        throw new CorruptionError(join(dir, SEGMENTS_DIR), 0, 'segment files without a commit point (segments_N), and a translog trimmed by an earlier commit: '
+          + 'a commit point was lost; restore the shard directory from a backup, or delete the index');
+      }
       await wal.replay(from, (type, payload) => shard.replayRecord(type, payload));
       shard.translog = wal;
       shard.refresh();

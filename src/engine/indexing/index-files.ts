@@ -30,7 +30,8 @@ export class IndexFiles {
 
   /**
    * Opens `dir` (created when missing): reads the newest commit point, opens its segments with their live
-   * docs, and deletes every other segment or commit file (left by a crash or by merges since). A damaged
+   * docs, and deletes every other segment or commit file (left by a crash or by merges since; with no commit
+   * point at all, nothing is deleted). A damaged
    * commit point or segment throws `CorruptionError`; nothing is skipped silently.
    */
   static open(dir: string, cache: BlockCache): { files: IndexFiles; segments: OpenedSegment[] } {
@@ -56,7 +57,10 @@ export class IndexFiles {
         throw e;
       }
     }
-    files.deleteUnreferenced(new Set(segments.map((s) => s.seg.name)));
+    // Without a commit point the files stay: either a crash came before the first commit (the translog then
+    // holds every document, and the first commit deletes them), or the commit point was lost and they are
+    // what an operator can still recover (the shard store refuses to open then).
+    if (gens.length > 0) files.deleteUnreferenced(new Set(segments.map((s) => s.seg.name)));
     return { files, segments };
   }
 

@@ -92,6 +92,11 @@ export class Wal {
     return new Wal(opts, segments, onWarning);
   }
 
+  /** The oldest segment present (0 until a flush trims the log), or null when there is none. */
+  firstSegment(): number | null {
+    return this.segments.length > 0 ? this.segments[0] : null;
+  }
+
   append(type: number, payload: Uint8Array): Promise<WalPosition> {
     return this.writer.append([{ type, payload }]);
   }
