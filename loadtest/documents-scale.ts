@@ -4,7 +4,8 @@
  * explicit ids) in one index of 2 shards on a 2-worker server, measuring
  *
  *   - durable `_bulk` throughput (bodies of 2,000 docs, 4 in flight; every counted doc was acknowledged);
- *   - resident and anonymous memory (`VmRSS`/`RssAnon` of /proc/PID/status) 3 s after load + refresh + flush;
+ *   - resident and anonymous memory (`VmRSS`/`RssAnon` of /proc/PID/status) 3 s after load + refresh + flush, and
+ *     3 s after the background merges that follow have ended;
  *   - the data directory's size against the raw JSON, right after the flush and once background merges end;
  *   - search latency p50/p99 of four query kinds (2-term AND, 2-term OR, terms + stats aggregations under a
  *     term filter, bool + date range sorted by date) once background merges are done, with 4 clients and
@@ -201,6 +202,8 @@ try {
   const settled = dirBytes(join(s.dataDir, 'es'));
   out.dataDirAfterMergesMB = Math.round(settled / 1e6);
   out.dataDirAfterMergesRatio = Math.round((settled / l.rawBytes) * 100) / 100;
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  out.afterMerges = { ...memory(s.pid), heapsMB: await heaps(s) };
   out.segments = (await es(s, 'GET', '/_cat/segments/logs?format=json').catch(() => [])).length;
   const lat: Record<string, unknown> = {}, one: Record<string, unknown> = {};
   for (const [i, k] of KINDS.entries()) lat[k] = await latencies(s, k, QUERIES_PER_KIND, 100 + i);

@@ -46,6 +46,7 @@ const ADAPTERS: Record<string, string> = {
   protobufjs: 'src/engine/remote/remote-write-codec.ts',
   '@node-rs/crc32': 'src/engine/codec/crc32c.ts',
   '@node-rs/jieba': 'src/engine/analysis/ik.ts',
+  koffi: 'src/runtime/malloc-trim.ts',
 };
 
 test('every runtime dependency in package.json has an adapter listed here (or is a tool: tsx, uplot)', () => {

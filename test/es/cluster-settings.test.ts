@@ -5,21 +5,13 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from '../support/server.ts';
+import { esCall } from '../support/es-call.ts';
 
 let s: TestServer;
 before(async () => { s = await startServer({ services: ['documents'], workers: 1 }); });
 after(async () => { await s.destroy(); });
 
-async function call(method: string, path: string, body?: unknown, ndjson = false): Promise<{ status: number; body: any }> {
-  const res = await fetch(s.esUrl + path, {
-    method, body: body === undefined ? undefined : ndjson ? body as string : JSON.stringify(body),
-    headers: body === undefined ? {} : { 'content-type': ndjson ? 'application/x-ndjson' : 'application/json' },
-  });
-  const text = await res.text();
-  let parsed: unknown = text;
-  try { parsed = JSON.parse(text); } catch { /* text */ }
-  return { status: res.status, body: parsed };
-}
+const call = (method: string, path: string, body?: unknown, ndjson = false) => esCall(s, method, path, body, ndjson);
 
 const put = (persistent: object, transient: object = {}) => call('PUT', '/_cluster/settings', { persistent, transient });
 

@@ -7,11 +7,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MATCH_EQUAL, MATCH_REGEXP, newMatcher } from '../../src/engine/tsdb/api.ts';
-import { openBlock } from '../../src/engine/tsdb/block.ts';
+import { listBlockDirs, openBlock } from '../../src/engine/tsdb/block.ts';
 import { encodeChunks, writeBlockDir, type BlockSeries } from '../../src/engine/tsdb/block-writer.ts';
 import { labelsFromRecord } from '../../src/engine/tsdb/labels.ts';
 import { MultiSourceQuerier, fetchSeries } from '../../src/engine/tsdb/querier.ts';
@@ -152,7 +152,7 @@ test('a layout-1 block (Tessera\'s own files) is converted to a Prometheus block
   } finally { cleanup(); }
 });
 
-test('damaged index, chunk magic, tombstones and an unknown meta version are refused, naming the file', async () => {
+test('damaged index, chunk magic, chunk data, tombstones and an unknown meta version are refused, naming the file', async () => {
   const { dir, cleanup } = tempDir('tsdb-compat-');
   try {
     const src = path.join(dir, 'src');
@@ -184,5 +184,25 @@ test('damaged index, chunk magic, tombstones and an unknown meta version are ref
     assert.throws(() => fetchSeries(new MultiSourceQuerier([b], -Infinity, Infinity), [newMatcher(MATCH_EQUAL, '__name__', 'up')], -Infinity, Infinity),
       (e: unknown) => e instanceof CorruptionError && e.offset === first && /series checksum/.test(e.message));
     b.close();
+    // A flipped byte inside a chunk's samples fails its CRC when the chunk is read: never wrong values.
+    const c = path.join(dir, 'chunk-data');
+    cpSync(src, c, { recursive: true });
+    flip(path.join(c, 'chunks', '000001'), () => 8 + 5);
+    const cb = await openBlock(c);
+    assert.throws(() => fetchSeries(new MultiSourceQuerier([cb], -Infinity, Infinity), [newMatcher(MATCH_EQUAL, '__name__', 'up')], -Infinity, Infinity),
+      (e: unknown) => e instanceof CorruptionError && /000001/.test(e.file) && e.offset === 8 && /chunk checksum mismatch/.test(e.message));
+    cb.close();
+  } finally { cleanup(); }
+});
+
+test('a block directory without meta.json is refused, naming it; .tmp and .deleted directories are not blocks', async () => {
+  const { dir, cleanup } = tempDir('tsdb-compat-');
+  try {
+    const id = await writeBlockDir(dir, sampleSeries(), { minTime: T0, maxTime: T0 + 240_001, level: 1 }, T0);
+    cpSync(path.join(dir, id), path.join(dir, `${id}.tmp`), { recursive: true });
+    cpSync(path.join(dir, id), path.join(dir, `${id}.deleted`), { recursive: true });
+    assert.deepEqual(await listBlockDirs([dir]), [path.join(dir, id)]);
+    rmSync(path.join(dir, id, 'meta.json'));
+    await assert.rejects(listBlockDirs([dir]), (e: unknown) => e instanceof CorruptionError && e.file === path.join(dir, id, 'meta.json') && /no meta\.json/.test(e.message));
   } finally { cleanup(); }
 });

@@ -175,8 +175,9 @@ test('the WAL of a Tessera shard replays in the real Prometheus: same answers as
   cleanups.push(() => srv.destroy());
   const now = Math.floor(Date.now() / 1000 / 60) * 60;
   const samples = [];
-  for (let i = 0; i < 120; i++) {
-    const t = (now - 3600 + i * 30) * 1000;
+  // 240 samples per series: the first 120 fill a chunk that is closed into chunks_head/ whatever the time of day.
+  for (let i = 0; i < 240; i++) {
+    const t = (now - 3600 + i * 15) * 1000;
     for (const code of ['200', '404', '500']) samples.push({ labels: labelsFromRecord({ __name__: 'req_total', code, path: '/a' }), t, v: i * (code === '200' ? 3 : 1) });
     samples.push({ labels: labelsFromRecord({ __name__: 'temp', room: 'lab' }), t, v: 20 + Math.cos(i / 7) });
   }

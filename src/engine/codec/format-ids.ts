@@ -142,7 +142,10 @@ export const PROM_WAL_FRAG_LAST = 4;
 export const PROM_WAL_FRAG_KIND_MASK = 0x07;
 /** Type-byte flag: the record (every fragment of it) is snappy-compressed. */
 export const PROM_WAL_FLAG_SNAPPY = 0x08;
-/** Type-byte flag of Prometheus ≥ 2.53's zstd compression, which this build does not read. */
+/**
+ * Type-byte flag of the zstd compression of Prometheus ≥ 2.46 (`--storage.tsdb.wal-compression-type=zstd`), which
+ * this build does not read.
+ */
 export const PROM_WAL_FLAG_ZSTD = 0x10;
 /** Checkpoint directories inside a WAL directory: `checkpoint.NNNNNNNN` (8 digits), itself a WAL. */
 export const PROM_WAL_CHECKPOINT_PREFIX = 'checkpoint.';

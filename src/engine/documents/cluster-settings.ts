@@ -5,6 +5,8 @@
  * what it does: `action.auto_create_index`, `action.destructive_requires_name` and the `cluster.blocks.*`
  * write blocks. Other known settings are stored and shown but have nothing to act on in a one-node cluster.
  */
+import { parseWatermark } from './disk-watermark.ts';
+import { parseTimeValue } from './settings.ts';
 import { docError, illegalArgument } from './doc-errors.ts';
 import { simpleMatch } from './cluster-state.ts';
 
@@ -34,6 +36,7 @@ const DEFAULTS: Record<string, string> = {
   'search.max_buckets': '-1',
   'xpack.monitoring.collection.enabled': 'false',
 };
+const WATERMARK_PREFIX = 'cluster.routing.allocation.disk.watermark.';
 /** Group settings (any key under the prefix). */
 const PREFIXES = ['logger.', 'cluster.routing.allocation.include.', 'cluster.routing.allocation.exclude.', 'cluster.routing.allocation.require.'];
 const BOOLEANS = new Set(['action.destructive_requires_name', 'cluster.blocks.read_only', 'cluster.blocks.read_only_allow_delete',
@@ -62,6 +65,8 @@ export function parseSettingsUpdate(section: unknown, scope: 'persistent' | 'tra
     if (v === null) continue;
     if (BOOLEANS.has(k) && v !== 'true' && v !== 'false') throw illegalArgument(`Failed to parse value [${v}] as only [true] or [false] are allowed.`);
     if (ENUMS[k] && !ENUMS[k].includes(v.toLowerCase())) throw illegalArgument(`No enum constant for [${k}]: [${v}]`);
+    if (k.startsWith(WATERMARK_PREFIX)) parseWatermark(v, k);
+    if (k === 'cluster.info.update.interval') parseTimeValue(v, k);
   }
   return out;
 }

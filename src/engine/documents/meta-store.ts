@@ -3,7 +3,9 @@
  * index and per template, and the persistent cluster settings; a state change writes every changed key in one transaction before the main
  * thread swaps the new state in.
  */
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { CorruptionError } from '../errors.ts';
 import { Store, type StoreDb } from '../store/lmdb.ts';
 import { DOC_META_CLUSTER_DB, DOC_META_INDICES_DB, DOC_META_TEMPLATES_DB, STORE_DIR_NAME } from '../codec/format-ids.ts';
 import type { ClusterState, IndexMeta, TemplateMeta } from './cluster-state.ts';
@@ -26,8 +28,21 @@ export class MetaStore {
     this.cluster = store.db<unknown>(DOC_META_CLUSTER_DB);
   }
 
+  /**
+   * Opens the metadata store. A new (empty) store beside index directories means the metadata was lost (a deleted
+   * `data.mdb`): starting would show no indices and orphan their data, so it is refused with what to do.
+   */
   static open(dataDir: string): MetaStore {
-    return new MetaStore(Store.open(join(dataDir, STORE_DIR_NAME)));
+    const store = Store.open(join(dataDir, STORE_DIR_NAME));
+    const indicesDir = join(dataDir, 'es', 'indices');
+    const orphans = store.created && existsSync(indicesDir) ? readdirSync(indicesDir).length : 0;
+    if (orphans > 0) {
+      void store.close().catch(() => undefined);
+      rmSync(join(dataDir, STORE_DIR_NAME, 'data.mdb'), { force: true });
+      throw new CorruptionError(join(dataDir, STORE_DIR_NAME, 'data.mdb'), 0,
+        `the documents metadata store is missing while ${indicesDir} holds ${orphans} index director${orphans === 1 ? 'y' : 'ies'}: restore data.mdb from a backup, or move ${indicesDir} away to start without those indices`);
+    }
+    return new MetaStore(store);
   }
 
   load(): ClusterState {

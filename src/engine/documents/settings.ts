@@ -27,36 +27,48 @@ const KNOWN = new Set([
 const KNOWN_PREFIXES = ['analysis.', 'similarity.', 'blocks.', 'routing.', 'translog.', 'sort.', 'merge.', 'store.',
   'search.slowlog.', 'indexing.slowlog.', 'unassigned.', 'lifecycle.', 'refresh.', 'queries.', 'allocation.', 'query_string.'];
 
-/** Flattens any of the three accepted forms into `index.`-prefixed keys with string values. */
-export function flattenSettings(input: unknown): FlatSettings {
+/**
+ * Flattens any of the three accepted forms into `index.`-prefixed keys with string values. Keys given as null
+ * (a reset to the default in an update) are left out, and listed in `nulls` when it is passed.
+ */
+export function flattenSettings(input: unknown, nulls?: string[]): FlatSettings {
   const out: FlatSettings = {};
   if (input == null) return out;
   if (typeof input !== 'object' || Array.isArray(input)) throw illegalArgument('settings must be an object');
-  walk(input as Record<string, unknown>, '', out);
+  const reset: string[] = [];
+  walk(input as Record<string, unknown>, '', out, reset);
   const prefixed: FlatSettings = {};
-  for (const k of Object.keys(out)) prefixed[k.startsWith('index.') ? k : `index.${k}`] = out[k];
+  const withPrefix = (k: string): string => (k.startsWith('index.') ? k : `index.${k}`);
+  for (const k of Object.keys(out)) prefixed[withPrefix(k)] = out[k];
+  if (nulls) for (const k of reset) nulls.push(withPrefix(k));
   return prefixed;
 }
 
-function walk(obj: Record<string, unknown>, prefix: string, out: FlatSettings): void {
+function walk(obj: Record<string, unknown>, prefix: string, out: FlatSettings, nulls: string[]): void {
   for (const k of Object.keys(obj)) {
     const v = obj[k];
     const key = prefix + k;
-    if (v === null || v === undefined) continue;
+    if (v === null) { nulls.push(key); continue; }
+    if (v === undefined) continue;
     if (Array.isArray(v)) out[key] = v.map((x) => String(x));
-    else if (typeof v === 'object') walk(v as Record<string, unknown>, `${key}.`, out);
+    else if (typeof v === 'object') walk(v as Record<string, unknown>, `${key}.`, out, nulls);
     else out[key] = String(v);
   }
 }
 
-/** Checks names and values; throws `illegal_argument_exception` with ES's wording. */
-export function validateSettings(s: FlatSettings, customAnalyzers = true): void {
-  for (const key of Object.keys(s)) {
+/** Checks that every `index.`-prefixed key is a setting ES knows. */
+export function validateSettingNames(keys: string[], customAnalyzers = true): void {
+  for (const key of keys) {
     const k = key.slice('index.'.length);
     if (KNOWN.has(k) || KNOWN_PREFIXES.some((p) => k.startsWith(p))) continue;
     if (!customAnalyzers && k.startsWith('analysis.')) continue;
     throw illegalArgument(`unknown setting [${key}] please check that any required plugins are installed, or check the breaking changes documentation for removed settings`);
   }
+}
+
+/** Checks names and values; throws `illegal_argument_exception` with ES's wording. */
+export function validateSettings(s: FlatSettings, customAnalyzers = true): void {
+  validateSettingNames(Object.keys(s), customAnalyzers);
   intSetting(s, 'index.number_of_shards', 1, 1024);
   intSetting(s, 'index.number_of_replicas', 0, Number.MAX_SAFE_INTEGER);
   intSetting(s, 'index.max_result_window', 1, 2147483647);

@@ -8,7 +8,8 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, rmSync } from '
 import { join } from 'node:path';
 import { COMMIT_POINT_PREFIX } from '../codec/format-ids.ts';
 import type { BlockCache } from '../segments/block-cache.ts';
-import { commitFileName, type CommitPoint, fsyncDir, listCommits, readCommitPoint, writeCommitPoint } from '../segments/commit-point.ts';
+import { commitFileName, type CommitPoint, listCommits, readCommitPoint, writeCommitPoint } from '../segments/commit-point.ts';
+import { syncDirSync } from '../store/durable-files.ts';
 import { DiskSegment, segmentFile } from '../segments/disk-segment.ts';
 import { liveDocsFile, readLiveDocs, writeLiveDocs } from '../segments/live-docs-file.ts';
 import { SEGMENT_EXTENSIONS } from '../segments/segment-info.ts';
@@ -81,7 +82,7 @@ export class IndexFiles {
       }
       segs.push({ name: disk.name, delGen: e.committedDelGen, delCount: e.delCount, delRoots: e.delRoots });
     }
-    fsyncDir(this.dir);
+    syncDirSync(this.dir);
     const commit: CommitPoint = { generation: (this.lastCommit?.generation ?? 0) + 1, ...data, segments: segs };
     writeCommitPoint(this.dir, commit);
     this.lastCommit = commit;

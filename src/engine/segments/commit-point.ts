@@ -8,7 +8,8 @@
  * generation uvarint, translog segment uvarint, translog offset uvarint, maxSeqNo + 1 uvarint, segment count
  * uvarint, then per segment: name (uvarint length + UTF-8), delGen, delCount, delRoots (uvarints).
  */
-import { openSync, closeSync, fsyncSync, readdirSync, renameSync, writeSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { syncDirSync, writeFileAtomicSync } from '../store/durable-files.ts';
 import { join } from 'node:path';
 import { ByteReader, ByteWriter } from '../codec/byte-buf.ts';
 import { crc32c } from '../codec/crc32c.ts';
@@ -77,22 +78,6 @@ export function writeCommitPoint(dir: string, c: CommitPoint): void {
   dv.setUint32(0, payload.byteLength, true);
   dv.setUint32(4, crc32c(payload), true);
   const final = join(dir, commitFileName(c.generation));
-  const tmp = final + '.tmp';
-  const fd = openSync(tmp, 'w');
-  try {
-    for (const part of [encodeFileHeader(COMMIT_POINT_MAGIC, COMMIT_POINT_VERSION), head, payload]) {
-      let done = 0;
-      while (done < part.byteLength) done += writeSync(fd, part, done, part.byteLength - done);
-    }
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, final);
-  fsyncDir(dir);
-}
-
-export function fsyncDir(dir: string): void {
-  const fd = openSync(dir, 'r');
-  try { fsyncSync(fd); } finally { closeSync(fd); }
+  writeFileAtomicSync(final, [encodeFileHeader(COMMIT_POINT_MAGIC, COMMIT_POINT_VERSION), head, payload]);
+  syncDirSync(dir);
 }

@@ -11,7 +11,9 @@
  * the JS thread. Writes resolve once the commit is flushed to disk.
  */
 import { open, type Database, type RootDatabase, type Key } from 'lmdb';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { checkLmdbMetaPages } from './lmdb-meta-pages.ts';
 import { CorruptionError, FormatVersionError } from '../errors.ts';
 import { pack, unpack } from '../codec/msgpack.ts';
 import {
@@ -48,7 +50,7 @@ export class Store {
   private readonly root: RootDatabase;
   private readonly dbs = new Map<string, LmdbStoreDb<unknown>>();
 
-  private constructor(path: string, root: RootDatabase) {
+  private constructor(path: string, root: RootDatabase, readonly created: boolean) {
     this.path = path;
     this.root = root;
   }
@@ -56,12 +58,16 @@ export class Store {
   /**
    * Opens (creating when absent) the environment in directory `path` and checks its schema-version record:
    * FormatVersionError when it is outside what this build reads, CorruptionError when it does not decode.
-   * A new environment gets the current schema version.
+   * A new environment gets the current schema version (and `created` is true). The meta pages of an existing one
+   * are checked first (lmdb-meta-pages.ts), so damage is reported rather than crashing the process.
    */
   static open(path: string): Store {
     mkdirSync(path, { recursive: true });
+    const dataFile = join(path, 'data.mdb');
+    const existed = existsSync(dataFile);
+    if (existed) checkLmdbMetaPages(dataFile);
     const root = open({ path, noSubdir: false, maxDbs: 128, encoding: 'binary' });
-    const store = new Store(path, root);
+    const store = new Store(path, root, !existed);
     try {
       store.checkSchema();
     } catch (err) {

@@ -2,7 +2,7 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { CorruptionError, FormatVersionError } from '../errors.ts';
-import { writeFileAtomic } from './file-frame.ts';
+import { writeFileAtomic } from '../store/durable-files.ts';
 import { TSDB_META_VERSION } from '../codec/format-ids.ts';
 
 export interface BlockMeta {

@@ -11,7 +11,7 @@ import { ByteWriter } from '../codec/byte-buf.ts';
 import { encodeIndex, type ChunkLoc, type IndexSeries } from './index-writer.ts';
 import { writeMeta, type BlockMeta } from './block-meta.ts';
 import { chunkSegmentName } from './block.ts';
-import { syncDir, writeFileAtomic } from './file-frame.ts';
+import { syncDir, writeFileAtomic } from '../store/durable-files.ts';
 import { PROM_CHUNKS_MAGIC, PROM_CHUNKS_VERSION, TSDB_CHUNK_SEGMENT_MAX_BYTES, TSDB_CHUNK_ENC_XOR, TSDB_META_VERSION } from '../codec/format-ids.ts';
 import { compareLabels, labelsKey, normalizeLabels } from './labels.ts';
 import { encodeTombstonesFile } from './tombstones.ts';

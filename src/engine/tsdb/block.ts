@@ -3,6 +3,7 @@
  * Tessera or by Prometheus, opened for queries. The index is read lazily (BlockIndexReader); chunk bytes are
  * read on demand with positioned reads (the worker thread may block on disk; the main thread never calls this).
  */
+import { crc32c } from '../codec/crc32c.ts';
 import { closeSync, openSync, readSync, promises as fsp } from 'node:fs';
 import path from 'node:path';
 import type { Labels, Matcher } from './api.ts';
@@ -78,8 +79,12 @@ export class Block implements SeriesSource {
     if (enc !== TSDB_CHUNK_ENC_XOR) {
       throw InternalError.of('INTERNAL', [`chunk encoding ${enc} in ${file()} at offset ${off} is not supported (only float samples, XOR)`]);
     }
-    const out = Buffer.alloc(len);
-    if (readSync(fd, out, 0, len, off + p + 2) !== len) throw new CorruptionError(file(), off, 'short chunk read');
+    // Data and the CRC-32C that follows it (over the encoding byte and the data, as Prometheus writes it).
+    const out = Buffer.alloc(len + 4);
+    if (readSync(fd, out, 0, len + 4, off + p + 2) !== len + 4) throw new CorruptionError(file(), off, 'short chunk read');
+    const want = out.readUInt32BE(len);
+    const crc = crc32c(out.subarray(0, len), crc32c(this.head.subarray(p + 1, p + 2)));
+    if (want !== crc) throw new CorruptionError(file(), off, `chunk checksum mismatch (stored ${want}, computed ${crc})`);
     return new Uint8Array(out.buffer, out.byteOffset, len);
   }
 
@@ -147,7 +152,11 @@ export async function openBlock(dir: string): Promise<Block> {
   return new Block(dir, meta, reader, tombstones, await dirSize(dir));
 }
 
-/** Block directories (ULID-named, with a meta.json, not marked deletable) directly under each of `parents`. */
+/**
+ * Block directories (ULID-named) directly under each of `parents`. A ULID directory without meta.json is
+ * damage — blocks are written under `.tmp` names and deleted after a rename — so it is a CorruptionError, as
+ * Prometheus refuses such a block, rather than data silently left out.
+ */
 export async function listBlockDirs(parents: readonly string[]): Promise<string[]> {
   const out: string[] = [];
   for (const parent of parents) {
@@ -155,7 +164,10 @@ export async function listBlockDirs(parents: readonly string[]): Promise<string[
     for (const n of names) {
       if (!ULID_RE.test(n)) continue;
       const dir = path.join(parent, n);
-      try { await fsp.access(path.join(dir, 'meta.json')); } catch { continue; }
+      const meta = path.join(dir, 'meta.json');
+      try { await fsp.access(meta); } catch {
+        throw new CorruptionError(meta, 0, 'block directory has no meta.json: restore the block from a backup or move its directory away');
+      }
       out.push(dir);
     }
   }

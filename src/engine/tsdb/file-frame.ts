@@ -1,10 +1,8 @@
 /**
  * The framing of Tessera's own whole-file TSDB formats, now read only to upgrade them (layout-1 index,
  * tombstones and checkpoint): an 8-byte header `magic u32 BE · version u8 · flags u8 · reserved u16`, the body,
- * then `TEND u32 BE · crc32c u32 BE` over every byte before the footer. Also the atomic file write (tmp, fsync,
- * rename) and directory fsync the TSDB's writers share.
+ * then `TEND u32 BE · crc32c u32 BE` over every byte before the footer. 
  */
-import { promises as fsp } from 'node:fs';
 import { crc32c } from '../codec/crc32c.ts';
 import { CorruptionError, FormatVersionError } from '../errors.ts';
 import { TSDB_FOOTER_MAGIC } from '../codec/format-ids.ts';
@@ -22,23 +20,4 @@ export function checkFile(b: Uint8Array, file: string, magic: number, minVersion
   const got = crc32c(Buffer.from(b.buffer, b.byteOffset, end));
   if (want !== got) throw new CorruptionError(file, end + 4, `checksum mismatch (stored ${want}, computed ${got})`);
   return { start: 8, end, version };
-}
-
-/** Writes `bytes` to `file` atomically (tmp + fsync + rename). */
-export async function writeFileAtomic(file: string, bytes: Uint8Array): Promise<void> {
-  const tmp = `${file}.tmp`;
-  const fh = await fsp.open(tmp, 'w');
-  try {
-    await fh.writeFile(bytes);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  await fsp.rename(tmp, file);
-}
-
-/** fsyncs a directory so that renames and new entries in it are durable. */
-export async function syncDir(dir: string): Promise<void> {
-  const fh = await fsp.open(dir, 'r');
-  try { await fh.sync(); } finally { await fh.close(); }
 }

@@ -18,8 +18,9 @@ import type { Label } from './api.ts';
 import { ByteReader } from '../codec/byte-buf.ts';
 import { CorruptionError } from '../errors.ts';
 import { LEGACY_CHECKPOINT_MAGIC, LEGACY_CHECKPOINT_VERSION, LEGACY_WAL_DIR, WAL_SEGMENT_MAGIC } from '../codec/format-ids.ts';
-import { Wal } from '../wal/index.ts';
-import { checkFile, syncDir } from './file-frame.ts';
+import { segmentName, Wal } from '../wal/index.ts';
+import { checkFile } from './file-frame.ts';
+import { syncDir } from '../store/durable-files.ts';
 import type { Head } from './head.ts';
 import { headCheckpointRecords, Replayer, type WalReplayStatus } from './head-replay.ts';
 import { listWalDir } from './prom-wal.ts';
@@ -72,7 +73,7 @@ async function legacyCheckpoints(shardDir: string): Promise<number[]> {
  */
 async function holdsLegacySegments(walDir: string): Promise<boolean> {
   for (const seg of (await listWalDir(walDir)).segments) {
-    const fh = await fsp.open(path.join(walDir, String(seg).padStart(8, '0')), 'r');
+    const fh = await fsp.open(path.join(walDir, segmentName(seg)), 'r');
     try {
       const b = Buffer.alloc(4);
       const { bytesRead } = await fh.read(b, 0, 4, 0);
@@ -88,7 +89,7 @@ async function replayLegacy(head: Head, shardDir: string, oldDir: string, checkp
   const rp = new Replayer(head);
   const newest = checkpoints.length ? checkpoints[checkpoints.length - 1] : -1;
   if (newest >= 0) {
-    const file = path.join(shardDir, `checkpoint.${String(newest).padStart(8, '0')}`);
+    const file = path.join(shardDir, `checkpoint.${segmentName(newest)}`);
     const b = new Uint8Array(await fsp.readFile(file));
     const { start, end } = checkFile(b, file, LEGACY_CHECKPOINT_MAGIC, 1, LEGACY_CHECKPOINT_VERSION);
     const r = new ByteReader(b, file, start, end);
@@ -104,7 +105,7 @@ async function replayLegacy(head: Head, shardDir: string, oldDir: string, checkp
   try {
     let first = -1;
     await wal.replay(newest >= 0 ? { segment: newest, offset: 0 } : null, (type, payload, pos) => {
-      const file = path.join(oldDir, String(pos.segment).padStart(8, '0'));
+      const file = path.join(oldDir, segmentName(pos.segment));
       if (first < 0) first = pos.segment;
       status.max = status.current = pos.segment;
       rp.apply(toPromRecord(type, payload, file), file);
@@ -156,6 +157,6 @@ function toPromRecord(type: number, payload: Uint8Array, file: string): Uint8Arr
 
 async function removeLeftovers(shardDir: string, oldDir: string, checkpoints: number[]): Promise<void> {
   await fsp.rm(oldDir, { recursive: true, force: true });
-  for (const c of checkpoints) await fsp.rm(path.join(shardDir, `checkpoint.${String(c).padStart(8, '0')}`), { force: true });
+  for (const c of checkpoints) await fsp.rm(path.join(shardDir, `checkpoint.${segmentName(c)}`), { force: true });
   await syncDir(shardDir);
 }

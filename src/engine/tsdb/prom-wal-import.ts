@@ -12,7 +12,7 @@ import { PROM_WAL_IMPORT_MARKER } from '../codec/format-ids.ts';
 import { listBlockDirs } from './block.ts';
 import { readMeta } from './block-meta.ts';
 import type { AppendResult, Tsdb } from './db.ts';
-import { syncDir, writeFileAtomic } from './file-frame.ts';
+import { syncDir, writeFileAtomic } from '../store/durable-files.ts';
 import { labelsKey, labelsToFlat, shardOfSeries } from './labels.ts';
 import { checkpointDirName, listWalDir, readCheckpoint } from './prom-wal.ts';
 import { readSegmentFile } from './prom-wal-reader.ts';

@@ -2,11 +2,10 @@
  * The TSDB WAL's writer (docs/format.md "TSDB WAL (Prometheus's wlog)"): Prometheus's segment and page layout
  * (prom-wal-pages.ts) with group commit.
  *
- * `log` queues records in call order and resolves once they are durable. One flush loop at a time takes
- * everything queued, compresses each record (kept raw when snappy does not shrink it, as Prometheus does),
- * lays the fragments out, writes them with one positional write per segment touched and one `datasync`, then
- * resolves the whole batch — so concurrent appends share an fsync, where Prometheus itself never fsyncs an
- * append. A record that no longer fits in the segment starts the next one (a record never spans segments);
+ * `log` queues records through group commit (wal/group-commit.ts) and resolves once they are durable: a batch
+ * compresses each record (kept raw when snappy does not shrink it, as Prometheus does), lays the fragments
+ * out, writes them with one positional write per segment touched and one `datasync` — so concurrent appends
+ * share an fsync, where Prometheus itself never fsyncs an append. A record that no longer fits in the segment starts the next one (a record never spans segments);
  * a closed segment ends with a zero-padded page. A write or fsync failure makes the writer unusable: the batch
  * and every later call reject (after a failed fsync the state of the page cache is unknown).
  */
@@ -15,13 +14,12 @@ import path from 'node:path';
 import { InternalError } from '../errors.ts';
 import { compressSync, SNAPPY_SYNC_BUDGET_BYTES, yieldToLoop } from '../codec/snappy.ts';
 import { FragmentEncoder } from './prom-wal-pages.ts';
-import { syncDir } from './file-frame.ts';
+import { syncDir } from '../store/durable-files.ts';
+import { GroupCommit } from '../wal/group-commit.ts';
 
 interface Entry {
   records: readonly Uint8Array[];
   cut: boolean;
-  resolve: (closedSegment: number) => void;
-  reject: (err: unknown) => void;
 }
 
 /** Buffered bytes after which a batch is written out before it ends (bounds the scratch buffer). */
@@ -32,9 +30,8 @@ export const segmentFileName = (seq: number): string => String(seq).padStart(8, 
 export class PromWalWriter {
   private readonly enc = new FragmentEncoder();
   private fh: fsp.FileHandle | null = null;
-  private queue: Entry[] = [];
-  private flushing: Promise<void> | null = null;
-  private failure: unknown = null;
+  private readonly commits = new GroupCommit<Entry, number>((batch) => this.writeBatch(batch),
+    (f) => InternalError.of('INTERNAL', [`WAL ${this.dir} failed earlier: ${String(f)}`]));
   private closed = false;
   private started = false;
   bytesWritten = 0;
@@ -67,12 +64,12 @@ export class PromWalWriter {
   /** Waits for queued records, pads the last page and closes the segment. Later calls reject. */
   async close(): Promise<void> {
     this.closed = true;
-    while (this.flushing) await this.flushing;
+    await this.commits.drain();
     const fh = this.fh;
     if (fh === null) return;
     this.fh = null;
     try {
-      if (this.failure === null) {
+      if (this.commits.failure === null) {
         this.enc.padPage();
         await this.writeOut(fh);
         await fh.datasync();
@@ -84,29 +81,9 @@ export class PromWalWriter {
   }
 
   private enqueue(records: readonly Uint8Array[], cut: boolean): Promise<number> {
-    if (this.failure) return Promise.reject(InternalError.of('INTERNAL', [`WAL ${this.dir} failed earlier: ${String(this.failure)}`]));
+    if (this.commits.failure !== null) return Promise.reject(InternalError.of('INTERNAL', [`WAL ${this.dir} failed earlier: ${String(this.commits.failure)}`]));
     if (this.closed || !this.started) return Promise.reject(InternalError.of('INTERNAL', [`WAL ${this.dir} is not open`]));
-    return new Promise<number>((resolve, reject) => {
-      this.queue.push({ records, cut, resolve, reject });
-      // Started on a microtask so every call of the current synchronous run joins the first batch.
-      if (!this.flushing) this.flushing = Promise.resolve().then(() => this.flushLoop());
-    });
-  }
-
-  private async flushLoop(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue;
-      this.queue = [];
-      if (this.failure) { for (const e of batch) e.reject(this.failure); continue; }
-      try {
-        const out = await this.writeBatch(batch);
-        for (let i = 0; i < batch.length; i++) batch[i].resolve(out[i]);
-      } catch (err) {
-        this.failure = err;
-        for (const e of batch) e.reject(err);
-      }
-    }
-    this.flushing = null;
+    return this.commits.push({ records, cut });
   }
 
   /** Writes one batch; per entry the closed segment of a cut, else the segment written to. */

@@ -17,7 +17,7 @@ import path from 'node:path';
 import { CorruptionError, InvalidArgumentError } from '../errors.ts';
 import { PROM_WAL_CHECKPOINT_PREFIX, PROM_WAL_PAGE_SIZE, PROM_WAL_SEGMENT_SIZE_BYTES } from '../codec/format-ids.ts';
 import { trackWal, untrackWal } from '../wal/index.ts';
-import { syncDir } from './file-frame.ts';
+import { syncDir } from '../store/durable-files.ts';
 import { readSegmentFile, type RecordCallback } from './prom-wal-reader.ts';
 import { PromWalWriter, segmentFileName } from './prom-wal-writer.ts';
 import type { TsdbWal, WalReplayResult, WalStats } from './wal-port.ts';

@@ -10,7 +10,7 @@ import { addInterval } from './chunk-meta.ts';
 import { ByteReader, ByteWriter } from '../codec/byte-buf.ts';
 import { crc32c } from '../codec/crc32c.ts';
 import { CorruptionError, FormatVersionError } from '../errors.ts';
-import { writeFileAtomic } from './file-frame.ts';
+import { writeFileAtomic } from '../store/durable-files.ts';
 import { PROM_TOMBSTONES_MAGIC, PROM_TOMBSTONES_VERSION } from '../codec/format-ids.ts';
 
 export type Tombstones = Map<number, Interval[]>;

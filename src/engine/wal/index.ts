@@ -13,7 +13,8 @@ import { checkFileHeader } from '../codec/file-header.ts';
 import {
   FILE_HEADER_SIZE, WAL_DEFAULT_SEGMENT_SIZE_BYTES, WAL_SEGMENT_MAGIC, WAL_SEGMENT_MIN_VERSION, WAL_SEGMENT_VERSION,
 } from '../codec/format-ids.ts';
-import { findGap, gapError, listSegments, segmentPath, syncDir } from './segment-files.ts';
+import { findGap, gapError, listSegments, segmentPath } from './segment-files.ts';
+import { syncDir } from '../store/durable-files.ts';
 import { WalWriter, type WalPosition, type WalRecordInput } from './writer.ts';
 import { replaySegments, type RecordCallback } from './reader.ts';
 

@@ -20,7 +20,8 @@ import {
   WAL_SEGMENT_MAGIC, WAL_SEGMENT_MIN_VERSION, WAL_SEGMENT_VERSION,
 } from '../codec/format-ids.ts';
 import { checkRecord, recordLength, REC_OK, REC_SHORT, REC_ZERO } from './record.ts';
-import { segmentPath, syncDir } from './segment-files.ts';
+import { segmentPath } from './segment-files.ts';
+import { syncDir } from '../store/durable-files.ts';
 import type { WalPosition } from './writer.ts';
 
 /** Size of the chunks segments are read in (grown for a larger record). */

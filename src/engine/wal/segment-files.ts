@@ -6,6 +6,7 @@
  * leaves room for owners to keep checkpoints beside their segments.
  */
 import { promises as fsp } from 'node:fs';
+import { syncDir } from '../store/durable-files.ts';
 import { join } from 'node:path';
 import { CorruptionError } from '../errors.ts';
 import { encodeFileHeader } from '../codec/file-header.ts';
@@ -43,19 +44,6 @@ export function findGap(seqs: readonly number[]): number {
 export function gapError(dir: string, seqs: readonly number[], gapIndex: number): CorruptionError {
   const missing = segmentName(seqs[gapIndex - 1] + 1);
   return new CorruptionError(join(dir, missing), 0, `WAL segment is missing (segments are not sequential)`);
-}
-
-/**
- * fsyncs a directory so that a file created or removed in it survives a crash (POSIX leaves the directory
- * entry in the page cache otherwise).
- */
-export async function syncDir(dir: string): Promise<void> {
-  const fh = await fsp.open(dir, 'r');
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
 }
 
 /**

@@ -1,12 +1,9 @@
 /**
  * The WAL writer: group commit over segment files (docs/format.md "WAL segment", "WAL record").
  *
- * Appends are queued in call order. One flush loop at a time takes everything queued, compresses it, frames
- * it into one buffer, writes it with one `write` per segment touched and makes it durable with one
- * `datasync`, then resolves every append of the batch. Appends that arrive while a batch is being written
- * wait for the next batch, so under concurrency many appends share one fsync. A write or fsync failure makes
- * the writer unusable (after a failed fsync the page cache state is unknown, cf. "fsyncgate"): the batch and
- * every later append reject.
+ * Appends go through group commit (group-commit.ts): a batch is compressed, framed into one buffer, written
+ * with one `write` per segment touched and made durable with one `datasync`. A write or fsync failure makes
+ * the writer unusable: the batch and every later append reject.
  */
 import type { promises as fsp } from 'node:fs';
 import { InternalError, InvalidArgumentError } from '../errors.ts';
@@ -16,6 +13,7 @@ import {
 } from '../codec/format-ids.ts';
 import { encodeRecord, MAX_RECORD_TYPE, MIN_RECORD_TYPE } from './record.ts';
 import { createSegment, writeFully } from './segment-files.ts';
+import { GroupCommit } from './group-commit.ts';
 
 export interface WalPosition { segment: number; offset: number }
 export interface WalRecordInput { type: number; payload: Uint8Array }
@@ -24,8 +22,6 @@ export interface WalRecordInput { type: number; payload: Uint8Array }
 interface Entry {
   records: readonly WalRecordInput[];
   cut: boolean;
-  resolve: (pos: WalPosition) => void;
-  reject: (err: unknown) => void;
 }
 
 export interface WalWriterOptions {
@@ -47,9 +43,7 @@ export class WalWriter {
   private fh: fsp.FileHandle | null = null;
   /** Durable end of the current segment: every byte before it has been written and fsynced. */
   private offset = FILE_HEADER_SIZE;
-  private queue: Entry[] = [];
-  private flushing: Promise<void> | null = null;
-  private failure: unknown = null;
+  private readonly commits = new GroupCommit<Entry, WalPosition>((batch) => this.writeBatch(batch), () => this.checkUsable());
   private closed = false;
   private scratch: Buffer = Buffer.allocUnsafe(64 * 1024);
   bytesWritten = 0;
@@ -91,18 +85,18 @@ export class WalWriter {
 
   /** True when no append is queued or being written: every record appended so far is durable. */
   idle(): boolean {
-    return this.flushing === null;
+    return this.commits.idle();
   }
 
   /** Resolves when the write loop next runs dry (appends made meanwhile are written first). */
-  async drain(): Promise<void> {
-    while (this.flushing) await this.flushing;
+  drain(): Promise<void> {
+    return this.commits.drain();
   }
 
   /** Waits for queued appends, then closes the segment file. Later appends reject. */
   async close(): Promise<void> {
     this.closed = true;
-    while (this.flushing) await this.flushing;
+    await this.commits.drain();
     if (this.fh) {
       const fh = this.fh;
       this.fh = null;
@@ -111,37 +105,13 @@ export class WalWriter {
   }
 
   private checkUsable(): Error | null {
-    if (this.failure) return InternalError.of('INTERNAL', [`WAL ${this.dir} failed earlier: ${errText(this.failure)}`]);
+    if (this.commits.failure !== null) return InternalError.of('INTERNAL', [`WAL ${this.dir} failed earlier: ${errText(this.commits.failure)}`]);
     if (this.closed) return InternalError.of('INTERNAL', [`WAL ${this.dir} is closed`]);
     return null;
   }
 
   private enqueue(records: readonly WalRecordInput[], cut: boolean): Promise<WalPosition> {
-    return new Promise<WalPosition>((resolve, reject) => {
-      this.queue.push({ records, cut, resolve, reject });
-      // Starting the loop on a microtask lets every append issued in the current synchronous run join the
-      // first batch; appends that come later join whichever batch follows the one being written.
-      if (!this.flushing) this.flushing = Promise.resolve().then(() => this.flushLoop());
-    });
-  }
-
-  private async flushLoop(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue;
-      this.queue = [];
-      if (this.failure) {
-        rejectAll(batch, this.checkUsable());
-        continue;
-      }
-      try {
-        const positions = await this.writeBatch(batch);
-        for (let i = 0; i < batch.length; i++) batch[i].resolve(positions[i]);
-      } catch (err) {
-        this.failure = err;
-        rejectAll(batch, err);
-      }
-    }
-    this.flushing = null;
+    return this.commits.push({ records, cut });
   }
 
   /**
@@ -262,10 +232,6 @@ function validate(records: readonly WalRecordInput[]): Error | null {
     }
   }
   return null;
-}
-
-function rejectAll(batch: Entry[], err: unknown): void {
-  for (let i = 0; i < batch.length; i++) batch[i].reject(err);
 }
 
 function errText(err: unknown): string {

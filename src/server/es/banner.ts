@@ -2,7 +2,8 @@
  * `GET /`: the node banner real clients read to decide they talk to Elasticsearch 6.8. The cluster uuid is
  * made once per data directory (stored beside the lock file) so it is stable across restarts.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { syncDirSync, writeFileAtomicSync } from '../../engine/store/durable-files.ts';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -30,7 +31,9 @@ export function nodeIdentity(dataDir: string): { name: string; uuid: string } {
   if (existsSync(file)) uuid = readFileSync(file, 'utf8').trim();
   else {
     uuid = randomBytes(16).toString('base64url').slice(0, 22);
-    writeFileSync(file, uuid + '\n');
+    // Atomically: a crash must not leave an empty uuid file that the next start would take as the uuid.
+    writeFileAtomicSync(file, [uuid + '\n']);
+    syncDirSync(dataDir);
   }
   cached = { name: hostname().split('.')[0].slice(0, 7) || 'tessera', uuid };
   return cached;

@@ -3,6 +3,7 @@
  * before it is swapped in), index-expression resolution for reads and writes, shard → worker placement,
  * and shard calls (with the stale-metadata retry and the dynamic-mapping round trip).
  */
+import { checkIndexWriteBlock } from './index-blocks.ts';
 import type { MappingJson } from '../../engine/search/api.ts';
 import type { ServerContext } from '../context.ts';
 import { EMPTY_STATE, type ClusterState, type IndexMeta } from '../../engine/documents/cluster-state.ts';
@@ -163,6 +164,7 @@ export class EsCluster {
     if (meta.type !== type) {
       throw illegalArgument(`Rejecting mapping update to [${meta.name}] as the final mapping would have more than 1 type: [${meta.type}, ${type}]`);
     }
+    checkIndexWriteBlock(meta);
     return { meta, routing: t.routing };
   }
 

@@ -4,7 +4,7 @@ import { docError, illegalArgument, indexNotFound } from '../../engine/documents
 import { countFields, mergeMapping, validateRootMapping } from '../../engine/documents/mapping.ts';
 import { customAnalyzers } from '../../engine/documents/cluster-state.ts';
 import { validateTypeName } from '../../engine/documents/names.ts';
-import { flattenSettings, numberOfReplicas, numberOfShards, validateSettings } from '../../engine/documents/settings.ts';
+import { flattenSettings, numberOfReplicas, numberOfShards, validateSettingNames, validateSettings } from '../../engine/documents/settings.ts';
 import type { HttpRequest } from '../http.ts';
 import type { Router } from '../router.ts';
 import type { EsCluster } from './cluster.ts';
@@ -191,8 +191,10 @@ const STATIC_SETTINGS = new Set(['index.number_of_shards', 'index.number_of_rout
 /** `PUT /{index}/_settings`: dynamic settings only (replicas, refresh interval, …), as on an open ES index. */
 async function updateSettings(cluster: EsCluster, req: HttpRequest, index: string | undefined) {
   const body = bodyMap(req, true)!;
-  const flat = flattenSettings('settings' in body && Object.keys(body).length === 1 ? body.settings : body);
+  const reset: string[] = [];
+  const flat = flattenSettings('settings' in body && Object.keys(body).length === 1 ? body.settings : body, reset);
   validateSettings(flat);
+  validateSettingNames(reset);
   const names = cluster.resolveForRead(index, readOpts(req)).map((r) => r.name);
   const fixed = Object.keys(flat).filter((k) => STATIC_SETTINGS.has(k));
   if (fixed.length) {
@@ -206,6 +208,8 @@ async function updateSettings(cluster: EsCluster, req: HttpRequest, index: strin
       const cur = indices[n];
       const settings = { ...cur.settings };
       for (const [k, v] of Object.entries(flat)) if (!preserve || !(k in settings)) settings[k] = v;
+      // null resets a setting to its default (the flood-stage block is released this way).
+      for (const k of reset) delete settings[k];
       // A new mapping version makes every worker pick up the new settings (e.g. refresh_interval).
       indices[n] = { ...cur, settings, mappingVersion: cur.mappingVersion + 1 };
     }

@@ -2,6 +2,7 @@
  * Routes of the Elasticsearch-compatible API on port 9200. The cluster metadata lives on the main thread
  * (LMDB-backed, opened in `start`); documents live in shard workers.
  */
+import { startDiskWatermarks, type DiskWatermarks } from './disk-watermarks.ts';
 import { MetaStore } from '../../engine/documents/meta-store.ts';
 import type { ServerContext, ServiceHooks } from '../context.ts';
 import type { Router } from '../router.ts';
@@ -30,6 +31,7 @@ import { registerExplainRoutes } from './routes-explain.ts';
 
 export function registerEsRoutes(router: Router, ctx: ServerContext): ServiceHooks {
   let store: MetaStore | null = null;
+  let watermarks: DiskWatermarks | null = null;
   const cluster = new EsCluster(ctx, {
     load: () => store!.load(),
     save: (prev, next) => store!.save(prev, next),
@@ -57,11 +59,13 @@ export function registerEsRoutes(router: Router, ctx: ServerContext): ServiceHoo
     start: async () => {
       store = MetaStore.open(ctx.dataDir);
       cluster.start();
+      watermarks = startDiskWatermarks(cluster);
       // Recover every shard (snapshot + translog replay) before the node reports ready, as ES recovers
       // its shards at start-up, instead of paying it on each shard's first request.
       await cluster.stats(Object.values(cluster.state.indices));
     },
     stop: async () => {
+      watermarks?.stop();
       await ctx.pool.broadcast('docs.closeAll', {});
       await store?.close();
     },

@@ -7,7 +7,8 @@
  * `<data>/pushgateway.json` so a restart does not lose them (Pushgateway's `--persistence.file`); unlike the
  * Pushgateway, which saves on an interval, a push is answered only once it is on disk, like every other write.
  */
-import { open, readFile, rename } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { syncDir, writeFileAtomic } from '../../engine/store/durable-files.ts';
 import { join } from 'node:path';
 import type { ServerContext } from '../context.ts';
 import type { HttpResponse } from '../http.ts';
@@ -33,17 +34,8 @@ export function registerPushRoutes(router: Router, ctx: ServerContext): { start(
 
   /** Writes the groups durably (temp file, fsync, rename, fsync of the directory), as Pushgateway's persistence file. */
   const save = async (): Promise<void> => {
-    const tmp = `${file}.tmp`;
-    const fh = await open(tmp, 'w');
-    try {
-      await fh.writeFile(JSON.stringify(store.state()));
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await rename(tmp, file);
-    const dir = await open(ctx.dataDir, 'r');
-    try { await dir.sync(); } finally { await dir.close(); }
+    await writeFileAtomic(file, JSON.stringify(store.state()));
+    await syncDir(ctx.dataDir);
   };
 
   /** Resolves once the current state is on disk; rejects with the save's error. */

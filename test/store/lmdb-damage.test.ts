@@ -1,0 +1,75 @@
+/**
+ * Damaged or missing LMDB files are reported, never a native crash or a silently empty node: each damage case
+ * of the meta pages makes `Store.open` throw a CorruptionError naming data.mdb (LMDB itself would follow the
+ * damaged page and kill the process); a deleted data.mdb beside existing index directories refuses start-up.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Store } from '../../src/engine/store/lmdb.ts';
+import { CorruptionError } from '../../src/engine/errors.ts';
+import { startServer } from '../support/server.ts';
+import { esCall } from '../support/es-call.ts';
+
+const DAMAGE: [what: string, offset: RegExp, damage: (file: string) => void][] = [
+  ['page 0 magic', /at offset 24\b/, (f) => poke(f, 0x18, 0x00)],
+  ['page 1 magic', /at offset 4120\b/, (f) => poke(f, 0x1000 + 0x18, 0x42)],
+  ['page 0 not a meta page', /at offset 18\b/, (f) => poke(f, 0x12, 0x00)],
+  ['page 0 data version', /at offset 28\b/, (f) => poke(f, 0x1c, 0x07)],
+  ['page size', /at offset 48\b/, (f) => poke(f, 0x31, 0x03)],
+  ['file cut inside page 1', /cut short|shorter than its two meta pages/, (f) => truncateSync(f, 0x1000 + 8)],
+  ['file cut inside page 0', /cut short/, (f) => truncateSync(f, 20)],
+];
+
+function poke(file: string, at: number, byte: number): void {
+  const b = readFileSync(file);
+  b[at] = byte;
+  writeFileSync(file, b);
+}
+
+test('damaged LMDB meta pages raise a CorruptionError naming the file and offset', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-lmdb-damage-'));
+  try {
+    const good = join(dir, 'good');
+    const s = Store.open(good);
+    await s.db<string>('x').put('k', 'v');
+    await s.close();
+    const pristine = readFileSync(join(good, 'data.mdb'));
+    for (const [what, offset, damage] of DAMAGE) {
+      const env = join(dir, what.replaceAll(' ', '-'));
+      const file = join(env, 'data.mdb');
+      Store.open(env).close();
+      writeFileSync(file, pristine);
+      damage(file);
+      assert.throws(() => Store.open(env), (e: unknown) => e instanceof CorruptionError && e.message.includes(file) && offset.test(e.message), what);
+    }
+    // The undamaged copy still opens and reads.
+    const again = Store.open(good);
+    assert.equal(again.db<string>('x').get('k'), 'v');
+    await again.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a deleted metadata store beside index data refuses start-up instead of starting empty', async () => {
+  let s = await startServer({ services: ['documents'], workers: 1 });
+  try {
+    assert.equal((await esCall(s, 'PUT', '/kept/_doc/1?refresh=true', { n: 1 })).status, 201);
+    await s.stop();
+    const dataFile = join(s.dataDir, 'lmdb', 'data.mdb');
+    rmSync(dataFile);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      await assert.rejects(s.restart(), /documents metadata store is missing while .*es\/indices holds 1 index directory/);
+      // Nothing was created that would let the next start go on with empty metadata.
+      assert.equal(existsSync(dataFile), false);
+    }
+    rmSync(join(s.dataDir, 'es', 'indices'), { recursive: true });
+    s = await s.restart();
+    assert.equal((await esCall(s, 'GET', '/_cat/indices?format=json')).body.length, 0);
+  } finally {
+    await s.destroy();
+  }
+});
