@@ -32,6 +32,7 @@ export interface Flags {
   'query.max-samples': number;
   'query.max-concurrency': number;
   'web.external-url': string;
+  'web.cors.origin': string;
   'rules.alert.for-outage-tolerance': string;
   'rules.alert.for-grace-period': string;
   'rules.alert.resend-delay': string;
@@ -79,6 +80,7 @@ export const FLAG_SPECS: Record<keyof Flags, Spec> = {
   'query.timeout': { kind: 'duration', def: '2m', help: 'PromQL query timeout' },
   'query.max-samples': { kind: 'int', def: 50_000_000, help: 'PromQL max samples in memory' },
   'query.max-concurrency': { kind: 'int', def: 20, help: 'PromQL queries evaluated at once; more wait for a slot' },
+  'web.cors.origin': { kind: 'string', def: '.*', help: 'regex (fully anchored) of origins allowed to call the metrics API from browsers, as Prometheus' },
   'web.external-url': { kind: 'string', def: '', help: 'URL under which Tessera is reachable (alert generator URLs; default http://<hostname>:<port>)' },
   'rules.alert.for-outage-tolerance': { kind: 'duration', def: '1h', help: 'max downtime for which alert for-state is restored' },
   'rules.alert.for-grace-period': { kind: 'duration', def: '10m', help: 'minimum wait between restored alert and firing' },

@@ -8,6 +8,7 @@ import type { HttpRequest, HttpResponse } from './http.ts';
 
 export type Params = Record<string, string>;
 export type RouteHandler = (req: HttpRequest, params: Params) => HttpResponse | Promise<HttpResponse>;
+export type Middleware = (req: HttpRequest, next: () => HttpResponse | Promise<HttpResponse>) => HttpResponse | Promise<HttpResponse>;
 
 interface Node {
   literal: Map<string, Node>;
@@ -26,24 +27,42 @@ export type RouteMatch =
 
 export class Router {
   private readonly root = newNode();
-  private readonly guards: { prefix: string; check: (req: HttpRequest) => HttpResponse | null }[] = [];
+  private readonly middleware: { prefix: string; fn: Middleware }[] = [];
+  private readonly optionsFallbacks: { prefix: string; handler: RouteHandler }[] = [];
 
   /**
-   * Routes added from now on whose pattern starts with `prefix` first ask `check`, which answers instead
-   * of the handler when it returns a response (Prometheus's not-ready 503 on the API while the TSDB opens).
+   * Routes added from now on whose pattern starts with `prefix` run through `fn`, which may answer itself
+   * or call `next` and adjust its response. The first registered is the outermost.
    */
-  guard(prefix: string, check: (req: HttpRequest) => HttpResponse | null): this {
-    this.guards.push({ prefix, check });
+  use(prefix: string, fn: Middleware): this {
+    this.middleware.push({ prefix, fn });
     return this;
+  }
+
+  /** `use` for a check that answers instead of the handler when it returns a response (a not-ready 503). */
+  guard(prefix: string, check: (req: HttpRequest) => HttpResponse | null): this {
+    return this.use(prefix, (req, next) => check(req) ?? next());
+  }
+
+  /** Answers `OPTIONS` for every path under `prefix` that has no `OPTIONS` route of its own (CORS preflight). */
+  options(prefix: string, handler: RouteHandler): this {
+    this.optionsFallbacks.push({ prefix, handler: this.wrapped(prefix, handler) });
+    return this;
+  }
+
+  private wrapped(pattern: string, handler: RouteHandler): RouteHandler {
+    for (let i = this.middleware.length - 1; i >= 0; i--) {
+      const m = this.middleware[i];
+      if (!pattern.startsWith(m.prefix)) continue;
+      const inner = handler;
+      handler = (req, params) => m.fn(req, () => inner(req, params));
+    }
+    return handler;
   }
 
   /** Registers `handler` for each method on `pattern`. */
   add(methods: string | string[], pattern: string, handler: RouteHandler): this {
-    for (const g of this.guards) {
-      if (!pattern.startsWith(g.prefix)) continue;
-      const inner = handler;
-      handler = (req, params) => g.check(req) ?? inner(req, params);
-    }
+    handler = this.wrapped(pattern, handler);
     const segs = splitPath(pattern);
     let node = this.root;
     for (let i = 0; i < segs.length; i++) {
@@ -72,11 +91,14 @@ export class Router {
     const segs = splitPath(path);
     const params: Params = {};
     const found = walk(this.root, segs, 0, params);
+    const h = found?.handlers.get(method) ?? (method === 'HEAD' ? found?.handlers.get('GET') : undefined);
+    if (h) return { kind: 'found', handler: h, params, pattern: found!.pattern };
+    if (method === 'OPTIONS') {
+      const o = this.optionsFallbacks.find((f) => path.startsWith(f.prefix));
+      if (o) return { kind: 'found', handler: o.handler, params, pattern: `${o.prefix}*` };
+    }
     if (!found) return { kind: 'not-found' };
-    const { handlers, pattern } = found;
-    const h = handlers.get(method) ?? (method === 'HEAD' ? handlers.get('GET') : undefined);
-    if (h) return { kind: 'found', handler: h, params, pattern };
-    return { kind: 'method-not-allowed', allowed: [...handlers.keys()] };
+    return { kind: 'method-not-allowed', allowed: [...found.handlers.keys()] };
   }
 }
 

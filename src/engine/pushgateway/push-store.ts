@@ -88,6 +88,28 @@ export class PushStore {
     return out.length ? out.join('\n') + '\n' : '';
   }
 
+  /**
+   * The groups as the Pushgateway's `GET /api/v1/metrics` lists them: grouping labels, whether the last
+   * push succeeded, and per family its type, help, the group's push time and each metric (value, or
+   * buckets/quantiles with count and sum), `push_time_seconds` and `push_failure_time_seconds` included.
+   */
+  apiGroups(): Record<string, unknown>[] {
+    return [...this.groups.values()].map((g) => {
+      const out: Record<string, unknown> = {
+        labels: Object.fromEntries(g.labels.map((l) => [l.name, l.value])),
+        last_push_successful: g.failureTimeSec <= g.pushTimeSec,
+      };
+      const stamp = new Date(g.pushTimeSec * 1000).toISOString();
+      for (const [name, fam] of g.families) out[name] = { time_stamp: stamp, type: apiType(fam.meta.type), help: fam.meta.help || undefined, metrics: apiMetrics(name, fam) };
+      const own = (name: string, help: string, v: number) => ({
+        time_stamp: stamp, type: 'GAUGE', help, metrics: [{ labels: Object.fromEntries(g.labels.map((l) => [l.name, l.value])), value: formatSampleValue(v) }],
+      });
+      out.push_time_seconds = own('push_time_seconds', 'Last Unix time when changing this group in the Pushgateway succeeded.', g.pushTimeSec);
+      out.push_failure_time_seconds = own('push_failure_time_seconds', 'Last Unix time when changing this group in the Pushgateway failed.', g.failureTimeSec);
+      return out;
+    });
+  }
+
   state(): PushStoreState {
     return { groups: [...this.groups.values()].map((g) => ({ labels: g.labels, pushTimeSec: g.pushTimeSec, failureTimeSec: g.failureTimeSec, families: [...g.families] })) };
   }
@@ -110,6 +132,34 @@ export class PushStore {
       }
     }
   }
+}
+
+function apiType(t: string): string {
+  return t === 'unknown' || t === 'untyped' || t === '' ? 'UNTYPED' : t.toUpperCase();
+}
+
+/** One entry per metric of the family; histogram and summary samples are folded back into one metric each. */
+function apiMetrics(name: string, fam: Family): Record<string, unknown>[] {
+  const plain = (ls: Label[]) => Object.fromEntries(ls.filter((l) => l.name !== '__name__' && l.name !== 'le' && l.name !== 'quantile').map((l) => [l.name, l.value]));
+  if (fam.meta.type !== 'histogram' && fam.meta.type !== 'summary') {
+    return fam.samples.map((s) => ({ labels: plain(s.labels), value: formatSampleValue(s.v) }));
+  }
+  const byLabels = new Map<string, Record<string, unknown>>();
+  for (const s of fam.samples) {
+    const labels = plain(s.labels);
+    const key = JSON.stringify(labels);
+    let m = byLabels.get(key);
+    if (!m) { m = { labels, [fam.meta.type === 'histogram' ? 'buckets' : 'quantiles']: {}, count: '0', sum: '0' }; byLabels.set(key, m); }
+    const metric = s.labels.find((l) => l.name === '__name__')?.value ?? name;
+    const v = formatSampleValue(s.v);
+    if (metric === `${name}_count`) m.count = v;
+    else if (metric === `${name}_sum`) m.sum = v;
+    else {
+      const at = s.labels.find((l) => l.name === (fam.meta.type === 'histogram' ? 'le' : 'quantile'))?.value;
+      if (at !== undefined && at !== '+Inf') (m[fam.meta.type === 'histogram' ? 'buckets' : 'quantiles'] as Record<string, string>)[at] = v;
+    }
+  }
+  return [...byLabels.values()];
 }
 
 function named(labels: Label[], name: string): Label[] {

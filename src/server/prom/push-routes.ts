@@ -19,6 +19,11 @@ import { TEXT_CONTENT_TYPE } from '../../engine/exposition/exposition.ts';
 
 const TEXT = { 'Content-Type': 'text/plain; charset=utf-8' };
 
+const PUSHGATEWAY_CORS = {
+  'Access-Control-Allow-Headers': 'Accept, Authorization, Content-Type, Origin', 'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
+  'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': 'Date', 'Cache-Control': 'no-cache, no-store, must-revalidate',
+};
+
 export function registerPushRoutes(router: Router, ctx: ServerContext): { start(): Promise<void>; stop(): Promise<void> } {
   const store = new PushStore();
   const file = join(ctx.dataDir, 'pushgateway.json');
@@ -83,6 +88,15 @@ export function registerPushRoutes(router: Router, ctx: ServerContext): { start(
       return handle(req.method, rest, req.body, req.headers['content-type'] ?? '');
     });
   }
+  // The Pushgateway's own API (its web UI and tools read it), with its always-open CORS headers.
+  const startTime = new Date(ctx.now()).toISOString();
+  const pgJson = (data: unknown): HttpResponse => ({ status: 200, headers: { 'Content-Type': 'application/json', ...PUSHGATEWAY_CORS }, body: JSON.stringify({ status: 'success', data }) });
+  router.add('GET', '/api/v1/metrics', () => pgJson(store.apiGroups()));
+  router.add('GET', '/api/v1/status', () => pgJson({
+    flags: { 'persistence.file': file, 'web.enable-admin-api': String(ctx.flags['web.enable-admin-api']), 'web.enable-lifecycle': String(ctx.flags['web.enable-lifecycle']) },
+    start_time: startTime,
+    build_information: { version: 'tessera', revision: '', branch: '', buildUser: '', buildDate: '', goVersion: `node ${process.version}` },
+  }));
   router.add(['GET', 'HEAD'], '/pushgateway/metrics', () => ({
     status: 200, headers: { 'Content-Type': TEXT_CONTENT_TYPE }, body: store.render(),
   }));

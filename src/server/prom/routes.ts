@@ -11,6 +11,7 @@ import { registerScrapeRoutes } from './scrape-routes.ts';
 import { TsdbClient } from './tsdb-client.ts';
 import { registerTsdbRoutes } from './tsdb-routes.ts';
 import { registerFederateRoutes } from './federate-routes.ts';
+import { registerCors } from './cors.ts';
 import { registerRemoteReadRoutes } from './remote-read-routes.ts';
 import { RemoteReadStorage } from './remote-read-storage.ts';
 import { ReloadStatus, registerReloadMetrics, trackReloads } from './reload-status.ts';
@@ -29,6 +30,7 @@ export function registerMetricsRoutes(router: Router, ctx: ServerContext, life: 
   const gate = new QueryGate(ctx.flags['query.max-concurrency']);
   registerLifecycleRoutes(router, ctx, life, () => gate.waiting > 0);
   guardUntilReady(router, life);
+  registerCors(router, '/api/', ctx.flags['web.cors.origin']);
   registerGraphRoutes(router);
   // One client for the whole metrics service: PromQL, scraping, rules and remote write append/read through it.
   const tsdb = new TsdbClient(ctx.pool);
