@@ -3,18 +3,21 @@
  * idle applications (G1PeriodicGCInterval). V8 collects when allocation goes on; once a bulk load stops, the
  * garbage it left (parsed documents, indexing buffers written to disk, request bodies) would otherwise stay
  * resident until the next burst of work. Every `checkMs`, a thread that ran no work since the previous check
- * and whose heap plus ArrayBuffer memory grew by `thresholdBytes` since the last collection runs one full
- * collection. A busy thread is never interrupted, and an idle one that allocated little is left alone.
+ * (no task, and its event loop active under 5% of the interval, so background merges count as work) and whose
+ * heap plus ArrayBuffer memory grew by `thresholdBytes` since the last collection runs one full collection. A
+ * busy thread is never interrupted, and an idle one that allocated little is left alone.
  *
  * An idle check that finds heap plus ArrayBuffer memory `thresholdBytes` below its peak since the last release
- * (this collection's work, or V8's own) gives the allocator's free memory back to the system
- * (`releaseFreeMemory`): without it, freed backing stores and native buffers stay resident in fragmented malloc
- * arenas. It runs a check after the collection, because V8 frees backing stores on a background thread.
+ * (this collection's work, or V8's own), in a process whose threads together were idle too, gives the
+ * allocator's free memory back to the system (`releaseFreeMemory`): without it, freed backing stores and
+ * native buffers stay resident in fragmented malloc arenas. It runs a check after the collection, because V8
+ * frees backing stores on a background thread.
  *
  * Uses V8's `gc` function, exposed at start-up (`--expose-gc` set from inside the process).
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { performance } from 'node:perf_hooks';
 import { releaseFreeMemory } from './malloc-trim.ts';
 
 export interface IdleGc {
@@ -33,6 +36,9 @@ function gcFunction(): () => void {
   return collect;
 }
 
+/** Share of a check interval the event loop may be active and the thread still count as idle. */
+const BUSY_SHARE = 0.05;
+
 function usedBytes(): number {
   const m = process.memoryUsage();
   return m.heapUsed + m.arrayBuffers;
@@ -43,20 +49,37 @@ export function startIdleGc(checkMs = 500, thresholdBytes = 16 * 1024 * 1024): I
   let worked = false;
   let base = usedBytes();
   let peak = base;
+  let lastElu = performance.eventLoopUtilization();
+  let lastCpu = process.cpuUsage();
+  /** Event-loop time this collector itself spent since the last check (not work of the thread's own). */
+  let ownMs = 0;
   const timer = setInterval(() => {
     const used = usedBytes();
     // The lowest figure since a collection is its true result: V8 frees backing stores after the collection
     // returns, and collects on its own too.
     if (used < base) base = used;
     if (used > peak) peak = used;
-    if (worked) { worked = false; return; }
+    // Idle means no task started (`busy`) and the event loop nearly unused: background work that runs between
+    // tasks (merges, refreshes, flushes) counts as busy too.
+    const elu = performance.eventLoopUtilization();
+    const activeMs = performance.eventLoopUtilization(elu, lastElu).active - ownMs;
+    lastElu = elu;
+    // malloc_trim walks and locks every thread's arena and hands back pages others may be about to reuse:
+    // only when the whole process is quiet (all threads' CPU time), not just this thread.
+    const cpu = process.cpuUsage();
+    const processCpuMs = (cpu.user - lastCpu.user + cpu.system - lastCpu.system) / 1000 - ownMs;
+    lastCpu = cpu;
+    ownMs = 0;
+    if (worked || activeMs > checkMs * BUSY_SHARE) { worked = false; return; }
+    const t0 = performance.now();
     if (used - base >= thresholdBytes) {
       gc();
       base = usedBytes();
-    } else if (peak - used >= thresholdBytes) {
+    } else if (peak - used >= thresholdBytes && processCpuMs < checkMs * BUSY_SHARE) {
       releaseFreeMemory();
       peak = used;
     }
+    ownMs = performance.now() - t0;
   }, checkMs);
   timer.unref();
   return { busy: () => { worked = true; }, stop: () => clearInterval(timer) };
