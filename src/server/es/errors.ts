@@ -85,16 +85,27 @@ const UNMAPPED: EsErrorType = { type: 'exception', status: 500 };
 export const esErrorType = (code: string): EsErrorType => ES_ERRORS[code as keyof typeof ES_ERRORS] ?? UNMAPPED;
 const typeOf = (e: ErrorLike): EsErrorType => esErrorType(e.code);
 
-/** One error object (`{type, reason, metadata…, caused_by?}`); `withCause` false for root causes. */
-export function errorObject(e: ErrorLike, withCause = true): Record<string, unknown> {
+/**
+ * One error object (`{type, reason, metadata…, caused_by?}`); `withCause` false for root causes. With `trace`
+ * (`?error_trace=true`) each object also has `stack_trace`: the error's type and reason, then where it was
+ * raised in Tessera (ES prints its Java stack there).
+ */
+export function errorObject(e: ErrorLike, withCause = true, trace = false): Record<string, unknown> {
   const out: Record<string, unknown> = { type: typeOf(e).type, reason: e.message === '' ? null : e.message };
   const d = e.details ?? {};
   for (const k of META_ORDER) if (d[k] !== undefined) out[k] = d[k];
   for (const k of FIELD_ORDER) if (d[k] !== undefined) out[k] = d[k];
   for (const k of Object.keys(d)) if (!(k in out) && !HIDDEN.has(k) && !META_ORDER.includes(k)) out[k] = d[k];
+  if (trace) out.stack_trace = stackTrace(e);
   const c = d.cause as ErrorLike | undefined;
-  if (withCause && c) out.caused_by = errorObject(c, true);
+  if (withCause && c) out.caused_by = errorObject(c, true, trace);
   return out;
+}
+
+function stackTrace(e: ErrorLike): string {
+  const head = `${typeOf(e).type}[${e.message}]`;
+  const stack = (e as { stack?: unknown }).stack;
+  return typeof stack === 'string' ? [head, ...stack.split('\n').slice(1)].join('\n') : head;
 }
 
 /** ES's guessed root cause: the innermost error that is an Elasticsearch exception (not a wrapped Java one). */
@@ -119,12 +130,12 @@ export function asErrorLike(err: unknown): ErrorLike {
   return { code: 'INTERNAL', message: (err as Error)?.message ?? String(err), details: {} };
 }
 
-/** The `{error: {...}, status}` body. */
-export function errorBody(err: unknown): { error: Record<string, unknown>; status: number } {
+/** The `{error: {...}, status}` body; `trace` adds each object's `stack_trace` (`?error_trace=true`). */
+export function errorBody(err: unknown, trace = false): { error: Record<string, unknown>; status: number } {
   const e = asErrorLike(err);
   const status = typeOf(e).status;
-  const top = errorObject(e, true);
-  return { error: { root_cause: [errorObject(rootCause(e), false)], ...top }, status };
+  const top = errorObject(e, true, trace);
+  return { error: { root_cause: [errorObject(rootCause(e), false, trace)], ...top }, status };
 }
 
 /** A bulk item's `error` (no root_cause) and status. */

@@ -27,7 +27,7 @@ export function route(allowed: readonly string[], fn: EsHandler, onError: (req: 
 }
 
 export function errorReply(req: HttpRequest, err: unknown): HttpResponse {
-  const body = errorBody(err);
+  const body = errorBody(err, req.query.get('error_trace') === 'true');
   return json(req, body.status, body);
 }
 
