@@ -27,6 +27,26 @@ const T0 = 1_704_067_200; // seconds
 const cleanups: (() => Promise<void> | void)[] = [];
 after(async () => { for (const c of cleanups.reverse()) await c(); });
 
+/** The remote-write body of `samples`, posted to `base`; the receiver must accept it. */
+async function remoteWrite(base: string, samples: Parameters<typeof encodeWriteRequest>[0]): Promise<void> {
+  const res = await fetch(`${base}/api/v1/write`, {
+    method: 'POST', body: await encodeWriteRequest(samples),
+    headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy', 'x-prometheus-remote-write-version': '0.1.0' },
+  });
+  assert.equal(res.status, 204, await res.text());
+}
+
+/** `n` samples every `stepS` seconds over the hour before `now` of three req_total counters and a temp gauge. */
+function reqAndTempSamples(now: number, n: number, stepS: number): Parameters<typeof encodeWriteRequest>[0] {
+  const samples = [];
+  for (let i = 0; i < n; i++) {
+    const t = (now - 3600 + i * stepS) * 1000;
+    for (const code of ['200', '404', '500']) samples.push({ labels: labelsFromRecord({ __name__: 'req_total', code, path: '/a' }), t, v: i * (code === '200' ? 3 : 1) });
+    samples.push({ labels: labelsFromRecord({ __name__: 'temp', room: 'lab' }), t, v: 20 + Math.cos(i / 7) });
+  }
+  return samples;
+}
+
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const s = createServer().listen(0, '127.0.0.1', () => { const p = (s.address() as { port: number }).port; s.close(() => resolve(p)); });
@@ -105,17 +125,8 @@ test('a snapshot of Tessera\'s TSDB (head included) served by Prometheus answers
   const srv: TestServer = await startServer({ services: ['metrics'], args: ['--web.enable-admin-api', '--web.enable-remote-write-receiver', '--storage.tsdb.retention.time', '100y'] });
   cleanups.push(() => srv.destroy());
   const now = Math.floor(Date.now() / 1000 / 60) * 60;
-  const samples = [];
-  for (let i = 0; i < 120; i++) {
-    const t = (now - 3600 + i * 30) * 1000;
-    for (const code of ['200', '404', '500']) samples.push({ labels: labelsFromRecord({ __name__: 'req_total', code, path: '/a' }), t, v: i * (code === '200' ? 3 : 1) });
-    samples.push({ labels: labelsFromRecord({ __name__: 'temp', room: 'lab' }), t, v: 20 + Math.cos(i / 7) });
-  }
-  const res = await fetch(`${srv.promUrl}/api/v1/write`, {
-    method: 'POST', body: await encodeWriteRequest(samples),
-    headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy', 'x-prometheus-remote-write-version': '0.1.0' },
-  });
-  assert.equal(res.status, 204, await res.text());
+  const samples = reqAndTempSamples(now, 120, 30);
+  await remoteWrite(srv.promUrl, samples);
   const snap = await (await fetch(`${srv.promUrl}/api/v1/admin/tsdb/snapshot`, { method: 'POST' })).json() as { data: { name: string } };
   const snapDir = path.join(srv.dataDir, 'tsdb', 'snapshots', snap.data.name);
   const promDir = path.join(srv.dataDir, 'for-prometheus');
@@ -174,18 +185,9 @@ test('the WAL of a Tessera shard replays in the real Prometheus: same answers as
   const srv: TestServer = await startServer({ services: ['metrics'], workers: 1, args: ['--web.enable-remote-write-receiver', '--storage.tsdb.retention.time', '100y'] });
   cleanups.push(() => srv.destroy());
   const now = Math.floor(Date.now() / 1000 / 60) * 60;
-  const samples = [];
   // 240 samples per series: the first 120 fill a chunk that is closed into chunks_head/ whatever the time of day.
-  for (let i = 0; i < 240; i++) {
-    const t = (now - 3600 + i * 15) * 1000;
-    for (const code of ['200', '404', '500']) samples.push({ labels: labelsFromRecord({ __name__: 'req_total', code, path: '/a' }), t, v: i * (code === '200' ? 3 : 1) });
-    samples.push({ labels: labelsFromRecord({ __name__: 'temp', room: 'lab' }), t, v: 20 + Math.cos(i / 7) });
-  }
-  const res = await fetch(`${srv.promUrl}/api/v1/write`, {
-    method: 'POST', body: await encodeWriteRequest(samples),
-    headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy', 'x-prometheus-remote-write-version': '0.1.0' },
-  });
-  assert.equal(res.status, 204, await res.text());
+  const samples = reqAndTempSamples(now, 240, 15);
+  await remoteWrite(srv.promUrl, samples);
   const at = now - 60;
   const mine = await answers(srv.promUrl, at);
   assert.match(mine[4], /"room":"lab"/, 'temp has data in range');
@@ -228,11 +230,7 @@ test('a WAL checkpoint the real Prometheus wrote (after compacting its head) rep
     const p = await runPrometheus(promDir, undefined, ['--web.enable-remote-write-receiver']);
     const samples = [];
     for (let i = 0; i < 120; i++) samples.push({ labels: labelsFromRecord({ __name__: 'hourly', run: String(run) }), t: (T - (4 - run) * 3600 + i * 30) * 1000, v: run * 1000 + i });
-    const res = await fetch(`${p.base}/api/v1/write`, {
-      method: 'POST', body: await encodeWriteRequest(samples),
-      headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy', 'x-prometheus-remote-write-version': '0.1.0' },
-    });
-    assert.equal(res.status, 204, await res.text());
+    await remoteWrite(p.base, samples);
     if (run === 3) {
       // The commit that makes the head compactable triggers the compaction; wait for its checkpoint.
       while (!readdirSync(path.join(promDir, 'wal')).some((n) => /^checkpoint\.\d+$/.test(n))) await new Promise((r) => setImmediate(r));

@@ -81,7 +81,6 @@ export class PromWalWriter {
   }
 
   private enqueue(records: readonly Uint8Array[], cut: boolean): Promise<number> {
-    if (this.commits.failure !== null) return Promise.reject(InternalError.of('INTERNAL', [`WAL ${this.dir} failed earlier: ${String(this.commits.failure)}`]));
     if (this.closed || !this.started) return Promise.reject(InternalError.of('INTERNAL', [`WAL ${this.dir} is not open`]));
     return this.commits.push({ records, cut });
   }
