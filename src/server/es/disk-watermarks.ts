@@ -17,8 +17,6 @@ const LEVELS = ['low', 'high', 'flood_stage'] as const;
 type Level = (typeof LEVELS)[number];
 
 export interface DiskWatermarks {
-  /** One check now (the timer's work). */
-  check(): Promise<void>;
   stop(): void;
 }
 
@@ -71,5 +69,5 @@ export function startDiskWatermarks(cluster: EsCluster): DiskWatermarks {
     timer.unref();
   }
   schedule();
-  return { check, stop: () => { stopped = true; if (timer) clearTimeout(timer); } };
+  return { stop: () => { stopped = true; if (timer) clearTimeout(timer); } };
 }
