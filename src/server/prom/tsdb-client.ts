@@ -50,8 +50,8 @@ function toLabels(flat: readonly string[]): Label[] {
 
 /**
  * One worker's share of an append: the label-set table, and per sample its table entry, time and value.
- * Sample columns are typed from the start (sized for the whole batch, cut to length when sent), so the NaN
- * payload of a staleness marker survives and no per-sample boxing happens.
+ * Sample columns are typed and sized exactly, so the NaN payload of a staleness marker survives and no
+ * per-sample boxing happens.
  */
 interface Group { routes: Route[]; n: number; sidx: Uint32Array; ts: Float64Array; vs: Float64Array }
 
@@ -76,6 +76,8 @@ export class TsdbClient {
   /** Last epoch each worker's shard reported (refs are only valid within it). */
   private readonly epochs: number[] = [];
   private calls = 0;
+  /** Scratch of `append`: each sample's route between its two passes (overwritten by the next append). */
+  private readonly routed: Route[] = [];
 
   constructor(private readonly pool: TsdbTransport) {}
 
@@ -93,11 +95,20 @@ export class TsdbClient {
   async append(samples: readonly SampleIn[]): Promise<AppendSummary> {
     const n = this.pool.size;
     const call = ++this.calls;
+    // Two passes: route and count per worker, then fill columns of exactly that size (sent without a copy).
+    const routed = this.routed;
+    const counts = new Array<number>(n).fill(0);
+    for (let i = 0; i < samples.length; i++) {
+      const r = this.route(samples[i].labels, n);
+      routed[i] = r;
+      counts[r.w]++;
+    }
     const groups: (Group | undefined)[] = new Array(n);
+    for (let w = 0; w < n; w++) if (counts[w] > 0) groups[w] = newGroup(counts[w]);
     for (let i = 0; i < samples.length; i++) {
       const s = samples[i];
-      const r = this.route(s.labels, n);
-      const g: Group = groups[r.w] ??= newGroup(samples.length);
+      const r = routed[i];
+      const g = groups[r.w]!;
       if (r.call !== call) { r.call = call; r.slot = g.routes.length; g.routes.push(r); }
       const k = g.n++;
       g.sidx[k] = r.slot; g.ts[k] = s.t; g.vs[k] = s.v;
@@ -123,10 +134,11 @@ export class TsdbClient {
       const r = g.routes[j];
       if (useRefs && r.ref > 0 && r.epoch === epoch) { refs[j] = r.ref; series[j] = null; } else series[j] = r.flat;
     }
-    const args: AppendArgs = { series, refs, epoch, sidx: g.sidx.slice(0, g.n), ts: g.ts.slice(0, g.n), vs: g.vs.slice(0, g.n) };
+    const args: AppendArgs = { series, refs, epoch, sidx: g.sidx.subarray(0, g.n), ts: g.ts.subarray(0, g.n), vs: g.vs.subarray(0, g.n) };
     const reply = await this.pool.call(w, 'tsdb.append', args);
     this.epochs[w] = reply.epoch;
-    for (let j = 0; j < m; j++) if (reply.refs[j] > 0) { g.routes[j].ref = reply.refs[j]; g.routes[j].epoch = reply.epoch; }
+    const got = reply.refs;
+    if (got) for (let j = 0; j < m; j++) if (got[j] > 0) { g.routes[j].ref = got[j]; g.routes[j].epoch = reply.epoch; }
     if (!reply.unknown?.length || !useRefs) return reply;
     // Rare (a ref went stale): resend just the unknown entries' samples, with labels.
     const retry = newGroup(g.n);
