@@ -57,6 +57,7 @@ function renderBody(s: AggSpec, p: AggPartial, tk: boolean): Obj {
     case 'terms': return renderTerms(s, p, tk);
     case 'histogram': case 'date_histogram': return renderHistogram(s, p, tk);
     case 'range': case 'date_range': return renderRanges(s, p, tk);
+    case 'composite': return renderComposite(s, p, tk);
     case 'filters': {
       const bs = p.buckets.map((b: any) => ({ key: b.key, body: { doc_count: b.docCount, ...renderAggs(s.subs, b.subs, tk) } }));
       return { buckets: p.keyed ? Object.fromEntries(bs.map((b: any) => [b.key, b.body])) : bs.map((b: any) => b.body) };
@@ -189,6 +190,32 @@ function renderHistogram(s: AggSpec, p: AggPartial, tk: boolean): Obj {
   });
   if (s.params.keyed === true) return { buckets: Object.fromEntries(rendered.map((r: any) => [String(r.key_as_string ?? (r.key instanceof RawJson ? r.key.text : r.key)), r])) };
   return { buckets: rendered };
+}
+
+/**
+ * A composite key as ES's DocValueFormats print it: keywords as strings, longs and dates as numbers (epoch
+ * millis unless the source has a `format`), doubles and histogram keys as Java doubles, booleans as true/false.
+ */
+function compositeKey(s: AggSpec, p: AggPartial, key: (number | string | null)[]): Obj {
+  const out: Obj = {};
+  (s.params.sources as { name: string; type: string; format?: string; timeZone?: string }[]).forEach((src, i) => {
+    const v = key[i], vt: string = p.sources[i].valueType;
+    if (v === null || typeof v === 'string') out[src.name] = v;
+    else if (vt === 'date' && src.format !== undefined) out[src.name] = formatDate(v, src.format, tzOffset(src.timeZone, v));
+    else if (vt === 'boolean') out[src.name] = v !== 0;
+    else if (src.type === 'histogram' || ['double', 'float', 'half_float', 'scaled_float'].includes(vt)) out[src.name] = jd(v);
+    else out[src.name] = v;
+  });
+  return out;
+}
+
+function renderComposite(s: AggSpec, p: AggPartial, tk: boolean): Obj {
+  const buckets = p.buckets as { key: (number | string | null)[]; docCount: number; subs: AggPartial[] }[];
+  const o: Obj = {};
+  // after_key: the last bucket's key (none on an empty page), as 6.8's InternalComposite.
+  if (buckets.length) o.after_key = compositeKey(s, p, buckets[buckets.length - 1].key);
+  o.buckets = buckets.map((b) => ({ key: compositeKey(s, p, b.key), doc_count: b.docCount, ...renderAggs(s.subs, b.subs, tk) }));
+  return o;
 }
 
 function tzOffset(tz: string | undefined, ms: number): number {

@@ -5,9 +5,10 @@
 import { locOfKey } from '../json-pos.ts';
 import { parseQuery, parsingError } from '../query-parser.ts';
 import type { Query } from '../query-ast.ts';
+import { parseCompositeSources } from './composite.ts';
 
 export const METRIC_TYPES = ['avg', 'sum', 'min', 'max', 'stats', 'extended_stats', 'value_count', 'cardinality', 'percentiles', 'top_hits'];
-export const BUCKET_TYPES = ['terms', 'histogram', 'date_histogram', 'range', 'date_range', 'filter', 'filters', 'missing', 'nested', 'reverse_nested', 'global'];
+export const BUCKET_TYPES = ['terms', 'histogram', 'date_histogram', 'range', 'date_range', 'filter', 'filters', 'missing', 'nested', 'reverse_nested', 'global', 'composite'];
 
 export interface AggSpec {
   name: string;
@@ -63,6 +64,13 @@ function parseOne(name: string, type: string, v: unknown, holder: Obj): AggSpec 
     if (Array.isArray(f)) { spec.filters = f.map((_, i) => ({ key: String(i), query: parseQuery(f, String(i), true) })); spec.filtersKeyed = false; }
     else if (isObj(f)) { spec.filters = Object.keys(f).map((k) => ({ key: k, query: parseQuery(f, k, true) })); spec.filtersKeyed = true; }
     else throw parsingError(`[filters] aggregation [${name}] requires [filters]`, locOfKey(holder, type));
+    return spec;
+  }
+  if (type === 'composite') {
+    for (const k of Object.keys(v)) if (!['sources', 'size', 'after'].includes(k)) throw parsingError(`[composite] unknown field [${k}], parser not found`, locOfKey(v, k));
+    if (v.size !== undefined && !Number.isInteger(Number(v.size))) throw parsingError(`[composite] failed to parse field [size]`, locOfKey(v, 'size'));
+    if (v.after !== undefined && !isObj(v.after)) throw parsingError(`[composite] after doesn't support values of type: ${Array.isArray(v.after) ? 'START_ARRAY' : 'VALUE_STRING'}`, locOfKey(v, 'after'));
+    spec.params = { ...v, sources: parseCompositeSources(name, v) };
     return spec;
   }
   if (v.script !== undefined) throw parsingError(`[${type}] aggregation [${name}]: scripts are not supported by this server`, locOfKey(v, 'script'));
