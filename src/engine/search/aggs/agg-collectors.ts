@@ -14,6 +14,7 @@ import { createBucketCollector } from './bucket-collectors.ts';
 import { DEFAULT_DATE_FORMAT, parseDate } from '../../analysis/date-format.ts';
 import { TopHitsCollector } from './top-hits.ts';
 import { rejectNestedComposite } from './composite.ts';
+import { validatePipelines } from './bucket-sort.ts';
 
 export type AggPartial = { name: string; type: string; [k: string]: any };
 
@@ -35,6 +36,7 @@ export class AggCollectors {
 
 export function createAggCollectors(specs: AggSpec[], ctx: CompileContext, shardCount: number): AggCollectors {
   rejectNestedComposite(specs);
+  validatePipelines(specs);
   const env: AggEnv = { ctx, shardCount };
   return new AggCollectors(specs.map((s) => createCollector(s, env)));
 }
