@@ -9,6 +9,7 @@ import type { Query } from './query-ast.ts';
 import type { SortSpec } from './sort.ts';
 import { parseAggs, type AggSpec } from './aggs/agg-parser.ts';
 import { parseHighlight, type HighlightSpec } from './highlight-spec.ts';
+import { parseCollapse, type CollapseSpec } from './collapse.ts';
 
 export interface SourceFilter { enabled: boolean; includes: string[]; excludes: string[] }
 
@@ -34,6 +35,7 @@ export interface SearchRequest {
   timeoutMs: number | null;
   /** `indices_boost`: index name or pattern → score multiplier. */
   indicesBoost: [string, number][];
+  collapse: CollapseSpec | null;
 }
 
 type Obj = Record<string, unknown>;
@@ -43,7 +45,7 @@ export function defaultRequest(): SearchRequest {
   return {
     query: null, postFilter: null, from: 0, size: 10, sort: null, source: { enabled: true, includes: [], excludes: [] }, storedFields: null,
     docvalueFields: [], trackScores: false, trackTotalHits: true, minScore: null, terminateAfter: 0, searchAfter: null, aggs: null,
-    highlight: null, version: false, seqNoPrimaryTerm: false, explain: false, timeoutMs: null, indicesBoost: [],
+    highlight: null, version: false, seqNoPrimaryTerm: false, explain: false, timeoutMs: null, indicesBoost: [], collapse: null,
   };
 }
 
@@ -83,6 +85,7 @@ export function parseSearchBody(body: Obj): SearchRequest {
       case 'explain': r.explain = v === true; break;
       case 'timeout': r.timeoutMs = parseTimeMs(v); break;
       case 'stats': break;
+      case 'collapse': r.collapse = parseCollapse(v); break;
       case 'indices_boost':
         for (const e of [v].flat() as Obj[]) for (const [name, b] of Object.entries(e ?? {})) r.indicesBoost.push([name, Number(b)]);
         break;

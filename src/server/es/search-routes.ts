@@ -17,6 +17,7 @@ import { murmur3Utf16 } from '../../engine/documents/routing.ts';
 import { executeSearch, phaseFailure, shardTargets, type ShardTarget } from './search-exec.ts';
 import { countBody, renderSearch, searchErrorReply } from './search-render.ts';
 import { ScrollRegistry } from './search-scroll.ts';
+import { checkCollapse, expandCollapsedHits } from './search-collapse.ts';
 import { NUMERIC_TYPES, FieldInfos } from '../../engine/search/index.ts';
 
 const SEARCH_PARAMS = ['analyzer', 'analyze_wildcard', 'default_operator', 'df', 'explain', 'stored_fields', 'docvalue_fields', 'from',
@@ -100,14 +101,17 @@ export class SearchService {
     const r = applyUrlParams(httpReq, parseSearchBodyText(body));
     const indices = this.resolve(p.index, httpReq);
     const targets = this.targets(indices, httpReq, p.type);
-    if (count) { r.size = 0; r.aggs = null; r.sort = null; }
+    if (count) { r.size = 0; r.aggs = null; r.sort = null; r.collapse = null; }
     const scrollParam = httpReq.query.get('scroll');
     if (!count) this.checkWindow(r, targets, scrollParam !== null);
+    checkCollapse(r, targets, scrollParam !== null);
     const searchType = httpReq.query.get('search_type') ?? 'query_then_fetch';
     if (!['query_then_fetch', 'dfs_query_then_fetch'].includes(searchType)) throw new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', `No search type for [${searchType}]`);
     if (scrollParam && !count) return json(httpReq, 200, await this.scrolls.start(r, targets, scrollParam, searchType === 'dfs_query_then_fetch', started, fieldTypeLookup(indices), boolParam(httpReq, 'typed_keys')));
-    const out = await executeSearch(this.cluster, targets, r, { dfs: searchType === 'dfs_query_then_fetch', nowMs: this.ctx.now() });
+    const nowMs = this.ctx.now();
+    const out = await executeSearch(this.cluster, targets, r, { dfs: searchType === 'dfs_query_then_fetch', nowMs });
     if (count) return json(httpReq, 200, countBody(out));
+    await expandCollapsedHits(this.cluster, targets, r, out, nowMs);
     return json(httpReq, 200, renderSearch(r, out, { typedKeys: boolParam(httpReq, 'typed_keys'), tookMs: Date.now() - started, fieldTypes: fieldTypeLookup(indices) }));
   }
 
