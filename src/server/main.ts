@@ -14,6 +14,7 @@ import { createLogger } from './logger.ts';
 import { acquireLock } from './lock-file.ts';
 import { startHttpServer, type HttpServer, type InFlightBudget } from './http.ts';
 import { listenerWebConfig, type ListenerWebConfig } from './web-listener.ts';
+import type { GateEnvelopes } from './web-gate.ts';
 import { ParseError } from '../engine/errors.ts';
 import { startIdleGc } from '../runtime/idle-gc.ts';
 import { Router } from './router.ts';
@@ -38,10 +39,17 @@ export interface Tessera {
 }
 
 export async function startTessera(flags: Flags): Promise<Tessera> {
+  const log = createLogger(flags['log.level']);
+  const services = new Set(flags.services);
+  // Web config files are checked before anything starts, so a bad one fails start-up at once (exit 2).
+  const webOf = (service: string, flag: 'web.config.file' | 'http.web-config.file' | 'workflow.web-config.file', gate: GateEnvelopes): ListenerWebConfig =>
+    (services.has(service) ? listenerWebConfig(flags[flag], gate, log) : {});
+  const esWeb = webOf('documents', 'http.web-config.file', esGate);
+  const promWeb = webOf('metrics', 'web.config.file', promGate);
+  const flowWeb = webOf('workflow', 'workflow.web-config.file', workflowGate);
   const dataDir = resolve(flags['path.data']);
   mkdirSync(dataDir, { recursive: true });
   const releaseLock = acquireLock(dataDir);
-  const log = createLogger(flags['log.level']);
   const metrics = new SelfMetrics();
   const reqMetrics: RequestMetrics = {
     requests: metrics.counter('tessera_http_requests_total', 'HTTP requests by API, route and status code.', ['api', 'route', 'code']),
@@ -102,13 +110,6 @@ export async function startTessera(flags: Flags): Promise<Tessera> {
   };
 
   try {
-    const services = new Set(flags.services);
-    // Every web config file is checked before any listener opens, so a bad one fails start-up as a whole.
-    const webOf = (flag: 'web.config.file' | 'http.web-config.file' | 'workflow.web-config.file', gate: typeof promGate): ListenerWebConfig =>
-      listenerWebConfig(flags[flag], gate, log);
-    const esWeb = services.has('documents') ? webOf('http.web-config.file', esGate) : {};
-    const promWeb = services.has('metrics') ? webOf('web.config.file', promGate) : {};
-    const flowWeb = services.has('workflow') ? webOf('workflow.web-config.file', workflowGate) : {};
     if (services.has('documents')) {
       const router = new Router();
       hooks.push(registerEsRoutes(router, ctx));
