@@ -19,5 +19,6 @@ export type { AggPartial } from './aggs/agg-collectors.ts';
 export type { AggSpec } from './aggs/agg-parser.ts';
 export { compareBucketKeys, termsOrder } from './aggs/bucket-collectors.ts';
 export { nextKey } from './aggs/date-rounding.ts';
+export { applyBucketSorts } from './aggs/bucket-sort.ts';
 export { NUMERIC_TYPES, FieldInfos } from '../indexing/field-infos.ts';
 export { formatDate, parseDate } from '../analysis/date-format.ts';
