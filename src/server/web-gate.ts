@@ -9,7 +9,6 @@
  * random eviction; comparisons run one at a time, like the toolkit's `bcryptMtx`, so a burst of wrong
  * passwords costs one core's slice at a time rather than the whole event loop.
  */
-import bcrypt from 'bcryptjs';
 import { statSync } from 'node:fs';
 import type { HttpResponse, RequestHead, Admission } from './http.ts';
 import { readWebConfig, type WebConfig } from './web-config.ts';
@@ -29,6 +28,12 @@ export interface GateLog {
 /** The toolkit's bcrypt of "fakepassword": compared against for unknown users so timing does not reveal them. */
 const FAKE_HASH = '$2y$10$QOauhQNbBCuQDKes6eFzPeMqBSjb7Mr5DUmpZ/VcEd00UAV/LDeSi';
 const CACHE_SIZE = 100;
+/**
+ * bcryptjs, loaded on the first password check: a node without basic auth never loads it (and a checkout whose
+ * node_modules predates the dependency still starts without web config files).
+ */
+let bcryptModule: Promise<typeof import('bcryptjs')> | null = null;
+const loadBcrypt = (): Promise<typeof import('bcryptjs')> => (bcryptModule ??= import('bcryptjs'));
 const ADMIT: Admission = { refusal: null, headers: null };
 
 export class WebGate {
@@ -89,7 +94,7 @@ export class WebGate {
   private verify(key: string, hash: string, password: string): Promise<boolean> {
     let p = this.pending.get(key);
     if (p) return p;
-    p = this.bcryptTail.then(() => bcrypt.compare(password, hash)).catch(() => false).then((ok) => {
+    p = this.bcryptTail.then(loadBcrypt).then((bcrypt) => bcrypt.default.compare(password, hash)).catch(() => false).then((ok) => {
       this.pending.delete(key);
       this.remember(key, ok);
       return ok;
