@@ -18,6 +18,7 @@ import type { Query } from './query-ast.ts';
 import { explainQuery, type Explanation } from './explain.ts';
 import { InnerHitsFetcher, nestedWithInnerHits, type InnerHitsResult } from './inner-hits.ts';
 import { GroupTopCollector, GroupValues, type GroupValue } from './collapse.ts';
+import { suggestShard, type SuggestResult } from './suggest.ts';
 
 
 export interface ShardHit {
@@ -45,6 +46,8 @@ export interface ShardResult {
   hits: ShardHit[];
   aggs: AggPartial[] | null;
   terminatedEarly: boolean | null;
+  /** The shard's term suggestions (requests with `suggest`). */
+  suggest?: SuggestResult;
 }
 
 export interface ShardSearchOptions {
@@ -135,7 +138,9 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
   const maxScore = groups ? groups.maxScore : scoreTop ? scoreTop.maxScore : fieldTop!.maxScore;
   const hits = opts.noFetch ? top.map((h) => bareHit(h.doc, h.score, h.keys)) : fetchHits(reader, req, top, opts, ctx);
   if (grouped) for (let i = 0; i < hits.length; i++) hits[i].group = grouped[i].group;
-  return { total, maxScore, hits, aggs: aggs ? aggs.partials() : null, terminatedEarly: req.terminateAfter > 0 ? terminated : null };
+  const out: ShardResult = { total, maxScore, hits, aggs: aggs ? aggs.partials() : null, terminatedEarly: req.terminateAfter > 0 ? terminated : null };
+  if (req.suggest) out.suggest = suggestShard(ctx, req.suggest);
+  return out;
 }
 
 function bareHit(doc: number, score: number, keys: SortValue[] | null): ShardHit {

@@ -12,6 +12,7 @@ import type { Query } from '../../engine/search/index.ts';
 import { parseQuery } from '../../engine/search/index.ts';
 import { mergeDfs, type DfsStats } from '../../engine/search/index.ts';
 import { reduceAggs } from '../../engine/search/index.ts';
+import { reduceSuggest, type SuggestResult } from '../../engine/search/index.ts';
 import type { AggPartial } from '../../engine/search/index.ts';
 import { compareKeys, type SortValue } from '../../engine/search/index.ts';
 import { EngineError, InvalidArgumentError } from '../../engine/errors.ts';
@@ -36,6 +37,7 @@ export interface SearchOutcome {
   sortKinds: string[] | null;
   /** Per-shard results (scroll keeps offsets). */
   perShard: (ShardResult | null)[];
+  suggest?: SuggestResult;
 }
 
 export function aliasFilterQuery(f: unknown): Query | null {
@@ -140,7 +142,10 @@ function merge(targets: ShardTarget[], perShard: (ShardResult | null)[], req: Se
   const aggs = req.aggs && aggParts.length ? reduceAggs(req.aggs, aggParts) : null;
   const shards: SearchOutcome['shards'] = { total: targets.length, successful: targets.length - failures.length, skipped: 0, failed: failures.length };
   if (failures.length) shards.failures = failures.map((f) => shardFailure(f.t, f.err));
-  return { total, maxScore, hits, aggs, shards, terminatedEarly: terminated, sortKinds, perShard };
+  const out: SearchOutcome = { total, maxScore, hits, aggs, shards, terminatedEarly: terminated, sortKinds, perShard };
+  const suggests = perShard.flatMap((r) => (r?.suggest ? [r.suggest] : []));
+  if (req.suggest && suggests.length) out.suggest = reduceSuggest(req.suggest, suggests);
+  return out;
 }
 
 /** Collapsed searches: each shard sent its best hit per group; the best of them wins (ES's CollapseTopFieldDocs.merge). */

@@ -5,6 +5,7 @@
  */
 import type { SearchRequest } from '../../engine/search/index.ts';
 import type { SortValue } from '../../engine/search/index.ts';
+import type { SuggestResult } from '../../engine/search/index.ts';
 import { renderAggs } from './search-aggs-render.ts';
 import type { MergedHit, SearchOutcome } from './search-exec.ts';
 import { jd, jf } from './java-format.ts';
@@ -81,6 +82,7 @@ export function renderSearch(req: SearchRequest, out: SearchOutcome, o: RenderOp
   body.hits = renderHits(req, out, o);
   if (req.aggs && out.aggs) body.aggregations = renderAggs(req.aggs, out.aggs, o.typedKeys);
   else if (req.aggs) body.aggregations = {};
+  if (out.suggest) body.suggest = renderSuggest(out.suggest, o.typedKeys);
   return body;
 }
 
@@ -93,6 +95,16 @@ export function searchErrorReply(req: HttpRequest, err: unknown): HttpResponse {
   const roots = failed.map((f) => { const { caused_by: _c, ...rest } = f.reason; return rest; });
   const { root_cause: _r, ...rest } = body.error;
   return json(req, body.status, { error: { root_cause: roots, ...rest }, status: body.status });
+}
+
+/** `suggest.{name}: [{text, offset, length, options: [{text, score, freq}]}]` (`term#name` with typed_keys). */
+function renderSuggest(res: SuggestResult, typedKeys: boolean): Obj {
+  const out: Obj = {};
+  for (const s of res) {
+    out[typedKeys ? `term#${s.name}` : s.name] = s.entries.map((e) => ({ text: e.text, offset: e.offset, length: e.length,
+      options: e.options.map((x) => ({ text: x.text, score: jf(x.score), freq: x.freq })) }));
+  }
+  return out;
 }
 
 export function countBody(out: SearchOutcome): Obj {

@@ -11,7 +11,7 @@ import { boolParam, intParam } from './params.ts';
 import { bodyText, route } from './handler.ts';
 import { json, RawJson } from './json.ts';
 import { parseSearchBodyText, parseSort, parseSourceFilter, parseTimeMs, type AnalyzeArgs, type SearchRequest } from '../../engine/search/index.ts';
-import { parseJsonWithPos } from '../../engine/search/index.ts';
+import { parseJsonWithPos, parseSuggest } from '../../engine/search/index.ts';
 import { InvalidArgumentError, EngineError, ParseError } from '../../engine/errors.ts';
 import { murmur3Utf16 } from '../../engine/documents/routing.ts';
 import { executeSearch, phaseFailure, shardTargets, type ShardTarget } from './search-exec.ts';
@@ -68,6 +68,14 @@ export function applyUrlParams(req: HttpRequest, r: SearchRequest): SearchReques
   if (q.get('stored_fields') !== null) r.storedFields = q.get('stored_fields')!.split(',');
   if (q.get('docvalue_fields') !== null) r.docvalueFields = q.get('docvalue_fields')!.split(',');
   if (q.get('timeout') !== null) r.timeoutMs = parseTimeMs(q.get('timeout'));
+  const suggestField = q.get('suggest_field');
+  if (suggestField) {
+    // RestSearchAction: one term suggestion named after the field, text from suggest_text or q.
+    const term: Record<string, unknown> = { field: suggestField, size: intParam(req, 'suggest_size') ?? 5 };
+    if (q.get('suggest_mode') !== null) term.suggest_mode = q.get('suggest_mode');
+    const text = q.get('suggest_text') ?? q.get('q');
+    r.suggest = parseSuggest({ [suggestField]: text === null ? { term } : { text, term } });
+  }
   if (r.size < 0) throw new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', `[size] parameter cannot be negative, found [${r.size}]`);
   if (r.from < 0) throw new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', `[from] parameter cannot be negative, found [${r.from}]`);
   return r;
