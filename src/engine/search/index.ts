@@ -11,6 +11,8 @@ export type { Token } from '../analysis/token-buf.ts';
 export { ScrollStore } from './scroll-store.ts';
 export { parseSearchBodyText, parseSort, parseSourceFilter, parseTimeMs, type SearchRequest } from './search-request.ts';
 export { parseQuery } from './query-parser.ts';
+export { parseSuggest, reduceSuggest, type SuggestResult } from './suggest.ts';
+export { groupSearchRequest, innerHitsName, type GroupValue } from './collapse.ts';
 export { parseJsonWithPos } from './json-pos.ts';
 export type { Query } from './query-ast.ts';
 export { compareKeys, type SortValue } from './sort.ts';
