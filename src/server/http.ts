@@ -5,6 +5,10 @@
  */
 import uWS from 'uWebSockets.js';
 import { createServer } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTlsFront, type TlsFront, type TlsFrontSettings } from './tls-front.ts';
 import { gzipBody, inflateBody, isInflatable, wantsGzip } from './content-encoding.ts';
 
 export interface HttpRequest {
@@ -52,6 +56,11 @@ export interface ListenerTlsOptions {
   caFile: string;
   /** OpenSSL cipher list for TLS <= 1.2; '' = the library default. */
   ciphers: string;
+  /**
+   * Settings uWS cannot express: TLS is then terminated by node:tls in front of uWS (tls-front.ts), and the
+   * fields above are unused. null: uWS's SSLApp serves TLS itself.
+   */
+  front: TlsFrontSettings | null;
 }
 
 export interface HttpServerOptions {
@@ -150,7 +159,8 @@ function sslApp(tls: ListenerTlsOptions): uWS.TemplatedApp {
 
 /** Starts one uWS app on host:port. Rejects if the port cannot be bound. */
 export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
-  const app = opts.tls ? sslApp(opts.tls) : uWS.App();
+  const front = opts.tls?.front ?? null;
+  const app = opts.tls && !front ? sslApp(opts.tls) : uWS.App();
   let inFlight = 0;
   let closing = false;
   let drained: (() => void) | null = null;
@@ -316,6 +326,7 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
     });
   });
 
+  if (front) return listenBehindFront(app, opts.host, opts.port, front, () => ({ inFlight, setClosing: () => { closing = true; }, whenDrained: (f) => { if (inFlight === 0) f(); else drained = f; } }));
   return new Promise((resolve, reject) => {
     // Exclusive: uWS's default sets SO_REUSEPORT, so a second node (another data directory) could bind the same
     // port and silently take half the connections. The 4-argument form exists in the binding, not in its typings.
@@ -335,5 +346,43 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
         }),
       });
     });
+  });
+}
+
+interface ServerState { inFlight: number; setClosing(): void; whenDrained(f: () => void): void }
+
+/**
+ * uWS on a unix socket in a private (0700) directory, node:tls on host:port forwarding to it. Closing stops
+ * the front first, answers what is in flight, then closes uWS (which ends the forwarded connections).
+ */
+function listenBehindFront(app: uWS.TemplatedApp, host: string, port: number, settings: TlsFrontSettings, state: () => ServerState): Promise<HttpServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-tls-'));
+  const path = join(dir, 'http.sock');
+  return new Promise((resolve, reject) => {
+    app.listen_unix((sock) => {
+      if (!sock) { rmSync(dir, { recursive: true, force: true }); reject(new Error(`cannot listen on unix socket ${path}`)); return; }
+      startTlsFront(host, port, settings, path).then((tls: TlsFront) => {
+        resolve({
+          port: tls.port,
+          inFlight: () => state().inFlight,
+          close: () => new Promise<void>((done) => {
+            const st = state();
+            st.setClosing();
+            tls.close();
+            uWS.us_listen_socket_close(sock);
+            st.whenDrained(() => setTimeout(() => {
+              (app as unknown as { close(): void }).close();
+              tls.destroy();
+              rmSync(dir, { recursive: true, force: true });
+              done();
+            }, 50));
+          }),
+        });
+      }, (err: Error) => {
+        uWS.us_listen_socket_close(sock);
+        rmSync(dir, { recursive: true, force: true });
+        reject(err);
+      });
+    }, path);
   });
 }

@@ -12,7 +12,7 @@ const envelopes: GateEnvelopes = {
   unauthorized: (_req, user) => ({ status: 401, body: user ?? '-' }),
   configError: () => ({ status: 500 }),
 };
-const quiet = { warn: () => {}, error: () => {} };
+const quiet = { info: () => {}, warn: () => {}, error: () => {} };
 const head = (auth?: string): RequestHead => ({ method: 'GET', path: '/', rawQuery: '', headers: auth ? { authorization: `Basic ${Buffer.from(auth).toString('base64')}` } : {} });
 const status = (a: Admission): number => a.refusal?.status ?? 200;
 

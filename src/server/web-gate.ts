@@ -21,6 +21,7 @@ export interface GateEnvelopes {
 }
 
 export interface GateLog {
+  info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
 }

@@ -17,7 +17,7 @@ export function listenerWebConfig(file: string, envelopes: GateEnvelopes, log: G
   if (file === '') return {};
   const cfg = readWebConfig(file);
   const warn = (msg: string): void => log.warn(msg);
-  const tls = cfg.tls.enabled ? listenerTls(file, cfg.tls, warn) : undefined;
+  const tls = cfg.tls.enabled ? listenerTls(file, cfg.tls, warn, (msg) => log.info(msg)) : undefined;
   // uWS speaks HTTP/1.1 only and offers no ALPN, so HTTP/2 clients fall back to HTTP/1.1 as with `http2: false`.
   if (cfg.http2Explicit && cfg.http2 && tls) warn(`web config file ${file}: http2: true is not supported; the listener speaks HTTP/1.1 only`);
   return { tls, gate: new WebGate(file, cfg, envelopes, log) };

@@ -238,6 +238,89 @@ describe('client certificates and cipher_suites', { skip: NO_OPENSSL }, () => {
   });
 });
 
+describe('settings uWS cannot express, served by the node:tls front', { skip: NO_OPENSSL }, () => {
+  let certs: TestCerts;
+  let server: TestServer;
+  before(async () => {
+    certs = makeTestCerts();
+    const tlsHead = `tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n`;
+    const file = (name: string, text: string): string => { const f = join(certs.dir, name); writeFileSync(f, text); return f; };
+    // Metrics: mutual TLS (the usual operator's setting) plus basic auth, TLS 1.2 only, NIST curves only. With
+    // TLS 1.2, OpenSSL also wants the ECDSA certificate's curve (P-256 here) in the list.
+    const metrics = file('metrics.yml', `${tlsHead}  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: ca.crt\n` +
+      `  max_version: TLS12\n  curve_preferences: [CurveP256, CurveP384]\nbasic_auth_users:\n  alice: '${ALICE_HASH}'\n`);
+    // Documents: any certificate, unverified, but one is required.
+    const docs = file('docs.yml', `${tlsHead}  client_auth_type: RequireAnyClientCert\n`);
+    // Workflow: a certificate is asked for, never required or verified; TLS 1.3 only.
+    const flow = file('flow.yml', `${tlsHead}  client_auth_type: RequestClientCert\n  min_version: TLS13\n`);
+    server = await startServer({ args: ['--web.config.file', metrics, '--http.web-config.file', docs, '--workflow.web-config.file', flow] });
+  });
+  after(async () => { await server?.destroy(); if (certs) rmSync(certs.dir, { recursive: true, force: true }); });
+
+  test('RequireAndVerifyClientCert: no certificate or one from another CA is refused; a CA-signed one plus credentials gets 200', async () => {
+    const url = `${https(server.promUrl)}/-/healthy`;
+    await assert.rejects(call(url, { ca: certs.ca, auth: 'alice:alice-pw' }));
+    await assert.rejects(call(url, { ca: certs.ca, auth: 'alice:alice-pw', cert: certs.rogueCert, key: certs.rogueKey }));
+    const mine = { ca: certs.ca, cert: certs.clientCert, key: certs.clientKey };
+    assert.equal((await call(url, mine)).status, 401, 'the certificate does not replace basic auth');
+    assert.equal((await call(url, { ...mine, auth: 'alice:alice-pw' })).status, 200);
+    // A body of several TLS records travels through the front too.
+    const q = await call(`${https(server.promUrl)}/api/v1/query`, { ...mine, auth: 'alice:alice-pw', method: 'POST', body: `query=1%2B1&pad=${'x'.repeat(200_000)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    assert.equal(q.status, 200, q.body);
+    assert.equal(JSON.parse(q.body).data.result[1], '2');
+  });
+
+  test('max_version TLS12 and curve_preferences are enforced', { skip: NO_CURL }, () => {
+    const url = `${https(server.promUrl)}/-/healthy`;
+    const mine = ['--cacert', certs.ca, '--cert', certs.clientCert, '--key', certs.clientKey, '-u', 'alice:alice-pw'];
+    const plain = curl([...mine, url]);
+    assert.equal(plain.status, 0, plain.err);
+    assert.notEqual(curl([...mine, '--tlsv1.3', url]).status, 0, 'TLS 1.3 refused');
+    assert.notEqual(curl([...mine, '--curves', 'X25519', url]).status, 0, 'a curve not listed is refused');
+    assert.equal(curl([...mine, '--curves', 'P-256', url]).status, 0);
+  });
+
+  test('RequireAnyClientCert: any certificate, even from another CA, passes; none is refused', async () => {
+    const url = `${https(server.esUrl)}/`;
+    await assert.rejects(call(url, { ca: certs.ca }));
+    assert.equal((await call(url, { ca: certs.ca, cert: certs.rogueCert, key: certs.rogueKey })).status, 200);
+  });
+
+  test('RequestClientCert with min_version TLS13: no certificate passes; TLS 1.2 is refused', { skip: NO_CURL }, async () => {
+    const url = `${https(server.flowUrl)}/no-such-route`;
+    assert.equal((await call(url, { ca: certs.ca })).status, 404);
+    assert.equal((await call(url, { ca: certs.ca, cert: certs.rogueCert, key: certs.rogueKey })).status, 404);
+    assert.notEqual(curl(['--cacert', certs.ca, '--tls-max', '1.2', url]).status, 0);
+  });
+
+  test('real Prometheus 2.42 scrapes /metrics with a client certificate and basic auth', { skip: NO_PROMETHEUS }, async () => {
+    const target = new URL(server.promUrl).host;
+    const prom = await startPrometheus(`scrape_configs:
+  - job_name: tessera-mtls
+    scrape_interval: 1s
+    scheme: https
+    tls_config: {ca_file: "${certs.ca}", cert_file: "${certs.clientCert}", key_file: "${certs.clientKey}", server_name: localhost}
+    basic_auth: {username: alice, password: alice-pw}
+    static_configs: [{targets: ["${target}"]}]
+  - job_name: tessera-no-cert
+    scrape_interval: 1s
+    scheme: https
+    tls_config: {ca_file: "${certs.ca}", server_name: localhost}
+    basic_auth: {username: alice, password: alice-pw}
+    static_configs: [{targets: ["${target}"]}]
+`);
+    try {
+      const up = await waitFor('up for both jobs', async () => {
+        const body = await (await fetch(`${prom.url}/api/v1/query?query=up`)).json() as { data: { result: { metric: Record<string, string>; value: [number, string] }[] } };
+        return body.data.result.length === 2 ? body.data.result : undefined;
+      }, 60_000);
+      assert.deepEqual(Object.fromEntries(up.map((r) => [r.metric.job, r.value[1]])), { 'tessera-mtls': '1', 'tessera-no-cert': '0' });
+    } finally {
+      await prom.stop();
+    }
+  });
+});
+
 describe('a web config file that cannot be used stops start-up with exit 2 and a one-line message naming it', { skip: NO_OPENSSL }, () => {
   let certs: TestCerts;
   before(() => { certs = makeTestCerts(); });
@@ -251,9 +334,8 @@ describe('a web config file that cannot be used stops start-up with exit 2 and a
     ['cert without key', '--workflow.web-config.file', (c) => `tls_server_config:\n  cert_file: ${c.serverCert}\n`, /missing key_file/],
     ['key not matching the certificate', '--web.config.file', (c) => `tls_server_config:\n  cert_file: ${c.serverCert}\n  key_file: ${c.clientKey}\n`, /failed to load X509KeyPair/],
     ['unknown cipher', '--web.config.file', (c) => `tls_server_config:\n  cert_file: ${c.serverCert}\n  key_file: ${c.serverKey}\n  cipher_suites: [TLS_RSA_WITH_RC4_128_SHA]\n`, /unknown cipher: TLS_RSA_WITH_RC4_128_SHA/],
-    ['RequireAndVerifyClientCert (uWS cannot require a certificate)', '--web.config.file', (c) => `tls_server_config:\n  cert_file: ${c.serverCert}\n  key_file: ${c.serverKey}\n  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: ${c.ca}\n`, /client_auth_type RequireAndVerifyClientCert is not supported/],
-    ['curve_preferences (uWS cannot pin curves)', '--web.config.file', (c) => `tls_server_config:\n  cert_file: ${c.serverCert}\n  key_file: ${c.serverKey}\n  curve_preferences: [X25519]\n`, /curve_preferences is not supported/],
-    ['max_version TLS12 (uWS cannot cap the version)', '--web.config.file', (c) => `tls_server_config:\n  cert_file: ${c.serverCert}\n  key_file: ${c.serverKey}\n  max_version: TLS12\n`, /max_version TLS12 is not supported/],
+    ['max_version TLS11 (TLS 1.0/1.1 are never offered)', '--web.config.file', (c) => `tls_server_config:\n  cert_file: ${c.serverCert}\n  key_file: ${c.serverKey}\n  max_version: TLS11\n`, /max_version TLS11: TLS 1.0 and 1.1 are not offered/],
+    ['cipher_suites of TLS 1.3 names only', '--web.config.file', (c) => `tls_server_config:\n  cert_file: ${c.serverCert}\n  key_file: ${c.serverKey}\n  cipher_suites: [TLS_AES_128_GCM_SHA256]\n`, /names only TLS 1.3 suites/],
     ['client CA without a policy', '--web.config.file', (c) => `tls_server_config:\n  cert_file: ${c.serverCert}\n  key_file: ${c.serverKey}\n  client_ca_file: ${c.ca}\n`, /Client CA's have been configured without a Client Auth Policy/],
   ];
   for (const [name, flag, text, want] of cases) {
