@@ -7,6 +7,7 @@ import { openSync, mkdirSync, writeFileSync, unlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseFlags, FlagError, type Flags } from '../server/flags.ts';
 import { startTessera } from '../server/main.ts';
+import { WebConfigError } from '../server/web-config.ts';
 import { runSubcommand } from './subcommands.ts';
 
 /** Message a child sends its parent (daemon launcher or test harness) over IPC. */
@@ -32,9 +33,11 @@ async function serve(flags: Flags): Promise<number> {
     node = await startTessera(flags);
   } catch (err) {
     const msg = (err as Error).message;
-    process.stderr.write(`tessera: start-up failed: ${msg}\n`);
+    // A web config file that cannot be used is a command-line problem (exit 2), as Prometheus's `Validate` exit.
+    const code = err instanceof WebConfigError ? 2 : 1;
+    process.stderr.write(code === 2 ? `tessera: ${msg}\n` : `tessera: start-up failed: ${msg}\n`);
     report({ type: 'failed', error: msg });
-    return 1;
+    return code;
   }
   const pidfile = flags.pidfile ? resolve(flags.pidfile) : '';
   if (pidfile) writeFileSync(pidfile, `${process.pid}\n`);

@@ -87,6 +87,8 @@ export const ERRORS = {
   SEARCH_NUMBER_FORMAT: '%s',
   /** Every shard was unavailable (failed): Elasticsearch answers the shard failures' 503. */
   SEARCH_PHASE_FAILED_503: '%s',
+  /** A request option a shard refuses in this combination (collapse with scroll or search_after). */
+  SEARCH_SHARD_REFUSED: '%s',
 
   // ── metrics (TSDB, scrape) ──────────────────────────────────────────────
   /** A sample older than the series' newest in the head (Prometheus `storage.ErrOutOfOrderSample`). */

@@ -15,6 +15,9 @@ export interface Flags {
   'http.port': number;
   'network.host': string;
   'web.listen-address': string;
+  'web.config.file': string;
+  'http.web-config.file': string;
+  'workflow.web-config.file': string;
   'workflow.port': number;
   workers: number;
   'config.file': string;
@@ -65,6 +68,9 @@ export const FLAG_SPECS: Record<keyof Flags, Spec> = {
   'network.host': { kind: 'string', def: '127.0.0.1', help: 'documents API bind address' },
   'web.listen-address': { kind: 'hostport', def: '0.0.0.0:9090', help: 'metrics API listen address' },
   'workflow.port': { kind: 'int', def: 8080, help: 'workflow API port' },
+  'web.config.file': { kind: 'string', def: '', help: 'exporter-toolkit web config (TLS, basic auth, headers) for the metrics API; read on every request' },
+  'http.web-config.file': { kind: 'string', def: '', help: 'the same web config format for the documents API (401s in Elasticsearch security_exception form)' },
+  'workflow.web-config.file': { kind: 'string', def: '', help: 'the same web config format for the workflow API' },
   workers: { kind: 'int', def: cpus().length, help: 'shard worker threads' },
   'config.file': { kind: 'string', def: '', help: 'Prometheus-style YAML config (default: built-in self-scrape)' },
   'web.enable-lifecycle': { kind: 'bool', def: false, help: 'enable /-/reload and /-/quit' },

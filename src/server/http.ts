@@ -5,6 +5,10 @@
  */
 import uWS from 'uWebSockets.js';
 import { createServer } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTlsFront, type TlsFront, type TlsFrontSettings } from './tls-front.ts';
 import { gzipBody, inflateBody, isInflatable, wantsGzip } from './content-encoding.ts';
 
 export interface HttpRequest {
@@ -29,6 +33,36 @@ export interface HttpResponse {
 
 export type Handler = (req: HttpRequest) => HttpResponse | Promise<HttpResponse>;
 
+/** What is known of a request before its body is read. */
+export interface RequestHead {
+  readonly method: string;
+  readonly path: string;
+  readonly rawQuery: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** Whether a request may go on (`refusal` null) and the headers to add to whatever reply it gets. */
+export interface Admission {
+  refusal: HttpResponse | null;
+  /** Set on the reply unless the reply sets the same header itself. */
+  headers: Readonly<Record<string, string>> | null;
+}
+
+/** A TLS listener (uWS SSLApp); file names, read by uWS at start-up. See web-tls.ts for what maps to what. */
+export interface ListenerTlsOptions {
+  keyFile: string;
+  certFile: string;
+  /** Ask for a client certificate and verify it against this CA when one is sent; '' = do not ask. */
+  caFile: string;
+  /** OpenSSL cipher list for TLS <= 1.2; '' = the library default. */
+  ciphers: string;
+  /**
+   * Settings uWS cannot express: TLS is then terminated by node:tls in front of uWS (tls-front.ts), and the
+   * fields above are unused. null: uWS's SSLApp serves TLS itself.
+   */
+  front: TlsFrontSettings | null;
+}
+
 export interface HttpServerOptions {
   host: string;
   port: number;
@@ -49,6 +83,13 @@ export interface HttpServerOptions {
   /** The API's envelope for a handler that threw something unexpected (500). */
   internalError(err: unknown): HttpResponse;
   handler: Handler;
+  /** Serve HTTPS instead of HTTP. */
+  tls?: ListenerTlsOptions;
+  /**
+   * Runs on each request's head before its body is read (basic auth of a web config file). A refused
+   * request's body is drained and dropped, as an over-limit one is.
+   */
+  admit?(req: RequestHead): Admission | Promise<Admission>;
 }
 
 /** Shared by the listeners of one node (Elasticsearch's `in_flight_requests` breaker). */
@@ -86,6 +127,14 @@ function bindFailure(host: string, port: number): Promise<Error> {
   });
 }
 
+/** Whether `headers` sets `name` (any case). */
+function hasHeader(headers: Record<string, string> | undefined, name: string): boolean {
+  if (headers === undefined) return false;
+  const lower = name.toLowerCase();
+  for (const k in headers) if (k.toLowerCase() === lower) return true;
+  return false;
+}
+
 export function statusLine(status: number): string {
   return `${status} ${STATUS_TEXT[status] ?? 'Unknown'}`;
 }
@@ -101,9 +150,17 @@ const EMPTY = Buffer.alloc(0);
 const DRAIN_IDLE_MS = 250;
 const DRAIN_TIME_MS = 10_000;
 
+function sslApp(tls: ListenerTlsOptions): uWS.TemplatedApp {
+  const options: uWS.AppOptions = { key_file_name: tls.keyFile, cert_file_name: tls.certFile };
+  if (tls.caFile) options.ca_file_name = tls.caFile;
+  if (tls.ciphers) options.ssl_ciphers = tls.ciphers;
+  return uWS.SSLApp(options);
+}
+
 /** Starts one uWS app on host:port. Rejects if the port cannot be bound. */
 export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
-  const app = uWS.App();
+  const front = opts.tls?.front ?? null;
+  const app = opts.tls && !front ? sslApp(opts.tls) : uWS.App();
   let inFlight = 0;
   let closing = false;
   let drained: (() => void) | null = null;
@@ -139,6 +196,7 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
       done = true;
       res.cork(() => {
         res.writeStatus(statusLine(r.status));
+        if (extraHeaders !== null) for (const k in extraHeaders) if (!hasHeader(r.headers, k)) res.writeHeader(k, extraHeaders[k]);
         if (r.headers) for (const k in r.headers) res.writeHeader(k, r.headers[k]);
         const body = r.body ?? EMPTY;
         if (method !== 'HEAD') res.end(body, closeConnection);
@@ -157,6 +215,26 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
     // An over-limit body is read to its end and dropped before the 413 goes out (see DRAIN_TIME_MS).
     const declared = Number(headers['content-length'] ?? 0);
 
+    // The admission check's verdict (web config basic auth): its reply headers, and for a refused request the
+    // reply. `verdict` is 'pending' while bcrypt runs; a body complete before then is parked in `parked`.
+    let extraHeaders: Readonly<Record<string, string>> | null = null;
+    let verdict: 'pending' | 'admitted' | HttpResponse = 'admitted';
+    let parked: Buffer | null = null;
+    if (opts.admit) {
+      let a: Admission | Promise<Admission>;
+      try { a = opts.admit({ method, path, rawQuery, headers }); } catch (err) { send(opts.internalError(err)); return; }
+      const decide = (x: Admission): void => { extraHeaders = x.headers; verdict = x.refusal ?? 'admitted'; };
+      if (!(a instanceof Promise)) decide(a);
+      else {
+        verdict = 'pending';
+        a.then((x) => {
+          decide(x);
+          if (parked === null) { if (x.refusal !== null) startRefusal(() => x.refusal!); return; }
+          if (x.refusal === null) run(parked); else send(x.refusal);
+        }, (err) => send(opts.internalError(err)));
+      }
+    }
+
     // A handler's reply, gzipped when the listener compresses, the client accepts gzip and the body is worth it.
     const reply = (r: HttpResponse): void => {
       if (!opts.compressResponses || method === 'HEAD' || !wantsGzip(r, headers['accept-encoding'])) { send(r); return; }
@@ -165,6 +243,7 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
     };
 
     const run = (body: Buffer): void => {
+      if (verdict === 'pending') { parked = body; return; }
       const encoding = headers['content-encoding'];
       if (isInflatable(encoding) && body.byteLength > 0) {
         // Handlers see the inflated body and no encoding header, as if it had been sent plain.
@@ -193,6 +272,7 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
       else reply(out);
     };
 
+    if (typeof verdict === 'object' && !declared && !headers['transfer-encoding']) { send(verdict); return; }
     if (!declared && !headers['transfer-encoding']) { run(EMPTY); return; }
     let chunks: Buffer[] = [];
     let size = 0;
@@ -227,7 +307,8 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
       heldBytes += n;
       return true;
     };
-    if (declared > opts.maxBodyBytes) startRefusal(tooLarge);
+    if (typeof verdict === 'object') { const refusal = verdict; startRefusal(() => refusal); }
+    else if (declared > opts.maxBodyBytes) startRefusal(tooLarge);
     else if (declared > 0 && !hold(declared)) startRefusal(overloaded(declared));
     res.onData((chunk, isLast) => {
       if (done) return;
@@ -245,6 +326,7 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
     });
   });
 
+  if (front) return listenBehindFront(app, opts.host, opts.port, front, () => ({ inFlight, setClosing: () => { closing = true; }, whenDrained: (f) => { if (inFlight === 0) f(); else drained = f; } }));
   return new Promise((resolve, reject) => {
     // Exclusive: uWS's default sets SO_REUSEPORT, so a second node (another data directory) could bind the same
     // port and silently take half the connections. The 4-argument form exists in the binding, not in its typings.
@@ -264,5 +346,43 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
         }),
       });
     });
+  });
+}
+
+interface ServerState { inFlight: number; setClosing(): void; whenDrained(f: () => void): void }
+
+/**
+ * uWS on a unix socket in a private (0700) directory, node:tls on host:port forwarding to it. Closing stops
+ * the front first, answers what is in flight, then closes uWS (which ends the forwarded connections).
+ */
+function listenBehindFront(app: uWS.TemplatedApp, host: string, port: number, settings: TlsFrontSettings, state: () => ServerState): Promise<HttpServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-tls-'));
+  const path = join(dir, 'http.sock');
+  return new Promise((resolve, reject) => {
+    app.listen_unix((sock) => {
+      if (!sock) { rmSync(dir, { recursive: true, force: true }); reject(new Error(`cannot listen on unix socket ${path}`)); return; }
+      startTlsFront(host, port, settings, path).then((tls: TlsFront) => {
+        resolve({
+          port: tls.port,
+          inFlight: () => state().inFlight,
+          close: () => new Promise<void>((done) => {
+            const st = state();
+            st.setClosing();
+            tls.close();
+            uWS.us_listen_socket_close(sock);
+            st.whenDrained(() => setTimeout(() => {
+              (app as unknown as { close(): void }).close();
+              tls.destroy();
+              rmSync(dir, { recursive: true, force: true });
+              done();
+            }, 50));
+          }),
+        });
+      }, (err: Error) => {
+        uWS.us_listen_socket_close(sock);
+        rmSync(dir, { recursive: true, force: true });
+        reject(err);
+      });
+    }, path);
   });
 }

@@ -13,17 +13,19 @@ import { SelfMetrics } from './self-metrics.ts';
 import { createLogger } from './logger.ts';
 import { acquireLock } from './lock-file.ts';
 import { startHttpServer, type HttpServer, type InFlightBudget } from './http.ts';
+import { listenerWebConfig, type ListenerWebConfig } from './web-listener.ts';
+import type { GateEnvelopes } from './web-gate.ts';
 import { ParseError } from '../engine/errors.ts';
 import { startIdleGc } from '../runtime/idle-gc.ts';
 import { Router } from './router.ts';
 import { dispatcher, type ApiFallbacks, type RequestMetrics } from './dispatch.ts';
 import { registerProcessMetrics } from './process-metrics.ts';
 import { registerEsRoutes } from './es/routes.ts';
-import { esFallbacks, esOverloaded, esTooLarge } from './es/fallbacks.ts';
+import { esFallbacks, esGate, esOverloaded, esTooLarge } from './es/fallbacks.ts';
 import { registerMetricsRoutes } from './prom/routes.ts';
-import { promFallbacks, promOverloaded, promTooLarge } from './prom/fallbacks.ts';
+import { promFallbacks, promGate, promOverloaded, promTooLarge } from './prom/fallbacks.ts';
 import { registerWorkflowRoutes } from './workflow/routes.ts';
-import { workflowFallbacks, workflowOverloaded, workflowTooLarge } from './workflow/fallbacks.ts';
+import { workflowFallbacks, workflowGate, workflowOverloaded, workflowTooLarge } from './workflow/fallbacks.ts';
 
 const MB = 1024 * 1024;
 
@@ -37,10 +39,17 @@ export interface Tessera {
 }
 
 export async function startTessera(flags: Flags): Promise<Tessera> {
+  const log = createLogger(flags['log.level']);
+  const services = new Set(flags.services);
+  // Web config files are checked before anything starts, so a bad one fails start-up at once (exit 2).
+  const webOf = (service: string, flag: 'web.config.file' | 'http.web-config.file' | 'workflow.web-config.file', gate: GateEnvelopes): ListenerWebConfig =>
+    (services.has(service) ? listenerWebConfig(flags[flag], gate, log) : {});
+  const esWeb = webOf('documents', 'http.web-config.file', esGate);
+  const promWeb = webOf('metrics', 'web.config.file', promGate);
+  const flowWeb = webOf('workflow', 'workflow.web-config.file', workflowGate);
   const dataDir = resolve(flags['path.data']);
   mkdirSync(dataDir, { recursive: true });
   const releaseLock = acquireLock(dataDir);
-  const log = createLogger(flags['log.level']);
   const metrics = new SelfMetrics();
   const reqMetrics: RequestMetrics = {
     requests: metrics.counter('tessera_http_requests_total', 'HTTP requests by API, route and status code.', ['api', 'route', 'code']),
@@ -67,15 +76,16 @@ export async function startTessera(flags: Flags): Promise<Tessera> {
   // One budget for the request bodies of every listener: memory is the node's, whichever API fills it.
   const inFlightBudget: InFlightBudget = { limitBytes: bytesOf(flags['network.breaker.inflight_requests.limit']), usedBytes: 0 };
   const listen = async (api: string, host: string, port: number, maxBodyBytes: number, router: Router,
-    fallbacks: ApiFallbacks, tooLarge: typeof esTooLarge, overloaded: typeof esOverloaded): Promise<number> => {
+    fallbacks: ApiFallbacks, tooLarge: typeof esTooLarge, overloaded: typeof esOverloaded, web: ListenerWebConfig): Promise<number> => {
     const handle = dispatcher(api, router, fallbacks, api === 'metrics' ? { ...reqMetrics, byHandler: promHttpMetrics(metrics) } : reqMetrics);
     const server = await startHttpServer({
       host, port, maxBodyBytes, tooLarge, overloaded, inFlightBudget, compressResponses: api === 'documents' && flags['http.compression'], internalError: (err) => fallbacks.error(err, null as never),
       badBody: (reason) => fallbacks.error(ParseError.of('PARSE', [reason]), null as never),
       handler: (req) => { idleGc.busy(); return handle(req); },
+      tls: web.tls, admit: web.gate ? (req) => web.gate!.admit(req) : undefined,
     });
     servers.push(server);
-    log.info('listening', { api, address: `${host}:${server.port}` });
+    log.info('listening', { api, address: `${host}:${server.port}`, tls: web.tls !== undefined });
     return server.port;
   };
 
@@ -100,11 +110,10 @@ export async function startTessera(flags: Flags): Promise<Tessera> {
   };
 
   try {
-    const services = new Set(flags.services);
     if (services.has('documents')) {
       const router = new Router();
       hooks.push(registerEsRoutes(router, ctx));
-      ports.documents = await listen('documents', flags['network.host'], flags['http.port'], 100 * MB, router, esFallbacks, esTooLarge, esOverloaded);
+      ports.documents = await listen('documents', flags['network.host'], flags['http.port'], 100 * MB, router, esFallbacks, esTooLarge, esOverloaded, esWeb);
     }
     if (services.has('metrics')) {
       const router = new Router();
@@ -113,12 +122,12 @@ export async function startTessera(flags: Flags): Promise<Tessera> {
       hooks.push(registerMetricsRoutes(router, ctx, {
         isReady: () => ready, reload, quit: () => { void stop(); }, selfAddress: () => `${selfHost}:${ports.metrics ?? port}`,
       }));
-      ports.metrics = await listen('metrics', host, port, 100 * MB, router, promFallbacks, promTooLarge, promOverloaded);
+      ports.metrics = await listen('metrics', host, port, 100 * MB, router, promFallbacks, promTooLarge, promOverloaded, promWeb);
     }
     if (services.has('workflow')) {
       const router = new Router();
       hooks.push(registerWorkflowRoutes(router, ctx));
-      ports.workflow = await listen('workflow', flags['network.host'], flags['workflow.port'], 1 * MB, router, workflowFallbacks, workflowTooLarge, workflowOverloaded);
+      ports.workflow = await listen('workflow', flags['network.host'], flags['workflow.port'], 1 * MB, router, workflowFallbacks, workflowTooLarge, workflowOverloaded, flowWeb);
     }
     for (const h of hooks) await h.start?.();
   } catch (err) {

@@ -47,6 +47,7 @@ const ADAPTERS: Record<string, string> = {
   '@node-rs/crc32': 'src/engine/codec/crc32c.ts',
   '@node-rs/jieba': 'src/engine/analysis/ik.ts',
   koffi: 'src/runtime/malloc-trim.ts',
+  bcryptjs: 'src/server/web-gate.ts',
 };
 
 test('every runtime dependency in package.json has an adapter listed here (or is a tool: tsx, esbuild, uplot)', () => {

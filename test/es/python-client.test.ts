@@ -18,7 +18,7 @@ let s: TestServer;
 before(async () => { if (hasClient) s = await startServer({ services: ['documents'], workers: 2 }); });
 after(async () => { await s?.destroy(); });
 
-test('elasticsearch-py 7.17: mget, by-query, ingest, reindex, field_caps, cluster settings, close/open, explain, validate, stats', { skip }, () => {
+test('elasticsearch-py 7.17: mget, by-query, ingest, reindex, field_caps, cluster settings, close/open, explain, validate, stats, composite paging, collapse, suggest_field', { skip }, () => {
   const r = spawnSync(PY, [SCRIPT], { env: { ...process.env, ES_URL: s.esUrl }, encoding: 'utf8', timeout: 120_000 });
   assert.equal(r.status, 0, r.stderr);
   const out = JSON.parse(r.stdout);
@@ -27,5 +27,6 @@ test('elasticsearch-py 7.17: mget, by-query, ingest, reindex, field_caps, cluste
     simulate: { a: 'X' }, reindex: 25, via: 'python',
     field_caps: { n: { long: { type: 'long', searchable: true, aggregatable: true } }, t: { keyword: { type: 'keyword', searchable: true, aggregatable: true } } },
     settings: true, close: true, open: true, explain: true, validate: false, nodes_stats: 1, stats_docs: 25,
+    composite_pages: [['even', 25]], collapse: [['even']], suggest: 'even',
   });
 });

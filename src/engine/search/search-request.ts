@@ -9,6 +9,8 @@ import type { Query } from './query-ast.ts';
 import type { SortSpec } from './sort.ts';
 import { parseAggs, type AggSpec } from './aggs/agg-parser.ts';
 import { parseHighlight, type HighlightSpec } from './highlight-spec.ts';
+import { parseCollapse, type CollapseSpec } from './collapse.ts';
+import { parseSuggest, type SuggestSpec } from './suggest.ts';
 
 export interface SourceFilter { enabled: boolean; includes: string[]; excludes: string[] }
 
@@ -34,6 +36,8 @@ export interface SearchRequest {
   timeoutMs: number | null;
   /** `indices_boost`: index name or pattern → score multiplier. */
   indicesBoost: [string, number][];
+  collapse: CollapseSpec | null;
+  suggest: SuggestSpec | null;
 }
 
 type Obj = Record<string, unknown>;
@@ -43,7 +47,7 @@ export function defaultRequest(): SearchRequest {
   return {
     query: null, postFilter: null, from: 0, size: 10, sort: null, source: { enabled: true, includes: [], excludes: [] }, storedFields: null,
     docvalueFields: [], trackScores: false, trackTotalHits: true, minScore: null, terminateAfter: 0, searchAfter: null, aggs: null,
-    highlight: null, version: false, seqNoPrimaryTerm: false, explain: false, timeoutMs: null, indicesBoost: [],
+    highlight: null, version: false, seqNoPrimaryTerm: false, explain: false, timeoutMs: null, indicesBoost: [], collapse: null, suggest: null,
   };
 }
 
@@ -83,6 +87,8 @@ export function parseSearchBody(body: Obj): SearchRequest {
       case 'explain': r.explain = v === true; break;
       case 'timeout': r.timeoutMs = parseTimeMs(v); break;
       case 'stats': break;
+      case 'collapse': r.collapse = parseCollapse(v); break;
+      case 'suggest': r.suggest = parseSuggest(v); break;
       case 'indices_boost':
         for (const e of [v].flat() as Obj[]) for (const [name, b] of Object.entries(e ?? {})) r.indicesBoost.push([name, Number(b)]);
         break;

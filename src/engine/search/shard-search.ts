@@ -17,6 +17,8 @@ import { highlightHit } from './highlighter.ts';
 import type { Query } from './query-ast.ts';
 import { explainQuery, type Explanation } from './explain.ts';
 import { InnerHitsFetcher, nestedWithInnerHits, type InnerHitsResult } from './inner-hits.ts';
+import { GroupTopCollector, GroupValues, type GroupValue } from './collapse.ts';
+import { suggestShard, type SuggestResult } from './suggest.ts';
 
 
 export interface ShardHit {
@@ -34,6 +36,8 @@ export interface ShardHit {
   explanation?: Explanation | null;
   routing?: string;
   innerHits?: Record<string, InnerHitsResult>;
+  /** The hit's collapse group (searches with `collapse` only). */
+  group?: GroupValue;
 }
 
 export interface ShardResult {
@@ -42,6 +46,8 @@ export interface ShardResult {
   hits: ShardHit[];
   aggs: AggPartial[] | null;
   terminatedEarly: boolean | null;
+  /** The shard's term suggestions (requests with `suggest`). */
+  suggest?: SuggestResult;
 }
 
 export interface ShardSearchOptions {
@@ -83,7 +89,9 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
   const aggs = req.aggs ? createAggCollectors(req.aggs, ctx, opts.shardCount ?? 1) : null;
   const after = req.searchAfter && sort ? req.searchAfter.map((v) => v as SortValue) : null;
   let total = 0, terminated = false;
-  const simple = scoreTop !== null && !aggs && !post && req.minScore === null && !req.searchAfter && req.terminateAfter === 0;
+  const groupValues = req.collapse ? new GroupValues(req.collapse.field, ctx, req.collapse.innerHits.length > 0) : null;
+  const groups = groupValues ? new GroupTopCollector(sort ? sort.kinds : null, sort ? sort.reverse : null, sort ? sort.missingFirst : null) : null;
+  const simple = scoreTop !== null && !aggs && !post && req.minScore === null && !req.searchAfter && req.terminateAfter === 0 && !groups;
   segments: for (let ord = 0; ord < reader.segments.length; ord++) {
     const seg = reader.segments[ord];
     const scorer = weight.scorer(ord, seg);
@@ -91,6 +99,7 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
     const pf = post ? post.scorer(ord, seg) : null;
     if (post && !pf && !aggs) continue;
     aggs?.setSegment(ord, seg);
+    groupValues?.setSegment(seg);
     const live = reader.live[ord], parentOf = seg.hasNested ? seg.parentOf() : null, base = reader.docBases[ord];
     if (simple && scorer instanceof TermScorer) { total += scorer.collectAll(base, parentOf, live, scoreTop!); continue; }
     for (let d = scorer.next(); d !== NO_MORE_DOCS; d = scorer.next()) {
@@ -101,6 +110,11 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
       if (post && (!pf || (pf.doc() < d ? pf.seek(d) : pf.doc()) !== d)) continue;
       // hits.total counts every match; search_after only decides which of them can be on the page.
       total++;
+      if (groups) {
+        groups.collect(groupValues!.value(d), base + d, score, sort ? sort.keys(seg, d, base + d, score) : null);
+        if (req.terminateAfter > 0 && total >= req.terminateAfter) { terminated = true; break segments; }
+        continue;
+      }
       if (scoreTop) {
         if (req.searchAfter && !(score < Number(req.searchAfter[0]))) continue;
         scoreTop.collect(base + d, score);
@@ -119,10 +133,14 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
       if (req.terminateAfter > 0 && total >= req.terminateAfter) { terminated = true; break segments; }
     }
   }
-  const top = scoreTop ? scoreTop.sorted().map((h) => ({ doc: h.doc, score: h.score, keys: null as SortValue[] | null })) : fieldTop!.hits;
-  const maxScore = scoreTop ? scoreTop.maxScore : fieldTop!.maxScore;
+  const grouped = groups ? groups.top(topN) : null;
+  const top = grouped ?? (scoreTop ? scoreTop.sorted().map((h) => ({ doc: h.doc, score: h.score, keys: null as SortValue[] | null })) : fieldTop!.hits);
+  const maxScore = groups ? groups.maxScore : scoreTop ? scoreTop.maxScore : fieldTop!.maxScore;
   const hits = opts.noFetch ? top.map((h) => bareHit(h.doc, h.score, h.keys)) : fetchHits(reader, req, top, opts, ctx);
-  return { total, maxScore, hits, aggs: aggs ? aggs.partials() : null, terminatedEarly: req.terminateAfter > 0 ? terminated : null };
+  if (grouped) for (let i = 0; i < hits.length; i++) hits[i].group = grouped[i].group;
+  const out: ShardResult = { total, maxScore, hits, aggs: aggs ? aggs.partials() : null, terminatedEarly: req.terminateAfter > 0 ? terminated : null };
+  if (req.suggest) out.suggest = suggestShard(ctx, req.suggest);
+  return out;
 }
 
 function bareHit(doc: number, score: number, keys: SortValue[] | null): ShardHit {
@@ -144,6 +162,8 @@ function fetchHits(reader: IndexReader, req: SearchRequest, top: { doc: number; 
   const out: ShardHit[] = [];
   const nested = nestedWithInnerHits(req.query);
   const inner = nested.length ? new InnerHitsFetcher(ctx, reader, nested) : null;
+  // Collapsed hits carry their group value as a docvalue field (ES adds the collapse field to docvalue_fields).
+  const dvFields = req.collapse && !req.docvalueFields.includes(req.collapse.field) ? [...req.docvalueFields, req.collapse.field] : req.docvalueFields;
   for (const h of top) {
     const hit = bareHit(h.doc, h.score, h.keys);
     const stored = reader.stored(h.doc);
@@ -155,8 +175,8 @@ function fetchHits(reader: IndexReader, req: SearchRequest, top: { doc: number; 
     hit.version = stored.version; hit.seqNo = stored.seqNo; hit.primaryTerm = stored.primaryTerm;
     if (stored.routing !== null) hit.routing = stored.routing;
     if (req.highlight) hit.highlight = highlightHit(ctx, req, raw);
-    if (req.docvalueFields.length) {
-      hit.fields = docValueFields(reader, h.doc, req.docvalueFields);
+    if (dvFields.length) {
+      hit.fields = docValueFields(reader, h.doc, dvFields);
       if (req.docvalueFields.includes('_seq_no')) hit.fields._seq_no = [stored.seqNo];
     }
     if (req.explain) {

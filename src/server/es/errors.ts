@@ -71,6 +71,8 @@ export const ES_ERRORS: Readonly<Record<GenericErrorCode | DocumentsErrorCode | 
   SEARCH_PHASE_FAILED_500: { type: 'search_phase_execution_exception', status: 500 },
   SEARCH_PHASE_FAILED_503: { type: 'search_phase_execution_exception', status: 503 },
   SEARCH_NUMBER_FORMAT: { type: 'number_format_exception', status: 400 },
+  // ES's SearchException keeps the default status of an ElasticsearchException.
+  SEARCH_SHARD_REFUSED: { type: 'search_exception', status: 500 },
 };
 
 const META_ORDER = ['resource.type', 'resource.id', 'index_uuid', 'shard', 'index'];

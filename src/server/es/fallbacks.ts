@@ -1,6 +1,7 @@
 /** How port 9200 answers requests no route takes, and bodies over the limit, as Elasticsearch 6.8 does. */
 import type { ApiFallbacks } from '../dispatch.ts';
 import type { HttpResponse } from '../http.ts';
+import type { GateEnvelopes } from '../web-gate.ts';
 import { errorResponse } from './errors.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=UTF-8' };
@@ -41,3 +42,19 @@ export function esOverloaded(_req: unknown, wantedBytes: number, usedBytes: numb
 export function esTooLarge(_req: unknown, limitBytes: number): HttpResponse {
   return esEnvelope(413, 'content_too_long_exception', `request body is too large: limit is [${limitBytes}] bytes`);
 }
+
+const ES_CHALLENGE = 'Basic realm="security" charset="UTF-8"';
+
+/**
+ * Refusals of `--http.web-config.file` in X-Pack security's form (6.8): `security_exception`, 401, the
+ * challenge both as a header and inside the error; the reason says whether credentials were missing or wrong.
+ */
+export const esGate: GateEnvelopes = {
+  unauthorized: (req, user) => {
+    const uri = req.rawQuery ? `${req.path}?${req.rawQuery}` : req.path;
+    const reason = user === null ? `missing authentication token for REST request [${uri}]` : `unable to authenticate user [${user}] for REST request [${uri}]`;
+    const r = esEnvelope(401, 'security_exception', reason, { header: { 'WWW-Authenticate': ES_CHALLENGE } });
+    return { ...r, headers: { ...r.headers, 'WWW-Authenticate': ES_CHALLENGE } };
+  },
+  configError: () => esEnvelope(500, 'exception', 'the web config file (--http.web-config.file) is invalid; see the server log'),
+};

@@ -7,6 +7,7 @@ import type { AggSpec } from '../../engine/search/index.ts';
 import type { AggPartial } from '../../engine/search/index.ts';
 import { compareBucketKeys, termsOrder } from '../../engine/search/index.ts';
 import { nextKey } from '../../engine/search/index.ts';
+import { applyBucketSorts } from '../../engine/search/index.ts';
 import { formatDate, parseDate } from '../../engine/search/index.ts';
 import { jd, jf } from './java-format.ts';
 import { RawJson } from './json.ts';
@@ -57,8 +58,9 @@ function renderBody(s: AggSpec, p: AggPartial, tk: boolean): Obj {
     case 'terms': return renderTerms(s, p, tk);
     case 'histogram': case 'date_histogram': return renderHistogram(s, p, tk);
     case 'range': case 'date_range': return renderRanges(s, p, tk);
+    case 'composite': return renderComposite(s, p, tk);
     case 'filters': {
-      const bs = p.buckets.map((b: any) => ({ key: b.key, body: { doc_count: b.docCount, ...renderAggs(s.subs, b.subs, tk) } }));
+      const bs = applyBucketSorts(s, p.buckets as any[]).map((b: any) => ({ key: b.key, body: { doc_count: b.docCount, ...renderAggs(s.subs, b.subs, tk) } }));
       return { buckets: p.keyed ? Object.fromEntries(bs.map((b: any) => [b.key, b.body])) : bs.map((b: any) => b.body) };
     }
     default: return { doc_count: p.docCount, ...renderAggs(s.subs, p.subs, tk) };
@@ -161,9 +163,10 @@ function renderTerms(s: AggSpec, p: AggPartial, tk: boolean): Obj {
     }
     return compareBucketKeys(a.key, b.key);
   });
-  const top = buckets.slice(0, size);
+  const top = applyBucketSorts(s, buckets.slice(0, size));
   const total = (p.buckets as any[]).reduce((a: number, b: any) => a + b.docCount, 0) + p.otherDocCount;
-  const shown = top.reduce((a: number, b: any) => a + b.docCount, 0);
+  // sum_other_doc_count counts what the terms cut dropped, not what a bucket_sort dropped after it.
+  const shown = buckets.slice(0, size).reduce((a: number, b: any) => a + b.docCount, 0);
   return {
     doc_count_error_upper_bound: p.docCountError ?? 0,
     sum_other_doc_count: total - shown,
@@ -179,6 +182,7 @@ function renderHistogram(s: AggSpec, p: AggPartial, tk: boolean): Obj {
   buckets = buckets.filter((b) => b.docCount >= minDoc);
   const order = s.params.order ? termsOrder(s.params.order) : [];
   if (order.length) buckets.sort((a, b) => { for (const o of order) { const c = o.key === '_count' ? a.docCount - b.docCount : a.key - b.key; if (c) return o.asc ? c : -c; } return a.key - b.key; });
+  buckets = applyBucketSorts(s, buckets);
   const date = s.type === 'date_histogram';
   const format: string | undefined = s.params.format ?? p.format;
   const tz = s.params.time_zone as string | undefined;
@@ -189,6 +193,32 @@ function renderHistogram(s: AggSpec, p: AggPartial, tk: boolean): Obj {
   });
   if (s.params.keyed === true) return { buckets: Object.fromEntries(rendered.map((r: any) => [String(r.key_as_string ?? (r.key instanceof RawJson ? r.key.text : r.key)), r])) };
   return { buckets: rendered };
+}
+
+/**
+ * A composite key as ES's DocValueFormats print it: keywords as strings, longs and dates as numbers (epoch
+ * millis unless the source has a `format`), doubles and histogram keys as Java doubles, booleans as true/false.
+ */
+function compositeKey(s: AggSpec, p: AggPartial, key: (number | string | null)[]): Obj {
+  const out: Obj = {};
+  (s.params.sources as { name: string; type: string; format?: string; timeZone?: string }[]).forEach((src, i) => {
+    const v = key[i], vt: string = p.sources[i].valueType;
+    if (v === null || typeof v === 'string') out[src.name] = v;
+    else if (vt === 'date' && src.format !== undefined) out[src.name] = formatDate(v, src.format, tzOffset(src.timeZone, v));
+    else if (vt === 'boolean') out[src.name] = v !== 0;
+    else if (src.type === 'histogram' || ['double', 'float', 'half_float', 'scaled_float'].includes(vt)) out[src.name] = jd(v);
+    else out[src.name] = v;
+  });
+  return out;
+}
+
+function renderComposite(s: AggSpec, p: AggPartial, tk: boolean): Obj {
+  const buckets = applyBucketSorts(s, p.buckets as { key: (number | string | null)[]; docCount: number; subs: AggPartial[] }[]);
+  const o: Obj = {};
+  // after_key: the last bucket's key (none on an empty page), as 6.8's InternalComposite.
+  if (buckets.length) o.after_key = compositeKey(s, p, buckets[buckets.length - 1].key);
+  o.buckets = buckets.map((b) => ({ key: compositeKey(s, p, b.key), doc_count: b.docCount, ...renderAggs(s.subs, b.subs, tk) }));
+  return o;
 }
 
 function tzOffset(tz: string | undefined, ms: number): number {
@@ -247,8 +277,8 @@ function rangeKey(p: AggPartial, v: number | null): string {
 
 function renderRanges(s: AggSpec, p: AggPartial, tk: boolean): Obj {
   const date = s.type === 'date_range' || p.valueType === 'date';
-  const bs = (p.buckets as any[]).map((b) => {
-    const key = b.key ?? `${rangeKey(p, b.from)}-${rangeKey(p, b.to)}`;
+  const bs = applyBucketSorts(s, (p.buckets as any[]).map((b) => ({ ...b, key: b.key ?? `${rangeKey(p, b.from)}-${rangeKey(p, b.to)}` }))).map((b) => {
+    const key = b.key;
     const o: Obj = { key };
     if (b.from !== null) { o.from = jd(b.from); if (date) o.from_as_string = formatDate(b.from, p.format); }
     if (b.to !== null) { o.to = jd(b.to); if (date) o.to_as_string = formatDate(b.to, p.format); }

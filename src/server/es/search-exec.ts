@@ -12,14 +12,20 @@ import type { Query } from '../../engine/search/index.ts';
 import { parseQuery } from '../../engine/search/index.ts';
 import { mergeDfs, type DfsStats } from '../../engine/search/index.ts';
 import { reduceAggs } from '../../engine/search/index.ts';
+import { reduceSuggest, type SuggestResult } from '../../engine/search/index.ts';
 import type { AggPartial } from '../../engine/search/index.ts';
 import { compareKeys, type SortValue } from '../../engine/search/index.ts';
 import { EngineError, InvalidArgumentError } from '../../engine/errors.ts';
 import { asErrorLike, errorObject, esErrorType } from './errors.ts';
+import type { CollapseInnerHits } from './search-collapse.ts';
 
 export interface ShardTarget { index: ResolvedIndex; meta: IndexMeta; shard: number; filter: Query | null; order: number }
 
-export interface MergedHit extends ShardHit { indexName: string; type: string; shardOrder: number; shardNum?: number }
+export interface MergedHit extends ShardHit {
+  indexName: string; type: string; shardOrder: number; shardNum?: number;
+  /** Collapsed searches with inner_hits: the group searches of this hit (search-collapse.ts). */
+  collapseInner?: CollapseInnerHits[];
+}
 
 export interface SearchOutcome {
   total: number;
@@ -31,6 +37,7 @@ export interface SearchOutcome {
   sortKinds: string[] | null;
   /** Per-shard results (scroll keeps offsets). */
   perShard: (ShardResult | null)[];
+  suggest?: SuggestResult;
 }
 
 export function aliasFilterQuery(f: unknown): Query | null {
@@ -131,11 +138,25 @@ function merge(targets: ShardTarget[], perShard: (ShardResult | null)[], req: Se
   });
   const sortKinds = sortKindsOf(req);
   all.sort(hitComparator(req, sortKinds));
-  const hits = all.slice(req.from, req.from + req.size);
+  const hits = (req.collapse ? firstOfEachGroup(all) : all).slice(req.from, req.from + req.size);
   const aggs = req.aggs && aggParts.length ? reduceAggs(req.aggs, aggParts) : null;
   const shards: SearchOutcome['shards'] = { total: targets.length, successful: targets.length - failures.length, skipped: 0, failed: failures.length };
   if (failures.length) shards.failures = failures.map((f) => shardFailure(f.t, f.err));
-  return { total, maxScore, hits, aggs, shards, terminatedEarly: terminated, sortKinds, perShard };
+  const out: SearchOutcome = { total, maxScore, hits, aggs, shards, terminatedEarly: terminated, sortKinds, perShard };
+  const suggests = perShard.flatMap((r) => (r?.suggest ? [r.suggest] : []));
+  if (req.suggest && suggests.length) out.suggest = reduceSuggest(req.suggest, suggests);
+  return out;
+}
+
+/** Collapsed searches: each shard sent its best hit per group; the best of them wins (ES's CollapseTopFieldDocs.merge). */
+function firstOfEachGroup(sorted: MergedHit[]): MergedHit[] {
+  const seen = new Set<string>();
+  return sorted.filter((h) => {
+    const k = h.group === null || h.group === undefined ? 'null' : `${typeof h.group}:${h.group}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
 }
 
 export function sortKindsOf(req: SearchRequest): string[] | null {

@@ -5,6 +5,7 @@
  */
 import type { SearchRequest } from '../../engine/search/index.ts';
 import type { SortValue } from '../../engine/search/index.ts';
+import type { SuggestResult } from '../../engine/search/index.ts';
 import { renderAggs } from './search-aggs-render.ts';
 import type { MergedHit, SearchOutcome } from './search-exec.ts';
 import { jd, jf } from './java-format.ts';
@@ -43,9 +44,10 @@ function renderHit(h: MergedHit, req: SearchRequest, out: SearchOutcome, o: Rend
     });
   }
   if (req.explain && h.explanation) hit._explanation = floatTree(h.explanation);
-  if (h.innerHits) {
+  if (h.innerHits || h.collapseInner) {
     const ih: Obj = {};
-    for (const [name, r] of Object.entries(h.innerHits)) {
+    for (const c of h.collapseInner ?? []) ih[c.name] = { hits: renderHits(c.req, c.out, o) };
+    for (const [name, r] of Object.entries(h.innerHits ?? {})) {
       ih[name] = { hits: { total: r.total, max_score: r.total ? jf(r.maxScore) : null, hits: r.hits.map((x) => ({
         _index: h.indexName, _type: h.type, _id: h.id, _nested: { field: r.path, offset: x.offset }, _score: jf(x.score),
         _source: x.source === null ? undefined : new RawJson(x.source) })) } };
@@ -61,6 +63,15 @@ export function floatTree(e: ExplanationLike): Obj {
   return { value: jf(e.value), description: e.description, details: e.details.map(floatTree) };
 }
 
+/** `{total, max_score, hits}` of a search (the response's, or a collapse group's inner hits). */
+function renderHits(req: SearchRequest, out: SearchOutcome, o: RenderOptions): Obj {
+  const scored = !out.sortKinds || req.trackScores || out.sortKinds.includes('score');
+  let maxScore: unknown = null;
+  if (scored && req.size === 0 && !o.scrollId) maxScore = jf(0);
+  else if (scored && out.total > 0 && Number.isFinite(out.maxScore)) maxScore = jf(out.maxScore);
+  return { total: req.trackTotalHits ? out.total : -1, max_score: maxScore, hits: out.hits.map((h) => renderHit(h, req, out, o)) };
+}
+
 export function renderSearch(req: SearchRequest, out: SearchOutcome, o: RenderOptions): Obj {
   const body: Obj = {};
   if (o.scrollId) body._scroll_id = o.scrollId;
@@ -68,13 +79,10 @@ export function renderSearch(req: SearchRequest, out: SearchOutcome, o: RenderOp
   body.timed_out = false;
   if (out.terminatedEarly !== null) body.terminated_early = out.terminatedEarly;
   body._shards = out.shards;
-  const scored = !out.sortKinds || req.trackScores || out.sortKinds.includes('score');
-  let maxScore: unknown = null;
-  if (scored && req.size === 0 && !o.scrollId) maxScore = jf(0);
-  else if (scored && out.total > 0 && Number.isFinite(out.maxScore)) maxScore = jf(out.maxScore);
-  body.hits = { total: req.trackTotalHits ? out.total : -1, max_score: maxScore, hits: out.hits.map((h) => renderHit(h, req, out, o)) };
+  body.hits = renderHits(req, out, o);
   if (req.aggs && out.aggs) body.aggregations = renderAggs(req.aggs, out.aggs, o.typedKeys);
   else if (req.aggs) body.aggregations = {};
+  if (out.suggest) body.suggest = renderSuggest(out.suggest, o.typedKeys);
   return body;
 }
 
@@ -87,6 +95,16 @@ export function searchErrorReply(req: HttpRequest, err: unknown): HttpResponse {
   const roots = failed.map((f) => { const { caused_by: _c, ...rest } = f.reason; return rest; });
   const { root_cause: _r, ...rest } = body.error;
   return json(req, body.status, { error: { root_cause: roots, ...rest }, status: body.status });
+}
+
+/** `suggest.{name}: [{text, offset, length, options: [{text, score, freq}]}]` (`term#name` with typed_keys). */
+function renderSuggest(res: SuggestResult, typedKeys: boolean): Obj {
+  const out: Obj = {};
+  for (const s of res) {
+    out[typedKeys ? `term#${s.name}` : s.name] = s.entries.map((e) => ({ text: e.text, offset: e.offset, length: e.length,
+      options: e.options.map((x) => ({ text: x.text, score: jf(x.score), freq: x.freq })) }));
+  }
+  return out;
 }
 
 export function countBody(out: SearchOutcome): Obj {

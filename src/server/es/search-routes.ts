@@ -11,12 +11,13 @@ import { boolParam, intParam } from './params.ts';
 import { bodyText, route } from './handler.ts';
 import { json, RawJson } from './json.ts';
 import { parseSearchBodyText, parseSort, parseSourceFilter, parseTimeMs, type AnalyzeArgs, type SearchRequest } from '../../engine/search/index.ts';
-import { parseJsonWithPos } from '../../engine/search/index.ts';
+import { parseJsonWithPos, parseSuggest } from '../../engine/search/index.ts';
 import { InvalidArgumentError, EngineError, ParseError } from '../../engine/errors.ts';
 import { murmur3Utf16 } from '../../engine/documents/routing.ts';
 import { executeSearch, phaseFailure, shardTargets, type ShardTarget } from './search-exec.ts';
 import { countBody, renderSearch, searchErrorReply } from './search-render.ts';
 import { ScrollRegistry } from './search-scroll.ts';
+import { checkCollapse, expandCollapsedHits } from './search-collapse.ts';
 import { NUMERIC_TYPES, FieldInfos } from '../../engine/search/index.ts';
 
 const SEARCH_PARAMS = ['analyzer', 'analyze_wildcard', 'default_operator', 'df', 'explain', 'stored_fields', 'docvalue_fields', 'from',
@@ -67,6 +68,14 @@ export function applyUrlParams(req: HttpRequest, r: SearchRequest): SearchReques
   if (q.get('stored_fields') !== null) r.storedFields = q.get('stored_fields')!.split(',');
   if (q.get('docvalue_fields') !== null) r.docvalueFields = q.get('docvalue_fields')!.split(',');
   if (q.get('timeout') !== null) r.timeoutMs = parseTimeMs(q.get('timeout'));
+  const suggestField = q.get('suggest_field');
+  if (suggestField) {
+    // RestSearchAction: one term suggestion named after the field, text from suggest_text or q.
+    const term: Record<string, unknown> = { field: suggestField, size: intParam(req, 'suggest_size') ?? 5 };
+    if (q.get('suggest_mode') !== null) term.suggest_mode = q.get('suggest_mode');
+    const text = q.get('suggest_text') ?? q.get('q');
+    r.suggest = parseSuggest({ [suggestField]: text === null ? { term } : { text, term } });
+  }
   if (r.size < 0) throw new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', `[size] parameter cannot be negative, found [${r.size}]`);
   if (r.from < 0) throw new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', `[from] parameter cannot be negative, found [${r.from}]`);
   return r;
@@ -100,14 +109,17 @@ export class SearchService {
     const r = applyUrlParams(httpReq, parseSearchBodyText(body));
     const indices = this.resolve(p.index, httpReq);
     const targets = this.targets(indices, httpReq, p.type);
-    if (count) { r.size = 0; r.aggs = null; r.sort = null; }
+    if (count) { r.size = 0; r.aggs = null; r.sort = null; r.collapse = null; }
     const scrollParam = httpReq.query.get('scroll');
     if (!count) this.checkWindow(r, targets, scrollParam !== null);
+    checkCollapse(r, targets, scrollParam !== null);
     const searchType = httpReq.query.get('search_type') ?? 'query_then_fetch';
     if (!['query_then_fetch', 'dfs_query_then_fetch'].includes(searchType)) throw new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', `No search type for [${searchType}]`);
     if (scrollParam && !count) return json(httpReq, 200, await this.scrolls.start(r, targets, scrollParam, searchType === 'dfs_query_then_fetch', started, fieldTypeLookup(indices), boolParam(httpReq, 'typed_keys')));
-    const out = await executeSearch(this.cluster, targets, r, { dfs: searchType === 'dfs_query_then_fetch', nowMs: this.ctx.now() });
+    const nowMs = this.ctx.now();
+    const out = await executeSearch(this.cluster, targets, r, { dfs: searchType === 'dfs_query_then_fetch', nowMs });
     if (count) return json(httpReq, 200, countBody(out));
+    await expandCollapsedHits(this.cluster, targets, r, out, nowMs);
     return json(httpReq, 200, renderSearch(r, out, { typedKeys: boolParam(httpReq, 'typed_keys'), tookMs: Date.now() - started, fieldTypes: fieldTypeLookup(indices) }));
   }
 

@@ -1,6 +1,7 @@
 /** The workflow API's envelope `{success, error, data}` for unmatched routes, over-limit bodies and crashes. */
 import type { ApiFallbacks } from '../dispatch.ts';
 import type { HttpResponse } from '../http.ts';
+import type { GateEnvelopes } from '../web-gate.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
@@ -22,3 +23,12 @@ export function workflowOverloaded(_req: unknown, wantedBytes: number, usedBytes
 export function workflowTooLarge(_req: unknown, limitBytes: number): HttpResponse {
   return workflowEnvelope(413, `PAYLOAD_TOO_LARGE: body over ${limitBytes} bytes`);
 }
+
+/** Refusals of `--workflow.web-config.file`. */
+export const workflowGate: GateEnvelopes = {
+  unauthorized: (_req, user) => {
+    const r = workflowEnvelope(401, user === null ? 'UNAUTHORIZED: credentials required' : `UNAUTHORIZED: wrong credentials for user ${user}`);
+    return { ...r, headers: { ...r.headers, 'WWW-Authenticate': 'Basic' } };
+  },
+  configError: () => workflowEnvelope(500, 'INTERNAL: the web config file (--workflow.web-config.file) is invalid; see the server log'),
+};

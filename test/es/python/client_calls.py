@@ -29,4 +29,18 @@ out["explain"] = es.explain(index="py", doc_type="_doc", id="0", body={"query": 
 out["validate"] = es.indices.validate_query(index="py", body={"query": {"term": {"n": "x"}}})["valid"]
 out["nodes_stats"] = len(es.nodes.stats(metric="jvm,fs")["nodes"])
 out["stats_docs"] = es.indices.stats(index="py", metric="docs")["_all"]["primaries"]["docs"]["count"]
+# composite paging as clients walk it: after_key until an empty page
+pages, after = [], None
+while True:
+    comp = {"size": 1, "sources": [{"t": {"terms": {"field": "t"}}}]}
+    if after:
+        comp["after"] = after
+    agg = es.search(index="py", body={"size": 0, "aggs": {"c": {"composite": comp}}})["aggregations"]["c"]
+    if not agg["buckets"]:
+        break
+    pages += [[b["key"]["t"], b["doc_count"]] for b in agg["buckets"]]
+    after = agg["after_key"]
+out["composite_pages"] = pages
+out["collapse"] = [h["fields"]["t"] for h in es.search(index="py", body={"collapse": {"field": "t"}, "sort": [{"n": "asc"}]})["hits"]["hits"]]
+out["suggest"] = es.search(index="py", suggest_field="t", suggest_text="evem", size=0)["suggest"]["t"][0]["options"][0]["text"]
 json.dump(out, sys.stdout)

@@ -13,6 +13,8 @@ import { NUMERIC_TYPES } from '../../indexing/field-infos.ts';
 import { createBucketCollector } from './bucket-collectors.ts';
 import { DEFAULT_DATE_FORMAT, parseDate } from '../../analysis/date-format.ts';
 import { TopHitsCollector } from './top-hits.ts';
+import { rejectNestedComposite } from './composite.ts';
+import { validatePipelines } from './bucket-sort.ts';
 
 export type AggPartial = { name: string; type: string; [k: string]: any };
 
@@ -33,6 +35,8 @@ export class AggCollectors {
 }
 
 export function createAggCollectors(specs: AggSpec[], ctx: CompileContext, shardCount: number): AggCollectors {
+  rejectNestedComposite(specs);
+  validatePipelines(specs);
   const env: AggEnv = { ctx, shardCount };
   return new AggCollectors(specs.map((s) => createCollector(s, env)));
 }

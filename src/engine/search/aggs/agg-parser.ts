@@ -5,9 +5,11 @@
 import { locOfKey } from '../json-pos.ts';
 import { parseQuery, parsingError } from '../query-parser.ts';
 import type { Query } from '../query-ast.ts';
+import { parseCompositeSources } from './composite.ts';
+import { parseBucketSort, PIPELINE_TYPES } from './bucket-sort.ts';
 
 export const METRIC_TYPES = ['avg', 'sum', 'min', 'max', 'stats', 'extended_stats', 'value_count', 'cardinality', 'percentiles', 'top_hits'];
-export const BUCKET_TYPES = ['terms', 'histogram', 'date_histogram', 'range', 'date_range', 'filter', 'filters', 'missing', 'nested', 'reverse_nested', 'global'];
+export const BUCKET_TYPES = ['terms', 'histogram', 'date_histogram', 'range', 'date_range', 'filter', 'filters', 'missing', 'nested', 'reverse_nested', 'global', 'composite'];
 
 export interface AggSpec {
   name: string;
@@ -19,39 +21,59 @@ export interface AggSpec {
   filtersKeyed?: boolean;
   /** top_hits inner request parts. */
   subs: AggSpec[];
+  /** Pipeline aggregations declared beside `subs` (they rewrite this aggregation's buckets; no partials). */
+  pipelines?: AggSpec[];
   meta?: unknown;
 }
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** The top-level `aggs`: a pipeline there has no buckets to work on. */
 export function parseAggs(parent: Obj, key: string): AggSpec[] {
+  const { aggs, pipelines } = parseAggLevel(parent, key);
+  if (pipelines.length) throw parsingError(`[${pipelines[0].type}] aggregation [${pipelines[0].name}] must be declared inside of another aggregation`, locOfKey(parent[key] as Obj, pipelines[0].name));
+  return aggs;
+}
+
+/** One `aggs` object: its aggregations and, apart, its pipeline aggregations. */
+function parseAggLevel(parent: Obj, key: string): { aggs: AggSpec[]; pipelines: AggSpec[] } {
   const aggs = parent[key];
   if (!isObj(aggs)) throw parsingError(`Expected [START_OBJECT] under [${key}], but got a [${typeof aggs}] in [${key}]`, locOfKey(parent, key));
   const out: AggSpec[] = [];
+  const pipes: AggSpec[] = [];
   for (const [name, def] of Object.entries(aggs)) {
     const loc = locOfKey(aggs, name);
     if (!/^[^\[\]>]+$/.test(name)) throw parsingError(`Invalid aggregation name [${name}]. Aggregation names can contain any character except '[', ']', and '>'`, loc);
     if (!isObj(def)) throw parsingError(`Expected [START_OBJECT] under [${name}], but got a [VALUE_STRING] in [${name}]`, loc);
     let spec: AggSpec | null = null;
     let subs: AggSpec[] = [];
+    let pipelines: AggSpec[] = [];
     let meta: unknown;
     for (const [k, v] of Object.entries(def)) {
-      if (k === 'aggs' || k === 'aggregations') { subs = parseAggs(def, k); continue; }
+      if (k === 'aggs' || k === 'aggregations') { ({ aggs: subs, pipelines } = parseAggLevel(def, k)); continue; }
       if (k === 'meta') { meta = v; continue; }
       if (spec) throw parsingError(`Found two aggregation type definitions in [${name}]: [${spec.type}] and [${k}]`, locOfKey(def, k));
+      if (PIPELINE_TYPES.includes(k)) { spec = parseBucketSort(name, v, def); continue; }
       if (!METRIC_TYPES.includes(k) && !BUCKET_TYPES.includes(k)) throw parsingError(`Unknown aggregation type [${k}]`, locOfKey(def, k));
       spec = parseOne(name, k, v, def);
     }
     if (!spec) throw parsingError(`Missing definition for aggregation [${name}]`, loc);
-    if (subs.length && METRIC_TYPES.includes(spec.type)) {
+    if (PIPELINE_TYPES.includes(spec.type)) {
+      if (subs.length || pipelines.length) throw parsingError(`Aggregation [${name}] cannot define sub-aggregations`, loc);
+      if (meta !== undefined) spec.meta = meta;
+      pipes.push(spec);
+      continue;
+    }
+    if ((subs.length || pipelines.length) && METRIC_TYPES.includes(spec.type)) {
       throw parsingError(`Aggregator [${name}] of type [${spec.type}] cannot accept sub-aggregations`, loc);
     }
     spec.subs = subs;
+    if (pipelines.length) spec.pipelines = pipelines;
     if (meta !== undefined) spec.meta = meta;
     out.push(spec);
   }
-  return out;
+  return { aggs: out, pipelines: pipes };
 }
 
 function parseOne(name: string, type: string, v: unknown, holder: Obj): AggSpec {
@@ -63,6 +85,13 @@ function parseOne(name: string, type: string, v: unknown, holder: Obj): AggSpec 
     if (Array.isArray(f)) { spec.filters = f.map((_, i) => ({ key: String(i), query: parseQuery(f, String(i), true) })); spec.filtersKeyed = false; }
     else if (isObj(f)) { spec.filters = Object.keys(f).map((k) => ({ key: k, query: parseQuery(f, k, true) })); spec.filtersKeyed = true; }
     else throw parsingError(`[filters] aggregation [${name}] requires [filters]`, locOfKey(holder, type));
+    return spec;
+  }
+  if (type === 'composite') {
+    for (const k of Object.keys(v)) if (!['sources', 'size', 'after'].includes(k)) throw parsingError(`[composite] unknown field [${k}], parser not found`, locOfKey(v, k));
+    if (v.size !== undefined && !Number.isInteger(Number(v.size))) throw parsingError(`[composite] failed to parse field [size]`, locOfKey(v, 'size'));
+    if (v.after !== undefined && !isObj(v.after)) throw parsingError(`[composite] after doesn't support values of type: ${Array.isArray(v.after) ? 'START_ARRAY' : 'VALUE_STRING'}`, locOfKey(v, 'after'));
+    spec.params = { ...v, sources: parseCompositeSources(name, v) };
     return spec;
   }
   if (v.script !== undefined) throw parsingError(`[${type}] aggregation [${name}]: scripts are not supported by this server`, locOfKey(v, 'script'));

@@ -6,6 +6,7 @@
 import type { AggSpec } from './agg-parser.ts';
 import type { AggPartial } from './agg-collectors.ts';
 import { termsOrder } from './bucket-collectors.ts';
+import { reduceComposite } from './composite.ts';
 
 /** Merges the partials of each spec across shards; `perShard[s][i]` is shard s's partial of spec i. */
 export function reduceAggs(specs: AggSpec[], perShard: AggPartial[][]): AggPartial[] {
@@ -33,6 +34,7 @@ function reduceOne(spec: AggSpec, parts: AggPartial[]): AggPartial {
     case 'top_hits': return reduceTopHits(parts);
     case 'terms': return reduceTerms(spec, parts);
     case 'histogram': case 'date_histogram': return { ...first, buckets: mergeKeyed(spec, parts) };
+    case 'composite': return reduceComposite(spec, parts, (subs) => reduceAggs(spec.subs, subs));
     case 'range': case 'date_range': case 'filters':
       return { ...first, buckets: first.buckets.map((b: any, i: number) => ({ ...b, docCount: parts.reduce((a, p) => a + p.buckets[i].docCount, 0), subs: reduceAggs(spec.subs, parts.map((p) => p.buckets[i].subs)) })) };
     default:

@@ -1,6 +1,6 @@
 /**
  * Shard-side bucket aggregations: terms, histogram, date_histogram, range, date_range, filter, filters,
- * missing, nested, reverse_nested. Each bucket owns lazily created sub-collectors, so sub-aggregations nest
+ * missing, nested, reverse_nested (composite lives in composite.ts). Each bucket owns lazily created sub-collectors, so sub-aggregations nest
  * without limit. `terms` keeps the shard's top `shard_size` buckets (size on a single shard) like ES and
  * reports the docs it dropped as `otherDocCount`.
  */
@@ -15,10 +15,11 @@ import { AggCollectors, createCollector, valuesSource, type AggCollector, type A
 import { dateRounding } from './date-rounding.ts';
 import { parsingError } from '../query-parser.ts';
 import { compileLuceneRegex } from '../../regex/index.ts';
+import { CompositeCollector } from './composite.ts';
 
 export type BucketKey = number | string;
 
-class Bucket {
+export class Bucket {
   count = 0;
   subs: AggCollectors | null = null;
   segOrd = -1;
@@ -26,7 +27,7 @@ class Bucket {
 }
 
 /** Buckets keyed by value with per-bucket sub-collectors. */
-class BucketSet {
+export class BucketSet {
   readonly map = new Map<BucketKey, Bucket>();
   private segOrd = -1;
   private seg: Segment | null = null;
@@ -60,6 +61,7 @@ export function createBucketCollector(spec: AggSpec, env: AggEnv): AggCollector 
     case 'missing': return new MissingCollector(spec, env);
     case 'nested': return new NestedCollector(spec, env);
     case 'reverse_nested': return new ReverseNestedCollector(spec, env);
+    case 'composite': return new CompositeCollector(spec, env);
   }
   throw parsingError(`Unknown aggregation type [${spec.type}]`);
 }
