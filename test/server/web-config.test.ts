@@ -351,6 +351,12 @@ describe('a web config file that cannot be used stops start-up with exit 2 and a
       assert.match(lines[0], want);
     });
   }
+  test('with -d too: the launcher exits 2 with the same line', () => {
+    const r = spawnSync(process.execPath, [BIN, '-d', '--path.data', join(certs.dir, 'data3'), '--services', 'metrics', '--web.listen-address', '127.0.0.1:0',
+      '--web.config.file', join(certs.dir, 'absent.yml')], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr.trim(), /^tessera: web config file .*absent\.yml: ENOENT/);
+  });
   test('a missing file', () => {
     const r = spawnSync(process.execPath, [BIN, '--path.data', join(certs.dir, 'data2'), '--services', 'metrics', '--web.listen-address', '127.0.0.1:0',
       '--web.config.file', join(certs.dir, 'absent.yml')], { encoding: 'utf8', timeout: 60_000 });
