@@ -12,6 +12,7 @@ import { ES_VERSION, nodeIdentity } from './banner.ts';
 import type { EsCluster } from './cluster.ts';
 import { route } from './handler.ts';
 import { json } from './json.ts';
+import { humanIfAsked } from './human.ts';
 import { heapLimit } from './node-figures.ts';
 import { boolParam } from './params.ts';
 import { healthOf } from './routes-cluster.ts';
@@ -89,7 +90,7 @@ async function clusterStats(cluster: EsCluster, req: HttpRequest): Promise<HttpR
   const id = nodeIdentity(cluster.ctx.dataDir);
   const shards = metas.reduce((a, m) => a + numberOfShards(m.settings), 0);
   const mem = process.memoryUsage();
-  return json(req, 200, {
+  return json(req, 200, humanIfAsked(req, {
     _nodes: { total: 1, successful: 1, failed: 0 }, cluster_name: 'elasticsearch', cluster_uuid: id.uuid, timestamp: Date.now(), status: health.status,
     indices: {
       count: metas.length,
@@ -107,5 +108,5 @@ async function clusterStats(cluster: EsCluster, req: HttpRequest): Promise<HttpR
         mem: { heap_used_in_bytes: mem.heapUsed, heap_max_in_bytes: heapLimit() }, threads: cluster.ctx.pool.size + 1 },
       plugins: [],
     },
-  });
+  }));
 }

@@ -10,6 +10,7 @@ import { bodyMap, route } from './handler.ts';
 import { boolParam } from './params.ts';
 import { json } from './json.ts';
 import { JavaDouble } from '../../engine/documents/source.ts';
+import { humanIfAsked } from './human.ts';
 import { readOpts, shardsHeader } from './routes-indices.ts';
 import type { ShardStats } from '../../engine/documents/doc-shard-types.ts';
 
@@ -65,7 +66,7 @@ export function registerClusterRoutes(router: Router, cluster: EsCluster): void 
           for (const m of metas) indices[m.name] = indexHealth(cluster, m);
           body.indices = indices;
         }
-        return json(req, satisfied ? 200 : 408, body);
+        return json(req, satisfied ? 200 : 408, humanIfAsked(req, body));
       }
       await new Promise((r) => setTimeout(r, Math.min(100, Math.max(1, deadline - Date.now()))));
     }
@@ -88,7 +89,7 @@ export function registerClusterRoutes(router: Router, cluster: EsCluster): void 
       indices[m.name] = { uuid: m.uuid, primaries: part, total: part };
     }
     const all = pick(statsSections(every), sections);
-    return json(req, 200, { _shards: shardsHeader(metas), _all: { primaries: all, total: all }, indices });
+    return json(req, 200, humanIfAsked(req, { _shards: shardsHeader(metas), _all: { primaries: all, total: all }, indices }));
   });
   for (const path of ['/_stats', '/_stats/:metric', '/:index/_stats', '/:index/_stats/:metric']) router.add('GET', path, stats);
 

@@ -12,6 +12,7 @@ import { ES_VERSION, nodeIdentity } from './banner.ts';
 import type { EsCluster } from './cluster.ts';
 import { route } from './handler.ts';
 import { json } from './json.ts';
+import { humanIfAsked } from './human.ts';
 import { diskUsage, heapLimit } from './node-figures.ts';
 import { statsSections } from './routes-cluster.ts';
 
@@ -45,6 +46,7 @@ function split(p: Params, known: string[]): { nodes?: string; metrics: Set<strin
 }
 
 function envelope(cluster: EsCluster, selected: boolean, node: () => Record<string, unknown>): Record<string, unknown> {
+  // ?human is applied by the callers (humanIfAsked) over the whole envelope.
   const id = nodeIdentity(cluster.ctx.dataDir);
   return { _nodes: { total: selected ? 1 : 0, successful: selected ? 1 : 0, failed: 0 }, cluster_name: 'elasticsearch', nodes: selected ? { [id.uuid]: node() } : {} };
 }
@@ -60,7 +62,7 @@ function base(cluster: EsCluster): Record<string, unknown> {
 function nodesInfo(cluster: EsCluster, req: HttpRequest, p: Params): HttpResponse {
   const { nodes, metrics } = split(p, INFO_METRICS);
   const want = (m: string): boolean => metrics === null || metrics.has(m);
-  return json(req, 200, envelope(cluster, selectsThisNode(cluster, nodes), () => {
+  return json(req, 200, humanIfAsked(req, envelope(cluster, selectsThisNode(cluster, nodes), () => {
     const b = base(cluster);
     const out: Record<string, unknown> = { name: b.name, transport_address: b.transport_address, host: b.host, ip: b.ip, version: b.version,
       build_flavor: b.build_flavor, build_type: b.build_type, build_hash: b.build_hash, roles: b.roles };
@@ -78,7 +80,7 @@ function nodesInfo(cluster: EsCluster, req: HttpRequest, p: Params): HttpRespons
     if (want('ingest')) out.ingest = { processors: [] };
     if (want('thread_pool')) out.thread_pool = { write: { type: 'fixed', size: cluster.ctx.pool.size, queue_size: 200 }, search: { type: 'fixed_auto_queue_size', size: cluster.ctx.pool.size, queue_size: 1000 } };
     return out;
-  }));
+  })));
 }
 
 async function nodesStats(cluster: EsCluster, req: HttpRequest, p: Params): Promise<HttpResponse> {
@@ -86,7 +88,7 @@ async function nodesStats(cluster: EsCluster, req: HttpRequest, p: Params): Prom
   const want = (m: string): boolean => metrics === null || metrics.has(m);
   const selected = selectsThisNode(cluster, nodes);
   const shardStats = selected && want('indices') ? [...(await cluster.stats(Object.values(cluster.state.indices))).values()].flat() : [];
-  return json(req, 200, envelope(cluster, selected, () => {
+  return json(req, 200, humanIfAsked(req, envelope(cluster, selected, () => {
     const b = base(cluster);
     const out: Record<string, unknown> = { timestamp: Date.now(), name: b.name, transport_address: b.transport_address, host: b.host, ip: [b.ip], roles: b.roles };
     if (want('indices')) out.indices = statsSections(shardStats);
@@ -117,5 +119,5 @@ async function nodesStats(cluster: EsCluster, req: HttpRequest, p: Params): Prom
     if (want('breaker')) out.breakers = {};
     if (want('thread_pool')) out.thread_pool = {};
     return out;
-  }));
+  })));
 }
