@@ -3,6 +3,7 @@
  * before it is swapped in), index-expression resolution for reads and writes, shard → worker placement,
  * and shard calls (with the stale-metadata retry and the dynamic-mapping round trip).
  */
+import { ThreadPools } from './thread-pools.ts';
 import { checkIndexWriteBlock } from './index-blocks.ts';
 import type { MappingJson } from '../../engine/search/api.ts';
 import type { ServerContext } from '../context.ts';
@@ -202,16 +203,31 @@ export class EsCluster {
     const key = `${w}/${meta.uuid}`;
     const base = { ...args, uuid: meta.uuid, shard, mv: meta.mappingVersion } as OpArgs<K>;
     const withMeta = this.sent.get(key) !== meta.mappingVersion;
-    let r = await this.ctx.pool.call(w, op, withMeta ? { ...base, meta: this.shardMeta(meta) } : base).catch((e: unknown) => {
-      if ((e as { code?: string }).code === 'DOC_SHARD_FAILED') this.failures.set(`${meta.uuid}/${shard}`, (e as Error).message);
-      throw e;
-    });
-    if (withMeta) this.sent.set(key, meta.mappingVersion);
-    if (isStale(r)) {
-      r = await this.ctx.pool.call(w, op, { ...base, meta: this.shardMeta(meta) });
-      this.sent.set(key, meta.mappingVersion);
+    const pool = this.threadPools.begin(op);
+    let rejected = false;
+    try {
+      let r = await this.ctx.pool.call(w, op, withMeta ? { ...base, meta: this.shardMeta(meta) } : base).catch((e: unknown) => {
+        const code = (e as { code?: string }).code;
+        if (code === 'DOC_SHARD_FAILED') this.failures.set(`${meta.uuid}/${shard}`, (e as Error).message);
+        rejected = code === 'OVERLOADED';
+        throw e;
+      });
+      if (withMeta) this.sent.set(key, meta.mappingVersion);
+      if (isStale(r)) {
+        r = await this.ctx.pool.call(w, op, { ...base, meta: this.shardMeta(meta) });
+        this.sent.set(key, meta.mappingVersion);
+      }
+      return r as Exclude<OpResult<K>, Stale>;
+    } finally {
+      this.threadPools.end(pool, rejected);
     }
-    return r as Exclude<OpResult<K>, Stale>;
+  }
+
+  private pools: ThreadPools | null = null;
+  /** The ES thread pools' figures, counted per shard call (thread-pools.ts). */
+  get threadPools(): ThreadPools {
+    this.pools ??= new ThreadPools(this.ctx.pool.size);
+    return this.pools;
   }
 
   /** Writes items to one shard, applying dynamic mapping updates between rounds. Outcomes in item order. */

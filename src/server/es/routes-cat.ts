@@ -1,4 +1,4 @@
-/** `_cat` endpoints: health, nodes, master, allocation, indices, aliases, templates, count, shards, plugins, nodeattrs, pending_tasks. */
+/** `_cat` endpoints: health, nodes, master, allocation, indices, aliases, templates, count, shards, plugins, nodeattrs, pending_tasks, thread_pool. */
 import os from 'node:os';
 import type { IndexMeta } from '../../engine/documents/cluster-state.ts';
 import { simpleMatch } from '../../engine/documents/cluster-state.ts';
@@ -71,9 +71,20 @@ const NODEATTRS: CatColumn[] = [col('node', 'node name'), col('host', 'host name
 const PENDING: CatColumn[] = [col('insertOrder', 'task insertion order', { aliases: ['o'], ...R }), col('timeInQueue', 'how long task has been in queue', { aliases: ['t'], ...R }),
   col('priority', 'task priority', { aliases: ['p'] }), col('source', 'task source', { aliases: ['s'] })];
 
+const THREAD_POOL: CatColumn[] = [col('node_name', 'node name', { aliases: ['nn'] }), col('node_id', 'persistent node id', { aliases: ['id'], hidden: true }),
+  col('ephemeral_node_id', 'ephemeral node id', { aliases: ['eid'], hidden: true }), col('pid', 'process id', { aliases: ['p'], hidden: true }),
+  col('host', 'host name', { aliases: ['h'], hidden: true }), col('ip', 'ip address', { aliases: ['i'], hidden: true }), col('port', 'bound transport port', { aliases: ['po'], hidden: true }),
+  col('name', 'thread pool name', { aliases: ['n'] }), col('type', 'thread pool type', { aliases: ['t'], hidden: true }),
+  col('active', 'number of active threads', { aliases: ['a'], ...R }), col('pool_size', 'number of threads', { aliases: ['psz'], hidden: true, ...R }),
+  col('queue', 'number of tasks currently in queue', { aliases: ['q'], ...R }), col('queue_size', 'maximum number of tasks permitted in queue', { aliases: ['qs'], hidden: true, ...R }),
+  col('rejected', 'number of rejected tasks', { aliases: ['r'], ...R }), col('largest', 'highest number of seen active threads', { aliases: ['l'], hidden: true, ...R }),
+  col('completed', 'number of completed tasks', { aliases: ['c'], hidden: true, ...R }), col('core', 'core number of threads in a scaling thread pool', { aliases: ['cr'], hidden: true, ...R }),
+  col('max', 'maximum number of threads in a scaling thread pool', { aliases: ['mx'], hidden: true, ...R }), col('size', 'number of threads in a fixed thread pool', { aliases: ['sz'], hidden: true, ...R }),
+  col('keep_alive', 'thread keep alive time', { aliases: ['ka'], hidden: true, ...R })];
+
 const ENDPOINTS = ['/_cat/allocation', '/_cat/health', '/_cat/master', '/_cat/nodes', '/_cat/nodeattrs', '/_cat/indices', '/_cat/indices/{index}',
   '/_cat/aliases', '/_cat/aliases/{alias}', '/_cat/templates', '/_cat/count', '/_cat/count/{index}', '/_cat/shards', '/_cat/shards/{index}',
-  '/_cat/segments', '/_cat/segments/{index}', '/_cat/pending_tasks', '/_cat/plugins'];
+  '/_cat/segments', '/_cat/segments/{index}', '/_cat/pending_tasks', '/_cat/plugins', '/_cat/thread_pool', '/_cat/thread_pool/{thread_pools}'];
 
 export function registerCatRoutes(router: Router, cluster: EsCluster): void {
   router.add('GET', '/_cat', route([], () => ({ status: 200, headers: TEXT_HEADERS, body: `=^.^=\n${ENDPOINTS.join('\n')}\n` })));
@@ -112,6 +123,9 @@ export function registerCatRoutes(router: Router, cluster: EsCluster): void {
   });
   router.add('GET', '/_cat/allocation', allocation);
   router.add('GET', '/_cat/allocation/:node', allocation);
+  const pools = route(CAT_PARAMS, (req, p) => catThreadPool(cluster, req, p.patterns));
+  router.add('GET', '/_cat/thread_pool', pools);
+  router.add('GET', '/_cat/thread_pool/:patterns', pools);
   const shards = route(CAT_PARAMS, (req, p) => catShards(cluster, req, p.index));
   router.add('GET', '/_cat/shards', shards);
   router.add('GET', '/_cat/shards/:index', shards);
@@ -214,6 +228,20 @@ async function catShards(cluster: EsCluster, req: HttpRequest, expr: string | un
     }
   }
   return renderCat(req, SHARDS, rows);
+}
+
+function catThreadPool(cluster: EsCluster, req: HttpRequest, patterns: string | undefined): HttpResponse {
+  const id = nodeIdentity(cluster.ctx.dataDir);
+  const pats = patterns?.split(',');
+  const rows: CatRow[] = [];
+  for (const f of cluster.threadPools.figures()) {
+    if (pats && !pats.some((x) => simpleMatch(x, f.name))) continue;
+    const scaling = f.type === 'scaling';
+    rows.push({ node_name: id.name, node_id: id.uuid.slice(0, 4), ephemeral_node_id: id.uuid.slice(-4), pid: process.pid, host: '127.0.0.1', ip: '127.0.0.1', port: 9300,
+      name: f.name, type: f.type, active: f.active, pool_size: f.threads, queue: f.queue, queue_size: f.queueSize, rejected: f.rejected, largest: f.largest,
+      completed: f.completed, core: scaling ? 0 : null, max: scaling ? f.threads : null, size: scaling ? null : f.threads, keep_alive: f.keepAlive });
+  }
+  return renderCat(req, THREAD_POOL, rows);
 }
 
 const byName = (a: IndexMeta, b: IndexMeta): number => (a.name < b.name ? -1 : 1);

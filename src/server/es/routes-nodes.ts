@@ -78,7 +78,13 @@ function nodesInfo(cluster: EsCluster, req: HttpRequest, p: Params): HttpRespons
     if (want('transport')) out.transport = { bound_address: ['127.0.0.1:9300'], publish_address: '127.0.0.1:9300', profiles: {} };
     if (want('plugins')) { out.plugins = []; out.modules = []; }
     if (want('ingest')) out.ingest = { processors: [] };
-    if (want('thread_pool')) out.thread_pool = { write: { type: 'fixed', size: cluster.ctx.pool.size, queue_size: 200 }, search: { type: 'fixed_auto_queue_size', size: cluster.ctx.pool.size, queue_size: 1000 } };
+    if (want('thread_pool')) {
+      const pools: Record<string, unknown> = {};
+      for (const f of cluster.threadPools.figures()) {
+        pools[f.name] = f.type === 'scaling' ? { type: f.type, core: 0, max: f.threads, keep_alive: f.keepAlive, queue_size: f.queueSize } : { type: f.type, size: f.threads, queue_size: f.queueSize };
+      }
+      out.thread_pool = pools;
+    }
     return out;
   })));
 }
@@ -117,7 +123,11 @@ async function nodesStats(cluster: EsCluster, req: HttpRequest, p: Params): Prom
     }
     if (want('http')) out.http = { current_open: -1, total_opened: -1 };
     if (want('breaker')) out.breakers = {};
-    if (want('thread_pool')) out.thread_pool = {};
+    if (want('thread_pool')) {
+      const pools: Record<string, unknown> = {};
+      for (const f of cluster.threadPools.figures()) pools[f.name] = { threads: f.threads, queue: f.queue, active: f.active, rejected: f.rejected, largest: f.largest, completed: f.completed };
+      out.thread_pool = pools;
+    }
     return out;
   })));
 }
