@@ -11,7 +11,7 @@ import { WebConfigError } from '../server/web-config.ts';
 import { runSubcommand } from './subcommands.ts';
 
 /** Message a child sends its parent (daemon launcher or test harness) over IPC. */
-export type StartupMessage = { type: 'ready'; pid: number; ports: Record<string, number> } | { type: 'failed'; error: string };
+export type StartupMessage = { type: 'ready'; pid: number; ports: Record<string, number> } | { type: 'failed'; error: string; exitCode?: number };
 
 async function main(argv: string[]): Promise<number> {
   const sub = await runSubcommand(argv);
@@ -36,7 +36,7 @@ async function serve(flags: Flags): Promise<number> {
     // A web config file that cannot be used is a command-line problem (exit 2), as Prometheus's `Validate` exit.
     const code = err instanceof WebConfigError ? 2 : 1;
     process.stderr.write(code === 2 ? `tessera: ${msg}\n` : `tessera: start-up failed: ${msg}\n`);
-    report({ type: 'failed', error: msg });
+    report({ type: 'failed', error: msg, exitCode: code });
     return code;
   }
   const pidfile = flags.pidfile ? resolve(flags.pidfile) : '';
@@ -71,6 +71,7 @@ function daemonize(argv: string[], flags: Flags): Promise<number> {
   return new Promise((done) => {
     child.on('message', (m: StartupMessage) => {
       if (m.type === 'ready') { child.unref(); child.disconnect?.(); done(0); }
+      else if (m.exitCode === 2) { process.stderr.write(`tessera: ${m.error}\n`); done(2); }
       else { process.stderr.write(`tessera: start-up failed: ${m.error}\n`); done(1); }
     });
     child.on('exit', (code) => {

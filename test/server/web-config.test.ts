@@ -64,7 +64,7 @@ describe('TLS and basic auth on every listener', { skip: NO_OPENSSL }, () => {
     // Relative paths are taken from the file's directory, as exporter-toolkit does.
     writeFileSync(webFile, `tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n` +
       `http_server_config:\n  headers:\n    X-Frame-Options: deny\n    Strict-Transport-Security: max-age=31536000\n` +
-      `basic_auth_users:\n  alice: '${ALICE_HASH}'\n`);
+      `basic_auth_users:\n  alice: '${ALICE_HASH}'\n  bob: '${BOB_HASH}'\n`);
     server = await startServer({ args: ['--web.config.file', webFile, '--http.web-config.file', webFile, '--workflow.web-config.file', webFile] });
   });
   after(async () => { await server?.destroy(); if (certs) rmSync(certs.dir, { recursive: true, force: true }); });
@@ -88,6 +88,21 @@ describe('TLS and basic auth on every listener', { skip: NO_OPENSSL }, () => {
     const q = await call(`${https(server.promUrl)}/api/v1/query`, { ca: certs.ca, auth: 'alice:alice-pw', method: 'POST', body: 'query=1%2B1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     assert.equal(q.status, 200, q.body);
     assert.equal(JSON.parse(q.body).data.result[1], '2');
+  });
+
+  test('a body arriving while bcrypt decides: parked and handled when admitted, drained and dropped when refused', async () => {
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const body = `query=2*3&pad=${'x'.repeat(300_000)}`;
+    const url = `${https(server.promUrl)}/api/v1/query`;
+    // Credentials not seen before on this listener: the verdict is asynchronous (bcrypt), the body is on its way.
+    const wrong = await call(url, { ca: certs.ca, auth: 'bob:not-bobs', method: 'POST', body, headers: form });
+    assert.equal(wrong.status, 401);
+    const right = await call(url, { ca: certs.ca, auth: 'bob:bob-pw', method: 'POST', body, headers: form });
+    assert.equal(right.status, 200, right.body);
+    assert.equal(JSON.parse(right.body).data.result[1], '6');
+    const es = await call(`${https(server.esUrl)}/web-cfg-idx/_doc/1`, { ca: certs.ca, auth: 'bob:wrong-again', method: 'PUT', body: JSON.stringify({ pad: 'y'.repeat(300_000) }), headers: { 'content-type': 'application/json' } });
+    assert.equal(es.status, 401);
+    assert.equal(JSON.parse(es.body).error.type, 'security_exception');
   });
 
   test('metrics: plain HTTP to the TLS listener gets no HTTP answer; a client that does not trust the CA is refused', async () => {
@@ -351,6 +366,12 @@ describe('a web config file that cannot be used stops start-up with exit 2 and a
       assert.match(lines[0], want);
     });
   }
+  test('with -d too: the launcher exits 2 with the same line', () => {
+    const r = spawnSync(process.execPath, [BIN, '-d', '--path.data', join(certs.dir, 'data3'), '--services', 'metrics', '--web.listen-address', '127.0.0.1:0',
+      '--web.config.file', join(certs.dir, 'absent.yml')], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr.trim(), /^tessera: web config file .*absent\.yml: ENOENT/);
+  });
   test('a missing file', () => {
     const r = spawnSync(process.execPath, [BIN, '--path.data', join(certs.dir, 'data2'), '--services', 'metrics', '--web.listen-address', '127.0.0.1:0',
       '--web.config.file', join(certs.dir, 'absent.yml')], { encoding: 'utf8', timeout: 60_000 });

@@ -1,6 +1,7 @@
 /**
- * The wrapper every 9200 route goes through: Content-Type check (406), query-parameter whitelist, error
- * envelope for anything thrown (with `?pretty`), and body helpers with ES's parse errors.
+ * The wrapper every 9200 route goes through: Content-Type check (406), query-parameter whitelist, the request's
+ * entry in the task list, error envelope for anything thrown (with `?pretty`), and body helpers with ES's parse
+ * errors.
  */
 import { docError } from '../../engine/documents/doc-errors.ts';
 import { jsonProblemMessage, jsonStructureProblem } from '../../engine/codec/json-structure.ts';
@@ -9,6 +10,7 @@ import type { Params, RouteHandler } from '../router.ts';
 import { errorBody } from './errors.ts';
 import { json } from './json.ts';
 import { checkParams, contentTypeProblem } from './params.ts';
+import { esTasks } from './tasks.ts';
 
 export type EsHandler = (req: HttpRequest, p: Params) => HttpResponse | Promise<HttpResponse>;
 
@@ -17,11 +19,14 @@ export function route(allowed: readonly string[], fn: EsHandler, onError: (req: 
   return async (req, p) => {
     const bad = contentTypeProblem(req);
     if (bad) return bad;
+    const task = esTasks.startFor(req, Date.now());
     try {
       checkParams(req, allowed);
       return await fn(req, p);
     } catch (err) {
       return onError(req, err);
+    } finally {
+      esTasks.finish(task);
     }
   };
 }

@@ -84,7 +84,7 @@ const THREAD_POOL: CatColumn[] = [col('node_name', 'node name', { aliases: ['nn'
 
 const ENDPOINTS = ['/_cat/allocation', '/_cat/health', '/_cat/master', '/_cat/nodes', '/_cat/nodeattrs', '/_cat/indices', '/_cat/indices/{index}',
   '/_cat/aliases', '/_cat/aliases/{alias}', '/_cat/templates', '/_cat/count', '/_cat/count/{index}', '/_cat/shards', '/_cat/shards/{index}',
-  '/_cat/segments', '/_cat/segments/{index}', '/_cat/pending_tasks', '/_cat/plugins', '/_cat/thread_pool', '/_cat/thread_pool/{thread_pools}'];
+  '/_cat/segments', '/_cat/segments/{index}', '/_cat/pending_tasks', '/_cat/plugins', '/_cat/thread_pool', '/_cat/thread_pool/{thread_pools}', '/_cat/tasks'];
 
 export function registerCatRoutes(router: Router, cluster: EsCluster): void {
   router.add('GET', '/_cat', route([], () => ({ status: 200, headers: TEXT_HEADERS, body: `=^.^=\n${ENDPOINTS.join('\n')}\n` })));

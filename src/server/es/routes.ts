@@ -16,6 +16,7 @@ import { registerCatRoutes } from './routes-cat.ts';
 import { registerSegmentRoutes } from './routes-segments.ts';
 import { registerClusterRoutes } from './routes-cluster.ts';
 import { registerNodeRoutes } from './routes-nodes.ts';
+import { registerTaskRoutes } from './routes-tasks.ts';
 import { registerClusterStateRoutes } from './routes-cluster-state.ts';
 import { registerDocRoutes } from './routes-docs.ts';
 import { registerMgetRoutes } from './routes-mget.ts';
@@ -49,6 +50,7 @@ export function registerEsRoutes(router: Router, ctx: ServerContext): ServiceHoo
   registerSegmentRoutes(router, cluster);
   registerClusterRoutes(router, cluster);
   registerNodeRoutes(router, cluster);
+  registerTaskRoutes(router, cluster);
   registerClusterStateRoutes(router, cluster);
   const search = registerSearchRoutes(router, ctx, cluster);
   registerByQueryRoutes(router, cluster, search);

@@ -1,0 +1,50 @@
+/**
+ * `_tasks` and `_cat/tasks` list the requests running on the node: a cluster-health wait shows up while it waits
+ * (with its id, action, running time) and is gone once it has answered; the listing request lists itself.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, type TestServer } from '../support/server.ts';
+import { esCall } from '../support/es-call.ts';
+
+let s: TestServer;
+before(async () => { s = await startServer({ services: ['documents'], workers: 1 }); });
+after(async () => { await s.destroy(); });
+
+test('a running request is a task until it answers', async () => {
+  // One replica on one node: the index stays yellow, so waiting for green runs until the timeout.
+  assert.equal((await esCall(s, 'PUT', '/t', { settings: { number_of_shards: 1 } })).status, 200);
+  const waiting = esCall(s, 'GET', '/_cluster/health?wait_for_status=green&timeout=1500ms');
+  await new Promise((r) => setTimeout(r, 300));
+
+  const cat = await esCall(s, 'GET', '/_cat/tasks?actions=cluster:monitor/health&h=action,task_id,parent_task_id,type,running_time&format=json');
+  assert.equal(cat.status, 200);
+  assert.equal(cat.body.length, 1);
+  assert.equal(cat.body[0].action, 'cluster:monitor/health');
+  assert.equal(cat.body[0].type, 'transport');
+  assert.equal(cat.body[0].parent_task_id, '-');
+  assert.match(cat.body[0].running_time, /^\d+(\.\d)?(ms|s)$/);
+  const taskId: string = cat.body[0].task_id;
+
+  const one = await esCall(s, 'GET', `/_tasks/${taskId}?human`);
+  assert.equal(one.status, 200);
+  assert.equal(one.body.completed, false);
+  assert.equal(one.body.task.action, 'cluster:monitor/health');
+  assert.equal(one.body.task.description, 'GET /_cluster/health');
+  assert.ok(one.body.task.running_time_in_nanos >= 200e6, String(one.body.task.running_time_in_nanos));
+  assert.deepEqual(Object.keys(one.body.task), ['node', 'id', 'type', 'action', 'description', 'start_time', 'start_time_in_millis', 'running_time', 'running_time_in_nanos', 'cancellable', 'headers']);
+
+  const all = await esCall(s, 'GET', '/_tasks');
+  const [nodeId] = Object.keys(all.body.nodes);
+  const actions = Object.values(all.body.nodes[nodeId].tasks as Record<string, { action: string }>).map((t) => t.action).sort();
+  assert.deepEqual(actions, ['cluster:monitor/health', 'cluster:monitor/tasks/lists']);
+
+  assert.equal((await waiting).status, 408);
+  const after = await esCall(s, 'GET', '/_tasks?group_by=none&actions=cluster:monitor/health');
+  assert.deepEqual(after.body, { tasks: [] });
+  const gone = await esCall(s, 'GET', `/_tasks/${taskId}`);
+  assert.equal(gone.status, 404);
+  assert.equal(gone.body.error.type, 'resource_not_found_exception');
+  assert.equal(gone.body.error.reason, `task [${taskId}] isn't running and hasn't stored its results`);
+  assert.equal((await esCall(s, 'GET', '/_tasks/nonsense')).status, 400);
+});
