@@ -67,7 +67,7 @@ export async function cutHeadBlock(db: Tsdb): Promise<void> {
   const R = db.blockRangeMs;
   const mint = Math.floor(db.head.minTime / R) * R, maxt = mint + R;
   const series: BlockSeries[] = [];
-  for (const s of [...db.head.byKey.values()].sort((a, b) => (a.key < b.key ? -1 : 1))) {
+  for (const s of db.head.byRef.values()) {
     const chunks: BlockChunk[] = db.head.chunksWithBytes(s, maxt);
     const del = db.head.tombstones.get(s.ref);
     const kept = del ? rewriteDeleted(chunks, del) : chunks;
@@ -240,7 +240,7 @@ export function snapshot(db: Tsdb, dir: string, withHead: boolean): Promise<void
     for (const b of db.blocks) await linkTree(b.dir, path.join(dir, path.basename(b.dir)));
     if (!withHead || db.head.numSeries === 0) return;
     const series: BlockSeries[] = [];
-    for (const s of db.head.byKey.values()) {
+    for (const s of db.head.byRef.values()) {
       const chunks: BlockChunk[] = db.head.chunksWithBytes(s);
       const del = db.head.tombstones.get(s.ref);
       const kept = del ? rewriteDeleted(chunks, del) : chunks;

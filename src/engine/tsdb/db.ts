@@ -11,7 +11,7 @@ import type { FetchedSeries, Labels, Matcher } from './api.ts';
 import type { SeriesSource } from './chunk-meta.ts';
 import { APPEND_DUP_IGNORED, APPEND_OK, ERR_DUPLICATE, ERR_OUT_OF_BOUNDS, ERR_OUT_OF_ORDER, Head } from './head.ts';
 import type { MemSeries } from './head.ts';
-import { labelsFromFlat, labelsKey, labelsKeyOfFlat } from './labels.ts';
+import { labelsFromFlat, labelsKey } from './labels.ts';
 import { fetchSeries, MultiSourceQuerier } from './querier.ts';
 import type { OpenWal, TsdbWal } from './wal-port.ts';
 import { encodeSamplesRecord, encodeSeriesRecord, encodeTombstonesRecord } from './prom-wal-records.ts';
@@ -150,10 +150,9 @@ export class Tsdb {
         resolved[i] = s;
         continue;
       }
-      const key = flat ? labelsKeyOfFlat(flat) : labelsKey(batch.series![i]);
-      let s = head.byKey.get(key);
+      let s = flat ? head.seriesOfFlat(flat) : head.seriesOf(batch.series![i]);
       if (s === undefined) {
-        const r = head.getOrCreate(flat ? labelsFromFlat(flat) : batch.series![i], key);
+        const r = head.getOrCreate(flat ? labelsFromFlat(flat) : batch.series![i]);
         s = r.series;
         if (r.created) created.push({ ref: s.ref, labels: s.labels });
       }

@@ -75,13 +75,13 @@ export async function replayInto(head: Head, wal: TsdbWal): Promise<WalReplaySta
  */
 export function* headCheckpointRecords(head: Head): Generator<Uint8Array> {
   let series: SeriesRec[] = [];
-  for (const s of head.byKey.values()) {
+  for (const s of head.byRef.values()) {
     series.push({ ref: s.ref, labels: s.labels });
     if (series.length === 4096) { yield encodeSeriesRecord(series); series = []; }
   }
   if (series.length) yield encodeSeriesRecord(series);
   let idx = new Uint32Array(0);
-  for (const s of head.byKey.values()) {
+  for (const s of head.byRef.values()) {
     for (const { bytes } of head.chunksWithBytes(s)) {
       const n = xorCount(bytes);
       const ts = new Float64Array(n), vs = new Float64Array(n);

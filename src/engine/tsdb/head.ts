@@ -3,16 +3,19 @@
  * with one open XOR chunk in memory and its closed chunks (up to 120 samples each; a chunk is also cut at every
  * chunk-range boundary so that block cutting never splits a chunk) in the head chunk files. Ordering rules are Prometheus's `memSeries.appendable`.
  */
-import type { Labels } from './api.ts';
+import type { Label, Labels } from './api.ts';
 import type { ChunkMeta, Interval, SeriesSource } from './chunk-meta.ts';
 import { addInterval } from './chunk-meta.ts';
-import { labelsKey } from './labels.ts';
+import { flatLabelsHash, labelsEqual, labelsEqualFlat, labelsHash } from './labels.ts';
 import type { HeadChunkFiles } from './head-chunks.ts';
 import { LabelIndex } from './postings.ts';
 import { XOR_MAX_SAMPLES, XorAppender } from './xor-chunk.ts';
 
 /** Append statuses; the refusals' texts are the registry's `TSDB_OUT_OF_ORDER`, `TSDB_DUPLICATE_SAMPLE`, `TSDB_OUT_OF_BOUNDS`. */
 export const APPEND_OK = 0, APPEND_DUP_IGNORED = 1, ERR_OUT_OF_ORDER = 2, ERR_DUPLICATE = 3, ERR_OUT_OF_BOUNDS = 4;
+
+/** Bound of the head's string table (see `Head.interned`): a few MB at most. */
+const INTERN_MAX = 1 << 16;
 
 const F64 = new Float64Array(1);
 const U32 = new Uint32Array(F64.buffer);
@@ -44,16 +47,22 @@ export class MemSeries {
   maxT = -Infinity;
   lastHi = 0;
   lastLo = 0;
-  constructor(readonly ref: number, readonly labels: Labels, readonly key: string) {}
+  constructor(readonly ref: number, readonly labels: Labels, readonly hash: number) {}
 
   get closedCount(): number { return this.closed.length / 3; }
 }
 
 export class Head implements SeriesSource {
   readonly index = new LabelIndex();
-  readonly byKey = new Map<string, MemSeries>();
+  /** Every series by ref (iteration order: creation). */
   readonly byRef = new Map<number, MemSeries>();
+  /**
+   * Series by label set: the set's hash → the series, or the few sharing the hash. No key string is kept per
+   * series (a joined label set is about 100 bytes; the hash is a small integer).
+   */
+  private readonly byHash = new Map<number, MemSeries | MemSeries[]>();
   readonly tombstones = new Map<number, Interval[]>();
+  private readonly strings = new Map<string, string>();
   nextRef = 1;
   minTime = Infinity;
   maxTime = -Infinity;
@@ -62,25 +71,71 @@ export class Head implements SeriesSource {
 
   constructor(readonly chunkRangeMs: number, readonly chunkFiles: HeadChunkFiles) {}
 
-  get numSeries(): number { return this.byKey.size; }
+  get numSeries(): number { return this.byRef.size; }
+
+  /** The series with labels `ls` (sorted, non-empty values), if any. */
+  seriesOf(ls: Labels, hash = labelsHash(ls)): MemSeries | undefined {
+    const e = this.byHash.get(hash);
+    if (e === undefined) return undefined;
+    if (!Array.isArray(e)) return labelsEqual(e.labels, ls) ? e : undefined;
+    for (const s of e) if (labelsEqual(s.labels, ls)) return s;
+    return undefined;
+  }
+
+  /** The series with the flat labels `[name, value, …]`, if any. */
+  seriesOfFlat(flat: readonly string[]): MemSeries | undefined {
+    const e = this.byHash.get(flatLabelsHash(flat));
+    if (e === undefined) return undefined;
+    if (!Array.isArray(e)) return labelsEqualFlat(e.labels, flat) ? e : undefined;
+    for (const s of e) if (labelsEqualFlat(s.labels, flat)) return s;
+    return undefined;
+  }
 
   /** Returns the series for `ls` (sorted, non-empty values), creating it with a new ref if needed. */
-  getOrCreate(ls: Labels, key = labelsKey(ls)): { series: MemSeries; created: boolean } {
-    const s = this.byKey.get(key);
+  getOrCreate(ls: Labels): { series: MemSeries; created: boolean } {
+    const s = this.seriesOf(ls);
     if (s !== undefined) return { series: s, created: false };
-    return { series: this.create(this.nextRef, ls, key), created: true };
+    return { series: this.create(this.nextRef, ls), created: true };
   }
 
   /** Creates a series with a given ref (WAL replay); returns the existing one for a known label set. */
-  create(ref: number, ls: Labels, key = labelsKey(ls)): MemSeries {
-    const had = this.byKey.get(key);
+  create(ref: number, ls: Labels): MemSeries {
+    const hash = labelsHash(ls);
+    const had = this.seriesOf(ls, hash);
     if (had !== undefined) return had;
-    const s = new MemSeries(ref, ls, key);
-    this.byKey.set(key, s);
+    const s = new MemSeries(ref, this.interned(ls), hash);
+    const e = this.byHash.get(hash);
+    if (e === undefined) this.byHash.set(hash, s);
+    else if (Array.isArray(e)) e.push(s);
+    else this.byHash.set(hash, [e, s]);
     this.byRef.set(ref, s);
     this.index.add(ref, ls);
     if (ref >= this.nextRef) this.nextRef = ref + 1;
     return s;
+  }
+
+  /**
+   * `ls` with its names and values replaced by the head's copies of equal strings. Labels arrive as fresh
+   * strings for every series (decoded from a worker message or the WAL), while most names and many values
+   * repeat across series (`__name__`, `job`, `instance`, a metric name): one copy each saves some 20–40
+   * bytes per label. A value enters the table only once a second series carries its pair, so unique values
+   * (a per-series id) do not fill it. The table is bounded (it never shrinks); past the bound, new strings
+   * are kept as given.
+   */
+  private interned(ls: Labels): Labels {
+    const out: Label[] = new Array(ls.length);
+    for (let i = 0; i < ls.length; i++) {
+      const { name, value } = ls[i];
+      out[i] = { name: this.intern(name), value: this.index.has(name, value) ? this.intern(value) : value };
+    }
+    return out;
+  }
+
+  private intern(str: string): string {
+    const had = this.strings.get(str);
+    if (had !== undefined) return had;
+    if (this.strings.size < INTERN_MAX) this.strings.set(str, str);
+    return str;
   }
 
   /** The lowest timestamp an append may carry now. */
@@ -166,7 +221,7 @@ export class Head implements SeriesSource {
    */
   truncate(mint: number): number[] {
     const removed: number[] = [];
-    for (const s of this.byKey.values()) {
+    for (const s of this.byRef.values()) {
       if (s.app !== null && s.app.t < mint) this.closeOpen(s);
       let drop = 0;
       while (drop < s.closed.length && s.closed[drop + 1] < mint) drop += 3;
@@ -180,7 +235,7 @@ export class Head implements SeriesSource {
       if (kept.length === 0) this.tombstones.delete(ref); else this.tombstones.set(ref, kept);
     }
     this.minTime = Math.max(this.minTime, mint);
-    if (this.byKey.size === 0) { this.minTime = Infinity; this.maxTime = -Infinity; }
+    if (this.byRef.size === 0) { this.minTime = Infinity; this.maxTime = -Infinity; }
     return removed;
   }
 
@@ -188,14 +243,19 @@ export class Head implements SeriesSource {
     const s = this.byRef.get(ref);
     if (s === undefined) return;
     this.byRef.delete(ref);
-    this.byKey.delete(s.key);
+    const e = this.byHash.get(s.hash);
+    if (e === s) this.byHash.delete(s.hash);
+    else if (Array.isArray(e)) {
+      const rest = e.filter((x) => x !== s);
+      this.byHash.set(s.hash, rest.length === 1 ? rest[0] : rest);
+    }
     this.index.remove(ref, s.labels);
     this.tombstones.delete(ref);
   }
 
   numChunks(): number {
     let n = 0;
-    for (const s of this.byKey.values()) n += s.closedCount + (s.app !== null ? 1 : 0);
+    for (const s of this.byRef.values()) n += s.closedCount + (s.app !== null ? 1 : 0);
     return n;
   }
 }

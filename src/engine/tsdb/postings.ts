@@ -103,6 +103,9 @@ export class LabelIndex extends PostingsIndex {
   protected names(): Iterable<string> { return this.byName.keys(); }
   protected allRefs(): Bitmap { return this.all; }
 
+  /** Whether some series carries `name=value`. */
+  has(name: string, value: string): boolean { return this.byName.get(name)?.has(value) ?? false; }
+
   /** How many series carry `name=value`. */
   static count(p: Bitmap | number): number { return typeof p === 'number' ? 1 : p.size; }
 

@@ -13,7 +13,7 @@ import { listBlockDirs } from './block.ts';
 import { readMeta } from './block-meta.ts';
 import type { AppendResult, Tsdb } from './db.ts';
 import { syncDir, writeFileAtomic } from '../store/durable-files.ts';
-import { labelsKey, labelsToFlat, shardOfSeries } from './labels.ts';
+import { labelsToFlat, shardOfSeries } from './labels.ts';
 import { checkpointDirName, listWalDir, readCheckpoint } from './prom-wal.ts';
 import { readSegmentFile } from './prom-wal-reader.ts';
 import {
@@ -157,7 +157,7 @@ class Importer {
     }
     const recs: TombstoneRec[] = [];
     for (const t of this.tombs) {
-      const s = this.db.head.byKey.get(labelsKey(t.labels));
+      const s = this.db.head.seriesOf(t.labels);
       if (s !== undefined) recs.push({ ref: s.ref, mint: t.mint, maxt: t.maxt }); // no samples here: nothing to delete
     }
     await this.db.deleteHeadSeries(recs);
