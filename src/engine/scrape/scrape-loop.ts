@@ -12,7 +12,9 @@ import { isOpenMetrics, recordMetadata, SCRAPE_ACCEPT, type MetricMetadata } fro
 import { relabel, toSortedLabels } from './relabel.ts';
 import type { IngestSample, SampleSink } from './sample-sink.ts';
 import { STALE_NAN } from '../tsdb/api.ts';
-import { labelsKey } from '../tsdb/labels.ts';
+import { labelsHash } from '../tsdb/labels.ts';
+import { LabelSetMap } from '../tsdb/label-set-map.ts';
+import { StringTable } from '../model/string-table.ts';
 import type { TargetSpec } from './target.ts';
 import { BODY_SIZE_LIMIT_ERROR, type HttpGet } from './http-get.ts';
 import { formatDuration } from '../model/duration.ts';
@@ -63,7 +65,7 @@ export class ScrapeLoop {
   private keys = new ByteKeyTable();
   private keySeries: (SeriesState | null)[] = [];
   private keySeen = new Int32Array(1024);
-  private byLabels = new Map<string, SeriesState>();
+  private byLabels = new LabelSetMap<SeriesState>();
   /** Series written by the previous scrape without explicit timestamps (staleness candidates). */
   private prevSeries: SeriesState[] = [];
   private curSeries: SeriesState[] = [];
@@ -254,7 +256,7 @@ export class ScrapeLoop {
       this.keySeries = series;
       this.keySeen = kept;
     }
-    for (const [k, s] of this.byLabels) if (s.seenIter < iter - 2) this.byLabels.delete(k);
+    for (const s of this.byLabels.values()) if (s.seenIter < iter - 2) this.byLabels.delete(s);
   }
 
   /** Applies target labels and metric relabelling to a newly seen series text; null when dropped. */
@@ -262,9 +264,9 @@ export class ScrapeLoop {
     const labels = this.targetLabelsApplied(parsed);
     const final = this.cfg.metricRelabelConfigs.length ? relabel(labels, this.cfg.metricRelabelConfigs) : labels;
     if (final === null) return null;
-    const key = labelsKey(final);
-    let s = this.byLabels.get(key);
-    if (s === undefined) { s = { labels: final, seenIter: 0 }; this.byLabels.set(key, s); }
+    const hash = labelsHash(final);
+    let s = this.byLabels.get(final, hash);
+    if (s === undefined) { s = { labels: interned(final), seenIter: 0 }; this.byLabels.add(s, hash); }
     return s;
   }
 
@@ -318,6 +320,21 @@ export class ScrapeLoop {
     out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     return out;
   }
+}
+
+/**
+ * Label names and metric names seen by every scrape loop of the process, one copy each: each new series'
+ * labels are decoded from its body as fresh strings, and the same few names recur across series and targets.
+ */
+const NAMES = new StringTable(1 << 14);
+
+function interned(ls: Label[]): Label[] {
+  const out: Label[] = new Array(ls.length);
+  for (let i = 0; i < ls.length; i++) {
+    const { name, value } = ls[i];
+    out[i] = { name: NAMES.intern(name), value: name === '__name__' ? NAMES.intern(value) : value };
+  }
+  return out;
 }
 
 /** Prometheus's `errSampleLimit`. */

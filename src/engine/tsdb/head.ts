@@ -6,7 +6,9 @@
 import type { Label, Labels } from './api.ts';
 import type { ChunkMeta, Interval, SeriesSource } from './chunk-meta.ts';
 import { addInterval } from './chunk-meta.ts';
-import { flatLabelsHash, labelsEqual, labelsEqualFlat, labelsHash } from './labels.ts';
+import { labelsHash } from './labels.ts';
+import { LabelSetMap } from './label-set-map.ts';
+import { StringTable } from '../model/string-table.ts';
 import type { HeadChunkFiles } from './head-chunks.ts';
 import { LabelIndex } from './postings.ts';
 import { XOR_MAX_SAMPLES, XorAppender } from './xor-chunk.ts';
@@ -56,13 +58,10 @@ export class Head implements SeriesSource {
   readonly index = new LabelIndex();
   /** Every series by ref (iteration order: creation). */
   readonly byRef = new Map<number, MemSeries>();
-  /**
-   * Series by label set: the set's hash → the series, or the few sharing the hash. No key string is kept per
-   * series (a joined label set is about 100 bytes; the hash is a small integer).
-   */
-  private readonly byHash = new Map<number, MemSeries | MemSeries[]>();
+  /** Series by label set (no key string per series). */
+  private readonly byLabels = new LabelSetMap<MemSeries>();
   readonly tombstones = new Map<number, Interval[]>();
-  private readonly strings = new Map<string, string>();
+  private readonly strings = new StringTable(INTERN_MAX);
   nextRef = 1;
   minTime = Infinity;
   maxTime = -Infinity;
@@ -74,22 +73,10 @@ export class Head implements SeriesSource {
   get numSeries(): number { return this.byRef.size; }
 
   /** The series with labels `ls` (sorted, non-empty values), if any. */
-  seriesOf(ls: Labels, hash = labelsHash(ls)): MemSeries | undefined {
-    const e = this.byHash.get(hash);
-    if (e === undefined) return undefined;
-    if (!Array.isArray(e)) return labelsEqual(e.labels, ls) ? e : undefined;
-    for (const s of e) if (labelsEqual(s.labels, ls)) return s;
-    return undefined;
-  }
+  seriesOf(ls: Labels, hash = labelsHash(ls)): MemSeries | undefined { return this.byLabels.get(ls, hash); }
 
   /** The series with the flat labels `[name, value, …]`, if any. */
-  seriesOfFlat(flat: readonly string[]): MemSeries | undefined {
-    const e = this.byHash.get(flatLabelsHash(flat));
-    if (e === undefined) return undefined;
-    if (!Array.isArray(e)) return labelsEqualFlat(e.labels, flat) ? e : undefined;
-    for (const s of e) if (labelsEqualFlat(s.labels, flat)) return s;
-    return undefined;
-  }
+  seriesOfFlat(flat: readonly string[]): MemSeries | undefined { return this.byLabels.getFlat(flat); }
 
   /** Returns the series for `ls` (sorted, non-empty values), creating it with a new ref if needed. */
   getOrCreate(ls: Labels): { series: MemSeries; created: boolean } {
@@ -104,10 +91,7 @@ export class Head implements SeriesSource {
     const had = this.seriesOf(ls, hash);
     if (had !== undefined) return had;
     const s = new MemSeries(ref, this.interned(ls), hash);
-    const e = this.byHash.get(hash);
-    if (e === undefined) this.byHash.set(hash, s);
-    else if (Array.isArray(e)) e.push(s);
-    else this.byHash.set(hash, [e, s]);
+    this.byLabels.add(s, hash);
     this.byRef.set(ref, s);
     this.index.add(ref, ls);
     if (ref >= this.nextRef) this.nextRef = ref + 1;
@@ -126,16 +110,9 @@ export class Head implements SeriesSource {
     const out: Label[] = new Array(ls.length);
     for (let i = 0; i < ls.length; i++) {
       const { name, value } = ls[i];
-      out[i] = { name: this.intern(name), value: this.index.has(name, value) ? this.intern(value) : value };
+      out[i] = { name: this.strings.intern(name), value: this.index.has(name, value) ? this.strings.intern(value) : value };
     }
     return out;
-  }
-
-  private intern(str: string): string {
-    const had = this.strings.get(str);
-    if (had !== undefined) return had;
-    if (this.strings.size < INTERN_MAX) this.strings.set(str, str);
-    return str;
   }
 
   /** The lowest timestamp an append may carry now. */
@@ -243,12 +220,7 @@ export class Head implements SeriesSource {
     const s = this.byRef.get(ref);
     if (s === undefined) return;
     this.byRef.delete(ref);
-    const e = this.byHash.get(s.hash);
-    if (e === s) this.byHash.delete(s.hash);
-    else if (Array.isArray(e)) {
-      const rest = e.filter((x) => x !== s);
-      this.byHash.set(s.hash, rest.length === 1 ? rest[0] : rest);
-    }
+    this.byLabels.delete(s, s.hash);
     this.index.remove(ref, s.labels);
     this.tombstones.delete(ref);
   }

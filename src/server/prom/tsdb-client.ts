@@ -66,7 +66,8 @@ function addSummary(sum: AppendSummary, r: AppendSummary): void {
 
 /** Where a label set goes; `ref`/`epoch` are the owner worker's series ref once it has told us. */
 interface Route {
-  flat: string[]; w: number; n: number; ref: number; epoch: number;
+  /** The label set as given; its flat form is built only when it must be sent (the worker has no ref yet). */
+  src: SampleIn['labels']; w: number; n: number; ref: number; epoch: number;
   /** The append call that last gave this route a table entry, and that entry: grouping needs no map. */
   call: number; slot: number;
 }
@@ -132,7 +133,7 @@ export class TsdbClient {
     const refs = new Float64Array(m);
     for (let j = 0; j < m; j++) {
       const r = g.routes[j];
-      if (useRefs && r.ref > 0 && r.epoch === epoch) { refs[j] = r.ref; series[j] = null; } else series[j] = r.flat;
+      if (useRefs && r.ref > 0 && r.epoch === epoch) { refs[j] = r.ref; series[j] = null; } else series[j] = labelsToFlat(toSortedLabels(r.src));
     }
     const args: AppendArgs = { series, refs, epoch, sidx: g.sidx.subarray(0, g.n), ts: g.ts.subarray(0, g.n), vs: g.vs.subarray(0, g.n) };
     const reply = await this.pool.call(w, 'tsdb.append', args);
@@ -156,7 +157,7 @@ export class TsdbClient {
   }
 
   /**
-   * Flat form, key and owner of a label set. Label arrays are immutable by contract (api.ts), and scrape
+   * Owner (and ref, once known) of a label set. Label arrays are immutable by contract (api.ts), and scrape
    * loops reuse them from scrape to scrape, so their routing is cached by identity: the steady state does no
    * sorting, joining or hashing on the main thread.
    */
@@ -166,8 +167,7 @@ export class TsdbClient {
       const hit = this.routes.get(ls as object);
       if (hit !== undefined && hit.n === n) return hit;
     }
-    const flat = labelsToFlat(toSortedLabels(ls));
-    const r: Route = { flat, w: shardOfSeries(flat, n), n, ref: 0, epoch: 0, call: 0, slot: 0 };
+    const r: Route = { src: ls, w: shardOfSeries(labelsToFlat(toSortedLabels(ls)), n), n, ref: 0, epoch: 0, call: 0, slot: 0 };
     if (cacheable) this.routes.set(ls as object, r);
     return r;
   }
