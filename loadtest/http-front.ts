@@ -19,7 +19,7 @@ const here = fileURLToPath(new URL('.', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'tessera-load-'));
 
 const [esPort, promPort, flowPort, nodePort, uwsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
-const tessera = await spawnPinned(0, join(here, '../src/cli/main.ts'), [
+const tessera = await spawnPinned(0, join(here, '../bin/tessera'), [
   '--path.data', join(dir, 'data'), '--http.port', String(esPort), '--web.listen-address', `127.0.0.1:${promPort}`,
   '--workflow.port', String(flowPort), '--log.level', 'warn',
 ]);

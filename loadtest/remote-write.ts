@@ -81,7 +81,7 @@ function startPrometheus(port: number): Promise<ChildProcess | null> {
 const list = await bodies();
 const [promPort, refPort] = await Promise.all([freePort(), freePort()]);
 writeFileSync(join(dir, 'empty.yml'), 'global: {}\n'); // no scrape jobs: only the remote-write load lands
-const tessera = await spawnPinned(0, join(here, '../src/cli/main.ts'), [
+const tessera = await spawnPinned(0, join(here, '../bin/tessera'), [
   '--path.data', join(dir, 'data'), '--services', 'metrics', '--web.listen-address', `127.0.0.1:${promPort}`,
   '--config.file', join(dir, 'empty.yml'), '--log.level', 'warn', '--web.enable-remote-write-receiver',
 ]);

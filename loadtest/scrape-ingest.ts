@@ -39,8 +39,11 @@ function cpuSeconds(pid: number): number {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(f[11]) + Number(f[12])) / CLK_TCK; // utime + stime, all threads
 }
-function rssMb(pid: number): number {
-  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
+/** Resident and anonymous resident MB (`/proc/PID/status` VmRSS, RssAnon). */
+function memMb(pid: number): string {
+  const st = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const mb = (key: string): number => Math.round(Number(new RegExp(`${key}:\\s+(\\d+)`).exec(st)?.[1] ?? 0) / 1024);
+  return `${mb('VmRSS')} | ${mb('RssAnon')}`;
 }
 
 async function waitReady(url: string): Promise<void> {
@@ -60,7 +63,7 @@ async function measure(name: string, child: ChildProcess, port: number): Promise
   await new Promise((r) => setTimeout(r, SECONDS * 1000));
   const scrapes = round - r0, cpu = cpuSeconds(child.pid!) - c0;
   const samples = scrapes * SERIES;
-  return `| ${name} | ${scrapes} | ${(samples / SECONDS / 1000).toFixed(0)}k | ${(cpu / SECONDS).toFixed(2)} | ${(cpu / (samples / 1e6)).toFixed(2)} | ${rssMb(child.pid!)} |`;
+  return `| ${name} | ${scrapes} | ${(samples / SECONDS / 1000).toFixed(0)}k | ${(cpu / SECONDS).toFixed(2)} | ${(cpu / (samples / 1e6)).toFixed(2)} | ${memMb(child.pid!)} |`;
 }
 
 const rows: string[] = [];
@@ -75,12 +78,12 @@ try {
     prom.kill('SIGTERM');
   }
   const port = await freePort();
-  const tessera = spawn(process.execPath, ['--import', 'tsx', join(here, '../src/cli/main.ts'), '--path.data', join(dir, 'data'),
+  const tessera = spawn(process.execPath, [join(here, '../bin/tessera'), '--path.data', join(dir, 'data'),
     '--services', 'metrics', '--web.listen-address', `127.0.0.1:${port}`, '--config.file', cfg, '--log.level', 'warn'], { stdio: 'ignore' });
   children.push(tessera);
   rows.push(await measure('tessera', tessera, port));
   console.log(`${SERIES} series per scrape, 1 s interval, ${SECONDS} s measured\n`);
-  console.log('| server | scrapes | samples/s | CPU cores | CPU-s per M samples | RSS MB |\n|---|---|---|---|---|---|');
+  console.log('| server | scrapes | samples/s | CPU cores | CPU-s per M samples | RSS MB | RssAnon MB |\n|---|---|---|---|---|---|---|');
   for (const r of rows) console.log(r);
 } finally {
   for (const c of children) c.kill('SIGTERM');

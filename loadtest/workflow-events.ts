@@ -23,7 +23,7 @@ const dir = mkdtempSync(join(tmpdir(), 'tessera-wf-load-'));
 const [flowPort, uwsPort] = await Promise.all([freePort(), freePort()]);
 const base = `http://127.0.0.1:${flowPort}`;
 
-const tessera = await spawnPinned(0, join(here, '../src/cli/main.ts'), [
+const tessera = await spawnPinned(0, join(here, '../bin/tessera'), [
   '--path.data', join(dir, 'data'), '--services', 'workflow', '--workflow.port', String(flowPort), '--log.level', 'warn',
 ]);
 writeFileSync(join(dir, 'body.json'), JSON.stringify({ success: true, error: '', data: { eventId: 'x', duplicate: false, runsStarted: [], entryRejected: [] } }));

@@ -9,9 +9,9 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Spawns `node --import tsx script args` pinned to `cpu` (taskset) and waits for its IPC 'ready'. */
+/** Spawns `node script args` (through tsx for a .ts script) pinned to `cpu` (taskset) and waits for its IPC 'ready'. */
 export function spawnPinned(cpu: number, script: string, args: string[]): Promise<ChildProcess> {
-  const child = spawn("taskset", ["-c", String(cpu), process.execPath, "--import", "tsx", script, ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = spawn("taskset", ["-c", String(cpu), process.execPath, ...(script.endsWith(".ts") ? ["--import", "tsx"] : []), script, ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     child.once('message', () => resolve(child));
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
