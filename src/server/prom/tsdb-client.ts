@@ -66,8 +66,11 @@ function addSummary(sum: AppendSummary, r: AppendSummary): void {
 
 /** Where a label set goes; `ref`/`epoch` are the owner worker's series ref once it has told us. */
 interface Route {
-  /** The label set as given; its flat form is built only when it must be sent (the worker has no ref yet). */
-  src: SampleIn['labels']; w: number; n: number; ref: number; epoch: number;
+  /**
+   * The label set as given, and its flat form until the owner worker has answered with a ref (then dropped:
+   * a scrape target's series are routed for their whole life, and are sent by ref).
+   */
+  src: SampleIn['labels']; flat: string[] | null; w: number; n: number; ref: number; epoch: number;
   /** The append call that last gave this route a table entry, and that entry: grouping needs no map. */
   call: number; slot: number;
 }
@@ -133,13 +136,13 @@ export class TsdbClient {
     const refs = new Float64Array(m);
     for (let j = 0; j < m; j++) {
       const r = g.routes[j];
-      if (useRefs && r.ref > 0 && r.epoch === epoch) { refs[j] = r.ref; series[j] = null; } else series[j] = labelsToFlat(toSortedLabels(r.src));
+      if (useRefs && r.ref > 0 && r.epoch === epoch) { refs[j] = r.ref; series[j] = null; } else series[j] = r.flat ??= labelsToFlat(toSortedLabels(r.src));
     }
     const args: AppendArgs = { series, refs, epoch, sidx: g.sidx.subarray(0, g.n), ts: g.ts.subarray(0, g.n), vs: g.vs.subarray(0, g.n) };
     const reply = await this.pool.call(w, 'tsdb.append', args);
     this.epochs[w] = reply.epoch;
     const got = reply.refs;
-    if (got) for (let j = 0; j < m; j++) if (got[j] > 0) { g.routes[j].ref = got[j]; g.routes[j].epoch = reply.epoch; }
+    if (got) for (let j = 0; j < m; j++) if (got[j] > 0) { const r = g.routes[j]; r.ref = got[j]; r.epoch = reply.epoch; r.flat = null; }
     if (!reply.unknown?.length || !useRefs) return reply;
     // Rare (a ref went stale): resend just the unknown entries' samples, with labels.
     const retry = newGroup(g.n);
@@ -167,7 +170,8 @@ export class TsdbClient {
       const hit = this.routes.get(ls as object);
       if (hit !== undefined && hit.n === n) return hit;
     }
-    const r: Route = { src: ls, w: shardOfSeries(labelsToFlat(toSortedLabels(ls)), n), n, ref: 0, epoch: 0, call: 0, slot: 0 };
+    const flat = labelsToFlat(toSortedLabels(ls));
+    const r: Route = { src: ls, flat, w: shardOfSeries(flat, n), n, ref: 0, epoch: 0, call: 0, slot: 0 };
     if (cacheable) this.routes.set(ls as object, r);
     return r;
   }
