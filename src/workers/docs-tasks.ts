@@ -100,7 +100,9 @@ async function stats(args: ShardListArgs, init: WorkerInit): Promise<Stale | Sha
     if (st === null) return { stale: true };
     if (st.state === 'FAILED') { out.push(failedStats(st.error.message)); continue; }
     const o = shardRegistry(init).get(k.uuid, k.shard)!;
-    out.push(o.stored.shard.stats(o.stored.translogBytes()));
+    const shardStats = o.stored.shard.stats(o.stored.translogBytes());
+    if (o.stored.recovery) shardStats.recovery = o.stored.recovery;
+    out.push(shardStats);
   }
   return out;
 }
