@@ -1,6 +1,7 @@
 /** Commands other than running a node. Returns the exit code, or null when argv is not a subcommand. */
 import { FLAG_SPECS } from '../server/flags.ts';
 import { runTsdbCli } from './tsdb-import.ts';
+import { RUNNING_COMPILED } from '../runtime/running-compiled.ts';
 
 export async function runSubcommand(argv: string[]): Promise<number | null> {
   const [cmd] = argv;
@@ -11,7 +12,8 @@ export async function runSubcommand(argv: string[]): Promise<number | null> {
   }
   if (cmd === 'tsdb') return runTsdbCli(argv.slice(1));
   if (cmd === '--version' || cmd === 'version') {
-    process.stdout.write('tessera 0.1.0 (Elasticsearch 6.8.23 API, Prometheus 2.42 API)\n');
+    process.stdout.write('tessera 0.1.0 (Elasticsearch 6.8.23 API, Prometheus 2.42 API)\n' +
+      `running: ${RUNNING_COMPILED ? 'compiled dist/' : 'TypeScript sources (tsx)'}\n`);
     return 0;
   }
   return null;

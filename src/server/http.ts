@@ -326,7 +326,13 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
     });
   });
 
-  if (front) return listenBehindFront(app, opts.host, opts.port, front, () => ({ inFlight, setClosing: () => { closing = true; }, whenDrained: (f) => { if (inFlight === 0) f(); else drained = f; } }));
+  if (front) {
+    return listenBehindFront(app, opts.host, opts.port, front, {
+      inFlight: () => inFlight,
+      beginClose: () => { closing = true; },
+      whenDrained: (f) => { if (inFlight === 0) f(); else drained = f; },
+    });
+  }
   return new Promise((resolve, reject) => {
     // Exclusive: uWS's default sets SO_REUSEPORT, so a second node (another data directory) could bind the same
     // port and silently take half the connections. The 4-argument form exists in the binding, not in its typings.
@@ -349,13 +355,14 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
   });
 }
 
-interface ServerState { inFlight: number; setClosing(): void; whenDrained(f: () => void): void }
+/** The request bookkeeping of startHttpServer, for a listener that closes behind a front. */
+interface ServerState { inFlight(): number; beginClose(): void; whenDrained(f: () => void): void }
 
 /**
  * uWS on a unix socket in a private (0700) directory, node:tls on host:port forwarding to it. Closing stops
  * the front first, answers what is in flight, then closes uWS (which ends the forwarded connections).
  */
-function listenBehindFront(app: uWS.TemplatedApp, host: string, port: number, settings: TlsFrontSettings, state: () => ServerState): Promise<HttpServer> {
+function listenBehindFront(app: uWS.TemplatedApp, host: string, port: number, settings: TlsFrontSettings, state: ServerState): Promise<HttpServer> {
   const dir = mkdtempSync(join(tmpdir(), 'tessera-tls-'));
   const path = join(dir, 'http.sock');
   return new Promise((resolve, reject) => {
@@ -364,13 +371,13 @@ function listenBehindFront(app: uWS.TemplatedApp, host: string, port: number, se
       startTlsFront(host, port, settings, path).then((tls: TlsFront) => {
         resolve({
           port: tls.port,
-          inFlight: () => state().inFlight,
+          inFlight: state.inFlight,
           close: () => new Promise<void>((done) => {
-            const st = state();
-            st.setClosing();
+            state.beginClose();
             tls.close();
             uWS.us_listen_socket_close(sock);
-            st.whenDrained(() => setTimeout(() => {
+            // As for a direct listener: the last replies get a moment to leave before connections are cut.
+            state.whenDrained(() => setTimeout(() => {
               (app as unknown as { close(): void }).close();
               tls.destroy();
               rmSync(dir, { recursive: true, force: true });

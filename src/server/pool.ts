@@ -7,6 +7,7 @@
 import { Piscina } from 'piscina';
 import { cpus } from 'node:os';
 import { packWithViews, transferList, unpackWithViews } from '../engine/codec/msgpack.ts';
+import { RUNNING_COMPILED } from '../runtime/running-compiled.ts';
 import { EngineError, fromWire, OverloadedError, formatMessage } from '../engine/errors.ts';
 import type { BatchMessage, CallResult, OpArgs, OpName, OpResult, TaskCall, WorkerInit, WorkerTransport } from '../workers/protocol.ts';
 
@@ -48,10 +49,12 @@ class WorkerLane {
 const WORKER_FILE = new URL('../workers/shard.ts', import.meta.url).href;
 
 /**
- * Worker threads load the TypeScript sources too. When the main thread got tsx through `--import` the
- * flag is inherited; when `bin/tessera` registered it in-process, workers need it passed explicitly.
+ * Worker threads load what the main thread loaded. Compiled (`dist/`, this file is .js), they need nothing.
+ * From the TypeScript sources: when the main thread got tsx through `--import` the flag is inherited; when
+ * `bin/tessera` registered it in-process, workers need it passed explicitly.
  */
 export function workerExecArgv(): string[] {
+  if (RUNNING_COMPILED) return process.execArgv;
   const hasTsx = process.execArgv.some((a) => a.includes('tsx'));
   return hasTsx ? process.execArgv : [...process.execArgv, '--import', import.meta.resolve('tsx')];
 }

@@ -92,8 +92,8 @@ export interface AppendArgs { series: (string[] | null)[]; refs: Float64Array; e
 
 export interface AppendReply {
   added: number; outOfOrder: number; duplicate: number; outOfBounds: number; firstError: string;
-  /** Ref per table entry (0 = unresolved) and the epoch they belong to. */
-  refs: number[];
+  /** When some entries came with labels: the ref of each such entry (0 elsewhere); and the epoch refs belong to. */
+  refs?: Float64Array;
   epoch: number;
   /** Table entries whose ref was not valid; their samples were not appended and must be resent with labels. */
   unknown?: number[];

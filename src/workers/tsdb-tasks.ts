@@ -156,7 +156,7 @@ export const tsdbTasks = {
     // Refs from another opening of the shard (worker restarted) mean nothing: treat them as unknown.
     const refs = a.epoch === own.epoch ? a.refs : new Float64Array(a.series.length).map((r) => (r > 0 ? -1 : 0));
     const r = await own.append({ flat: a.series, refs, sidx: a.sidx, ts: a.ts, vs: a.vs });
-    return { ...r, refs: r.refs ?? [], epoch: own.epoch };
+    return { ...r, epoch: own.epoch };
   },
   'tsdb.select': select,
   'tsdb.selectPacked': selectPacked,

@@ -50,9 +50,9 @@ const ADAPTERS: Record<string, string> = {
   bcryptjs: 'src/server/web-gate.ts',
 };
 
-test('every runtime dependency in package.json has an adapter listed here (or is a tool: tsx, uplot)', () => {
+test('every runtime dependency in package.json has an adapter listed here (or is a tool: tsx, esbuild, uplot)', () => {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-  const TOOLS = new Set(['tsx', 'uplot']); // the TS loader; the expression browser's assets, served as files
+  const TOOLS = new Set(['tsx', 'esbuild', 'uplot']); // the TS loader and the build (scripts/build.mjs); the expression browser's assets, served as files
   const missing = Object.keys(pkg.dependencies).filter((d) => !(d in ADAPTERS) && !TOOLS.has(d));
   assert.deepEqual(missing, []);
 });

@@ -1,8 +1,9 @@
 /**
  * Pull parser for the Prometheus text exposition format 0.0.4 and OpenMetrics 1.0, shaped after
- * Prometheus's `textparse.Parser`: `next()` steps entry by entry over the whole body without building
- * label objects; the scrape loop keys its cache on `seriesKey` (the series text as written) and calls
- * `labels()` only for series it has not seen before.
+ * Prometheus's `textparse.Parser`: `next()` steps entry by entry over the body's bytes without building
+ * strings or label objects for sample lines; the scrape loop keys its cache on the series bytes as written
+ * (`seriesStart`…`seriesEnd`) and calls `labels()` only for series it has not seen before. Only metadata
+ * lines, new series and errors are decoded to strings.
  *
  * Differences between the two formats that matter here:
  * - timestamps: text gives integer milliseconds, OpenMetrics float seconds (→ ms by truncation, as
@@ -16,7 +17,7 @@
  */
 import { ParseError } from '../errors.ts';
 import type { Label } from '../tsdb/api.ts';
-import { endOfQuoted, isNaNText, isNaNToken, parseGoFloat, unescapeHelp, unescapeLabel } from './exposition-tokens.ts';
+import { endOfQuoted, isNaNText, parseFloatBytes, parseGoFloat, parseIntBytes, unescapeHelp, unescapeLabel } from './exposition-tokens.ts';
 
 export { parseGoFloat } from './exposition-tokens.ts';
 
@@ -43,7 +44,8 @@ export interface ParserOptions {
 }
 
 export class ExpositionParser {
-  private readonly s: string;
+  private readonly b: Buffer;
+  private readonly n: number;
   private readonly om: boolean;
   private readonly skipCreated: boolean;
   private readonly fragment: boolean;
@@ -53,10 +55,10 @@ export class ExpositionParser {
   private nameStart = 0;
   private nameEnd = 0;
   private lblStart = -1;
-  private lblEnd = -1;
   private readonly types = new Map<string, string>();
-  /** Series text as written (name and label block); stable cache key for one target. */
-  seriesKey = '';
+  /** Byte range of the current series text as written (name and label block): the scrape cache's key. */
+  seriesStart = 0;
+  seriesEnd = 0;
   value = 0;
   /** Sample timestamp in ms since the epoch, or NaN when the line has none. */
   timestampMs = NaN;
@@ -65,8 +67,9 @@ export class ExpositionParser {
   /** Unescaped text of the current HELP/TYPE/UNIT line. */
   text = '';
 
-  constructor(body: string, opts: ParserOptions) {
-    this.s = body;
+  constructor(body: Uint8Array | string, opts: ParserOptions) {
+    this.b = typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+    this.n = this.b.length;
     this.om = opts.openMetrics;
     this.skipCreated = opts.skipCreated ?? false;
     this.fragment = opts.fragment ?? false;
@@ -76,20 +79,29 @@ export class ExpositionParser {
   /** True once `# EOF` has been read. */
   get eofSeen(): boolean { return this.sawEof; }
 
+  /** The body the offsets refer to. */
+  get bytes(): Buffer { return this.b; }
+
+  /** The current series text, one char per byte: a map key for callers that keep one per series (not display text). */
+  get seriesKey(): string { return this.b.toString('latin1', this.seriesStart, this.seriesEnd); }
+
+  /** The current series text decoded as UTF-8, for messages. */
+  seriesText(): string { return this.str(this.seriesStart, this.seriesEnd); }
+
   /** Advances to the next entry. Throws ParseError on a malformed line. */
   next(): EntryKind {
-    const s = this.s;
+    const b = this.b, n = this.n;
     for (;;) {
-      if (this.pos >= s.length) {
+      if (this.pos >= n) {
         if (this.om && !this.sawEof && !this.fragment) this.fail('data does not end with # EOF');
         return ENTRY_EOF;
       }
       this.lineNo++;
       let p = this.pos;
       if (this.sawEof) this.fail('unexpected data after # EOF');
-      if (!this.om) while (p < s.length && (s.charCodeAt(p) === C_SP || s.charCodeAt(p) === C_TAB)) p++;
-      const c = s.charCodeAt(p);
-      if (p >= s.length || c === C_NL || (c === C_CR && s.charCodeAt(p + 1) === C_NL)) {
+      if (!this.om) while (p < n && (b[p] === C_SP || b[p] === C_TAB)) p++;
+      const c = p < n ? b[p] : C_NL;
+      if (c === C_NL || (c === C_CR && p + 1 < n && b[p + 1] === C_NL)) {
         if (this.om) this.fail('unexpected empty line');
         this.pos = this.skipLine(p);
         continue;
@@ -108,23 +120,23 @@ export class ExpositionParser {
 
   /** The current series' labels, `__name__` included, sorted by name; empty values dropped. */
   labels(): Label[] {
-    const s = this.s;
-    const out: Label[] = [{ name: '__name__', value: s.slice(this.nameStart, this.nameEnd) }];
+    const b = this.b;
+    const out: Label[] = [{ name: '__name__', value: this.b.toString('latin1', this.nameStart, this.nameEnd) }];
     if (this.lblStart >= 0) {
       let p = this.lblStart + 1;
       for (;;) {
-        p = skipWs(s, p);
-        if (s.charCodeAt(p) === C_RBRACE) break;
+        p = skipWs(b, p);
+        if (b[p] === C_RBRACE) break;
         const ns = p;
-        while (isNameChar(s.charCodeAt(p), false)) p++;
-        const name = s.slice(ns, p);
-        p = skipWs(s, p) + 1; // '='
-        p = skipWs(s, p);
+        while (isNameChar(b[p], false)) p++;
+        const name = b.toString('latin1', ns, p);
+        p = skipWs(b, p) + 1; // '='
+        p = skipWs(b, p);
         const q = p + 1;
-        p = endOfQuoted(s, q);
-        const value = unescapeLabel(s, q, p);
-        p = skipWs(s, p + 1);
-        if (s.charCodeAt(p) === C_COMMA) p++;
+        p = endOfQuoted(b, q);
+        const value = unescapeLabel(this.str(q, p));
+        p = skipWs(b, p + 1);
+        if (b[p] === C_COMMA) p++;
         if (value !== '') out.push({ name, value });
       }
     }
@@ -137,11 +149,11 @@ export class ExpositionParser {
 
   /** Parses a `#` line; returns the entry kind, or -1 for a comment to skip. */
   private comment(p: number): number {
-    const s = this.s;
-    const end = lineEnd(s, p);
-    const line = s.slice(p, end);
+    const b = this.b;
+    const end = lineEnd(b, p);
+    const line = this.str(p, end);
     this.pos = end + 1;
-    if (this.om && line === '# EOF') { this.sawEof = true; this.pos = skipTrailingNewlines(s, end); return -1; }
+    if (this.om && line === '# EOF') { this.sawEof = true; this.pos = skipTrailingNewlines(b, end); return -1; }
     let kw = '';
     if (line.startsWith('# HELP ')) kw = 'HELP';
     else if (line.startsWith('# TYPE ')) kw = 'TYPE';
@@ -151,19 +163,19 @@ export class ExpositionParser {
       return -1;
     }
     let q = p + 7;
-    if (!this.om) while (s.charCodeAt(q) === C_SP || s.charCodeAt(q) === C_TAB) q++;
+    if (!this.om) while (b[q] === C_SP || b[q] === C_TAB) q++;
     const ns = q;
-    while (q < end && isNameChar(s.charCodeAt(q), true)) q++;
-    if (q === ns || !isNameStart(s.charCodeAt(ns), true)) this.fail(`invalid metric name in ${kw} line`);
-    this.metricName = s.slice(ns, q);
-    const sep = s.charCodeAt(q);
+    while (q < end && isNameChar(b[q], true)) q++;
+    if (q === ns || !isNameStart(b[ns], true)) this.fail(`invalid metric name in ${kw} line`);
+    this.metricName = b.toString('latin1', ns, q);
+    const sep = b[q];
     if (q < end && sep !== C_SP && sep !== C_TAB) this.fail(`invalid metric name in ${kw} line`);
     let ts = q < end ? q + 1 : end;
-    if (!this.om && kw !== 'HELP') while (ts < end && (s.charCodeAt(ts) === C_SP || s.charCodeAt(ts) === C_TAB)) ts++;
+    if (!this.om && kw !== 'HELP') while (ts < end && (b[ts] === C_SP || b[ts] === C_TAB)) ts++;
     let te = end;
-    if (s.charCodeAt(te - 1) === C_CR) te--;
-    if (kw === 'HELP') { this.text = unescapeHelp(s, ts, te, this.om); return ENTRY_HELP; }
-    this.text = s.slice(ts, te);
+    if (te > ts && b[te - 1] === C_CR) te--;
+    if (kw === 'HELP') { this.text = unescapeHelp(this.str(ts, te), this.om); return ENTRY_HELP; }
+    this.text = this.str(ts, te);
     if (!this.om && kw === 'TYPE') this.text = this.text.trimEnd();
     if (kw === 'UNIT') {
       const m = this.metricName, u = this.text;
@@ -179,155 +191,145 @@ export class ExpositionParser {
 
   /** Scans one sample line starting at `p`; returns false when the sample is skipped. */
   private sample(p: number): boolean {
-    const s = this.s;
-    const re = this.om ? OM_SERIES_RE : TEXT_SERIES_RE;
-    re.lastIndex = p;
-    const m = re.exec(s);
-    if (m === null) return this.sampleSlow(p);
-    // Fast path: one sticky regex validates name and label block (V8's regex engine beats a charCodeAt
-    // loop here by 2-3x, measured in bench/scrape.bench.ts); anything it does not match takes the
-    // scanner below, which accepts a superset and words the errors.
-    this.nameStart = p;
-    this.nameEnd = p + m[1].length;
-    const lbl = m[2];
-    this.lblStart = lbl === undefined ? -1 : this.nameEnd;
-    this.lblEnd = lbl === undefined ? -1 : this.nameEnd + lbl.length;
-    this.seriesKey = s.slice(p, lbl === undefined ? this.nameEnd : this.lblEnd);
-    const v = m[3];
-    this.value = parseGoFloat(v);
-    if (Number.isNaN(this.value) && !isNaNText(v)) this.fail(`invalid value ${quote(v)}`);
-    this.pos = this.timestampAndRest(re.lastIndex);
-    if (this.skipCreated && this.isCreatedSeries(p)) return false;
-    return true;
-  }
-
-  private sampleSlow(p: number): boolean {
-    const s = this.s;
+    const b = this.b, n = this.n;
     const ns = p;
     this.nameStart = p;
-    if (!isNameStart(s.charCodeAt(p), true)) this.fail(`${quote(tokenAt(s, p))} is not a valid start token`);
-    while (isNameChar(s.charCodeAt(p), true)) p++;
+    if (!isNameStart(b[p], true)) this.fail(`${quote(this.tokenAt(p))} is not a valid start token`);
+    while (isNameChar(b[p], true)) p++;
     this.nameEnd = p;
-    this.lblStart = this.lblEnd = -1;
-    if (s.charCodeAt(p) === C_LBRACE) {
+    this.lblStart = -1;
+    if (b[p] === C_LBRACE) {
       this.lblStart = p;
       p = this.scanLabels(p + 1);
-      this.lblEnd = p;
     }
-    this.seriesKey = s.slice(ns, p);
-    const c = s.charCodeAt(p);
-    if (c !== C_SP && c !== C_TAB) this.fail(`expected value after metric, got ${quote(tokenAt(s, p))}`);
-    p = this.om ? p + 1 : skipWs(s, p);
+    this.seriesStart = ns;
+    this.seriesEnd = p;
+    const c = b[p];
+    if (c !== C_SP && c !== C_TAB) this.fail(`expected value after metric, got ${quote(this.tokenAt(p))}`);
+    p = this.om ? p + 1 : skipWs(b, p);
     const vs = p;
-    while (p < s.length && !isSpaceOrEol(s.charCodeAt(p))) p++;
-    this.value = parseGoFloat(s.slice(vs, p));
-    if (Number.isNaN(this.value) && !isNaNToken(s, vs, p)) this.fail(`invalid value ${quote(s.slice(vs, p))}`);
-    p = this.timestampAndRest(p);
-    this.pos = p;
+    while (p < n && !isSpaceOrEol(b[p])) p++;
+    this.value = parseFloatBytes(b, vs, p);
+    if (Number.isNaN(this.value) && !isNaNText(b.toString('latin1', vs, p))) this.fail(`invalid value ${quote(this.str(vs, p))}`);
+    this.pos = this.timestampAndRest(p);
     if (this.skipCreated && this.isCreatedSeries(ns)) return false;
     return true;
   }
 
   private timestampAndRest(p: number): number {
-    const s = this.s;
+    const b = this.b;
     this.timestampMs = NaN;
-    const end = lineEnd(s, p);
-    let q = skipWs(s, p);
-    if (q < end && s.charCodeAt(q) !== C_HASH && !(s.charCodeAt(q) === C_CR && q + 1 === end)) {
+    const end = lineEnd(b, p);
+    let q = skipWs(b, p);
+    if (q < end && b[q] !== C_HASH && !(b[q] === C_CR && q + 1 === end)) {
       const ts = q;
-      while (q < end && !isSpaceOrEol(s.charCodeAt(q))) q++;
-      this.timestampMs = this.om ? omTimestamp(s.slice(ts, q), this) : textTimestamp(s.slice(ts, q), this);
-      q = skipWs(s, q);
+      while (q < end && !isSpaceOrEol(b[q])) q++;
+      this.timestampMs = this.om ? omTimestamp(b.toString('latin1', ts, q), this) : textTimestamp(b, ts, q, this);
+      q = skipWs(b, q);
     }
-    if (q < end && s.charCodeAt(q) === C_HASH && this.om) q = this.exemplar(q, end);
-    if (q < end && !(s.charCodeAt(q) === C_CR && q + 1 === end)) this.fail(`unexpected ${quote(tokenAt(s, q))} after sample`);
+    if (q < end && b[q] === C_HASH && this.om) q = this.exemplar(q, end);
+    if (q < end && !(b[q] === C_CR && q + 1 === end)) this.fail(`unexpected ${quote(this.tokenAt(q))} after sample`);
     return end + 1;
   }
 
   /** Validates and drops an OpenMetrics exemplar `# {labels} value [ts]`. */
   private exemplar(q: number, end: number): number {
-    const s = this.s;
-    if (s.charCodeAt(q + 1) !== C_SP || s.charCodeAt(q + 2) !== C_LBRACE) this.fail('invalid exemplar');
+    const b = this.b;
+    if (b[q + 1] !== C_SP || b[q + 2] !== C_LBRACE) this.fail('invalid exemplar');
     q = this.scanLabels(q + 3);
-    q = skipWs(s, q);
+    q = skipWs(b, q);
     const vs = q;
-    while (q < end && !isSpaceOrEol(s.charCodeAt(q))) q++;
-    if (Number.isNaN(parseGoFloat(s.slice(vs, q))) && !isNaNToken(s, vs, q)) this.fail('invalid exemplar value');
-    q = skipWs(s, q);
+    while (q < end && !isSpaceOrEol(b[q])) q++;
+    if (Number.isNaN(parseFloatBytes(b, vs, q)) && !isNaNText(b.toString('latin1', vs, q))) this.fail('invalid exemplar value');
+    q = skipWs(b, q);
     if (q < end) {
       const ts = q;
-      while (q < end && !isSpaceOrEol(s.charCodeAt(q))) q++;
-      omTimestamp(s.slice(ts, q), this);
-      q = skipWs(s, q);
+      while (q < end && !isSpaceOrEol(b[q])) q++;
+      omTimestamp(b.toString('latin1', ts, q), this);
+      q = skipWs(b, q);
     }
     return q;
   }
 
   /** Scans a label block after `{`; returns the offset just past `}`. */
   private scanLabels(p: number): number {
-    const s = this.s;
+    const b = this.b, n = this.n;
     for (;;) {
-      p = skipWs(s, p);
-      const c = s.charCodeAt(p);
+      p = skipWs(b, p);
+      const c = b[p];
       if (c === C_RBRACE) return p + 1;
       const ns = p;
-      if (!isNameStart(c, false)) this.fail(`expected label name, got ${quote(tokenAt(s, p))}`);
-      while (isNameChar(s.charCodeAt(p), false)) p++;
-      p = skipWs(s, p);
-      if (s.charCodeAt(p) !== C_EQ) this.fail(`expected equal after label name ${quote(s.slice(ns, p).trim())}, got ${quote(tokenAt(s, p))}`);
-      p = skipWs(s, p + 1);
-      if (s.charCodeAt(p) !== C_QUOTE) this.fail(`expected label value, got ${quote(tokenAt(s, p))}`);
-      p = endOfQuoted(s, p + 1);
-      if (p >= s.length || s.charCodeAt(p) !== C_QUOTE) this.fail('unterminated label value');
-      p = skipWs(s, p + 1);
-      const d = s.charCodeAt(p);
+      if (!isNameStart(c, false)) this.fail(`expected label name, got ${quote(this.tokenAt(p))}`);
+      while (isNameChar(b[p], false)) p++;
+      p = skipWs(b, p);
+      if (b[p] !== C_EQ) this.fail(`expected equal after label name ${quote(this.str(ns, p).trim())}, got ${quote(this.tokenAt(p))}`);
+      p = skipWs(b, p + 1);
+      if (b[p] !== C_QUOTE) this.fail(`expected label value, got ${quote(this.tokenAt(p))}`);
+      p = endOfQuoted(b, p + 1);
+      if (p >= n || b[p] !== C_QUOTE) this.fail('unterminated label value');
+      p = skipWs(b, p + 1);
+      const d = b[p];
       if (d === C_COMMA) {
-        if (this.om && s.charCodeAt(skipWs(s, p + 1)) === C_RBRACE) this.fail('unexpected "}" after ","');
+        if (this.om && b[skipWs(b, p + 1)] === C_RBRACE) this.fail('unexpected "}" after ","');
         p++;
         continue;
       }
-      if (d !== C_RBRACE) this.fail(`unexpected ${quote(tokenAt(s, p))} in label set`);
+      if (d !== C_RBRACE) this.fail(`unexpected ${quote(this.tokenAt(p))} in label set`);
     }
   }
 
   private isCreatedSeries(ns: number): boolean {
-    const name = this.s.slice(ns, this.nameEnd);
+    const name = this.b.toString('latin1', ns, this.nameEnd);
     if (!name.endsWith('_created')) return false;
     const t = this.types.get(name.slice(0, -8));
     return t === 'counter' || t === 'histogram' || t === 'summary' || t === 'gaugehistogram';
   }
 
   skipLine(p: number): number {
-    return lineEnd(this.s, p) + 1;
+    return lineEnd(this.b, p) + 1;
   }
 
   /** Throws the ParseError for the current line. */
   fail(msg: string): never {
     throw new ParseError('PARSE', `${msg} (line ${this.lineNo})`, { line: this.lineNo });
   }
+
+  /** Bytes `[from, to)` as UTF-8 text. */
+  private str(from: number, to: number): string {
+    return this.b.toString('utf8', from, to);
+  }
+
+  /** The token at `p` for an error message. */
+  private tokenAt(p: number): string {
+    const b = this.b, n = this.n;
+    if (p >= n) return 'EOF';
+    let q = p;
+    while (q < n && q < p + 40 && !isSpaceOrEol(b[q])) q++;
+    return q === p ? (b[p] === C_NL ? '\\n' : this.str(p, p + 1)) : this.str(p, q);
+  }
 }
 
 function byName(a: Label, b: Label): number { return a.name < b.name ? -1 : a.name > b.name ? 1 : 0; }
 
-function lineEnd(s: string, p: number): number {
-  const i = s.indexOf('\n', p);
-  return i < 0 ? s.length : i;
+function lineEnd(b: Buffer, p: number): number {
+  const i = b.indexOf(C_NL, p);
+  return i < 0 ? b.length : i;
 }
 
-function skipTrailingNewlines(s: string, p: number): number {
-  while (p < s.length && (s.charCodeAt(p) === C_NL || s.charCodeAt(p) === C_CR)) p++;
+function skipTrailingNewlines(b: Uint8Array, p: number): number {
+  while (p < b.length && (b[p] === C_NL || b[p] === C_CR)) p++;
   return p;
 }
 
-function skipWs(s: string, p: number): number {
-  let c = s.charCodeAt(p);
-  while (c === C_SP || c === C_TAB) c = s.charCodeAt(++p);
+function skipWs(b: Uint8Array, p: number): number {
+  let c = b[p];
+  while (c === C_SP || c === C_TAB) c = b[++p];
   return p;
 }
 
 function isSpaceOrEol(c: number): boolean { return c === C_SP || c === C_TAB || c === C_NL || c === C_CR; }
 
-/** `[a-zA-Z_]` (and `:` for metric names). */
+/** `[a-zA-Z_]` (and `:` for metric names); false past the end (undefined). */
 function isNameStart(c: number, metric: boolean): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || (metric && c === 58);
 }
@@ -335,15 +337,12 @@ function isNameChar(c: number, metric: boolean): boolean {
   return isNameStart(c, metric) || (c >= 48 && c <= 57);
 }
 
-// Name, optional label block, separator and value token; a strict subset of what the scanner accepts.
-const LABEL_PAIR = '[a-zA-Z_][a-zA-Z0-9_]*[ \\t]*=[ \\t]*"(?:[^"\\\\\\n]|\\\\.)*"';
-const TEXT_SERIES_RE = new RegExp(
-  `([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{(?:[ \\t]*${LABEL_PAIR}[ \\t]*,)*(?:[ \\t]*${LABEL_PAIR}[ \\t]*)?\\})?[ \\t]+([^ \\t\\n\\r]+)`, 'y');
-const OM_PAIR = '[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\\\\n]|\\\\.)*"';
-const OM_SERIES_RE = new RegExp(`([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{(?:${OM_PAIR}(?:,${OM_PAIR})*)?\\})? ([^ \\t\\n\\r]+)`, 'y');
-
-function textTimestamp(t: string, p: ExpositionParser): number {
-  if (!/^-?\d+$/.test(t)) p.fail(`invalid timestamp ${quote(t)}`);
+/** Text-format timestamps are integer milliseconds. */
+function textTimestamp(b: Buffer, from: number, to: number, p: ExpositionParser): number {
+  const fast = parseIntBytes(b, from, to);
+  if (!Number.isNaN(fast)) return fast;
+  const t = b.toString('latin1', from, to);
+  if (!/^-?\d+$/.test(t)) p.fail(`invalid timestamp ${quote(b.toString('utf8', from, to))}`);
   const n = Number(t);
   if (!Number.isSafeInteger(n)) p.fail(`invalid timestamp ${quote(t)}`);
   return n;
@@ -354,13 +353,6 @@ function omTimestamp(t: string, p: ExpositionParser): number {
   const f = parseGoFloat(t);
   if (!Number.isFinite(f)) p.fail(`invalid timestamp ${quote(t)}`);
   return Math.trunc(f * 1000);
-}
-
-function tokenAt(s: string, p: number): string {
-  if (p >= s.length) return 'EOF';
-  let q = p;
-  while (q < s.length && q < p + 40 && !isSpaceOrEol(s.charCodeAt(q))) q++;
-  return q === p ? (s[p] === '\n' ? '\\n' : s[p]) : s.slice(p, q);
 }
 
 function quote(s: string): string { return JSON.stringify(s); }

@@ -6,45 +6,103 @@
 const C_NL = 10, C_QUOTE = 34, C_BSLASH = 92;
 
 /** Offset of the closing quote of a quoted value whose content starts at `p` (or a newline / the end). */
-export function endOfQuoted(s: string, p: number): number {
+export function endOfQuoted(b: Uint8Array, p: number): number {
+  const n = b.length;
   for (;;) {
-    const c = s.charCodeAt(p);
-    if (c === C_QUOTE || c === C_NL || p >= s.length) return p;
+    if (p >= n) return n;
+    const c = b[p];
+    if (c === C_QUOTE || c === C_NL) return p;
     p += c === C_BSLASH ? 2 : 1;
   }
 }
 
-/** Bounded scan: `indexOf` would search the rest of the body and make parsing quadratic. */
-export function hasBackslash(s: string, from: number, to: number): boolean {
-  for (let i = from; i < to; i++) if (s.charCodeAt(i) === C_BSLASH) return true;
-  return false;
-}
-
 /** Text-format label escapes: `\\`, `\"`, `\n`; any other backslash pair is kept as written. */
-export function unescapeLabel(s: string, from: number, to: number): string {
-  if (!hasBackslash(s, from, to)) return s.slice(from, to);
+export function unescapeLabel(raw: string): string {
+  if (!raw.includes('\\')) return raw;
   let out = '';
-  let i = from;
-  while (i < to) {
-    const c = s.charCodeAt(i);
-    if (c !== C_BSLASH) { out += s[i++]; continue; }
-    const n = s[i + 1];
+  let i = 0;
+  while (i < raw.length) {
+    const c = raw.charCodeAt(i);
+    if (c !== C_BSLASH) { out += raw[i++]; continue; }
+    const n = raw[i + 1];
     out += n === 'n' ? '\n' : n === '"' ? '"' : n === '\\' ? '\\' : '\\' + n;
     i += 2;
   }
   return out;
 }
 
-export function unescapeHelp(s: string, from: number, to: number, om: boolean): string {
-  if (!hasBackslash(s, from, to)) return s.slice(from, to);
+export function unescapeHelp(raw: string, om: boolean): string {
+  if (!raw.includes('\\')) return raw;
   let out = '';
-  for (let i = from; i < to; i++) {
-    const c = s[i];
-    if (c !== '\\' || i + 1 >= to) { out += c; continue; }
-    const n = s[++i];
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i];
+    if (c !== '\\' || i + 1 >= raw.length) { out += c; continue; }
+    const n = raw[++i];
     out += n === 'n' ? '\n' : n === '\\' ? '\\' : om && n === '"' ? '"' : '\\' + n;
   }
   return out;
+}
+
+/** Powers of ten that doubles hold exactly (10^0 … 10^22). */
+const EXACT_POW10 = Array.from({ length: 23 }, (_, i) => Number(`1e${i}`));
+
+/**
+ * A float token `b[from, to)` as Go's `strconv.ParseFloat` reads it. Plain decimals of at most 15 digits
+ * with an exponent within ±22 are computed from the bytes (Clinger's fast path: the digits and the power of
+ * ten are exact doubles, so one multiplication or division rounds correctly, as ParseFloat does); anything
+ * else goes through `parseGoFloat` on the decoded token.
+ */
+export function parseFloatBytes(b: Uint8Array, from: number, to: number): number {
+  let i = from;
+  let c = b[i];
+  const neg = c === 45;
+  if (neg || c === 43) i++;
+  let m = 0, digits = 0, frac = 0, dot = false;
+  for (; i < to; i++) {
+    c = b[i];
+    if (c >= 48 && c <= 57) { m = m * 10 + (c - 48); digits++; if (dot) frac++; continue; }
+    if (c === 46 && !dot) { dot = true; continue; }
+    break;
+  }
+  if (digits === 0 || digits > 15) return slowFloat(b, from, to);
+  let exp = 0;
+  if (i < to) {
+    if ((c | 0x20) !== 101) return slowFloat(b, from, to); // not 'e'/'E'
+    i++;
+    const eneg = b[i] === 45;
+    if (eneg || b[i] === 43) i++;
+    const es = i;
+    for (; i < to && i - es < 4; i++) {
+      c = b[i];
+      if (c < 48 || c > 57) break;
+      exp = exp * 10 + (c - 48);
+    }
+    if (i === es || i !== to) return slowFloat(b, from, to);
+    if (eneg) exp = -exp;
+  }
+  const k = exp - frac;
+  if (k < -22 || k > 22) return slowFloat(b, from, to);
+  const v = k >= 0 ? m * EXACT_POW10[k] : m / EXACT_POW10[-k];
+  return neg ? -v : v;
+}
+
+function slowFloat(b: Uint8Array, from: number, to: number): number {
+  return parseGoFloat(Buffer.from(b.buffer, b.byteOffset + from, to - from).toString('latin1'));
+}
+
+/** An integer token of at most 15 digits (optionally negative) from its bytes; NaN for anything else. */
+export function parseIntBytes(b: Uint8Array, from: number, to: number): number {
+  let i = from;
+  const neg = b[i] === 45;
+  if (neg) i++;
+  if (i === to || to - i > 15) return NaN;
+  let m = 0;
+  for (; i < to; i++) {
+    const c = b[i];
+    if (c < 48 || c > 57) return NaN;
+    m = m * 10 + (c - 48);
+  }
+  return neg ? -m : m;
 }
 
 const DECIMAL_RE = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
@@ -79,10 +137,6 @@ export function parseSpecial(t: string): number {
     case '-inf': case '-infinity': return -Infinity;
     default: return NaN;
   }
-}
-
-export function isNaNToken(s: string, from: number, to: number): boolean {
-  return isNaNText(s.slice(from, to));
 }
 
 export function isNaNText(v: string): boolean {

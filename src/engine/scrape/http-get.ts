@@ -9,7 +9,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { createGunzip } from 'node:zlib';
 
-export interface GetResult { status: number; statusText: string; contentType: string; body: string }
+export interface GetResult { status: number; statusText: string; contentType: string; body: Buffer }
 
 /** TLS material for https targets (contents, not paths). */
 export interface TlsOptions {
@@ -93,7 +93,7 @@ function getOnce(url: string, headers: Record<string, string>, deadline: number,
         clearTimeout(timer);
         resolve({
           status: res.statusCode ?? 0, statusText: res.statusMessage ?? '',
-          contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks).toString('utf8'),
+          contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks),
         });
       });
     });

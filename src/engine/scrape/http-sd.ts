@@ -31,7 +31,7 @@ export class HttpDiscovery extends RefreshDiscovery {
     const r = await this.get(this.cfg.url, headers, this.cfg.refreshIntervalMs, await this.client.getOptions(this.cfg.url));
     if (r.status !== 200) throw new Error(`server returned HTTP status ${r.status} ${r.statusText}`.trimEnd());
     if (!JSON_TYPE_RE.test(r.contentType.trim())) throw new Error(`unsupported content type ${JSON.stringify(r.contentType)}`);
-    const raw: unknown = JSON.parse(r.body);
+    const raw: unknown = JSON.parse(r.body.toString('utf8'));
     if (!Array.isArray(raw)) throw new Error('json: cannot unmarshal into Go value of type []*targetgroup.Group');
     return raw.map((g, i) => {
       if (g === null) throw new Error('nil target group item found');

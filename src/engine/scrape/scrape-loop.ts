@@ -1,7 +1,8 @@
 /**
  * The scrape of one target, on the main thread: fetch with a timeout, parse the whole body (a broken line
- * fails the scrape and nothing from it is stored), map each series through a per-target cache (label
- * parsing, honor_labels handling and metric relabelling run once per distinct series text), append,
+ * fails the scrape and nothing from it is stored), map each series through a per-target cache keyed by the
+ * series bytes as written (label parsing, honor_labels handling and metric relabelling run once per distinct
+ * series text; a known series costs one hash, one byte comparison and one float parse), append,
  * then write the report series and staleness markers as Prometheus 2.42's `scrapeLoop` does.
  */
 import type { Label } from '../tsdb/api.ts';
@@ -17,6 +18,7 @@ import { BODY_SIZE_LIMIT_ERROR, type HttpGet } from './http-get.ts';
 import { formatDuration } from '../model/duration.ts';
 import { HttpClient } from './http-client.ts';
 import { checkLabelLimits } from './scrape-limits.ts';
+import { ByteKeyTable, hashBytes } from '../codec/byte-key-table.ts';
 
 /**
  * One stored series of this target. Several series texts may resolve to the same labels (after
@@ -27,9 +29,6 @@ interface SeriesState {
   /** Scrape iteration that last wrote this series. */
   seenIter: number;
 }
-
-/** Per series text: the series it maps to, or null when metric relabelling drops it. */
-interface CacheEntry { series: SeriesState | null; seenIter: number }
 
 export interface ScrapeResult { health: 'up' | 'down'; error: string; samples: number; postRelabel: number; added: number }
 
@@ -60,7 +59,10 @@ export class ScrapeLoop {
   lastDurationSec = 0;
   metadata = new Map<string, MetricMetadata>();
   private readonly deps: LoopDeps;
-  private cache = new Map<string, CacheEntry>();
+  /** Series texts seen in this target's bodies, by id; per id the series it maps to (null when metric relabelling drops it) and the scrape that last saw it. */
+  private keys = new ByteKeyTable();
+  private keySeries: (SeriesState | null)[] = [];
+  private keySeen = new Int32Array(1024);
   private byLabels = new Map<string, SeriesState>();
   /** Series written by the previous scrape without explicit timestamps (staleness candidates). */
   private prevSeries: SeriesState[] = [];
@@ -171,7 +173,7 @@ export class ScrapeLoop {
     return res;
   }
 
-  private async fetchBody(): Promise<{ body: string; contentType: string }> {
+  private async fetchBody(): Promise<{ body: Uint8Array; contentType: string }> {
     const headers: Record<string, string> = {
       Accept: SCRAPE_ACCEPT, 'User-Agent': 'Prometheus/2.42.0',
       'X-Prometheus-Scrape-Timeout-Seconds': String(this.target.timeoutMs / 1000),
@@ -189,7 +191,7 @@ export class ScrapeLoop {
    * A limit exceeded (`sample_limit`, label limits) comes back as `error` with the counts so far, and the
    * series state is left as it was, since nothing of this scrape will be stored.
    */
-  private parse(body: string, om: boolean, startMs: number): { samples: IngestSample[]; scraped: number; postRelabel: number; added: number; error: string } {
+  private parse(body: Uint8Array, om: boolean, startMs: number): { samples: IngestSample[]; scraped: number; postRelabel: number; added: number; error: string } {
     const p = new ExpositionParser(body, { openMetrics: om });
     const iter = ++this.iter;
     const samples: IngestSample[] = [];
@@ -201,17 +203,20 @@ export class ScrapeLoop {
     for (let e = p.next(); e !== ENTRY_EOF; e = p.next()) {
       if (e !== ENTRY_SERIES) { recordMetadata(metadata, e, p.metricName, p.text); continue; }
       scraped++;
-      let entry = this.cache.get(p.seriesKey);
-      if (entry === undefined) {
+      const b = p.bytes, from = p.seriesStart, to = p.seriesEnd;
+      const hash = hashBytes(b, from, to);
+      let id = this.keys.find(b, from, to, hash);
+      if (id < 0) {
         const series = this.seriesFor(p.labels());
         const limitErr = series === null ? '' : checkLabelLimits(this.cfg, series.labels);
         if (limitErr !== '') return { samples: [], scraped, postRelabel, added, error: limitErr };
-        entry = { series, seenIter: 0 };
-        this.cache.set(p.seriesKey, entry);
-        if (entry.series !== null && entry.series.seenIter === 0) added++;
+        id = this.keys.insert(b, from, to, hash);
+        this.keySeries[id] = series;
+        if (id === this.keySeen.length) { const g = new Int32Array(id * 2); g.set(this.keySeen); this.keySeen = g; }
+        if (series !== null && series.seenIter === 0) added++;
       }
-      entry.seenIter = iter;
-      const series = entry.series;
+      this.keySeen[id] = iter;
+      const series = this.keySeries[id];
       if (series === null) continue;
       postRelabel++;
       if (series.seenIter === iter) continue; // a duplicate in this body
@@ -234,8 +239,21 @@ export class ScrapeLoop {
 
   /** Drops cache entries not seen for two scrapes; they are re-parsed if the series comes back. */
   private evict(iter: number): void {
-    if (this.cache.size < 1024 || iter % 8 !== 0) return;
-    for (const [k, e] of this.cache) if (e.seenIter < iter - 2) this.cache.delete(k);
+    if (this.keys.size < 1024 || iter % 8 !== 0) return;
+    const n = this.keys.size, seen = this.keySeen;
+    let stale = 0;
+    for (let id = 0; id < n; id++) if (seen[id] < iter - 2) stale++;
+    if (stale > 0) {
+      const remap = this.keys.compact((id) => seen[id] >= iter - 2);
+      const series: (SeriesState | null)[] = new Array(this.keys.size);
+      const kept = new Int32Array(Math.max(1024, seen.length));
+      for (let id = 0; id < n; id++) {
+        const to = remap[id];
+        if (to >= 0) { series[to] = this.keySeries[id]; kept[to] = seen[id]; }
+      }
+      this.keySeries = series;
+      this.keySeen = kept;
+    }
     for (const [k, s] of this.byLabels) if (s.seenIter < iter - 2) this.byLabels.delete(k);
   }
 

@@ -67,8 +67,11 @@ export interface AppendResult {
   outOfBounds: number;
   /** The first error text, as Prometheus words it, when any sample was refused. */
   firstError: string;
-  /** Ref of every label-set table entry (0 where unresolved), for the caller to send next time. */
-  refs?: number[];
+  /**
+   * Present when some table entry came with labels: the ref of each such entry (0 elsewhere), for the caller
+   * to send next time instead of the labels.
+   */
+  refs?: Float64Array;
   /** Table entries whose given ref is gone (e.g. the series was dropped at a block cut); not appended. */
   unknown?: number[];
 }
@@ -90,6 +93,9 @@ export class Tsdb {
     if (r.retentionBytes !== undefined) o.retentionBytes = r.retentionBytes;
     if (r.maxBlockDurationMs !== undefined) o.maxBlockDurationMs = r.maxBlockDurationMs;
   }
+
+  /** Per-append working arrays, reused: an append of 100k samples would otherwise allocate megabytes each time. */
+  private readonly scratch = new AppendScratch();
 
   /** Serialises maintenance (cut, compaction, retention, clean, snapshot) in this shard. */
   maintenance: Promise<unknown> = Promise.resolve();
@@ -131,9 +137,9 @@ export class Tsdb {
     const res: AppendResult = { added: 0, outOfOrder: 0, duplicate: 0, outOfBounds: 0, firstError: '' };
     const minValid = minValidMs;
     const nSeries = batch.flat ? batch.flat.length : batch.series!.length;
-    const resolved: (MemSeries | undefined)[] = new Array(nSeries);
+    const resolved = this.scratch.series(nSeries);
     const created: SeriesRec[] = [];
-    const outRefs: number[] = new Array(nSeries);
+    let outRefs: Float64Array | undefined;
     const unknown: number[] = [];
     for (let i = 0; i < nSeries; i++) {
       const given = batch.refs ? batch.refs[i] : 0;
@@ -142,7 +148,6 @@ export class Tsdb {
         const s = given > 0 ? head.byRef.get(given) : undefined;
         if (s === undefined) unknown.push(i);
         resolved[i] = s;
-        outRefs[i] = s ? s.ref : 0;
         continue;
       }
       const key = flat ? labelsKeyOfFlat(flat) : labelsKey(batch.series![i]);
@@ -153,13 +158,12 @@ export class Tsdb {
         if (r.created) created.push({ ref: s.ref, labels: s.labels });
       }
       resolved[i] = s;
-      outRefs[i] = s.ref;
+      (outRefs ??= new Float64Array(nSeries))[i] = s.ref;
     }
-    res.refs = outRefs;
+    if (outRefs) res.refs = outRefs;
     if (unknown.length) res.unknown = unknown;
     const n = batch.ts.length;
-    const refs = new Float64Array(n);
-    const accepted = new Uint32Array(n);
+    const { refs, accepted } = this.scratch.samples(n);
     let na = 0;
     for (let i = 0; i < n; i++) {
       const s = resolved[batch.sidx[i]];
@@ -170,6 +174,7 @@ export class Tsdb {
       if (code === APPEND_DUP_IGNORED) continue;
       countError(res, code);
     }
+    resolved.fill(undefined, 0, nSeries); // the scratch must not keep series alive after they leave the head
     res.added = na;
     const records: Uint8Array[] = [];
     if (created.length) records.push(encodeSeriesRecord(created));
@@ -257,4 +262,24 @@ async function loadBlocks(opts: TsdbOptions, open: readonly Block[], head: Head)
   for (const b of next) if (b.meta.tessera?.cutFromHead && b.meta.maxTime > own) own = b.meta.maxTime;
   head.minValidTime = Math.max(head.minValidTime, own);
   return next;
+}
+
+/**
+ * Working arrays of `Tsdb.append`, grown to the largest batch seen and reused (their contents are dead once
+ * the WAL records are encoded, which copies them, before the append's first await).
+ */
+class AppendScratch {
+  private seriesArr: (MemSeries | undefined)[] = [];
+  private refsArr = new Float64Array(1024);
+  private acceptedArr = new Uint32Array(1024);
+
+  series(n: number): (MemSeries | undefined)[] {
+    if (this.seriesArr.length < n) this.seriesArr = new Array<MemSeries | undefined>(n).fill(undefined);
+    return this.seriesArr;
+  }
+
+  samples(n: number): { refs: Float64Array; accepted: Uint32Array } {
+    if (this.refsArr.length < n) { this.refsArr = new Float64Array(n); this.acceptedArr = new Uint32Array(n); }
+    return { refs: this.refsArr, accepted: this.acceptedArr };
+  }
 }

@@ -87,22 +87,34 @@ export abstract class PostingsIndex {
 
 /** The head's postings: mutable, in memory. */
 export class LabelIndex extends PostingsIndex {
-  readonly byName = new Map<string, Map<string, Bitmap>>();
+  /**
+   * name → value → the series carrying the pair: a bare ref while there is one (most pairs of a
+   * high-cardinality label, such as a per-series id, have exactly one series, and a native bitmap each
+   * would cost some hundred bytes), a roaring bitmap from the second on.
+   */
+  readonly byName = new Map<string, Map<string, Bitmap | number>>();
   readonly all: Bitmap = new RoaringBitmap32();
 
-  protected postings(name: string, value: string): Bitmap | undefined { return this.byName.get(name)?.get(value); }
+  protected postings(name: string, value: string): Bitmap | undefined {
+    const p = this.byName.get(name)?.get(value);
+    return typeof p === 'number' ? new RoaringBitmap32([p]) : p;
+  }
   protected valuesOf(name: string): Iterable<string> { return this.byName.get(name)?.keys() ?? []; }
   protected names(): Iterable<string> { return this.byName.keys(); }
   protected allRefs(): Bitmap { return this.all; }
+
+  /** How many series carry `name=value`. */
+  static count(p: Bitmap | number): number { return typeof p === 'number' ? 1 : p.size; }
 
   add(ref: number, ls: Labels): void {
     this.all.add(ref);
     for (let i = 0; i < ls.length; i++) {
       let values = this.byName.get(ls[i].name);
       if (!values) { values = new Map(); this.byName.set(ls[i].name, values); }
-      let bm = values.get(ls[i].value);
-      if (!bm) { bm = new RoaringBitmap32(); values.set(ls[i].value, bm); }
-      bm.add(ref);
+      const p = values.get(ls[i].value);
+      if (p === undefined) values.set(ls[i].value, ref);
+      else if (typeof p === 'number') { if (p !== ref) values.set(ls[i].value, new RoaringBitmap32([p, ref])); }
+      else p.add(ref);
     }
   }
 
@@ -110,10 +122,13 @@ export class LabelIndex extends PostingsIndex {
     this.all.remove(ref);
     for (let i = 0; i < ls.length; i++) {
       const values = this.byName.get(ls[i].name);
-      const bm = values?.get(ls[i].value);
-      if (!values || !bm) continue;
-      bm.remove(ref);
-      if (bm.isEmpty) values.delete(ls[i].value);
+      const p = values?.get(ls[i].value);
+      if (!values || p === undefined) continue;
+      if (typeof p === 'number') { if (p === ref) values.delete(ls[i].value); }
+      else {
+        p.remove(ref);
+        if (p.isEmpty) values.delete(ls[i].value);
+      }
       if (values.size === 0) this.byName.delete(ls[i].name);
     }
   }

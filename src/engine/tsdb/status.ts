@@ -4,6 +4,7 @@
  * `index.PostingsStats` does), plus head stats.
  */
 import type { Tsdb } from './db.ts';
+import { LabelIndex } from './postings.ts';
 
 export interface ShardStatus {
   numSeries: number;
@@ -22,7 +23,7 @@ export function headStatus(db: Tsdb): ShardStatus {
   const pairs: Record<string, (string | number)[]> = {};
   for (const [name, values] of h.index.byName) {
     const flat: (string | number)[] = [];
-    for (const [v, bm] of values) flat.push(v, bm.size);
+    for (const [v, p] of values) flat.push(v, LabelIndex.count(p));
     pairs[name] = flat;
   }
   let bmax: number | null = null;

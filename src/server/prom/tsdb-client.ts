@@ -48,8 +48,16 @@ function toLabels(flat: readonly string[]): Label[] {
 }
 
 
-/** One worker's share of an append: the label-set table, and per sample its entry, time and index in the input. */
-interface Group { routes: Route[]; keys: Map<string, number>; sidx: number[]; ts: number[]; vs: number[] }
+/**
+ * One worker's share of an append: the label-set table, and per sample its table entry, time and value.
+ * Sample columns are typed and sized exactly, so the NaN payload of a staleness marker survives and no
+ * per-sample boxing happens.
+ */
+interface Group { routes: Route[]; n: number; sidx: Uint32Array; ts: Float64Array; vs: Float64Array }
+
+function newGroup(capacity: number): Group {
+  return { routes: [], n: 0, sidx: new Uint32Array(capacity), ts: new Float64Array(capacity), vs: new Float64Array(capacity) };
+}
 
 function addSummary(sum: AppendSummary, r: AppendSummary): void {
   sum.added += r.added; sum.outOfOrder += r.outOfOrder; sum.duplicate += r.duplicate; sum.outOfBounds += r.outOfBounds;
@@ -57,12 +65,19 @@ function addSummary(sum: AppendSummary, r: AppendSummary): void {
 }
 
 /** Where a label set goes; `ref`/`epoch` are the owner worker's series ref once it has told us. */
-interface Route { flat: string[]; key: string; w: number; n: number; ref: number; epoch: number }
+interface Route {
+  flat: string[]; w: number; n: number; ref: number; epoch: number;
+  /** The append call that last gave this route a table entry, and that entry: grouping needs no map. */
+  call: number; slot: number;
+}
 
 export class TsdbClient {
   private readonly routes = new WeakMap<object, Route>();
   /** Last epoch each worker's shard reported (refs are only valid within it). */
   private readonly epochs: number[] = [];
+  private calls = 0;
+  /** Scratch of `append`: each sample's route between its two passes (overwritten by the next append). */
+  private readonly routed: Route[] = [];
 
   constructor(private readonly pool: TsdbTransport) {}
 
@@ -79,19 +94,27 @@ export class TsdbClient {
    */
   async append(samples: readonly SampleIn[]): Promise<AppendSummary> {
     const n = this.pool.size;
+    const call = ++this.calls;
+    // Two passes: route and count per worker, then fill columns of exactly that size (sent without a copy).
+    const routed = this.routed;
+    const counts = new Array<number>(n).fill(0);
+    for (let i = 0; i < samples.length; i++) {
+      const r = this.route(samples[i].labels, n);
+      routed[i] = r;
+      counts[r.w]++;
+    }
     const groups: (Group | undefined)[] = new Array(n);
+    for (let w = 0; w < n; w++) if (counts[w] > 0) groups[w] = newGroup(counts[w]);
     for (let i = 0; i < samples.length; i++) {
       const s = samples[i];
-      const r = this.route(s.labels, n);
-      const g: Group = groups[r.w] ??= { routes: [], keys: new Map(), sidx: [], ts: [], vs: [] } as Group;
-      let j = g.keys.get(r.key);
-      if (j === undefined) { j = g.routes.length; g.keys.set(r.key, j); g.routes.push(r); }
-      g.sidx.push(j); g.ts.push(s.t); g.vs.push(i);
+      const r = routed[i];
+      const g = groups[r.w]!;
+      if (r.call !== call) { r.call = call; r.slot = g.routes.length; g.routes.push(r); }
+      const k = g.n++;
+      g.sidx[k] = r.slot; g.ts[k] = s.t; g.vs[k] = s.v;
     }
-    const vals = new Float64Array(samples.length);
-    for (let i = 0; i < samples.length; i++) vals[i] = samples[i].v; // typed copy keeps NaN payloads exact
     const calls: Promise<AppendSummary>[] = [];
-    for (let w = 0; w < n; w++) if (groups[w]) calls.push(this.appendGroup(w, groups[w]!, vals, true));
+    for (let w = 0; w < n; w++) if (groups[w]) calls.push(this.appendGroup(w, groups[w]!, true));
     const sum: AppendSummary = { added: 0, outOfOrder: 0, duplicate: 0, outOfBounds: 0, firstError: '' };
     for (const r of await Promise.all(calls)) addSummary(sum, r);
     return sum;
@@ -102,7 +125,7 @@ export class TsdbClient {
    * thread boundary), others with their labels. Entries whose ref went stale (series dropped at a block
    * cut, worker restarted) come back in `unknown` and are resent once with labels.
    */
-  private async appendGroup(w: number, g: Group, vals: Float64Array, useRefs: boolean): Promise<AppendSummary> {
+  private async appendGroup(w: number, g: Group, useRefs: boolean): Promise<AppendSummary> {
     const m = g.routes.length;
     const epoch = this.epochs[w] ?? 0;
     const series: (string[] | null)[] = new Array(m);
@@ -111,21 +134,21 @@ export class TsdbClient {
       const r = g.routes[j];
       if (useRefs && r.ref > 0 && r.epoch === epoch) { refs[j] = r.ref; series[j] = null; } else series[j] = r.flat;
     }
-    const vs = new Float64Array(g.vs.length);
-    for (let k = 0; k < vs.length; k++) vs[k] = vals[g.vs[k]];
-    const args: AppendArgs = { series, refs, epoch, sidx: Uint32Array.from(g.sidx), ts: Float64Array.from(g.ts), vs };
+    const args: AppendArgs = { series, refs, epoch, sidx: g.sidx.subarray(0, g.n), ts: g.ts.subarray(0, g.n), vs: g.vs.subarray(0, g.n) };
     const reply = await this.pool.call(w, 'tsdb.append', args);
     this.epochs[w] = reply.epoch;
-    for (let j = 0; j < m; j++) if (reply.refs[j] > 0) { g.routes[j].ref = reply.refs[j]; g.routes[j].epoch = reply.epoch; }
+    const got = reply.refs;
+    if (got) for (let j = 0; j < m; j++) if (got[j] > 0) { g.routes[j].ref = got[j]; g.routes[j].epoch = reply.epoch; }
     if (!reply.unknown?.length || !useRefs) return reply;
-    const retry: Group = { routes: [], keys: new Map(), sidx: [], ts: [], vs: [] };
+    // Rare (a ref went stale): resend just the unknown entries' samples, with labels.
+    const retry = newGroup(g.n);
     const remap = new Map<number, number>();
     for (const j of reply.unknown) { g.routes[j].ref = 0; remap.set(j, retry.routes.length); retry.routes.push(g.routes[j]); }
-    for (let k = 0; k < g.sidx.length; k++) {
+    for (let k = 0; k < g.n; k++) {
       const j = remap.get(g.sidx[k]);
-      if (j !== undefined) { retry.sidx.push(j); retry.ts.push(g.ts[k]); retry.vs.push(g.vs[k]); }
+      if (j !== undefined) { const q = retry.n++; retry.sidx[q] = j; retry.ts[q] = g.ts[k]; retry.vs[q] = g.vs[k]; }
     }
-    const again = await this.appendGroup(w, retry, vals, false);
+    const again = await this.appendGroup(w, retry, false);
     const sum: AppendSummary = { added: 0, outOfOrder: 0, duplicate: 0, outOfBounds: 0, firstError: '' };
     addSummary(sum, reply);
     addSummary(sum, again);
@@ -144,7 +167,7 @@ export class TsdbClient {
       if (hit !== undefined && hit.n === n) return hit;
     }
     const flat = labelsToFlat(toSortedLabels(ls));
-    const r: Route = { flat, key: labelsKeyOfFlat(flat), w: shardOfSeries(flat, n), n, ref: 0, epoch: 0 };
+    const r: Route = { flat, w: shardOfSeries(flat, n), n, ref: 0, epoch: 0, call: 0, slot: 0 };
     if (cacheable) this.routes.set(ls as object, r);
     return r;
   }

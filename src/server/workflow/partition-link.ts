@@ -10,6 +10,7 @@ import { SpscProducer, SpscRing } from '../../engine/queue/spsc-ring.ts';
 import type { WorkflowReply, WorkflowWorkerInit } from '../../workers/workflow-protocol.ts';
 import type { WorkflowArgs, WorkflowOpName, WorkflowResult } from '../../workers/protocol.ts';
 import type { Logger } from '../context.ts';
+import { RUNNING_COMPILED } from '../../runtime/running-compiled.ts';
 
 const WORKER_FILE = new URL('../../workers/workflow.ts', import.meta.url);
 /** Per partition; a request is a few hundred bytes (a 1,000-event batch about 100 KB), and every touched page stays resident. */
@@ -30,8 +31,10 @@ export class PartitionLink {
 
   /** Starts the thread; resolves with its `ready` message once the partition is open (and converted). */
   start(init: Omit<WorkflowWorkerInit, 'ring' | 'partition'>): Promise<{ appliedLow: number; appliedAbove: number[] }> {
-    // A .ts entry cannot be a Worker's main module: a small bootstrap registers tsx's loader, then imports it.
-    const boot = `(async () => { const { register } = await import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}); register();
+    // A .ts entry cannot be a Worker's main module: a small bootstrap registers tsx's loader (unless running
+    // compiled), then imports it.
+    const loader = RUNNING_COMPILED ? '' : `const { register } = await import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}); register();`;
+    const boot = `(async () => { ${loader}
       await import(${JSON.stringify(WORKER_FILE.href)}); })().catch((e) => { require('node:worker_threads').parentPort.postMessage(
       { type: 'fatal', error: { code: 'INTERNAL', message: String(e && e.message), details: {}, category: 'InternalError' } }); });`;
     const data: WorkflowWorkerInit = { ...init, ring: this.ring.buffer, partition: this.partition };
