@@ -36,6 +36,16 @@ test('recovery rows follow how the shard was opened', async () => {
     assert.ok(Number(rows[0].files_total) > 0 && Number(rows[0].bytes_total) > 0, JSON.stringify(rows[0]));
     assert.equal(rows[0].files_percent, '100.0%');
     assert.deepEqual((await esCall(s, 'GET', '/_cat/recovery?active_only=true&format=json')).body, []);
+    const api = (await esCall(s, 'GET', '/r/_recovery?human')).body;
+    const shard = api.r.shards[0];
+    assert.deepEqual(Object.keys(shard), ['id', 'type', 'stage', 'primary', 'start_time', 'start_time_in_millis', 'stop_time', 'stop_time_in_millis', 'total_time', 'total_time_in_millis', 'source', 'target', 'index', 'translog', 'verify_index']);
+    assert.equal(shard.type, 'EXISTING_STORE');
+    assert.equal(shard.stage, 'DONE');
+    assert.equal(shard.index.files.total, Number(rows[0].files_total));
+    assert.equal(shard.index.files.reused, shard.index.files.total);
+    assert.equal(shard.index.size.total_in_bytes, Number(rows[0].bytes_total));
+    assert.equal(shard.translog.recovered, 0);
+    assert.deepEqual((await esCall(s, 'GET', '/_recovery?active_only=true')).body, {});
     const text = (await esCall(s, 'GET', '/_cat/recovery?v')).body as string;
     assert.match(text.split('\n')[0], /^index\s+shard\s+time\s+type\s+stage\s+source_host\s+source_node\s+target_host\s+target_node\s+repository\s+snapshot\s+files\s+files_recovered\s+files_percent\s+files_total\s+bytes\s+bytes_recovered\s+bytes_percent\s+bytes_total\s+translog_ops\s+translog_ops_recovered\s+translog_ops_percent$/);
   } finally {

@@ -96,4 +96,6 @@ export interface ShardStats {
   failure?: string;
   /** The open that brought this shard up (absent for a failed shard). */
   recovery?: ShardRecovery;
+  /** Bytes of text-field fielddata loaded for the current reader's segments, per field. */
+  fielddata?: Record<string, number>;
 }

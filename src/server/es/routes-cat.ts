@@ -1,4 +1,4 @@
-/** `_cat` endpoints: health, nodes, master, allocation, indices, aliases, templates, count, shards, plugins, nodeattrs, pending_tasks, thread_pool, recovery. */
+/** `_cat` endpoints: health, nodes, master, allocation, indices, aliases, templates, count, shards, plugins, nodeattrs, pending_tasks, thread_pool, fielddata (recovery: routes-recovery.ts; tasks: routes-tasks.ts). */
 import os from 'node:os';
 import type { IndexMeta } from '../../engine/documents/cluster-state.ts';
 import { simpleMatch } from '../../engine/documents/cluster-state.ts';
@@ -9,11 +9,9 @@ import { nodeIdentity } from './banner.ts';
 import { bytesCell, CAT_PARAMS, renderCat, type CatColumn, type CatRow } from './cat-table.ts';
 import type { EsCluster } from './cluster.ts';
 import { route } from './handler.ts';
-import { healthOf, indexHealth } from './routes-cluster.ts';
+import { fielddataByField, healthOf, indexHealth } from './routes-cluster.ts';
 import { diskUsage } from './node-figures.ts';
 import { TEXT_HEADERS } from './errors.ts';
-import { timeValue } from './human.ts';
-import { boolParam } from './params.ts';
 
 const col = (name: string, desc: string, o: Partial<CatColumn> = {}): CatColumn => ({ name, desc, ...o });
 const R = { right: true };
@@ -84,23 +82,12 @@ const THREAD_POOL: CatColumn[] = [col('node_name', 'node name', { aliases: ['nn'
   col('max', 'maximum number of threads in a scaling thread pool', { aliases: ['mx'], hidden: true, ...R }), col('size', 'number of threads in a fixed thread pool', { aliases: ['sz'], hidden: true, ...R }),
   col('keep_alive', 'thread keep alive time', { aliases: ['ka'], hidden: true, ...R })];
 
-const RECOVERY: CatColumn[] = [col('index', 'index name', { aliases: ['i', 'idx'] }), col('shard', 'shard name', { aliases: ['s', 'sh'], ...R }),
-  col('start_time', 'recovery start time', { aliases: ['start'], hidden: true }), col('start_time_millis', 'recovery start time in epoch milliseconds', { aliases: ['start_millis'], hidden: true, ...R }),
-  col('stop_time', 'recovery stop time', { aliases: ['stop'], hidden: true }), col('stop_time_millis', 'recovery stop time in epoch milliseconds', { aliases: ['stop_millis'], hidden: true, ...R }),
-  col('time', 'recovery time', { aliases: ['t', 'ti'], ...R }), col('type', 'recovery type', { aliases: ['ty'] }), col('stage', 'recovery stage', { aliases: ['st'] }),
-  col('source_host', 'source host', { aliases: ['shost'] }), col('source_node', 'source node name', { aliases: ['snode'] }),
-  col('target_host', 'target host', { aliases: ['thost'] }), col('target_node', 'target node name', { aliases: ['tnode'] }),
-  col('repository', 'repository', { aliases: ['rep'] }), col('snapshot', 'snapshot', { aliases: ['snap'] }),
-  col('files', 'number of files to recover', { aliases: ['f'], ...R }), col('files_recovered', 'files recovered', { aliases: ['fr'], ...R }),
-  col('files_percent', 'percent of files recovered', { aliases: ['fp'], ...R }), col('files_total', 'total number of files', { aliases: ['tf'], ...R }),
-  col('bytes', 'number of bytes to recover', { aliases: ['b'], ...R }), col('bytes_recovered', 'bytes recovered', { aliases: ['br'], ...R }),
-  col('bytes_percent', 'percent of bytes recovered', { aliases: ['bp'], ...R }), col('bytes_total', 'total number of bytes', { aliases: ['tb'], ...R }),
-  col('translog_ops', 'number of translog ops to recover', { aliases: ['to'], ...R }), col('translog_ops_recovered', 'translog ops recovered', { aliases: ['tor'], ...R }),
-  col('translog_ops_percent', 'percent of translog ops recovered', { aliases: ['top'], ...R })];
+const FIELDDATA: CatColumn[] = [col('id', 'node id', { aliases: ['nodeId'] }), col('host', 'host name', { aliases: ['h'] }), col('ip', 'ip address'),
+  col('node', 'node name', { aliases: ['n'] }), col('field', 'field name', { aliases: ['f'] }), col('size', 'field data usage', { aliases: ['s'], ...R })];
 
 const ENDPOINTS = ['/_cat/allocation', '/_cat/health', '/_cat/master', '/_cat/nodes', '/_cat/nodeattrs', '/_cat/indices', '/_cat/indices/{index}',
   '/_cat/aliases', '/_cat/aliases/{alias}', '/_cat/templates', '/_cat/count', '/_cat/count/{index}', '/_cat/shards', '/_cat/shards/{index}',
-  '/_cat/segments', '/_cat/segments/{index}', '/_cat/pending_tasks', '/_cat/plugins', '/_cat/thread_pool', '/_cat/thread_pool/{thread_pools}', '/_cat/tasks', '/_cat/recovery', '/_cat/recovery/{index}'];
+  '/_cat/segments', '/_cat/segments/{index}', '/_cat/pending_tasks', '/_cat/plugins', '/_cat/thread_pool', '/_cat/thread_pool/{thread_pools}', '/_cat/tasks', '/_cat/recovery', '/_cat/recovery/{index}', '/_cat/fielddata', '/_cat/fielddata/{fields}'];
 
 export function registerCatRoutes(router: Router, cluster: EsCluster): void {
   router.add('GET', '/_cat', route([], () => ({ status: 200, headers: TEXT_HEADERS, body: `=^.^=\n${ENDPOINTS.join('\n')}\n` })));
@@ -139,9 +126,9 @@ export function registerCatRoutes(router: Router, cluster: EsCluster): void {
   });
   router.add('GET', '/_cat/allocation', allocation);
   router.add('GET', '/_cat/allocation/:node', allocation);
-  const recovery = route([...CAT_PARAMS, 'active_only', 'detailed', 'index'], (req, p) => catRecovery(cluster, req, p.index));
-  router.add('GET', '/_cat/recovery', recovery);
-  router.add('GET', '/_cat/recovery/:index', recovery);
+  const fielddata = route([...CAT_PARAMS, 'fields'], (req, p) => catFielddata(cluster, req, p.fields ?? req.query.get('fields') ?? undefined));
+  router.add('GET', '/_cat/fielddata', fielddata);
+  router.add('GET', '/_cat/fielddata/:fields', fielddata);
   const pools = route(CAT_PARAMS, (req, p) => catThreadPool(cluster, req, p.patterns));
   router.add('GET', '/_cat/thread_pool', pools);
   router.add('GET', '/_cat/thread_pool/:patterns', pools);
@@ -174,7 +161,7 @@ function catNodes(cluster: EsCluster, req: HttpRequest): HttpResponse {
   return renderCat(req, NODES, [row]);
 }
 
-const metasOf = (cluster: EsCluster, expr: string | undefined): IndexMeta[] => cluster.resolveForRead(expr, {}).map((r) => cluster.state.indices[r.name]);
+export const metasOf = (cluster: EsCluster, expr: string | undefined): IndexMeta[] => cluster.resolveForRead(expr, {}).map((r) => cluster.state.indices[r.name]);
 
 async function catIndices(cluster: EsCluster, req: HttpRequest, expr: string | undefined): Promise<HttpResponse> {
   const metas = metasOf(cluster, expr);
@@ -249,32 +236,15 @@ async function catShards(cluster: EsCluster, req: HttpRequest, expr: string | un
   return renderCat(req, SHARDS, rows);
 }
 
-/**
- * One row per shard copy, as ES's store recovery of a primary leaves it: done, its type, how long the open took,
- * the index files it found (all reused, so none to copy and 100%), and the translog operations it replayed.
- * Replicas are never assigned on one node, so they have no recovery.
- */
-async function catRecovery(cluster: EsCluster, req: HttpRequest, expr: string | undefined): Promise<HttpResponse> {
-  const metas = metasOf(cluster, expr).filter((m) => !m.closed).sort(byName);
-  const stats = await cluster.stats(metas);
-  const node = nodeIdentity(cluster.ctx.dataDir);
-  const rows: CatRow[] = [];
-  // Every recovery here has finished by the time its shard answers; active_only lists none.
-  if (boolParam(req, 'active_only')) return renderCat(req, RECOVERY, rows);
-  const pct = (done: boolean, any: boolean): string => (done && any ? '100.0%' : '0.0%');
-  for (const m of metas) {
-    stats.get(m.name)!.forEach((st, shard) => {
-      const r = st.recovery;
-      if (!r) return;
-      rows.push({ index: m.name, shard, start_time: new Date(r.startMs).toISOString(), start_time_millis: r.startMs, stop_time: new Date(r.stopMs).toISOString(),
-        stop_time_millis: r.stopMs, time: timeValue((r.stopMs - r.startMs) * 1e6, 0), type: r.type, stage: 'done', source_host: 'n/a', source_node: 'n/a',
-        target_host: '127.0.0.1', target_node: node.name, repository: 'n/a', snapshot: 'n/a',
-        files: 0, files_recovered: 0, files_percent: pct(true, r.files > 0), files_total: r.files,
-        bytes: 0, bytes_recovered: 0, bytes_percent: pct(true, r.files > 0), bytes_total: r.bytes,
-        translog_ops: r.translogOps, translog_ops_recovered: r.translogOps, translog_ops_percent: '100.0%' });
-    });
-  }
-  return renderCat(req, RECOVERY, rows);
+/** Text-field fielddata loaded on this node, per field (nothing else here is fielddata: keywords read doc values). */
+async function catFielddata(cluster: EsCluster, req: HttpRequest, fields: string | undefined): Promise<HttpResponse> {
+  const id = nodeIdentity(cluster.ctx.dataDir);
+  const metas = Object.values(cluster.state.indices).filter((m) => !m.closed);
+  const shards = [...(await cluster.stats(metas)).values()].flat();
+  const pats = fields?.split(',');
+  const rows: CatRow[] = fielddataByField(shards).filter(([f]) => !pats || pats.some((x) => simpleMatch(x, f)))
+    .map(([field, bytes]) => ({ id: id.uuid, host: '127.0.0.1', ip: '127.0.0.1', node: id.name, field, size: bytesCell(req, bytes) }));
+  return renderCat(req, FIELDDATA, rows);
 }
 
 function catThreadPool(cluster: EsCluster, req: HttpRequest, patterns: string | undefined): HttpResponse {
