@@ -108,6 +108,7 @@ const RULES = `groups:
         expr: vector(1)
         labels:
           severity: page
+          value: '{{ $value }}'
         annotations:
           summary: 'fires ${HOSTILE}'
       - alert: SlowBurn
@@ -192,7 +193,9 @@ test('UI pages in Chromium against a server with a live and a dead target and a 
       [['AlwaysFiring', 'firing'], ['SlowBurn', 'pending'], ['NeverFires', 'inactive']]);
     const firing = page.locator('details[data-rule="AlwaysFiring"] tr.alert');
     assert.equal(await firing.count(), 1);
-    assert.deepEqual(await firing.locator('.badge.label').allTextContents(), ['alertname="AlwaysFiring"', 'severity="page"']);
+    // A templated label: the alert's value differs from the rule's text, and the alert is still under its rule.
+    assert.deepEqual(await firing.locator('.badge.label').allTextContents(), ['alertname="AlwaysFiring"', 'severity="page"', 'value="1"']);
+    assert.equal(await page.textContent('#active-summary'), '2 active alerts (1 firing)');
     assert.equal((await firing.locator('.badge.state-firing').textContent())?.trim(), 'FIRING');
     assert.match((await firing.locator('.active-at').textContent()) ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/);
     assert.equal(await firing.locator('.annotations dd').textContent(), `fires ${HOSTILE}`);

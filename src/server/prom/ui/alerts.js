@@ -1,22 +1,14 @@
 /*
  * /alerts: the alerting rules of /api/v1/rules?type=alert grouped by file and group, with the count of rules
  * in each state (inactive/pending/firing) and, under each rule, its active alerts (labels, state, active
- * since, value, annotations). The alerts themselves come from /api/v1/alerts, which is what Alertmanager is
- * sent; they are matched to their rule by alertname and the rule's labels, because the rules API's embedded
- * list and /api/v1/alerts are taken at different moments and the latter is the source of truth for "active".
+ * since, value, annotations). Each rule's alerts are the ones the rules API lists under it, as Prometheus's
+ * page takes them: matching /api/v1/alerts back to rules by alertname and labels would be ambiguous (one
+ * alertname in several rules, labels written as templates), so that endpoint only gives the headline count.
  */
 (function () {
   'use strict';
   var T = Tessera, h = T.h;
-  var groups = [], active = [];
-
-  /** The active alerts that belong to `rule`: same alertname and the rule's own labels. */
-  function alertsOf(rule) {
-    return active.filter(function (a) {
-      if (a.labels.alertname !== rule.name) return false;
-      return Object.keys(rule.labels || {}).every(function (k) { return a.labels[k] === rule.labels[k]; });
-    });
-  }
+  var groups = [];
 
   function definition(rule) {
     var lines = ['alert: ' + rule.name, 'expr: ' + rule.query];
@@ -70,7 +62,7 @@
       root.appendChild(h('section', { className: 'group', 'data-group': g.name }, [
         h('h2', null, [g.file + ' > ' + g.name]),
       ].concat(shown.map(function (r) {
-        var mine = alertsOf(r);
+        var mine = r.alerts || [];
         return h('details', { className: 'alert-rule ' + r.state, 'data-rule': r.name, 'data-state': r.state, open: mine.length > 0 }, [
           h('summary', null, [r.name + ' ', h('span', { className: 'counts' }, ['(' + mine.length + ' active)'])]),
           definition(r),
@@ -88,7 +80,9 @@
     document.querySelectorAll('.state-filter, #show-annotations').forEach(function (c) { c.addEventListener('change', render); });
     Promise.all([T.api('/api/v1/rules?type=alert'), T.api('/api/v1/alerts')]).then(function (res) {
       groups = res[0].groups || [];
-      active = res[1].alerts || [];
+      var active = res[1].alerts || [];
+      var firing = active.filter(function (a) { return a.state === 'firing'; }).length;
+      document.getElementById('active-summary').textContent = active.length + ' active alert' + (active.length === 1 ? '' : 's') + ' (' + firing + ' firing)';
       render();
       T.done(null);
     }).catch(T.done);
