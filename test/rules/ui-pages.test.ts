@@ -154,7 +154,10 @@ test('UI pages in Chromium against a server with a live and a dead target and a 
       return alerts.some((a) => a.labels.alertname === 'AlwaysFiring' && a.state === 'firing') &&
         alerts.some((a) => a.labels.alertname === 'SlowBurn' && a.state === 'pending');
     });
-    await waitFor('ui_demo:three among the metric names', async () => (await get<string[]>('/api/v1/label/__name__/values')).includes('ui_demo:three'));
+    await waitFor('the recorded and the scraped series among the metric names', async () => {
+      const names = await get<string[]>('/api/v1/label/__name__/values');
+      return names.includes('ui_demo:three') && names.includes('ui_demo_gauge');
+    });
 
     const page = await ctx.newPage();
     page.setDefaultTimeout(15_000);
