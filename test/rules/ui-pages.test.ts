@@ -1,6 +1,6 @@
 /**
  * The status pages of the metrics port beside /graph (Alerts, Rules, Targets, Status, TSDB Status, Flags,
- * Config) and the metric-name completion of /graph.
+ * Config, Service Discovery) and the metric-name completion of /graph.
  * - Over HTTP on a real Tessera child process: each page answers 200 text/html with the shared nav and its own
  *   script, the scripts and style are served locally, and the web config's basic auth covers the pages.
  * - In headless Chromium (Debian's `chromium` driven by playwright-core) on a real Tessera child process that
@@ -25,7 +25,7 @@ const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} not installed (apt-get 
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
   '--disable-component-update', '--disable-sync'];
 
-const PAGES = ['graph', 'alerts', 'rules', 'targets', 'status', 'flags', 'config', 'tsdb-status'];
+const PAGES = ['graph', 'alerts', 'rules', 'targets', 'service-discovery', 'status', 'flags', 'config', 'tsdb-status'];
 /** Markup in a label value and an annotation: the pages must show it as text. */
 const HOSTILE = '<img src=x onerror="window.pwned=1">';
 
@@ -37,7 +37,7 @@ test('each UI page answers 200 text/html with the nav and its script; assets are
       assert.equal(r.status, 200, p);
       assert.equal(r.headers.get('content-type'), 'text/html; charset=utf-8', p);
       const html = await r.text();
-      for (const link of ['/graph', '/alerts', '/rules', '/targets', '/status', '/tsdb-status', '/flags', '/config']) {
+      for (const link of ['/graph', '/alerts', '/rules', '/targets', '/service-discovery', '/status', '/tsdb-status', '/flags', '/config']) {
         assert.ok(html.includes(`href="${link}"`), `${p}: nav links ${link}`);
       }
       assert.ok(html.includes(`<body data-page="${p}">`), `${p}: marks its nav entry`);
@@ -51,6 +51,7 @@ test('each UI page answers 200 text/html with the nav and its script; assets are
       assert.match(r.headers.get('content-type') ?? '', new RegExp(`^${type}`), a);
       assert.ok((await r.text()).length > 200, `${a} has content`);
     }
+    assert.match(await (await fetch(`${srv.promUrl}/status`)).text(), /<title>Tessera Runtime &amp; Build Information<\/title>/);
     assert.equal((await fetch(`${srv.promUrl}/static/nope.js`)).status, 404);
     assert.equal((await fetch(`${srv.promUrl}/static/layout.html`)).status, 404, 'only the listed assets are served');
     // HEAD falls back to GET, as for the API.
@@ -136,7 +137,8 @@ test('UI pages in Chromium against a server with a live and a dead target and a 
   const dir = mkdtempSync(join(tmpdir(), 'tessera-ui-'));
   writeFileSync(join(dir, 'rules.yml'), RULES);
   writeFileSync(join(dir, 'prometheus.yml'), `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files: ["rules.yml"]\n` +
-    `scrape_configs:\n  - job_name: live\n    static_configs:\n      - targets: ["${target.address}"]\n        labels:\n          note: '${HOSTILE}'\n` +
+    `scrape_configs:\n  - job_name: live\n    static_configs:\n      - targets: ["${target.address}", "drop.invalid:80"]\n        labels:\n          note: '${HOSTILE}'\n` +
+    `    relabel_configs:\n      - source_labels: [__address__]\n        regex: 'drop.invalid:80'\n        action: drop\n` +
     `  - job_name: dead\n    static_configs:\n      - targets: ["127.0.0.1:${dead}"]\n`);
   const srv = await startServer({ services: ['metrics'], args: ['--config.file', join(dir, 'prometheus.yml')] });
   const profile = mkdtempSync(join(tmpdir(), 'tessera-chromium-'));
@@ -185,6 +187,19 @@ test('UI pages in Chromium against a server with a live and a dead target and a 
     assert.equal(await live.isVisible(), false, 'a collapsed pool hides its targets');
     await page.click('details[data-pool="live"] > summary');
     assert.equal(await live.isVisible(), true);
+
+    // Service discovery: the live pool's kept target with the labels relabelling gave it, and the dropped one.
+    await loaded(page, `${base}/service-discovery`);
+    assert.deepEqual(await texts(page, '#pool-index li'), ['dead (1 / 1 active targets)', 'live (1 / 2 active targets)']);
+    const sd = page.locator('section[data-pool="live"] tr.sd-target');
+    assert.equal(await sd.count(), 2);
+    assert.deepEqual(await sd.nth(0).locator('.target-labels .badge').allTextContents(),
+      [`instance="${target.address}"`, 'job="live"', `note="${HOSTILE}"`]);
+    assert.ok((await sd.nth(0).locator('.discovered .badge').allTextContents()).includes(`__address__="${target.address}"`));
+    assert.equal(await sd.nth(1).getAttribute('data-dropped'), 'true');
+    assert.equal((await sd.nth(1).locator('.target-labels').textContent())?.trim(), 'Dropped');
+    assert.ok((await sd.nth(1).locator('.discovered .badge').allTextContents()).includes('__address__="drop.invalid:80"'));
+    assert.equal(await page.locator('img').count(), 0);
 
     // Alerts: rules by state with counts; the firing alert with its labels and annotation as text.
     await loaded(page, `${base}/alerts`);

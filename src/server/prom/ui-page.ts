@@ -27,7 +27,7 @@ let layout: string | null = null;
 export function composePage(p: UiPage): Buffer {
   layout ??= readFileSync(new URL('./ui/layout.html', import.meta.url), 'utf8');
   const fill: Record<string, string> = {
-    title: p.title,
+    title: p.title.replace(/&/g, '&amp;').replace(/</g, '&lt;'),
     page: p.name,
     body: p.body.trimEnd(),
     styles: p.styles.map((s) => `  <link rel="stylesheet" href="${s}">`).join('\n'),

@@ -1,6 +1,7 @@
 /**
  * The status pages of the metrics port, beside the expression browser (`graph-routes.ts`), at the paths
- * Prometheus 2.42 uses: `/alerts`, `/rules`, `/targets`, `/status`, `/flags`, `/config`, `/tsdb-status`.
+ * Prometheus 2.42 uses: `/alerts`, `/rules`, `/targets`, `/service-discovery`, `/status`, `/flags`, `/config`,
+ * `/tsdb-status`.
  * Their shared script and style are served from `/static/{file}`; each page's script fetches Tessera's own
  * JSON API. Everything is read once at start-up and served locally (no CDN). The routes go through the
  * metrics router, so the web config's basic auth and headers apply to them as to the API.
@@ -19,6 +20,7 @@ const PAGES: readonly (readonly [string, string])[] = [
   ['flags', 'Tessera Command-Line Flags'],
   ['config', 'Tessera Configuration'],
   ['tsdb-status', 'Tessera TSDB Status'],
+  ['service-discovery', 'Tessera Service Discovery'],
 ];
 
 const TYPES: Record<string, string> = {
