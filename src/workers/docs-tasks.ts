@@ -8,6 +8,7 @@ import { ShardRegistry, type OpenShard, type ShardState } from '../engine/docume
 import type { ShardStats, StoredDoc } from '../engine/documents/doc-shard-types.ts';
 import type { SegmentReport } from '../engine/indexing/index.ts';
 import { toWire } from '../engine/errors.ts';
+import { clearFielddata, fielddataBytes } from '../engine/search/index.ts';
 import type { ItemOutcome, ShardCall, ShardListArgs, Stale, TaskSubset, WorkerInit, WriteArgs } from './protocol.ts';
 
 let registry: ShardRegistry | null = null;
@@ -100,7 +101,11 @@ async function stats(args: ShardListArgs, init: WorkerInit): Promise<Stale | Sha
     if (st === null) return { stale: true };
     if (st.state === 'FAILED') { out.push(failedStats(st.error.message)); continue; }
     const o = shardRegistry(init).get(k.uuid, k.shard)!;
-    out.push(o.stored.shard.stats(o.stored.translogBytes()));
+    const shardStats = o.stored.shard.stats(o.stored.translogBytes());
+    if (o.stored.recovery) shardStats.recovery = o.stored.recovery;
+    const fd = fielddataBytes(o.stored.shard.shardIndex.reader().segments);
+    if (fd.size) shardStats.fielddata = Object.fromEntries(fd);
+    out.push(shardStats);
   }
   return out;
 }
@@ -136,5 +141,5 @@ export const docsTasks = {
   'docs.drop': async (a, init) => { await shardRegistry(init).drop(a.uuid); return true; },
   'docs.closeAll': async () => { await registry?.closeAll(); return true; },
   'docs.closeIndex': async (a, init) => { await shardRegistry(init).closeIndex(a.uuid); return true; },
-  'docs.clearCache': async (_a, init) => { shardRegistry(init).clearCache(); return true; },
+  'docs.clearCache': async (_a, init) => { shardRegistry(init).clearCache(); clearFielddata(); return true; },
 } satisfies TaskSubset;

@@ -215,7 +215,9 @@ describe('a web config file changed while running', () => {
     const broken = await call(url, { auth: 'bob:bob-pw' });
     assert.equal(broken.status, 500, 'exporter-toolkit answers 500 while the file cannot be parsed');
     assert.equal(broken.body, 'Internal Server Error\n');
-    assert.match(server.stderr(), /Unable to parse configuration/);
+    // The child logs before it answers, but its stderr pipe and the response socket are separate streams:
+    // under load the response can reach the test first, so wait for the line rather than read it at once.
+    await waitFor('the parse error in the child\'s stderr', () => /Unable to parse configuration/.test(server.stderr()));
 
     writeFileSync(webFile, '');
     assert.equal((await call(url)).status, 200, 'an empty file: no users, no auth');

@@ -62,6 +62,19 @@ export interface StoredDoc {
   routing?: string;
 }
 
+/** How the shard came up when it was opened (ES's store recovery of a primary). */
+export interface ShardRecovery {
+  /** `empty_store` for a shard created empty, `existing_store` when it opened files already on disk. */
+  type: 'empty_store' | 'existing_store';
+  startMs: number;
+  stopMs: number;
+  /** Index files found on disk at open (all reused: nothing is copied from another node). */
+  files: number;
+  bytes: number;
+  /** Translog operations replayed on top of the last commit. */
+  translogOps: number;
+}
+
 export interface ShardStats {
   /** Live and deleted Lucene docs (nested children included) as searches see them: `_cat/indices` docs. */
   docsCount: number;
@@ -81,4 +94,8 @@ export interface ShardStats {
   flushes: number;
   /** Set when the shard failed (damaged files): the failure, and every other figure is zero. */
   failure?: string;
+  /** The open that brought this shard up (absent for a failed shard). */
+  recovery?: ShardRecovery;
+  /** Bytes of text-field fielddata loaded for the current reader's segments, per field. */
+  fielddata?: Record<string, number>;
 }

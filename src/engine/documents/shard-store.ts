@@ -10,7 +10,7 @@
  * removed, with log lines reporting progress.
  */
 import { CorruptionError } from '../errors.ts';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DOC_SNAPSHOT_FILE, SEGMENTS_DIR } from '../codec/format-ids.ts';
@@ -21,6 +21,7 @@ import type { BlockCache } from '../segments/block-cache.ts';
 import { Wal } from '../wal/index.ts';
 import { DocShard, type DocShardOptions } from './doc-shard.ts';
 import { readSnapshot } from './shard-snapshot.ts';
+import type { ShardRecovery } from './doc-shard-types.ts';
 
 export interface ShardStoreOptions {
   /** The worker's block cache and indexing buffer budget. */
@@ -47,6 +48,8 @@ export class StoredShard {
   readonly dir: string;
   private readonly wal: Wal;
   private flushing: Promise<void> | null = null;
+  /** What this open found and replayed (`_cat/recovery`). */
+  recovery: ShardRecovery | null = null;
 
   private constructor(shard: DocShard, dir: string, wal: Wal) {
     this.shard = shard;
@@ -55,6 +58,8 @@ export class StoredShard {
   }
 
   static async open(dir: string, shardOpts: Omit<DocShardOptions, 'translog' | 'index'>, o: ShardStoreOptions): Promise<StoredShard> {
+    const startMs = Date.now();
+    const existed = existsSync(dir) && readdirSync(dir).length > 0;
     await mkdir(dir, { recursive: true });
     const index = ShardIndex.open({
       dir: join(dir, SEGMENTS_DIR), indexSettings: o.indexSettings, cache: o.cache, memory: o.memory,
@@ -79,10 +84,13 @@ export class StoredShard {
         throw new CorruptionError(join(dir, SEGMENTS_DIR), 0, 'segment files without a commit point (segments_N), and a translog trimmed by an earlier commit: '
           + 'a commit point was lost; restore the shard directory from a backup, or delete the index');
       }
-      await wal.replay(from, (type, payload) => shard.replayRecord(type, payload));
+      let replayed = 0;
+      await wal.replay(from, (type, payload) => { replayed++; shard.replayRecord(type, payload); });
       shard.translog = wal;
       shard.refresh();
       const stored = new StoredShard(shard, dir, wal);
+      const files = indexFiles(join(dir, SEGMENTS_DIR));
+      stored.recovery = { type: existed ? 'existing_store' : 'empty_store', startMs, stopMs: Date.now(), files: files.count, bytes: files.bytes, translogOps: replayed };
       if (legacy) {
         await stored.flush();
         await rm(join(dir, DOC_SNAPSHOT_FILE), { force: true });
@@ -125,6 +133,17 @@ export class StoredShard {
     await this.close();
     await rm(this.dir, { recursive: true, force: true });
   }
+}
+
+/** The files of the index directory and their total size (what a store recovery reuses). */
+function indexFiles(dir: string): { count: number; bytes: number } {
+  let count = 0, bytes = 0;
+  for (const f of existsSync(dir) ? readdirSync(dir) : []) {
+    const st = statSync(join(dir, f), { throwIfNoEntry: false });
+    if (!st?.isFile()) continue;
+    count++; bytes += st.size;
+  }
+  return { count, bytes };
 }
 
 /** Indexes the documents of a format-1 snapshot; returns the translog position the snapshot covers. */

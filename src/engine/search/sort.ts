@@ -3,6 +3,7 @@
  * sentinels in `hit.sort`, multi-value `mode`, and the comparator (ties → shard, then doc id, applied by
  * callers). Errors follow ES: text without fielddata, unmapped without `unmapped_type`.
  */
+import { stringColumn } from './fielddata.ts';
 import { InvalidArgumentError } from '../errors.ts';
 import type { NumericDocValues, OrdinalDocValues, Segment } from '../postings/segment.ts';
 import type { FieldInfos } from '../indexing/field-infos.ts';
@@ -34,19 +35,22 @@ export class BoundSort {
   readonly isLong: boolean[] = [];
   /** Missing values sort first (`missing: _first`). */
   readonly missingFirst: boolean[] = [];
+  /** Per spec: a text field (read through its fielddata). */
+  private readonly text: boolean[] = [];
 
   constructor(readonly specs: SortSpec[], infos: FieldInfos, index: string) {
     for (const s of specs) {
       this.reverse.push(s.order === 'desc');
       this.missingFirst.push(s.missing === '_first');
-      if (s.field === '_score') { this.kinds.push('score'); this.isLong.push(false); continue; }
-      if (s.field === '_doc') { this.kinds.push('doc'); this.isLong.push(true); continue; }
+      if (s.field === '_score') { this.kinds.push('score'); this.isLong.push(false); this.text.push(false); continue; }
+      if (s.field === '_doc') { this.kinds.push('doc'); this.isLong.push(true); this.text.push(false); continue; }
       // `_id` sorts as a string, read from the segment's id dictionary (ES 6 allows it through fielddata on _uid).
-      if (s.field === '_id') { this.kinds.push('id'); this.isLong.push(false); continue; }
+      if (s.field === '_id') { this.kinds.push('id'); this.isLong.push(false); this.text.push(false); continue; }
       const fi = infos.get(s.field);
       const type = fi?.type ?? s.unmappedType;
       if (!type) throw new InvalidArgumentError('SEARCH_QUERY_SHARD', `No mapping found for [${s.field}] in order to sort on`, { index });
       if (type === 'text' && !fi?.fielddata) throw fielddataError(s.field);
+      this.text.push(type === 'text');
       if (type === 'keyword' || type === 'text') { this.kinds.push('str'); this.isLong.push(false); } else {
         this.kinds.push('num');
         this.isLong.push(type === 'date' || type === 'boolean' || (NUMERIC_TYPES.has(type) && !['double', 'float', 'half_float', 'scaled_float'].includes(type)));
@@ -64,7 +68,7 @@ export class BoundSort {
     this.columnsOf = seg;
     for (let i = 0; i < this.specs.length; i++) {
       const k = this.kinds[i];
-      this.columns[i] = k === 'num' ? seg.numeric(this.specs[i].field) : k === 'str' ? seg.ordinals(this.specs[i].field) : null;
+      this.columns[i] = k === 'num' ? seg.numeric(this.specs[i].field) : k === 'str' ? stringColumn(seg, this.specs[i].field, this.text[i]) : null;
     }
   }
 

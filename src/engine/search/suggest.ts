@@ -10,13 +10,15 @@
  * popular (only terms more frequent than the token) or always; tokens shorter than `min_word_length` or in more
  * than `max_term_freq` of the shard's docs get none; candidates need more than `min_doc_freq` docs and a score of
  * at least `accuracy` (and above 0); each shard keeps `shard_size` (default max(size, 5)) options per token from its
- * `shard_size × max_inspections` best candidates.
+ * `shard_size × max_inspections` best candidates. `string_distance` other than `internal` rescores the same
+ * candidates (string-distance.ts).
  */
 import { InvalidArgumentError, ParseError } from '../errors.ts';
 import { locOfKey } from './json-pos.ts';
 import { parsingError } from './query-parser.ts';
 import { editDistance } from './fuzzy.ts';
 import { TokenBuf } from '../analysis/token-buf.ts';
+import { STRING_DISTANCES, stringDistance, type StringDistanceName } from './string-distance.ts';
 import type { CompileContext } from './weight.ts';
 
 export interface TermSuggestOptions {
@@ -34,6 +36,7 @@ export interface TermSuggestOptions {
   maxTermFreq: number;
   accuracy: number;
   lowercaseTerms: boolean;
+  stringDistance: StringDistanceName;
 }
 
 export interface SuggestionSpec { name: string; text: string | null; term: TermSuggestOptions }
@@ -79,7 +82,7 @@ export function parseSuggest(v: unknown): SuggestSpec {
 function parseTermOptions(o: Obj): TermSuggestOptions {
   const t: TermSuggestOptions = {
     field: '', analyzer: null, size: 5, shardSize: null, suggestMode: 'missing', sort: 'score', maxEdits: 2, prefixLength: 1,
-    minWordLength: 4, maxInspections: 5, minDocFreq: 0, maxTermFreq: 0.01, accuracy: 0.5, lowercaseTerms: false,
+    minWordLength: 4, maxInspections: 5, minDocFreq: 0, maxTermFreq: 0.01, accuracy: 0.5, lowercaseTerms: false, stringDistance: 'internal',
   };
   let field: string | null = null;
   for (const [k, v] of Object.entries(o)) {
@@ -100,7 +103,12 @@ function parseTermOptions(o: Obj): TermSuggestOptions {
         if (s !== 'score' && s !== 'frequency') throw illegal(`Illegal suggest sort ${String(v)}`);
         t.sort = s; break;
       }
-      case 'string_distance': if (String(v) !== 'internal') throw parsingError(`[string_distance] [${String(v)}] is not supported by this server (only internal)`, locOfKey(o, k)); break;
+      case 'string_distance': {
+        const d = String(v).toLowerCase();
+        if (d === 'ngram') throw parsingError(`[string_distance] [ngram] is not supported by this server`, locOfKey(o, k));
+        if (!STRING_DISTANCES[d]) throw illegal(`Illegal distance option ${String(v)}`);
+        t.stringDistance = STRING_DISTANCES[d]; break;
+      }
       case 'max_edits': if (!(n >= 1 && n <= 2)) throw illegal(`maxEdits must be between 1 and 2`); t.maxEdits = Math.trunc(n); break;
       case 'max_inspections': if (n < 0) throw illegal(`maxInspections must be positive`); t.maxInspections = Math.trunc(n); break;
       case 'prefix_length': if (n < 0) throw illegal(`prefixLength must be positive`); t.prefixLength = Math.trunc(n); break;
@@ -200,8 +208,11 @@ function candidates(ctx: CompileContext, o: TermSuggestOptions, term: string, q:
     const c = codePoints(cand);
     const ed = editDistance(q, c, maxEdits, true);
     if (ed > maxEdits) continue;
-    const score = Math.fround(1 - Math.fround(ed / Math.min(c.length, q.length)));
-    if (score <= 0 || score < o.accuracy) continue;
+    // The fuzzy enumeration accepts a term only with a positive similarity; another distance then rescores it.
+    const sim = Math.fround(1 - Math.fround(ed / Math.min(c.length, q.length)));
+    if (sim <= 0) continue;
+    const score = o.stringDistance === 'internal' ? sim : stringDistance(o.stringDistance, term, cand);
+    if (score < o.accuracy) continue;
     kept.push({ text: cand, score, freq: df });
   }
   // The spell checker's queue keeps the best boosts, ties to the smaller term.

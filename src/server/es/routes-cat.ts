@@ -1,4 +1,4 @@
-/** `_cat` endpoints: health, nodes, master, allocation, indices, aliases, templates, count, shards, plugins, nodeattrs, pending_tasks, thread_pool. */
+/** `_cat` endpoints: health, nodes, master, allocation, indices, aliases, templates, count, shards, plugins, nodeattrs, pending_tasks, thread_pool, fielddata (recovery: routes-recovery.ts; tasks: routes-tasks.ts). */
 import os from 'node:os';
 import type { IndexMeta } from '../../engine/documents/cluster-state.ts';
 import { simpleMatch } from '../../engine/documents/cluster-state.ts';
@@ -9,7 +9,7 @@ import { nodeIdentity } from './banner.ts';
 import { bytesCell, CAT_PARAMS, renderCat, type CatColumn, type CatRow } from './cat-table.ts';
 import type { EsCluster } from './cluster.ts';
 import { route } from './handler.ts';
-import { healthOf, indexHealth } from './routes-cluster.ts';
+import { fielddataByField, healthOf, indexHealth } from './routes-cluster.ts';
 import { diskUsage } from './node-figures.ts';
 import { TEXT_HEADERS } from './errors.ts';
 
@@ -82,9 +82,12 @@ const THREAD_POOL: CatColumn[] = [col('node_name', 'node name', { aliases: ['nn'
   col('max', 'maximum number of threads in a scaling thread pool', { aliases: ['mx'], hidden: true, ...R }), col('size', 'number of threads in a fixed thread pool', { aliases: ['sz'], hidden: true, ...R }),
   col('keep_alive', 'thread keep alive time', { aliases: ['ka'], hidden: true, ...R })];
 
+const FIELDDATA: CatColumn[] = [col('id', 'node id', { aliases: ['nodeId'] }), col('host', 'host name', { aliases: ['h'] }), col('ip', 'ip address'),
+  col('node', 'node name', { aliases: ['n'] }), col('field', 'field name', { aliases: ['f'] }), col('size', 'field data usage', { aliases: ['s'], ...R })];
+
 const ENDPOINTS = ['/_cat/allocation', '/_cat/health', '/_cat/master', '/_cat/nodes', '/_cat/nodeattrs', '/_cat/indices', '/_cat/indices/{index}',
   '/_cat/aliases', '/_cat/aliases/{alias}', '/_cat/templates', '/_cat/count', '/_cat/count/{index}', '/_cat/shards', '/_cat/shards/{index}',
-  '/_cat/segments', '/_cat/segments/{index}', '/_cat/pending_tasks', '/_cat/plugins', '/_cat/thread_pool', '/_cat/thread_pool/{thread_pools}', '/_cat/tasks'];
+  '/_cat/segments', '/_cat/segments/{index}', '/_cat/pending_tasks', '/_cat/plugins', '/_cat/thread_pool', '/_cat/thread_pool/{thread_pools}', '/_cat/tasks', '/_cat/recovery', '/_cat/recovery/{index}', '/_cat/fielddata', '/_cat/fielddata/{fields}'];
 
 export function registerCatRoutes(router: Router, cluster: EsCluster): void {
   router.add('GET', '/_cat', route([], () => ({ status: 200, headers: TEXT_HEADERS, body: `=^.^=\n${ENDPOINTS.join('\n')}\n` })));
@@ -123,6 +126,9 @@ export function registerCatRoutes(router: Router, cluster: EsCluster): void {
   });
   router.add('GET', '/_cat/allocation', allocation);
   router.add('GET', '/_cat/allocation/:node', allocation);
+  const fielddata = route([...CAT_PARAMS, 'fields'], (req, p) => catFielddata(cluster, req, p.fields ?? req.query.get('fields') ?? undefined));
+  router.add('GET', '/_cat/fielddata', fielddata);
+  router.add('GET', '/_cat/fielddata/:fields', fielddata);
   const pools = route(CAT_PARAMS, (req, p) => catThreadPool(cluster, req, p.patterns));
   router.add('GET', '/_cat/thread_pool', pools);
   router.add('GET', '/_cat/thread_pool/:patterns', pools);
@@ -155,7 +161,7 @@ function catNodes(cluster: EsCluster, req: HttpRequest): HttpResponse {
   return renderCat(req, NODES, [row]);
 }
 
-const metasOf = (cluster: EsCluster, expr: string | undefined): IndexMeta[] => cluster.resolveForRead(expr, {}).map((r) => cluster.state.indices[r.name]);
+export const metasOf = (cluster: EsCluster, expr: string | undefined): IndexMeta[] => cluster.resolveForRead(expr, {}).map((r) => cluster.state.indices[r.name]);
 
 async function catIndices(cluster: EsCluster, req: HttpRequest, expr: string | undefined): Promise<HttpResponse> {
   const metas = metasOf(cluster, expr);
@@ -228,6 +234,17 @@ async function catShards(cluster: EsCluster, req: HttpRequest, expr: string | un
     }
   }
   return renderCat(req, SHARDS, rows);
+}
+
+/** Text-field fielddata loaded on this node, per field (nothing else here is fielddata: keywords read doc values). */
+async function catFielddata(cluster: EsCluster, req: HttpRequest, fields: string | undefined): Promise<HttpResponse> {
+  const id = nodeIdentity(cluster.ctx.dataDir);
+  const metas = Object.values(cluster.state.indices).filter((m) => !m.closed);
+  const shards = [...(await cluster.stats(metas)).values()].flat();
+  const pats = fields?.split(',');
+  const rows: CatRow[] = fielddataByField(shards).filter(([f]) => !pats || pats.some((x) => simpleMatch(x, f)))
+    .map(([field, bytes]) => ({ id: id.uuid, host: '127.0.0.1', ip: '127.0.0.1', node: id.name, field, size: bytesCell(req, bytes) }));
+  return renderCat(req, FIELDDATA, rows);
 }
 
 function catThreadPool(cluster: EsCluster, req: HttpRequest, patterns: string | undefined): HttpResponse {

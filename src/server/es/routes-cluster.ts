@@ -1,5 +1,5 @@
 /** `_cluster/health` (with wait_for_status and timeout), `_nodes`, `_stats`. */
-import type { IndexMeta } from '../../engine/documents/cluster-state.ts';
+import { simpleMatch, type IndexMeta } from '../../engine/documents/cluster-state.ts';
 import { docError, illegalArgument, validationFailed } from '../../engine/documents/doc-errors.ts';
 import { clusterDefaults, parseSettingsUpdate } from '../../engine/documents/cluster-settings.ts';
 import { nestSettings, numberOfReplicas, numberOfShards, parseTimeValue, sortedFlat } from '../../engine/documents/settings.ts';
@@ -78,6 +78,8 @@ export function registerClusterRoutes(router: Router, cluster: EsCluster): void 
   const stats = route(['level', 'fields', 'groups', 'types', 'completion_fields', 'fielddata_fields', 'include_segment_file_sizes', 'expand_wildcards',
     'ignore_unavailable', 'allow_no_indices', 'forbid_closed_indices', 'include_unloaded_segments'], async (req, p) => {
     const sections = statsMetrics(req, p.metric);
+    const fdParam = req.query.get('fielddata_fields') ?? req.query.get('fields');
+    const fdFields = fdParam ? fdParam.split(',') : null;
     const metas = cluster.resolveForRead(p.index, { ...readOpts(req), data: true }).map((r) => cluster.state.indices[r.name]);
     const st = await cluster.stats(metas);
     const indices: Record<string, unknown> = {};
@@ -85,10 +87,10 @@ export function registerClusterRoutes(router: Router, cluster: EsCluster): void 
     for (const m of metas) {
       const s = st.get(m.name)!;
       every.push(...s);
-      const part = pick(statsSections(s), sections);
+      const part = pick(statsSections(s, fdFields), sections);
       indices[m.name] = { uuid: m.uuid, primaries: part, total: part };
     }
-    const all = pick(statsSections(every), sections);
+    const all = pick(statsSections(every, fdFields), sections);
     return json(req, 200, humanIfAsked(req, { _shards: shardsHeader(metas), _all: { primaries: all, total: all }, indices }));
   });
   for (const path of ['/_stats', '/_stats/:metric', '/:index/_stats', '/:index/_stats/:metric']) router.add('GET', path, stats);
@@ -161,8 +163,25 @@ function waitsMet(q: URLSearchParams, metas: IndexMeta[]): boolean {
 }
 
 /** The `_stats` sections the shard engine measures, summed over shards. */
-export function statsSections(shards: readonly ShardStats[]): Record<string, unknown> {
+/** Loaded fielddata bytes per field over some shards, in field order. */
+export function fielddataByField(shards: readonly ShardStats[]): [string, number][] {
+  const out = new Map<string, number>();
+  for (const s of shards) for (const [f, b] of Object.entries(s.fielddata ?? {})) out.set(f, (out.get(f) ?? 0) + b);
+  return [...out].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+}
+
+/**
+ * The stats sections over some shards' figures. `fielddataFields` (patterns) adds the per-field fielddata sizes, as
+ * `fielddata_fields` / `fields` ask.
+ */
+export function statsSections(shards: readonly ShardStats[], fielddataFields: string[] | null = null): Record<string, unknown> {
   const sum = (f: (s: ShardStats) => number): number => shards.reduce((a, s) => a + f(s), 0);
+  const fielddata: Record<string, unknown> = { memory_size_in_bytes: sum((s) => Object.values(s.fielddata ?? {}).reduce((a, b) => a + b, 0)), evictions: 0 };
+  if (fielddataFields) {
+    const fields: Record<string, unknown> = {};
+    for (const [f, bytes] of fielddataByField(shards)) if (fielddataFields.some((p) => simpleMatch(p, f))) fields[f] = { memory_size_in_bytes: bytes };
+    fielddata.fields = fields;
+  }
   return {
     docs: { count: sum((s) => s.docsCount), deleted: sum((s) => s.docsDeleted) },
     store: { size_in_bytes: sum((s) => s.storeBytes) },
@@ -174,6 +193,7 @@ export function statsSections(shards: readonly ShardStats[]): Record<string, unk
     },
     refresh: { total: sum((s) => s.refreshes), total_time_in_millis: 0, listeners: 0 },
     flush: { total: sum((s) => s.flushes), periodic: 0, total_time_in_millis: 0 },
+    fielddata,
     segments: {
       count: sum((s) => s.segments), memory_in_bytes: sum((s) => s.segmentsMemoryBytes), terms_memory_in_bytes: 0, stored_fields_memory_in_bytes: 0,
       term_vectors_memory_in_bytes: 0, norms_memory_in_bytes: 0, points_memory_in_bytes: 0, doc_values_memory_in_bytes: 0,

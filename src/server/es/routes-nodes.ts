@@ -97,7 +97,10 @@ async function nodesStats(cluster: EsCluster, req: HttpRequest, p: Params): Prom
   return json(req, 200, humanIfAsked(req, envelope(cluster, selected, () => {
     const b = base(cluster);
     const out: Record<string, unknown> = { timestamp: Date.now(), name: b.name, transport_address: b.transport_address, host: b.host, ip: [b.ip], roles: b.roles };
-    if (want('indices')) out.indices = statsSections(shardStats);
+    if (want('indices')) {
+      const fd = req.query.get('fielddata_fields') ?? req.query.get('fields');
+      out.indices = statsSections(shardStats, fd ? fd.split(',') : null);
+    }
     if (want('os')) {
       const total = os.totalmem(), free = os.freemem();
       const [l1, l5, l15] = os.loadavg();

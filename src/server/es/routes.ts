@@ -17,6 +17,7 @@ import { registerSegmentRoutes } from './routes-segments.ts';
 import { registerClusterRoutes } from './routes-cluster.ts';
 import { registerNodeRoutes } from './routes-nodes.ts';
 import { registerTaskRoutes } from './routes-tasks.ts';
+import { registerRecoveryRoutes } from './routes-recovery.ts';
 import { registerClusterStateRoutes } from './routes-cluster-state.ts';
 import { registerDocRoutes } from './routes-docs.ts';
 import { registerMgetRoutes } from './routes-mget.ts';
@@ -51,6 +52,7 @@ export function registerEsRoutes(router: Router, ctx: ServerContext): ServiceHoo
   registerClusterRoutes(router, cluster);
   registerNodeRoutes(router, cluster);
   registerTaskRoutes(router, cluster);
+  registerRecoveryRoutes(router, cluster);
   registerClusterStateRoutes(router, cluster);
   const search = registerSearchRoutes(router, ctx, cluster);
   registerByQueryRoutes(router, cluster, search);

@@ -4,6 +4,7 @@ import { combineHooks } from '../context.ts';
 import type { Router } from '../router.ts';
 import { registerLifecycleRoutes, type Lifecycle } from './lifecycle-routes.ts';
 import { registerGraphRoutes } from './graph-routes.ts';
+import { registerUiRoutes } from './ui-routes.ts';
 import { registerQueryRoutes } from './query-routes.ts';
 import { QueryGate } from './query-gate.ts';
 import { registerRulesRoutes } from './rules-routes.ts';
@@ -32,6 +33,7 @@ export function registerMetricsRoutes(router: Router, ctx: ServerContext, life: 
   guardUntilReady(router, life);
   registerCors(router, '/api/', ctx.flags['web.cors.origin']);
   registerGraphRoutes(router);
+  registerUiRoutes(router);
   // One client for the whole metrics service: PromQL, scraping, rules and remote write append/read through it.
   const tsdb = new TsdbClient(ctx.pool);
   // PromQL reads the TSDB merged with the config's remote_read endpoints.

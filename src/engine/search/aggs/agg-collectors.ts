@@ -13,6 +13,7 @@ import { NUMERIC_TYPES } from '../../indexing/field-infos.ts';
 import { createBucketCollector } from './bucket-collectors.ts';
 import { DEFAULT_DATE_FORMAT, parseDate } from '../../analysis/date-format.ts';
 import { TopHitsCollector } from './top-hits.ts';
+import { stringColumn } from '../fielddata.ts';
 import { rejectNestedComposite } from './composite.ts';
 import { validatePipelines } from './bucket-sort.ts';
 
@@ -84,7 +85,9 @@ export function valuesSource(field: string, env: AggEnv, missing?: unknown, valu
   if (fi?.type === 'text' && !fi.fielddata) throw fielddataError(field);
   // Unmapped fields take their type from `value_type` (so `missing` values bucket like real ones).
   const type = fi?.type ?? (valueType ? VALUE_TYPES[valueType] ?? 'unmapped' : 'unmapped');
-  const kind = type === 'keyword' ? 'str' : NUMERIC_TYPES.has(type) || type === 'date' || type === 'boolean' ? 'num' : 'none';
+  // A text field reaching here has fielddata enabled: its uninverted terms act as keyword values.
+  const text = type === 'text';
+  const kind = type === 'keyword' || text ? 'str' : NUMERIC_TYPES.has(type) || type === 'date' || type === 'boolean' ? 'num' : 'none';
   const miss = missing === undefined || missing === null ? null : missingAs(kind === 'str' ? 'keyword' : type, missing, fi?.format);
   // The segment's column, resolved once per segment (not per doc).
   let num: NumericDocValues | null = null, ord: OrdinalDocValues | null = null;
@@ -92,7 +95,7 @@ export function valuesSource(field: string, env: AggEnv, missing?: unknown, valu
     kind, type, format: fi?.format,
     setSegment(s: Segment): void {
       num = fi && kind === 'num' ? s.numeric(field) : null;
-      ord = fi && kind === 'str' ? s.ordinals(field) : null;
+      ord = fi && kind === 'str' ? stringColumn(s, field, text) : null;
     },
     numericColumn: () => (miss === null ? num : null),
     ordinalColumn: () => (miss === null ? ord : null),

@@ -10,7 +10,7 @@
  * the shard pages by key and cuts to `size` again (exact, since a key on the final page is on every page of the
  * shards that hold it).
  */
-import type { Segment } from '../../postings/segment.ts';
+import type { OrdinalDocValues, Segment } from '../../postings/segment.ts';
 import { InvalidArgumentError } from '../../errors.ts';
 import { cmpCodePoints, parseDateValue } from '../range-weight.ts';
 import { locOfKey } from '../json-pos.ts';
@@ -164,12 +164,46 @@ export class CompositeCollector implements AggCollector {
     this.combo = new Array(sources.length).fill(null);
   }
 
+  /**
+   * Fast path for the common paging request — one `terms` source on a keyword (or text fielddata) column, no
+   * sub-aggregations: docs are counted per segment ordinal in a typed array, and keys are made once per distinct
+   * term of the segment, not once per doc.
+   */
+  private ordCounts: Int32Array | null = null;
+  private ordColumn: OrdinalDocValues | null = null;
+  private missingCount = 0;
+
   setSegment(ord: number, seg: Segment): void {
+    this.flushOrdCounts();
     for (const b of this.bound) b.src.setSegment(seg);
     this.buckets.setSegment(ord, seg);
+    const col = this.bound.length === 1 && this.sources[0].type === 'terms' && this.spec.subs.length === 0 ? this.bound[0].src.ordinalColumn() : null;
+    this.ordColumn = col;
+    this.ordCounts = col ? new Int32Array(col.terms.size) : null;
+  }
+
+  private flushOrdCounts(): void {
+    const counts = this.ordCounts, col = this.ordColumn;
+    if (!counts || !col) return;
+    this.ordCounts = null;
+    this.ordColumn = null;
+    for (let o = 0; o < counts.length; o++) {
+      if (counts[o] === 0) continue;
+      this.combo[0] = col.lookupOrd(o);
+      this.addCount(counts[o]);
+    }
+    if (this.missingCount > 0) { this.combo[0] = null; this.addCount(this.missingCount); this.missingCount = 0; }
   }
 
   collect(doc: number, score: number): void {
+    const counts = this.ordCounts;
+    if (counts !== null) {
+      const col = this.ordColumn!, ords = col.ords, s = col.start[doc], e = col.start[doc + 1];
+      // Ords are sorted and distinct per doc, so each counts the doc once.
+      for (let i = s; i < e; i++) counts[ords[i]]++;
+      if (s === e && this.sources[0].missingBucket) this.missingCount++;
+      return;
+    }
     // Each source's distinct (rounded) values; values come sorted, so rounding keeps equal keys adjacent.
     for (const b of this.bound) {
       const n = b.src.values(doc, b.vals);
@@ -194,12 +228,31 @@ export class CompositeCollector implements AggCollector {
   }
 
   private add(doc: number, score: number): void {
+    const id = this.keep();
+    if (id === null) return;
+    this.buckets.hit(this.buckets.bucket(id), doc, score);
+    this.maybePrune();
+  }
+
+  /** Adds `n` docs to the current key's bucket (fast path: no sub-aggregations to feed). */
+  private addCount(n: number): void {
+    const id = this.keep();
+    if (id === null) return;
+    this.buckets.bucket(id).count += n;
+    this.maybePrune();
+  }
+
+  /** The bucket id of the current key, or null when it is at or before `after` or past the cutoff. */
+  private keep(): string | null {
     const key = this.combo, sources = this.sources;
-    if (this.after !== null && compareCompositeKeys(sources, key, this.after) <= 0) return;
-    if (this.cutoff !== null && compareCompositeKeys(sources, key, this.cutoff) > 0) return;
+    if (this.after !== null && compareCompositeKeys(sources, key, this.after) <= 0) return null;
+    if (this.cutoff !== null && compareCompositeKeys(sources, key, this.cutoff) > 0) return null;
     const id = JSON.stringify(key);
     if (!this.keysOf.has(id)) this.keysOf.set(id, key.slice());
-    this.buckets.hit(this.buckets.bucket(id), doc, score);
+    return id;
+  }
+
+  private maybePrune(): void {
     if (this.keysOf.size > Math.max(2 * this.size, 64)) this.prune();
   }
 
@@ -212,6 +265,7 @@ export class CompositeCollector implements AggCollector {
   }
 
   partial(): AggPartial {
+    this.flushOrdCounts();
     const sources = this.sources;
     const list = [...this.buckets.map.values()].sort((a, b) => compareCompositeKeys(sources, this.keysOf.get(a.key as string)!, this.keysOf.get(b.key as string)!)).slice(0, this.size);
     return {
