@@ -4,8 +4,8 @@
  * - Over HTTP on a real Tessera child process: each page answers 200 text/html with the shared nav and its own
  *   script, the scripts and style are served locally, and the web config's basic auth covers the pages.
  * - In headless Chromium (Debian's `chromium` driven by playwright-core) on a real Tessera child process that
- *   scrapes one live target and one dead one and evaluates a rule file (a recording rule, and alerts that are
- *   firing, pending and inactive): each page's rendered rows, states, labels and fields, label values and
+ *   scrapes one live target and one dead one and evaluates a rule file (a recording rule, one that fails, and
+ *   alerts that are firing, pending and inactive): each page's rendered rows, states, labels and fields, label values and
  *   annotations shown as text (never as markup), and completion suggestions in the expression box. Skips when
  *   /usr/bin/chromium is absent (`apt-get install -y chromium`).
  */
@@ -105,6 +105,8 @@ const RULES = `groups:
     rules:
       - record: ui_demo:three
         expr: vector(3)
+      - record: ui_demo:broken
+        expr: (vector(1) or label_replace(vector(1), "a", "b", "", "")) + on() (vector(1) or label_replace(vector(1), "a", "b", "", ""))
       - alert: AlwaysFiring
         expr: vector(1)
         labels:
@@ -154,6 +156,8 @@ test('UI pages in Chromium against a server with a live and a dead target and a 
       return alerts.some((a) => a.labels.alertname === 'AlwaysFiring' && a.state === 'firing') &&
         alerts.some((a) => a.labels.alertname === 'SlowBurn' && a.state === 'pending');
     });
+    await waitFor('ui_demo:broken evaluated (and failed)', async () =>
+      (await get<{ groups: { rules: { name: string; health: string }[] }[] }>('/api/v1/rules')).groups[0].rules.some((r) => r.name === 'ui_demo:broken' && r.health === 'err'));
     await waitFor('the recorded and the scraped series among the metric names', async () => {
       const names = await get<string[]>('/api/v1/label/__name__/values');
       return names.includes('ui_demo:three') && names.includes('ui_demo_gauge');
@@ -227,11 +231,14 @@ test('UI pages in Chromium against a server with a live and a dead target and a 
     // Rules: the group with both kinds, health and evaluation time.
     await loaded(page, `${base}/rules`);
     assert.deepEqual(await page.$$eval('tr.rule', (trs) => trs.map((t) => [t.getAttribute('data-rule'), t.getAttribute('data-type')])),
-      [['ui_demo:three', 'recording'], ['AlwaysFiring', 'alerting'], ['SlowBurn', 'alerting'], ['NeverFires', 'alerting']]);
+      [['ui_demo:three', 'recording'], ['ui_demo:broken', 'recording'], ['AlwaysFiring', 'alerting'], ['SlowBurn', 'alerting'], ['NeverFires', 'alerting']]);
     const rec = page.locator('tr.rule[data-rule="ui_demo:three"]');
     assert.equal(await rec.locator('.definition').textContent(), 'record: ui_demo:three\nexpr: vector(3)');
     assert.equal((await rec.locator('.health').textContent())?.trim(), 'OK');
     assert.equal((await rec.locator('.last-error').textContent())?.trim(), '');
+    const broken = page.locator('tr.rule[data-rule="ui_demo:broken"]');
+    assert.equal((await broken.locator('.health').textContent())?.trim(), 'ERR');
+    assert.match((await broken.locator('.last-error').textContent()) ?? '', /many-to-many matching not allowed/);
     assert.match(await page.textContent('section.group[data-group="ui-demo"] thead') ?? '', /rules\.yml · every 1s/);
 
     // Status, flags, config, TSDB status.
