@@ -238,7 +238,8 @@ export class Tsdb {
     try {
       await this.wal.close();
     } finally {
-      this.head.chunkFiles.close();
+      // chunks_head/ is emptied at open and rebuilt from the WAL: a last flush that fails (disk full) loses nothing.
+      try { this.head.chunkFiles.close(); } catch { /* see above */ }
     }
   }
 }

@@ -98,11 +98,15 @@ export class HeadChunkFiles {
     this.buffered = 0;
   }
 
+  /** Flushes and closes the files; the files are closed even when the flush throws (then rethrows). */
   close(): void {
-    this.flush();
-    for (const f of this.files.values()) closeSync(f.fd);
-    this.files.clear();
-    this.cur = null;
+    try {
+      this.flush();
+    } finally {
+      for (const f of this.files.values()) closeSync(f.fd);
+      this.files.clear();
+      this.cur = null;
+    }
   }
 
   private nextFile(): void {

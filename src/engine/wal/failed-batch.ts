@@ -13,16 +13,18 @@ import { join } from 'node:path';
 import { EngineError, InternalError, OverloadedError } from '../errors.ts';
 import { syncDir } from '../store/durable-files.ts';
 
-/** Where a batch started: segment `seq`, whose bytes before `offset` were durable. */
+/** Where a batch started: segment `seq`, whose bytes before `offset` were durable (0: the batch created it). */
 export interface BatchStart { seq: number; offset: number }
 
 /**
- * Truncates segment `start.seq` to `start.offset` (fsynced) and deletes segments `start.seq+1..lastSeq`;
- * `name` maps a sequence number to its file name. Throws when the files could not be put back.
+ * Truncates segment `start.seq` to `start.offset` (fsynced; deleted when the offset is 0) and deletes segments
+ * `start.seq+1..lastSeq`; `name` maps a sequence number to its file name. Throws when the files could not be put back.
  */
 export async function rollBackBatch(dir: string, name: (seq: number) => string, start: BatchStart, lastSeq: number): Promise<void> {
-  for (let s = lastSeq; s > start.seq; s--) await fsp.rm(join(dir, name(s)), { force: true });
-  const fh = await fsp.open(join(dir, name(start.seq)), 'r+').catch((e: NodeJS.ErrnoException) => {
+  // A segment the batch created holds nothing durable: it goes (a header-only file would be a torn creation).
+  const keep = start.offset > 0 ? start.seq : start.seq - 1;
+  for (let s = lastSeq; s > keep; s--) await fsp.rm(join(dir, name(s)), { force: true });
+  const fh = start.offset === 0 ? null : await fsp.open(join(dir, name(start.seq)), 'r+').catch((e: NodeJS.ErrnoException) => {
     if (e.code === 'ENOENT') return null; // the batch failed creating it: nothing to undo
     throw e;
   });

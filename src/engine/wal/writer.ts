@@ -142,7 +142,7 @@ export class WalWriter {
    * cut was queued. Returns, per entry, the position of its first record (or of the new segment for a cut).
    */
   private async writeBatch(batch: Entry[]): Promise<WalPosition[]> {
-    const start: BatchStart = { seq: this.seq, offset: this.fh ? this.offset : FILE_HEADER_SIZE };
+    const start: BatchStart = { seq: this.seq, offset: this.fh ? this.offset : 0 };
     try {
       return await this.writeRecords(batch);
     } catch (err) {
