@@ -164,7 +164,9 @@ export class ScrapeLoop {
     const durationSec = (performance.now() - t0) / 1000;
     this.appendReport(samples, startMs, res, durationSec);
     try {
-      await this.deps.sink.append(samples);
+      const appended = this.deps.sink.append(samples);
+      samples.length = 0; // see SampleSink.append
+      await appended;
     } catch (e) {
       res = { ...res, health: 'down', error: `appending samples: ${(e as Error).message}` };
     }
