@@ -10,6 +10,13 @@ import type { Matrix, QueryResult } from './value.ts';
 
 /** Go's encoding/json string escaping (HTML-safe: <, >, & become \u003c…). */
 export function jsonString(s: string): string {
+  // Label names and values are nearly always plain printable ASCII: no escaping, no regex pass.
+  let plain = true;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c || c === 0x3c || c === 0x3e || c === 0x26) { plain = false; break; }
+  }
+  if (plain) return '"' + s + '"';
   return JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
 }
 
@@ -46,10 +53,38 @@ class JsonWriter {
     this.buf.copy(next, 0, 0, this.off);
     this.buf = next;
   }
-  /** ASCII text (numbers, punctuation). */
-  ascii(s: string): void { this.ensure(s.length); this.off += this.buf.write(s, this.off, 'latin1'); }
+  /** ASCII text (numbers, punctuation). A byte loop: Buffer#write costs more than the copy for short text. */
+  ascii(s: string): void {
+    this.ensure(s.length);
+    const b = this.buf;
+    let o = this.off;
+    for (let i = 0; i < s.length; i++) b[o++] = s.charCodeAt(i);
+    this.off = o;
+  }
+  /**
+   * A sample value as `formatSampleValue` prints it. Integers below 2^53 (counters, the common case) are
+   * written digit by digit with no string; -0 and everything else go through the formatter.
+   */
+  sampleValue(v: number): void {
+    if (v === 0 || v !== Math.floor(v) || v > 9007199254740991 || v < -9007199254740991) { this.ascii(formatSampleValue(v)); return; }
+    this.ensure(17);
+    const b = this.buf;
+    if (v < 0) { b[this.off++] = 0x2d; v = -v; }
+    let digits = 1;
+    for (let x = v; x >= 10; x = Math.floor(x / 10)) digits++;
+    // Invariant: v is a positive integer below 2^53, so % and / by 10 are exact.
+    let o = this.off + digits;
+    this.off = o;
+    do { const q = Math.floor(v / 10); b[--o] = 0x30 + (v - q * 10); v = q; } while (v > 0);
+  }
   utf8(s: string): void { this.ensure(s.length * 3); this.off += this.buf.write(s, this.off, 'utf8'); }
-  bytes(b: Uint8Array): void { this.ensure(b.length); this.buf.set(b, this.off); this.off += b.length; }
+  bytes(src: Uint8Array): void {
+    this.ensure(src.length);
+    const b = this.buf;
+    let o = this.off;
+    for (let i = 0; i < src.length; i++) b[o++] = src[i];
+    this.off = o;
+  }
   byte(c: number): void { this.ensure(1); this.buf[this.off++] = c; }
   done(): Buffer { return this.buf.subarray(0, this.off); }
 }
@@ -69,7 +104,7 @@ export function matrixJson(m: Matrix): Buffer {
       if (tb === undefined) { tb = Buffer.from('[' + marshalTimestamp(t) + ',"', 'latin1'); tsBytes.set(t, tb); }
       if (i) w.byte(0x2c); // ,
       w.bytes(tb);
-      w.ascii(formatSampleValue(s.v[i]));
+      w.sampleValue(s.v[i]);
       w.byte(0x22); w.byte(0x5d); // "]
     }
     w.ascii(']}');
@@ -88,7 +123,8 @@ export function resultJsonOpen(r: QueryResult): Buffer {
       for (let i = 0; i < r.vector.length; i++) {
         const s = r.vector[i];
         w.utf8((i ? ',' : '') + '{"metric":' + metricJson(s.metric) + ',"value":[' + ts + ',"');
-        w.ascii(formatSampleValue(s.v) + '"]}');
+        w.sampleValue(s.v);
+        w.ascii('"]}');
       }
       w.ascii(']');
       return w.done();

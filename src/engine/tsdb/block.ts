@@ -4,7 +4,8 @@
  * read on demand with positioned reads (the worker thread may block on disk; the main thread never calls this).
  */
 import { crc32c } from '../codec/crc32c.ts';
-import { closeSync, openSync, readSync, promises as fsp } from 'node:fs';
+import { closeSync, fstatSync, openSync, promises as fsp } from 'node:fs';
+import { ReadAheadFile } from './read-ahead.ts';
 import path from 'node:path';
 import type { Labels, Matcher } from './api.ts';
 import type { ChunkMeta, Interval, SeriesSource } from './chunk-meta.ts';
@@ -37,9 +38,9 @@ class LazyChunk implements ChunkMeta {
 
 export class Block implements SeriesSource {
   private fds = new Map<number, number>();
+  private readers = new Map<number, ReadAheadFile>();
   private closed = false;
   readonly index: BlockPostings;
-  private readonly head = Buffer.alloc(11);
 
   constructor(
     readonly dir: string,
@@ -69,23 +70,34 @@ export class Block implements SeriesSource {
   /** The XOR payload of the chunk at `ref` (sequence · 2^32 + offset of its length varint). */
   readChunk(ref: number): Uint8Array {
     const seq = Math.floor(ref / TWO32), off = ref % TWO32;
-    const fd = this.fd(seq);
+    const rd = this.reader_(seq);
     const file = (): string => path.join(this.dir, 'chunks', chunkSegmentName(seq));
-    const got = readSync(fd, this.head, 0, 11, off);
-    const v = uvarintAt(this.head, 0, got);
+    const head = rd.read(off, 11);
+    const v = uvarintAt(head, 0, head.length);
     if (!v) throw new CorruptionError(file(), off, 'bad chunk length');
     const len = v.value, p = v.next - 1;
-    const enc = this.head[p + 1];
+    const enc = head[p + 1];
     if (enc !== TSDB_CHUNK_ENC_XOR) {
       throw InternalError.of('INTERNAL', [`chunk encoding ${enc} in ${file()} at offset ${off} is not supported (only float samples, XOR)`]);
     }
-    // Data and the CRC-32C that follows it (over the encoding byte and the data, as Prometheus writes it).
-    const out = Buffer.alloc(len + 4);
-    if (readSync(fd, out, 0, len + 4, off + p + 2) !== len + 4) throw new CorruptionError(file(), off, 'short chunk read');
-    const want = out.readUInt32BE(len);
-    const crc = crc32c(out.subarray(0, len), crc32c(this.head.subarray(p + 1, p + 2)));
+    // Encoding byte, data and the CRC-32C that follows (over the encoding byte and the data, as Prometheus
+    // writes it); a view of the read-ahead window, which is never overwritten.
+    const out = rd.read(off + p + 1, len + 5);
+    if (out.length !== len + 5) throw new CorruptionError(file(), off, 'short chunk read');
+    const want = out.readUInt32BE(len + 1);
+    const crc = crc32c(out.subarray(0, len + 1));
     if (want !== crc) throw new CorruptionError(file(), off, `chunk checksum mismatch (stored ${want}, computed ${crc})`);
-    return new Uint8Array(out.buffer, out.byteOffset, len);
+    return new Uint8Array(out.buffer, out.byteOffset + 1, len);
+  }
+
+  private reader_(seq: number): ReadAheadFile {
+    let r = this.readers.get(seq);
+    if (r === undefined) {
+      const fd = this.fd(seq);
+      r = new ReadAheadFile(fd, fstatSync(fd).size);
+      this.readers.set(seq, r);
+    }
+    return r;
   }
 
   private fd(seq: number): number {
@@ -115,6 +127,7 @@ export class Block implements SeriesSource {
     this.closed = true;
     for (const fd of this.fds.values()) closeSync(fd);
     this.fds.clear();
+    this.readers.clear();
     this.reader.close();
   }
 }

@@ -5,7 +5,8 @@
  * so a block's heap cost is its symbols and label pairs, not its series. Every section's CRC32C is checked
  * when it is read; a mismatch is a CorruptionError naming the file and offset.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync } from 'node:fs';
+import { ReadAheadFile } from './read-ahead.ts';
 import type { Label } from './api.ts';
 import { ByteReader, uvarintAt } from '../codec/byte-buf.ts';
 import { crc32c } from '../codec/crc32c.ts';
@@ -28,13 +29,14 @@ export class BlockIndexReader {
   /** Label name → its values (sorted) and each value's postings offset. */
   private readonly pairs = new Map<string, { values: string[]; offsets: number[] }>();
   private allOffset = -1;
-  private scratch = Buffer.allocUnsafe(4096);
+  private file_: ReadAheadFile | null = null;
   private readonly seriesCache = new Map<number, IndexSeries>();
 
   constructor(readonly file: string) {
     this.fd = openSync(file, 'r');
     try {
       this.sizeBytes = fstatSync(this.fd).size;
+      this.file_ = new ReadAheadFile(this.fd, this.sizeBytes);
       const head = this.read(0, 5);
       if (this.sizeBytes < 5 + TOC_BYTES || head.readUInt32BE(0) !== PROM_INDEX_MAGIC) {
         throw new CorruptionError(file, 0, `invalid magic number ${this.sizeBytes >= 4 ? head.readUInt32BE(0).toString(16) : ''}`);
@@ -51,12 +53,11 @@ export class BlockIndexReader {
 
   close(): void { closeSync(this.fd); }
 
-  /** `n` bytes at `off` (a view of a reused buffer: valid until the next read). */
+  /** `n` bytes at `off` (a view of the read-ahead window). */
   private read(off: number, n: number): Buffer {
-    if (this.scratch.length < n) this.scratch = Buffer.allocUnsafe(Math.max(n, this.scratch.length * 2));
-    const got = readSync(this.fd, this.scratch, 0, n, off);
-    if (got !== n) throw new CorruptionError(this.file, off, `unexpected end of file (wanted ${n} bytes, got ${got})`);
-    return this.scratch.subarray(0, n);
+    const b = this.file_!.read(off, n);
+    if (b.length !== n) throw new CorruptionError(this.file, off, `unexpected end of file (wanted ${n} bytes, got ${b.length})`);
+    return b;
   }
 
   private readToc(): Toc {

@@ -1,0 +1,30 @@
+/** The result encoder's fast paths print exactly what the general formatter and Go's JSON escaping print. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { jsonString, matrixJson, resultJsonOpen } from './result-json.ts';
+import { formatSampleValue } from './format.ts';
+
+const VALUES = [0, -0, 1, -1, 9, 10, 11, 99, 100, 12345, -98765, 1e15, 1e15 + 1, 2 ** 53 - 1, -(2 ** 53 - 1), 2 ** 53, 2 ** 53 + 2,
+  1e20, 1e21, -1e21, 1e300, 0.5, -0.25, 0.1, 1 / 3, 1e-6, 1e-7, -1.5e-7, 5e-324, NaN, Infinity, -Infinity, 123.456, 4294967296, 4294967295];
+
+test('sample values: digit-by-digit integers and the general path equal formatSampleValue', () => {
+  const m = [{ metric: [{ name: 'a', value: 'b' }], t: VALUES.map((_, i) => i * 1000), v: VALUES }];
+  const got = JSON.parse(matrixJson(m).toString() + '}').result[0].values.map((p: [number, string]) => p[1]);
+  assert.deepEqual(got, VALUES.map(formatSampleValue));
+  for (const v of VALUES) {
+    const r = JSON.parse(resultJsonOpen({ type: 'vector', vector: [{ metric: [], t: 0, v }], t: 0 }).toString() + '}');
+    assert.equal(r.result[0].value[1], formatSampleValue(v));
+  }
+});
+
+test('jsonString: the plain-ASCII fast path and escaping agree with Go (HTML-safe)', () => {
+  const f = (s: string, want: string): void => assert.equal(jsonString(s), want);
+  f('', '""');
+  f('/api/v1', '"/api/v1"');
+  f('a"b', '"a\\"b"');
+  f('a\\b', '"a\\\\b"');
+  f('<&>', '"\\u003c\\u0026\\u003e"');
+  f('\n\t', '"\\n\\t"');
+  f('é\u2028', '"é\\u2028"');
+  f('~ !', '"~ !"');
+});
