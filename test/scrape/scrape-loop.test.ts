@@ -32,7 +32,7 @@ after(() => server.close());
 
 class MemSink {
   batches: IngestSample[][] = [];
-  async append(s: IngestSample[]): Promise<void> { this.batches.push(s); }
+  async append(s: IngestSample[]): Promise<void> { this.batches.push([...s]); }
   last(): Map<string, number> {
     const m = new Map<string, number>();
     for (const s of this.batches[this.batches.length - 1] ?? []) m.set(formatSeries(s.labels), s.v);

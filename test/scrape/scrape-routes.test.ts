@@ -62,7 +62,7 @@ remote_write:
 
 const appended: IngestSample[][] = [];
 let appendResult: unknown;
-const client = { async append(s: IngestSample[]) { appended.push(s); return appendResult; } };
+const client = { async append(s: IngestSample[]) { appended.push([...s]); return appendResult; } };
 const flags = { ...defaultFlags(), 'config.file': cfgFile, workers: 2, 'web.enable-remote-write-receiver': true };
 const logs: string[] = [];
 const ctx = {

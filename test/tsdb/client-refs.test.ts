@@ -18,7 +18,8 @@ const pool = new ShardPool({ workers: 2, dataDir: dir, options: { allowCrashTask
 const client = new TsdbClient(pool);
 after(async () => { await client.close(); await pool.close(); cleanup(); });
 
-const A: Labels = [{ name: '__name__', value: 'a' }, { name: 'k', value: '1' }];
+// Frozen, as a scrape loop's label arrays are: the client caches routes (and refs) only for those.
+const A: Labels = Object.freeze([{ name: '__name__', value: 'a' }, { name: 'k', value: '1' }]);
 const wA = shardOfSeries(['__name__', 'a', 'k', '1'], 2);
 const B: Labels = [{ name: '__name__', value: 'b' }];
 
@@ -28,7 +29,7 @@ test('stale refs after a block cut are resent with labels', async () => {
   assert.equal((await client.append([{ labels: A, t: 1000, v: 2 }])).added, 1); // by ref now
   // Keep A's worker busy past 3 h with another series on the same worker, so the head is cut and A dropped.
   let filler: Labels = B;
-  for (let i = 0; shardOfSeries(['__name__', filler[0].value], 2) !== wA; i++) filler = [{ name: '__name__', value: `b${i}` }];
+  for (let i = 0; shardOfSeries(['__name__', filler[0].value], 2) !== wA; i++) filler = Object.freeze([{ name: '__name__', value: `b${i}` }]);
   for (let t = 0; t <= 4 * H; t += 10 * 60_000) await client.append([{ labels: filler, t, v: t }]);
   await client.tick();
   const r = await client.append([{ labels: A, t: 4 * H, v: 3 }]);

@@ -7,6 +7,11 @@ import type { Labels } from '../tsdb/api.ts';
 export interface IngestSample { labels: Labels; t: number; v: number }
 
 export interface SampleSink {
+  /**
+   * Takes in `samples` before returning (copies what it keeps): callers may empty or reuse the array once
+   * the call has returned, before the promise settles. The scrape loop does, so that a scrape's sample
+   * objects die young instead of being promoted to the old generation while the WAL write is awaited.
+   */
   append(samples: IngestSample[]): Promise<unknown>;
 }
 

@@ -66,6 +66,7 @@ export class ScrapeLoop {
   private keySeries: (SeriesState | null)[] = [];
   private keySeen = new Int32Array(1024);
   private byLabels = new LabelSetMap<SeriesState>();
+  private readonly report = new Map<string, Label[]>();
   /** Series written by the previous scrape without explicit timestamps (staleness candidates). */
   private prevSeries: SeriesState[] = [];
   private curSeries: SeriesState[] = [];
@@ -164,7 +165,9 @@ export class ScrapeLoop {
     const durationSec = (performance.now() - t0) / 1000;
     this.appendReport(samples, startMs, res, durationSec);
     try {
-      await this.deps.sink.append(samples);
+      const appended = this.deps.sink.append(samples);
+      samples.length = 0; // see SampleSink.append
+      await appended;
     } catch (e) {
       res = { ...res, health: 'down', error: `appending samples: ${(e as Error).message}` };
     }
@@ -314,10 +317,15 @@ export class ScrapeLoop {
     for (let i = 0; i < REPORT_NAMES.length; i++) out.push({ labels: this.reportLabels(REPORT_NAMES[i]), t, v: values[i] });
   }
 
+  /** Labels of the report series `name` (one frozen array per name for the loop's life, like scraped series'). */
   private reportLabels(name: string): Label[] {
-    const out: Label[] = [{ name: '__name__', value: name }];
+    let out = this.report.get(name);
+    if (out !== undefined) return out;
+    out = [{ name: '__name__', value: name }];
     for (const l of this.target.labels) out.push(l);
     out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    Object.freeze(out);
+    this.report.set(name, out);
     return out;
   }
 }
@@ -328,13 +336,14 @@ export class ScrapeLoop {
  */
 const NAMES = new StringTable(1 << 14);
 
+/** `ls` with interned names, frozen: the loop appends it every scrape, and the TSDB client caches the routes of frozen label arrays. */
 function interned(ls: Label[]): Label[] {
   const out: Label[] = new Array(ls.length);
   for (let i = 0; i < ls.length; i++) {
     const { name, value } = ls[i];
     out[i] = { name: NAMES.intern(name), value: name === '__name__' ? NAMES.intern(value) : value };
   }
-  return out;
+  return Object.freeze(out) as Label[];
 }
 
 /** Prometheus's `errSampleLimit`. */

@@ -160,12 +160,13 @@ export class TsdbClient {
   }
 
   /**
-   * Owner (and ref, once known) of a label set. Label arrays are immutable by contract (api.ts), and scrape
-   * loops reuse them from scrape to scrape, so their routing is cached by identity: the steady state does no
-   * sorting, joining or hashing on the main thread.
+   * Owner (and ref, once known) of a label set. A producer that appends the same label arrays again and
+   * again (a scrape loop) freezes them, and their routing is cached by identity: the steady state does no
+   * sorting, joining or hashing on the main thread. Other arrays (remote write decodes fresh ones for every
+   * request) are routed each time, without filling the cache with entries that are never hit.
    */
   private route(ls: SampleIn['labels'], n: number): Route {
-    const cacheable = Array.isArray(ls);
+    const cacheable = Array.isArray(ls) && Object.isFrozen(ls);
     if (cacheable) {
       const hit = this.routes.get(ls as object);
       if (hit !== undefined && hit.n === n) return hit;
