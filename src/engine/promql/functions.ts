@@ -78,16 +78,38 @@ export const VECTOR_FUNCS: Record<string, VectorFunc> = {
 function goMax(a: number, b: number): number { return Number.isNaN(a) || Number.isNaN(b) ? NaN : Math.max(a, b); }
 function goMin(a: number, b: number): number { return Number.isNaN(a) || Number.isNaN(b) ? NaN : Math.min(a, b); }
 
-function histogramQuantile(a: Vector[]): Vector {
+/** An input series' bucket facts, worked out once per label-set object (series keep theirs across steps). */
+interface BucketSeries { ub: number; key: string; metric: Labels }
+const bucketSeries = new WeakMap<Labels, BucketSeries | null>();
+/** Output label sets by group key per call, so every step yields the same label objects. */
+const groupLabels = new WeakMap<Call, Map<string, Labels>>();
+
+function bucketSeriesOf(ls: Labels, call: Call): BucketSeries | null {
+  let b = bucketSeries.get(ls);
+  if (b !== undefined) return b;
+  const ub = hasLabel(ls, 'le') ? goParseFloat(getLabel(ls, 'le')) : null;
+  if (ub === null) b = null;
+  else {
+    const key = cachedLabelsKey(ls.filter((l) => l.name !== 'le'));
+    let byKey = groupLabels.get(call);
+    if (!byKey) { byKey = new Map(); groupLabels.set(call, byKey); }
+    let metric = byKey.get(key);
+    if (!metric) { metric = ls.filter((l) => l.name !== 'le' && l.name !== '__name__'); byKey.set(key, metric); }
+    b = { ub, key, metric };
+  }
+  bucketSeries.set(ls, b);
+  return b;
+}
+
+function histogramQuantile(a: Vector[], call: Call): Vector {
   const q = a[0][0].v;
   const groups = new Map<string, { metric: Labels; buckets: Bucket[] }>();
   for (const s of a[1]) {
-    const ub = goParseFloat(getLabel(s.metric, 'le'));
-    if (ub === null || !hasLabel(s.metric, 'le')) continue;
-    const key = cachedLabelsKey(s.metric.filter((l) => l.name !== 'le'));
-    let g = groups.get(key);
-    if (!g) { g = { metric: s.metric.filter((l) => l.name !== 'le' && l.name !== '__name__'), buckets: [] }; groups.set(key, g); }
-    g.buckets.push({ upperBound: ub, count: s.v });
+    const bs = bucketSeriesOf(s.metric, call);
+    if (bs === null) continue;
+    let g = groups.get(bs.key);
+    if (!g) { g = { metric: bs.metric, buckets: [] }; groups.set(bs.key, g); }
+    g.buckets.push({ upperBound: bs.ub, count: s.v });
   }
   const out: Vector = [];
   for (const g of groups.values()) out.push({ metric: g.metric, t: 0, v: bucketQuantile(q, g.buckets) });
