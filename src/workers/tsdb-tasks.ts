@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { FetchedSeries, Labels, Matcher, MatchType } from '../engine/tsdb/api.ts';
 import { newMatcher } from '../engine/tsdb/api.ts';
 import { InvalidArgumentError } from '../engine/errors.ts';
-import { cleanTombstones, flushHead, headStatus, importPrometheusWal, PromWal, refreshBlocks, shardFigures, snapshot, tick, Tsdb } from '../engine/tsdb/index.ts';
+import { cleanTombstones, flushHead, headStatus, importPrometheusWal, mergeOverlappingBlocks, PromWal, refreshBlocks, shardFigures, snapshot, tick, Tsdb } from '../engine/tsdb/index.ts';
 import type { OpArgs, MatcherWire, SelectArgs, SelectReply, SelectorRangeArgs, TaskSubset, WorkerInit } from './protocol.ts';
 import { packSelect, type PackedSelect } from '../engine/tsdb/packed-series.ts';
 import { outOfBand } from '../engine/codec/msgpack.ts';
@@ -170,6 +170,7 @@ export const tsdbTasks = {
   },
   'tsdb.cleanTombstones': async (_a, ctx) => (await forAll(ctx, cleanTombstones)).reduce((x, y) => x + y, 0),
   'tsdb.snapshot': async (a, ctx) => { await forAll(ctx, (d) => snapshot(d, a.dir, a.withHead)); return null; },
+  'tsdb.mergeSnapshot': async (a, ctx) => mergeOverlappingBlocks(a.dir, (await shards(ctx)).own.now()),
   'tsdb.status': async (_a, ctx) => headStatus((await shards(ctx)).own),
   'tsdb.figures': async (_a, ctx) => shardFigures((await shards(ctx)).own),
   'tsdb.walReplay': async (_a, ctx) => (await shards(ctx)).own.walReplay,
