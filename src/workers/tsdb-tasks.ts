@@ -34,6 +34,7 @@ function openShard(ctx: WorkerInit, root: string, n: number): Promise<Tsdb> {
       dir, compress,
       segmentSizeBytes: ctx.options.walSegmentSizeBytes as number | undefined,
       repair: ctx.options.walRepair as boolean | undefined,
+      onFailure: (err) => dropShards(err),
     }),
     retentionMs: openArgs.retentionMs,
     retentionBytes: openArgs.retentionBytes,
@@ -43,7 +44,44 @@ function openShard(ctx: WorkerInit, root: string, n: number): Promise<Tsdb> {
   });
 }
 
-function shards(ctx: WorkerInit): Promise<Shards> {
+/**
+ * A failed WAL batch (disk full, I/O error) left samples and series in the head that were refused: the shards
+ * are dropped at once — the WAL calls this before the batch's appends reject — and the next call reopens them
+ * from disk (blocks + the WAL, put back to its durable end). That is also how appends resume once space is
+ * back; the new head's epoch makes clients resend labels for refs of the old one.
+ */
+let closing: { dbs: Promise<Shards>; done: Promise<boolean>; cause: unknown } | null = null;
+
+function dropShards(cause: unknown): void {
+  if (!opened) return;
+  const dbs = opened;
+  opened = null;
+  console.warn(`TSDB WAL write failed (${(cause as Error).message}); reopening the shard from disk`);
+  startClosing(dbs, cause);
+}
+
+function startClosing(dbs: Promise<Shards>, cause: unknown): void {
+  const c = { dbs, cause, done: Promise.resolve(false) };
+  c.done = dbs.then(async (s) => {
+    const results = await Promise.allSettled(s.all.map((d) => d.close()));
+    const bad = results.find((r) => r.status === 'rejected');
+    if (bad) { console.warn(`TSDB: putting back the WAL failed (${String((bad as PromiseRejectedResult).reason)}); retrying on the next call`); return false; }
+    if (closing === c) closing = null;
+    return true;
+  }, () => true);
+  closing = c;
+}
+
+/** Waits for dropped shards to close; when the WAL is still not put back, retries and throws the failure. */
+async function awaitClosed(): Promise<void> {
+  const c = closing;
+  if (!c || await c.done) return;
+  if (closing === c) startClosing(c.dbs, c.cause);
+  throw c.cause;
+}
+
+async function shards(ctx: WorkerInit): Promise<Shards> {
+  if (closing) await awaitClosed();
   opened ??= (async () => {
     const root = tsdbRoot(ctx);
     const own = await openShard(ctx, root, ctx.workerId);
@@ -60,7 +98,10 @@ function shards(ctx: WorkerInit): Promise<Shards> {
     }
     return { own, all };
   })();
-  return opened;
+  const mine = opened;
+  // A failed open (a full disk cannot create the WAL's segment) is retried by the next call.
+  mine.catch(() => { if (opened === mine) opened = null; });
+  return mine;
 }
 
 export function toLabels(flat: readonly string[]): Labels {
