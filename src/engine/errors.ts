@@ -25,6 +25,7 @@ export const ERRORS = {
   QUERY_CANCELED: 'query was canceled in %s',
   WORKER_CRASHED: 'worker %s crashed: %s',
   LOCKED: 'data directory %s is in use by another process (lock file %s)',
+  DISK_FULL: 'no space left on the device writing %s: %s',
 
   // ── documents (Elasticsearch API) ───────────────────────────────────────
   DOC_INDEX_NOT_FOUND: 'no such index',

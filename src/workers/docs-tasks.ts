@@ -64,7 +64,8 @@ async function write(args: WriteArgs, init: WorkerInit): Promise<Stale | ItemOut
       }
     }
     await Promise.all(durable);
-    const wrote = out.some((r) => 'ok' in r);
+    // A failed translog append dropped the shard (shard-registry.ts): there is nothing left to refresh.
+    const wrote = !o.dropped && out.some((r) => 'ok' in r);
     if (args.refresh === 'true' && wrote) { s.refresh(); o.lastRefresh = Date.now(); markForced(out); }
     else if (args.refresh === 'wait_for' && wrote) {
       if (o.refreshMs === null) { s.refresh(); markForced(out); } else await s.waitForRefresh();

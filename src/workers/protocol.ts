@@ -179,6 +179,8 @@ export interface WorkerOps {
   'tsdb.deleteSeries': { args: SelectorRangeArgs; result: null };
   'tsdb.cleanTombstones': { args: null; result: number };
   'tsdb.snapshot': { args: { dir: string; withHead: boolean }; result: null };
+  /** Merges a snapshot's overlapping blocks (the shards' parts of each range) into one each; the count written. */
+  'tsdb.mergeSnapshot': { args: { dir: string }; result: number };
   'tsdb.status': { args: null; result: ShardStatus };
   'tsdb.figures': { args: null; result: ShardFigures };
   'tsdb.walReplay': { args: null; result: WalReplayStatus };

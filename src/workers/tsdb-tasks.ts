@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { FetchedSeries, Labels, Matcher, MatchType } from '../engine/tsdb/api.ts';
 import { newMatcher } from '../engine/tsdb/api.ts';
 import { InvalidArgumentError } from '../engine/errors.ts';
-import { cleanTombstones, flushHead, headStatus, importPrometheusWal, PromWal, refreshBlocks, shardFigures, snapshot, tick, Tsdb } from '../engine/tsdb/index.ts';
+import { cleanTombstones, flushHead, headStatus, importPrometheusWal, mergeOverlappingBlocks, PromWal, refreshBlocks, shardFigures, snapshot, tick, Tsdb } from '../engine/tsdb/index.ts';
 import type { OpArgs, MatcherWire, SelectArgs, SelectReply, SelectorRangeArgs, TaskSubset, WorkerInit } from './protocol.ts';
 import { packSelect, type PackedSelect } from '../engine/tsdb/packed-series.ts';
 import { outOfBand } from '../engine/codec/msgpack.ts';
@@ -34,6 +34,7 @@ function openShard(ctx: WorkerInit, root: string, n: number): Promise<Tsdb> {
       dir, compress,
       segmentSizeBytes: ctx.options.walSegmentSizeBytes as number | undefined,
       repair: ctx.options.walRepair as boolean | undefined,
+      onFailure: (err) => dropShards(err),
     }),
     retentionMs: openArgs.retentionMs,
     retentionBytes: openArgs.retentionBytes,
@@ -43,7 +44,44 @@ function openShard(ctx: WorkerInit, root: string, n: number): Promise<Tsdb> {
   });
 }
 
-function shards(ctx: WorkerInit): Promise<Shards> {
+/**
+ * A failed WAL batch (disk full, I/O error) left samples and series in the head that were refused: the shards
+ * are dropped at once — the WAL calls this before the batch's appends reject — and the next call reopens them
+ * from disk (blocks + the WAL, put back to its durable end). That is also how appends resume once space is
+ * back; the new head's epoch makes clients resend labels for refs of the old one.
+ */
+let closing: { dbs: Promise<Shards>; done: Promise<boolean>; cause: unknown } | null = null;
+
+function dropShards(cause: unknown): void {
+  if (!opened) return;
+  const dbs = opened;
+  opened = null;
+  console.warn(`TSDB WAL write failed (${(cause as Error).message}); reopening the shard from disk`);
+  startClosing(dbs, cause);
+}
+
+function startClosing(dbs: Promise<Shards>, cause: unknown): void {
+  const c = { dbs, cause, done: Promise.resolve(false) };
+  c.done = dbs.then(async (s) => {
+    const results = await Promise.allSettled(s.all.map((d) => d.close()));
+    const bad = results.find((r) => r.status === 'rejected');
+    if (bad) { console.warn(`TSDB: putting back the WAL failed (${String((bad as PromiseRejectedResult).reason)}); retrying on the next call`); return false; }
+    if (closing === c) closing = null;
+    return true;
+  }, () => true);
+  closing = c;
+}
+
+/** Waits for dropped shards to close; when the WAL is still not put back, retries and throws the failure. */
+async function awaitClosed(): Promise<void> {
+  const c = closing;
+  if (!c || await c.done) return;
+  if (closing === c) startClosing(c.dbs, c.cause);
+  throw c.cause;
+}
+
+async function shards(ctx: WorkerInit): Promise<Shards> {
+  if (closing) await awaitClosed();
   opened ??= (async () => {
     const root = tsdbRoot(ctx);
     const own = await openShard(ctx, root, ctx.workerId);
@@ -60,7 +98,10 @@ function shards(ctx: WorkerInit): Promise<Shards> {
     }
     return { own, all };
   })();
-  return opened;
+  const mine = opened;
+  // A failed open (a full disk cannot create the WAL's segment) is retried by the next call.
+  mine.catch(() => { if (opened === mine) opened = null; });
+  return mine;
 }
 
 export function toLabels(flat: readonly string[]): Labels {
@@ -170,6 +211,7 @@ export const tsdbTasks = {
   },
   'tsdb.cleanTombstones': async (_a, ctx) => (await forAll(ctx, cleanTombstones)).reduce((x, y) => x + y, 0),
   'tsdb.snapshot': async (a, ctx) => { await forAll(ctx, (d) => snapshot(d, a.dir, a.withHead)); return null; },
+  'tsdb.mergeSnapshot': async (a, ctx) => mergeOverlappingBlocks(a.dir, (await shards(ctx)).own.now()),
   'tsdb.status': async (_a, ctx) => headStatus((await shards(ctx)).own),
   'tsdb.figures': async (_a, ctx) => shardFigures((await shards(ctx)).own),
   'tsdb.walReplay': async (_a, ctx) => (await shards(ctx)).own.walReplay,

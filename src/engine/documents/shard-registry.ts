@@ -8,6 +8,12 @@
  * searches report it as a failed shard, and cluster health turns red. The failure is recorded in the shard
  * directory (`DOC_SHARD_FAILED_MARKER`, as Elasticsearch's `corrupted_*` marker), so a restart does not serve
  * the shard again until an operator restores it (then deletes the marker) or deletes the index.
+ *
+ * A failed translog append (disk full, I/O error) is not damage: the operations of that batch were applied in
+ * memory but refused, so the shard is dropped from memory at once — before any caller hears of the failure —
+ * and the next call reopens it from disk (last commit + translog, which the WAL has put back to its durable
+ * end), as Elasticsearch fails and recovers a shard whose translog failed. That is also how writes resume once
+ * space is back. While the translog's files cannot be put back, calls get the append's error and retry.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -34,7 +40,11 @@ export interface ShardRegistryOptions {
   onInfo: (msg: string) => void;
 }
 
-export interface OpenShard { stored: StoredShard; mv: number; refreshMs: number | null; lastRefresh: number }
+/** `dropped`: the shard was taken out of service after a translog failure (its instance is closing). */
+export interface OpenShard { stored: StoredShard; mv: number; refreshMs: number | null; lastRefresh: number; dropped: boolean }
+
+/** A shard being closed after a translog failure; `done` resolves false when its files are not put back yet. */
+interface Closing { stored: StoredShard; cause: unknown; done: Promise<boolean> }
 
 /** A shard's state for health and `_cat/shards`. */
 export type ShardState = { state: 'STARTED' } | { state: 'FAILED'; error: WireError };
@@ -46,6 +56,7 @@ export class ShardRegistry {
   private readonly shards = new Map<string, OpenShard>();
   private readonly opening = new Map<string, Promise<OpenShard>>();
   private readonly failed = new Map<string, EngineError>();
+  private readonly closing = new Map<string, Closing>();
   readonly cache: BlockCache;
   readonly memory: IndexingMemory;
 
@@ -72,6 +83,8 @@ export class ShardRegistry {
     const key = `${uuid}/${shard}`;
     const failure = this.failed.get(key);
     if (failure) throw failure;
+    const closing = this.closing.get(key);
+    if (closing) await this.awaitClosed(key, closing);
     let cur = this.shards.get(key);
     if (!cur) {
       // No await between the lookups and `opening.set`: concurrent calls must share one open.
@@ -106,8 +119,9 @@ export class ShardRegistry {
         walRepair: this.o.walRepair, onWarning: this.o.onWarning, onInfo: this.o.onInfo,
         // Elasticsearch's `checksum` (and `true`, whose extra Lucene checks have no counterpart here).
         verifyOnOpen: ['checksum', 'true'].includes(String(meta.settings['index.shard.check_on_startup'] ?? 'false')),
+        onTranslogFailure: (err) => this.dropAfterTranslogFailure(key, err),
       });
-      const o: OpenShard = { stored, mv: meta.mappingVersion, refreshMs: refreshIntervalMs(meta.settings), lastRefresh: Date.now() };
+      const o: OpenShard = { stored, mv: meta.mappingVersion, refreshMs: refreshIntervalMs(meta.settings), lastRefresh: Date.now(), dropped: false };
       this.shards.set(key, o);
       return o;
     } catch (e) {
@@ -115,6 +129,37 @@ export class ShardRegistry {
     } finally {
       this.opening.delete(key);
     }
+  }
+
+  /**
+   * Takes the shard out of service synchronously (the WAL calls this before the batch's appends reject), so
+   * no later call reads what the refused operations left in memory; closing runs in the background.
+   */
+  private dropAfterTranslogFailure(key: string, err: unknown): void {
+    const o = this.shards.get(key);
+    if (!o) return;
+    this.shards.delete(key);
+    o.dropped = true;
+    this.o.onWarning(`shard [${o.stored.shard.indexName}][${o.stored.shard.shard}]: translog write failed (${(err as Error).message}); reopening the shard from disk`);
+    this.startClosing(key, o.stored, err);
+  }
+
+  private startClosing(key: string, stored: StoredShard, cause: unknown): void {
+    const done = stored.close().then(() => {
+      if (this.closing.get(key)?.done === done) this.closing.delete(key);
+      return true;
+    }, (e: unknown) => {
+      this.o.onWarning(`shard ${stored.dir}: putting back the translog failed (${(e as Error).message}); retrying on the next call`);
+      return false;
+    });
+    this.closing.set(key, { stored, cause, done });
+  }
+
+  /** Waits for a dropped shard to close; when its translog is still not put back, retries and throws `cause`. */
+  private async awaitClosed(key: string, c: Closing): Promise<void> {
+    if (await c.done) return;
+    if (this.closing.get(key) === c) this.startClosing(key, c.stored, c.cause);
+    throw c.cause;
   }
 
   /**
@@ -186,6 +231,11 @@ export class ShardRegistry {
       await o.stored.destroy();
     }
     for (const key of [...this.failed.keys()]) if (key.startsWith(`${uuid}/`)) this.failed.delete(key);
+    for (const [key, c] of [...this.closing]) {
+      if (!key.startsWith(`${uuid}/`)) continue;
+      this.closing.delete(key);
+      await c.done;
+    }
     await rm(join(this.o.dataDir, 'es', 'indices', uuid), { recursive: true, force: true });
   }
 

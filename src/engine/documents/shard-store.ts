@@ -38,6 +38,8 @@ export interface ShardStoreOptions {
   verifyOnOpen?: boolean;
   onWarning?: (msg: string) => void;
   onInfo?: (msg: string) => void;
+  /** A translog batch failed (wal/index.ts `onFailure`): the owner must reopen the shard from disk. */
+  onTranslogFailure?: (err: unknown) => void;
 }
 
 const UPGRADE_PROGRESS_DOCS = 100_000;
@@ -74,7 +76,7 @@ export class StoredShard {
       if (legacy) from = await upgradeSnapshot(dir, shard, o);
       const wal = await Wal.open({
         dir: join(dir, 'translog'), compress: o.walCompression ?? false, repair: o.walRepair ?? false,
-        segmentSizeBytes: o.walSegmentSizeBytes ?? 16 * 1024 * 1024, onWarning: o.onWarning,
+        segmentSizeBytes: o.walSegmentSizeBytes ?? 16 * 1024 * 1024, onWarning: o.onWarning, onFailure: o.onTranslogFailure,
       });
       // Segment files but no commit point, and a translog that no longer starts at its beginning (trimmed by a
       // commit, or emptied by a clean shutdown's flush): a commit point was lost, and its documents are only in
@@ -122,10 +124,17 @@ export class StoredShard {
     return this.shard.translogBytes;
   }
 
+  /**
+   * Closes the translog and the index. Throws when the translog could not put back the files of a failed
+   * batch (then the shard must not be reopened yet; calling `close` again retries).
+   */
   async close(): Promise<void> {
-    await this.flushing;
-    await this.wal.close();
-    await this.shard.shardIndex.close();
+    await this.flushing?.catch(() => undefined);
+    try {
+      await this.wal.close();
+    } finally {
+      await this.shard.shardIndex.close();
+    }
   }
 
   /** Closes and deletes the shard's files (index deletion). */

@@ -232,10 +232,15 @@ export class Tsdb {
     if (recs.length) await this.wal.log([encodeTombstonesRecord(recs)]);
   }
 
+  /** Closes the WAL and the head's chunk files; throws when the WAL could not put back a failed batch's files. */
   async close(): Promise<void> {
     await this.maintenance.catch(() => {});
-    await this.wal.close();
-    this.head.chunkFiles.close();
+    try {
+      await this.wal.close();
+    } finally {
+      // chunks_head/ is emptied at open and rebuilt from the WAL: a last flush that fails (disk full) loses nothing.
+      try { this.head.chunkFiles.close(); } catch { /* see above */ }
+    }
   }
 }
 

@@ -7,6 +7,9 @@
  *
  * Appends are synchronous (the head's append path is): chunks collect in a write buffer that is written out
  * with one write when it reaches `FLUSH_BYTES`; a read of a chunk still in the buffer is served from it.
+ * A full disk does not fail an append or a WAL replay (which cut chunks in the middle of updating the head):
+ * the chunks stay buffered, in memory as before head chunks were written out, and the next flush past
+ * another `FLUSH_BYTES` writes them at the same offsets.
  */
 import { closeSync, mkdirSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
@@ -30,6 +33,8 @@ export class HeadChunkFiles {
   private written = 0;
   private buf = Buffer.allocUnsafe(FLUSH_BYTES + 4096);
   private buffered = 0;
+  /** Buffered bytes at which `write` flushes next (moved on by FLUSH_BYTES when the disk is full). */
+  private flushAt = FLUSH_BYTES;
   private readonly head = Buffer.alloc(64);
 
   constructor(readonly dir: string, private readonly maxFileBytes = MAX_FILE_BYTES) {
@@ -54,7 +59,7 @@ export class HeadChunkFiles {
     b.writeUInt32BE(crc32c(b.subarray(start, p)), p); p += 4;
     this.buffered = p;
     if (maxt > this.cur!.maxt) this.cur!.maxt = maxt;
-    if (this.buffered >= FLUSH_BYTES) this.flush();
+    if (this.buffered >= this.flushAt) this.flushUnlessFull();
     return ref;
   }
 
@@ -89,7 +94,19 @@ export class HeadChunkFiles {
     }
   }
 
-  /** Writes out the buffered chunks. */
+  /** `flush`, except that a full disk leaves the chunks buffered (retried after another FLUSH_BYTES). */
+  private flushUnlessFull(): void {
+    try {
+      this.flush();
+      this.flushAt = FLUSH_BYTES;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'ENOSPC' && code !== 'EDQUOT') throw e;
+      this.flushAt = this.buffered + FLUSH_BYTES;
+    }
+  }
+
+  /** Writes out the buffered chunks (positional writes: a failed flush can simply be repeated). */
   flush(): void {
     if (this.cur === null || this.buffered === 0) return;
     let done = 0;
@@ -98,11 +115,15 @@ export class HeadChunkFiles {
     this.buffered = 0;
   }
 
+  /** Flushes and closes the files; the files are closed even when the flush throws (then rethrows). */
   close(): void {
-    this.flush();
-    for (const f of this.files.values()) closeSync(f.fd);
-    this.files.clear();
-    this.cur = null;
+    try {
+      this.flush();
+    } finally {
+      for (const f of this.files.values()) closeSync(f.fd);
+      this.files.clear();
+      this.cur = null;
+    }
   }
 
   private nextFile(): void {
@@ -111,11 +132,13 @@ export class HeadChunkFiles {
     const fd = openSync(this.fileName(seq), 'w+');
     this.cur = { seq, fd, maxt: -Infinity };
     this.files.set(seq, this.cur);
-    const h = Buffer.alloc(HEADER_BYTES);
-    h.writeUInt32BE(PROM_HEAD_CHUNKS_MAGIC, 0);
-    h[4] = PROM_HEAD_CHUNKS_VERSION;
-    writeSync(fd, h, 0, HEADER_BYTES, 0);
-    this.written = HEADER_BYTES;
+    // The header goes out with the first flush, so a full disk does not fail the chunk that opens a file.
+    this.written = 0;
+    this.reserve(HEADER_BYTES);
+    this.buf.fill(0, 0, HEADER_BYTES);
+    this.buf.writeUInt32BE(PROM_HEAD_CHUNKS_MAGIC, 0);
+    this.buf[4] = PROM_HEAD_CHUNKS_VERSION;
+    this.buffered = HEADER_BYTES;
   }
 
   private reserve(n: number): void {

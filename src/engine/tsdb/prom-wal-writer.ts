@@ -6,8 +6,9 @@
  * compresses each record (kept raw when snappy does not shrink it, as Prometheus does), lays the fragments
  * out, writes them with one positional write per segment touched and one `datasync` — so concurrent appends
  * share an fsync, where Prometheus itself never fsyncs an append. A record that no longer fits in the segment starts the next one (a record never spans segments);
- * a closed segment ends with a zero-padded page. A write or fsync failure makes the writer unusable: the batch
- * and every later call reject (after a failed fsync the state of the page cache is unknown).
+ * a closed segment ends with a zero-padded page. A write or fsync failure puts the files back to where the
+ * batch started (wal/failed-batch.ts), then makes the writer unusable: the batch and every later call reject
+ * (after a failed fsync the state of the page cache is unknown) until the owner reopens the log from disk.
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
@@ -16,6 +17,7 @@ import { compressSync, SNAPPY_SYNC_BUDGET_BYTES, yieldToLoop } from '../codec/sn
 import { FragmentEncoder } from './prom-wal-pages.ts';
 import { syncDir } from '../store/durable-files.ts';
 import { GroupCommit } from '../wal/group-commit.ts';
+import { rollBackBatch, walWriteError, type BatchStart } from '../wal/failed-batch.ts';
 
 interface Entry {
   records: readonly Uint8Array[];
@@ -31,7 +33,9 @@ export class PromWalWriter {
   private readonly enc = new FragmentEncoder();
   private fh: fsp.FileHandle | null = null;
   private readonly commits = new GroupCommit<Entry, number>((batch) => this.writeBatch(batch),
-    (f) => InternalError.of('INTERNAL', [`WAL ${this.dir} failed earlier: ${String(f)}`]));
+    (f) => walWriteError(this.dir, f));
+  /** Where a failed batch started, while its files have not been put back yet (retried by `close`). */
+  private undo: { start: BatchStart; lastSeq: number } | null = null;
   private closed = false;
   private started = false;
   bytesWritten = 0;
@@ -40,7 +44,8 @@ export class PromWalWriter {
 
   /** `seq` is the segment the writer creates first; `onSegment` hears of every segment it creates. */
   constructor(readonly dir: string, private seq: number, private readonly segmentBytes: number,
-    private readonly compress: boolean, private readonly onSegment: (seq: number) => void) {}
+    private readonly compress: boolean, private readonly onSegment: (seq: number) => void,
+    private readonly onFailure: (err: unknown) => void = () => undefined) {}
 
   /** The segment being written. */
   get segment(): number { return this.seq; }
@@ -61,10 +66,22 @@ export class PromWalWriter {
     return this.enqueue([], true);
   }
 
-  /** Waits for queued records, pads the last page and closes the segment. Later calls reject. */
+  /** The error that failed a batch (the log refuses appends since), or null. */
+  failure(): unknown {
+    return this.commits.failure;
+  }
+
+  /**
+   * Waits for queued records, pads the last page and closes the segment. Later calls reject. After a failed
+   * batch whose files could not be put back, retries that and throws when it fails again.
+   */
   async close(): Promise<void> {
     this.closed = true;
     await this.commits.drain();
+    if (this.undo) {
+      await rollBackBatch(this.dir, segmentFileName, this.undo.start, this.undo.lastSeq);
+      this.undo = null;
+    }
     const fh = this.fh;
     if (fh === null) return;
     this.fh = null;
@@ -87,6 +104,30 @@ export class PromWalWriter {
 
   /** Writes one batch; per entry the closed segment of a cut, else the segment written to. */
   private async writeBatch(batch: Entry[]): Promise<number[]> {
+    const start: BatchStart = { seq: this.seq, offset: this.enc.pos };
+    try {
+      return await this.writeRecords(batch);
+    } catch (err) {
+      await this.rollBack(start);
+      const typed = walWriteError(this.dir, err);
+      this.onFailure(typed);
+      throw typed;
+    }
+  }
+
+  /** Closes the segment and puts the files back to `start`; on failure `close` retries. Never throws. */
+  private async rollBack(start: BatchStart): Promise<void> {
+    const fh = this.fh;
+    this.fh = null;
+    await fh?.close().catch(() => undefined);
+    this.undo = { start, lastSeq: this.seq };
+    try {
+      await rollBackBatch(this.dir, segmentFileName, start, this.seq);
+      this.undo = null;
+    } catch { /* retried by close(); until then the log refuses appends */ }
+  }
+
+  private async writeRecords(batch: Entry[]): Promise<number[]> {
     const enc = this.enc;
     const out: number[] = new Array(batch.length);
     let sinceYield = 0;

@@ -17,6 +17,7 @@ import path from 'node:path';
 import { CorruptionError, InvalidArgumentError } from '../errors.ts';
 import { PROM_WAL_CHECKPOINT_PREFIX, PROM_WAL_PAGE_SIZE, PROM_WAL_SEGMENT_SIZE_BYTES } from '../codec/format-ids.ts';
 import { trackWal, untrackWal } from '../wal/index.ts';
+import { walWriteError } from '../wal/failed-batch.ts';
 import { syncDir } from '../store/durable-files.ts';
 import { readSegmentFile, type RecordCallback } from './prom-wal-reader.ts';
 import { PromWalWriter, segmentFileName } from './prom-wal-writer.ts';
@@ -32,6 +33,11 @@ export interface PromWalOptions {
   repair?: boolean;
   /** Recovery warnings (torn tail truncated, repair). Default: process.emitWarning. */
   onWarning?: (msg: string) => void;
+  /**
+   * Called once when a batch fails to write or fsync, after its files were put back and before its appends
+   * reject: the owner drops the head (reopening it from disk) before any caller hears.
+   */
+  onFailure?: (err: unknown) => void;
 }
 
 const SEGMENT_RE = /^\d{8,}$/;
@@ -127,7 +133,8 @@ export class PromWal implements TsdbWal {
     this.tail = tail;
     const lastCp = checkpoints.length ? checkpoints[checkpoints.length - 1] : -1;
     const size = Math.ceil((opts.segmentSizeBytes ?? PROM_WAL_SEGMENT_SIZE_BYTES) / PROM_WAL_PAGE_SIZE) * PROM_WAL_PAGE_SIZE;
-    this.writer = new PromWalWriter(opts.dir, Math.max(this.lastAtOpen, lastCp) + 1, size, opts.compress ?? true, (s) => this.segments.push(s));
+    this.writer = new PromWalWriter(opts.dir, Math.max(this.lastAtOpen, lastCp) + 1, size, opts.compress ?? true, (s) => this.segments.push(s),
+      opts.onFailure ?? (() => undefined));
   }
 
   /** Opens `dir` (creating it), removes unfinished checkpoints and starts a new segment. Does not replay. */
@@ -145,7 +152,8 @@ export class PromWal implements TsdbWal {
       if (i === 0 || (await fsp.stat(path.join(opts.dir, segmentFileName(seg)))).size > 0) tail = seg;
     }
     const wal = new PromWal(opts, listing, tail, listing.checkpoints);
-    await wal.writer.start();
+    // Creating the first segment fails on a full disk: DISK_FULL, so the caller retries instead of a 500.
+    await wal.writer.start().catch((e: unknown) => { throw walWriteError(opts.dir, e); });
     trackWal(wal);
     return wal;
   }

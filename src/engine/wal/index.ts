@@ -31,6 +31,11 @@ export interface WalOptions {
   repair?: boolean;
   /** Recovery warnings (torn tail truncated, repair performed). Default: process.emitWarning. */
   onWarning?: (msg: string) => void;
+  /**
+   * Called once when a batch fails to write or fsync, after its files were put back and before its appends
+   * reject: the owner drops what it applied in memory (by reopening from disk) before any caller hears.
+   */
+  onFailure?: (err: unknown) => void;
 }
 
 export interface WalStats { bytesWritten: number; fsyncs: number; records: number; segments: number }
@@ -61,6 +66,7 @@ export class Wal {
       segmentSizeBytes,
       compress: opts.compress ?? false,
       onSegmentCreated: (seq) => { this.segments.push(seq); this.ownSegments++; },
+      onFailure: opts.onFailure ?? (() => undefined),
     });
     trackWal(this);
   }

@@ -2,8 +2,10 @@
  * The WAL writer: group commit over segment files (docs/format.md "WAL segment", "WAL record").
  *
  * Appends go through group commit (group-commit.ts): a batch is compressed, framed into one buffer, written
- * with one `write` per segment touched and made durable with one `datasync`. A write or fsync failure makes
- * the writer unusable: the batch and every later append reject.
+ * with one `write` per segment touched and made durable with one `datasync`. A write or fsync failure puts the
+ * files back to where the batch started (failed-batch.ts), then makes the writer unusable: the batch and every
+ * later append reject (DISK_FULL when the disk is full). The owner then reopens the log from disk, which is
+ * how the log recovers once space is back: the refused records are gone from memory and from the files.
  */
 import type { promises as fsp } from 'node:fs';
 import { InternalError, InvalidArgumentError } from '../errors.ts';
@@ -12,7 +14,8 @@ import {
   FILE_HEADER_SIZE, WAL_RECORD_FLAG_SNAPPY, WAL_RECORD_HEADER_SIZE,
 } from '../codec/format-ids.ts';
 import { encodeRecord, MAX_RECORD_TYPE, MIN_RECORD_TYPE } from './record.ts';
-import { createSegment, writeFully } from './segment-files.ts';
+import { createSegment, segmentName, writeFully } from './segment-files.ts';
+import { rollBackBatch, walWriteError, type BatchStart } from './failed-batch.ts';
 import { GroupCommit } from './group-commit.ts';
 
 export interface WalPosition { segment: number; offset: number }
@@ -31,6 +34,8 @@ export interface WalWriterOptions {
   compress: boolean;
   /** Called after a segment file has been created (and its directory entry fsynced). */
   onSegmentCreated: (seq: number) => void;
+  /** Called once when a batch fails, after the rollback and before its appends reject. */
+  onFailure: (err: unknown) => void;
 }
 
 export class WalWriter {
@@ -38,6 +43,7 @@ export class WalWriter {
   private readonly segmentSizeBytes: number;
   private readonly compress: boolean;
   private readonly onSegmentCreated: (seq: number) => void;
+  private readonly onFailure: (err: unknown) => void;
   /** Segment being written (or the one the next write will create when `fh` is null). */
   private seq: number;
   private fh: fsp.FileHandle | null = null;
@@ -50,6 +56,8 @@ export class WalWriter {
   fsyncs = 0;
   records = 0;
   private bufferedRecords = 0;
+  /** Where a failed batch started, while its files have not been put back yet (retried by `close`). */
+  private undo: { start: BatchStart; lastSeq: number } | null = null;
 
   constructor(opts: WalWriterOptions) {
     this.dir = opts.dir;
@@ -57,6 +65,7 @@ export class WalWriter {
     this.segmentSizeBytes = opts.segmentSizeBytes;
     this.compress = opts.compress;
     this.onSegmentCreated = opts.onSegmentCreated;
+    this.onFailure = opts.onFailure;
   }
 
   /** Where the next record will go (durable end of the current segment). */
@@ -93,7 +102,16 @@ export class WalWriter {
     return this.commits.drain();
   }
 
-  /** Waits for queued appends, then closes the segment file. Later appends reject. */
+  /** The error that failed a batch (the log refuses appends since), or null. */
+  failure(): unknown {
+    return this.commits.failure;
+  }
+
+  /**
+   * Waits for queued appends, then closes the segment file. Later appends reject. After a failed batch whose
+   * files could not be put back, retries that and throws when it fails again: the log must not be reopened
+   * while the refused records are still on disk.
+   */
   async close(): Promise<void> {
     this.closed = true;
     await this.commits.drain();
@@ -102,10 +120,15 @@ export class WalWriter {
       this.fh = null;
       await fh.close();
     }
+    if (this.undo) {
+      await rollBackBatch(this.dir, segmentName, this.undo.start, this.undo.lastSeq);
+      this.undo = null;
+    }
   }
 
   private checkUsable(): Error | null {
-    if (this.commits.failure !== null) return InternalError.of('INTERNAL', [`WAL ${this.dir} failed earlier: ${errText(this.commits.failure)}`]);
+    // The batch's own error (DISK_FULL stays DISK_FULL) until the owner reopens the log.
+    if (this.commits.failure !== null) return walWriteError(this.dir, this.commits.failure);
     if (this.closed) return InternalError.of('INTERNAL', [`WAL ${this.dir} is closed`]);
     return null;
   }
@@ -119,6 +142,30 @@ export class WalWriter {
    * cut was queued. Returns, per entry, the position of its first record (or of the new segment for a cut).
    */
   private async writeBatch(batch: Entry[]): Promise<WalPosition[]> {
+    const start: BatchStart = { seq: this.seq, offset: this.fh ? this.offset : 0 };
+    try {
+      return await this.writeRecords(batch);
+    } catch (err) {
+      await this.rollBack(start);
+      const typed = walWriteError(this.dir, err);
+      this.onFailure(typed);
+      throw typed;
+    }
+  }
+
+  /** Closes the segment and puts the files back to `start`; on failure `close` retries. Never throws. */
+  private async rollBack(start: BatchStart): Promise<void> {
+    const fh = this.fh;
+    this.fh = null;
+    await fh?.close().catch(() => undefined);
+    this.undo = { start, lastSeq: this.seq };
+    try {
+      await rollBackBatch(this.dir, segmentName, start, this.seq);
+      this.undo = null;
+    } catch { /* retried by close(); until then the log refuses appends */ }
+  }
+
+  private async writeRecords(batch: Entry[]): Promise<WalPosition[]> {
     const { stored, flags, totalBytes } = await this.encodePayloads(batch);
     if (this.scratch.length < totalBytes) this.scratch = Buffer.allocUnsafe(Math.max(totalBytes, this.scratch.length * 2));
     const buf = this.scratch;
@@ -232,8 +279,4 @@ function validate(records: readonly WalRecordInput[]): Error | null {
     }
   }
   return null;
-}
-
-function errText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

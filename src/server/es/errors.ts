@@ -31,6 +31,8 @@ export const ES_ERRORS: Readonly<Record<GenericErrorCode | DocumentsErrorCode | 
   QUERY_CANCELED: { type: 'task_cancelled_exception', status: 400 },
   WORKER_CRASHED: { type: 'node_closed_exception', status: 500 },
   LOCKED: { type: 'illegal_state_exception', status: 500 },
+  // A full disk is a retryable rejection, as ES's write thread pool answers when it cannot take more work.
+  DISK_FULL: { type: 'es_rejected_execution_exception', status: 429 },
   DOC_INDEX_NOT_FOUND: { type: 'index_not_found_exception', status: 404 },
   DOC_INDEX_EXISTS: { type: 'resource_already_exists_exception', status: 400 },
   DOC_INVALID_INDEX_NAME: { type: 'invalid_index_name_exception', status: 400 },

@@ -30,7 +30,7 @@ export function promError(errorType: PromErrorType, message: string, status = ST
 export const PROM_ERRORS: Readonly<Record<GenericErrorCode | MetricsErrorCode, PromErrorType>> = {
   INTERNAL: 'internal', INVALID_ARGUMENT: 'bad_data', NOT_FOUND: 'not_found', CONFLICT: 'internal', PARSE: 'bad_data',
   LIMIT_EXCEEDED: 'execution', OVERLOADED: 'unavailable', CORRUPTION: 'internal', FORMAT_VERSION: 'internal',
-  QUERY_TIMEOUT: 'timeout', QUERY_CANCELED: 'canceled', WORKER_CRASHED: 'internal', LOCKED: 'internal',
+  QUERY_TIMEOUT: 'timeout', QUERY_CANCELED: 'canceled', WORKER_CRASHED: 'internal', LOCKED: 'internal', DISK_FULL: 'unavailable',
   TSDB_OUT_OF_ORDER: 'bad_data', TSDB_DUPLICATE_SAMPLE: 'bad_data', TSDB_OUT_OF_BOUNDS: 'bad_data',
   PROMQL_EXECUTION: 'execution',
 };

@@ -25,6 +25,7 @@ const TABLE: Readonly<Record<GenericErrorCode | WorkflowErrorCode, readonly [str
   WF_UNSUPPORTED_EVENT: ['UNSUPPORTED_EVENT', 400],
   LIMIT_EXCEEDED: ['PAYLOAD_TOO_LARGE', 413],
   OVERLOADED: ['RATE_LIMITED', 429],
+  DISK_FULL: ['SERVICE_UNAVAILABLE', 503],
   INTERNAL: null, NOT_FOUND: null, CONFLICT: null, PARSE: null, CORRUPTION: null, FORMAT_VERSION: null, QUERY_TIMEOUT: null,
   QUERY_CANCELED: null, WORKER_CRASHED: null, LOCKED: null,
 };

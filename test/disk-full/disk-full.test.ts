@@ -1,0 +1,134 @@
+/**
+ * Disk full, on a real small disk: the data directory is a 24 MiB tmpfs (mounted here as root; skipped with a
+ * message where mounting is not permitted), filled with a filler file. Document writes and remote writes are
+ * driven through the HTTP server until the disk refuses them; the refused ones must get their API's status
+ * (ES 429 es_rejected_execution_exception, remote write 500) and never become readable. Once the filler is
+ * deleted, writes must succeed again without a restart; after a restart every acknowledged write is there.
+ * The flood-stage watermark is turned off so that the writes reach the full disk (it has its own test).
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServer, type TestServer } from '../support/server.ts';
+import { esCall } from '../support/es-call.ts';
+import { waitFor } from '../support/wait-for.ts';
+import { encodeWriteRequest } from '../../src/engine/remote/remote-write-codec.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'tessera-diskfull-'));
+let mounted = false;
+let skip: string | false = false;
+try {
+  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=24m', 'tmpfs', dir], { stdio: 'pipe' });
+  mounted = true;
+} catch (e) {
+  skip = `mounting a tmpfs is not permitted here (${String((e as Error).message).split('\n')[0]})`;
+}
+
+let s: TestServer | null = null;
+const filler = join(dir, 'filler');
+
+before(async () => {
+  if (skip) return;
+  s = await startServer({ dataDir: dir, services: ['documents', 'metrics'], workers: 1, args: ['--web.enable-remote-write-receiver'] });
+});
+
+after(async () => {
+  await s?.stop();
+  if (mounted) execFileSync('umount', [dir]);
+  rmSync(filler, { force: true });
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Writes zeros until the file system refuses (ENOSPC). */
+function fill(): void {
+  const fd = openSync(filler, 'w');
+  const chunk = Buffer.alloc(1 << 20);
+  try {
+    for (;;) {
+      try { writeSync(fd, chunk); } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOSPC') throw e;
+        // Then the last partial page and inode-less slack, a page at a time.
+        for (;;) { try { writeSync(fd, chunk, 0, 4096); } catch { return; } }
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const T0 = Date.now() - 60_000;
+async function remoteWrite(v: number): Promise<number> {
+  const body = await encodeWriteRequest([{ labels: [{ name: '__name__', value: 'df_m' }], t: T0 + v * 10, v }]);
+  const r = await fetch(`${s!.promUrl}/api/v1/write`, { method: 'POST', body, headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy' } });
+  await r.text();
+  return r.status;
+}
+
+/** The values of df_m the metrics API answers (each sample's value is its number). */
+async function metricValues(srv: TestServer): Promise<number[]> {
+  const r = await fetch(`${srv.promUrl}/api/v1/query?query=${encodeURIComponent('df_m[10m]')}&time=${Date.now() / 1000}`);
+  const j = await r.json() as { status: string; data: { result: { values: [number, string][] }[] } };
+  assert.equal(j.status, 'success', JSON.stringify(j) + srv.stderr().slice(-3000));
+  return j.data.result.flatMap((x) => x.values.map((p) => Number(p[1]))).sort((a, b) => a - b);
+}
+
+const doc = (i: number) => ({ n: i, pad: 'x'.repeat(2000) });
+
+test('disk full: refused writes get 429/500 and never show; writes resume once space is back; acknowledged writes survive a restart', { skip }, async () => {
+  const srv = s!;
+  const call = (m: string, p: string, b?: unknown) => esCall(srv, m, p, b);
+  assert.equal((await call('PUT', '/_cluster/settings', { transient: { 'cluster.routing.allocation.disk.threshold_enabled': false } })).status, 200);
+  assert.equal((await call('PUT', '/full/_doc/ok0?refresh=true', doc(0))).status, 201);
+  assert.equal(await remoteWrite(0), 204);
+  const ackedDocs = ['ok0'];
+  const failedDocs: string[] = [];
+  const ackedSamples = [0];
+  const failedSamples: number[] = [];
+
+  fill();
+  for (let i = 1; i <= 400 && failedDocs.length < 3; i++) {
+    const r = await call('PUT', `/full/_doc/d${i}`, doc(i));
+    if (r.status === 201) { ackedDocs.push(`d${i}`); continue; }
+    assert.equal(r.status, 429, JSON.stringify(r.body));
+    assert.equal(r.body.error.type, 'es_rejected_execution_exception');
+    failedDocs.push(`d${i}`);
+  }
+  assert.ok(failedDocs.length > 0, 'the full disk refused no document write');
+  for (let i = 1; i <= 2000 && failedSamples.length < 3; i++) {
+    const st = await remoteWrite(i);
+    if (st === 204) { ackedSamples.push(i); continue; }
+    assert.equal(st, 500);
+    failedSamples.push(i);
+  }
+  assert.ok(failedSamples.length > 0, 'the full disk refused no remote write');
+
+  // Nothing refused is readable, while the disk is still full.
+  for (const id of failedDocs) assert.equal((await call('GET', `/full/_doc/${id}`)).body.found, false, id);
+  for (const id of ackedDocs) assert.equal((await call('GET', `/full/_doc/${id}`)).body.found, true, id);
+  await call('POST', '/full/_refresh');
+  const ids = (await call('POST', '/full/_search', { size: 1000, _source: false })).body.hits.hits.map((h: { _id: string }) => h._id).sort();
+  assert.deepEqual(ids, [...ackedDocs].sort());
+  assert.deepEqual(await metricValues(srv), ackedSamples);
+
+  // Space comes back: writes resume without a restart.
+  rmSync(filler);
+  const freedAt = Date.now();
+  await waitFor('a document write after space is back', async () => (await call('PUT', '/full/_doc/after', doc(-1))).status === 201, 10_000);
+  const docsMs = Date.now() - freedAt;
+  ackedDocs.push('after');
+  await waitFor('a remote write after space is back', async () => (await remoteWrite(5000)) === 204, 10_000);
+  const metricsMs = Date.now() - freedAt;
+  ackedSamples.push(5000);
+  console.log(`# recovery after space was freed: documents ${docsMs} ms, remote write ${metricsMs} ms`);
+
+  // A restart keeps exactly the acknowledged writes.
+  await srv.stop();
+  s = await srv.restart();
+  const again = s;
+  for (const id of ackedDocs) assert.equal((await esCall(again, 'GET', `/full/_doc/${id}`)).body.found, true, id);
+  for (const id of failedDocs) assert.equal((await esCall(again, 'GET', `/full/_doc/${id}`)).body.found, false, id);
+  assert.deepEqual(await metricValues(again), ackedSamples);
+});
