@@ -299,13 +299,17 @@ export class Evaluator {
       if (ser.t.length > 0) { this.addSamples(ser.t.length); out.push(ser); }
     };
     this.checkDeadline();
+    // Inputs have distinct label sets; dropping a `__name__` they all share keeps them distinct.
+    let check = true;
     if (arg.kind === 'matrix') {
-      for (const s of this.fetch(arg.vs)) eachSeries(s.labels, (mint, maxt) => win.load(s, mint, maxt));
+      const data = this.fetch(arg.vs);
+      for (const s of data) eachSeries(s.labels, (mint, maxt) => win.load(s, mint, maxt));
+      check = !sameMetricName(data);
     } else {
       for (const s of this.subquery(arg)) eachSeries(s.metric, (mint, maxt) => win.loadArrays(s.t, s.v, mint, maxt));
     }
     if (e.func === 'absent_over_time') return this.absentOverTime(out, arg);
-    checkDuplicates(out);
+    if (check) checkDuplicates(out);
     return out;
   }
 
@@ -347,6 +351,19 @@ class OutputSeries {
     const ser = this.series[id];
     ser.t.push(ts); ser.v.push(s.v);
   }
+}
+
+/** Whether every series has the same `__name__` (sorted labels: it comes first when present). */
+function sameMetricName(data: readonly StoredSeries[]): boolean {
+  if (data.length < 2) return true;
+  const l0 = data[0].labels;
+  if (l0.length === 0 || l0[0].name !== '__name__') return false;
+  const name = l0[0].value;
+  for (let i = 1; i < data.length; i++) {
+    const ls = data[i].labels;
+    if (ls.length === 0 || ls[0].name !== '__name__' || ls[0].value !== name) return false;
+  }
+  return true;
 }
 
 /** Throws Prometheus's error when two series of a result have the same label set. */

@@ -135,6 +135,10 @@ export class MultiSourceQuerier implements Querier {
   collect(ms: readonly Matcher[], mint: number, maxt: number): MergedSeries[] {
     const byKey = new Map<string, MergedSeries>();
     const tmp: ChunkMeta[] = [];
+    let inRange = 0;
+    for (const src of this.sources) if (!(src.maxTime < mint || src.minTime > maxt)) inRange++;
+    // One source has one series per label set: no merging by key (building every key costs more than the rest).
+    const list: MergedSeries[] | null = inRange === 1 ? [] : null;
     for (const src of this.sources) {
       if (src.maxTime < mint || src.minTime > maxt) continue;
       const refs = src.index.select(ms).toUint32Array();
@@ -145,13 +149,16 @@ export class MultiSourceQuerier implements Querier {
         if (del !== undefined) dropDeletedChunks(tmp, del);
         if (tmp.length === 0) continue;
         const ls = src.labelsOf(refs[i]);
-        const key = labelsKey(ls);
-        let s = byKey.get(key);
-        if (!s) { s = new MergedSeries(ls, mint, maxt); byKey.set(key, s); }
+        let s: MergedSeries | undefined;
+        if (list !== null) { s = new MergedSeries(ls, mint, maxt); list.push(s); } else {
+          const key = labelsKey(ls);
+          s = byKey.get(key);
+          if (!s) { s = new MergedSeries(ls, mint, maxt); byKey.set(key, s); }
+        }
         for (const c of tmp) s.chunks.push({ c, del });
       }
     }
-    const out = [...byKey.values()];
+    const out = list ?? [...byKey.values()];
     for (const s of out) s.chunks.sort((a, b) => a.c.mint - b.c.mint);
     return out.sort((a, b) => compareLabels(a.labels, b.labels));
   }
@@ -197,21 +204,26 @@ export class MultiSourceQuerier implements Querier {
  * overlapping ones go through the merging cursor.
  */
 export function fetchSeries(q: MultiSourceQuerier, ms: readonly Matcher[], mint: number, maxt: number): FetchedSeries[] {
+  const sel = q.collect(ms, mint, maxt);
+  // Every series decodes into one pair of flat arrays and gets views of its part: `packSelect` then sends
+  // those arrays as they are instead of copying each series again.
+  let cap = 0;
+  for (let i = 0; i < sel.length; i++) for (const r of sel[i].chunks) cap += xorCount(r.c.bytes);
+  const t = new Float64Array(cap), v = new Float64Array(cap);
   const out: FetchedSeries[] = [];
   let cur: SampleCursor | null = null;
-  for (const s of q.collect(ms, mint, maxt)) {
-    let cap = 0;
-    for (const r of s.chunks) cap += xorCount(r.c.bytes);
-    const t = new Float64Array(cap), v = new Float64Array(cap);
-    let n = 0;
+  let n = 0;
+  for (let i = 0; i < sel.length; i++) {
+    const s = sel[i];
+    const start = n;
     if (overlapping(s.chunks)) {
       cur = s.iterator(cur);
       while (cur.next() === VAL_FLOAT) { t[n] = cur.t; v[n] = cur.v; n++; }
     } else {
       for (const r of s.chunks) n = decodeFiltered(r, t, v, n, mint, maxt);
     }
-    if (n === 0) continue;
-    out.push({ labels: s.labels, t: n === cap ? t : t.slice(0, n), v: n === cap ? v : v.slice(0, n) });
+    if (n === start) continue;
+    out.push({ labels: s.labels, t: t.subarray(start, n), v: v.subarray(start, n) });
   }
   return out;
 }
