@@ -230,7 +230,7 @@ export function fetchSeries(q: MultiSourceQuerier, ms: readonly Matcher[], mint:
 
 /** Decodes one chunk at `t[n]`/`v[n]`, keeps the samples in `[mint, maxt]` and not deleted; returns the new end. */
 function decodeFiltered(r: ChunkRef, t: Float64Array, v: Float64Array, n: number, mint: number, maxt: number): number {
-  const cnt = decodeXor(r.c.bytes, t.subarray(n), v.subarray(n));
+  const cnt = decodeXor(r.c.bytes, t, v, n);
   if (r.c.mint >= mint && r.c.maxt <= maxt && r.del === undefined) return n + cnt;
   let k = n;
   for (let i = n; i < n + cnt; i++) {
