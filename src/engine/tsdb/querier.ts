@@ -117,6 +117,26 @@ function dropDeletedChunks(chunks: ChunkMeta[], del: readonly Interval[]): void 
   chunks.length = k;
 }
 
+function isSorted(list: readonly MergedSeries[]): boolean {
+  for (let i = 1; i < list.length; i++) if (compareLabels(list[i - 1].labels, list[i].labels) >= 0) return false;
+  return true;
+}
+
+/** Two label-sorted lists (each with distinct label sets) as one; an equal label set keeps a's labels, a's chunks first. */
+function mergeSorted(a: MergedSeries[], b: MergedSeries[]): MergedSeries[] {
+  const out: MergedSeries[] = [];
+  let i = 0, j = 0;
+  while (i < a.length && j < b.length) {
+    const c = compareLabels(a[i].labels, b[j].labels);
+    if (c < 0) out.push(a[i++]);
+    else if (c > 0) out.push(b[j++]);
+    else { const s = a[i++]; for (const r of b[j++].chunks) s.chunks.push(r); out.push(s); }
+  }
+  while (i < a.length) out.push(a[i++]);
+  while (j < b.length) out.push(b[j++]);
+  return out;
+}
+
 function overlapping(chunks: ChunkRef[]): boolean {
   for (let i = 1; i < chunks.length; i++) if (chunks[i].c.mint <= chunks[i - 1].c.maxt) return true;
   return false;
@@ -133,35 +153,48 @@ export class MultiSourceQuerier implements Querier {
 
   /** Series (merged across sources, sorted by labels) that have at least one chunk in range. */
   collect(ms: readonly Matcher[], mint: number, maxt: number): MergedSeries[] {
-    const byKey = new Map<string, MergedSeries>();
+    // Each source's series, then one series per label set: sources whose lists come sorted (blocks list
+    // series in label order) are merged by comparing label sets; only otherwise is a key string built per
+    // series (that cost more than everything else in a select).
+    const lists: MergedSeries[][] = [];
     const tmp: ChunkMeta[] = [];
-    let inRange = 0;
-    for (const src of this.sources) if (!(src.maxTime < mint || src.minTime > maxt)) inRange++;
-    // One source has one series per label set: no merging by key (building every key costs more than the rest).
-    const list: MergedSeries[] | null = inRange === 1 ? [] : null;
     for (const src of this.sources) {
       if (src.maxTime < mint || src.minTime > maxt) continue;
       const refs = src.index.select(ms).toUint32Array();
+      const list: MergedSeries[] = [];
       for (let i = 0; i < refs.length; i++) {
         tmp.length = 0;
         src.chunksOf(refs[i], mint, maxt, tmp);
         const del = src.deletedOf(refs[i]);
         if (del !== undefined) dropDeletedChunks(tmp, del);
         if (tmp.length === 0) continue;
-        const ls = src.labelsOf(refs[i]);
-        let s: MergedSeries | undefined;
-        if (list !== null) { s = new MergedSeries(ls, mint, maxt); list.push(s); } else {
-          const key = labelsKey(ls);
-          s = byKey.get(key);
-          if (!s) { s = new MergedSeries(ls, mint, maxt); byKey.set(key, s); }
-        }
+        const s = new MergedSeries(src.labelsOf(refs[i]), mint, maxt);
         for (const c of tmp) s.chunks.push({ c, del });
+        list.push(s);
       }
+      if (list.length > 0) lists.push(list);
     }
-    const out = list ?? [...byKey.values()];
-    for (const s of out) s.chunks.sort((a, b) => a.c.mint - b.c.mint);
-    return out.sort((a, b) => compareLabels(a.labels, b.labels));
+    let out: MergedSeries[];
+    if (lists.length === 0) return [];
+    if (lists.length === 1) out = lists[0];
+    else if (lists.every(isSorted)) {
+      out = lists[0];
+      for (let i = 1; i < lists.length; i++) out = mergeSorted(out, lists[i]);
+    } else {
+      const byKey = new Map<string, MergedSeries>();
+      for (const list of lists) {
+        for (const s of list) {
+          const key = labelsKey(s.labels);
+          const old = byKey.get(key);
+          if (old) for (const c of s.chunks) old.chunks.push(c); else byKey.set(key, s);
+        }
+      }
+      out = [...byKey.values()];
+    }
+    for (const s of out) if (s.chunks.length > 1) s.chunks.sort((a, b) => a.c.mint - b.c.mint);
+    return isSorted(out) ? out : out.sort((a, b) => compareLabels(a.labels, b.labels));
   }
+
 
   /** Label sets of the series matching `ms` with data in range, sorted (no sample decoding). */
   seriesLabels(ms: readonly Matcher[], mint: number, maxt: number): Labels[] {
