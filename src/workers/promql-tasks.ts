@@ -22,7 +22,7 @@ export const promqlTasks = {
       timeoutMs: Math.max(0, a.deadlineMs - Date.now()), cancel: a.cancel,
     };
     const json = a.kind === 'range'
-      ? matrixJson(rangeQuery(q, expr, a.startMs, a.endMs, a.stepMs, opts))
+      ? matrixJson(rangeQuery(q, expr, a.startMs, a.endMs, a.stepMs, opts), a.startMs, a.stepMs)
       : resultJsonOpen(instantQuery(q, expr, a.startMs, opts));
     // The encoded result (megabytes for a long range query) is transferred rather than copied through msgpack.
     return { json: outOfBand(json), evalMs: performance.now() - started, samples };

@@ -102,7 +102,11 @@ export interface AppendReply {
 /** Selector sets and an inclusive millisecond window (label names/values, series, delete). */
 export interface SelectorRangeArgs { selectors: MatcherWire[][]; mint: number; maxt: number }
 
-export interface SelectArgs { matchers: MatcherWire[]; mint: number; maxt: number }
+export interface SelectArgs {
+  matchers: MatcherWire[]; mint: number; maxt: number;
+  /** The query's deadline (ms since the epoch): the worker stops selecting past it. */
+  deadlineMs?: number;
+}
 
 /** Concatenated samples: series i owns `[offsets[i], offsets[i+1])` of t and v. */
 export interface SelectReply { labels: string[][]; offsets: Uint32Array; t: Float64Array; v: Float64Array }
@@ -179,6 +183,8 @@ export interface WorkerOps {
   'tsdb.deleteSeries': { args: SelectorRangeArgs; result: null };
   'tsdb.cleanTombstones': { args: null; result: number };
   'tsdb.snapshot': { args: { dir: string; withHead: boolean }; result: null };
+  /** Merges a snapshot's overlapping blocks (the shards' parts of each range) into one each; the count written. */
+  'tsdb.mergeSnapshot': { args: { dir: string }; result: number };
   'tsdb.status': { args: null; result: ShardStatus };
   'tsdb.figures': { args: null; result: ShardFigures };
   'tsdb.walReplay': { args: null; result: WalReplayStatus };

@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { FetchedSeries, Labels, Matcher, MatchType } from '../engine/tsdb/api.ts';
 import { newMatcher } from '../engine/tsdb/api.ts';
 import { InvalidArgumentError } from '../engine/errors.ts';
-import { cleanTombstones, flushHead, headStatus, importPrometheusWal, PromWal, refreshBlocks, shardFigures, snapshot, tick, Tsdb } from '../engine/tsdb/index.ts';
+import { cleanTombstones, flushHead, headStatus, importPrometheusWal, mergeOverlappingBlocks, PromWal, refreshBlocks, shardFigures, snapshot, tick, Tsdb } from '../engine/tsdb/index.ts';
 import type { OpArgs, MatcherWire, SelectArgs, SelectReply, SelectorRangeArgs, TaskSubset, WorkerInit } from './protocol.ts';
 import { packSelect, type PackedSelect } from '../engine/tsdb/packed-series.ts';
 import { outOfBand } from '../engine/codec/msgpack.ts';
@@ -128,7 +128,7 @@ function matchers(ws: readonly MatcherWire[]): Matcher[] {
 async function select(a: SelectArgs, ctx: WorkerInit): Promise<SelectReply> {
   const ms = matchers(a.matchers);
   const got: FetchedSeries[] = [];
-  for (const d of (await shards(ctx)).all) got.push(...d.select(ms, a.mint, a.maxt));
+  for (const d of (await shards(ctx)).all) got.push(...d.select(ms, a.mint, a.maxt, a.deadlineMs));
   const offsets = new Uint32Array(got.length + 1);
   for (let i = 0; i < got.length; i++) offsets[i + 1] = offsets[i] + got[i].t.length;
   const t = new Float64Array(offsets[got.length]), v = new Float64Array(offsets[got.length]);
@@ -146,7 +146,7 @@ async function selectPacked(a: SelectArgs, ctx: WorkerInit): Promise<PackedSelec
   const got: FetchedSeries[] = [];
   let sources = 0;
   for (const d of dbs) {
-    const part = d.select(ms, a.mint, a.maxt);
+    const part = d.select(ms, a.mint, a.maxt, a.deadlineMs);
     if (part.length > 0) sources++;
     for (let i = 0; i < part.length; i++) got.push(part[i]);
   }
@@ -211,6 +211,7 @@ export const tsdbTasks = {
   },
   'tsdb.cleanTombstones': async (_a, ctx) => (await forAll(ctx, cleanTombstones)).reduce((x, y) => x + y, 0),
   'tsdb.snapshot': async (a, ctx) => { await forAll(ctx, (d) => snapshot(d, a.dir, a.withHead)); return null; },
+  'tsdb.mergeSnapshot': async (a, ctx) => mergeOverlappingBlocks(a.dir, (await shards(ctx)).own.now()),
   'tsdb.status': async (_a, ctx) => headStatus((await shards(ctx)).own),
   'tsdb.figures': async (_a, ctx) => shardFigures((await shards(ctx)).own),
   'tsdb.walReplay': async (_a, ctx) => (await shards(ctx)).own.walReplay,

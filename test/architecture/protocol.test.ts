@@ -53,7 +53,7 @@ test('the task table has exactly the operations the contract declares', () => {
     'docs.write': true, 'docs.get': true, 'docs.refresh': true, 'docs.flush': true, 'docs.stats': true, 'docs.state': true, 'docs.segments': true, 'docs.forceMerge': true, 'docs.drop': true, 'docs.closeAll': true, 'docs.closeIndex': true, 'docs.clearCache': true,
     'search.query': true, 'search.dfs': true, 'search.fetch': true, 'search.scroll': true, 'search.clearScroll': true, 'search.analyze': true,
     'tsdb.open': true, 'tsdb.append': true, 'tsdb.select': true, 'tsdb.selectPacked': true, 'tsdb.labelNames': true, 'tsdb.labelValues': true,
-    'tsdb.series': true, 'tsdb.deleteSeries': true, 'tsdb.cleanTombstones': true, 'tsdb.snapshot': true, 'tsdb.status': true, 'tsdb.figures': true,
+    'tsdb.series': true, 'tsdb.deleteSeries': true, 'tsdb.cleanTombstones': true, 'tsdb.snapshot': true, 'tsdb.mergeSnapshot': true, 'tsdb.status': true, 'tsdb.figures': true,
     'tsdb.walReplay': true, 'tsdb.tick': true, 'tsdb.reloadBlocks': true, 'tsdb.close': true,
     'promql.eval': true, 'rules.eval': true,
   };

@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { MATCH_EQUAL, MATCH_REGEXP, newMatcher } from '../../src/engine/tsdb/api.ts';
-import { cleanTombstones, headSizeBytes, snapshot, tick } from '../../src/engine/tsdb/db-maintenance.ts';
+import { cleanTombstones, headSizeBytes, mergeOverlappingBlocks, snapshot, tick } from '../../src/engine/tsdb/db-maintenance.ts';
 import { writeBlock } from '../../src/engine/tsdb/block-writer.ts';
 import { ULID_RE } from '../../src/engine/tsdb/ulid.ts';
+import { QueryTimeoutError } from '../../src/engine/errors.ts';
 import { labelsFromRecord } from '../../src/engine/tsdb/labels.ts';
 import type { Tsdb } from '../../src/engine/tsdb/db.ts';
 import { batch, openTestDb, tempDir, TestClock } from './support/db.ts';
@@ -14,11 +15,11 @@ const H = 3_600_000;
 const ALL = [newMatcher(MATCH_REGEXP, '__name__', '.+')];
 const blockDirs = (dir: string) => readdirSync(dir).filter((n) => ULID_RE.test(n)).sort();
 
-/** `n` series sampled every minute over [fromH, toH) hours, time-major; value = minute index. */
-async function ingest(db: Tsdb, n: number, fromH: number, toH: number): Promise<void> {
+/** `n` series (`i` from `first`) sampled every minute over [fromH, toH) hours, time-major; value = minute index. */
+async function ingest(db: Tsdb, n: number, fromH: number, toH: number, first = 0): Promise<void> {
   for (let t = fromH * H; t < toH * H; t += 10 * 60_000) {
     const s: [Record<string, string>, number, number][] = [];
-    for (let k = 0; k < 10; k++) for (let i = 0; i < n; i++) s.push([{ __name__: 'm', i: String(i) }, t + k * 60_000, (t + k * 60_000) / 60_000]);
+    for (let k = 0; k < 10; k++) for (let i = first; i < first + n; i++) s.push([{ __name__: 'm', i: String(i) }, t + k * 60_000, (t + k * 60_000) / 60_000]);
     s.sort((a, b) => a[1] - b[1]);
     await db.append(batch(s));
   }
@@ -147,6 +148,33 @@ test('writeBlock output is picked up by reloadBlocks and merged with head data',
   } finally { cleanup(); }
 });
 
+test('a snapshot of two shards holds one block per range: the shards\' parts are merged', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    // Two shards with disjoint series, as the workers hold them: each cuts 0–2 h and keeps 2–4 h in its head.
+    const { db: a } = await openTestDb(path.join(dir, 'a'), undefined, { maxBlockDurationMs: 2 * H });
+    const { db: b } = await openTestDb(path.join(dir, 'b'), undefined, { maxBlockDurationMs: 2 * H });
+    await ingest(a, 2, 0, 4, 0);
+    await ingest(b, 3, 0, 4, 2);
+    await tick(a);
+    await tick(b);
+    const snap = path.join(dir, 'snap');
+    await snapshot(a, snap, true);
+    await snapshot(b, snap, true);
+    assert.equal(blockDirs(snap).length, 4, 'before merging: a cut block and a head block per shard');
+    assert.equal(await mergeOverlappingBlocks(snap, 0), 2);
+    const metas = blockDirs(snap).map((n) => JSON.parse(readFileSync(path.join(snap, n, 'meta.json'), 'utf8')) as { minTime: number; maxTime: number; stats: { numSeries: number }; compaction: { level: number; sources: string[] } }).sort((x, y) => x.minTime - y.minTime);
+    assert.deepEqual(metas.map((m) => [m.minTime, m.stats.numSeries, m.compaction.level, m.compaction.sources.length]), [[0, 5, 1, 2], [2 * H, 5, 1, 2]]);
+    assert.ok(metas[0].maxTime <= metas[1].minTime, 'no overlap left');
+    assert.equal(readdirSync(snap).filter((n) => n.endsWith('.deleted')).length, 0);
+    const { db: view } = await openTestDb(snap);
+    assertSeriesComplete(view, 0, 4, 5);
+    await view.close();
+    await a.close();
+    await b.close();
+  } finally { cleanup(); }
+});
+
 test('snapshot holds blocks and head', async () => {
   const { dir, cleanup } = tempDir();
   try {
@@ -158,6 +186,19 @@ test('snapshot holds blocks and head', async () => {
     const { db: view } = await openTestDb(snap);
     assertSeriesComplete(view, 0, 4, 2);
     await view.close();
+    await db.close();
+  } finally { cleanup(); }
+});
+
+test('a select past its deadline stops with QueryTimeoutError (blocks and head), before it a select is whole', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const { db } = await openTestDb(path.join(dir, 'db'), undefined, { maxBlockDurationMs: 2 * H });
+    await ingest(db, 3, 0, 4);
+    await tick(db);
+    assert.ok(db.blocks.length > 0, 'a block and the head are both read');
+    assert.throws(() => db.select(ALL, 0, 4 * H, Date.now() - 1), (e: Error) => e instanceof QueryTimeoutError && e.message === 'query timed out in expanding series');
+    assert.equal(db.select(ALL, 0, 4 * H, Date.now() + 60_000).length, 3);
     await db.close();
   } finally { cleanup(); }
 });

@@ -11,6 +11,7 @@ import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
+import { ULID_RE } from '../../src/engine/tsdb/ulid.ts';
 import { startServer, type TestServer } from '../support/server.ts';
 import { encodeWriteRequest } from '../../src/engine/remote/remote-write-codec.ts';
 import { labelsFromRecord } from '../../src/engine/tsdb/labels.ts';
@@ -129,6 +130,8 @@ test('a snapshot of Tessera\'s TSDB (head included) served by Prometheus answers
   await remoteWrite(srv.promUrl, samples);
   const snap = await (await fetch(`${srv.promUrl}/api/v1/admin/tsdb/snapshot`, { method: 'POST' })).json() as { data: { name: string } };
   const snapDir = path.join(srv.dataDir, 'tsdb', 'snapshots', snap.data.name);
+  // Both shard workers hold some of the series: their head blocks are merged into one, as Prometheus's snapshot has.
+  assert.equal(readdirSync(snapDir).filter((n) => ULID_RE.test(n)).length, 1, `one block: ${readdirSync(snapDir).join(', ')}`);
   const promDir = path.join(srv.dataDir, 'for-prometheus');
   mkdirSync(promDir);
   for (const n of readdirSync(snapDir)) cpSync(path.join(snapDir, n), path.join(promDir, n), { recursive: true });

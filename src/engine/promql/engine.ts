@@ -19,6 +19,7 @@ import { VECTOR_FUNCS } from './functions.ts';
 import { RANGE_FUNCS } from './functions-range.ts';
 import type { RangeArgs } from './functions-range.ts';
 import { absentLabels } from './functions.ts';
+import { SlidingExtremum } from './sliding-extremum.ts';
 
 export interface EngineOptions {
   lookbackMs: number;
@@ -282,6 +283,9 @@ export class Evaluator {
     const scalars = new Array<number>(e.args.length).fill(0);
     const ra: RangeArgs = { win, rangeStart: 0, rangeEnd: 0, range, scalars, ts: 0 };
     const out: Matrix = [];
+    // Over a selector's own arrays (no stale markers copied out), windows only slide forward.
+    const ext = arg.kind === 'matrix' && (e.func === 'max_over_time' || e.func === 'min_over_time') ? new SlidingExtremum(e.func === 'max_over_time') : null;
+    let sliding = false;
     const eachSeries = (labels: ResultSeries['metric'], load: (mint: number, maxt: number) => void): void => {
       const ser: ResultSeries = { metric: e.func === 'last_over_time' ? labels : dropMetricName(labels), t: [], v: [] };
       for (let ts = this.startMs, step = 0; ts <= this.endMs; ts += this.intervalMs, step++) {
@@ -293,19 +297,27 @@ export class Evaluator {
         // The window's samples are held in memory while the function runs, as Prometheus counts them.
         if (this.sh.samples + win.n > this.sh.opts.maxSamples) throw tooManySamples();
         ra.rangeStart = maxt - range; ra.rangeEnd = maxt; ra.ts = ts;
-        const v = f(ra);
+        const v = sliding ? ext!.at(win.v, win.s, win.s + win.n) : f(ra);
         if (v !== null) { ser.t.push(ts); ser.v.push(v); }
       }
       if (ser.t.length > 0) { this.addSamples(ser.t.length); out.push(ser); }
     };
     this.checkDeadline();
+    // Inputs have distinct label sets; dropping a `__name__` they all share keeps them distinct.
+    let check = true;
     if (arg.kind === 'matrix') {
-      for (const s of this.fetch(arg.vs)) eachSeries(s.labels, (mint, maxt) => win.load(s, mint, maxt));
+      const data = this.fetch(arg.vs);
+      for (const s of data) {
+        sliding = ext !== null && s.stale === null;
+        if (sliding) ext!.reset(s.n);
+        eachSeries(s.labels, (mint, maxt) => win.load(s, mint, maxt));
+      }
+      check = !sameMetricName(data);
     } else {
       for (const s of this.subquery(arg)) eachSeries(s.metric, (mint, maxt) => win.loadArrays(s.t, s.v, mint, maxt));
     }
     if (e.func === 'absent_over_time') return this.absentOverTime(out, arg);
-    checkDuplicates(out);
+    if (check) checkDuplicates(out);
     return out;
   }
 
@@ -347,6 +359,19 @@ class OutputSeries {
     const ser = this.series[id];
     ser.t.push(ts); ser.v.push(s.v);
   }
+}
+
+/** Whether every series has the same `__name__` (sorted labels: it comes first when present). */
+function sameMetricName(data: readonly StoredSeries[]): boolean {
+  if (data.length < 2) return true;
+  const l0 = data[0].labels;
+  if (l0.length === 0 || l0[0].name !== '__name__') return false;
+  const name = l0[0].value;
+  for (let i = 1; i < data.length; i++) {
+    const ls = data[i].labels;
+    if (ls.length === 0 || ls[0].name !== '__name__' || ls[0].value !== name) return false;
+  }
+  return true;
 }
 
 /** Throws Prometheus's error when two series of a result have the same label set. */

@@ -28,3 +28,13 @@ test('jsonString: the plain-ASCII fast path and escaping agree with Go (HTML-saf
   f('é\u2028', '"é\\u2028"');
   f('~ !', '"~ !"');
 });
+
+test('matrixJson: timestamps looked up by step index print as the map path prints them', () => {
+  const m = [
+    { metric: [{ name: 'a', value: '1' }], t: [1500, 61_500, 121_500], v: [1, 2.5, NaN] },
+    { metric: [{ name: 'a', value: '2' }], t: [61_500, 121_500], v: [-0, 1e-7] },
+    { metric: [{ name: 'a', value: '3' }], t: [-58_500, 1500], v: [3, 4] },
+  ];
+  assert.equal(matrixJson(m, 1500, 60_000).toString(), matrixJson(m).toString());
+  assert.ok(matrixJson(m, 1500, 60_000).toString().startsWith('{"resultType":"matrix","result":[{"metric":{"a":"1"},"values":[[1.500,"1"],[61.500,"2.5"],[121.500,"NaN"]]}'));
+});

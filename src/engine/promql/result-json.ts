@@ -89,19 +89,30 @@ class JsonWriter {
   done(): Buffer { return this.buf.subarray(0, this.off); }
 }
 
-/** A matrix as the `data` object without its closing brace, UTF-8. */
-export function matrixJson(m: Matrix): Buffer {
+/**
+ * A matrix as the `data` object without its closing brace, UTF-8. `startMs`/`stepMs` (a range query's grid)
+ * let point timestamps be looked up by step index instead of in a map keyed by boxed doubles.
+ */
+export function matrixJson(m: Matrix, startMs = 0, stepMs = 0): Buffer {
   const w = new JsonWriter();
   w.ascii('{"resultType":"matrix","result":[');
   // Range results share their step timestamps across series: encode each `[<ts>,"` once.
   const tsBytes = new Map<number, Buffer>();
+  const byStep: (Buffer | undefined)[] = [];
   for (let k = 0; k < m.length; k++) {
     const s = m[k];
     w.utf8((k ? ',' : '') + '{"metric":' + metricJson(s.metric) + ',"values":[');
     for (let i = 0; i < s.t.length; i++) {
       const t = s.t[i];
-      let tb = tsBytes.get(t);
-      if (tb === undefined) { tb = Buffer.from('[' + marshalTimestamp(t) + ',"', 'latin1'); tsBytes.set(t, tb); }
+      const step = stepMs > 0 ? (t - startMs) / stepMs : -1;
+      let tb: Buffer | undefined;
+      if (step >= 0 && step === Math.floor(step) && step < 1e6) {
+        tb = byStep[step];
+        if (tb === undefined) { tb = Buffer.from('[' + marshalTimestamp(t) + ',"', 'latin1'); byStep[step] = tb; }
+      } else {
+        tb = tsBytes.get(t);
+        if (tb === undefined) { tb = Buffer.from('[' + marshalTimestamp(t) + ',"', 'latin1'); tsBytes.set(t, tb); }
+      }
       if (i) w.byte(0x2c); // ,
       w.bytes(tb);
       w.sampleValue(s.v[i]);

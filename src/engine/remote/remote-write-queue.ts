@@ -13,6 +13,7 @@ import { HttpClient } from '../scrape/http-client.ts';
 import { relabel } from '../scrape/relabel.ts';
 import { encodeWriteRequest } from './remote-write-codec.ts';
 import type { IngestSample } from '../scrape/sample-sink.ts';
+import { APS_SERVICE, resolveSigV4, signV4 } from './sigv4.ts';
 
 export type PostFn = (url: string, body: Uint8Array, headers: Record<string, string>, timeoutMs: number) => Promise<{ status: number; text: string }>;
 
@@ -122,6 +123,16 @@ export class RemoteWriteQueue {
       let retry: boolean;
       try {
         Object.assign(headers, await this.client.authHeaders());
+        if (this.cfg.sigv4) {
+          let signer;
+          try { signer = resolveSigV4(this.cfg.sigv4); } catch (e) {
+            // A configuration problem: retrying cannot help, as with Prometheus's failed signing round trip.
+            this.onError(`remote write to ${this.cfg.url}: ${(e as Error).message}`);
+            this.stats.failed += batch.length;
+            return;
+          }
+          Object.assign(headers, signV4({ method: 'POST', url: this.cfg.url, headers, body }, signer.region, APS_SERVICE, signer.cred, new Date()));
+        }
         const r = await this.post(this.cfg.url, body, headers, this.cfg.remoteTimeoutMs);
         if (r.status >= 200 && r.status < 300) {
           this.stats.sent += batch.length;

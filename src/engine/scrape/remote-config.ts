@@ -1,7 +1,7 @@
 /**
  * The `remote_write` and `remote_read` sections of prometheus.yml with Prometheus 2.42's defaults,
- * checks and messages, and their marshalled form for `/api/v1/status/config`. `sigv4` is parsed and
- * printed; requests are not signed (the remote-write queue logs that once).
+ * checks and messages, and their marshalled form for `/api/v1/status/config`. With `sigv4`, the remote-write
+ * queue signs each request (`remote/sigv4.ts`).
  */
 import { marshalRelabelRule, parseRelabelRule, type RelabelRule } from './relabel.ts';
 import { HTTP_CLIENT_FIELDS, marshalHttpClientConfig, parseHttpClientConfig, type HttpClientConfig } from './http-client-config.ts';

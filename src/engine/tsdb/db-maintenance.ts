@@ -9,7 +9,7 @@ import path from 'node:path';
 import { compareLabels, MATCH_REGEXP, newMatcher, VAL_FLOAT } from './api.ts';
 import type { SampleCursor } from './api.ts';
 import type { Block } from './block.ts';
-import { dirSize } from './block.ts';
+import { dirSize, listBlockDirs, openBlock } from './block.ts';
 import { encodeChunks, writeBlockDir, type BlockChunk, type BlockSeries } from './block-writer.ts';
 import type { Interval } from './chunk-meta.ts';
 import { isDeleted } from './chunk-meta.ts';
@@ -156,8 +156,16 @@ function splitByRange(ds: Block[], r: number): Block[][] {
  * the inputs. Chunks are copied as they are when a series needs no rewriting.
  */
 export async function compactBlocks(db: Tsdb, group: Block[], levelBump = 1): Promise<string | null> {
+  const level = Math.max(...group.map((b) => b.meta.compaction.level)) + (group.length > 1 ? 1 : levelBump);
+  const id = await writeMergedBlock(db.dir, group, level, db.now());
+  await deleteBlocks(db, group);
+  return id;
+}
+
+/** Writes the merge of `group` as one new block of `level` under `parent` (none when no sample is left); returns its ULID. */
+async function writeMergedBlock(parent: string, group: readonly Block[], level: number, nowMs: number): Promise<string | null> {
   const mint = Math.min(...group.map((b) => b.minTime)), maxt = Math.max(...group.map((b) => b.maxTime));
-  const q = new MultiSourceQuerier(group, mint, maxt - 1);
+  const q = new MultiSourceQuerier([...group], mint, maxt - 1);
   const out: BlockSeries[] = [];
   let cur: SampleCursor | null = null;
   for (const s of q.collect(MATCH_ALL, mint, maxt - 1)) {
@@ -171,13 +179,47 @@ export async function compactBlocks(db: Tsdb, group: Block[], levelBump = 1): Pr
     while (cur.next() === VAL_FLOAT) { t[n] = cur.t; v[n] = cur.v; n++; }
     if (n) out.push({ labels: s.labels, chunks: encodeChunks(t, v, 0, n) });
   }
-  const level = Math.max(...group.map((b) => b.meta.compaction.level)) + (group.length > 1 ? 1 : levelBump);
   const sources = [...new Set(group.flatMap((b) => b.meta.compaction.sources))].sort();
   const parents = group.map((b) => ({ ulid: b.ulid, minTime: b.minTime, maxTime: b.maxTime }));
   const cutFromHead = group.some((b) => b.meta.tessera?.cutFromHead);
-  const id = out.length ? await writeBlockDir(db.dir, out, { minTime: mint, maxTime: maxt, level, sources, parents, cutFromHead }, db.now()) : null;
-  await deleteBlocks(db, group);
-  return id;
+  return out.length ? writeBlockDir(parent, out, { minTime: mint, maxTime: maxt, level, sources, parents, cutFromHead }, nowMs) : null;
+}
+
+/**
+ * Merges the blocks directly under `dir` whose time ranges overlap into one block each, and deletes the
+ * merged ones: every shard worker writes its own blocks into a snapshot, and this makes the snapshot one
+ * block per time range for the whole TSDB, as a Prometheus snapshot is. Not for a live shard directory
+ * (nothing here coordinates with queries). Returns the number of blocks written.
+ */
+export async function mergeOverlappingBlocks(dir: string, nowMs: number): Promise<number> {
+  const blocks: Block[] = [];
+  for (const d of await listBlockDirs([dir])) blocks.push(await openBlock(d));
+  blocks.sort((a, b) => a.minTime - b.minTime);
+  const groups: Block[][] = [];
+  let end = -Infinity; // max time of the current group
+  for (const b of blocks) {
+    if (groups.length > 0 && b.minTime < end) groups[groups.length - 1].push(b);
+    else { groups.push([b]); end = -Infinity; }
+    end = Math.max(end, b.maxTime);
+  }
+  let written = 0;
+  try {
+    for (const g of groups) {
+      if (g.length < 2) continue;
+      // The inputs' level: merging the shards' parts of a range is not a compaction step.
+      await writeMergedBlock(dir, g, Math.max(...g.map((b) => b.meta.compaction.level)), nowMs);
+      written++;
+      for (const b of g) {
+        b.close();
+        const trash = `${b.dir}.deleted`;
+        await fsp.rename(b.dir, trash);
+        await fsp.rm(trash, { recursive: true, force: true });
+      }
+    }
+  } finally {
+    for (const b of blocks) b.close();
+  }
+  return written;
 }
 
 async function deleteBlocks(db: Tsdb, blocks: Block[]): Promise<void> {

@@ -1,7 +1,7 @@
 /** Public entry of the TSDB engine for workers and tools. */
 export { Tsdb, DEFAULT_BLOCK_RANGE_MS } from './db.ts';
 export type { AppendBatch, AppendResult, TsdbOptions, WalReplayStatus } from './db.ts';
-export { tick, cleanTombstones, snapshot, flushHead, refreshBlocks } from './db-maintenance.ts';
+export { tick, cleanTombstones, snapshot, mergeOverlappingBlocks, flushHead, refreshBlocks } from './db-maintenance.ts';
 export type { TickResult } from './db-maintenance.ts';
 export { writeBlock } from './block-writer.ts';
 export { headStatus, shardFigures } from './status.ts';

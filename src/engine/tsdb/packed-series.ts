@@ -33,16 +33,34 @@ export function packSelect(got: readonly FetchedSeries[], sorted: boolean): Pack
   let pairs = 0, n = 0;
   for (let i = 0; i < got.length; i++) { pairs += got[i].labels.length; n += got[i].t.length; }
   const refs = new Uint32Array(pairs * 2), lOff = new Uint32Array(got.length + 1), offsets = new Uint32Array(got.length + 1);
-  const t = new Float64Array(n), v = new Float64Array(n);
+  const flat = contiguous(got, n);
+  const t = flat ? flat[0] : new Float64Array(n), v = flat ? flat[1] : new Float64Array(n);
   let r = 0;
   for (let i = 0; i < got.length; i++) {
     const s = got[i];
     for (let j = 0; j < s.labels.length; j++) { refs[r++] = sym(s.labels[j].name); refs[r++] = sym(s.labels[j].value); }
     lOff[i + 1] = r;
-    t.set(s.t, offsets[i]); v.set(s.v, offsets[i]);
+    if (!flat) { t.set(s.t, offsets[i]); v.set(s.v, offsets[i]); }
     offsets[i + 1] = offsets[i] + s.t.length;
   }
   return { symbols, refs, lOff, offsets, t, v, sorted };
+}
+
+/**
+ * When the series' samples are consecutive views of one pair of arrays (as `fetchSeries` returns them), the
+ * views spanning all of them, so nothing is copied; otherwise null.
+ */
+function contiguous(got: readonly FetchedSeries[], n: number): [Float64Array, Float64Array] | null {
+  if (got.length === 0) return null;
+  const t0 = got[0].t, v0 = got[0].v;
+  if (!(t0 instanceof Float64Array) || !(v0 instanceof Float64Array)) return null;
+  let tEnd = t0.byteOffset, vEnd = v0.byteOffset;
+  for (let i = 0; i < got.length; i++) {
+    const s = got[i];
+    if (s.t.buffer !== t0.buffer || s.v.buffer !== v0.buffer || s.t.byteOffset !== tEnd || s.v.byteOffset !== vEnd) return null;
+    tEnd += s.t.byteLength; vEnd += s.v.byteLength;
+  }
+  return [new Float64Array(t0.buffer, t0.byteOffset, n), new Float64Array(v0.buffer, v0.byteOffset, n)];
 }
 
 /** The series of one reply; samples are views into its flat arrays. */

@@ -9,6 +9,7 @@ import type { ChunkMeta, Interval, SeriesSource } from './chunk-meta.ts';
 import { isDeleted } from './chunk-meta.ts';
 import { compareLabels, labelsKey } from './labels.ts';
 import { ListSeriesSet } from './list-series-set.ts';
+import { QueryTimeoutError } from '../errors.ts';
 import { decodeXor, xorCount } from './xor-chunk.ts';
 
 /** One chunk plus the deletions that apply to it. */
@@ -117,6 +118,26 @@ function dropDeletedChunks(chunks: ChunkMeta[], del: readonly Interval[]): void 
   chunks.length = k;
 }
 
+function isSorted(list: readonly MergedSeries[]): boolean {
+  for (let i = 1; i < list.length; i++) if (compareLabels(list[i - 1].labels, list[i].labels) >= 0) return false;
+  return true;
+}
+
+/** Two label-sorted lists (each with distinct label sets) as one; an equal label set keeps a's labels, a's chunks first. */
+function mergeSorted(a: MergedSeries[], b: MergedSeries[]): MergedSeries[] {
+  const out: MergedSeries[] = [];
+  let i = 0, j = 0;
+  while (i < a.length && j < b.length) {
+    const c = compareLabels(a[i].labels, b[j].labels);
+    if (c < 0) out.push(a[i++]);
+    else if (c > 0) out.push(b[j++]);
+    else { const s = a[i++]; for (const r of b[j++].chunks) s.chunks.push(r); out.push(s); }
+  }
+  while (i < a.length) out.push(a[i++]);
+  while (j < b.length) out.push(b[j++]);
+  return out;
+}
+
 function overlapping(chunks: ChunkRef[]): boolean {
   for (let i = 1; i < chunks.length; i++) if (chunks[i].c.mint <= chunks[i - 1].c.maxt) return true;
   return false;
@@ -132,29 +153,51 @@ export class MultiSourceQuerier implements Querier {
   }
 
   /** Series (merged across sources, sorted by labels) that have at least one chunk in range. */
-  collect(ms: readonly Matcher[], mint: number, maxt: number): MergedSeries[] {
-    const byKey = new Map<string, MergedSeries>();
+  /** …; past `deadlineMs` (checked every 256 series) it throws QueryTimeoutError, so an abandoned query stops. */
+  collect(ms: readonly Matcher[], mint: number, maxt: number, deadlineMs = Infinity): MergedSeries[] {
+    // Each source's series, then one series per label set: sources whose lists come sorted (blocks list
+    // series in label order) are merged by comparing label sets; only otherwise is a key string built per
+    // series (that cost more than everything else in a select).
+    const lists: MergedSeries[][] = [];
     const tmp: ChunkMeta[] = [];
     for (const src of this.sources) {
       if (src.maxTime < mint || src.minTime > maxt) continue;
       const refs = src.index.select(ms).toUint32Array();
+      const list: MergedSeries[] = [];
       for (let i = 0; i < refs.length; i++) {
+        if ((i & 255) === 0) checkDeadline(deadlineMs);
         tmp.length = 0;
         src.chunksOf(refs[i], mint, maxt, tmp);
         const del = src.deletedOf(refs[i]);
         if (del !== undefined) dropDeletedChunks(tmp, del);
         if (tmp.length === 0) continue;
-        const ls = src.labelsOf(refs[i]);
-        const key = labelsKey(ls);
-        let s = byKey.get(key);
-        if (!s) { s = new MergedSeries(ls, mint, maxt); byKey.set(key, s); }
+        const s = new MergedSeries(src.labelsOf(refs[i]), mint, maxt);
         for (const c of tmp) s.chunks.push({ c, del });
+        list.push(s);
       }
+      if (list.length > 0) lists.push(list);
     }
-    const out = [...byKey.values()];
-    for (const s of out) s.chunks.sort((a, b) => a.c.mint - b.c.mint);
-    return out.sort((a, b) => compareLabels(a.labels, b.labels));
+    let out: MergedSeries[];
+    if (lists.length === 0) return [];
+    if (lists.length === 1) out = lists[0];
+    else if (lists.every(isSorted)) {
+      out = lists[0];
+      for (let i = 1; i < lists.length; i++) out = mergeSorted(out, lists[i]);
+    } else {
+      const byKey = new Map<string, MergedSeries>();
+      for (const list of lists) {
+        for (const s of list) {
+          const key = labelsKey(s.labels);
+          const old = byKey.get(key);
+          if (old) for (const c of s.chunks) old.chunks.push(c); else byKey.set(key, s);
+        }
+      }
+      out = [...byKey.values()];
+    }
+    for (const s of out) if (s.chunks.length > 1) s.chunks.sort((a, b) => a.c.mint - b.c.mint);
+    return isSorted(out) ? out : out.sort((a, b) => compareLabels(a.labels, b.labels));
   }
+
 
   /** Label sets of the series matching `ms` with data in range, sorted (no sample decoding). */
   seriesLabels(ms: readonly Matcher[], mint: number, maxt: number): Labels[] {
@@ -196,29 +239,35 @@ export class MultiSourceQuerier implements Querier {
  * not overlap (the common case) are decoded chunk by chunk straight into the output and filtered in place;
  * overlapping ones go through the merging cursor.
  */
-export function fetchSeries(q: MultiSourceQuerier, ms: readonly Matcher[], mint: number, maxt: number): FetchedSeries[] {
+export function fetchSeries(q: MultiSourceQuerier, ms: readonly Matcher[], mint: number, maxt: number, deadlineMs = Infinity): FetchedSeries[] {
+  const sel = q.collect(ms, mint, maxt, deadlineMs);
+  // Every series decodes into one pair of flat arrays and gets views of its part: `packSelect` then sends
+  // those arrays as they are instead of copying each series again.
+  let cap = 0;
+  for (let i = 0; i < sel.length; i++) for (const r of sel[i].chunks) cap += xorCount(r.c.bytes);
+  const t = new Float64Array(cap), v = new Float64Array(cap);
   const out: FetchedSeries[] = [];
   let cur: SampleCursor | null = null;
-  for (const s of q.collect(ms, mint, maxt)) {
-    let cap = 0;
-    for (const r of s.chunks) cap += xorCount(r.c.bytes);
-    const t = new Float64Array(cap), v = new Float64Array(cap);
-    let n = 0;
+  let n = 0;
+  for (let i = 0; i < sel.length; i++) {
+    if ((i & 255) === 0) checkDeadline(deadlineMs);
+    const s = sel[i];
+    const start = n;
     if (overlapping(s.chunks)) {
       cur = s.iterator(cur);
       while (cur.next() === VAL_FLOAT) { t[n] = cur.t; v[n] = cur.v; n++; }
     } else {
       for (const r of s.chunks) n = decodeFiltered(r, t, v, n, mint, maxt);
     }
-    if (n === 0) continue;
-    out.push({ labels: s.labels, t: n === cap ? t : t.slice(0, n), v: n === cap ? v : v.slice(0, n) });
+    if (n === start) continue;
+    out.push({ labels: s.labels, t: t.subarray(start, n), v: v.subarray(start, n) });
   }
   return out;
 }
 
 /** Decodes one chunk at `t[n]`/`v[n]`, keeps the samples in `[mint, maxt]` and not deleted; returns the new end. */
 function decodeFiltered(r: ChunkRef, t: Float64Array, v: Float64Array, n: number, mint: number, maxt: number): number {
-  const cnt = decodeXor(r.c.bytes, t.subarray(n), v.subarray(n));
+  const cnt = decodeXor(r.c.bytes, t, v, n);
   if (r.c.mint >= mint && r.c.maxt <= maxt && r.del === undefined) return n + cnt;
   let k = n;
   for (let i = n; i < n + cnt; i++) {
@@ -228,4 +277,13 @@ function decodeFiltered(r: ChunkRef, t: Float64Array, v: Float64Array, n: number
     k++;
   }
   return k;
+}
+
+/**
+ * Selects run in the shard workers, apart from the query's own deadline on the main thread: without this
+ * check a select the client has given up on would keep the worker (and the document requests queued
+ * behind it) busy to its end.
+ */
+function checkDeadline(deadlineMs: number): void {
+  if (Date.now() > deadlineMs) throw new QueryTimeoutError('QUERY_TIMEOUT', 'query timed out in expanding series');
 }

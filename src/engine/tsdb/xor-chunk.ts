@@ -161,11 +161,12 @@ function peek32(dv: DataView, pos: number): number {
 }
 
 /**
- * Decodes a whole chunk into `outT`/`outV` (each at least `xorCount(b)` long); returns the count.
+ * Decodes a whole chunk into `outT`/`outV` from index `at` (each at least `at + xorCount(b)` long); returns
+ * the count. Pass an offset rather than a subarray: one flat output array then keeps one word alias.
  * One hand-tuned loop with the bit cursor in locals: this is the query hot path (target ≥ 50 M samples/s),
  * which is why it is longer than the usual function and inlines the bit reads.
  */
-export function decodeXor(b: Uint8Array, outT: Float64Array, outV: Float64Array): number {
+export function decodeXor(b: Uint8Array, outT: Float64Array, outV: Float64Array, at = 0): number {
   const n = (b[0] << 8) | b[1];
   if (n === 0) return 0;
   const dv = loadScratch(b);
@@ -177,8 +178,8 @@ export function decodeXor(b: Uint8Array, outT: Float64Array, outV: Float64Array)
   let t = ux % 2 === 0 ? ux / 2 : -(ux + 1) / 2;
   let vHi = peek32(dv, pos), vLo = peek32(dv, pos + 32);
   pos += 64;
-  ow[1] = vHi; ow[0] = vLo;
-  outT[0] = t;
+  ow[2 * at + 1] = vHi; ow[2 * at] = vLo;
+  outT[at] = t;
   if (n === 1) return 1;
   let tDelta = 0;
   mul = 1;
@@ -194,10 +195,10 @@ export function decodeXor(b: Uint8Array, outT: Float64Array, outV: Float64Array)
       else { tDelta += (peek32(dv, pos + 4) | 0) * TWO32 + peek32(dv, pos + 36); pos += 68; }
     }
     t += tDelta;
-    outT[i] = t;
+    outT[at + i] = t;
     // value
     const c = peek32(dv, pos);
-    if ((c & 0x80000000) === 0) { pos += 1; ow[2 * i] = vLo; ow[2 * i + 1] = vHi; continue; }
+    if ((c & 0x80000000) === 0) { pos += 1; ow[2 * (at + i)] = vLo; ow[2 * (at + i) + 1] = vHi; continue; }
     if ((c & 0x40000000) === 0) pos += 2;
     else {
       leading = (c >>> 25) & 31;
@@ -214,7 +215,7 @@ export function decodeXor(b: Uint8Array, outT: Float64Array, outV: Float64Array)
     if (trailing >= 32) { xh = xl << (trailing - 32); xl = 0; }
     else if (trailing > 0) { xh = (xh << trailing) | (xl >>> (32 - trailing)); xl = xl << trailing; }
     vHi = (vHi ^ xh) >>> 0; vLo = (vLo ^ xl) >>> 0;
-    ow[2 * i] = vLo; ow[2 * i + 1] = vHi;
+    ow[2 * (at + i)] = vLo; ow[2 * (at + i) + 1] = vHi;
   }
   return n;
 }

@@ -196,8 +196,8 @@ export class TsdbClient {
   }
 
   /** Each worker's reply for the query path, undecoded (see `mergeSelected` for how they combine). */
-  selectPacked(matchers: readonly MatcherLike[], mintMs: number, maxtMs: number): Promise<PackedSelect[]> {
-    const args: SelectArgs = { matchers: wire(matchers), mint: mintMs, maxt: maxtMs };
+  selectPacked(matchers: readonly MatcherLike[], mintMs: number, maxtMs: number, deadlineMs?: number): Promise<PackedSelect[]> {
+    const args: SelectArgs = { matchers: wire(matchers), mint: mintMs, maxt: maxtMs, deadlineMs };
     return this.all('tsdb.selectPacked', args);
   }
 
@@ -223,7 +223,11 @@ export class TsdbClient {
 
   async cleanTombstones(): Promise<void> { await this.all('tsdb.cleanTombstones', null); }
 
-  async snapshot(dir: string, withHead: boolean): Promise<void> { await this.all('tsdb.snapshot', { dir, withHead }); }
+  /** Every shard writes its blocks (and head) into `dir`; then one worker merges each range's parts into one block. */
+  async snapshot(dir: string, withHead: boolean): Promise<void> {
+    await this.all('tsdb.snapshot', { dir, withHead });
+    await this.pool.call(0, 'tsdb.mergeSnapshot', { dir });
+  }
 
   status(): Promise<ShardStatus[]> { return this.all('tsdb.status', null); }
 
