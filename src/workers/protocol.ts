@@ -102,7 +102,11 @@ export interface AppendReply {
 /** Selector sets and an inclusive millisecond window (label names/values, series, delete). */
 export interface SelectorRangeArgs { selectors: MatcherWire[][]; mint: number; maxt: number }
 
-export interface SelectArgs { matchers: MatcherWire[]; mint: number; maxt: number }
+export interface SelectArgs {
+  matchers: MatcherWire[]; mint: number; maxt: number;
+  /** The query's deadline (ms since the epoch): the worker stops selecting past it. */
+  deadlineMs?: number;
+}
 
 /** Concatenated samples: series i owns `[offsets[i], offsets[i+1])` of t and v. */
 export interface SelectReply { labels: string[][]; offsets: Uint32Array; t: Float64Array; v: Float64Array }

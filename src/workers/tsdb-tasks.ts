@@ -128,7 +128,7 @@ function matchers(ws: readonly MatcherWire[]): Matcher[] {
 async function select(a: SelectArgs, ctx: WorkerInit): Promise<SelectReply> {
   const ms = matchers(a.matchers);
   const got: FetchedSeries[] = [];
-  for (const d of (await shards(ctx)).all) got.push(...d.select(ms, a.mint, a.maxt));
+  for (const d of (await shards(ctx)).all) got.push(...d.select(ms, a.mint, a.maxt, a.deadlineMs));
   const offsets = new Uint32Array(got.length + 1);
   for (let i = 0; i < got.length; i++) offsets[i + 1] = offsets[i] + got[i].t.length;
   const t = new Float64Array(offsets[got.length]), v = new Float64Array(offsets[got.length]);
@@ -146,7 +146,7 @@ async function selectPacked(a: SelectArgs, ctx: WorkerInit): Promise<PackedSelec
   const got: FetchedSeries[] = [];
   let sources = 0;
   for (const d of dbs) {
-    const part = d.select(ms, a.mint, a.maxt);
+    const part = d.select(ms, a.mint, a.maxt, a.deadlineMs);
     if (part.length > 0) sources++;
     for (let i = 0; i < part.length; i++) got.push(part[i]);
   }

@@ -6,6 +6,7 @@ import { MATCH_EQUAL, MATCH_REGEXP, newMatcher } from '../../src/engine/tsdb/api
 import { cleanTombstones, headSizeBytes, mergeOverlappingBlocks, snapshot, tick } from '../../src/engine/tsdb/db-maintenance.ts';
 import { writeBlock } from '../../src/engine/tsdb/block-writer.ts';
 import { ULID_RE } from '../../src/engine/tsdb/ulid.ts';
+import { QueryTimeoutError } from '../../src/engine/errors.ts';
 import { labelsFromRecord } from '../../src/engine/tsdb/labels.ts';
 import type { Tsdb } from '../../src/engine/tsdb/db.ts';
 import { batch, openTestDb, tempDir, TestClock } from './support/db.ts';
@@ -185,6 +186,19 @@ test('snapshot holds blocks and head', async () => {
     const { db: view } = await openTestDb(snap);
     assertSeriesComplete(view, 0, 4, 2);
     await view.close();
+    await db.close();
+  } finally { cleanup(); }
+});
+
+test('a select past its deadline stops with QueryTimeoutError (blocks and head), before it a select is whole', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const { db } = await openTestDb(path.join(dir, 'db'), undefined, { maxBlockDurationMs: 2 * H });
+    await ingest(db, 3, 0, 4);
+    await tick(db);
+    assert.ok(db.blocks.length > 0, 'a block and the head are both read');
+    assert.throws(() => db.select(ALL, 0, 4 * H, Date.now() - 1), (e: Error) => e instanceof QueryTimeoutError && e.message === 'query timed out in expanding series');
+    assert.equal(db.select(ALL, 0, 4 * H, Date.now() + 60_000).length, 3);
     await db.close();
   } finally { cleanup(); }
 });

@@ -37,7 +37,7 @@ export class HttpClient {
   async getOptions(url: string): Promise<GetOptions> {
     return {
       tls: url.startsWith('https:') ? await this.tlsOptions() : undefined,
-      followRedirects: this.cfg.followRedirects, proxyUrl: this.cfg.proxyUrl,
+      followRedirects: this.cfg.followRedirects, proxyUrl: this.cfg.proxyUrl, proxyConnectHeader: this.cfg.proxyConnectHeader,
     };
   }
 

@@ -2,11 +2,14 @@
  * Outbound GET for scrapes and HTTP discovery over node:http(s). Not `fetch`: undici refuses the WHATWG
  * "bad ports" (1, 6000, 10080…) that exporters are free to use, and its errors lose the Go-style detail
  * Prometheus users expect in `lastError`. Handles gzip, one timeout for the whole exchange, up to 10
- * redirects (unless `follow_redirects: false`), an HTTP proxy for http URLs, and a limit on the
- * uncompressed body size.
+ * redirects (unless `follow_redirects: false`), an HTTP proxy (absolute-URL requests for http targets, a
+ * CONNECT tunnel for https targets, as Go's transport; credentials in the proxy URL go as Basic
+ * `Proxy-Authorization`, `proxy_connect_header` with the CONNECT), and a limit on the uncompressed body size.
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { connect as tlsConnect } from 'node:tls';
+import type { Socket } from 'node:net';
 import { createGunzip } from 'node:zlib';
 
 export interface GetResult { status: number; statusText: string; contentType: string; body: Buffer }
@@ -21,8 +24,10 @@ export interface GetOptions {
   tls?: TlsOptions;
   /** Default true; false returns the 3xx reply itself. */
   followRedirects?: boolean;
-  /** `http://host:port` of an HTTP proxy, or ''. */
+  /** `http://[user:password@]host:port` of an HTTP proxy, or ''. */
   proxyUrl?: string;
+  /** Extra headers of the CONNECT request (`proxy_connect_header`). */
+  proxyConnectHeader?: Record<string, string[]>;
   /** Fails with "body size limit exceeded" past this many uncompressed bytes; 0 = no limit. */
   maxBodyBytes?: number;
 }
@@ -52,51 +57,95 @@ function getOnce(url: string, headers: Record<string, string>, deadline: number,
     if (opts.proxyUrl && u.protocol === 'http:') {
       // A plain HTTP proxy takes the absolute URL as the request target.
       const p = new URL(opts.proxyUrl);
-      req = httpRequest({ host: p.hostname, port: p.port || 80, method: 'GET', path: u.toString(), headers: { ...reqHeaders, Host: u.host } });
+      req = httpRequest({ host: p.hostname, port: p.port || 80, method: 'GET', path: u.toString(), headers: { ...reqHeaders, Host: u.host, ...proxyAuth(p) } });
     } else if (opts.proxyUrl) {
-      fail('proxy_url is supported for http targets only');
+      // https through the proxy: a CONNECT tunnel, then TLS with the target inside it.
+      tunnelThrough(new URL(opts.proxyUrl), u, opts.proxyConnectHeader ?? {}, deadline).then((socket) => {
+        const inner = httpsRequest(u, {
+          method: 'GET', headers: reqHeaders, ...opts.tls, agent: false,
+          createConnection: () => tlsConnect({ ...opts.tls, socket, servername: opts.tls?.servername ?? (isIp(u.hostname) ? undefined : u.hostname) }),
+        });
+        handle(inner);
+        inner.end();
+      }, (e: Error) => fail(e.message));
       return;
     } else {
       req = u.protocol === 'https:' ? httpsRequest(u, { method: 'GET', headers: reqHeaders, ...opts.tls }) : httpRequest(u, { method: 'GET', headers: reqHeaders });
     }
-    const timer = setTimeout(() => { req.destroy(new Error('context deadline exceeded')); }, Math.max(1, deadline - Date.now()));
-    req.on('error', (e: NodeJS.ErrnoException & { address?: string; port?: number }) => {
-      clearTimeout(timer);
-      if (e.code === 'ECONNREFUSED') fail(`dial tcp ${e.address}:${e.port}: connect: connection refused`);
-      else if (e.code === 'ENOTFOUND') fail(`dial tcp: lookup ${u.hostname}: no such host`);
-      else fail(e.message);
-    });
-    req.on('response', (res: IncomingMessage) => {
-      const loc = res.headers.location;
-      if (opts.followRedirects !== false && res.statusCode && res.statusCode >= 301 && res.statusCode <= 308 && loc && redirects < 10) {
+    handle(req);
+    req.end();
+
+    function handle(req: ReturnType<typeof httpRequest>): void {
+      const timer = setTimeout(() => { req.destroy(new Error('context deadline exceeded')); }, Math.max(1, deadline - Date.now()));
+      req.on('error', (e: NodeJS.ErrnoException & { address?: string; port?: number }) => {
         clearTimeout(timer);
-        res.resume();
-        getOnce(new URL(loc, u).toString(), headers, deadline, redirects + 1, opts).then(resolve, reject);
-        return;
-      }
-      const stream = res.headers['content-encoding'] === 'gzip' ? res.pipe(createGunzip()) : res;
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const limit = opts.maxBodyBytes ?? 0;
-      stream.on('data', (c: Buffer) => {
-        size += c.length;
-        if (limit > 0 && size > limit) {
+        if (e.code === 'ECONNREFUSED') fail(`dial tcp ${e.address}:${e.port}: connect: connection refused`);
+        else if (e.code === 'ENOTFOUND') fail(`dial tcp: lookup ${u.hostname}: no such host`);
+        else fail(e.message);
+      });
+      req.on('response', (res: IncomingMessage) => {
+        const loc = res.headers.location;
+        if (opts.followRedirects !== false && res.statusCode && res.statusCode >= 301 && res.statusCode <= 308 && loc && redirects < 10) {
           clearTimeout(timer);
-          req.destroy();
-          reject(new Error(BODY_SIZE_LIMIT_ERROR));
+          res.resume();
+          getOnce(new URL(loc, u).toString(), headers, deadline, redirects + 1, opts).then(resolve, reject);
           return;
         }
-        chunks.push(c);
-      });
-      stream.on('error', (e) => { clearTimeout(timer); req.destroy(); fail(e.message); });
-      stream.on('end', () => {
-        clearTimeout(timer);
-        resolve({
-          status: res.statusCode ?? 0, statusText: res.statusMessage ?? '',
-          contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks),
+        const stream = res.headers['content-encoding'] === 'gzip' ? res.pipe(createGunzip()) : res;
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const limit = opts.maxBodyBytes ?? 0;
+        stream.on('data', (c: Buffer) => {
+          size += c.length;
+          if (limit > 0 && size > limit) {
+            clearTimeout(timer);
+            req.destroy();
+            reject(new Error(BODY_SIZE_LIMIT_ERROR));
+            return;
+          }
+          chunks.push(c);
+        });
+        stream.on('error', (e) => { clearTimeout(timer); req.destroy(); fail(e.message); });
+        stream.on('end', () => {
+          clearTimeout(timer);
+          resolve({
+            status: res.statusCode ?? 0, statusText: res.statusMessage ?? '',
+            contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks),
+          });
         });
       });
+    }
+  });
+}
+
+/** Basic `Proxy-Authorization` from the proxy URL's user information, as Go's transport sends it. */
+function proxyAuth(p: URL): Record<string, string> {
+  if (p.username === '' && p.password === '') return {};
+  const cred = `${decodeURIComponent(p.username)}:${decodeURIComponent(p.password)}`;
+  return { 'Proxy-Authorization': `Basic ${Buffer.from(cred).toString('base64')}` };
+}
+
+/** Opens a CONNECT tunnel to `target` through `proxy`; resolves with the raw socket once the proxy answers 200. */
+function tunnelThrough(proxy: URL, target: URL, connectHeader: Record<string, string[]>, deadline: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const authority = `${target.hostname}:${target.port || 443}`;
+    const headers: Record<string, string | string[]> = { Host: authority, ...proxyAuth(proxy), ...connectHeader };
+    const req = httpRequest({ host: proxy.hostname, port: proxy.port || 80, method: 'CONNECT', path: authority, headers });
+    const timer = setTimeout(() => req.destroy(new Error('context deadline exceeded')), Math.max(1, deadline - Date.now()));
+    req.on('connect', (res: IncomingMessage, socket: Socket) => {
+      clearTimeout(timer);
+      if (res.statusCode === 200) { resolve(socket); return; }
+      socket.destroy();
+      reject(new Error(`proxyconnect tcp: ${res.statusCode} ${res.statusMessage ?? ''}`.trimEnd()));
+    });
+    req.on('error', (e: NodeJS.ErrnoException & { address?: string; port?: number }) => {
+      clearTimeout(timer);
+      reject(new Error(e.code === 'ECONNREFUSED' ? `proxyconnect tcp: dial tcp ${e.address}:${e.port}: connect: connection refused` : e.message));
     });
     req.end();
   });
+}
+
+function isIp(host: string): boolean {
+  return /^[\d.]+$/.test(host) || host.includes(':');
 }

@@ -191,8 +191,9 @@ export class Tsdb {
     return new MultiSourceQuerier(this.sources(), mint, maxt);
   }
 
-  select(ms: readonly Matcher[], mint: number, maxt: number): FetchedSeries[] {
-    return fetchSeries(this.querier(mint, maxt), ms, mint, maxt);
+  /** Series matching `ms` with their samples in `[mint, maxt]`; throws QueryTimeoutError past `deadlineMs`. */
+  select(ms: readonly Matcher[], mint: number, maxt: number, deadlineMs = Infinity): FetchedSeries[] {
+    return fetchSeries(this.querier(mint, maxt), ms, mint, maxt, deadlineMs);
   }
 
   /** Label sets of the series matching any of the selectors, in range. */

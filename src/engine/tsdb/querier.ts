@@ -9,6 +9,7 @@ import type { ChunkMeta, Interval, SeriesSource } from './chunk-meta.ts';
 import { isDeleted } from './chunk-meta.ts';
 import { compareLabels, labelsKey } from './labels.ts';
 import { ListSeriesSet } from './list-series-set.ts';
+import { QueryTimeoutError } from '../errors.ts';
 import { decodeXor, xorCount } from './xor-chunk.ts';
 
 /** One chunk plus the deletions that apply to it. */
@@ -152,7 +153,8 @@ export class MultiSourceQuerier implements Querier {
   }
 
   /** Series (merged across sources, sorted by labels) that have at least one chunk in range. */
-  collect(ms: readonly Matcher[], mint: number, maxt: number): MergedSeries[] {
+  /** …; past `deadlineMs` (checked every 256 series) it throws QueryTimeoutError, so an abandoned query stops. */
+  collect(ms: readonly Matcher[], mint: number, maxt: number, deadlineMs = Infinity): MergedSeries[] {
     // Each source's series, then one series per label set: sources whose lists come sorted (blocks list
     // series in label order) are merged by comparing label sets; only otherwise is a key string built per
     // series (that cost more than everything else in a select).
@@ -163,6 +165,7 @@ export class MultiSourceQuerier implements Querier {
       const refs = src.index.select(ms).toUint32Array();
       const list: MergedSeries[] = [];
       for (let i = 0; i < refs.length; i++) {
+        if ((i & 255) === 0) checkDeadline(deadlineMs);
         tmp.length = 0;
         src.chunksOf(refs[i], mint, maxt, tmp);
         const del = src.deletedOf(refs[i]);
@@ -236,8 +239,8 @@ export class MultiSourceQuerier implements Querier {
  * not overlap (the common case) are decoded chunk by chunk straight into the output and filtered in place;
  * overlapping ones go through the merging cursor.
  */
-export function fetchSeries(q: MultiSourceQuerier, ms: readonly Matcher[], mint: number, maxt: number): FetchedSeries[] {
-  const sel = q.collect(ms, mint, maxt);
+export function fetchSeries(q: MultiSourceQuerier, ms: readonly Matcher[], mint: number, maxt: number, deadlineMs = Infinity): FetchedSeries[] {
+  const sel = q.collect(ms, mint, maxt, deadlineMs);
   // Every series decodes into one pair of flat arrays and gets views of its part: `packSelect` then sends
   // those arrays as they are instead of copying each series again.
   let cap = 0;
@@ -247,6 +250,7 @@ export function fetchSeries(q: MultiSourceQuerier, ms: readonly Matcher[], mint:
   let cur: SampleCursor | null = null;
   let n = 0;
   for (let i = 0; i < sel.length; i++) {
+    if ((i & 255) === 0) checkDeadline(deadlineMs);
     const s = sel[i];
     const start = n;
     if (overlapping(s.chunks)) {
@@ -273,4 +277,13 @@ function decodeFiltered(r: ChunkRef, t: Float64Array, v: Float64Array, n: number
     k++;
   }
   return k;
+}
+
+/**
+ * Selects run in the shard workers, apart from the query's own deadline on the main thread: without this
+ * check a select the client has given up on would keep the worker (and the document requests queued
+ * behind it) busy to its end.
+ */
+function checkDeadline(deadlineMs: number): void {
+  if (Date.now() > deadlineMs) throw new QueryTimeoutError('QUERY_TIMEOUT', 'query timed out in expanding series');
 }

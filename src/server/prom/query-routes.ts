@@ -37,7 +37,7 @@ export { mergeSeries } from '../../engine/tsdb/packed-series.ts';
  */
 export interface SeriesClient {
   select(matchers: readonly Matcher[], mintMs: number, maxtMs: number): Promise<FetchedSeries[]>;
-  selectPacked?(matchers: readonly Matcher[], mintMs: number, maxtMs: number): Promise<PackedSelect[]>;
+  selectPacked?(matchers: readonly Matcher[], mintMs: number, maxtMs: number, deadlineMs?: number): Promise<PackedSelect[]>;
 }
 
 interface QueryLimits { lookbackMs: number; timeoutMs: number; maxSamples: number; subqueryStepMs: number }
@@ -214,15 +214,16 @@ function parseQuery(query: string, prefixed: boolean): Expr {
 async function prepare(client: SeriesClient, expr: Expr, query: string, kind: 'instant' | 'range', startMs: number,
   endMs: number, stepMs: number, deadlineMs: number, limits: QueryLimits): Promise<PromqlEvalArgs> {
   const ranges = selectorRanges(expr, startMs, endMs, { lookbackMs: limits.lookbackMs, defaultSubqueryStepMs: limits.subqueryStepMs });
-  const fetched = await withDeadline(Promise.all(ranges.map((r) => fetchPacked(client, r.matchers, r.mintMs, r.maxtMs))), deadlineMs);
+  const fetched = await withDeadline(Promise.all(ranges.map((r) => fetchPacked(client, r.matchers, r.mintMs, r.maxtMs, deadlineMs))), deadlineMs);
   return {
     query, kind, startMs, endMs, stepMs, deadlineMs, lookbackMs: limits.lookbackMs, maxSamples: limits.maxSamples,
     defaultSubqueryStepMs: limits.subqueryStepMs, selected: fetched.map((replies) => replies.map(forward)),
   };
 }
 
-async function fetchPacked(client: SeriesClient, ms: readonly Matcher[], mintMs: number, maxtMs: number): Promise<PackedSelect[]> {
-  if (client.selectPacked) return client.selectPacked(ms, mintMs, maxtMs);
+async function fetchPacked(client: SeriesClient, ms: readonly Matcher[], mintMs: number, maxtMs: number, deadlineMs: number): Promise<PackedSelect[]> {
+  // The workers get the deadline too, so they stop a select this thread has stopped waiting for.
+  if (client.selectPacked) return client.selectPacked(ms, mintMs, maxtMs, deadlineMs);
   return [packSelect(await client.select(ms, mintMs, maxtMs), true)];
 }
 

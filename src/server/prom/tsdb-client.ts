@@ -196,8 +196,8 @@ export class TsdbClient {
   }
 
   /** Each worker's reply for the query path, undecoded (see `mergeSelected` for how they combine). */
-  selectPacked(matchers: readonly MatcherLike[], mintMs: number, maxtMs: number): Promise<PackedSelect[]> {
-    const args: SelectArgs = { matchers: wire(matchers), mint: mintMs, maxt: maxtMs };
+  selectPacked(matchers: readonly MatcherLike[], mintMs: number, maxtMs: number, deadlineMs?: number): Promise<PackedSelect[]> {
+    const args: SelectArgs = { matchers: wire(matchers), mint: mintMs, maxt: maxtMs, deadlineMs };
     return this.all('tsdb.selectPacked', args);
   }
 
