@@ -38,3 +38,10 @@ test('matrixJson: timestamps looked up by step index print as the map path print
   assert.equal(matrixJson(m, 1500, 60_000).toString(), matrixJson(m).toString());
   assert.ok(matrixJson(m, 1500, 60_000).toString().startsWith('{"resultType":"matrix","result":[{"metric":{"a":"1"},"values":[[1.500,"1"],[61.500,"2.5"],[121.500,"NaN"]]}'));
 });
+
+test('label sets with non-ASCII text are written as UTF-8', () => {
+  const m = [{ metric: [{ name: 'city', value: 'Zürich ✓' }], t: [0], v: [1] }];
+  assert.deepEqual(JSON.parse(matrixJson(m).toString('utf8') + '}').result[0].metric, { city: 'Zürich ✓' });
+  const r = JSON.parse(resultJsonOpen({ type: 'vector', vector: [{ metric: [{ name: 'a', value: 'é<' }], t: 0, v: 2 }], t: 0 }).toString('utf8') + '}');
+  assert.deepEqual(r.result[0].metric, { a: 'é<' });
+});

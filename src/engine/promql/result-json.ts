@@ -77,7 +77,18 @@ class JsonWriter {
     this.off = o;
     do { const q = Math.floor(v / 10); b[--o] = 0x30 + (v - q * 10); v = q; } while (v > 0);
   }
-  utf8(s: string): void { this.ensure(s.length * 3); this.off += this.buf.write(s, this.off, 'utf8'); }
+  /** Any text; ASCII (label sets nearly always are) is copied by the byte loop, the rest by Buffer#write. */
+  utf8(s: string): void {
+    this.ensure(s.length * 3);
+    const b = this.buf;
+    let o = this.off;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) { this.off += b.write(s, this.off, 'utf8'); return; }
+      b[o++] = c;
+    }
+    this.off = o;
+  }
   bytes(src: Uint8Array): void {
     this.ensure(src.length);
     const b = this.buf;
