@@ -33,6 +33,7 @@ export class PartitionLink {
   private restarting: EngineError | null = null;
   private init: Omit<WorkflowWorkerInit, 'ring' | 'partition'> | null = null;
   private ready = false;
+  private exited = false;
 
   constructor(readonly partition: number, private readonly log: Logger, private readonly onFail: (e: EngineError) => void) {}
 
@@ -55,7 +56,9 @@ export class PartitionLink {
           reject(e);
         } else this.settle(m);
       });
+      this.exited = false;
       this.worker.once('exit', (code) => {
+        this.exited = true;
         const e = new InternalError('WORKER_CRASHED', `workflow partition ${this.partition} exited with code ${code}`);
         if (this.restarting) this.restart();
         else if (!this.stopping) this.fail(e);
@@ -110,6 +113,7 @@ export class PartitionLink {
     this.producer = new SpscProducer(this.ring);
     this.ready = false;
     setTimeout(() => {
+      if (this.stopping) return;
       this.start(this.init!).then(() => {
         this.restarting = null;
         this.log.info('workflow partition restarted', { partition: this.partition });
@@ -133,6 +137,8 @@ export class PartitionLink {
   async stop(): Promise<void> {
     this.stopping = true;
     this.ring.close();
+    // A thread that ended on a full disk and awaits its restart has nothing left to stop.
+    if (this.exited) return;
     await new Promise<void>((r) => { this.worker.once('exit', () => r()); setTimeout(() => { void this.worker.terminate(); }, 5000).unref(); });
   }
 }
