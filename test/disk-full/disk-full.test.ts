@@ -37,10 +37,15 @@ before(async () => {
 });
 
 after(async () => {
-  await s?.stop();
-  if (mounted) execFileSync('umount', [dir]);
-  rmSync(filler, { force: true });
-  rmSync(dir, { recursive: true, force: true });
+  try {
+    // A server that does not stop within 10 s (a failed run) is killed: the mount must not outlive the test.
+    if (s) await Promise.race([s.stop(), new Promise((_r, rej) => setTimeout(() => rej(new Error('stop timed out')), 10_000).unref())]).catch(() => s!.kill9());
+  } finally {
+    if (mounted) {
+      try { execFileSync('umount', [dir]); } catch { execFileSync('umount', ['-l', dir]); }
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 /** Writes zeros until the file system refuses (ENOSPC). */
