@@ -26,7 +26,7 @@ const postAll = (list: WorkflowReply[]): void => { if (list.length) post(list.le
 
 async function main(): Promise<void> {
   const ring = SpscRing.attach(init.ring);
-  const { engine, kv } = await openPartition({
+  const { engine, kv } = openedKv = await openPartition({
     dataDir: init.dataDir, partition: init.partition, partitions: init.partitions, testClock: init.testClock,
     cacheEntries: init.cacheEntries, retentionMs: init.retentionMs, allowPrivateWebhookTargets: init.allowPrivateWebhookTargets,
   });
@@ -103,8 +103,26 @@ class Scheduler {
   }
 }
 
+// lmdb-js also rejects internal promises of a failed commit that nothing can await; the commit's own writes
+// report the failure (engine/store/lmdb.ts), so those are not a reason to end the thread. Anything else is.
+process.on('unhandledRejection', (reason) => {
+  if (reason instanceof Error && reason.message.startsWith('Commit failed') && 'commitError' in reason) return;
+  throw reason;
+});
+
+let openedKv: { kv: { close(): Promise<void> } } | null = null;
+let exiting = false;
+
+/**
+ * A failed commit leaves changes in memory that LMDB refused: the thread reports and ends, and the main
+ * thread restarts the partition from LMDB when the failure was a full disk (partition-link.ts).
+ */
 function fatal(err: unknown): void {
-  post({ type: 'fatal', error: toWire(err) });
+  const wire = toWire(err);
+  post({ type: 'fatal', error: wire });
+  if (wire.code !== 'DISK_FULL' || exiting) return;
+  exiting = true;
+  void (openedKv?.kv.close() ?? Promise.resolve()).catch(() => undefined).finally(() => process.exit(75));
 }
 
 main().catch(fatal);

@@ -2,7 +2,8 @@
  * Disk full, on a real small disk: the data directory is a 24 MiB tmpfs (mounted here as root; skipped with a
  * message where mounting is not permitted), filled with a filler file. Document writes and remote writes are
  * driven through the HTTP server until the disk refuses them; the refused ones must get their API's status
- * (ES 429 es_rejected_execution_exception, remote write 500) and never become readable. Once the filler is
+ * (ES 429 es_rejected_execution_exception, remote write 500, workflow 503 SERVICE_UNAVAILABLE) and never
+ * become readable. Once the filler is
  * deleted, writes must succeed again without a restart; after a restart every acknowledged write is there.
  * The flood-stage watermark is turned off so that the writes reach the full disk (it has its own test).
  */
@@ -32,7 +33,7 @@ const filler = join(dir, 'filler');
 
 before(async () => {
   if (skip) return;
-  s = await startServer({ dataDir: dir, services: ['documents', 'metrics'], workers: 1, args: ['--web.enable-remote-write-receiver'] });
+  s = await startServer({ dataDir: dir, services: ['documents', 'metrics', 'workflow'], workers: 1, args: ['--web.enable-remote-write-receiver'] });
 });
 
 after(async () => {
@@ -77,12 +78,29 @@ async function metricValues(srv: TestServer): Promise<number[]> {
 
 const doc = (i: number) => ({ n: i, pad: 'x'.repeat(2000) });
 
+async function flow(srv: TestServer, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const r = await fetch(`${srv.flowUrl}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  return { status: r.status, body: await r.json() };
+}
+
+/** A viewing report of 1 s for contact `c` (its stored play duration then reads 1000). */
+const viewlog = (srv: TestServer, c: string) => flow(srv, 'POST', '/rest/livestream/viewlog', { business_id: 9, records: [
+  { play_id: `p-${c}`, channel_id: 'ch1', contact_id: c, play_type: 'live', play_duration_ms: 1000 },
+] });
+const playMs = async (srv: TestServer, c: string): Promise<number> =>
+  (await flow(srv, 'GET', `/rest/livestream/state/9/${c}?channelId=ch1`)).body.data.livestream_rule_playduration_ch1;
+
 test('disk full: refused writes get 429/500 and never show; writes resume once space is back; acknowledged writes survive a restart', { skip }, async () => {
   const srv = s!;
   const call = (m: string, p: string, b?: unknown) => esCall(srv, m, p, b);
   assert.equal((await call('PUT', '/_cluster/settings', { transient: { 'cluster.routing.allocation.disk.threshold_enabled': false } })).status, 200);
   assert.equal((await call('PUT', '/full/_doc/ok0?refresh=true', doc(0))).status, 201);
   assert.equal(await remoteWrite(0), 204);
+  const ch = await flow(srv, 'POST', '/livestream/channels', { businessId: 9, channelId: 'ch1', name: 'Demo', liveStatus: 'unStart', startTime: Date.now() + 7_200_000, status: 1 });
+  assert.equal(ch.status, 200, JSON.stringify(ch.body));
+  assert.equal((await viewlog(srv, 'w0')).status, 200);
+  const ackedViews = ['w0'];
+  const failedViews: string[] = [];
   const ackedDocs = ['ok0'];
   const failedDocs: string[] = [];
   const ackedSamples = [0];
@@ -104,6 +122,14 @@ test('disk full: refused writes get 429/500 and never show; writes resume once s
     failedSamples.push(i);
   }
   assert.ok(failedSamples.length > 0, 'the full disk refused no remote write');
+  for (let i = 1; i <= 2000 && failedViews.length < 3; i++) {
+    const r = await viewlog(srv, `w${i}`);
+    if (r.status === 200) { ackedViews.push(`w${i}`); continue; }
+    assert.equal(r.status, 503, JSON.stringify(r.body) + srv.stderr().slice(-2500));
+    assert.match(r.body.error, /^SERVICE_UNAVAILABLE: /);
+    failedViews.push(`w${i}`);
+  }
+  assert.ok(failedViews.length > 0, 'the full disk refused no workflow write');
 
   // Nothing refused is readable, while the disk is still full.
   for (const id of failedDocs) assert.equal((await call('GET', `/full/_doc/${id}`)).body.found, false, id);
@@ -112,6 +138,13 @@ test('disk full: refused writes get 429/500 and never show; writes resume once s
   const ids = (await call('POST', '/full/_search', { size: 1000, _source: false })).body.hits.hits.map((h: { _id: string }) => h._id).sort();
   assert.deepEqual(ids, [...ackedDocs].sort());
   assert.deepEqual(await metricValues(srv), ackedSamples);
+  const views = async (srv2: TestServer, list: string[]) => {
+    const out: number[] = [];
+    for (const c of list) out.push(await waitFor(`contact ${c} readable`, async () => { const v = await playMs(srv2, c); return typeof v === 'number' ? [v] : null; }).then((x) => x[0]));
+    return out;
+  };
+  assert.deepEqual(await views(srv, failedViews), failedViews.map(() => 0));
+  assert.deepEqual(await views(srv, ackedViews), ackedViews.map(() => 1000));
 
   // Space comes back: writes resume without a restart.
   rmSync(filler);
@@ -122,7 +155,10 @@ test('disk full: refused writes get 429/500 and never show; writes resume once s
   await waitFor('a remote write after space is back', async () => (await remoteWrite(5000)) === 204, 10_000);
   const metricsMs = Date.now() - freedAt;
   ackedSamples.push(5000);
-  console.log(`# recovery after space was freed: documents ${docsMs} ms, remote write ${metricsMs} ms`);
+  await waitFor('a workflow write after space is back', async () => (await viewlog(srv, 'w-after')).status === 200, 10_000);
+  const flowMs = Date.now() - freedAt;
+  ackedViews.push('w-after');
+  console.log(`# recovery after space was freed: documents ${docsMs} ms, remote write ${metricsMs} ms, workflow ${flowMs} ms`);
 
   // A restart keeps exactly the acknowledged writes.
   await srv.stop();
@@ -131,4 +167,6 @@ test('disk full: refused writes get 429/500 and never show; writes resume once s
   for (const id of ackedDocs) assert.equal((await esCall(again, 'GET', `/full/_doc/${id}`)).body.found, true, id);
   for (const id of failedDocs) assert.equal((await esCall(again, 'GET', `/full/_doc/${id}`)).body.found, false, id);
   assert.deepEqual(await metricValues(again), ackedSamples);
+  assert.deepEqual(await views(again, failedViews), failedViews.map(() => 0));
+  assert.deepEqual(await views(again, ackedViews), ackedViews.map(() => 1000));
 });

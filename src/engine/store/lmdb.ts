@@ -11,10 +11,10 @@
  * the JS thread. Writes resolve once the commit is flushed to disk.
  */
 import { open, type Database, type RootDatabase, type Key } from 'lmdb';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkLmdbMetaPages } from './lmdb-meta-pages.ts';
-import { CorruptionError, FormatVersionError } from '../errors.ts';
+import { CorruptionError, FormatVersionError, OverloadedError } from '../errors.ts';
 import { pack, unpack } from '../codec/msgpack.ts';
 import {
   STORE_META_DB, STORE_SCHEMA_KEY, STORE_SCHEMA_MIN_VERSION, STORE_SCHEMA_VERSION, STORE_VALUE_VERSION,
@@ -107,13 +107,19 @@ export class Store {
    * split it). Resolves once the transaction is durable.
    */
   async writePacked(writes: readonly { db: string; key: StoreKey; value: Uint8Array | null }[]): Promise<void> {
-    let last: Promise<boolean> | null = null;
+    const all: Promise<boolean>[] = new Array(writes.length);
     for (let i = 0; i < writes.length; i++) {
       const w = writes[i];
       const db = (this.db(w.db) as LmdbStoreDb<unknown>).raw;
-      last = w.value === null ? db.remove(w.key) : db.put(w.key, prefixVersion(w.value));
+      all[i] = w.value === null ? db.remove(w.key) : db.put(w.key, prefixVersion(w.value));
     }
-    if (last) await last;
+    // A failed commit rejects every write of the transaction (and its `commitError`): each rejection is
+    // handled here, or the first one unhandled ends the thread.
+    const settled = await Promise.allSettled(all);
+    for (let i = 0; i < settled.length; i++) {
+      const r = settled[i];
+      if (r.status === 'rejected') throw await commitFailure(r.reason, this.path);
+    }
     await this.root.flushed;
   }
 
@@ -195,6 +201,32 @@ class LmdbStoreDb<V> implements StoreDb<V> {
 
 function encodeValue(value: unknown): Buffer {
   return prefixVersion(pack(value));
+}
+
+/**
+ * The error a failed commit stands for: lmdb-js rejects each write with "Commit failed" and the cause in a
+ * `commitError` promise. A full disk is DISK_FULL, so callers can retry once space is back: errno 28
+ * (ENOSPC), or 5 (EIO) while the file system has no space left — LMDB reports a short write as EIO.
+ */
+async function commitFailure(reason: unknown, path: string): Promise<unknown> {
+  let cause = reason;
+  const ce = (reason as { commitError?: Promise<unknown> } | null)?.commitError;
+  if (ce) cause = await ce.then(() => reason, (e: unknown) => e);
+  const code = (cause as { code?: unknown } | null)?.code;
+  if (code === 28 || code === 'ENOSPC' || (code === 5 && noSpaceLeft(path))) {
+    return OverloadedError.of('DISK_FULL', ['LMDB', String((cause as Error).message ?? cause)]);
+  }
+  return cause;
+}
+
+/** True when the file system holding `path` has less than LMDB's largest write (a few pages) available. */
+function noSpaceLeft(path: string): boolean {
+  try {
+    const st = statfsSync(path);
+    return st.bavail * st.bsize < 1024 * 1024;
+  } catch {
+    return false;
+  }
 }
 
 function prefixVersion(body: Uint8Array): Buffer {

@@ -18,14 +18,22 @@ const RING_BYTES = 2 * 1024 * 1024;
 
 interface Pending { resolve(v: unknown): void; reject(e: EngineError): void }
 
+/** Pause before restarting a partition whose commit failed on a full disk (again while it stays full). */
+const RESTART_DELAY_MS = 250;
+
 export class PartitionLink {
-  private readonly ring = SpscRing.create(RING_BYTES);
-  private readonly producer = new SpscProducer(this.ring);
+  private ring = SpscRing.create(RING_BYTES);
+  private producer = new SpscProducer(this.ring);
   private readonly pending = new Map<number, Pending>();
   private worker!: Worker;
   private nextId = 1;
   private dead: EngineError | null = null;
   private stopping = false;
+  /** Set while a thread that ended on a full disk is replaced (calls meanwhile get its DISK_FULL error). */
+  private restarting: EngineError | null = null;
+  private init: Omit<WorkflowWorkerInit, 'ring' | 'partition'> | null = null;
+  private ready = false;
+  private exited = false;
 
   constructor(readonly partition: number, private readonly log: Logger, private readonly onFail: (e: EngineError) => void) {}
 
@@ -37,24 +45,36 @@ export class PartitionLink {
     const boot = `(async () => { ${loader}
       await import(${JSON.stringify(WORKER_FILE.href)}); })().catch((e) => { require('node:worker_threads').parentPort.postMessage(
       { type: 'fatal', error: { code: 'INTERNAL', message: String(e && e.message), details: {}, category: 'InternalError' } }); });`;
+    this.init = init;
     const data: WorkflowWorkerInit = { ...init, ring: this.ring.buffer, partition: this.partition };
     this.worker = new Worker(boot, { eval: true, workerData: data, name: `workflow-p${this.partition}` });
     return new Promise((resolve, reject) => {
       this.worker.on('message', (m: WorkflowReply) => {
-        if (m.type === 'ready') resolve(m);
-        else if (m.type === 'fatal') { const e = fromWire(m.error); this.fail(e); reject(e); } else this.settle(m);
+        if (m.type === 'ready') { this.ready = true; resolve(m); } else if (m.type === 'fatal') {
+          const e = fromWire(m.error);
+          if ((this.ready || this.restarting) && e.code === 'DISK_FULL') this.beginRestart(e); else this.fail(e);
+          reject(e);
+        } else this.settle(m);
       });
+      this.exited = false;
       this.worker.once('exit', (code) => {
+        this.exited = true;
         const e = new InternalError('WORKER_CRASHED', `workflow partition ${this.partition} exited with code ${code}`);
-        if (!this.stopping) this.fail(e);
+        if (this.restarting) this.restart();
+        else if (!this.stopping) this.fail(e);
         reject(e);
       });
-      this.worker.once('error', (err) => { const e = new InternalError('WORKER_CRASHED', `workflow partition ${this.partition} crashed: ${err.message}`); this.fail(e); reject(e); });
+      this.worker.once('error', (err) => {
+        const e = new InternalError('WORKER_CRASHED', `workflow partition ${this.partition} crashed: ${err.message}`);
+        if (!this.restarting) this.fail(e); // else the exit that follows restarts it
+        reject(e);
+      });
     });
   }
 
   call<K extends WorkflowOpName>(op: K, args: WorkflowArgs<K>): Promise<WorkflowResult<K>> {
     if (this.dead) return Promise.reject(this.dead);
+    if (this.restarting) return Promise.reject(this.restarting);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
@@ -72,6 +92,38 @@ export class PartitionLink {
     if (m.ok) p.resolve(m.value); else p.reject(fromWire(m.error));
   }
 
+  /**
+   * A commit failed on a full disk: the thread's memory holds changes LMDB refused, so it ends (workers/
+   * workflow.ts) and a new thread reopens the partition from LMDB — with a new ring, as requests left in the
+   * old one were answered with the failure. Unanswered requests get `e` (DISK_FULL), as do calls until the
+   * new thread is ready; while the disk stays full, a restart that fails again is retried.
+   */
+  private beginRestart(e: EngineError): void {
+    if (this.restarting) return;
+    this.restarting = e;
+    for (const p of this.pending.values()) p.reject(e);
+    this.pending.clear();
+    this.log.warn('workflow partition commit failed on a full disk; restarting it from disk', { partition: this.partition, err: e.message });
+  }
+
+  private restart(): void {
+    if (this.stopping) return;
+    const e = this.restarting!;
+    this.ring = SpscRing.create(RING_BYTES);
+    this.producer = new SpscProducer(this.ring);
+    this.ready = false;
+    setTimeout(() => {
+      if (this.stopping) return;
+      this.start(this.init!).then(() => {
+        this.restarting = null;
+        this.log.info('workflow partition restarted', { partition: this.partition });
+      }, (err: EngineError) => {
+        // Failing again on the full disk restarts again (the exit handler); anything else fails the partition.
+        if (err.code !== 'DISK_FULL' && this.restarting === e) { this.restarting = null; this.fail(err); }
+      });
+    }, RESTART_DELAY_MS).unref();
+  }
+
   private fail(e: EngineError): void {
     if (this.dead) return;
     this.dead = e;
@@ -85,6 +137,8 @@ export class PartitionLink {
   async stop(): Promise<void> {
     this.stopping = true;
     this.ring.close();
+    // A thread that ended on a full disk and awaits its restart has nothing left to stop.
+    if (this.exited) return;
     await new Promise<void>((r) => { this.worker.once('exit', () => r()); setTimeout(() => { void this.worker.terminate(); }, 5000).unref(); });
   }
 }
