@@ -66,6 +66,12 @@ const QUERIES: [string, Record<string, string>][] = [
   ['range 6h/60s histogram_quantile', { query: 'histogram_quantile(0.9, sum by (le) (rate(bench_latency_seconds_bucket[5m])))', start: String(START), end: String(END), step: '60' }],
   ['instant regex over 10k series', { query: 'count(bench_many{id=~"s1.*|s2.*"})', time: String(END) }],
   ['range 6h/60s topk', { query: 'topk(5, rate(bench_http_requests_total[5m]))', start: String(START), end: String(END), step: '60' }],
+  // The other anchors (docs/prometheus.md §5.2).
+  ['instant sum by (handler)', { query: 'sum by (handler) (rate(bench_http_requests_total[5m]))', time: String(END) }],
+  ['instant histogram_quantile by (le,handler)', { query: 'histogram_quantile(0.99, sum by (le,handler) (rate(bench_latency_seconds_bucket[5m])))', time: String(END) }],
+  ['range 6h/60s histogram_quantile(0.9, rate)', { query: 'histogram_quantile(0.9, rate(bench_latency_seconds_bucket[5m]))', start: String(START), end: String(END), step: '60' }],
+  ['range 6h/60s max_over_time[1h]', { query: 'max_over_time(bench_http_requests_total[1h])', start: String(START), end: String(END), step: '60' }],
+  ['range 6h/60s raw selector', { query: 'bench_http_requests_total', start: String(START), end: String(END), step: '60' }],
 ];
 
 async function timed(base: string, params: Record<string, string>): Promise<{ ms: number; body: string }> {
