@@ -103,13 +103,6 @@ class Scheduler {
   }
 }
 
-// lmdb-js also rejects internal promises of a failed commit that nothing can await; the commit's own writes
-// report the failure (engine/store/lmdb.ts), so those are not a reason to end the thread. Anything else is.
-process.on('unhandledRejection', (reason) => {
-  if (reason instanceof Error && reason.message.startsWith('Commit failed') && 'commitError' in reason) return;
-  throw reason;
-});
-
 let openedKv: { kv: { close(): Promise<void> } } | null = null;
 let exiting = false;
 

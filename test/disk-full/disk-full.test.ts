@@ -120,6 +120,10 @@ test('disk full: refused writes get 429/500 and never show; writes resume once s
     failedDocs.push(`d${i}`);
   }
   assert.ok(failedDocs.length > 0, 'the full disk refused no document write');
+  // Cluster metadata (LMDB on the main thread): refused with 429, not created, and the server stays up.
+  const ci = await call('PUT', '/made-when-full', {});
+  assert.equal(ci.status, 429, JSON.stringify(ci.body));
+  assert.equal((await call('GET', '/made-when-full')).status, 404);
   for (let i = 1; i <= 2000 && failedSamples.length < 3; i++) {
     const st = await remoteWrite(i);
     if (st === 204) { ackedSamples.push(i); continue; }

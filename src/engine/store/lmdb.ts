@@ -94,7 +94,7 @@ export class Store {
   async transaction<T>(fn: () => T): Promise<T> {
     // A child transaction, so that a throw from `fn` rolls back its writes (a plain async transaction
     // would commit whatever ran before the throw together with the rest of its batch).
-    const result = (await this.root.childTransaction(fn)) as T;
+    const result = (await this.root.childTransaction(fn).catch((e: unknown) => rethrowCommit(e, this.path))) as T;
     await this.root.flushed;
     return result;
   }
@@ -149,8 +149,10 @@ class LmdbStoreDb<V> implements StoreDb<V> {
   /** The lmdb-js database (for `Store.writePacked`). */
   get raw(): Database<Buffer, Key> { return this.db; }
   private readonly root: RootDatabase;
+  private readonly path: string;
 
   constructor(path: string, name: string, db: Database<Buffer, Key>, root: RootDatabase) {
+    this.path = path;
     this.where = `${path} (${name})`;
     this.db = db;
     this.root = root;
@@ -162,14 +164,14 @@ class LmdbStoreDb<V> implements StoreDb<V> {
   }
 
   async put(key: StoreKey, value: V): Promise<boolean> {
-    const ok = await this.db.put(key, encodeValue(value));
+    const ok = await this.db.put(key, encodeValue(value)).catch((e: unknown) => rethrowCommit(e, this.path));
     await this.root.flushed;
     return ok;
   }
 
   async remove(key: StoreKey): Promise<boolean> {
     // An async `remove` resolves true whether or not the key existed; removeSync in a transaction tells.
-    const existed = await this.root.transaction(() => this.db.removeSync(key));
+    const existed = await this.root.transaction(() => this.db.removeSync(key)).catch((e: unknown) => rethrowCommit(e, this.path));
     await this.root.flushed;
     return existed;
   }
@@ -218,6 +220,22 @@ async function commitFailure(reason: unknown, path: string): Promise<unknown> {
   }
   return cause;
 }
+
+/** Throws what a failed commit stands for (`commitFailure`). */
+async function rethrowCommit(e: unknown, path: string): Promise<never> {
+  throw await commitFailure(e, path);
+}
+
+// lmdb-js also rejects internal promises of a failed commit that nothing can await, and an unhandled
+// rejection ends the process (or the worker thread). The commit's own writes report the failure (above), so
+// those rejections are dropped here — the adapter contains lmdb's quirk; every other rejection still ends it.
+process.on('unhandledRejection', (reason) => {
+  if (reason instanceof Error && reason.message.startsWith('Commit failed') && 'commitError' in reason) {
+    (reason as { commitError: Promise<unknown> }).commitError.catch(() => undefined);
+    return;
+  }
+  throw reason;
+});
 
 /** True when the file system holding `path` has less than LMDB's largest write (a few pages) available. */
 function noSpaceLeft(path: string): boolean {
