@@ -5,44 +5,15 @@
  * Run: node --import tsx bench/promql/server-ab.ts <checkoutA> <checkoutB> [RUNS]
  * The data set is cached in $PROMQL_AB_DIR (default /tmp/promql-ab).
  */
-import { existsSync, mkdirSync, readFileSync, cpSync, rmSync, createWriteStream } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, cpSync, rmSync } from 'node:fs';
+import { END, START, writeDataset } from './support/dataset.ts';
 import { join } from 'node:path';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 
 const [A, B] = [process.argv[2], process.argv[3]];
 const RUNS = Number(process.argv[4] ?? 7);
 const ONLY = process.env.ONLY ? new RegExp(process.env.ONLY) : null;
 const DIR = process.env.PROMQL_AB_DIR ?? '/tmp/promql-ab';
-const START = 1_704_067_200, END = START + 6 * 3600, STEP = 15;
-let seed = 42;
-const rnd = (): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
-
-async function generate(file: string): Promise<void> {
-  const w = createWriteStream(file);
-  const write = async (s: string): Promise<void> => { if (!w.write(s)) await once(w, 'drain'); };
-  await write('# TYPE bench_http_requests_total counter\n');
-  for (let i = 0; i < 1000; i++) {
-    let c = 0, buf = '';
-    const l = `{handler="/h${i % 20}",instance="i${i}",job="job${i % 10}"}`;
-    for (let t = START; t <= END; t += STEP) { c += Math.floor(rnd() * 10); buf += `bench_http_requests_total${l} ${c} ${t}\n`; }
-    await write(buf);
-  }
-  const les = ['0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '+Inf'];
-  await write('# TYPE bench_latency_seconds histogram\n');
-  for (let h = 0; h < 50; h++) {
-    const rows: string[][] = les.map(() => []);
-    const counts = new Array(les.length).fill(0);
-    for (let t = START; t <= END; t += STEP) {
-      for (let j = 0; j < 5; j++) { const b = Math.floor(rnd() * les.length); for (let x = b; x < les.length; x++) counts[x]++; }
-      les.forEach((le, b) => rows[b].push(`bench_latency_seconds_bucket{handler="/h${h % 10}",instance="i${h}",le="${le}"} ${counts[b]} ${t}\n`));
-    }
-    for (const r of rows) await write(r.join(''));
-  }
-  await write('# EOF\n');
-  w.end();
-  await once(w, 'finish');
-}
 
 const R = { start: String(START), end: String(END), step: '60' };
 const QUERIES: [string, Record<string, string>][] = [
@@ -86,7 +57,7 @@ const median = (xs: number[]): number => { const s = [...xs].sort((a, b) => a - 
 
 if (!existsSync(join(DIR, 'tessera', 'tsdb'))) {
   mkdirSync(DIR, { recursive: true });
-  await generate(join(DIR, 'data.om'));
+  await writeDataset(join(DIR, 'data.om'), false);
   const tt = spawnSync(process.execPath, [join(A, 'bin/tessera'), 'tsdb', 'create-blocks-from', 'openmetrics', '--quiet', join(DIR, 'data.om'), join(DIR, 'tessera', 'tsdb')], { encoding: 'utf8' });
   if (tt.status !== 0) throw new Error(`tessera import: ${tt.stderr}`);
 }

@@ -6,50 +6,15 @@
  * medians and the ratio Tessera/Prometheus, and whether the results are identical (values within 1e-9 relative).
  * Needs `prometheus` and `promtool` on PATH. Run: node --import tsx bench/promql/vs-prometheus.ts [RUNS]
  */
-import { mkdtempSync, rmSync, createWriteStream } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { END, START, writeDataset } from './support/dataset.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
-import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { startServer } from '../../test/support/server.ts';
 
 const RUNS = Number(process.argv[2] ?? 5);
-const START = 1_704_067_200, END = START + 6 * 3600, STEP = 15;
-let seed = 42;
-const rnd = (): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
-
-async function generate(file: string): Promise<void> {
-  const w = createWriteStream(file);
-  const write = async (s: string): Promise<void> => { if (!w.write(s)) await once(w, 'drain'); };
-  await write('# TYPE bench_http_requests_total counter\n');
-  for (let i = 0; i < 1000; i++) {
-    let c = 0, buf = '';
-    const l = `{handler="/h${i % 20}",instance="i${i}",job="job${i % 10}"}`;
-    for (let t = START; t <= END; t += STEP) { c += Math.floor(rnd() * 10); buf += `bench_http_requests_total${l} ${c} ${t}\n`; }
-    await write(buf);
-  }
-  const les = ['0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '+Inf'];
-  await write('# TYPE bench_latency_seconds histogram\n');
-  for (let h = 0; h < 50; h++) {
-    const rows: string[][] = les.map(() => []);
-    const counts = new Array(les.length).fill(0);
-    for (let t = START; t <= END; t += STEP) {
-      for (let j = 0; j < 5; j++) { const b = Math.floor(rnd() * les.length); for (let x = b; x < les.length; x++) counts[x]++; }
-      les.forEach((le, b) => rows[b].push(`bench_latency_seconds_bucket{handler="/h${h % 10}",instance="i${h}",le="${le}"} ${counts[b]} ${t}\n`));
-    }
-    for (const r of rows) await write(r.join(''));
-  }
-  await write('# TYPE bench_many gauge\n');
-  for (let i = 0; i < 10_000; i++) {
-    let buf = '';
-    for (let t = END - 3600; t <= END; t += 60) buf += `bench_many{id="s${i}",group="g${i % 100}"} ${i % 7} ${t}\n`;
-    await write(buf);
-  }
-  await write('# EOF\n');
-  w.end();
-  await once(w, 'finish');
-}
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -106,7 +71,7 @@ const median = (xs: number[]): number => { const s = [...xs].sort((a, b) => a - 
 const dir = mkdtempSync(join(tmpdir(), 'promql-vs-'));
 try {
   const om = join(dir, 'data.om');
-  await generate(om);
+  await writeDataset(om, true);
   const pt = spawnSync('promtool', ['tsdb', 'create-blocks-from', 'openmetrics', om, join(dir, 'prom')], { encoding: 'utf8' });
   if (pt.status !== 0) throw new Error(`promtool: ${pt.stderr}`);
   const tt = spawnSync(process.execPath, [join(import.meta.dirname, '../../bin/tessera'), 'tsdb', 'create-blocks-from', 'openmetrics', '--quiet', om, join(dir, 'tessera', 'tsdb')], { encoding: 'utf8' });
