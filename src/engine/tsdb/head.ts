@@ -80,14 +80,14 @@ export class Head implements SeriesSource {
 
   /** Returns the series for `ls` (sorted, non-empty values), creating it with a new ref if needed. */
   getOrCreate(ls: Labels): { series: MemSeries; created: boolean } {
-    const s = this.seriesOf(ls);
+    const hash = labelsHash(ls);
+    const s = this.seriesOf(ls, hash);
     if (s !== undefined) return { series: s, created: false };
-    return { series: this.create(this.nextRef, ls), created: true };
+    return { series: this.create(this.nextRef, ls, hash), created: true };
   }
 
   /** Creates a series with a given ref (WAL replay); returns the existing one for a known label set. */
-  create(ref: number, ls: Labels): MemSeries {
-    const hash = labelsHash(ls);
+  create(ref: number, ls: Labels, hash = labelsHash(ls)): MemSeries {
     const had = this.seriesOf(ls, hash);
     if (had !== undefined) return had;
     const s = new MemSeries(ref, this.interned(ls), hash);
