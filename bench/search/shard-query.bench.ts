@@ -9,6 +9,8 @@
  *
  *   node --import tsx bench/search/shard-query.bench.ts SHARD_INDEX_DIR [queries per kind = 400]
  *
+ * KIND=and|or|aggs|range runs one kind; CACHE_MB sets the block cache (default 96, a worker's share).
+ *
  * Prints per kind: mean and median CPU µs (user + system, this process) of the query phase and of the fetch phase (stored fields of the shard's
  * top hits).
  */
@@ -64,6 +66,7 @@ function summary(xs: number[]): string {
 
 console.log(`${reader.segments.length} segments, ${reader.maxDoc()} docs, cache ${CACHE_BYTES >> 20} MB`);
 for (const [kind, make] of Object.entries(kinds)) {
+  if (process.env.KIND && process.env.KIND !== kind) continue;
   const reqs = Array.from({ length: PER_KIND + WARMUP }, () => parseSearchBody(make()));
   const us: number[] = [];
   const fetchUs: number[] = [];
