@@ -19,6 +19,8 @@ export interface FieldInfo {
   indexed: boolean;
   fielddata: boolean;
   normalizer: string | undefined;
+  /** The mapping's `term_vector` option (`no`, `yes`, `with_positions`, `with_offsets`, `with_positions_offsets`…). */
+  termVector: string;
   /** Where the value lives in `_source` (the parent's path for multi-fields such as `title.keyword`). */
   sourcePath: string;
 }
@@ -63,6 +65,7 @@ export class FieldInfos {
       indexed: m.index !== false,
       fielddata: m.fielddata === true,
       normalizer: typeof m.normalizer === 'string' ? m.normalizer : undefined,
+      termVector: typeof m.term_vector === 'string' ? m.term_vector : 'no',
       sourcePath,
     });
     this.order.push(path);
