@@ -178,9 +178,12 @@ function compareSortValues(a: SortValue[], b: SortValue[], rev: boolean[], first
   return compareKeys(kinds, rev, a, b, first);
 }
 
+/** Script failures carry no index metadata in ES (a ScriptException is not tied to an index). */
+const NO_INDEX_META = new Set(['DOC_SCRIPT', 'SEARCH_SCRIPT_RUNTIME']);
+
 function shardFailure(t: ShardTarget, err: Error): Record<string, unknown> {
   const e = asErrorLike(err);
-  const withIdx = { code: e.code, message: e.message, details: { ...e.details, index_uuid: t.index.uuid, index: t.index.name } };
+  const withIdx = NO_INDEX_META.has(e.code) ? e : { code: e.code, message: e.message, details: { ...e.details, index_uuid: t.index.uuid, index: t.index.name } };
   return { shard: t.shard, index: t.index.name, node: 'tessera-node', reason: errorObject(withIdx, true) };
 }
 
