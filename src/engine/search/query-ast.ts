@@ -24,7 +24,9 @@ export type Query =
   | { type: 'dis_max'; queries: Query[]; tieBreaker: number; boost: number; name?: string }
   | { type: 'nested'; path: string; query: Query; scoreMode: 'avg' | 'max' | 'min' | 'sum' | 'none'; ignoreUnmapped: boolean; boost: number; name?: string; source: unknown; innerHits?: InnerHitsSpec }
   | FunctionScoreQuery
-  | { type: 'script'; script: ScriptSpec; boost: number; name?: string };
+  | { type: 'script'; script: ScriptSpec; boost: number; name?: string }
+  /** Internal (never parsed from the DSL): part `id` of `max` of a shard's docs, for sliced scrolls. */
+  | { type: 'slice'; id: number; max: number; boost: number; name?: string };
 
 export interface MatchQuery {
   type: 'match';

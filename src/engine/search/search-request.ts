@@ -11,6 +11,7 @@ import { parseAggs, type AggSpec } from './aggs/agg-parser.ts';
 import { parseHighlight, type HighlightSpec } from './highlight-spec.ts';
 import { parseCollapse, type CollapseSpec } from './collapse.ts';
 import { parseSuggest, type SuggestSpec } from './suggest.ts';
+import { parseSlice, type SliceSpec } from './slice-query.ts';
 
 export interface SourceFilter { enabled: boolean; includes: string[]; excludes: string[] }
 
@@ -38,6 +39,8 @@ export interface SearchRequest {
   indicesBoost: [string, number][];
   collapse: CollapseSpec | null;
   suggest: SuggestSpec | null;
+  /** Sliced scroll: which of `max` slices this scroll reads. */
+  slice: SliceSpec | null;
 }
 
 type Obj = Record<string, unknown>;
@@ -47,7 +50,7 @@ export function defaultRequest(): SearchRequest {
   return {
     query: null, postFilter: null, from: 0, size: 10, sort: null, source: { enabled: true, includes: [], excludes: [] }, storedFields: null,
     docvalueFields: [], trackScores: false, trackTotalHits: true, minScore: null, terminateAfter: 0, searchAfter: null, aggs: null,
-    highlight: null, version: false, seqNoPrimaryTerm: false, explain: false, timeoutMs: null, indicesBoost: [], collapse: null, suggest: null,
+    highlight: null, version: false, seqNoPrimaryTerm: false, explain: false, timeoutMs: null, indicesBoost: [], collapse: null, suggest: null, slice: null,
   };
 }
 
@@ -89,6 +92,9 @@ export function parseSearchBody(body: Obj): SearchRequest {
       case 'stats': break;
       case 'collapse': r.collapse = parseCollapse(v); break;
       case 'suggest': r.suggest = parseSuggest(v); break;
+      case 'slice':
+        if (!isObj(v)) throw parsingError('[slice] failed to parse object', loc);
+        r.slice = parseSlice(v); break;
       case 'indices_boost':
         for (const e of [v].flat() as Obj[]) for (const [name, b] of Object.entries(e ?? {})) r.indicesBoost.push([name, Number(b)]);
         break;
