@@ -139,7 +139,7 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
   const hits = opts.noFetch ? top.map((h) => bareHit(h.doc, h.score, h.keys)) : fetchHits(reader, req, top, opts, ctx);
   if (grouped) for (let i = 0; i < hits.length; i++) hits[i].group = grouped[i].group;
   const out: ShardResult = { total, maxScore, hits, aggs: aggs ? aggs.partials() : null, terminatedEarly: req.terminateAfter > 0 ? terminated : null };
-  if (req.suggest) out.suggest = suggestShard(ctx, req.suggest);
+  if (req.suggest) out.suggest = suggestShard(ctx, req.suggest, req.source.enabled);
   return out;
 }
 
