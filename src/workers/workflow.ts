@@ -10,7 +10,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { toWire } from '../engine/errors.ts';
 import { unpack } from '../engine/codec/msgpack.ts';
 import { SpscRing } from '../engine/queue/spsc-ring.ts';
-import { openPartition, type WorkflowEngine } from '../engine/workflow/index.ts';
+import { EVENT_COMMITS_IN_FLIGHT, openPartition, type WorkflowEngine } from '../engine/workflow/index.ts';
 import { startIdleGc } from '../runtime/idle-gc.ts';
 import type { WorkflowReply, WorkflowRequest, WorkflowRequestBatch, WorkflowWorkerInit } from './workflow-protocol.ts';
 
@@ -67,8 +67,9 @@ async function main(): Promise<void> {
       } while (n < BATCH && (m = ring.tryRead()));
       postAll(early);
       if (!init.testClock) await engine.runDue();
-      // Not awaited: the next batch is processed while this one commits (commits stay in order).
-      if (late.length) void engine.flush().then(() => postAll(late), fatal);
+      // Not awaited: the next batch is processed while this one commits (commits stay in order); batches
+      // that arrive while a commit is in flight share the next one (group commit, see `engine.flush`).
+      if (late.length) void engine.flush(EVENT_COMMITS_IN_FLIGHT).then(() => postAll(late), fatal);
       sched.arm();
     }
     await engine.flush();
