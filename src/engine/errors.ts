@@ -90,6 +90,10 @@ export const ERRORS = {
   SEARCH_PHASE_FAILED_503: '%s',
   /** A request option a shard refuses in this combination (collapse with scroll or search_after). */
   SEARCH_SHARD_REFUSED: '%s',
+  /** A search script failed at run time on a Java-level exception (ES's script_exception takes its cause's 500). */
+  SEARCH_SCRIPT_RUNTIME: '%s',
+  /** A request option that needs a search context the request does not have (`slice` without `scroll`). */
+  SEARCH_CONTEXT: '%s',
 
   // ── metrics (TSDB, scrape) ──────────────────────────────────────────────
   /** A sample older than the series' newest in the head (Prometheus `storage.ErrOutOfOrderSample`). */

@@ -8,6 +8,7 @@ import { ShardRegistry, type OpenShard, type ShardState } from '../engine/docume
 import type { ShardStats, StoredDoc } from '../engine/documents/doc-shard-types.ts';
 import type { SegmentReport } from '../engine/indexing/index.ts';
 import { toWire } from '../engine/errors.ts';
+import { shardTermVectors } from '../engine/documents/doc-term-vectors.ts';
 import { clearFielddata, fielddataBytes } from '../engine/search/index.ts';
 import type { ItemOutcome, ShardCall, ShardListArgs, Stale, TaskSubset, WorkerInit, WriteArgs } from './protocol.ts';
 
@@ -121,6 +122,10 @@ function failedStats(failure: string): ShardStats {
 export const docsTasks = {
   'docs.write': write,
   'docs.get': get,
+  'docs.termvectors': async (a, init) => {
+    const o = await shardFor(a, init);
+    return o ? shardRegistry(init).guard(o, () => shardTermVectors(o.stored.shard, a)) : { stale: true };
+  },
   'docs.refresh': (a, init) => eachOpen(a, init, (o) => { o.stored.shard.refresh(); o.lastRefresh = Date.now(); return true; }),
   'docs.flush': (a, init) => eachOpen(a, init, async (o) => { await o.stored.flush(); return true; }),
   'docs.stats': stats,

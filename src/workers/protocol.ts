@@ -15,6 +15,7 @@ import type { AnalyzeArgs, DfsStats, Query, SearchRequest, ShardHit, ShardResult
 import type { FetchedSeries, Labels } from '../engine/tsdb/api.ts';
 import type { SegmentReport } from '../engine/indexing/index.ts';
 import type { ShardIndexMeta, ShardState } from '../engine/documents/shard-registry.ts';
+import type { TermVectorsRequest, TermVectorsResult } from '../engine/documents/doc-term-vectors.ts';
 import type { PackedSelect } from '../engine/tsdb/packed-series.ts';
 import type { ShardFigures, ShardStatus, TickResult, WalReplayStatus } from '../engine/tsdb/index.ts';
 
@@ -154,6 +155,7 @@ export interface WorkerOps {
 
   'docs.write': { args: WriteArgs; result: Stale | ItemOutcome[] };
   'docs.get': { args: ShardCall & { id: string }; result: Stale | { doc: StoredDoc | null } };
+  'docs.termvectors': { args: ShardCall & TermVectorsRequest; result: Stale | TermVectorsResult };
   'docs.refresh': { args: ShardListArgs; result: Stale | boolean[] };
   'docs.flush': { args: ShardListArgs; result: Stale | boolean[] };
   'docs.stats': { args: ShardListArgs; result: Stale | ShardStats[] };

@@ -50,7 +50,7 @@ void workflowChecks;
 test('the task table has exactly the operations the contract declares', () => {
   const declared: Record<OpName, true> = {
     'core.ping': true, 'core.stats': true, 'core.crash': true,
-    'docs.write': true, 'docs.get': true, 'docs.refresh': true, 'docs.flush': true, 'docs.stats': true, 'docs.state': true, 'docs.segments': true, 'docs.forceMerge': true, 'docs.drop': true, 'docs.closeAll': true, 'docs.closeIndex': true, 'docs.clearCache': true,
+    'docs.write': true, 'docs.get': true, 'docs.termvectors': true, 'docs.refresh': true, 'docs.flush': true, 'docs.stats': true, 'docs.state': true, 'docs.segments': true, 'docs.forceMerge': true, 'docs.drop': true, 'docs.closeAll': true, 'docs.closeIndex': true, 'docs.clearCache': true,
     'search.query': true, 'search.dfs': true, 'search.fetch': true, 'search.scroll': true, 'search.clearScroll': true, 'search.analyze': true,
     'tsdb.open': true, 'tsdb.append': true, 'tsdb.select': true, 'tsdb.selectPacked': true, 'tsdb.labelNames': true, 'tsdb.labelValues': true,
     'tsdb.series': true, 'tsdb.deleteSeries': true, 'tsdb.cleanTombstones': true, 'tsdb.snapshot': true, 'tsdb.mergeSnapshot': true, 'tsdb.status': true, 'tsdb.figures': true,

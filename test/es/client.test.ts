@@ -46,3 +46,29 @@ test('@elastic/elasticsearch@6 round trip', async () => {
   const health = await client.cluster.health({ wait_for_status: 'green', timeout: '1s' });
   assert.equal(health.body.status, 'green');
 });
+
+test('@elastic/elasticsearch@6: termvectors, mtermvectors, script query, sliced scroll, slices, completion', async () => {
+  const client = new Client({ node: s.esUrl });
+  await client.indices.create({ index: 'js13', body: { settings: { number_of_shards: 1 }, mappings: { _doc: { properties: { body: { type: 'text' }, n: { type: 'long' }, sug: { type: 'completion' } } } } } });
+  const body: unknown[] = [];
+  for (let i = 0; i < 10; i++) body.push({ index: { _index: 'js13', _type: '_doc', _id: String(i) } }, { body: `red fox ${i}`, n: i, sug: `fox ${i}` });
+  await client.bulk({ body, refresh: 'true' });
+  // The 6.x client builds /{index}/{type}/{id}/_termvectors and /{index}/{type}/_mtermvectors.
+  const tv = await client.termvectors({ index: 'js13', type: '_doc', id: '2', fields: 'body', termStatistics: true });
+  assert.deepEqual(Object.keys(tv.body.term_vectors.body.terms), ['2', 'fox', 'red']);
+  assert.equal(tv.body.term_vectors.body.terms.fox.doc_freq, 10);
+  const mtv = await client.mtermvectors({ index: 'js13', type: '_doc', body: { ids: ['1', '42'] }, fields: 'body' });
+  assert.deepEqual(mtv.body.docs.map((d: any) => d.found), [true, false]);
+  const sq = await client.count({ index: 'js13', body: { query: { script: { script: { source: "doc['n'].value >= params.min", params: { min: 7 } } } } } });
+  assert.equal(sq.body.count, 3);
+  let seen = 0;
+  for (const id of [0, 1]) {
+    const page = await client.search({ index: 'js13', scroll: '1m', size: 100, body: { slice: { id, max: 2 } } });
+    seen += page.body.hits.hits.length;
+  }
+  assert.equal(seen, 10);
+  const ubq = await client.updateByQuery({ index: 'js13', slices: 2, refresh: true, body: { script: { source: 'ctx._source.n += 1' } } });
+  assert.deepEqual([ubq.body.updated, ubq.body.slices.length], [10, 2]);
+  const sug = await client.search({ index: 'js13', body: { size: 0, suggest: { s: { prefix: 'fox', completion: { field: 'sug', size: 2 } } } } });
+  assert.equal(sug.body.suggest.s[0].options.length, 2);
+});

@@ -13,6 +13,7 @@ const PY = '/usr/bin/python3';
 const hasClient = spawnSync(PY, ['-c', 'import elasticsearch'], { stdio: 'ignore' }).status === 0;
 const skip = hasClient ? false : 'python3-elasticsearch is not installed (Debian package python3-elasticsearch): the Python client test is skipped';
 const SCRIPT = fileURLToPath(new URL('./python/client_calls.py', import.meta.url));
+const SCRIPT_MORE = fileURLToPath(new URL('./python/client_calls_more.py', import.meta.url));
 
 let s: TestServer;
 before(async () => { if (hasClient) s = await startServer({ services: ['documents'], workers: 2 }); });
@@ -28,5 +29,17 @@ test('elasticsearch-py 7.17: mget, by-query, ingest, reindex, field_caps, cluste
     field_caps: { n: { long: { type: 'long', searchable: true, aggregatable: true } }, t: { keyword: { type: 'keyword', searchable: true, aggregatable: true } } },
     settings: true, close: true, open: true, explain: true, validate: false, nodes_stats: 1, stats_docs: 25,
     composite_pages: [['even', 25]], collapse: [['even']], suggest: 'even',
+  });
+});
+
+test('elasticsearch-py 7.17: termvectors, mtermvectors, script query and sort, sliced scroll, slices, verbose simulate, completion', { skip }, () => {
+  const r = spawnSync(PY, [SCRIPT_MORE], { env: { ...process.env, ES_URL: s.esUrl }, encoding: 'utf8', timeout: 120_000 });
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), {
+    // doc_freq is the shard's (doc 3's shard holds 10 of the 20 docs)
+    termvectors: { '3': 1, fox: 1, quick: 1 }, termvectors_fox_df: 10, mtermvectors: [true, true, false],
+    script_query: 4, script_sort: ['0', '1', '2'], sliced_scroll: true, ubq_slices: [20, 2], ubq_auto: 2, simulate_verbose: 2,
+    // items 18 and 19 were deleted by the sliced delete_by_query
+    completion: ['item 17', 'item 16', 'item 15'],
   });
 });

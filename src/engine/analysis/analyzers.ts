@@ -28,6 +28,21 @@ export class Analyzer {
     return next;
   }
 
+  /**
+   * Analyses the values of one multi-valued field as Lucene inverts them: each value after the first starts
+   * `positionGap` + 1 positions after the previous value's last token, and its offsets continue from the
+   * previous value's end plus one (the offset gap). Used by `_analyze` and term vectors.
+   */
+  analyzeValues(values: readonly string[], out: TokenBuf, positionGap: number): void {
+    let pos = 0, offset = 0;
+    for (let i = 0; i < values.length; i++) {
+      const start = out.length;
+      this.analyze(values[i], out, pos, offset);
+      if (out.length > start) pos = out.positions[out.length - 1] + positionGap + 1;
+      offset += values[i].length + 1;
+    }
+  }
+
   /** Convenience for cold paths: the terms of `text` in order. */
   terms(text: string): string[] {
     const b = new TokenBuf();

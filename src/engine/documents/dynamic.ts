@@ -155,6 +155,7 @@ function fieldError(path: string, type: string, c: ErrorCause): never {
 /** Validates (with ES's coercion rules) one scalar value of a mapped concrete field. */
 function checkValue(def: FieldMappingJson, type: string, path: string, value: unknown): void {
   if (value === null) return;
+  if (type === 'completion') { checkCompletion(path, value); return; }
   if (typeof value === 'object' && !isLossless(value) && type !== 'geo_point') {
     fieldError(path, type, cause('DOC_ILLEGAL_STATE', ["Can't get text on a START_OBJECT"]));
   }
@@ -178,6 +179,21 @@ function checkValue(def: FieldMappingJson, type: string, path: string, value: un
     if (parseDateOrNull(v, fmt) === null) {
       fieldError(path, type, cause('DOC_ILLEGAL_ARGUMENT', [`failed to parse date field [${text}] with format [${fmt}]`]));
     }
+  }
+}
+
+/** A completion value: a string, or `{input, weight, contexts}` with an integer weight in [0, 2^31). */
+function checkCompletion(path: string, value: unknown): void {
+  if (typeof value !== 'object' || isLossless(value)) return;
+  const o = value as Record<string, unknown>;
+  for (const k of Object.keys(o)) {
+    if (!['input', 'weight', 'contexts'].includes(k)) fieldError(path, 'completion', cause('DOC_PARSE', [`failed to parse [${path}]: unknown field name [${k}], must be one of [input, weight, contexts]`]));
+  }
+  if (o.weight !== undefined) {
+    const text = isLossless(o.weight) ? o.weight.value : String(o.weight);
+    const n = Number(text);
+    if (!Number.isInteger(n)) fieldError(path, 'completion', cause('DOC_ILLEGAL_ARGUMENT', [`weight must be an integer, but was [${text}]`]));
+    if (n < 0 || n > 2147483647) fieldError(path, 'completion', cause('DOC_ILLEGAL_ARGUMENT', [`weight must be in the interval [0..2147483647], but was [${text}]`]));
   }
 }
 

@@ -21,6 +21,7 @@ const PARAMS: Record<string, string[]> = {
   // Stored and validated; not indexed for geo queries (not supported).
   geo_point: ['type', 'ignore_malformed', 'ignore_z_value', 'null_value', 'store', 'doc_values'],
   binary: ['type', 'store', 'doc_values'],
+  completion: ['type', 'analyzer', 'search_analyzer', 'preserve_separators', 'preserve_position_increments', 'max_input_length'],
   object: ['type', 'properties', 'dynamic', 'enabled', 'include_in_all'],
   nested: ['type', 'properties', 'dynamic', 'enabled', 'include_in_parent', 'include_in_root', 'include_in_all'],
 };
@@ -191,6 +192,15 @@ function renderProps(p: Record<string, FieldMappingJson>): Record<string, FieldM
 function renderField(f: FieldMappingJson): FieldMappingJson {
   const out: FieldMappingJson = {};
   if (f.type !== undefined && f.type !== 'object') out.type = f.type;
+  // ES's CompletionFieldMapper always prints its settings, defaults included.
+  if (f.type === 'completion') {
+    out.analyzer = f.analyzer ?? 'simple';
+    if (f.search_analyzer !== undefined && f.search_analyzer !== out.analyzer) out.search_analyzer = f.search_analyzer;
+    out.preserve_separators = f.preserve_separators ?? true;
+    out.preserve_position_increments = f.preserve_position_increments ?? true;
+    out.max_input_length = f.max_input_length ?? 50;
+    return out;
+  }
   for (const [k, v] of Object.entries(f)) if (k !== 'type' && k !== 'fields' && k !== 'properties') out[k] = v;
   if (f.fields) out.fields = renderProps(f.fields);
   if (f.properties) out.properties = renderProps(f.properties);

@@ -17,6 +17,53 @@ class RuntimeFail extends Error {
 }
 class Return { constructor(readonly v: unknown) {} }
 
+/**
+ * A value the embedding context supplies (a search script's `doc` and its field values, `Math`): member
+ * reads, index reads and method calls go to the object itself, so the interpreter stays the one
+ * implementation for every script context. Methods throw `scriptRuntimeError`s for failures.
+ */
+export abstract class HostObject {
+  /** The Java type named in errors. */
+  abstract readonly javaType: string;
+  member(name: string): unknown { return cce(`Unknown field [${name}] for type [${this.javaType}]`); }
+  index(key: unknown): unknown { void key; return cce(`Attempting to address a non-array-like type [${this.javaType}] as an array.`); }
+  call(name: string, args: unknown[]): unknown { return cce(`Unknown call [${name}] with [${args.length}] arguments on type [${this.javaType}].`); }
+  /** The elements a for-each loop visits; null when the object is not iterable. */
+  items(): unknown[] | null { return null; }
+}
+
+/** A runtime failure raised by a host object (surfaces as the script's `runtime error` cause). */
+export function scriptRuntimeError(code: 'DOC_ILLEGAL_ARGUMENT' | 'DOC_SCRIPT_INDEX_BOUNDS' | 'DOC_SCRIPT_CLASS_CAST', message: string): Error {
+  return new RuntimeFail(cause(code, [message]));
+}
+
+/** Java's `Math` statics that scripts use for scoring and sorting. */
+class JavaMath extends HostObject {
+  readonly javaType = 'Math';
+  override member(name: string): unknown {
+    if (name === 'PI') return new JavaDouble(Math.PI);
+    if (name === 'E') return new JavaDouble(Math.E);
+    return super.member(name);
+  }
+  override call(name: string, args: unknown[]): unknown {
+    const x = args.map((a) => { const v = rt(a); return v instanceof JavaDouble ? v.v : typeof v === 'number' ? v : v === null ? npe() : cce(`Cannot cast ${javaType(v)} to double`); });
+    const allInt = args.every((a) => typeof rt(a) === 'number');
+    switch (name) {
+      case 'abs': return allInt ? Math.abs(x[0]) : new JavaDouble(Math.abs(x[0]));
+      case 'max': return allInt ? Math.max(x[0], x[1]) : new JavaDouble(Math.max(x[0], x[1]));
+      case 'min': return allInt ? Math.min(x[0], x[1]) : new JavaDouble(Math.min(x[0], x[1]));
+      case 'round': return Math.floor(x[0] + 0.5);
+      case 'log': case 'log10': case 'sqrt': case 'exp': case 'floor': case 'ceil': case 'sin': case 'cos': case 'tan': case 'cbrt':
+        return new JavaDouble((Math as unknown as Record<string, (v: number) => number>)[name](x[0]));
+      case 'pow': return new JavaDouble(Math.pow(x[0], x[1]));
+      case 'log1p': return new JavaDouble(Math.log1p(x[0]));
+      case 'signum': return new JavaDouble(Math.sign(x[0]));
+    }
+    return super.call(name, args);
+  }
+}
+const JAVA_MATH = new JavaMath();
+
 const npe = (): never => { throw new RuntimeFail(cause('DOC_SCRIPT_NULL_POINTER', [''])); };
 const cce = (msg: string): never => { throw new RuntimeFail(cause('DOC_SCRIPT_CLASS_CAST', [msg])); };
 
@@ -27,6 +74,7 @@ function javaType(v: unknown): string {
   if (v instanceof JavaDouble) return 'java.lang.Double';
   if (typeof v === 'number') return Number.isInteger(v) && Math.abs(v) <= 2147483647 ? 'java.lang.Integer' : 'java.lang.Long';
   if (Array.isArray(v)) return 'java.util.ArrayList';
+  if (v instanceof HostObject) return v.javaType;
   return 'java.util.HashMap';
 }
 
@@ -103,6 +151,7 @@ class Interp {
   lookup(name: string): { found: boolean; v: unknown } {
     for (let i = this.scopes.length - 1; i >= 0; i--) if (this.scopes[i].has(name)) return { found: true, v: this.scopes[i].get(name) };
     if (Object.prototype.hasOwnProperty.call(this.globals, name)) return { found: true, v: this.globals[name] };
+    if (name === 'Math') return { found: true, v: JAVA_MATH };
     return { found: false, v: undefined };
   }
 
@@ -124,7 +173,8 @@ class Interp {
         return;
       case 'each': {
         const it = rt(this.eval(s.iter));
-        const items = Array.isArray(it) ? [...it] : it === null ? npe() : cce(`Cannot iterate over [${javaType(it)}]`);
+        const hostItems = it instanceof HostObject ? it.items() : null;
+        const items = Array.isArray(it) ? [...it] : hostItems ?? (it === null ? npe() : cce(`Cannot iterate over [${javaType(it)}]`));
         for (const v of items as unknown[]) { this.tick(); this.scopes.push(new Map([[s.name, v]])); try { this.exec(s.body); } finally { this.scopes.pop(); } }
       }
     }
@@ -208,6 +258,7 @@ function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
 
 function getMember(obj: unknown, name: string): unknown {
   if (obj === null || obj === undefined) npe();
+  if (obj instanceof HostObject) return obj.member(name);
   if (Array.isArray(obj)) { if (name === 'length' || name === 'size') return obj.length; return cce(`Unknown field [${name}] for type [List]`); }
   if (isPlainObject(obj)) return own(obj as Record<string, unknown>, name);
   if (typeof obj === 'string' && name === 'length') return obj.length;
@@ -216,6 +267,7 @@ function getMember(obj: unknown, name: string): unknown {
 
 function getIndex(obj: unknown, key: unknown): unknown {
   if (obj === null || obj === undefined) npe();
+  if (obj instanceof HostObject) return obj.index(key);
   if (Array.isArray(obj)) {
     const i = Number(key);
     if (!Number.isInteger(i) || i < 0 || i >= obj.length) throw new RuntimeFail(cause('DOC_SCRIPT_INDEX_BOUNDS', [`Index ${String(key)} out of bounds for length ${obj.length}`]));
@@ -230,6 +282,7 @@ function callMethod(recv: unknown, name: string, a: unknown[]): unknown {
   if (name.startsWith('(cast)')) return obj;
   if (obj === null || obj === undefined) npe();
   const arg = a.map(rt);
+  if (obj instanceof HostObject) return obj.call(name, a);
   if (name === 'equals') return compare('==', obj, arg[0]);
   if (name === 'toString') return javaToString(obj);
   if (Array.isArray(obj)) return listMethod(obj, name, a, arg);
@@ -301,35 +354,74 @@ export interface ScriptSpec { source: string; params: Record<string, unknown>; l
  * script` errors.
  */
 export function runScript(spec: ScriptSpec, ctx: Record<string, unknown>): unknown {
-  let ast: Stmt[];
   try {
-    ast = parseScript(spec.source);
+    return compileScript(spec).run({ ctx, params: spec.params });
   } catch (e) {
-    if (e instanceof CompileError) throw scriptError(spec, 'compile error', cause('DOC_ILLEGAL_ARGUMENT', [e.message]), e.offset);
-    throw e;
-  }
-  const interp = new Interp({ ctx, params: spec.params });
-  interp.scopes.push(new Map());
-  let last: unknown = null;
-  try {
-    for (const s of ast) {
-      if (s.k === 'expr') last = interp.eval(s.e);
-      else { interp.exec(s); last = null; }
-    }
-    return last;
-  } catch (e) {
-    if (e instanceof Return) return e.v;
-    if (e instanceof RuntimeFail) throw scriptError(spec, 'runtime error', e.c, 0);
-    if (e instanceof CompileError) throw scriptError(spec, 'compile error', cause('DOC_ILLEGAL_ARGUMENT', [e.message]), 0);
+    if (e instanceof ScriptFailure) throw docError('DOC_SCRIPT_FAILED', [], { cause: e.info });
     throw e;
   }
 }
 
-function scriptError(spec: ScriptSpec, reason: string, inner: ErrorCause, offset: number): Error {
+/** A script's `script_exception` cause (`compile error` / `runtime error`, stack, source, lang, inner cause). */
+export class ScriptFailure extends Error {
+  constructor(readonly info: ErrorCause, readonly runtime: boolean) { super(info.message); }
+}
+
+/** A parsed script, run many times (once per document in a search). */
+export interface CompiledScript {
+  /** Runs with these globals (`ctx`, `params`, `doc`, `_score`…); throws a `ScriptFailure`. */
+  run(globals: Record<string, unknown>): unknown;
+}
+
+/**
+ * Parses `spec` once; throws a `ScriptFailure` (compile error). `returns` casts the result as the script
+ * context's return type does (a filter script's boolean, a sort or score script's double as a JS number).
+ */
+export function compileScript(spec: ScriptSpec, returns: 'any' | 'boolean' | 'double' = 'any'): CompiledScript {
+  let ast: Stmt[];
+  try {
+    ast = parseScript(spec.source);
+  } catch (e) {
+    if (e instanceof CompileError) throw new ScriptFailure(scriptCause(spec, 'compile error', cause('DOC_ILLEGAL_ARGUMENT', [e.message]), e.offset), false);
+    throw e;
+  }
+  return { run: (globals) => execute(spec, ast, globals, returns) };
+}
+
+function castResult(v: unknown, returns: 'any' | 'boolean' | 'double'): unknown {
+  if (returns === 'any') return v;
+  v = rt(v);
+  if (returns === 'boolean') return typeof v === 'boolean' ? v : cce(`Cannot cast ${javaType(v)} to java.lang.Boolean`);
+  if (v === null || v === undefined) return npe();
+  const n = numOrNull(v);
+  return n === null ? cce(`Cannot cast ${javaType(v)} to java.lang.Number`) : n;
+}
+
+function execute(spec: ScriptSpec, ast: Stmt[], globals: Record<string, unknown>, returns: 'any' | 'boolean' | 'double'): unknown {
+  const interp = new Interp(globals);
+  interp.scopes.push(new Map());
+  let last: unknown = null;
+  try {
+    try {
+      for (const s of ast) {
+        if (s.k === 'expr') last = interp.eval(s.e);
+        else { interp.exec(s); last = null; }
+      }
+    } catch (e) {
+      if (!(e instanceof Return)) throw e;
+      last = e.v;
+    }
+    return castResult(last, returns);
+  } catch (e) {
+    if (e instanceof RuntimeFail) throw new ScriptFailure(scriptCause(spec, 'runtime error', e.c, 0), true);
+    if (e instanceof CompileError) throw new ScriptFailure(scriptCause(spec, 'compile error', cause('DOC_ILLEGAL_ARGUMENT', [e.message]), 0), false);
+    throw e;
+  }
+}
+
+function scriptCause(spec: ScriptSpec, reason: string, inner: ErrorCause, offset: number): ErrorCause {
   const src = spec.source;
   const from = Math.max(0, offset - 25);
   const stack = [src.slice(from, offset + 25), `${' '.repeat(offset - from)}^---- HERE`];
-  return docError('DOC_SCRIPT_FAILED', [], {
-    cause: cause('DOC_SCRIPT', [reason], { script_stack: stack, script: src, lang: spec.lang, cause: inner }),
-  });
+  return cause('DOC_SCRIPT', [reason], { script_stack: stack, script: src, lang: spec.lang, cause: inner });
 }

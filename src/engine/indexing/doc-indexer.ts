@@ -9,6 +9,7 @@ import { TokenBuf } from '../analysis/token-buf.ts';
 import type { Analyzer, AnalyzerRegistry } from '../analysis/analyzers.ts';
 import { parseDate, DEFAULT_DATE_FORMAT } from '../analysis/date-format.ts';
 import { type FieldInfo, type FieldInfos, INTEGER_TYPES, NUMERIC_TYPES } from './field-infos.ts';
+import { completionInputs, completionKey, encodeCompletion } from './completion-terms.ts';
 
 /** Gap between the positions of consecutive values of a multi-valued text field (ES default). */
 export const POSITION_INCREMENT_GAP = 100;
@@ -75,7 +76,7 @@ export class DocIndexer {
   private collectItem(b: SegmentBuilder, item: unknown, path: string, kind: string | undefined, scope: string, out: unknown[], children: number[]): void {
     if (kind === 'nested' && typeof item === 'object') {
       children.push(this.nestedDoc(b, item as Record<string, unknown>, path));
-    } else if (typeof item === 'object' && !Array.isArray(item)) {
+    } else if (typeof item === 'object' && !Array.isArray(item) && this.infos.get(path)?.type !== 'completion') {
       this.collect(b, item as Record<string, unknown>, path + '.', scope, out, children);
     } else {
       out.push(path, item);
@@ -115,7 +116,7 @@ export class DocIndexer {
   }
 
   private planOf(path: string, fi: FieldInfo): FieldPlan {
-    const analyzer = fi.type === 'text' ? this.analyzers.get(fi.analyzer) ?? this.analyzers.get('standard')! : null;
+    const analyzer = fi.type === 'text' || fi.type === 'completion' ? this.analyzers.get(fi.analyzer) ?? this.analyzers.get('standard')! : null;
     return { path, fi, analyzer };
   }
 
@@ -137,6 +138,12 @@ export class DocIndexer {
       if (fi.indexed) b.addTerm(doc, path, s);
       b.addOrdinal(doc, path, s);
       b.markExists(doc, path);
+    } else if (type === 'completion') {
+      const inputs = completionInputs(v);
+      for (let i = 0; i < inputs.inputs.length; i++) {
+        const key = completionKey(plan.analyzer!, inputs.inputs[i], fi.completion);
+        if (key !== '') b.addTerm(doc, path, encodeCompletion(key, inputs.weight, inputs.inputs[i]));
+      }
     } else if (NUMERIC_TYPES.has(type)) {
       const n = coerceNumber(v, type);
       if (n !== null) b.addNumeric(doc, path, n);

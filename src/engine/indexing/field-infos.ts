@@ -3,6 +3,7 @@
  * type, analyzers and nested scope, and every object/nested path. Built once per mapping object.
  */
 import type { FieldMappingJson, MappingJson } from '../search/api.ts';
+import type { CompletionKeyOptions } from './completion-terms.ts';
 
 export const NUMERIC_TYPES = new Set(['long', 'integer', 'short', 'byte', 'double', 'float', 'half_float', 'scaled_float']);
 export const INTEGER_TYPES = new Set(['long', 'integer', 'short', 'byte']);
@@ -19,6 +20,10 @@ export interface FieldInfo {
   indexed: boolean;
   fielddata: boolean;
   normalizer: string | undefined;
+  /** The mapping's `term_vector` option (`no`, `yes`, `with_positions`, `with_offsets`, `with_positions_offsets`…). */
+  termVector: string;
+  /** Completion fields: how inputs become lookup keys (null for other types). */
+  completion: CompletionKeyOptions | null;
   /** Where the value lives in `_source` (the parent's path for multi-fields such as `title.keyword`). */
   sourcePath: string;
 }
@@ -50,19 +55,25 @@ export class FieldInfos {
   }
 
   private add(path: string, m: FieldMappingJson, nested: string, sourcePath: string): void {
-    const analyzer = m.analyzer ?? this.defaultAnalyzer;
+    // A completion field analyses with `simple` unless told otherwise (ES's CompletionFieldMapper).
+    const analyzer = m.analyzer ?? (m.type === 'completion' ? 'simple' : this.defaultAnalyzer);
     this.fields.set(path, {
       path,
       type: m.type ?? 'object',
       analyzer,
       // Search side: the field's search_analyzer, then the index's default_search, then the field's analyzer.
-      searchAnalyzer: m.search_analyzer ?? this.defaultSearchAnalyzer ?? analyzer,
+      searchAnalyzer: m.search_analyzer ?? (m.type === 'completion' ? analyzer : this.defaultSearchAnalyzer ?? analyzer),
       ignoreAbove: typeof m.ignore_above === 'number' ? m.ignore_above : Infinity,
       format: m.format,
       nestedPath: nested,
       indexed: m.index !== false,
       fielddata: m.fielddata === true,
       normalizer: typeof m.normalizer === 'string' ? m.normalizer : undefined,
+      termVector: typeof m.term_vector === 'string' ? m.term_vector : 'no',
+      completion: m.type === 'completion' ? {
+        preserveSeparators: m.preserve_separators !== false && m.preserve_separators !== 'false',
+        maxInputLength: typeof m.max_input_length === 'number' ? m.max_input_length : 50,
+      } : null,
       sourcePath,
     });
     this.order.push(path);

@@ -7,6 +7,7 @@ import { TokenBuf, type Token } from '../analysis/token-buf.ts';
 import { InvalidArgumentError } from '../errors.ts';
 import type { MappingJson } from './api.ts';
 import { FieldInfos } from '../indexing/field-infos.ts';
+import { POSITION_INCREMENT_GAP } from '../indexing/doc-indexer.ts';
 
 export interface AnalyzeArgs {
   settings?: Record<string, unknown>;
@@ -52,13 +53,6 @@ export function analyzeRequest(a: AnalyzeArgs): { tokens: Token[] } {
     if (!analyzer) throw new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', a.index ? `failed to find analyzer [${name}]` : `failed to find global analyzer [${name}]`);
   }
   const buf = new TokenBuf();
-  const texts = [a.text].flat();
-  let pos = 0, offset = 0;
-  for (let i = 0; i < texts.length; i++) {
-    const start = buf.length;
-    analyzer!.analyze(String(texts[i]), buf, pos, offset);
-    if (buf.length > start) pos = buf.positions[buf.length - 1] + 101;
-    offset += String(texts[i]).length + 1;
-  }
+  analyzer!.analyzeValues([a.text].flat().map(String), buf, POSITION_INCREMENT_GAP);
   return { tokens: buf.toTokens() };
 }

@@ -25,3 +25,4 @@ export { nextKey } from './aggs/date-rounding.ts';
 export { applyBucketSorts } from './aggs/bucket-sort.ts';
 export { NUMERIC_TYPES, FieldInfos } from '../indexing/field-infos.ts';
 export { formatDate, parseDate } from '../analysis/date-format.ts';
+export { sliceForShard, type SliceSpec } from './slice-query.ts';

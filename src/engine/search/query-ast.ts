@@ -2,6 +2,7 @@
  * The parsed query DSL: plain, structured-clone-safe objects (they travel from the main thread to shard
  * workers). `boost` is the clause's own boost (1 when absent); `name` is `_name`.
  */
+import type { ScriptSpec } from '../documents/painless.ts';
 
 export type Query =
   | { type: 'match_all'; boost: number; name?: string }
@@ -22,7 +23,10 @@ export type Query =
   | { type: 'constant_score'; filter: Query; boost: number; name?: string }
   | { type: 'dis_max'; queries: Query[]; tieBreaker: number; boost: number; name?: string }
   | { type: 'nested'; path: string; query: Query; scoreMode: 'avg' | 'max' | 'min' | 'sum' | 'none'; ignoreUnmapped: boolean; boost: number; name?: string; source: unknown; innerHits?: InnerHitsSpec }
-  | FunctionScoreQuery;
+  | FunctionScoreQuery
+  | { type: 'script'; script: ScriptSpec; boost: number; name?: string }
+  /** Internal (never parsed from the DSL): part `id` of `max` of a shard's docs, for sliced scrolls. */
+  | { type: 'slice'; id: number; max: number; boost: number; name?: string };
 
 export interface MatchQuery {
   type: 'match';

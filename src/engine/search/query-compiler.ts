@@ -20,6 +20,8 @@ import { nestedWeight } from './nested-weight.ts';
 import { multiMatchWeight } from './multi-match.ts';
 import { queryStringToQuery } from './query-string.ts';
 import { functionScoreWeight } from './function-score.ts';
+import { scriptQueryWeight } from './script-query.ts';
+import { sliceWeight } from './slice-query.ts';
 import { esPretty, queryShardError } from './shard-errors.ts';
 import { compileLuceneRegex, compileLuceneWildcard } from '../regex/index.ts';
 
@@ -51,6 +53,8 @@ export function compile(q: Query, ctx: CompileContext, boost = 1): Weight {
     case 'boosting': return boostingWeight(compile(q.positive, ctx, b), compile(q.negative, ctx, 1), q.negativeBoost);
     case 'nested': return nestedWeight(ctx, q, b, compile);
     case 'function_score': return functionScoreWeight(ctx, q, b, compile);
+    case 'script': return scriptQueryWeight(ctx, q.script, b);
+    case 'slice': return sliceWeight(q.id, q.max);
   }
 }
 

@@ -5,6 +5,8 @@
 import { ParseError } from '../errors.ts';
 import { locOf, locOfKey, type Loc } from './json-pos.ts';
 import type { BoolQuery, FunctionScoreQuery, Query, ScoreFunction } from './query-ast.ts';
+import type { ScriptSpec } from '../documents/painless.ts';
+import { parseScriptSpec } from '../documents/update.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -41,6 +43,18 @@ export function parseQuery(parent: object, key: string, filterCtx = false): Quer
   if (!parser) throw parsingError(`no [query] registered for [${type}]`, bloc);
   if (!isObj(body) && type !== 'match_all') throw parsingError(`[${type}] query malformed, no start_object after query name`, bloc);
   return parser((body ?? {}) as Obj, q, filterCtx);
+}
+
+const SCRIPT_KEYS = ['source', 'inline', 'id', 'lang', 'params', 'options'];
+
+/** A `script` value (string or object) as ES's `Script.parse` reads it; painless only. */
+export function scriptOf(v: unknown, loc?: Loc): ScriptSpec {
+  if (isObj(v)) {
+    for (const k of Object.keys(v)) if (!SCRIPT_KEYS.includes(k)) throw parsingError(`[script] unknown field [${k}], parser not found`, locOfKey(v, k));
+  } else if (typeof v !== 'string') {
+    throw parsingError('[script] failed to parse object', loc);
+  }
+  return parseScriptSpec(v);
 }
 
 type Parser = (b: Obj, holder: Obj, filterCtx: boolean) => Query;
@@ -106,6 +120,11 @@ const PARSERS: Record<string, Parser> = {
     if (opts.to !== undefined && opts.to !== null) { if (opts.include_upper === false) r.lt = opts.to; else r.lte = opts.to; }
     for (const k of ['gt', 'gte', 'lt', 'lte'] as const) if (opts[k] !== undefined && opts[k] !== null) r[k] = opts[k];
     return r;
+  },
+  script: (b) => {
+    for (const k of Object.keys(b)) if (k !== 'script' && !common(b, k)) throw parsingError(`[script] query does not support [${k}]`, locOfKey(b, k));
+    if (b.script === undefined) throw parsingError('script must be provided with a [script] query', locOf(b));
+    return { type: 'script', script: scriptOf(b.script, locOfKey(b, 'script')), boost: boostOf(b), name: nameOf(b) };
   },
   exists: (b) => {
     for (const k of Object.keys(b)) if (k !== 'field' && !common(b, k)) throw parsingError(`[exists] query does not support [${k}]`, locOfKey(b, k));

@@ -2,15 +2,16 @@
  * The search body (and its URL-parameter overrides) parsed into a `SearchRequest`: plain data that travels to
  * the shard workers. Unknown keys and bad values fail as ES's SearchSourceBuilder does.
  */
-import { ParseError } from '../errors.ts';
-import { locOfKey, parseJsonWithPos } from './json-pos.ts';
-import { parseQuery, parsingError } from './query-parser.ts';
+import { InvalidArgumentError, ParseError } from '../errors.ts';
+import { locOf, locOfKey, parseJsonWithPos } from './json-pos.ts';
+import { parseQuery, parsingError, scriptOf } from './query-parser.ts';
 import type { Query } from './query-ast.ts';
 import type { SortSpec } from './sort.ts';
 import { parseAggs, type AggSpec } from './aggs/agg-parser.ts';
 import { parseHighlight, type HighlightSpec } from './highlight-spec.ts';
 import { parseCollapse, type CollapseSpec } from './collapse.ts';
 import { parseSuggest, type SuggestSpec } from './suggest.ts';
+import { parseSlice, type SliceSpec } from './slice-query.ts';
 
 export interface SourceFilter { enabled: boolean; includes: string[]; excludes: string[] }
 
@@ -38,6 +39,8 @@ export interface SearchRequest {
   indicesBoost: [string, number][];
   collapse: CollapseSpec | null;
   suggest: SuggestSpec | null;
+  /** Sliced scroll: which of `max` slices this scroll reads. */
+  slice: SliceSpec | null;
 }
 
 type Obj = Record<string, unknown>;
@@ -47,7 +50,7 @@ export function defaultRequest(): SearchRequest {
   return {
     query: null, postFilter: null, from: 0, size: 10, sort: null, source: { enabled: true, includes: [], excludes: [] }, storedFields: null,
     docvalueFields: [], trackScores: false, trackTotalHits: true, minScore: null, terminateAfter: 0, searchAfter: null, aggs: null,
-    highlight: null, version: false, seqNoPrimaryTerm: false, explain: false, timeoutMs: null, indicesBoost: [], collapse: null, suggest: null,
+    highlight: null, version: false, seqNoPrimaryTerm: false, explain: false, timeoutMs: null, indicesBoost: [], collapse: null, suggest: null, slice: null,
   };
 }
 
@@ -89,6 +92,9 @@ export function parseSearchBody(body: Obj): SearchRequest {
       case 'stats': break;
       case 'collapse': r.collapse = parseCollapse(v); break;
       case 'suggest': r.suggest = parseSuggest(v); break;
+      case 'slice':
+        if (!isObj(v)) throw parsingError('[slice] failed to parse object', loc);
+        r.slice = parseSlice(v); break;
       case 'indices_boost':
         for (const e of [v].flat() as Obj[]) for (const [name, b] of Object.entries(e ?? {})) r.indicesBoost.push([name, Number(b)]);
         break;
@@ -121,6 +127,7 @@ export function parseSort(v: unknown): SortSpec[] {
     }
     if (!isObj(item)) throw parsingError(`[sort] failed to parse sort`);
     for (const [field, spec] of Object.entries(item)) {
+      if (field === '_script') { out.push(scriptSort(spec)); continue; }
       const def: 'asc' | 'desc' = field === '_score' ? 'desc' : 'asc';
       if (typeof spec === 'string') { out.push({ field, order: orderOf(spec, def) }); continue; }
       if (!isObj(spec)) throw parsingError(`[sort] failed to parse field [${field}]`);
@@ -133,6 +140,18 @@ export function parseSort(v: unknown): SortSpec[] {
     }
   }
   return out;
+}
+
+/** `{"_script": {"type": "number"|"string", "script": …, "order", "mode"}}` (ES's ScriptSortBuilder). */
+function scriptSort(spec: unknown): SortSpec {
+  if (!isObj(spec)) throw parsingError('[_script] failed to parse field [_script]');
+  for (const k of Object.keys(spec)) {
+    if (!['type', 'script', 'order', 'mode', 'nested_path', 'nested_filter', 'nested'].includes(k)) throw parsingError(`[_script] unknown field [${k}], parser not found`, locOfKey(spec, k));
+  }
+  if (spec.script === undefined || spec.type === undefined) throw parsingError('[_script] failed to parse object: required [script, type]', locOf(spec));
+  const type = String(spec.type).toLowerCase();
+  if (type !== 'number' && type !== 'string') throw new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', `Unknown ScriptSortType [${String(spec.type)}]`);
+  return { field: '_script', order: orderOf(spec.order, 'asc'), mode: spec.mode as SortSpec['mode'], script: scriptOf(spec.script, locOfKey(spec, 'script')), scriptType: type };
 }
 
 function orderOf(v: unknown, def: 'asc' | 'desc'): 'asc' | 'desc' {

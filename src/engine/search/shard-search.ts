@@ -82,7 +82,7 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
   const ctx = compileContext(reader, opts.index, opts.nowMs, opts.stats, opts.type);
   const weight = mainWeight(ctx, req, opts.filter, opts.boost ?? 1);
   const post = req.postFilter ? compile(req.postFilter, ctx) : null;
-  const sort = req.sort && !(req.sort.length === 1 && req.sort[0].field === '_score' && req.sort[0].order === 'desc') ? new BoundSort(req.sort, reader.infos, opts.index) : null;
+  const sort = req.sort && !(req.sort.length === 1 && req.sort[0].field === '_score' && req.sort[0].order === 'desc') ? new BoundSort(req.sort, reader.infos, opts.index, opts.type) : null;
   const topN = opts.topN ?? req.from + req.size;
   const scoreTop = sort ? null : new TopScoreCollector(topN);
   const fieldTop = sort ? new TopFieldCollector(topN, sort.kinds, sort.reverse, sort.missingFirst) : null;
@@ -139,7 +139,7 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
   const hits = opts.noFetch ? top.map((h) => bareHit(h.doc, h.score, h.keys)) : fetchHits(reader, req, top, opts, ctx);
   if (grouped) for (let i = 0; i < hits.length; i++) hits[i].group = grouped[i].group;
   const out: ShardResult = { total, maxScore, hits, aggs: aggs ? aggs.partials() : null, terminatedEarly: req.terminateAfter > 0 ? terminated : null };
-  if (req.suggest) out.suggest = suggestShard(ctx, req.suggest);
+  if (req.suggest) out.suggest = suggestShard(ctx, req.suggest, req.source.enabled);
   return out;
 }
 

@@ -8,6 +8,8 @@ import { InvalidArgumentError } from '../errors.ts';
 import type { NumericDocValues, OrdinalDocValues, Segment } from '../postings/segment.ts';
 import type { FieldInfos } from '../indexing/field-infos.ts';
 import { NUMERIC_TYPES } from '../indexing/field-infos.ts';
+import { javaToString, type ScriptSpec } from '../documents/painless.ts';
+import { DocLookup, SearchScript } from './script-doc.ts';
 
 export interface SortSpec {
   field: string;
@@ -15,6 +17,9 @@ export interface SortSpec {
   missing?: unknown;
   mode?: 'min' | 'max' | 'sum' | 'avg' | 'median';
   unmappedType?: string;
+  /** `_script` sorts: the script and whether it yields numbers or strings. */
+  script?: ScriptSpec;
+  scriptType?: 'number' | 'string';
 }
 
 /** A sort value as sent to the coordinator; `{l: '…'}` carries a long that JS numbers cannot hold. */
@@ -38,10 +43,16 @@ export class BoundSort {
   /** Per spec: a text field (read through its fielddata). */
   private readonly text: boolean[] = [];
 
-  constructor(readonly specs: SortSpec[], infos: FieldInfos, index: string) {
+  /** Per spec: the compiled `_script` (null for field sorts), and the doc lookup of the current segment. */
+  private readonly scripts: (SearchScript | null)[] = [];
+  private lookup: DocLookup | null = null;
+
+  constructor(readonly specs: SortSpec[], private readonly infos: FieldInfos, index: string, private readonly typeName = '_doc') {
     for (const s of specs) {
       this.reverse.push(s.order === 'desc');
       this.missingFirst.push(s.missing === '_first');
+      this.scripts.push(s.script ? new SearchScript(s.script, s.scriptType === 'string' ? 'any' : 'double') : null);
+      if (s.script) { this.kinds.push(s.scriptType === 'string' ? 'str' : 'num'); this.isLong.push(false); this.text.push(false); continue; }
       if (s.field === '_score') { this.kinds.push('score'); this.isLong.push(false); this.text.push(false); continue; }
       if (s.field === '_doc') { this.kinds.push('doc'); this.isLong.push(true); this.text.push(false); continue; }
       // `_id` sorts as a string, read from the segment's id dictionary (ES 6 allows it through fielddata on _uid).
@@ -58,7 +69,7 @@ export class BoundSort {
     }
   }
 
-  get needsScores(): boolean { return this.kinds.includes('score'); }
+  get needsScores(): boolean { return this.kinds.includes('score') || this.scripts.some((x) => x !== null && x.usesScore); }
 
   /** The segment `columns` were resolved for, and its doc-value column per spec (resolved once per segment). */
   private columnsOf: Segment | null = null;
@@ -66,6 +77,7 @@ export class BoundSort {
 
   private resolve(seg: Segment): void {
     this.columnsOf = seg;
+    this.lookup = this.scripts.some((x) => x !== null) ? new DocLookup(seg, this.infos, this.typeName) : null;
     for (let i = 0; i < this.specs.length; i++) {
       const k = this.kinds[i];
       this.columns[i] = k === 'num' ? seg.numeric(this.specs[i].field) : k === 'str' ? stringColumn(seg, this.specs[i].field, this.text[i]) : null;
@@ -88,6 +100,11 @@ export class BoundSort {
     const mode = spec.mode ?? (spec.order === 'desc' ? 'max' : 'min');
     let v: SortValue = null;
     if (seg !== this.columnsOf) this.resolve(seg);
+    const script = this.scripts[i];
+    if (script) {
+      const r = script.run(this.lookup!, doc, score);
+      return spec.scriptType === 'string' ? (r === null || r === undefined ? null : javaToString(r)) : (r as number);
+    }
     if (k === 'num') {
       const dv = this.columns[i] as NumericDocValues | null;
       if (dv && dv.count(doc) > 0) v = pickNumber(dv.values, dv.start[doc], dv.start[doc + 1], mode);

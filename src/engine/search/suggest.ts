@@ -20,6 +20,7 @@ import { editDistance } from './fuzzy.ts';
 import { TokenBuf } from '../analysis/token-buf.ts';
 import { STRING_DISTANCES, stringDistance, type StringDistanceName } from './string-distance.ts';
 import type { CompileContext } from './weight.ts';
+import { completeShard, parseCompletionOptions, reduceCompletion, type CompletionOption, type CompletionOptions } from './completion-suggest.ts';
 
 export interface TermSuggestOptions {
   field: string;
@@ -39,14 +40,17 @@ export interface TermSuggestOptions {
   stringDistance: StringDistanceName;
 }
 
-export interface SuggestionSpec { name: string; text: string | null; term: TermSuggestOptions }
+/** One named suggestion: a term suggester (`term`) or a completion suggester (`completion`, looked up by `prefix`/`text`). */
+export interface SuggestionSpec { name: string; text: string | null; term: TermSuggestOptions | null; completion: CompletionOptions | null }
 export interface SuggestSpec { globalText: string | null; suggestions: SuggestionSpec[] }
 
 /** One token's result: the analysed term, where it sits in the text, and its options. */
 export interface SuggestEntry { text: string; offset: number; length: number; options: SuggestOption[] }
 export interface SuggestOption { text: string; score: number; freq: number }
-/** Per suggestion (request order): its entries, one per token. */
-export type SuggestResult = { name: string; entries: SuggestEntry[] }[];
+/** A completion suggestion's single entry (the prefix) with its document options. */
+export interface CompletionEntry { text: string; offset: number; length: number; options: CompletionOption[] }
+/** Per suggestion (request order): its entries, one per token (term) or the one prefix entry (completion). */
+export type SuggestResult = ({ name: string; kind: 'term'; entries: SuggestEntry[] } | { name: string; kind: 'completion'; entries: CompletionEntry[] })[];
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -62,19 +66,20 @@ export function parseSuggest(v: unknown): SuggestSpec {
       spec.globalText = String(x);
       continue;
     }
-    let text: string | null = null, term: TermSuggestOptions | null = null;
+    let text: string | null = null, term: TermSuggestOptions | null = null, completion: CompletionOptions | null = null;
     for (const [k, y] of Object.entries(x)) {
       const loc = locOfKey(x, k);
       if (isObj(y)) {
         if (k === 'term') term = parseTermOptions(y);
-        else if (k === 'phrase' || k === 'completion') throw parsingError(`suggester [${k}] is not supported by this server`, loc);
+        else if (k === 'completion') completion = parseCompletionOptions(y);
+        else if (k === 'phrase') throw parsingError(`suggester [${k}] is not supported by this server`, loc);
         else throw parsingError(`unable to parse SuggestionBuilder with name [${k}]: parser not found`, loc);
-      } else if (k === 'text') text = String(y);
-      else if (k === 'prefix' || k === 'regex') throw parsingError(`suggestion [${k}] is only for the completion suggester, which is not supported by this server`, loc);
+      } else if (k === 'text' || k === 'prefix') text = String(y);
+      else if (k === 'regex') throw parsingError(`suggestion [regex] is not supported by this server`, loc);
       else throw parsingError(`suggestion does not support [${k}]`, loc);
     }
-    if (!term) throw new ParseError('PARSE', 'missing suggestion object');
-    spec.suggestions.push({ name, text, term });
+    if (!term && !completion) throw new ParseError('PARSE', 'missing suggestion object');
+    spec.suggestions.push({ name, text, term, completion });
   }
   return spec;
 }
@@ -134,12 +139,15 @@ function frequencyOption(n: number, what: string): number {
 const tokens = new TokenBuf();
 const codePoints = (s: string): number[] => { const out: number[] = []; for (const c of s) out.push(c.codePointAt(0)!); return out; };
 
-/** Runs every suggestion against one shard's reader. */
-export function suggestShard(ctx: CompileContext, spec: SuggestSpec): SuggestResult {
+/** Runs every suggestion against one shard's reader; `withSource` puts `_source` on completion options. */
+export function suggestShard(ctx: CompileContext, spec: SuggestSpec, withSource = true): SuggestResult {
   return spec.suggestions.map((s) => {
     const text = s.text ?? spec.globalText;
     if (text === null) throw illegal('The required text option is missing');
-    const o = s.term;
+    if (s.completion) {
+      return { name: s.name, kind: 'completion' as const, entries: [{ text, offset: 0, length: text.length, options: completeShard(ctx, s.completion, text, withSource) }] };
+    }
+    const o = s.term!;
     const fi = ctx.field(o.field);
     if (!fi) throw illegal(`no mapping found for field [${o.field}]`);
     const analyzerName = o.analyzer ?? fi.searchAnalyzer;
@@ -151,7 +159,7 @@ export function suggestShard(ctx: CompileContext, spec: SuggestSpec): SuggestRes
     for (let i = 0; i < tokens.length; i++) {
       entries.push({ text: tokens.terms[i], offset: tokens.starts[i], length: tokens.ends[i] - tokens.starts[i], options: spellCheck(ctx, o, tokens.terms[i]) });
     }
-    return { name: s.name, entries };
+    return { name: s.name, kind: 'term' as const, entries };
   });
 }
 
@@ -232,18 +240,23 @@ function byFrequency(a: SuggestOption, b: SuggestOption): number {
 export function reduceSuggest(spec: SuggestSpec, perShard: SuggestResult[]): SuggestResult {
   return spec.suggestions.map((s, i) => {
     const first = perShard[0][i];
+    if (first.kind === 'completion') {
+      const e = first.entries[0];
+      const options = reduceCompletion(s.completion!, perShard.map((r) => (r[i].entries[0] as CompletionEntry).options));
+      return { name: s.name, kind: 'completion' as const, entries: [{ text: e.text, offset: e.offset, length: e.length, options }] };
+    }
     const entries = first.entries.map((e, j) => {
       const merged = new Map<string, SuggestOption>();
       for (const shard of perShard) {
-        for (const opt of shard[i].entries[j]?.options ?? []) {
+        for (const opt of (shard[i].entries[j] as SuggestEntry | undefined)?.options ?? []) {
           const m = merged.get(opt.text);
           if (!m) merged.set(opt.text, { ...opt });
           else { m.freq += opt.freq; if (opt.score > m.score) m.score = opt.score; }
         }
       }
-      const options = [...merged.values()].sort(s.term.sort === 'score' ? byScore : byFrequency).slice(0, s.term.size);
+      const options = [...merged.values()].sort(s.term!.sort === 'score' ? byScore : byFrequency).slice(0, s.term!.size);
       return { text: e.text, offset: e.offset, length: e.length, options };
     });
-    return { name: s.name, entries };
+    return { name: s.name, kind: 'term' as const, entries };
   });
 }

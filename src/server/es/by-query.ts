@@ -3,7 +3,8 @@
  * node: a scroll over a point-in-time view of the matches (`scroll_size` per batch, `_doc` order), each batch
  * written back as one shard write per shard with `if_seq_no`/`if_primary_term` from the hit, so a document
  * changed since the view was taken is a version conflict (counted with `conflicts=proceed`, or failing the
- * request with the batch done so far). Runs to completion within the request (`slices=1`).
+ * request with the batch done so far). Runs to completion within the request; `slices` (a count or `auto`) runs
+ * that many sliced scrolls side by side and reports each slice's counts under `slices`.
  */
 import { docError, illegalArgument, validationFailed } from '../../engine/documents/doc-errors.ts';
 import { ingest } from './routes-ingest.ts';
@@ -12,7 +13,7 @@ import type { WriteItem } from '../../workers/protocol.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
 import type { Params, Router } from '../router.ts';
 import type { EsCluster } from './cluster.ts';
-import { byScrollReply, countOutcome, newCounts, type ByScrollCounts } from './bulk-by-scroll.ts';
+import { byScrollReply, countOutcome, newCounts, slicesParam, type ByScrollCounts } from './bulk-by-scroll.ts';
 import { bodyMap, route } from './handler.ts';
 import { json } from './json.ts';
 import { boolParam, intParam } from './params.ts';
@@ -43,8 +44,6 @@ async function byQuery(cluster: EsCluster, search: SearchService, req: HttpReque
   const body = bodyMap(req) ?? {};
   const conflicts = String(body.conflicts ?? req.query.get('conflicts') ?? 'abort');
   if (conflicts !== 'abort' && conflicts !== 'proceed') throw docError('DOC_ILLEGAL_ARGUMENT', [`conflicts may only be "proceed" or "abort" but was [${conflicts}]`]);
-  const slices = req.query.get('slices');
-  if (slices !== null && slices !== '1') throw docError('DOC_ILLEGAL_ARGUMENT', [`slices [${slices}] is not supported: only slices=1 (one sequential scroll) is`]);
   const pipeline = req.query.get('pipeline') ?? undefined;
   if (pipeline !== undefined && pipeline !== '_none' && !cluster.pipeline(pipeline)) throw illegalArgument(`pipeline with id [${pipeline}] does not exist`);
   const script = body.script;
@@ -68,7 +67,24 @@ async function byQuery(cluster: EsCluster, search: SearchService, req: HttpReque
   if (!r.sort) r.sort = [{ field: '_doc', order: 'asc' }];
 
   const indices = search.resolve(p.index, req);
+  const slices = slicesParam(req.query.get('slices'), indices.map((i) => i.numberOfShards));
   const targets = search.targets(indices, req, p.type);
+  // Sliced: one independent sliced scroll per slice, run side by side (ES's worker slices), `size` split between them.
+  const runs = Array.from({ length: slices }, (_, i) => {
+    const sliceMax = maxDocs < 0 ? -1 : slices > 1 ? Math.floor(maxDocs / slices) : maxDocs;
+    const sr: SearchRequest = { ...r, slice: slices > 1 ? { field: '_id', id: i, max: slices } : null, size: sliceMax >= 0 ? Math.min(batchSize, sliceMax) : batchSize };
+    return runSlice(cluster, search, sr, targets, keepAliveMs, sliceMax, kind, script, conflicts === 'proceed', pipeline);
+  });
+  const counts = await Promise.all(runs);
+  if (boolParam(req, 'refresh')) await cluster.allShards(indices.map((i) => cluster.state.indices[i.name]).filter(Boolean), 'docs.refresh');
+
+  const reply = byScrollReply(counts[0], started, { updated: kind === 'update' }, slices > 1 ? counts : null);
+  return json(req, reply.status, reply.body);
+}
+
+/** One scroll (the whole request, or one slice of it) written back batch by batch; its counts. */
+async function runSlice(cluster: EsCluster, search: SearchService, r: SearchRequest, targets: ShardTarget[], keepAliveMs: number, maxDocs: number,
+  kind: Kind, script: unknown, proceed: boolean, pipeline: string | undefined): Promise<ByScrollCounts> {
   const c = newCounts();
   let seen = 0;
   const total = await search.scrolls.scan(r, targets, keepAliveMs, async (hits) => {
@@ -76,16 +92,14 @@ async function byQuery(cluster: EsCluster, search: SearchService, req: HttpReque
     if (take.length === 0) return false;
     seen += take.length;
     c.batches++;
-    await writeBatch(cluster, targets, take, kind, script, conflicts === 'proceed', c, pipeline);
+    await writeBatch(cluster, targets, take, kind, script, proceed, c, pipeline);
     return c.failures.length === 0 && (maxDocs < 0 || seen < maxDocs);
   });
   c.total = maxDocs >= 0 ? Math.min(total, maxDocs) : total;
-  if (boolParam(req, 'refresh')) await cluster.allShards(indices.map((i) => cluster.state.indices[i.name]).filter(Boolean), 'docs.refresh');
-
   // A rewrite of a document that vanished meanwhile comes back created: ES counts it as updated.
   c.updated += c.created;
-  const reply = byScrollReply(c, started, { updated: kind === 'update' });
-  return json(req, reply.status, reply.body);
+  c.created = 0;
+  return c;
 }
 
 /** Writes one batch back, one shard write per shard, and counts the outcomes. */

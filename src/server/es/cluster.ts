@@ -20,7 +20,7 @@ import { murmur3Utf16 } from '../../engine/documents/routing.ts';
 import type { ItemOutcome, OpArgs, OpResult, ShardCall, ShardMeta, Stale, WriteItem } from '../../workers/protocol.ts';
 
 /** Worker operations addressed to one shard: they take a `ShardCall` and may answer `Stale`. */
-type ShardOp = 'docs.write' | 'docs.get' | 'docs.refresh' | 'docs.flush' | 'docs.stats' | 'docs.state' | 'docs.segments' | 'docs.forceMerge' | 'search.query' | 'search.dfs' | 'search.fetch' | 'search.scroll' | 'search.clearScroll';
+type ShardOp = 'docs.write' | 'docs.get' | 'docs.termvectors' | 'docs.refresh' | 'docs.flush' | 'docs.stats' | 'docs.state' | 'docs.segments' | 'docs.forceMerge' | 'search.query' | 'search.dfs' | 'search.fetch' | 'search.scroll' | 'search.clearScroll';
 type ShardOpArgs<K extends ShardOp> = Omit<OpArgs<K>, keyof ShardCall>;
 import type { ShardStats, StoredDoc } from '../../engine/documents/doc-shard-types.ts';
 

@@ -75,6 +75,8 @@ export const ES_ERRORS: Readonly<Record<GenericErrorCode | DocumentsErrorCode | 
   SEARCH_NUMBER_FORMAT: { type: 'number_format_exception', status: 400 },
   // ES's SearchException keeps the default status of an ElasticsearchException.
   SEARCH_SHARD_REFUSED: { type: 'search_exception', status: 500 },
+  SEARCH_SCRIPT_RUNTIME: { type: 'script_exception', status: 500 },
+  SEARCH_CONTEXT: { type: 'search_context_exception', status: 500 },
 };
 
 const META_ORDER = ['resource.type', 'resource.id', 'index_uuid', 'shard', 'index'];

@@ -3,7 +3,8 @@
  * Tessera node's over HTTP with `source.remote`) into a destination index, as Elasticsearch's reindex module
  * does: a scroll over the source (`source.size` per batch), each batch written as one write per destination
  * shard, with `op_type`, `version_type`, `routing` (keep, discard, `=value`), an optional script (`ctx._source`,
- * `ctx._id`, `ctx._routing`, `ctx.op` = noop or delete), `conflicts`, `size`/`max_docs` and `refresh`.
+ * `ctx._id`, `ctx._routing`, `ctx.op` = noop or delete), `conflicts`, `size`/`max_docs`, `refresh` and `slices`
+ * (a count or `auto`: sliced scrolls over a local source, side by side, each slice's counts under `slices`).
  * Remote hosts must match `reindex.remote.whitelist` (host:port patterns), as in Elasticsearch.
  */
 import type { IndexMeta } from '../../engine/documents/cluster-state.ts';
@@ -21,7 +22,7 @@ import type { HttpRequest, HttpResponse } from '../http.ts';
 import type { Router } from '../router.ts';
 import type { EsCluster } from './cluster.ts';
 import { errorBody } from './errors.ts';
-import { byScrollReply, countOutcome, newCounts, type ByScrollCounts } from './bulk-by-scroll.ts';
+import { byScrollReply, countOutcome, newCounts, slicesParam, type ByScrollCounts } from './bulk-by-scroll.ts';
 import { bodyMap, route } from './handler.ts';
 import { json } from './json.ts';
 import { boolParam } from './params.ts';
@@ -50,8 +51,10 @@ async function reindex(cluster: EsCluster, search: SearchService, req: HttpReque
   if (typeof destBody.index !== 'string' || destBody.index === '') problems.push('index must be specified');
   if (problems.length) throw validationFailed(problems);
   if (req.query.get('wait_for_completion') === 'false') throw illegalArgument('wait_for_completion=false is not supported: the reindex runs within the request');
-  const slices = req.query.get('slices');
-  if (slices !== null && slices !== '1') throw illegalArgument(`slices [${slices}] is not supported: only slices=1 (one sequential scroll) is`);
+  const slicesRaw = req.query.get('slices');
+  if (src.remote !== undefined && slicesRaw !== null && slicesRaw !== '1') {
+    throw validationFailed([`reindex from remote sources doesn't support slices > 1 but was [${slicesRaw === 'auto' ? 0 : slicesRaw}]`]);
+  }
   const conflicts = String(body.conflicts ?? 'abort');
   if (conflicts !== 'abort' && conflicts !== 'proceed') throw illegalArgument(`conflicts may only be "proceed" or "abort" but was [${conflicts}]`);
   const dest: Dest = {
@@ -68,36 +71,49 @@ async function reindex(cluster: EsCluster, search: SearchService, req: HttpReque
   const maxDocs = maxDocsRaw === undefined ? -1 : Number(maxDocsRaw);
   const batchSize = src.size === undefined ? 1000 : Number(src.size);
   const indices = ([] as unknown[]).concat(src.index).map(String);
-  const c = newCounts();
-  let seen = 0;
-  const onBatch = async (docs: SourceDoc[], total: number): Promise<boolean> => {
-    c.total = maxDocs >= 0 ? Math.min(total, maxDocs) : total;
-    const take = maxDocs >= 0 ? docs.slice(0, Math.max(0, maxDocs - seen)) : docs;
-    if (take.length === 0) return false;
-    seen += take.length;
-    c.batches++;
-    await writeBatch(cluster, take, dest, script, conflicts === 'proceed', c);
-    return c.failures.length === 0 && (maxDocs < 0 || seen < maxDocs);
+  /** One scroll's batch handler (the whole copy, or one slice of it with its share of `max_docs`). */
+  const batcher = (c: ByScrollCounts, max: number) => {
+    let seen = 0;
+    return async (docs: SourceDoc[], total: number): Promise<boolean> => {
+      c.total = max >= 0 ? Math.min(total, max) : total;
+      const take = max >= 0 ? docs.slice(0, Math.max(0, max - seen)) : docs;
+      if (take.length === 0) return false;
+      seen += take.length;
+      c.batches++;
+      await writeBatch(cluster, take, dest, script, conflicts === 'proceed', c);
+      return c.failures.length === 0 && (max < 0 || seen < max);
+    };
   };
   const searchBody: Record<string, unknown> = { size: maxDocs >= 0 ? Math.min(batchSize, maxDocs) : batchSize, version: true, sort: src.sort ?? ['_doc'] };
   if (src.query !== undefined) searchBody.query = src.query;
   if (src._source !== undefined) searchBody._source = src._source;
+  let counts: ByScrollCounts[];
+  let slices = 1;
   if (src.remote !== undefined) {
-    await readRemote(cluster, obj(src.remote, 'source.remote'), indices, src.type, searchBody, onBatch);
+    counts = [newCounts()];
+    await readRemote(cluster, obj(src.remote, 'source.remote'), indices, src.type, searchBody, batcher(counts[0], maxDocs));
   } else {
     const r = parseSearchBodyText(JSON.stringify(searchBody));
     const resolved = search.resolve(indices.join(','), req);
     if (resolved.some((i) => i.name === dest.index)) throw illegalArgument(`reindex cannot write into an index its reading from [${dest.index}]`);
     const targets = search.targets(resolved, req, src.type === undefined ? undefined : ([] as unknown[]).concat(src.type).join(','));
-    await search.scrolls.scan(r, targets, 300_000, (hits, total) => onBatch(hits.map((h) => ({
-      index: h.indexName, type: h.type, id: h.id, routing: h.routing, version: h.version, source: h.source ?? '{}',
-    })), total));
+    slices = slicesParam(slicesRaw, resolved.map((i) => i.numberOfShards));
+    counts = await Promise.all(Array.from({ length: slices }, async (_, i) => {
+      const c = newCounts();
+      const max = maxDocs < 0 ? -1 : Math.floor(maxDocs / slices);
+      const sr = { ...r, slice: slices > 1 ? { field: '_id', id: i, max: slices } : null, size: max >= 0 ? Math.min(batchSize, max) : batchSize };
+      const onBatch = batcher(c, max);
+      await search.scrolls.scan(sr, targets, 300_000, (hits, total) => onBatch(hits.map((h) => ({
+        index: h.indexName, type: h.type, id: h.id, routing: h.routing, version: h.version, source: h.source ?? '{}',
+      })), total));
+      return c;
+    }));
   }
   if (boolParam(req, 'refresh')) {
     const meta = cluster.state.indices[dest.index];
     if (meta) await cluster.allShards([meta], 'docs.refresh');
   }
-  const reply = byScrollReply(c, started, { updated: true, created: true });
+  const reply = byScrollReply(counts[0], started, { updated: true, created: true }, slices > 1 ? counts : null);
   return json(req, reply.status, reply.body);
 }
 

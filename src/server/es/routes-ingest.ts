@@ -7,7 +7,7 @@
 import { simpleMatch } from '../../engine/documents/cluster-state.ts';
 import { docError, illegalArgument, validationFailed } from '../../engine/documents/doc-errors.ts';
 import { IngestDocument } from '../../engine/documents/ingest/ingest-document.ts';
-import { compilePipeline, runPipeline, type Pipeline } from '../../engine/documents/ingest/pipeline.ts';
+import { compilePipeline, runPipeline, type Pipeline, type ProcessorTrace } from '../../engine/documents/ingest/pipeline.ts';
 import { resolveWrite } from '../../engine/documents/resolve.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
 import type { Params, Router } from '../router.ts';
@@ -103,12 +103,18 @@ function simulatePipeline(cluster: EsCluster, req: HttpRequest, p: Params): Http
     pipeline = compilePipeline('_simulate_pipeline', body.pipeline);
   }
   if (!Array.isArray(body.docs)) throw validationFailed(['must specify at least one document in [docs]']);
-  if (boolParam(req, 'verbose')) throw illegalArgument('verbose simulation (each processor\'s intermediate document) is not supported; simulate without it');
+  const verbose = boolParam(req, 'verbose');
   const docs = body.docs.map((d: unknown) => {
     const o = (d ?? {}) as Record<string, unknown>;
     if (typeof o._source !== 'object' || o._source === null) throw docError('DOC_PARSE', ['[_source] required property is missing']);
     const doc = new IngestDocument(structuredClone(o._source) as Record<string, unknown>,
       { _index: o._index ?? '_index', _type: o._type ?? '_doc', _id: o._id ?? '_id', _routing: o._routing }, cluster.ctx.now());
+    if (verbose) {
+      // ES 6.8's SimulateDocumentVerboseResult: one entry per processor that ran, whatever the document's fate.
+      const results: Record<string, unknown>[] = [];
+      runPipeline(pipeline, doc, (id) => cluster.pipeline(id), (t) => results.push(processorResult(t)));
+      return { processor_results: results };
+    }
     const out = runPipeline(pipeline, doc, (id) => cluster.pipeline(id));
     const result = out.kind === 'failed' ? { error: errorBody(out.error).error }
       : out.kind === 'dropped' ? null
@@ -118,8 +124,18 @@ function simulatePipeline(cluster: EsCluster, req: HttpRequest, p: Params): Http
   return json(req, 200, { docs });
 }
 
-function metaOf(doc: IngestDocument): Record<string, unknown> {
+function metaOf(doc: { meta: Record<string, unknown> }): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const k of ['_index', '_type', '_id', '_routing', '_version'] as const) if (doc.meta[k] !== undefined && doc.meta[k] !== null) out[k] = doc.meta[k];
+  return out;
+}
+
+/** `{tag?, error | ignored_error?, doc?}` as ES 6.8's SimulateProcessorResult prints it. */
+function processorResult(t: ProcessorTrace): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (t.tag !== undefined) out.tag = t.tag;
+  if (t.error && t.doc) out.ignored_error = { error: errorBody(t.error).error };
+  else if (t.error) out.error = errorBody(t.error).error;
+  if (t.doc) out.doc = { ...metaOf(t.doc), _source: t.doc.source, _ingest: t.doc.ingest };
   return out;
 }

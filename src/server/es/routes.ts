@@ -30,6 +30,7 @@ import { registerByQueryRoutes } from './by-query.ts';
 import { registerReindexRoutes } from './reindex.ts';
 import { registerValidateRoutes } from './routes-validate.ts';
 import { registerExplainRoutes } from './routes-explain.ts';
+import { registerTermVectorsRoutes } from './routes-termvectors.ts';
 
 export function registerEsRoutes(router: Router, ctx: ServerContext): ServiceHooks {
   let store: MetaStore | null = null;
@@ -42,6 +43,7 @@ export function registerEsRoutes(router: Router, ctx: ServerContext): ServiceHoo
   registerIndexRoutes(router, cluster);
   registerDocRoutes(router, cluster);
   registerMgetRoutes(router, cluster);
+  registerTermVectorsRoutes(router, cluster);
   registerIngestRoutes(router, cluster);
   registerRolloverRoutes(router, cluster);
   registerFieldCapsRoutes(router, cluster);

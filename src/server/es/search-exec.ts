@@ -15,6 +15,7 @@ import { reduceAggs } from '../../engine/search/index.ts';
 import { reduceSuggest, type SuggestResult } from '../../engine/search/index.ts';
 import type { AggPartial } from '../../engine/search/index.ts';
 import { compareKeys, type SortValue } from '../../engine/search/index.ts';
+import { sliceForShard, type SliceSpec } from '../../engine/search/index.ts';
 import { EngineError, InvalidArgumentError } from '../../engine/errors.ts';
 import { asErrorLike, errorObject, esErrorType } from './errors.ts';
 import type { CollapseInnerHits } from './search-collapse.ts';
@@ -77,6 +78,11 @@ function indexBoost(req: SearchRequest, name: string): number {
 export interface ExecOptions { dfs: boolean; nowMs: number; scroll?: { keyPrefix: string; keepAliveMs: number } }
 
 export async function executeSearch(cluster: EsCluster, targets: ShardTarget[], req: SearchRequest, o: ExecOptions): Promise<SearchOutcome> {
+  if (req.slice) {
+    // As ES's SearchService: every shard refuses a slice outside a scroll.
+    if (!o.scroll) throw phaseFailure(targets.map((t) => ({ t, err: new InvalidArgumentError('SEARCH_CONTEXT', '`slice` cannot be used outside of a scroll context') })));
+    targets = targets.map((t) => sliced(t, req.slice!));
+  }
   const shardCount = targets.length;
   let stats: DfsStats | undefined;
   if (o.dfs && targets.length > 0) {
@@ -105,6 +111,15 @@ export async function executeSearch(cluster: EsCluster, targets: ShardTarget[], 
 }
 
 let fetchSeq = 0;
+
+/** The target restricted to what slice `s` reads of its shard (all, nothing, or an `_id`-hash part). */
+function sliced(t: ShardTarget, s: SliceSpec): ShardTarget {
+  const part = sliceForShard(s, t.shard, t.index.numberOfShards);
+  if (part === 'all') return t;
+  const q: Query = part === 'none' ? { type: 'match_none', boost: 1 } : { type: 'slice', id: part.id, max: part.max, boost: 1 };
+  const filter: Query = t.filter ? { type: 'bool', must: [], should: [], mustNot: [], filter: [t.filter, q], filterContext: true, boost: 1 } : q;
+  return { ...t, filter };
+}
 
 /** Searches fetching at most this many hits over all shards skip the separate fetch phase. */
 const SINGLE_PHASE_MAX_HITS = 64;
@@ -178,9 +193,12 @@ function compareSortValues(a: SortValue[], b: SortValue[], rev: boolean[], first
   return compareKeys(kinds, rev, a, b, first);
 }
 
+/** Script failures carry no index metadata in ES (a ScriptException is not tied to an index). */
+const NO_INDEX_META = new Set(['DOC_SCRIPT', 'SEARCH_SCRIPT_RUNTIME', 'SEARCH_CONTEXT']);
+
 function shardFailure(t: ShardTarget, err: Error): Record<string, unknown> {
   const e = asErrorLike(err);
-  const withIdx = { code: e.code, message: e.message, details: { ...e.details, index_uuid: t.index.uuid, index: t.index.name } };
+  const withIdx = NO_INDEX_META.has(e.code) ? e : { code: e.code, message: e.message, details: { ...e.details, index_uuid: t.index.uuid, index: t.index.name } };
   return { shard: t.shard, index: t.index.name, node: 'tessera-node', reason: errorObject(withIdx, true) };
 }
 

@@ -40,6 +40,8 @@ function renderHit(h: MergedHit, req: SearchRequest, out: SearchOutcome, o: Rend
       const spec = req.sort![i];
       const t = o.fieldTypes?.(spec.field);
       if (typeof v === 'number' && t && ['double', 'float', 'half_float', 'scaled_float'].includes(t)) return jd(v);
+      // A number script sort yields doubles (ES prints 1.0, not 1).
+      if (typeof v === 'number' && spec.scriptType === 'number') return jd(v);
       return sortValue(v, out.sortKinds![i]);
     });
   }
@@ -97,11 +99,23 @@ export function searchErrorReply(req: HttpRequest, err: unknown): HttpResponse {
   return json(req, body.status, { error: { root_cause: roots, ...rest }, status: body.status });
 }
 
-/** `suggest.{name}: [{text, offset, length, options: [{text, score, freq}]}]` (`term#name` with typed_keys). */
+/**
+ * `suggest.{name}: [{text, offset, length, options}]` (`term#name`/`completion#name` with typed_keys); term options
+ * are `{text, score, freq}`, completion options `{text, _index, _type, _id, _score, _source}`.
+ */
 function renderSuggest(res: SuggestResult, typedKeys: boolean): Obj {
   const out: Obj = {};
   for (const s of res) {
-    out[typedKeys ? `term#${s.name}` : s.name] = s.entries.map((e) => ({ text: e.text, offset: e.offset, length: e.length,
+    const key = typedKeys ? `${s.kind}#${s.name}` : s.name;
+    if (s.kind === 'completion') {
+      out[key] = s.entries.map((e) => ({ text: e.text, offset: e.offset, length: e.length, options: e.options.map((x) => {
+        const o: Obj = { text: x.text, _index: x.index, _type: x.type, _id: x.id, _score: jf(x.score) };
+        if (x.source !== null) o._source = new RawJson(x.source);
+        return o;
+      }) }));
+      continue;
+    }
+    out[key] = s.entries.map((e) => ({ text: e.text, offset: e.offset, length: e.length,
       options: e.options.map((x) => ({ text: x.text, score: jf(x.score), freq: x.freq })) }));
   }
   return out;

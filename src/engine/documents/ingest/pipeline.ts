@@ -65,42 +65,60 @@ function compileList(v: unknown, what: string): CompiledProcessor[] {
 /** The outcome of running a pipeline on one document. */
 export type IngestOutcome = { kind: 'ok'; doc: IngestDocument } | { kind: 'dropped' } | { kind: 'failed'; error: Error };
 
-/** Runs `pipeline` on `doc` (mutated); `lookup` resolves `pipeline` processors. */
-export function runPipeline(pipeline: Pipeline, doc: IngestDocument, lookup: PipelineLookup): IngestOutcome {
-  const rt = runtime(lookup, 0);
+/** A copy of a document as one processor left it. */
+export interface DocSnapshot { meta: Record<string, unknown>; source: Record<string, unknown>; ingest: Record<string, unknown> }
+
+/**
+ * What one processor did, for `_simulate?verbose` (ES 6.8's SimulateProcessorResult): the document after it,
+ * its failure, or both when `ignore_failure` let the pipeline go on. Skipped processors (false `if`) and
+ * `pipeline` processors themselves (their processors are reported instead) leave none.
+ */
+export interface ProcessorTrace { tag: string | undefined; doc: DocSnapshot | null; error: Error | null }
+
+/** Runs `pipeline` on `doc` (mutated); `lookup` resolves `pipeline` processors; `trace` receives each processor's result. */
+export function runPipeline(pipeline: Pipeline, doc: IngestDocument, lookup: PipelineLookup, trace: ((t: ProcessorTrace) => void) | null = null): IngestOutcome {
+  const rt = runtime(lookup, 0, trace);
   try {
-    const r = runList(pipeline.processors, pipeline.onFailure, doc, rt);
+    const r = runList(pipeline.processors, pipeline.onFailure, doc, rt, trace);
     return r === 'drop' ? { kind: 'dropped' } : { kind: 'ok', doc };
   } catch (e) {
     return { kind: 'failed', error: e as Error };
   }
 }
 
-function runtime(lookup: PipelineLookup, depth: number): ProcessorRuntime {
+function runtime(lookup: PipelineLookup, depth: number, trace: ((t: ProcessorTrace) => void) | null): ProcessorRuntime {
   return {
     parseScript: parseScriptSpec,
     runPipeline(name, doc) {
       if (depth >= MAX_NESTED_PIPELINES) throw illegalArgument(`Cycle detected for pipeline: ${name}`);
       const p = lookup(name);
       if (!p) throw illegalArgument(`pipeline with id [${name}] does not exist`);
-      return runList(p.processors, p.onFailure, doc, runtime(lookup, depth + 1));
+      return runList(p.processors, p.onFailure, doc, runtime(lookup, depth + 1, trace), trace);
     },
   };
 }
 
-function runList(list: CompiledProcessor[], onFailure: CompiledProcessor[], doc: IngestDocument, rt: ProcessorRuntime): ProcessorResult {
+function snapshot(doc: IngestDocument): DocSnapshot {
+  return { meta: structuredClone(doc.meta), source: structuredClone(doc.source), ingest: structuredClone(doc.ingest) };
+}
+
+function runList(list: CompiledProcessor[], onFailure: CompiledProcessor[], doc: IngestDocument, rt: ProcessorRuntime,
+  trace: ((t: ProcessorTrace) => void) | null): ProcessorResult {
   for (const p of list) {
     if (p.condition && !condition(p.condition, doc)) continue;
     try {
-      if (p.run(doc, rt) === 'drop') return 'drop';
+      const r = p.run(doc, rt);
+      if (trace && p.type !== 'pipeline') trace({ tag: p.tag, doc: snapshot(doc), error: null });
+      if (r === 'drop') return 'drop';
     } catch (e) {
+      trace?.({ tag: p.tag, doc: p.ignoreFailure ? snapshot(doc) : null, error: e as Error });
       if (p.ignoreFailure) continue;
       const handlers = p.onFailure.length ? p.onFailure : onFailure;
       if (!handlers.length) throw withProcessor(e, p);
       doc.ingest.on_failure_message = (e as Error).message;
       doc.ingest.on_failure_processor_type = p.type;
       if (p.tag !== undefined) doc.ingest.on_failure_processor_tag = p.tag;
-      const r = runList(handlers, [], doc, rt);
+      const r = runList(handlers, [], doc, rt, trace);
       delete doc.ingest.on_failure_message; delete doc.ingest.on_failure_processor_type; delete doc.ingest.on_failure_processor_tag;
       if (r === 'drop') return 'drop';
       if (p.onFailure.length === 0) return; // the pipeline-level handlers end the pipeline

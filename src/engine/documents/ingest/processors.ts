@@ -295,7 +295,8 @@ export function buildProcessor(type: string, o: Options, rt: ProcessorRuntime): 
     }
     case 'pipeline': {
       const name = o.str('name');
-      return (doc) => rt.runPipeline(doc.render(name), doc);
+      // The runtime passed at run time (the compile-time one resolves no pipelines).
+      return (doc, runtime) => runtime.runPipeline(doc.render(name), doc);
     }
     default:
       throw docError('DOC_PARSE', [`No processor type exists with name [${type}]`], { processor_type: type });
