@@ -20,6 +20,7 @@ import { editDistance } from './fuzzy.ts';
 import { TokenBuf } from '../analysis/token-buf.ts';
 import { STRING_DISTANCES, stringDistance, type StringDistanceName } from './string-distance.ts';
 import type { CompileContext } from './weight.ts';
+import { parsePhraseOptions, phraseShard, reducePhrase, type PhraseEntry, type PhraseOptions } from './phrase-suggest.ts';
 import { completeShard, parseCompletionOptions, reduceCompletion, type CompletionOption, type CompletionOptions } from './completion-suggest.ts';
 
 export interface TermSuggestOptions {
@@ -41,7 +42,7 @@ export interface TermSuggestOptions {
 }
 
 /** One named suggestion: a term suggester (`term`) or a completion suggester (`completion`, looked up by `prefix`/`text`). */
-export interface SuggestionSpec { name: string; text: string | null; term: TermSuggestOptions | null; completion: CompletionOptions | null }
+export interface SuggestionSpec { name: string; text: string | null; term: TermSuggestOptions | null; completion: CompletionOptions | null; phrase: PhraseOptions | null }
 export interface SuggestSpec { globalText: string | null; suggestions: SuggestionSpec[] }
 
 /** One token's result: the analysed term, where it sits in the text, and its options. */
@@ -50,7 +51,8 @@ export interface SuggestOption { text: string; score: number; freq: number }
 /** A completion suggestion's single entry (the prefix) with its document options. */
 export interface CompletionEntry { text: string; offset: number; length: number; options: CompletionOption[] }
 /** Per suggestion (request order): its entries, one per token (term) or the one prefix entry (completion). */
-export type SuggestResult = ({ name: string; kind: 'term'; entries: SuggestEntry[] } | { name: string; kind: 'completion'; entries: CompletionEntry[] })[];
+export type SuggestResult = ({ name: string; kind: 'term'; entries: SuggestEntry[] } | { name: string; kind: 'completion'; entries: CompletionEntry[] }
+  | { name: string; kind: 'phrase'; entries: PhraseEntry[] })[];
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -66,25 +68,26 @@ export function parseSuggest(v: unknown): SuggestSpec {
       spec.globalText = String(x);
       continue;
     }
-    let text: string | null = null, term: TermSuggestOptions | null = null, completion: CompletionOptions | null = null;
+    let text: string | null = null, term: TermSuggestOptions | null = null, completion: CompletionOptions | null = null, phrase: PhraseOptions | null = null;
     for (const [k, y] of Object.entries(x)) {
       const loc = locOfKey(x, k);
       if (isObj(y)) {
         if (k === 'term') term = parseTermOptions(y);
         else if (k === 'completion') completion = parseCompletionOptions(y);
-        else if (k === 'phrase') throw parsingError(`suggester [${k}] is not supported by this server`, loc);
+        else if (k === 'phrase') phrase = parsePhraseOptions(y, parseTermOptions);
         else throw parsingError(`unable to parse SuggestionBuilder with name [${k}]: parser not found`, loc);
       } else if (k === 'text' || k === 'prefix') text = String(y);
       else if (k === 'regex') throw parsingError(`suggestion [regex] is not supported by this server`, loc);
       else throw parsingError(`suggestion does not support [${k}]`, loc);
     }
-    if (!term && !completion) throw new ParseError('PARSE', 'missing suggestion object');
-    spec.suggestions.push({ name, text, term, completion });
+    if (!term && !completion && !phrase) throw new ParseError('PARSE', 'missing suggestion object');
+    spec.suggestions.push({ name, text, term, completion, phrase });
   }
   return spec;
 }
 
-function parseTermOptions(o: Obj): TermSuggestOptions {
+/** Term suggester options; `generator` parses a phrase suggester's `direct_generator` (same spell checker). */
+function parseTermOptions(o: Obj, generator = false): TermSuggestOptions {
   const t: TermSuggestOptions = {
     field: '', analyzer: null, size: 5, shardSize: null, suggestMode: 'missing', sort: 'score', maxEdits: 2, prefixLength: 1,
     minWordLength: 4, maxInspections: 5, minDocFreq: 0, maxTermFreq: 0.01, accuracy: 0.5, lowercaseTerms: false, stringDistance: 'internal',
@@ -122,7 +125,7 @@ function parseTermOptions(o: Obj): TermSuggestOptions {
       case 'max_term_freq': t.maxTermFreq = frequencyOption(n, 'maxTermFreq'); break;
       case 'min_doc_freq': t.minDocFreq = frequencyOption(n, 'minDocFreq'); break;
       case 'lowercase_terms': t.lowercaseTerms = v === true || v === 'true'; break;
-      default: throw parsingError(`suggester[term] doesn't support field [${k}]`, locOfKey(o, k));
+      default: throw parsingError(generator ? `[direct_generator] unknown field [${k}], parser not found` : `suggester[term] doesn't support field [${k}]`, locOfKey(o, k));
     }
   }
   if (field === null) throw new ParseError('PARSE', 'the required field option [field] is missing');
@@ -147,6 +150,7 @@ export function suggestShard(ctx: CompileContext, spec: SuggestSpec, withSource 
     if (s.completion) {
       return { name: s.name, kind: 'completion' as const, entries: [{ text, offset: 0, length: text.length, options: completeShard(ctx, s.completion, text, withSource) }] };
     }
+    if (s.phrase) return { name: s.name, kind: 'phrase' as const, entries: [phraseShard(ctx, s.phrase, text, spellCheck)] };
     const o = s.term!;
     const fi = ctx.field(o.field);
     if (!fi) throw illegal(`no mapping found for field [${o.field}]`);
@@ -173,8 +177,8 @@ function docFreq(ctx: CompileContext, field: string, term: string): number {
   return df;
 }
 
-/** DirectSpellChecker.suggestSimilar for one token on this shard. */
-function spellCheck(ctx: CompileContext, o: TermSuggestOptions, token: string): SuggestOption[] {
+/** DirectSpellChecker.suggestSimilar for one token on this shard (also the phrase suggester's direct generator). */
+export function spellCheck(ctx: CompileContext, o: TermSuggestOptions, token: string): SuggestOption[] {
   const term = o.lowercaseTerms ? token.toLowerCase() : token;
   const q = codePoints(term);
   if (q.length < o.minWordLength) return [];
@@ -240,6 +244,9 @@ function byFrequency(a: SuggestOption, b: SuggestOption): number {
 export function reduceSuggest(spec: SuggestSpec, perShard: SuggestResult[]): SuggestResult {
   return spec.suggestions.map((s, i) => {
     const first = perShard[0][i];
+    if (first.kind === 'phrase') {
+      return { name: s.name, kind: 'phrase' as const, entries: [reducePhrase(s.phrase!, perShard.map((r) => r[i].entries[0] as PhraseEntry))] };
+    }
     if (first.kind === 'completion') {
       const e = first.entries[0];
       const options = reduceCompletion(s.completion!, perShard.map((r) => (r[i].entries[0] as CompletionEntry).options));

@@ -115,6 +115,15 @@ function renderSuggest(res: SuggestResult, typedKeys: boolean): Obj {
       }) }));
       continue;
     }
+    if (s.kind === 'phrase') {
+      out[key] = s.entries.map((e) => ({ text: e.text, offset: e.offset, length: e.length, options: e.options.map((x) => {
+        const o: Obj = { text: x.text };
+        if (x.highlighted !== null) o.highlighted = x.highlighted;
+        o.score = jf(x.score);
+        return o;
+      }) }));
+      continue;
+    }
     out[key] = s.entries.map((e) => ({ text: e.text, offset: e.offset, length: e.length,
       options: e.options.map((x) => ({ text: x.text, score: jf(x.score), freq: x.freq })) }));
   }
