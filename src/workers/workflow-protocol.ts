@@ -1,7 +1,8 @@
 /**
  * Messages between the main thread and a workflow engine thread (one per partition). Requests travel over
- * the partition's SPSC ring (msgpack of `WorkflowRequest`); replies come back with postMessage. Operation
- * names and types: `WorkflowOps` in `protocol.ts`.
+ * the partition's SPSC ring, each ring message the msgpack of a `WorkflowRequestBatch` (the requests one
+ * turn of the main thread's event loop made, in call order); replies come back with postMessage.
+ * Operation names and types: `WorkflowOps` in `protocol.ts`.
  */
 import type { WireError } from '../engine/errors.ts';
 import type { WorkflowOpName } from './protocol.ts';
@@ -29,6 +30,9 @@ export interface WorkflowRequest {
   op: WorkflowOpName;
   args: unknown;
 }
+
+/** One ring message: requests in call order (they are processed in this order). */
+export type WorkflowRequestBatch = WorkflowRequest[];
 
 export type WorkflowReply =
   /** Applied marks of the layout-1 WAL (events replayed from it at start-up are recognised by them). */

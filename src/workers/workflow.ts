@@ -10,9 +10,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { toWire } from '../engine/errors.ts';
 import { unpack } from '../engine/codec/msgpack.ts';
 import { SpscRing } from '../engine/queue/spsc-ring.ts';
-import { openPartition, type WorkflowEngine } from '../engine/workflow/index.ts';
+import { EVENT_COMMITS_IN_FLIGHT, openPartition, type WorkflowEngine } from '../engine/workflow/index.ts';
 import { startIdleGc } from '../runtime/idle-gc.ts';
-import type { WorkflowReply, WorkflowRequest, WorkflowWorkerInit } from './workflow-protocol.ts';
+import type { WorkflowReply, WorkflowRequest, WorkflowRequestBatch, WorkflowWorkerInit } from './workflow-protocol.ts';
 
 const BATCH = 1024;
 const POLL_MS = 1000;
@@ -60,11 +60,16 @@ async function main(): Promise<void> {
       const early: WorkflowReply[] = [];
       const late: WorkflowReply[] = [];
       let n = 0;
-      do { handle(unpack<WorkflowRequest>(m), early, late); } while (++n < BATCH && (m = ring.tryRead()));
+      do {
+        const reqs = unpack<WorkflowRequestBatch>(m);
+        for (let i = 0; i < reqs.length; i++) handle(reqs[i], early, late);
+        n += reqs.length;
+      } while (n < BATCH && (m = ring.tryRead()));
       postAll(early);
       if (!init.testClock) await engine.runDue();
-      // Not awaited: the next batch is processed while this one commits (commits stay in order).
-      if (late.length) void engine.flush().then(() => postAll(late), fatal);
+      // Not awaited: the next batch is processed while this one commits (commits stay in order); batches
+      // that arrive while a commit is in flight share the next one (group commit, see `engine.flush`).
+      if (late.length) void engine.flush(EVENT_COMMITS_IN_FLIGHT).then(() => postAll(late), fatal);
       sched.arm();
     }
     await engine.flush();

@@ -5,6 +5,8 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { startServer, type TestServer } from '../support/server.ts';
 
 let s: TestServer;
@@ -65,4 +67,29 @@ test('refresh, flush, delete and force merge show in _segments, _cat/segments an
   assert.equal(stats.translog.operations, 0, 'the flush after the merge emptied the translog');
   assert.ok(stats.store.size_in_bytes >= merged[0].size_in_bytes);
   assert.equal((await es('GET', '/segs/_count')).json.count, 27);
+});
+
+test('an idle shard commits its background merge, so the merged-away segment files leave the disk', async () => {
+  assert.equal((await es('PUT', '/idle', { settings: { number_of_shards: 1, number_of_replicas: 0, refresh_interval: '100ms' } })).status, 200);
+  // Eleven committed segments: one more than the tiered policy's segments_per_tier, so a background merge runs.
+  for (let b = 0; b < 11; b++) {
+    let body = '';
+    for (let i = b * 5; i < b * 5 + 5; i++) body += `{"index":{"_id":"${i}"}}\n{"t":"word${i} common"}\n`;
+    assert.equal((await es('POST', '/idle/_doc/_bulk?refresh=true', body)).status, 200);
+    assert.equal((await es('POST', '/idle/_flush')).status, 200);
+  }
+  const uuid = (await es('GET', '/idle/_settings')).json.idle.settings.index.uuid;
+  const dir = join(s.dataDir, 'es', 'indices', uuid, '0', 'index');
+  const onDisk = () => readdirSync(dir).filter((f) => f.endsWith('.si')).map((f) => f.slice(0, -3)).sort();
+  // Background work (merges, the refresh publishing them, the commit): wait, bounded, for the end state.
+  let last = '';
+  for (const until = Date.now() + 60_000; ;) {
+    const segs = (await es('GET', '/idle/_segments')).json.indices.idle.shards['0'][0].segments;
+    const listed = Object.keys(segs).sort();
+    last = JSON.stringify({ listed: Object.entries(segs).map(([k, x]: [string, any]) => [k, x.num_docs, x.committed]), onDisk: onDisk() });
+    if (listed.length < 11 && Object.values(segs).every((x: any) => x.committed) && JSON.stringify(onDisk()) === JSON.stringify(listed)) break;
+    assert.ok(Date.now() < until, `the merge was never committed, or merged-away files stayed: ${last}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.equal((await es('GET', '/idle/_count')).json.count, 55);
 });

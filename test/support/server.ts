@@ -19,6 +19,9 @@ export interface StartOptions {
   dataDir?: string;
   workers?: number;
   env?: Record<string, string>;
+  /** Node flags for the server process (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). Default: the
+   *  space-separated TESSERA_SERVER_NODE_ARGS, so a load test can be profiled without editing it. */
+  nodeArgs?: string[];
 }
 
 export interface TestServer {
@@ -52,7 +55,8 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     '--services', (opts.services ?? ['documents', 'metrics', 'workflow']).join(','),
     ...(opts.args ?? []),
   ];
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const nodeArgs = opts.nodeArgs ?? (process.env.TESSERA_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []);
+  const child = spawn(process.execPath, [...nodeArgs, BIN, ...args], {
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     env: { ...process.env, TESSERA_TEST_HOOKS: '1', ...opts.env },
   });

@@ -219,7 +219,11 @@ export class ShardRegistry {
         try { s.refresh(); } catch { /* a failed index reports on the next call */ }
         o.lastRefresh = now;
       }
-      if (s.translogBytes > FLUSH_TRANSLOG_BYTES) void o.stored.flush().catch((e) => this.o.onWarning(`flush failed: ${(e as Error).message}`));
+      // An idle shard whose merges are done and published commits them: its last commit still names the merged
+      // inputs, whose files would otherwise stay beside the merged segment — up to twice the shard on disk —
+      // until some later write fills the translog.
+      const idleMerged = s.translogOps === 0 && !s.dirty && s.shardIndex.mergedSinceCommit && !s.shardIndex.mergedSinceRefresh && !s.shardIndex.merging;
+      if (s.translogBytes > FLUSH_TRANSLOG_BYTES || idleMerged) void o.stored.flush().catch((e) => this.o.onWarning(`flush failed: ${(e as Error).message}`));
     }
   }
 

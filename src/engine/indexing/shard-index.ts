@@ -114,6 +114,8 @@ export class ShardIndex {
   private writesSinceCheck = 0;
   /** A merge finished since the last refresh: the next scheduled refresh should publish it (Lucene's isCurrent). */
   mergedSinceRefresh = false;
+  /** A merge finished since the last commit: the commit still names (and so keeps on disk) the merged inputs. */
+  mergedSinceCommit = false;
   /** Set when background work hit an error that leaves the shard unusable (damaged files). */
   failure: Error | null = null;
   private readonly counters = { merges: 0, mergedDocs: 0, mergedBytes: 0, mergeMs: 0, refreshes: 0, flushes: 0 };
@@ -392,6 +394,7 @@ export class ShardIndex {
    */
   async flush(data: CommitData, translog?: TranslogBarrier): Promise<CommitPoint> {
     this.checkOpen();
+    this.mergedSinceCommit = false;
     this.cutBuffer(false);
     await this.writeOut(true);
     // Operations after the translog cut may already have changed these segments (an update's delete of the
@@ -455,6 +458,7 @@ export class ShardIndex {
       if (republish) this.republishReplacing(group.map((e) => e.seg), entry);
       if (group.every((e) => e.seg.onDisk)) {
         this.mergedSinceRefresh = true;
+        this.mergedSinceCommit = true;
         this.counters.merges++;
         // As Lucene's merge statistics: the inputs' docs (deleted ones included) and bytes.
         for (const e of group) { this.counters.mergedDocs += e.seg.maxDoc; this.counters.mergedBytes += e.seg.sizeBytes; }
@@ -478,6 +482,9 @@ export class ShardIndex {
     const byKey = this.entries.filter((e) => e.seg.onDisk && e.visible && !e.busy && pick(e));
     return { cands: byKey.map((e, key) => ({ key, sizeBytes: e.seg.sizeBytes, maxDoc: e.seg.maxDoc, delCount: e.delCount })), byKey };
   }
+
+  /** A background merge is running. */
+  get merging(): boolean { return this.mergeRun !== null; }
 
   /** Starts a background merge when the policy finds one (one at a time per shard). */
   maybeMerge(): void {

@@ -81,9 +81,11 @@ test('back-pressure across threads: a blocked producer delivers every message in
           view.setUint32(at, len, true);
           for (let k = 0; k < len; k++) data[(at + 4 + k) & (cap - 1)] = (i + k) & 0xff;
           Atomics.store(ctl, 16, (tail + need) | 0);
-          Atomics.notify(ctl, 16);
+          if (Atomics.exchange(ctl, 36, 0) === 1) Atomics.notify(ctl, 16);
           break;
         }
+        Atomics.store(ctl, 40, 1); // writer sleeping: the consumer notifies only then
+        if (Atomics.load(ctl, 0) !== head) { Atomics.store(ctl, 40, 0); continue; }
         Atomics.wait(ctl, 0, head, 1000);
       }
     }

@@ -5,20 +5,32 @@
  *   bytes 0..3     head  (i32, bytes consumed, wraps modulo 2^32)   — written only by the consumer
  *   bytes 64..67   tail  (i32, bytes produced, wraps modulo 2^32)   — written only by the producer
  *   bytes 128..131 closed flag
+ *   bytes 144..147 reader sleeping (i32 0/1)                        — set by the consumer before it waits
+ *   bytes 160..163 writer sleeping (i32 0/1)                        — set by the producer before it waits
  *   bytes 192..    data, `capacity` bytes (a power of two)
  *
  * A message is `len u32 LE` at a 4-byte aligned position followed by `len` payload bytes, padded to 4;
  * the header therefore never straddles the end of the data area, while the payload may wrap. Head and
- * tail live on separate cache lines. The producer publishes with `Atomics.store(tail)` after copying and
- * notifies; the consumer advances `head` after copying out and notifies, which is what a producer waiting
- * for space (back-pressure) sleeps on. Blocking waits use `Atomics.wait` (worker threads, benchmarks);
- * event-loop threads use the `*Async` variants built on `Atomics.waitAsync`.
+ * tail live on separate cache lines. The producer publishes with `Atomics.store(tail)` after copying; the
+ * consumer advances `head` after copying out, which is what a producer waiting for space (back-pressure)
+ * sleeps on. Blocking waits use `Atomics.wait` (worker threads, benchmarks); event-loop threads use the
+ * `*Async` variants built on `Atomics.waitAsync`.
+ *
+ * Wake-ups are only sent to a side that said it sleeps (an eventcount): `Atomics.notify` takes V8's global
+ * futex lock and, for a `waitAsync` waiter, posts a task to the other thread, which cost the HTTP thread
+ * more than the rest of a small request's hand-off when it was called on every message. A side about to
+ * wait stores its sleeping flag, then re-reads the index it waits on; the other side stores the index,
+ * then swaps the flag to 0 and notifies when it was 1. All four accesses are sequentially consistent, so
+ * at least one of the two sees the other's store: either the sleeper sees the new index and does not
+ * wait, or the publisher sees the flag and wakes it.
  */
 import { LimitExceededError } from '../errors.ts';
 
 const HEAD = 0;
 const TAIL = 16;
 const CLOSED = 32;
+const READER_SLEEPING = 36;
+const WRITER_SLEEPING = 40;
 const DATA_OFFSET = 192;
 
 const align4 = (n: number): number => (n + 3) & ~3;
@@ -85,7 +97,7 @@ export class SpscRing {
     this.data.set(first === msg.byteLength ? msg : msg.subarray(0, first), start);
     if (first < msg.byteLength) this.data.set(msg.subarray(first), 0);
     Atomics.store(this.ctl, TAIL, (tail + need) | 0);
-    Atomics.notify(this.ctl, TAIL);
+    if (Atomics.exchange(this.ctl, READER_SLEEPING, 0) === 1) Atomics.notify(this.ctl, TAIL);
     return true;
   }
 
@@ -103,7 +115,7 @@ export class SpscRing {
     out.set(this.data.subarray(start, start + first), 0);
     if (first < len) out.set(this.data.subarray(0, len - first), first);
     Atomics.store(this.ctl, HEAD, (head + 4 + align4(len)) | 0);
-    Atomics.notify(this.ctl, HEAD);
+    if (Atomics.exchange(this.ctl, WRITER_SLEEPING, 0) === 1) Atomics.notify(this.ctl, HEAD);
     return out;
   }
 
@@ -112,10 +124,11 @@ export class SpscRing {
     const deadline = timeoutMs === Infinity ? Infinity : Date.now() + timeoutMs;
     while (!this.tryWrite(msg)) {
       if (this.closed) return false;
-      const head = Atomics.load(this.ctl, HEAD);
       const left = deadline - Date.now();
       if (left <= 0) return false;
-      if (this.tryWrite(msg)) return true;
+      Atomics.store(this.ctl, WRITER_SLEEPING, 1);
+      const head = Atomics.load(this.ctl, HEAD);
+      if (this.tryWrite(msg)) { Atomics.store(this.ctl, WRITER_SLEEPING, 0); return true; }
       Atomics.wait(this.ctl, HEAD, head, left === Infinity ? undefined : left);
     }
     return true;
@@ -130,8 +143,12 @@ export class SpscRing {
       if (this.closed) return null;
       const left = deadline - Date.now();
       if (left <= 0) return null;
-      // Empty means tail === head; head is ours, so waiting for tail to differ from it cannot miss a write.
-      Atomics.wait(this.ctl, TAIL, Atomics.load(this.ctl, HEAD), left === Infinity ? undefined : left);
+      // Empty means tail === head; head is ours, so waiting for tail to differ from it cannot miss a write
+      // (the flag is set before tail is read again: see the header).
+      Atomics.store(this.ctl, READER_SLEEPING, 1);
+      const head = Atomics.load(this.ctl, HEAD);
+      if (Atomics.load(this.ctl, TAIL) !== head || this.closed) { Atomics.store(this.ctl, READER_SLEEPING, 0); continue; }
+      Atomics.wait(this.ctl, TAIL, head, left === Infinity ? undefined : left);
     }
   }
 
@@ -139,8 +156,9 @@ export class SpscRing {
   async writeAsync(msg: Uint8Array): Promise<void> {
     while (!this.tryWrite(msg)) {
       if (this.closed) throw new Error('ring closed');
+      Atomics.store(this.ctl, WRITER_SLEEPING, 1);
       const head = Atomics.load(this.ctl, HEAD);
-      if (this.tryWrite(msg)) return;
+      if (this.tryWrite(msg)) { Atomics.store(this.ctl, WRITER_SLEEPING, 0); return; }
       const w = waitAsync(this.ctl, HEAD, head);
       if (w.async) await w.value;
     }
@@ -149,8 +167,10 @@ export class SpscRing {
   /** Resolves when a message may be readable (or the ring closed); does not consume. */
   async waitReadable(): Promise<void> {
     const head = Atomics.load(this.ctl, HEAD);
+    if (Atomics.load(this.ctl, TAIL) !== head || this.closed) return;
+    Atomics.store(this.ctl, READER_SLEEPING, 1);
     const tail = Atomics.load(this.ctl, TAIL);
-    if (head !== tail || this.closed) return;
+    if (head !== tail || this.closed) { Atomics.store(this.ctl, READER_SLEEPING, 0); return; }
     const w = waitAsync(this.ctl, TAIL, tail);
     if (w.async) await w.value;
   }

@@ -121,6 +121,7 @@ export class BoundSort {
     }
     if (k === 'num') {
       const dv = this.columns[i] as NumericDocValues | null;
+      if (dv && dv.dense) return dv.values[doc];
       if (dv && dv.count(doc) > 0) v = pickNumber(dv.values, dv.start[doc], dv.start[doc + 1], mode);
     } else {
       const dv = this.columns[i] as OrdinalDocValues | null;

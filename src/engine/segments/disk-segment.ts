@@ -137,7 +137,7 @@ export class DiskSegment implements Segment {
 
   /** A checked region of `.dvd`, decoded by `decode` and cached under `tag`. */
   column<T>(tag: string, ref: RegionRef, decode: (payload: Uint8Array) => { value: T; bytes: number }): T {
-    return this.cache.get(this.key + tag, () => decode(this.file('dvd').readRegion(ref)));
+    return this.cache.getColumn(this.key + tag, () => decode(this.file('dvd').readRegion(ref)));
   }
 
   fieldNames(): readonly string[] { return this.info.fields.map((f) => f.name); }

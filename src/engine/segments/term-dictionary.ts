@@ -99,7 +99,23 @@ export class TermDictionaryReader {
 
   get numTerms(): number { return this.index.numTerms; }
 
+  /**
+   * The block used last: one term's lookup, statistics, postings pointers and blob each read its block, so a
+   * query touches the same block several times in a row — without this, each time is a cache-key string and
+   * an LRU reordering. (Blocks are immutable; holding one past its eviction is safe.)
+   */
+  private lastOrd = -1;
+  private lastBlock: TermBlock | null = null;
+
   block(b: number): TermBlock {
+    if (b === this.lastOrd) return this.lastBlock!;
+    const block = this.loadBlock(b);
+    this.lastOrd = b;
+    this.lastBlock = block;
+    return block;
+  }
+
+  private loadBlock(b: number): TermBlock {
     return this.cache.get(this.key + b, () => {
       const ref: RegionRef = { off: this.index.blockOff[b], len: this.index.blockLen[b] };
       const payload = this.file.readRegion(ref);

@@ -20,8 +20,9 @@ import { sweepFinished } from './retention.ts';
 /** Timers fired per `runDue` step, and the pending writes after which a long run of steps commits. */
 const DUE_STEP = 1000;
 const COMMIT_WRITES = 20_000;
-/** Commits that may be in flight at once (see `flush`). */
+/** Commits that may be in flight at once (see `flush`): bulk work (timers firing), and inbound events. */
 const MAX_IN_FLIGHT = 4;
+export const EVENT_COMMITS_IN_FLIGHT = 1;
 /** Default bound of each cached record space (the hot-contact cache). */
 export const DEFAULT_CACHE_ENTRIES = 2_000;
 /** Default retention of finished runs and their action-log entries: 30 days. */
@@ -234,12 +235,17 @@ export class WorkflowEngine {
 
   /**
    * Commits every change made so far in one atomic write; resolves once it and every earlier commit are
-   * durable. Up to MAX_IN_FLIGHT commits overlap (LMDB commits them in order and flushes them to disk in
+   * durable. Up to `inFlight` commits overlap (LMDB commits them in order and flushes them to disk in
    * parallel with later ones: the fsync latency does not serialise the batches); beyond that, calls share
    * the next commit, which takes whatever changed up to the moment it starts (group commit).
+   *
+   * Inbound events pass EVENT_COMMITS_IN_FLIGHT (1): an LMDB commit of this layout touches a dozen named
+   * databases and costs about as much CPU as 6–7 events (bench/workflow/ingest-lmdb.bench.ts, batches of 4
+   * against 32), so under load it pays to let the events that arrive during a commit share the next one
+   * rather than start commits of a few events each; an idle partition still commits each event at once.
    */
-  flush(): Promise<void> {
-    if (this.inFlightCount < MAX_IN_FLIGHT) return this.startCommit();
+  flush(inFlight = MAX_IN_FLIGHT): Promise<void> {
+    if (this.inFlightCount < inFlight) return this.startCommit();
     this.queued ??= this.oldest!.then(() => { this.queued = null; return this.startCommit(); });
     return this.queued;
   }

@@ -53,8 +53,15 @@ abstract class Tracked<V> {
   committed(): void { this.committing.shift(); }
 }
 
+/**
+ * Cache entry of a key known to be absent on disk. An event of a new contact looks up the same missing
+ * records several times (its state, then its run head while checking entry and starting the run): each
+ * look-up was an LMDB read until the record was set.
+ */
+const ABSENT: unique symbol = Symbol('absent');
+
 export class Space<V> extends Tracked<V> {
-  private readonly cache = new Map<string, V>();
+  private readonly cache = new Map<string, V | typeof ABSENT>();
   private readonly pins = new Map<string, { v: V; n: number }>();
 
   constructor(name: string, kv: KvBackend, private readonly capacity: number) { super(name, kv); }
@@ -68,10 +75,10 @@ export class Space<V> extends Tracked<V> {
     if (c !== undefined) {
       this.cache.delete(key); // LRU: re-inserted as the newest
       this.cache.set(key, c);
-      return c;
+      return c === ABSENT ? undefined : c;
     }
     const v = this.kv.get(this.name, key) as V | undefined;
-    if (v !== undefined) this.remember(key, v);
+    this.remember(key, v === undefined ? ABSENT : v);
     return v;
   }
 
@@ -99,7 +106,7 @@ export class Space<V> extends Tracked<V> {
 
   get cached(): number { return this.cache.size; }
 
-  protected remember(key: string, v: V): void {
+  protected remember(key: string, v: V | typeof ABSENT): void {
     this.cache.delete(key);
     this.cache.set(key, v);
     if (this.cache.size > this.capacity) this.cache.delete(this.cache.keys().next().value!);

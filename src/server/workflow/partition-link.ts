@@ -2,12 +2,16 @@
  * The main thread's end of one workflow engine thread (one partition): the producer end of its request
  * ring, the worker, and the correlation of postMessage replies with callers. Requests to one partition are
  * written to its ring in call order and processed in that order (per-contact order).
+ *
+ * The requests of one event-loop turn go out as one ring message, written when the turn's I/O callbacks
+ * are done (`setImmediate`): under load uWS hands several requests to one turn, and a message per request
+ * cost an encoder call and, whenever the engine thread had gone to sleep, a cross-thread wake-up each.
  */
 import { Worker } from 'node:worker_threads';
 import { fromWire, InternalError, type EngineError } from '../../engine/errors.ts';
 import { pack } from '../../engine/codec/msgpack.ts';
 import { SpscProducer, SpscRing } from '../../engine/queue/spsc-ring.ts';
-import type { WorkflowReply, WorkflowWorkerInit } from '../../workers/workflow-protocol.ts';
+import type { WorkflowReply, WorkflowRequest, WorkflowWorkerInit } from '../../workers/workflow-protocol.ts';
 import type { WorkflowArgs, WorkflowOpName, WorkflowResult } from '../../workers/protocol.ts';
 import type { Logger } from '../context.ts';
 import { RUNNING_COMPILED } from '../../runtime/running-compiled.ts';
@@ -34,6 +38,9 @@ export class PartitionLink {
   private init: Omit<WorkflowWorkerInit, 'ring' | 'partition'> | null = null;
   private ready = false;
   private exited = false;
+  /** Requests of this event-loop turn, not yet in the ring (see the module header). */
+  private batch: WorkflowRequest[] = [];
+  private flushScheduled = false;
 
   constructor(readonly partition: number, private readonly log: Logger, private readonly onFail: (e: EngineError) => void) {}
 
@@ -78,10 +85,25 @@ export class PartitionLink {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      // In order (arrival order per contact): a message waiting for space is never overtaken.
-      this.producer.write(pack({ id, op, args })).catch((err) => { this.pending.delete(id); reject(err); });
+      this.batch.push({ id, op, args });
+      if (!this.flushScheduled) { this.flushScheduled = true; setImmediate(this.flushBatch); }
     });
   }
+
+  /** Writes this turn's requests to the ring as one message. */
+  private readonly flushBatch = (): void => {
+    this.flushScheduled = false;
+    const reqs = this.batch;
+    if (reqs.length === 0) return;
+    this.batch = [];
+    // In order (arrival order per contact): a message waiting for space is never overtaken.
+    this.producer.write(pack(reqs)).catch((err) => {
+      for (const r of reqs) {
+        const p = this.pending.get(r.id);
+        if (p) { this.pending.delete(r.id); p.reject(err); }
+      }
+    });
+  };
 
   private settle(m: WorkflowReply): void {
     if (m.type === 'replies') { for (const r of m.replies) this.settle(r); return; }
@@ -103,6 +125,7 @@ export class PartitionLink {
     this.restarting = e;
     for (const p of this.pending.values()) p.reject(e);
     this.pending.clear();
+    this.batch = []; // answered with the failure: not sent to the thread that replaces this one
     this.log.warn('workflow partition commit failed on a full disk; restarting it from disk', { partition: this.partition, err: e.message });
   }
 
@@ -136,6 +159,7 @@ export class PartitionLink {
   /** Closes the ring (the thread commits what it has and exits) and waits for the thread to end. */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.flushBatch();
     this.ring.close();
     // A thread that ended on a full disk and awaits its restart has nothing left to stop.
     if (this.exited) return;

@@ -26,7 +26,9 @@ function json(req: HttpRequest): unknown {
   let v: unknown;
   try { v = JSON.parse(text); } catch (err) { throw new BodyError(`the request body is not valid JSON: ${(err as Error).message}`); }
   // The engine walks bodies recursively; past this depth it would overflow the stack instead of answering.
-  const problem = jsonStructureProblem(text, MAX_JSON_DEPTH, Infinity, false);
+  // Each level takes at least one character, so a body no longer than the limit cannot exceed it (the
+  // check's pass and its buffer cost an event as much as the parse).
+  const problem = text.length <= MAX_JSON_DEPTH ? null : jsonStructureProblem(text, MAX_JSON_DEPTH, Infinity, false);
   if (problem?.kind === 'depth') throw new BodyError(`the request body is nested deeper than ${MAX_JSON_DEPTH} levels (line ${problem.line}, column ${problem.col})`);
   return v;
 }

@@ -110,6 +110,7 @@ class TermsCollector implements AggCollector {
     const counts = this.ordCounts;
     if (counts !== null) {
       const col = this.ordColumn!, ords = col.ords;
+      if (col.dense) { counts[ords[doc]]++; return; }
       // Ords are sorted and distinct per doc, so each counts the doc once.
       for (let i = col.start[doc], e = col.start[doc + 1]; i < e; i++) counts[ords[i]]++;
       return;

@@ -1,0 +1,58 @@
+/**
+ * In-process cost of one durable workflow event on one partition (src/engine/workflow over LMDB), without
+ * HTTP or threads: what a workflow engine thread spends per event in `loadtest/workflow-scale.ts events`.
+ *
+ * Set-up: a fresh partition in a temp directory, the issue-15 workflow (Event livestream-submit-ch1 →
+ * countdown 1 h before ch1's start 30 days out → tag) and its channel. Measured: `events` distinct contacts
+ * each send one submit, `batch` events per engine batch, then `flush()` as the worker does (commits
+ * overlap, up to the engine's limit); CPU time of this thread per event (user+system, which includes
+ * lmdb-js's native work on this thread but not its write thread), wall time, and records written per event.
+ *
+ * Run: node --import tsx bench/workflow/ingest-lmdb.bench.ts [events=50000] [batch=32]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openPartition } from '../../src/engine/workflow/index.ts';
+
+const [events = 50_000, batch = 32] = process.argv.slice(2).map(Number);
+const H = 3_600_000;
+const T0 = 1_700_000_000_000;
+const dir = mkdtempSync(join(tmpdir(), 'tessera-wf-bench-'));
+const { engine, kv } = await openPartition({ dataDir: dir, partition: 0, partitions: 1, testClock: true, cacheEntries: 2000 });
+await engine.call('clock', { set: T0 });
+engine.call('channels.upsert', { body: { businessId: 170, channelId: 'ch1', name: 'launch', liveStatus: 'unStart', startTime: T0 + 30 * 24 * H } });
+engine.call('workflow.save', { body: {
+  version: 1, businessId: 170, title: 'launch reminder', enable: true, status: 1, oneOff: false, target: '{"type":"all"}', workflowElements: [
+    { displayId: 'e1', type: 'Event', incomings: '[]', outgoings: '["p1"]', properties: [{ name: 'event', operation: 'in', value: 'livestream' }, { name: 'eventValue', operation: 'in', value: 'livestream-submit-ch1' }] },
+    { displayId: 'a1', type: 'Action', incomings: '["p1"]', outgoings: '["p2"]', properties: [], extensions: '{"action":"countdown","countdown":"livestream_rule_starttime_ch1","countdownValue":3600000}' },
+    { displayId: 'a2', type: 'Action', incomings: '["p2"]', outgoings: '[]', properties: [], extensions: '{"action":"tag","actionValue":"reminded"}' },
+  ] } });
+await engine.flush();
+
+let writes = 0;
+const takeWrites = engine.st.takeWrites.bind(engine.st);
+engine.st.takeWrites = () => { const w = takeWrites(); writes += w.length; return w; };
+
+const cpu0 = process.cpuUsage();
+const t0 = performance.now();
+const inflight: Promise<void>[] = [];
+let commits = 0;
+for (let i = 0; i < events; i += batch) {
+  for (let j = i; j < Math.min(i + batch, events); j++) {
+    const r = engine.call('event', { body: { event: 'submit', channel_id: 'ch1', business_id: 170, contact_id: `c${j}` } });
+    if (r instanceof Promise) await r;
+  }
+  inflight.push(engine.flush());
+  commits++;
+  // The worker keeps going while commits are in flight; bound them as a loaded worker would see.
+  if (inflight.length >= 4) await inflight.shift();
+}
+await Promise.all(inflight);
+const wallMs = performance.now() - t0;
+const cpu = process.cpuUsage(cpu0);
+const s = engine.call('workflow.statistics', { id: 1 }) as { entered: number };
+console.log(`events ${events}, batch ${batch}: entered ${s.entered}; ${commits} batches, ${(writes / events).toFixed(1)} records written per event`);
+console.log(`cpu per event ${((cpu.user + cpu.system) / events).toFixed(1)} µs (user ${(cpu.user / events).toFixed(1)}, system ${(cpu.system / events).toFixed(1)}); wall ${(wallMs * 1000 / events).toFixed(1)} µs per event, ${Math.round(events / wallMs * 1000)} events/s`);
+await kv.close();
+rmSync(dir, { recursive: true, force: true });
