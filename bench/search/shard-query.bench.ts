@@ -32,7 +32,8 @@ const CACHE_BYTES = Number(process.env.CACHE_MB ?? 96) << 20;
 const dir = mkdtempSync(join(tmpdir(), 'shard-query-'));
 cpSync(src, dir, { recursive: true });
 const mapping = { properties: { title: { type: 'text' }, body: { type: 'text' }, level: { type: 'keyword' }, host: { type: 'keyword' }, bytes: { type: 'long' }, ts: { type: 'date' } } };
-const index = ShardIndex.open({ dir, indexSettings: {}, cache: new BlockCache(CACHE_BYTES), memory: null, autoMerge: false });
+const cache = new BlockCache(CACHE_BYTES);
+const index = ShardIndex.open({ dir, indexSettings: {}, cache, memory: null, autoMerge: false });
 const reader = index.reader(mapping as never);
 
 const rnd = mulberry32(42);
@@ -80,7 +81,8 @@ for (const [kind, make] of Object.entries(kinds)) {
     us.push(t1 - t0);
     fetchUs.push(t2 - t1);
   }
-  console.log(`${kind.padEnd(6)} query ${summary(us)}; fetch ${summary(fetchUs)}`);
+  const c = cache.stats();
+  console.log(`${kind.padEnd(6)} query ${summary(us)}; fetch ${summary(fetchUs)}; cache ${c.bytes >> 20} MB, ${c.hits} hits, ${c.misses} misses`);
 }
 await index.close();
 rmSync(dir, { recursive: true, force: true });

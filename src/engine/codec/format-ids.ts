@@ -177,3 +177,9 @@ export const WORKFLOW_DIR = 'workflow';
 export const WORKFLOW_PARTITIONS_FILE = 'partitions';
 /** Layout 2: prefix of the named databases of a partition environment (`wf2_runs`, `wf2_ix_timers_due`, …). */
 export const WORKFLOW_V2_DB_PREFIX = 'wf2_';
+
+/**
+ * Suffix of the numeric doc-values column holding a `geo_point` field's encoded points (docs/format.md, "geo_point
+ * doc values"). No mapped path can end so: ES refuses empty field names, so a path never holds "..".
+ */
+export const GEO_COLUMN_SUFFIX = '..geo';

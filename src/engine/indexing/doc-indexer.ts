@@ -10,6 +10,7 @@ import type { Analyzer, AnalyzerRegistry } from '../analysis/analyzers.ts';
 import { parseDate, DEFAULT_DATE_FORMAT } from '../analysis/date-format.ts';
 import { type FieldInfo, type FieldInfos, INTEGER_TYPES, NUMERIC_TYPES } from './field-infos.ts';
 import { completionInputs, completionKey, encodeCompletion } from './completion-terms.ts';
+import { encodeLat, encodeLon, GEO_COLUMN_SUFFIX, geoColumnValues, parseGeoPoints } from './geo-point.ts';
 
 /** Gap between the positions of consecutive values of a multi-valued text field (ES default). */
 export const POSITION_INCREMENT_GAP = 100;
@@ -64,6 +65,8 @@ export class DocIndexer {
       if (v === null || v === undefined) continue;
       const path = prefix + k;
       const kind = this.infos.objects.get(path);
+      // A geo_point value keeps its shape: [lon, lat] and {lat, lon} are one point, not an array or an object.
+      if (this.infos.get(path)?.type === 'geo_point') { out.push(path, v); continue; }
       if (!Array.isArray(v)) { this.collectItem(b, v, path, kind, scope, out, children); continue; }
       const values = v.flat(Infinity);
       for (let i = 0; i < values.length; i++) {
@@ -138,6 +141,18 @@ export class DocIndexer {
       if (fi.indexed) b.addTerm(doc, path, s);
       b.addOrdinal(doc, path, s);
       b.markExists(doc, path);
+    } else if (type === 'geo_point') {
+      const points = parseGeoPoints(v);
+      // The doc's point counter lives beside its text positions (both restart with each doc).
+      const col = path + GEO_COLUMN_SUFFIX;
+      const first = this.positions.get(col) ?? 0;
+      this.positions.set(col, first + points.length);
+      for (let i = 0; i < points.length; i++) {
+        const [a, c] = geoColumnValues(first + i, encodeLat(points[i].lat), encodeLon(points[i].lon));
+        b.addNumeric(doc, path + GEO_COLUMN_SUFFIX, a);
+        b.addNumeric(doc, path + GEO_COLUMN_SUFFIX, c);
+      }
+      if (points.length) b.markExists(doc, path);
     } else if (type === 'completion') {
       const inputs = completionInputs(v);
       for (let i = 0; i < inputs.inputs.length; i++) {

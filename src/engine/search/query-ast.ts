@@ -3,6 +3,7 @@
  * workers). `boost` is the clause's own boost (1 when absent); `name` is `_name`.
  */
 import type { ScriptSpec } from '../documents/painless.ts';
+import type { GeoBoxQuery, GeoDistanceQuery } from './geo-queries.ts';
 
 export type Query =
   | { type: 'match_all'; boost: number; name?: string }
@@ -26,7 +27,9 @@ export type Query =
   | FunctionScoreQuery
   | { type: 'script'; script: ScriptSpec; boost: number; name?: string }
   /** Internal (never parsed from the DSL): part `id` of `max` of a shard's docs, for sliced scrolls. */
-  | { type: 'slice'; id: number; max: number; boost: number; name?: string };
+  | { type: 'slice'; id: number; max: number; boost: number; name?: string }
+  | GeoDistanceQuery
+  | GeoBoxQuery;
 
 export interface MatchQuery {
   type: 'match';

@@ -22,6 +22,7 @@ import { queryStringToQuery } from './query-string.ts';
 import { functionScoreWeight } from './function-score.ts';
 import { scriptQueryWeight } from './script-query.ts';
 import { sliceWeight } from './slice-query.ts';
+import { geoBoxWeight, geoDistanceWeight } from './geo-queries.ts';
 import { esPretty, queryShardError } from './shard-errors.ts';
 import { compileLuceneRegex, compileLuceneWildcard } from '../regex/index.ts';
 
@@ -55,6 +56,8 @@ export function compile(q: Query, ctx: CompileContext, boost = 1): Weight {
     case 'function_score': return functionScoreWeight(ctx, q, b, compile);
     case 'script': return scriptQueryWeight(ctx, q.script, b);
     case 'slice': return sliceWeight(q.id, q.max);
+    case 'geo_distance': return geoDistanceWeight(ctx, q, b);
+    case 'geo_bounding_box': return geoBoxWeight(ctx, q, b);
   }
 }
 

@@ -7,6 +7,7 @@ import { locOf, locOfKey, type Loc } from './json-pos.ts';
 import type { BoolQuery, FunctionScoreQuery, Query, ScoreFunction } from './query-ast.ts';
 import type { ScriptSpec } from '../documents/painless.ts';
 import { parseScriptSpec } from '../documents/update.ts';
+import { parseGeoBox, parseGeoDistance } from './geo-queries.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -121,6 +122,8 @@ const PARSERS: Record<string, Parser> = {
     for (const k of ['gt', 'gte', 'lt', 'lte'] as const) if (opts[k] !== undefined && opts[k] !== null) r[k] = opts[k];
     return r;
   },
+  geo_distance: (b) => parseGeoDistance(b),
+  geo_bounding_box: (b) => parseGeoBox(b),
   script: (b) => {
     for (const k of Object.keys(b)) if (k !== 'script' && !common(b, k)) throw parsingError(`[script] query does not support [${k}]`, locOfKey(b, k));
     if (b.script === undefined) throw parsingError('script must be provided with a [script] query', locOf(b));

@@ -12,6 +12,7 @@ import { parseHighlight, type HighlightSpec } from './highlight-spec.ts';
 import { parseCollapse, type CollapseSpec } from './collapse.ts';
 import { parseSuggest, type SuggestSpec } from './suggest.ts';
 import { parseSlice, type SliceSpec } from './slice-query.ts';
+import { DISTANCE_UNITS, parseGeoPoint } from '../indexing/geo-point.ts';
 
 export interface SourceFilter { enabled: boolean; includes: string[]; excludes: string[] }
 
@@ -128,6 +129,7 @@ export function parseSort(v: unknown): SortSpec[] {
     if (!isObj(item)) throw parsingError(`[sort] failed to parse sort`);
     for (const [field, spec] of Object.entries(item)) {
       if (field === '_script') { out.push(scriptSort(spec)); continue; }
+      if (field === '_geo_distance') { out.push(geoDistanceSort(spec)); continue; }
       const def: 'asc' | 'desc' = field === '_score' ? 'desc' : 'asc';
       if (typeof spec === 'string') { out.push({ field, order: orderOf(spec, def) }); continue; }
       if (!isObj(spec)) throw parsingError(`[sort] failed to parse field [${field}]`);
@@ -152,6 +154,28 @@ function scriptSort(spec: unknown): SortSpec {
   const type = String(spec.type).toLowerCase();
   if (type !== 'number' && type !== 'string') throw new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', `Unknown ScriptSortType [${String(spec.type)}]`);
   return { field: '_script', order: orderOf(spec.order, 'asc'), mode: spec.mode as SortSpec['mode'], script: scriptOf(spec.script, locOfKey(spec, 'script')), scriptType: type };
+}
+
+/** `{"_geo_distance": {"<field>": point(s), "order", "unit", "mode", "distance_type", "ignore_unmapped"}}`. */
+function geoDistanceSort(spec: unknown): SortSpec {
+  if (!isObj(spec)) throw parsingError('[_geo_distance] failed to parse field [_geo_distance]');
+  const own = ['order', 'unit', 'mode', 'distance_type', 'ignore_unmapped', 'validation_method', 'nested_path', 'nested_filter', 'nested', 'coerce', 'ignore_malformed'];
+  const fields = Object.keys(spec).filter((k) => !own.includes(k));
+  if (fields.length !== 1) throw parsingError(fields.length ? `[_geo_distance] does not support multiple fields, found [${fields[0]}] and [${fields[1]}]` : '[_geo_distance] requires a field');
+  const raw = spec[fields[0]];
+  const pts = Array.isArray(raw) && raw.length > 0 && typeof raw[0] !== 'number' ? raw : [raw];
+  const points = pts.map((p) => {
+    const g = parseGeoPoint(p);
+    if (!g || Number.isNaN(g.lat) || Number.isNaN(g.lon)) throw parsingError(`[_geo_distance] failed to parse point [${JSON.stringify(p)}]`);
+    return g;
+  });
+  const unit = spec.unit === undefined ? 'm' : String(spec.unit);
+  const unitMeters = DISTANCE_UNITS[unit];
+  if (unitMeters === undefined) throw new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', `No distance unit match [${unit}]`);
+  const type = String(spec.distance_type ?? 'arc').toLowerCase();
+  if (type !== 'arc' && type !== 'plane') throw new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', `No geo distance for [${type}]`);
+  const order = orderOf(spec.order, 'asc');
+  return { field: fields[0], order, mode: spec.mode as SortSpec['mode'], geo: { points, unitMeters, plane: type === 'plane', ignoreUnmapped: spec.ignore_unmapped === true } };
 }
 
 function orderOf(v: unknown, def: 'asc' | 'desc'): 'asc' | 'desc' {

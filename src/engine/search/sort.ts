@@ -10,6 +10,7 @@ import type { FieldInfos } from '../indexing/field-infos.ts';
 import { NUMERIC_TYPES } from '../indexing/field-infos.ts';
 import { javaToString, type ScriptSpec } from '../documents/painless.ts';
 import { DocLookup, SearchScript } from './script-doc.ts';
+import { arcDistanceMeters, GEO_COLUMN_SUFFIX, planeDistanceMeters, readGeoPoints } from '../indexing/geo-point.ts';
 
 export interface SortSpec {
   field: string;
@@ -20,6 +21,8 @@ export interface SortSpec {
   /** `_script` sorts: the script and whether it yields numbers or strings. */
   script?: ScriptSpec;
   scriptType?: 'number' | 'string';
+  /** `_geo_distance` sorts: origins, metres per output unit, arc or plane. */
+  geo?: { points: { lat: number; lon: number }[]; unitMeters: number; plane: boolean; ignoreUnmapped: boolean };
 }
 
 /** A sort value as sent to the coordinator; `{l: '…'}` carries a long that JS numbers cannot hold. */
@@ -53,6 +56,12 @@ export class BoundSort {
       this.missingFirst.push(s.missing === '_first');
       this.scripts.push(s.script ? new SearchScript(s.script, s.scriptType === 'string' ? 'any' : 'double') : null);
       if (s.script) { this.kinds.push(s.scriptType === 'string' ? 'str' : 'num'); this.isLong.push(false); this.text.push(false); continue; }
+      if (s.geo) {
+        const gi = infos.get(s.field);
+        if (!gi && !s.geo.ignoreUnmapped) throw new InvalidArgumentError('SEARCH_QUERY_SHARD', `failed to find mapper for [${s.field}] for geo distance based sort`, { index });
+        if (gi && gi.type !== 'geo_point') throw new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', `unable to apply geo distance sort to field [${s.field}] of type [${gi.type}]`);
+        this.kinds.push('num'); this.isLong.push(false); this.text.push(false); continue;
+      }
       if (s.field === '_score') { this.kinds.push('score'); this.isLong.push(false); this.text.push(false); continue; }
       if (s.field === '_doc') { this.kinds.push('doc'); this.isLong.push(true); this.text.push(false); continue; }
       // `_id` sorts as a string, read from the segment's id dictionary (ES 6 allows it through fielddata on _uid).
@@ -80,7 +89,7 @@ export class BoundSort {
     this.lookup = this.scripts.some((x) => x !== null) ? new DocLookup(seg, this.infos, this.typeName) : null;
     for (let i = 0; i < this.specs.length; i++) {
       const k = this.kinds[i];
-      this.columns[i] = k === 'num' ? seg.numeric(this.specs[i].field) : k === 'str' ? stringColumn(seg, this.specs[i].field, this.text[i]) : null;
+      this.columns[i] = this.specs[i].geo ? seg.numeric(this.specs[i].field + GEO_COLUMN_SUFFIX) : k === 'num' ? seg.numeric(this.specs[i].field) : k === 'str' ? stringColumn(seg, this.specs[i].field, this.text[i]) : null;
     }
   }
 
@@ -105,8 +114,14 @@ export class BoundSort {
       const r = script.run(this.lookup!, doc, score);
       return spec.scriptType === 'string' ? (r === null || r === undefined ? null : javaToString(r)) : (r as number);
     }
+    if (spec.geo) {
+      const dv = this.columns[i] as NumericDocValues | null;
+      // Docs without a point sort as +Infinity whatever the order (ES's missing value for distances).
+      return dv && dv.count(doc) > 0 ? geoDistanceKey(spec.geo, dv.values, dv.start[doc], dv.start[doc + 1], mode) : 'Infinity';
+    }
     if (k === 'num') {
       const dv = this.columns[i] as NumericDocValues | null;
+      if (dv && dv.dense) return dv.values[doc];
       if (dv && dv.count(doc) > 0) v = pickNumber(dv.values, dv.start[doc], dv.start[doc + 1], mode);
     } else {
       const dv = this.columns[i] as OrdinalDocValues | null;
@@ -126,6 +141,21 @@ export class BoundSort {
     if (this.isLong[i]) return { l: high ? LONG_MAX : LONG_MIN };
     return high ? 'Infinity' : '-Infinity';
   }
+}
+
+const geoLat = new Float64Array(64), geoLon = new Float64Array(64);
+
+/** The doc's distance key: every (doc point, origin) distance in the sort's unit, combined by `mode`. Not re-entrant. */
+function geoDistanceKey(g: NonNullable<SortSpec['geo']>, values: Float64Array, from: number, to: number, mode: string): number {
+  const lat = (to - from) / 2 > geoLat.length ? new Float64Array((to - from) / 2) : geoLat;
+  const lon = (to - from) / 2 > geoLon.length ? new Float64Array((to - from) / 2) : geoLon;
+  const n = readGeoPoints(values, from, to, lat, lon);
+  const ds: number[] = [];
+  for (let i = 0; i < n; i++) {
+    for (const o of g.points) ds.push((g.plane ? planeDistanceMeters(o.lat, o.lon, lat[i], lon[i]) : arcDistanceMeters(o.lat, o.lon, lat[i], lon[i])) / g.unitMeters);
+  }
+  ds.sort((a, b) => a - b);
+  return pickNumber(Float64Array.from(ds), 0, ds.length, mode);
 }
 
 function pickNumber(values: Float64Array, a: number, b: number, mode: string): number {

@@ -4,7 +4,7 @@
  */
 import { ArrayCursor, NO_MORE_DOCS } from '../postings/cursor.ts';
 import { avgFieldLength, idf, normCache, weightValue } from '../postings/bm25.ts';
-import { RoaringBitmap32, type FieldPostings, type Segment } from '../postings/segment.ts';
+import { RoaringBitmap32, type FieldPostings, type NumericDocValues, type Segment } from '../postings/segment.ts';
 import { ConstScorer, TermScorer, type Scorer } from './scorers.ts';
 import { WindowSumScorer } from './window-scorer.ts';
 import { NULL_WEIGHT, type CompileContext, type Weight } from './weight.ts';
@@ -50,10 +50,24 @@ export function termSetWeight(field: string, boost: number, pick: (fp: FieldPost
  */
 export class RangeScanCursor implements Scorer {
   private cur = -1;
-  constructor(private readonly start: Uint32Array, private readonly values: Float64Array, private readonly maxDoc: number,
-    private readonly lo: number, private readonly loIncl: boolean, private readonly hi: number, private readonly hiIncl: boolean, private readonly value: number) {}
+  private readonly start: Uint32Array;
+  private readonly values: Float64Array;
+  private readonly dense: boolean;
+  constructor(dv: NumericDocValues, private readonly maxDoc: number,
+    private readonly lo: number, private readonly loIncl: boolean, private readonly hi: number, private readonly hiIncl: boolean, private readonly value: number) {
+    this.start = dv.start;
+    this.values = dv.values;
+    this.dense = dv.dense;
+  }
   private scan(d: number): number {
     const start = this.start, values = this.values, lo = this.lo, hi = this.hi, li = this.loIncl, hiI = this.hiIncl, max = this.maxDoc;
+    if (this.dense) {
+      for (; d < max; d++) {
+        const v = values[d];
+        if ((li ? v >= lo : v > lo) && (hiI ? v <= hi : v < hi)) return (this.cur = d);
+      }
+      return (this.cur = NO_MORE_DOCS);
+    }
     for (; d < max; d++) {
       for (let i = start[d], e = start[d + 1]; i < e; i++) {
         const v = values[i];
@@ -80,7 +94,7 @@ export function rangeScanWeight(field: string, boost: number, lo: number, loIncl
     scorer(_ord: number, seg: Segment): Scorer | null {
       const dv = seg.numeric(field);
       if (!dv || dv.values.length === 0) return null;
-      return new RangeScanCursor(dv.start, dv.values, seg.maxDoc, lo, loIncl, hi, hiIncl, boost);
+      return new RangeScanCursor(dv, seg.maxDoc, lo, loIncl, hi, hiIncl, boost);
     },
   };
 }

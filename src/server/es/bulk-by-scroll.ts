@@ -5,6 +5,7 @@
  */
 import type { ItemOutcome } from '../../workers/protocol.ts';
 import { errorBody } from './errors.ts';
+import { RawJson } from './json.ts';
 import { illegalArgument } from '../../engine/documents/doc-errors.ts';
 
 export interface ByScrollCounts {
@@ -55,7 +56,8 @@ function status(c: ByScrollCounts, writes: { created?: boolean; updated?: boolea
   if (writes.created) out.created = c.created;
   Object.assign(out, {
     deleted: c.deleted, batches: c.batches, version_conflicts: c.versionConflicts, noops: c.noops, retries: { bulk: 0, search: 0 },
-    throttled_millis: 0, requests_per_second: -1.0, throttled_until_millis: 0,
+    // A Java float: ES prints -1.0 (JSON.stringify would print -1).
+    throttled_millis: 0, requests_per_second: new RawJson('-1.0'), throttled_until_millis: 0,
   });
   return out;
 }

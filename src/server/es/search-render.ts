@@ -41,7 +41,7 @@ function renderHit(h: MergedHit, req: SearchRequest, out: SearchOutcome, o: Rend
       const t = o.fieldTypes?.(spec.field);
       if (typeof v === 'number' && t && ['double', 'float', 'half_float', 'scaled_float'].includes(t)) return jd(v);
       // A number script sort yields doubles (ES prints 1.0, not 1).
-      if (typeof v === 'number' && spec.scriptType === 'number') return jd(v);
+      if (typeof v === 'number' && (spec.scriptType === 'number' || spec.geo)) return jd(v);
       return sortValue(v, out.sortKinds![i]);
     });
   }

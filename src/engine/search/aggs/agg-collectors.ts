@@ -130,6 +130,7 @@ class StatsCollector implements AggCollector {
     const col = this.src.numericColumn();
     if (col !== null) {
       // Fast path: straight from the column's typed arrays.
+      if (col.dense) { this.add(col.values[doc]); return; }
       for (let i = col.start[doc], e = col.start[doc + 1]; i < e; i++) this.add(col.values[i]);
       return;
     }

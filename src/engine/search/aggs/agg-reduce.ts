@@ -35,7 +35,7 @@ function reduceOne(spec: AggSpec, parts: AggPartial[]): AggPartial {
     case 'terms': return reduceTerms(spec, parts);
     case 'histogram': case 'date_histogram': return { ...first, buckets: mergeKeyed(spec, parts) };
     case 'composite': return reduceComposite(spec, parts, (subs) => reduceAggs(spec.subs, subs));
-    case 'range': case 'date_range': case 'filters':
+    case 'range': case 'date_range': case 'geo_distance': case 'filters':
       return { ...first, buckets: first.buckets.map((b: any, i: number) => ({ ...b, docCount: parts.reduce((a, p) => a + p.buckets[i].docCount, 0), subs: reduceAggs(spec.subs, parts.map((p) => p.buckets[i].subs)) })) };
     default:
       return { ...first, docCount: parts.reduce((a, p) => a + p.docCount, 0), subs: reduceAggs(spec.subs, parts.map((p) => p.subs)) };

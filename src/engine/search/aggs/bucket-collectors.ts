@@ -4,6 +4,7 @@
  * without limit. `terms` keeps the shard's top `shard_size` buckets (size on a single shard) like ES and
  * reports the docs it dropped as `otherDocCount`.
  */
+import { geoDistanceSource } from './geo-distance-source.ts';
 import type { OrdinalDocValues, Segment } from '../../postings/segment.ts';
 import type { Scorer } from '../scorers.ts';
 import { compile } from '../query-compiler.ts';
@@ -55,7 +56,7 @@ export function createBucketCollector(spec: AggSpec, env: AggEnv): AggCollector 
   switch (spec.type) {
     case 'terms': return new TermsCollector(spec, env);
     case 'histogram': case 'date_histogram': return new HistogramCollector(spec, env);
-    case 'range': case 'date_range': return new RangeCollector(spec, env);
+    case 'range': case 'date_range': case 'geo_distance': return new RangeCollector(spec, env);
     case 'filter': return new FiltersCollector(spec, env, [{ key: '', query: spec.filter! }]);
     case 'filters': return new FiltersCollector(spec, env, spec.filters!);
     case 'missing': return new MissingCollector(spec, env);
@@ -109,6 +110,7 @@ class TermsCollector implements AggCollector {
     const counts = this.ordCounts;
     if (counts !== null) {
       const col = this.ordColumn!, ords = col.ords;
+      if (col.dense) { counts[ords[doc]]++; return; }
       // Ords are sorted and distinct per doc, so each counts the doc once.
       for (let i = col.start[doc], e = col.start[doc + 1]; i < e; i++) counts[ords[i]]++;
       return;
@@ -241,7 +243,7 @@ class HistogramCollector implements AggCollector {
   private readonly buckets: BucketSet;
   private readonly round: (v: number) => number;
   constructor(private readonly spec: AggSpec, env: AggEnv) {
-    this.src = valuesSource(String(spec.params.field), env, spec.params.missing);
+    this.src = spec.type === 'geo_distance' ? geoDistanceSource(spec.params, env, spec.name) : valuesSource(String(spec.params.field), env, spec.params.missing);
     this.buckets = new BucketSet(spec, env);
     if (spec.type === 'histogram') {
       const interval = Number(spec.params.interval), offset = Number(spec.params.offset ?? 0);
@@ -275,7 +277,7 @@ class RangeCollector implements AggCollector {
   private readonly buckets: BucketSet;
   private readonly ranges: { key?: string; from: number | null; to: number | null; fromRaw: unknown; toRaw: unknown }[];
   constructor(private readonly spec: AggSpec, env: AggEnv) {
-    this.src = valuesSource(String(spec.params.field), env, spec.params.missing);
+    this.src = spec.type === 'geo_distance' ? geoDistanceSource(spec.params, env, spec.name) : valuesSource(String(spec.params.field), env, spec.params.missing);
     this.buckets = new BucketSet(spec, env);
     const conv = (v: unknown): number | null => {
       if (v === undefined || v === null) return null;
