@@ -169,6 +169,15 @@ function checkSearches(si: ScratchIndex, visible: Map<string, Doc>): void {
   assert.deepEqual(ids(si, { query: { match_phrase: { f: 'red green blue' } } }).sort(), sorted((d) => d.f.split(' ').some((w, i, all) => w === 'red' && all[i + 1] === 'green' && all[i + 2] === 'blue')));
   assert.deepEqual(ids(si, { query: { nested: { path: 'kids', query: { term: { 'kids.c': 'x' } } } } }).sort(), sorted((d) => d.kids.some((k) => k.c === 'x')));
   assert.deepEqual(ids(si, { query: { terms: { k: ['a', 'c'] } } }).sort(), sorted((d) => d.k === 'a' || d.k === 'c'));
+  // match_all counts instead of iterating; a filter-only bool over it iterates: both give the same page.
+  assert.deepEqual(ids(si, { query: { match_all: {} } }).sort(), sorted(() => true));
+  for (const size of [0, 3]) {
+    const counted = search(si, { size, query: { match_all: {} } }), iterated = search(si, { size, query: { bool: { filter: [{ match_all: {} }] } } });
+    assert.equal(counted.total, visible.size);
+    assert.equal(iterated.total, visible.size);
+    assert.deepEqual(counted.hits.map((h) => [h.id, h.score]), iterated.hits.map((h) => [h.id, 1]));
+    assert.equal(counted.maxScore, visible.size ? 1 : -Infinity);
+  }
   const byK = ids(si, { sort: [{ k: 'asc' }, { n: 'desc' }] });
   const want = [...visible].sort(([, a], [, b]) => (a.k < b.k ? -1 : a.k > b.k ? 1 : b.n - a.n)).map(([id]) => id);
   assert.deepEqual(byK.map((id) => [visible.get(id)!.k, visible.get(id)!.n]), want.map((id) => [visible.get(id)!.k, visible.get(id)!.n]));
