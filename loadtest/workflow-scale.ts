@@ -1,7 +1,7 @@
 /**
  * Workflows at scale (issue 15), end to end over HTTP on 127.0.0.1. The workflow is the issue's: Event
  * `livestream-submit-ch1` → countdown 1 h before ch1's start (30 days out) → tag. Tessera runs unpinned
- * (its partitions use both cores) with the test clock, on a fresh data directory.
+ * (its HTTP thread, engine threads and LMDB writer share both cores) with the test clock, on a fresh data directory.
  *
  *   events [contacts=100000] [connections=64] [maxSeconds=30]
  *     `contacts` distinct contacts each POST one submit to /rest/livestream/event (autocannon, keep-alive,

@@ -96,7 +96,9 @@ export const FLAG_SPECS: Record<keyof Flags, Spec> = {
   'workflow.webhook.allow-private-targets': { kind: 'bool', def: false, help: 'let webhook actions call loopback, private and link-local addresses' },
   'workflow.retention': { kind: 'duration', def: '30d', help: 'how long finished workflow runs and their action-log entries are kept' },
   'workflow.cache-entries': { kind: 'int', def: 2000, help: 'records kept in memory per workflow record space and partition (hot-contact cache)' },
-  'workflow.partitions': { kind: 'int', def: 2, help: 'workflow engine threads for a new data directory (contacts are hashed over them; fixed once created)' },
+  // One core is the HTTP thread's; the others are for engine threads. On 2 cores a second engine thread cost
+  // about 45% more CPU per event (halved group commits; docs/benchmarks.md "Workflows at scale").
+  'workflow.partitions': { kind: 'int', def: Math.max(1, cpus().length - 1), help: 'workflow engine threads for a new data directory (contacts are hashed over them; fixed once created); default: cores - 1, at least 1' },
   'log.level': { kind: 'level', def: 'info', help: 'debug, info, warn or error' },
   services: { kind: 'list', def: ['documents', 'metrics', 'workflow'], help: 'services to run' },
   'wal.segment-size': { kind: 'int', def: 128 * 1024 * 1024, help: 'WAL segment size in bytes' },

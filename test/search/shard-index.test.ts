@@ -114,7 +114,7 @@ test('a flush waits for the translog to be durable before it writes its commit p
     let reached!: () => void;
     const atBarrier = new Promise<void>((r) => { reached = r; });
     let durable = false;
-    const translog = { idle: () => durable, drain: () => { reached(); return released.then(() => { durable = true; }); } };
+    const translog = { idle: () => durable, drain: () => { reached(); return released.then(() => { durable = true; }); }, failure: () => null };
     const before = si.index.lastCommit?.generation ?? -1;
     const flushed = si.index.flush({ translogSegment: 0, translogOffset: 0, maxSeqNo: 0 }, translog);
     await atBarrier;
@@ -123,6 +123,27 @@ test('a flush waits for the translog to be durable before it writes its commit p
     const commit = await flushed;
     assert.ok(commit.generation > before);
     assert.equal(si.index.lastCommit?.generation, commit.generation);
+  } finally {
+    await si.close();
+  }
+});
+
+test('a flush whose translog batch failed while it waited writes no commit point', async () => {
+  const si = new ScratchIndex();
+  try {
+    si.add('a', doc('red') as unknown as Record<string, unknown>, mapping);
+    await si.flush();
+    const before = si.index.lastCommit!.generation;
+    // An update: its delete of the old copy lands in the committed segment's live docs at once, before its
+    // translog record is durable — and that record's batch fails.
+    si.add('a', doc('blue') as unknown as Record<string, unknown>, mapping, 2);
+    const diskFull = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    let settled = false;
+    const translog = { idle: () => settled, drain: async () => { settled = true; }, failure: () => (settled ? diskFull : null) };
+    await assert.rejects(si.index.flush({ translogSegment: 0, translogOffset: 0, maxSeqNo: 1 }, translog), /ENOSPC/);
+    assert.equal(si.index.lastCommit!.generation, before, 'the refused update\'s delete of the old copy is not committed');
+    await si.restart();
+    assert.equal(JSON.parse(Buffer.from(si.index.get('a')!.source).toString()).f, 'red', 'the acknowledged copy is what a reopen finds');
   } finally {
     await si.close();
   }
@@ -148,6 +169,15 @@ function checkSearches(si: ScratchIndex, visible: Map<string, Doc>): void {
   assert.deepEqual(ids(si, { query: { match_phrase: { f: 'red green blue' } } }).sort(), sorted((d) => d.f.split(' ').some((w, i, all) => w === 'red' && all[i + 1] === 'green' && all[i + 2] === 'blue')));
   assert.deepEqual(ids(si, { query: { nested: { path: 'kids', query: { term: { 'kids.c': 'x' } } } } }).sort(), sorted((d) => d.kids.some((k) => k.c === 'x')));
   assert.deepEqual(ids(si, { query: { terms: { k: ['a', 'c'] } } }).sort(), sorted((d) => d.k === 'a' || d.k === 'c'));
+  // match_all counts instead of iterating; a filter-only bool over it iterates: both give the same page.
+  assert.deepEqual(ids(si, { query: { match_all: {} } }).sort(), sorted(() => true));
+  for (const size of [0, 3]) {
+    const counted = search(si, { size, query: { match_all: {} } }), iterated = search(si, { size, query: { bool: { filter: [{ match_all: {} }] } } });
+    assert.equal(counted.total, visible.size);
+    assert.equal(iterated.total, visible.size);
+    assert.deepEqual(counted.hits.map((h) => [h.id, h.score]), iterated.hits.map((h) => [h.id, 1]));
+    assert.equal(counted.maxScore, visible.size ? 1 : -Infinity);
+  }
   const byK = ids(si, { sort: [{ k: 'asc' }, { n: 'desc' }] });
   const want = [...visible].sort(([, a], [, b]) => (a.k < b.k ? -1 : a.k > b.k ? 1 : b.n - a.n)).map(([id]) => id);
   assert.deepEqual(byK.map((id) => [visible.get(id)!.k, visible.get(id)!.n]), want.map((id) => [visible.get(id)!.k, visible.get(id)!.n]));

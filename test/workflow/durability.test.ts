@@ -124,7 +124,7 @@ test('crash: kill -9 during 1,000 events with a countdown pending; each acknowle
 });
 
 test('kill -9 with 20,000 pending countdowns (two partitions): none lost, none fired twice', async (t) => {
-  let f = client(await startServer({ services: ['workflow'], args: ['--workflow.test-clock', '--workflow.cache-entries', '2000'] }));
+  let f = client(await startServer({ services: ['workflow'], args: ['--workflow.test-clock', '--workflow.cache-entries', '2000', '--workflow.partitions', '2'] }));
   const N = 20_000;
   try {
     const { id, t0 } = await setup(f, 170);

@@ -39,7 +39,8 @@ export function client(server: TestServer): Flow {
 
 export async function startFlow(extraArgs: string[] = []): Promise<Flow> {
   // Webhook receivers in tests listen on loopback, which production nodes refuse (see webhook-target.ts).
-  return client(await startServer({ services: ['workflow'], args: ['--workflow.test-clock', '--workflow.webhook.allow-private-targets', ...extraArgs] }));
+  // Two partitions whatever the machine's default, so routing, replication and merging are always covered.
+  return client(await startServer({ services: ['workflow'], args: ['--workflow.test-clock', '--workflow.webhook.allow-private-targets', '--workflow.partitions', '2', ...extraArgs] }));
 }
 
 export const H = 3_600_000;

@@ -53,9 +53,11 @@ export interface ShardIndexOptions {
 
 /** What a flush waits on before its commit: the translog's appends becoming durable. */
 export interface TranslogBarrier {
-  /** True when every record appended so far is durable. */
+  /** True when every record appended so far is settled (durable, or refused by a failed batch). */
   idle(): boolean;
   drain(): Promise<void>;
+  /** The error of a batch that failed (the log refuses appends since), or null. */
+  failure(): unknown;
 }
 
 /** Version data of a live document. */
@@ -400,7 +402,13 @@ export class ShardIndex {
     // Operations after the translog cut may already have changed these segments (an update's delete of the
     // old copy lands in a disk segment's live docs at once). Their records must be durable before the commit
     // records those effects, or a crash keeps the delete and loses the new version.
-    if (translog) while (!translog.idle()) await translog.drain();
+    if (translog) {
+      while (!translog.idle()) await translog.drain();
+      // A batch that failed meanwhile refused operations these segments may already show (that delete of an
+      // old copy): committing would make them durable. The shard is reopened from disk instead.
+      const failed = translog.failure();
+      if (failed !== null) throw failed;
+    }
     const commit = this.files.commit(this.entries, data, this.inUse());
     this.counters.flushes++;
     return commit;

@@ -62,7 +62,7 @@ export function compile(q: Query, ctx: CompileContext, boost = 1): Weight {
 }
 
 export function allWeight(score: number): Weight {
-  return { scorer: (_o: number, seg: Segment) => new ConstScorer(new AllCursor(seg.maxDoc), score) };
+  return { scorer: (_o: number, seg: Segment) => new ConstScorer(new AllCursor(seg.maxDoc), score), matchAllScore: score };
 }
 
 export function constantWeight(inner: Weight, score: number): Weight {

@@ -10,6 +10,8 @@ import type { FieldInfo } from '../indexing/field-infos.ts';
 export interface Weight {
   /** Scorer over segment `ord`, or null when nothing in it can match. */
   scorer(ord: number, seg: Segment): Scorer | null;
+  /** Set by `match_all`: every doc matches, with this score (lets a search count instead of iterating). */
+  readonly matchAllScore?: number;
 }
 
 export interface CompileContext {

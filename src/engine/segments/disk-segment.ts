@@ -277,13 +277,13 @@ export class DiskFieldPostings implements FieldPostings {
       const file = seg.file('doc');
       const docs = new Uint32Array(df);
       const freqs = this.hasFreqs ? new Uint32Array(df) : null;
-      const payload = file.readRegion(ref);
+      const payload = file.readRegionTransient(ref);
       decodeDocs(payload, 0, payload.byteLength, df, docs, freqs, file.path, ref.off);
       let posStart: Uint32Array | null = null, positions: Uint32Array | null = null;
       if (withPositions && this.hasPositions && freqs) {
         const pref: RegionRef = { off: this.dict.value(t, 4), len: this.dict.value(t, 5) };
         const pf = seg.file('pos');
-        const pp = pf.readRegion(pref);
+        const pp = pf.readRegionTransient(pref);
         posStart = new Uint32Array(df + 1);
         positions = decodePositions(pp, 0, pp.byteLength, freqs, df, posStart, pf.path, pref.off);
       }

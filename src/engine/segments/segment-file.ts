@@ -25,7 +25,16 @@ export interface RegionRef { off: number; len: number }
 export interface RegionSource {
   readonly path: string;
   readRegion(ref: RegionRef): Uint8Array;
+  /**
+   * As `readRegion`, into a buffer the next transient read of this thread reuses: for decoders that copy out
+   * what they keep (postings, stored blocks). A fresh buffer per read is an off-heap allocation, and a search
+   * reads dozens of regions: their churn drove V8's external-memory garbage collections.
+   */
+  readRegionTransient(ref: RegionRef): Uint8Array;
 }
+
+/** The reused buffer of transient reads (grown on demand; reads are synchronous, so one per thread is enough). */
+let transient = new Uint8Array(64 * 1024);
 
 export class SegmentFileReader implements RegionSource {
   private fd: number;
@@ -45,22 +54,39 @@ export class SegmentFileReader implements RegionSource {
 
   /** `len` bytes at `off` into a fresh (8-byte aligned) buffer; a short file is corruption. */
   readRaw(off: number, len: number): Uint8Array {
-    const out = new Uint8Array(len);
+    return this.readInto(off, len, new Uint8Array(len));
+  }
+
+  /** `len` bytes at `off` into the start of `out` (8-byte aligned); returns that view. */
+  private readInto(off: number, len: number, out: Uint8Array): Uint8Array {
     let got = 0;
     while (got < len) {
       const n = readSync(this.fd, out, got, len - got, off + got);
       if (n === 0) throw new CorruptionError(this.path, off + got, `file ends at ${off + got}, needed ${off + len}`);
       got += n;
     }
-    return out;
+    return out.byteLength === len ? out : out.subarray(0, len);
   }
 
   /** The payload of the region at `ref`, checked against its length and CRC. */
   readRegion(ref: RegionRef): Uint8Array {
+    this.checkBounds(ref);
+    return this.checked(ref, this.readRaw(ref.off, ref.len));
+  }
+
+  readRegionTransient(ref: RegionRef): Uint8Array {
+    this.checkBounds(ref);
+    if (transient.byteLength < ref.len) transient = new Uint8Array(Math.max(ref.len, transient.byteLength * 2));
+    return this.checked(ref, this.readInto(ref.off, ref.len, transient));
+  }
+
+  private checkBounds(ref: RegionRef): void {
     if (ref.off + ref.len > this.sizeBytes || ref.len < REGION_HEADER_SIZE) {
       throw new CorruptionError(this.path, ref.off, `region of ${ref.len} bytes at ${ref.off} runs past the file end (${this.sizeBytes})`);
     }
-    const buf = this.readRaw(ref.off, ref.len);
+  }
+
+  private checked(ref: RegionRef, buf: Uint8Array): Uint8Array {
     const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     const len = dv.getUint32(0, true), crc = dv.getUint32(4, true);
     if (len !== ref.len - REGION_HEADER_SIZE) throw new CorruptionError(this.path, ref.off, `region length ${len}, index says ${ref.len - REGION_HEADER_SIZE}`);
@@ -93,6 +119,7 @@ export class LazyFileReader implements RegionSource {
   }
 
   readRegion(ref: RegionRef): Uint8Array { return this.open().readRegion(ref); }
+  readRegionTransient(ref: RegionRef): Uint8Array { return this.open().readRegionTransient(ref); }
 
   close(): void {
     this.closed = true;

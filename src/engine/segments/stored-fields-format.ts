@@ -135,7 +135,8 @@ export class StoredFieldsReader {
   /** Inflates block `b` and finds its entries' starts (skipping over their bytes: no strings or objects). */
   private load(b: number): { value: InflatedBlock; bytes: number } {
     const ref: RegionRef = { off: this.index.blockOff[b], len: this.index.blockLen[b] };
-    const payload = this.file.readRegion(ref);
+    // Inflating copies the block out, so the region itself can be read into the reused buffer.
+    const payload = this.file.readRegionTransient(ref);
     if (payload[0] !== STORED_CODEC_DEFLATE) throw new CorruptionError(this.file.path, ref.off, `unknown stored-fields codec ${payload[0]}`);
     let raw: Uint8Array;
     try { raw = inflateRawSync(payload.subarray(1), { chunkSize: INFLATE_CHUNK_BYTES }); } catch (e) {

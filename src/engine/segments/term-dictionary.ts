@@ -118,7 +118,8 @@ export class TermDictionaryReader {
   private loadBlock(b: number): TermBlock {
     return this.cache.get(this.key + b, () => {
       const ref: RegionRef = { off: this.index.blockOff[b], len: this.index.blockLen[b] };
-      const payload = this.file.readRegion(ref);
+      // Entries become strings and numbers; only blobs stay views of the region, which must then be owned.
+      const payload = this.index.blobs ? this.file.readRegion(ref) : this.file.readRegionTransient(ref);
       const r = new ByteReader(payload, this.file.path);
       const n = r.uvarint();
       const arity = this.index.arity;

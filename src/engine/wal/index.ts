@@ -148,9 +148,14 @@ export class Wal {
     return this.writer.idle();
   }
 
-  /** Resolves when the appends queued so far (and any made meanwhile) are durable. */
+  /** Resolves when the appends queued so far (and any made meanwhile) are settled. */
   drain(): Promise<void> {
     return this.writer.drain();
+  }
+
+  /** The error of a batch that failed (appends are refused since), or null. */
+  failure(): unknown {
+    return this.writer.failure();
   }
 
   /** Deletes the whole segments strictly before `pos.segment` (never the one being written). */
