@@ -304,9 +304,17 @@ export class WorkflowStore {
   }
 
   private tail: Promise<void> = Promise.resolve();
+  /** The first commit failure: nothing committed after it may be acknowledged (the thread ends on it). */
+  private failure: unknown = null;
 
-  /** Resolves once every commit started so far is durable. */
-  get durable(): Promise<void> { return this.tail; }
+  /**
+   * Resolves once every commit started so far is durable; rejects once one has failed. A flush with nothing
+   * new to write answers with this, and its requests' changes may have gone out in a commit another flush
+   * started (group commit): that commit's failure must reach them too.
+   */
+  get durable(): Promise<void> {
+    return this.tail.then(() => { if (this.failure !== null) throw this.failure; });
+  }
 
   /**
    * Commits `writes` (from `takeWrites`); resolves once they and every earlier commit are durable. Commits
@@ -315,7 +323,7 @@ export class WorkflowStore {
   commit(writes: KvWrite[]): Promise<void> {
     const done = this.kv.commit(writes);
     const p = Promise.all([this.tail, done]).then(() => { for (const s of this.all) s.committed(); });
-    this.tail = p.catch(() => undefined);
+    this.tail = p.catch((e: unknown) => { this.failure ??= e; });
     return p;
   }
 

@@ -57,6 +57,7 @@ function renderBody(s: AggSpec, p: AggPartial, tk: boolean): Obj {
     case 'top_hits': return { hits: { total: p.total, max_score: p.hits.length && Number.isFinite(p.maxScore) ? jf(p.maxScore) : null, hits: p.hits.map((h: any) => topHit(h)) } };
     case 'terms': return renderTerms(s, p, tk);
     case 'histogram': case 'date_histogram': return renderHistogram(s, p, tk);
+    case 'geohash_grid': return { buckets: (p.buckets as { key: string; docCount: number; subs: AggPartial[] }[]).map((b) => ({ key: b.key, doc_count: b.docCount, ...renderAggs(s.subs, b.subs, tk) })) };
     case 'range': case 'date_range': case 'geo_distance': return renderRanges(s, p, tk);
     case 'composite': return renderComposite(s, p, tk);
     case 'filters': {

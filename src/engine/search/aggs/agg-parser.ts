@@ -9,7 +9,7 @@ import { parseCompositeSources } from './composite.ts';
 import { parseBucketSort, PIPELINE_TYPES } from './bucket-sort.ts';
 
 export const METRIC_TYPES = ['avg', 'sum', 'min', 'max', 'stats', 'extended_stats', 'value_count', 'cardinality', 'percentiles', 'top_hits'];
-export const BUCKET_TYPES = ['terms', 'histogram', 'date_histogram', 'range', 'date_range', 'geo_distance', 'filter', 'filters', 'missing', 'nested', 'reverse_nested', 'global', 'composite'];
+export const BUCKET_TYPES = ['terms', 'histogram', 'date_histogram', 'range', 'date_range', 'geo_distance', 'geohash_grid', 'filter', 'filters', 'missing', 'nested', 'reverse_nested', 'global', 'composite'];
 
 export interface AggSpec {
   name: string;
@@ -95,7 +95,7 @@ function parseOne(name: string, type: string, v: unknown, holder: Obj): AggSpec 
     return spec;
   }
   if (v.script !== undefined) throw parsingError(`[${type}] aggregation [${name}]: scripts are not supported by this server`, locOfKey(v, 'script'));
-  if (['avg', 'sum', 'min', 'max', 'stats', 'extended_stats', 'value_count', 'cardinality', 'percentiles', 'terms', 'histogram', 'date_histogram', 'range', 'date_range', 'geo_distance', 'missing'].includes(type)) {
+  if (['avg', 'sum', 'min', 'max', 'stats', 'extended_stats', 'value_count', 'cardinality', 'percentiles', 'terms', 'histogram', 'date_histogram', 'range', 'date_range', 'geo_distance', 'geohash_grid', 'missing'].includes(type)) {
     if (v.field === undefined && v.script === undefined && !(type === 'terms' && v.script)) {
       throw parsingError(`Required one of fields [field, script], but none were specified. `, locOfKey(holder, type));
     }

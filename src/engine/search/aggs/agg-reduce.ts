@@ -34,6 +34,12 @@ function reduceOne(spec: AggSpec, parts: AggPartial[]): AggPartial {
     case 'top_hits': return reduceTopHits(parts);
     case 'terms': return reduceTerms(spec, parts);
     case 'histogram': case 'date_histogram': return { ...first, buckets: mergeKeyed(spec, parts) };
+    case 'geohash_grid': {
+      // ES's bucket queue: most documents first, ties by geohash; `size` (default 10,000) kept.
+      const size = spec.params.size === undefined ? 10000 : Number(spec.params.size);
+      const buckets = mergeKeyed(spec, parts).sort((a, b) => b.docCount - a.docCount || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).slice(0, size);
+      return { ...first, buckets };
+    }
     case 'composite': return reduceComposite(spec, parts, (subs) => reduceAggs(spec.subs, subs));
     case 'range': case 'date_range': case 'geo_distance': case 'filters':
       return { ...first, buckets: first.buckets.map((b: any, i: number) => ({ ...b, docCount: parts.reduce((a, p) => a + p.buckets[i].docCount, 0), subs: reduceAggs(spec.subs, parts.map((p) => p.buckets[i].subs)) })) };

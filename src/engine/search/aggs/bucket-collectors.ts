@@ -5,6 +5,7 @@
  * reports the docs it dropped as `otherDocCount`.
  */
 import { geoDistanceSource } from './geo-distance-source.ts';
+import { GeohashGridCollector } from './geohash-grid.ts';
 import type { OrdinalDocValues, Segment } from '../../postings/segment.ts';
 import type { Scorer } from '../scorers.ts';
 import { compile } from '../query-compiler.ts';
@@ -57,6 +58,7 @@ export function createBucketCollector(spec: AggSpec, env: AggEnv): AggCollector 
     case 'terms': return new TermsCollector(spec, env);
     case 'histogram': case 'date_histogram': return new HistogramCollector(spec, env);
     case 'range': case 'date_range': case 'geo_distance': return new RangeCollector(spec, env);
+    case 'geohash_grid': return new GeohashGridCollector(spec, env);
     case 'filter': return new FiltersCollector(spec, env, [{ key: '', query: spec.filter! }]);
     case 'filters': return new FiltersCollector(spec, env, spec.filters!);
     case 'missing': return new MissingCollector(spec, env);
