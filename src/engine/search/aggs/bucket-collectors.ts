@@ -14,6 +14,9 @@ import { cmpCodePoints } from '../range-weight.ts';
 import { parseDateValue } from '../range-weight.ts';
 import type { AggSpec } from './agg-parser.ts';
 import { AggCollectors, createCollector, valuesSource, type AggCollector, type AggEnv, type AggPartial, type ValuesSource } from './agg-collectors.ts';
+import { murmur3Bytes } from '../../codec/murmur3.ts';
+
+const utf8 = new TextEncoder();
 import { dateRounding } from './date-rounding.ts';
 import { parsingError } from '../query-parser.ts';
 import { compileLuceneRegex } from '../../regex/index.ts';
@@ -201,7 +204,7 @@ function includeExclude(inc: unknown, exc: unknown, src: ValuesSource, env: AggE
 
 function partitionOf(k: number | string, n: number): number {
   let h: bigint;
-  if (typeof k === 'string') h = BigInt(murmur3Utf8(k, 31));
+  if (typeof k === 'string') h = BigInt(murmur3Bytes(utf8.encode(k), 31));
   else {
     let x = BigInt.asUintN(64, BigInt(Math.trunc(k)));
     const M = (1n << 64n) - 1n;
@@ -215,29 +218,6 @@ function partitionOf(k: number | string, n: number): number {
   return Number(((h % nn) + nn) % nn);
 }
 
-/** Lucene StringHelper.murmurhash3_x86_32 over the UTF-8 bytes of `s` (signed result). */
-function murmur3Utf8(s: string, seed: number): number {
-  const bytes = new TextEncoder().encode(s);
-  const c1 = 0xcc9e2d51, c2 = 0x1b873593;
-  let h = seed | 0;
-  const len = bytes.length, rounded = len & ~3;
-  for (let i = 0; i < rounded; i += 4) {
-    let k = bytes[i] | (bytes[i + 1] << 8) | (bytes[i + 2] << 16) | (bytes[i + 3] << 24);
-    k = Math.imul(k, c1); k = (k << 15) | (k >>> 17); k = Math.imul(k, c2);
-    h ^= k; h = (h << 13) | (h >>> 19); h = (Math.imul(h, 5) + 0xe6546b64) | 0;
-  }
-  const tail = len & 3;
-  if (tail > 0) {
-    let k = 0;
-    if (tail === 3) k = bytes[rounded + 2] << 16;
-    if (tail >= 2) k |= bytes[rounded + 1] << 8;
-    k |= bytes[rounded];
-    k = Math.imul(k, c1); k = (k << 15) | (k >>> 17); k = Math.imul(k, c2); h ^= k;
-  }
-  h ^= len;
-  h ^= h >>> 16; h = Math.imul(h, 0x85ebca6b); h ^= h >>> 13; h = Math.imul(h, 0xc2b2ae35); h ^= h >>> 16;
-  return h | 0;
-}
 
 class HistogramCollector implements AggCollector {
   private readonly vals: (number | string)[] = [];
