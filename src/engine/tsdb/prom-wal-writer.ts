@@ -17,7 +17,7 @@ import { compressSync, SNAPPY_SYNC_BUDGET_BYTES, yieldToLoop } from '../codec/sn
 import { FragmentEncoder } from './prom-wal-pages.ts';
 import { syncDir } from '../store/durable-files.ts';
 import { GroupCommit } from '../wal/group-commit.ts';
-import { rollBackBatch, walWriteError, type BatchStart } from '../wal/failed-batch.ts';
+import { BatchUndo, walWriteError, type BatchStart } from '../wal/failed-batch.ts';
 
 interface Entry {
   records: readonly Uint8Array[];
@@ -34,8 +34,7 @@ export class PromWalWriter {
   private fh: fsp.FileHandle | null = null;
   private readonly commits = new GroupCommit<Entry, number>((batch) => this.writeBatch(batch),
     (f) => walWriteError(this.dir, f));
-  /** Where a failed batch started, while its files have not been put back yet (retried by `close`). */
-  private undo: { start: BatchStart; lastSeq: number } | null = null;
+  private readonly undo: BatchUndo;
   private closed = false;
   private started = false;
   bytesWritten = 0;
@@ -45,7 +44,9 @@ export class PromWalWriter {
   /** `seq` is the segment the writer creates first; `onSegment` hears of every segment it creates. */
   constructor(readonly dir: string, private seq: number, private readonly segmentBytes: number,
     private readonly compress: boolean, private readonly onSegment: (seq: number) => void,
-    private readonly onFailure: (err: unknown) => void = () => undefined) {}
+    onFailure: (err: unknown) => void = () => undefined) {
+    this.undo = new BatchUndo(dir, segmentFileName, onFailure);
+  }
 
   /** The segment being written. */
   get segment(): number { return this.seq; }
@@ -78,10 +79,7 @@ export class PromWalWriter {
   async close(): Promise<void> {
     this.closed = true;
     await this.commits.drain();
-    if (this.undo) {
-      await rollBackBatch(this.dir, segmentFileName, this.undo.start, this.undo.lastSeq);
-      this.undo = null;
-    }
+    await this.undo.retry();
     const fh = this.fh;
     if (fh === null) return;
     this.fh = null;
@@ -108,23 +106,10 @@ export class PromWalWriter {
     try {
       return await this.writeRecords(batch);
     } catch (err) {
-      await this.rollBack(start);
-      const typed = walWriteError(this.dir, err);
-      this.onFailure(typed);
-      throw typed;
+      const fh = this.fh;
+      this.fh = null;
+      throw await this.undo.fail(err, start, this.seq, fh);
     }
-  }
-
-  /** Closes the segment and puts the files back to `start`; on failure `close` retries. Never throws. */
-  private async rollBack(start: BatchStart): Promise<void> {
-    const fh = this.fh;
-    this.fh = null;
-    await fh?.close().catch(() => undefined);
-    this.undo = { start, lastSeq: this.seq };
-    try {
-      await rollBackBatch(this.dir, segmentFileName, start, this.seq);
-      this.undo = null;
-    } catch { /* retried by close(); until then the log refuses appends */ }
   }
 
   private async writeRecords(batch: Entry[]): Promise<number[]> {

@@ -9,6 +9,7 @@
  * tail is left to the recovery rules of docs/format.md ("Recovery"): a torn tail is truncated at the next open.
  */
 import { promises as fsp } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EngineError, InternalError, OverloadedError } from '../errors.ts';
 import { syncDir } from '../store/durable-files.ts';
@@ -51,4 +52,32 @@ export function walWriteError(dir: string, err: unknown): EngineError {
   const text = err instanceof Error ? err.message : String(err);
   if (isDiskFull(err)) return OverloadedError.of('DISK_FULL', [`WAL ${dir}`, text]);
   return InternalError.of('INTERNAL', [`writing WAL ${dir} failed: ${text}`]);
+}
+
+/**
+ * A writer's undo of a failed batch, the same in both WAL writers: `fail` closes the segment, puts the files back
+ * to where the batch started and reports the typed error; when putting them back fails, the undo stays pending
+ * and the writer refuses appends until `retry` (from its close) succeeds.
+ */
+export class BatchUndo {
+  private pending: { start: BatchStart; lastSeq: number } | null = null;
+
+  constructor(private readonly dir: string, private readonly name: (seq: number) => string, private readonly onFailure: (err: unknown) => void) {}
+
+  /** The batch from `start` failed with `err` (segments up to `lastSeq` touched, `fh` still open): the error to throw. */
+  async fail(err: unknown, start: BatchStart, lastSeq: number, fh: FileHandle | null): Promise<EngineError> {
+    await fh?.close().catch(() => undefined);
+    this.pending = { start, lastSeq };
+    await this.retry().catch(() => undefined);
+    const typed = walWriteError(this.dir, err);
+    this.onFailure(typed);
+    return typed;
+  }
+
+  /** Puts back the files of a failed batch not yet put back; throws while that still fails. */
+  async retry(): Promise<void> {
+    if (!this.pending) return;
+    await rollBackBatch(this.dir, this.name, this.pending.start, this.pending.lastSeq);
+    this.pending = null;
+  }
 }

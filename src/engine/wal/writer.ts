@@ -15,7 +15,7 @@ import {
 } from '../codec/format-ids.ts';
 import { encodeRecord, MAX_RECORD_TYPE, MIN_RECORD_TYPE } from './record.ts';
 import { createSegment, segmentName, writeFully } from './segment-files.ts';
-import { rollBackBatch, walWriteError, type BatchStart } from './failed-batch.ts';
+import { BatchUndo, walWriteError, type BatchStart } from './failed-batch.ts';
 import { GroupCommit } from './group-commit.ts';
 
 export interface WalPosition { segment: number; offset: number }
@@ -43,7 +43,6 @@ export class WalWriter {
   private readonly segmentSizeBytes: number;
   private readonly compress: boolean;
   private readonly onSegmentCreated: (seq: number) => void;
-  private readonly onFailure: (err: unknown) => void;
   /** Segment being written (or the one the next write will create when `fh` is null). */
   private seq: number;
   private fh: fsp.FileHandle | null = null;
@@ -56,8 +55,7 @@ export class WalWriter {
   fsyncs = 0;
   records = 0;
   private bufferedRecords = 0;
-  /** Where a failed batch started, while its files have not been put back yet (retried by `close`). */
-  private undo: { start: BatchStart; lastSeq: number } | null = null;
+  private readonly undo: BatchUndo;
 
   constructor(opts: WalWriterOptions) {
     this.dir = opts.dir;
@@ -65,7 +63,7 @@ export class WalWriter {
     this.segmentSizeBytes = opts.segmentSizeBytes;
     this.compress = opts.compress;
     this.onSegmentCreated = opts.onSegmentCreated;
-    this.onFailure = opts.onFailure;
+    this.undo = new BatchUndo(this.dir, segmentName, opts.onFailure);
   }
 
   /** Where the next record will go (durable end of the current segment). */
@@ -120,10 +118,7 @@ export class WalWriter {
       this.fh = null;
       await fh.close();
     }
-    if (this.undo) {
-      await rollBackBatch(this.dir, segmentName, this.undo.start, this.undo.lastSeq);
-      this.undo = null;
-    }
+    await this.undo.retry();
   }
 
   private checkUsable(): Error | null {
@@ -146,23 +141,10 @@ export class WalWriter {
     try {
       return await this.writeRecords(batch);
     } catch (err) {
-      await this.rollBack(start);
-      const typed = walWriteError(this.dir, err);
-      this.onFailure(typed);
-      throw typed;
+      const fh = this.fh;
+      this.fh = null;
+      throw await this.undo.fail(err, start, this.seq, fh);
     }
-  }
-
-  /** Closes the segment and puts the files back to `start`; on failure `close` retries. Never throws. */
-  private async rollBack(start: BatchStart): Promise<void> {
-    const fh = this.fh;
-    this.fh = null;
-    await fh?.close().catch(() => undefined);
-    this.undo = { start, lastSeq: this.seq };
-    try {
-      await rollBackBatch(this.dir, segmentName, start, this.seq);
-      this.undo = null;
-    } catch { /* retried by close(); until then the log refuses appends */ }
   }
 
   private async writeRecords(batch: Entry[]): Promise<WalPosition[]> {
