@@ -209,6 +209,11 @@ export class DiskSegment implements Segment {
   storedEntry(doc: number): StoredEntry { return this.storedFields.get(doc); }
   /** Every root doc's stored entry in doc order (for merges; bypasses the cache). */
   storedEntries(): Generator<StoredEntry> { return this.storedFields.entries(); }
+  /** The stored-fields blocks as written (merges copy them whole). */
+  get storedBlocks(): StoredFieldsReader { return this.storedFields; }
+
+  /** The `_id` dictionary: every root doc's id with its doc, seq_no, version and primary term (ID_TERM_ARITY values). */
+  get idDictionary(): TermDictionaryReader { return this.ids; }
 
   private refs = 1;
 

@@ -19,7 +19,7 @@ import {
 } from '../codec/format-ids.ts';
 import { NumericDocValues, OrdinalDocValues, type FieldPostings, type OrdinalTerms, type Segment } from '../postings/segment.ts';
 import { BloomFilter } from './bloom-filter.ts';
-import { FIELD_TERM_ARITY, ID_TERM_ARITY, segmentFile } from './disk-segment.ts';
+import { DiskSegment, FIELD_TERM_ARITY, ID_TERM_ARITY, segmentFile } from './disk-segment.ts';
 import { encodeDocList, encodeNested, encodeNumeric, encodeOrdinals, encodeOrdinalTerms } from './doc-values-format.ts';
 import { encodeDocs, encodePositions, INLINE_MAX_DOCS, VarintBuffer } from './postings-format.ts';
 import { SegmentFileWriter } from './segment-file.ts';
@@ -108,6 +108,11 @@ export async function writeSegment(dir: string, name: string, inputs: MergeInput
     for (const p of created) rmSync(p, { force: true });
     throw e;
   }
+}
+
+/** Every doc of the input survives, so its docs move by one constant (`m[d] = m[0] + d`). */
+function allLive(m: Int32Array): boolean {
+  return m.length > 0 && m[0] >= 0 && m[m.length - 1] - m[0] === m.length - 1;
 }
 
 function unionNames(inputs: MergeInput[], pick: (s: Segment) => readonly string[]): string[] {
@@ -202,6 +207,7 @@ class Writer {
     const sw = new StoredFieldsWriter(this.files.get('fdt')!);
     for (let k = 0; k < this.inputs.length; k++) {
       const seg = this.inputs[k].seg, m = this.docMaps[k];
+      if (seg instanceof DiskSegment && allLive(m)) { await this.copyStored(seg, m[0], sw); continue; }
       for (let d = 0; d < seg.maxDoc; d++) {
         if (m[d] < 0 || !this.isRoot(k, d)) continue;
         const e = seg.stored(d);
@@ -213,6 +219,27 @@ class Writer {
       }
     }
     this.storedIndex = sw.finish();
+  }
+
+  /**
+   * Copies a disk input with no deleted docs: its compressed blocks as they are, its ids from its `_id`
+   * dictionary (no block is inflated). Measured on a kept 1M-doc shard, this is where a merge spent most of
+   * its stored-fields time: inflating every block, then compressing it again.
+   */
+  private async copyStored(seg: DiskSegment, shift: number, sw: StoredFieldsWriter): Promise<void> {
+    const blocks = seg.storedBlocks;
+    for (let b = 0; b < blocks.blockCount; b++) {
+      sw.addCompressedBlock(blocks.blockFirstDoc(b) + shift, blocks.compressedBlock(b));
+      if ((b & 63) === 0) await this.y.tick();
+    }
+    const ids = seg.idDictionary;
+    for (let ord = 0; ord < ids.numTerms; ord++) {
+      const id = ids.term(ord);
+      this.idList.push({ id, doc: ids.value(ord, 0) + shift, seqNo: ids.value(ord, 1), version: ids.value(ord, 2), primaryTerm: ids.value(ord, 3) });
+      this.bloom.add(id);
+      this.numRoots++;
+      if ((ord & 1023) === 0) await this.y.tick();
+    }
   }
 
   ids(): TermIndex {

@@ -85,6 +85,19 @@ export class StoredFieldsWriter {
     this.count = 0;
   }
 
+  /**
+   * Appends a block as another segment wrote it (`StoredFieldsReader.compressedBlock`), its first doc renumbered
+   * to `first`: entries keep doc offsets from their block's first doc, so a block whose docs all move by the same
+   * amount needs no inflating and no compressing (as Lucene's stored-fields bulk merge copies chunks).
+   */
+  addCompressedBlock(first: number, payload: Uint8Array): void {
+    this.flushBlock();
+    const ref = this.file.region(payload);
+    this.index.firstDocs.push(first);
+    this.index.blockOff.push(ref.off);
+    this.index.blockLen.push(ref.len);
+  }
+
   finish(): StoredIndex {
     this.flushBlock();
     return this.index;
@@ -111,6 +124,17 @@ export class StoredFieldsReader {
     while (lo < hi) { const m = (lo + hi) >>> 1; if (block.docs[m] < doc) lo = m + 1; else hi = m; }
     if (lo >= block.docs.length || block.docs[lo] !== doc) throw new CorruptionError(this.file.path, this.index.blockOff[b], `doc ${doc} missing from its stored block`);
     return this.entry(block, lo);
+  }
+
+  get blockCount(): number { return this.index.firstDocs.length; }
+  blockFirstDoc(b: number): number { return this.index.firstDocs[b]; }
+
+  /** Block `b` as written (codec byte, then the compressed bytes), checked; valid until the next transient read. */
+  compressedBlock(b: number): Uint8Array {
+    const ref: RegionRef = { off: this.index.blockOff[b], len: this.index.blockLen[b] };
+    const payload = this.file.readRegionTransient(ref);
+    if (payload[0] !== STORED_CODEC_DEFLATE) throw new CorruptionError(this.file.path, ref.off, `unknown stored-fields codec ${payload[0]}`);
+    return payload;
   }
 
   /** Every stored entry in doc order (merges read sequentially, bypassing the cache). */
