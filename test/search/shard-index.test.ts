@@ -9,6 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { readdirSync } from 'node:fs';
 import { searchShard } from '../../src/engine/search/shard-search.ts';
 import { parseSearchBodyText } from '../../src/engine/search/search-request.ts';
 import { ScratchIndex } from '../support/scratch-index.ts';
@@ -144,6 +145,30 @@ test('a flush whose translog batch failed while it waited writes no commit point
     assert.equal(si.index.lastCommit!.generation, before, 'the refused update\'s delete of the old copy is not committed');
     await si.restart();
     assert.equal(JSON.parse(Buffer.from(si.index.get('a')!.source).toString()).f, 'red', 'the acknowledged copy is what a reopen finds');
+  } finally {
+    await si.close();
+  }
+});
+
+test('a merge committed before the refresh that shows it deletes its inputs\' files at that refresh', async () => {
+  const si = new ScratchIndex({}, { autoMerge: true });
+  try {
+    // Eleven visible committed segments: one more than the tiered policy's segments_per_tier.
+    for (let b = 0; b < 11; b++) {
+      for (let i = 0; i < 3; i++) si.add(`${b}-${i}`, doc('red') as unknown as Record<string, unknown>, mapping);
+      si.index.refresh();
+      await si.flush();
+    }
+    assert.ok(si.index.merging, 'the eleventh refresh started a background merge');
+    while (si.index.merging) await new Promise((r) => setImmediate(r));
+    // The merged segment is committed while the current reader still shows (and so keeps the files of) its inputs.
+    await si.flush();
+    si.index.refresh();
+    const onDisk = readdirSync(si.dir).filter((f) => f.endsWith('.si')).map((f) => f.slice(0, -3)).sort();
+    const shown = si.index.reader(mapping).segments.map((x) => x.name).sort();
+    assert.ok(shown.length < 11);
+    assert.deepEqual(onDisk, shown, 'only the segments the reader and the commit name stay on disk');
+    assert.equal(ids(si, { query: { match_all: {} } }).length, 33);
   } finally {
     await si.close();
   }
