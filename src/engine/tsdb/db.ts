@@ -303,48 +303,65 @@ async function loadBlocks(opts: TsdbOptions, open: { blocks: readonly Block[]; s
   const byDir = new Map<string, Block>();
   for (const b of open.blocks) byDir.set(b.dir, b);
   for (const v of open.shared) byDir.set(v.block.dir, v.block);
-  const kept = new Set<Block>();
+  const known = new Set(byDir.values());
   const sh = opts.shared;
-  const sharedBlocks: Block[] = [];
-  const metas: BlockMeta[] = [];
-  if (sh) {
-    for (const d of await listBlockDirs([sh.dir])) {
-      if (!sh.serve) { metas.push(await readMeta(d)); continue; }
+  try {
+    const sharedBlocks: Block[] = [];
+    const metas: BlockMeta[] = [];
+    if (sh) {
+      for (const d of await listBlockDirs([sh.dir])) {
+        if (!sh.serve) { metas.push(await readMeta(d)); continue; }
+        const b = byDir.get(d) ?? await openBlock(d);
+        byDir.set(d, b);
+        sharedBlocks.push(b);
+        metas.push(b.meta);
+      }
+    }
+    const ownAll: Block[] = [];
+    for (const d of await listBlockDirs([opts.dir, ...(opts.extraBlockDirs ?? [])])) {
       const b = byDir.get(d) ?? await openBlock(d);
-      sharedBlocks.push(b);
+      byDir.set(d, b);
+      ownAll.push(b);
       metas.push(b.meta);
     }
+    const superseded = supersededUlids(metas);
+    const blocks: Block[] = [];
+    for (const b of ownAll) {
+      // Merged or compacted before a crash let the inputs' deletion finish: delete them now.
+      if (superseded.has(b.ulid)) { b.close(); await removeBlockDir(b.dir); } else blocks.push(b);
+    }
+    const prev = new Map(open.shared.map((v) => [v.block, v]));
+    const shared: OwnedBlock[] = [];
+    for (const b of sharedBlocks) {
+      if (!superseded.has(b.ulid)) shared.push(prev.get(b) ?? new OwnedBlock(b, sh!.shard, sh!.shards));
+    }
+    blocks.sort((x, y) => x.minTime - y.minTime);
+    shared.sort((x, y) => x.minTime - y.minTime);
+    const kept = new Set<Block>(blocks);
+    for (const v of shared) kept.add(v.block);
+    for (const b of byDir.values()) if (!kept.has(b)) b.close(); // gone, superseded (the shared pass deletes those)
+    head.minValidTime = Math.max(head.minValidTime, headBound(blocks, sh ? metasOfShared(shared, metas, sh) : [], sh?.shard ?? -1));
+    return { blocks, shared };
+  } catch (err) {
+    for (const b of byDir.values()) if (!known.has(b)) b.close(); // opened by this attempt
+    throw err;
   }
-  const ownAll: Block[] = [];
-  for (const d of await listBlockDirs([opts.dir, ...(opts.extraBlockDirs ?? [])])) {
-    const b = byDir.get(d) ?? await openBlock(d);
-    byDir.set(d, b);
-    ownAll.push(b);
-    metas.push(b.meta);
-  }
-  const superseded = supersededUlids(metas);
-  const blocks: Block[] = [];
-  for (const b of ownAll) {
-    // Merged or compacted before a crash let the inputs' deletion finish: delete them now.
-    if (superseded.has(b.ulid)) { b.close(); await removeBlockDir(b.dir); continue; }
-    blocks.push(b); kept.add(b);
-  }
-  blocks.sort((a, b) => a.meta.minTime - b.meta.minTime);
-  const prev = new Map(open.shared.map((v) => [v.block, v]));
-  const shared: OwnedBlock[] = [];
-  for (const b of sharedBlocks) {
-    if (superseded.has(b.ulid)) continue; // the shared maintenance deletes it
-    shared.push(prev.get(b) ?? new OwnedBlock(b, sh!.shard, sh!.shards));
-    kept.add(b);
-  }
-  shared.sort((a, b) => a.minTime - b.minTime);
-  for (const b of byDir.values()) if (!kept.has(b)) b.close();
-  let own = -Infinity;
-  for (const b of blocks) if (b.meta.tessera?.cutFromHead && b.meta.maxTime > own) own = b.meta.maxTime;
-  for (const v of shared) own = Math.max(own, v.block.meta.tessera?.headCuts?.[sh!.shard] ?? -Infinity);
-  if (sh && !sh.serve) for (const m of metas) own = Math.max(own, m.tessera?.headCuts?.[sh.shard] ?? -Infinity);
-  head.minValidTime = Math.max(head.minValidTime, own);
-  return { blocks, shared };
+}
+
+/** The shared blocks' metas this shard's head bound is read from (all of them when it does not serve them). */
+function metasOfShared(shared: readonly OwnedBlock[], metas: readonly BlockMeta[], sh: SharedDirOptions): BlockMeta[] {
+  return sh.serve ? shared.map((v) => v.block.meta) : [...metas];
+}
+
+/**
+ * The newest time this shard's head was cut at: its own `cutFromHead` blocks' max time, and what the shared
+ * blocks record for shard `shard` in `tessera.headCuts`.
+ */
+function headBound(own: readonly Block[], shared: readonly BlockMeta[], shard: number): number {
+  let t = -Infinity;
+  for (const b of own) if (b.meta.tessera?.cutFromHead && b.meta.maxTime > t) t = b.meta.maxTime;
+  for (const m of shared) t = Math.max(t, m.tessera?.headCuts?.[shard] ?? -Infinity);
+  return t;
 }
 
 /**
