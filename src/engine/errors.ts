@@ -48,6 +48,8 @@ export const ERRORS = {
   DOC_NOT_X_CONTENT: '%s',
   DOC_VALIDATION: 'Validation Failed: %s',
   DOC_PARSE: '%s',
+  /** `GET /_tasks/{id}?wait_for_completion=true` gave up before the task finished. */
+  DOC_TASK_WAIT_TIMEOUT: 'Timed out waiting for completion of [%s]',
   DOC_VERSION_CONFLICT: '[%s][%s]: version conflict, %s',
   DOC_MISSING: '[%s][%s]: document missing',
   DOC_ROUTING_MISSING: 'routing is required for [%s]/[%s]/[%s]',

@@ -35,6 +35,8 @@ export const ES_ERRORS: Readonly<Record<GenericErrorCode | DocumentsErrorCode | 
   DISK_FULL: { type: 'es_rejected_execution_exception', status: 429 },
   DOC_INDEX_NOT_FOUND: { type: 'index_not_found_exception', status: 404 },
   DOC_INDEX_EXISTS: { type: 'resource_already_exists_exception', status: 400 },
+  // ElasticsearchTimeoutException: ES drops the class's `Elasticsearch` prefix; it keeps the default status.
+  DOC_TASK_WAIT_TIMEOUT: { type: 'timeout_exception', status: 500 },
   DOC_INVALID_INDEX_NAME: { type: 'invalid_index_name_exception', status: 400 },
   DOC_INVALID_ALIAS_NAME: { type: 'invalid_alias_name_exception', status: 400 },
   DOC_INVALID_TYPE_NAME: { type: 'invalid_type_name_exception', status: 400 },
