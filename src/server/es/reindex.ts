@@ -21,7 +21,7 @@ import type { WriteItem } from '../../workers/protocol.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
 import type { Router } from '../router.ts';
 import type { EsCluster } from './cluster.ts';
-import { errorBody } from './errors.ts';
+import { itemError } from './errors.ts';
 import { byScrollReply, countOutcome, newCounts, slicesParam, type ByScrollCounts } from './bulk-by-scroll.ts';
 import { detachRequested, startDetached } from './detached-task.ts';
 import { bodyMap, route } from './handler.ts';
@@ -150,7 +150,7 @@ async function writeBatch(cluster: EsCluster, docs: SourceDoc[], dest: Dest, scr
       // The destination's pipeline (dest.pipeline, else its default pipeline) runs on each copied document.
       let ing: Ingested;
       try { ing = ingest(cluster, dest.pipeline, index, type, id, routing, Buffer.from(source)); } catch (e) {
-        const { error, status } = errorBody(e);
+        const { error, status } = itemError(e);
         c.failures.push({ index, type, id, cause: error, status });
         continue;
       }
