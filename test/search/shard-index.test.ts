@@ -9,9 +9,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { readdirSync } from 'node:fs';
 import { searchShard } from '../../src/engine/search/shard-search.ts';
 import { parseSearchBodyText } from '../../src/engine/search/search-request.ts';
 import { ScratchIndex } from '../support/scratch-index.ts';
+import type { DiskSegment } from '../../src/engine/segments/disk-segment.ts';
 
 const mapping = { properties: { f: { type: 'text' }, k: { type: 'keyword' }, n: { type: 'long' }, kids: { type: 'nested', properties: { c: { type: 'keyword' } } } } };
 type Doc = { f: string; k: string; n: number; kids: { c: string }[] };
@@ -144,6 +146,77 @@ test('a flush whose translog batch failed while it waited writes no commit point
     assert.equal(si.index.lastCommit!.generation, before, 'the refused update\'s delete of the old copy is not committed');
     await si.restart();
     assert.equal(JSON.parse(Buffer.from(si.index.get('a')!.source).toString()).f, 'red', 'the acknowledged copy is what a reopen finds');
+  } finally {
+    await si.close();
+  }
+});
+
+test('a merge committed before the refresh that shows it deletes its inputs\' files at that refresh', async () => {
+  const si = new ScratchIndex({}, { autoMerge: true });
+  try {
+    // Eleven visible committed segments: one more than the tiered policy's segments_per_tier.
+    for (let b = 0; b < 11; b++) {
+      for (let i = 0; i < 3; i++) si.add(`${b}-${i}`, doc('red') as unknown as Record<string, unknown>, mapping);
+      si.index.refresh();
+      await si.flush();
+    }
+    assert.ok(si.index.merging, 'the eleventh refresh started a background merge');
+    while (si.index.merging) await new Promise((r) => setImmediate(r));
+    // The merged segment is committed while the current reader still shows (and so keeps the files of) its inputs.
+    await si.flush();
+    si.index.refresh();
+    const onDisk = readdirSync(si.dir).filter((f) => f.endsWith('.si')).map((f) => f.slice(0, -3)).sort();
+    const shown = si.index.reader(mapping).segments.map((x) => x.name).sort();
+    assert.ok(shown.length < 11);
+    assert.deepEqual(onDisk, shown, 'only the segments the reader and the commit name stay on disk');
+    assert.equal(ids(si, { query: { match_all: {} } }).length, 33);
+  } finally {
+    await si.close();
+  }
+});
+
+test('a merge copies the stored blocks of inputs without deletes as they are, and every doc reads back the same', async () => {
+  const si = new ScratchIndex();
+  try {
+    const words = ['red', 'green', 'blue', 'cyan'];
+    for (const seg of ['a', 'b', 'c']) {
+      for (let i = 0; i < 150; i++) {
+        const d: Doc = { f: `${words[i % 4]} ${words[(i * 7) % 4]} ${'x'.repeat(i % 90)}`, k: seg, n: i, kids: i % 3 === 0 ? [{ c: 'x' }, { c: 'y' }] : [] };
+        si.add(`${seg}${i}`, d as unknown as Record<string, unknown>, mapping, 1 + (i % 5));
+      }
+      si.index.refresh();
+      await si.flush();
+    }
+    si.delete('c7'); // segment c has a deleted doc: its entries are rewritten
+    si.index.refresh();
+    const segs = si.index.reader(mapping).segments as unknown as DiskSegment[];
+    assert.deepEqual(segs.map((x) => x.onDisk), [true, true, true]);
+    const blocksOf = (x: DiskSegment): Buffer[] => Array.from({ length: x.storedBlocks.blockCount }, (_, b) => Buffer.from(x.storedBlocks.compressedBlock(b)));
+    const withDelete = segs.find((x) => x.lookupId('c0') >= 0)!;
+    const copied = segs.filter((x) => x !== withDelete).flatMap(blocksOf);
+    const rewritten = blocksOf(withDelete).map((b) => b.toString('hex'));
+    assert.ok(copied.length >= 4, 'several blocks per segment');
+    const before = new Map<string, unknown>();
+    for (const seg of ['a', 'b', 'c']) for (let i = 0; i < 150; i++) {
+      const g = si.index.get(`${seg}${i}`);
+      before.set(`${seg}${i}`, g && [Buffer.from(g.source).toString(), g.version, g.seqNo]);
+    }
+
+    await si.index.forceMerge(1, false);
+    si.index.refresh();
+    const merged = si.index.reader(mapping).segments as unknown as DiskSegment[];
+    assert.equal(merged.length, 1);
+    const out = new Set(blocksOf(merged[0]).map((b) => b.toString('hex')));
+    assert.ok(copied.every((b) => out.has(b.toString('hex'))), 'the all-live inputs\' blocks are in the merged segment byte for byte');
+    assert.ok(!out.has(rewritten[0]), 'the block that held the deleted doc is written anew');
+    for (const [id, b] of before) {
+      const g = si.index.get(id);
+      assert.deepEqual(g && [Buffer.from(g.source).toString(), g.version, g.seqNo], b, `doc ${id}`);
+    }
+    assert.equal(ids(si, { size: 500, query: { match_all: {} } }).length, 449);
+    assert.equal(search(si, { query: { nested: { path: 'kids', query: { term: { 'kids.c': 'y' } } } } }).total, 150);
+    await si.restart();
+    assert.equal(JSON.parse(Buffer.from(si.index.get('b149')!.source).toString()).n, 149, 'read back after a reopen');
   } finally {
     await si.close();
   }

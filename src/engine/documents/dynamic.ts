@@ -13,6 +13,7 @@ import { cause, docError, mapperParsing } from './doc-errors.ts';
 import { DEFAULT_DATE_FORMAT, DEFAULT_DYNAMIC_DATE_FORMATS, detectDate, parseDateOrNull } from '../analysis/date-format.ts';
 import { NUMERIC_TYPES, typeOf } from './mapping.ts';
 import { templateMapping, type DynamicType } from './dynamic-templates.ts';
+import { parseGeoPoint } from '../indexing/geo-point.ts';
 import type { ErrorCause } from './doc-errors.ts';
 
 export const NEED_LOSSLESS = Symbol('need lossless parse');
@@ -197,25 +198,15 @@ function checkCompletion(path: string, value: unknown): void {
   }
 }
 
-/**
- * A geo_point value in one of ES's forms: `{lat, lon}`, `"lat,lon"`, a geohash, or (inside an array) a bare
- * coordinate of `[lon, lat]`.
- */
+/** A geo_point value in one of ES's forms (`parseGeoPoint`), with ES's error for each malformed one. */
 function checkGeoPoint(path: string, value: unknown): void {
-  const num = (v: unknown): number => Number(isLossless(v) ? v.value : v);
-  let lat: number, lon: number;
   if (typeof value === 'number' || isLossless(value)) return; // one coordinate of an array point
-  if (typeof value === 'object' && value !== null) {
-    const o = value as Record<string, unknown>;
-    if (o.lat === undefined || o.lon === undefined) fieldError(path, 'geo_point', cause('DOC_PARSE', ['field [lat] missing']));
-    lat = num(o.lat); lon = num(o.lon);
-  } else {
+  const p = parseGeoPoint(value);
+  if (p === null) {
+    if (typeof value === 'object' && value !== null) fieldError(path, 'geo_point', cause('DOC_PARSE', ['field [lat] missing']));
     const s = String(value).trim();
-    const parts = s.split(',');
-    if (parts.length === 2) { lat = Number(parts[0]); lon = Number(parts[1]); }
-    else if (/^[0-9b-hjkmnp-z]{1,12}$/.test(s)) return;
-    else { fieldError(path, 'geo_point', cause('DOC_PARSE', [`unsupported symbol [${s[0] ?? ''}] in geohash [${s}]`])); }
+    fieldError(path, 'geo_point', cause('DOC_PARSE', [`unsupported symbol [${s[0] ?? ''}] in geohash [${s}]`]));
   }
-  if (!(Math.abs(lat) <= 90)) fieldError(path, 'geo_point', cause('DOC_ILLEGAL_ARGUMENT', [`illegal latitude value [${lat}] for ${path}`]));
-  if (!(Math.abs(lon) <= 180)) fieldError(path, 'geo_point', cause('DOC_ILLEGAL_ARGUMENT', [`illegal longitude value [${lon}] for ${path}`]));
+  if (!(Math.abs(p.lat) <= 90)) fieldError(path, 'geo_point', cause('DOC_ILLEGAL_ARGUMENT', [`illegal latitude value [${p.lat}] for ${path}`]));
+  if (!(Math.abs(p.lon) <= 180)) fieldError(path, 'geo_point', cause('DOC_ILLEGAL_ARGUMENT', [`illegal longitude value [${p.lon}] for ${path}`]));
 }

@@ -23,12 +23,21 @@ export interface CreateOptions {
 const CREATE_KEYS = new Set(['settings', 'mappings', 'aliases']);
 const DEFAULT_MAPPING = '_default_';
 
-/** Returns the metadata of a new index; throws the ES errors of create-index. */
-export function buildIndex(state: ClusterState, name: string, body: Record<string, unknown> | null, opts: CreateOptions): IndexMeta {
+/**
+ * Throws what ES's MetaDataCreateIndexService.validateIndexName throws for a name that cannot be given to a new
+ * index: `invalid_index_name_exception`, or `resource_already_exists_exception` when an index has it. Create-index
+ * and rollover (before its conditions are evaluated, dry run or not) both check this.
+ */
+export function validateNewIndexName(state: ClusterState, name: string): void {
   validateIndexName(name);
   const existing = state.indices[name];
   if (existing) throw docError('DOC_INDEX_EXISTS', [name, existing.uuid], { index_uuid: existing.uuid, index: name });
   if (isAlias(state, name)) throw docError('DOC_INVALID_INDEX_NAME', [name, 'already exists as alias'], { index_uuid: '_na_', index: name });
+}
+
+/** Returns the metadata of a new index; throws the ES errors of create-index. */
+export function buildIndex(state: ClusterState, name: string, body: Record<string, unknown> | null, opts: CreateOptions): IndexMeta {
+  validateNewIndexName(state, name);
   const b = body ?? {};
   for (const k of Object.keys(b)) {
     // ES 6 treats other top-level keys as settings (a body of bare settings is accepted).

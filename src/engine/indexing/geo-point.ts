@@ -46,8 +46,9 @@ export function readGeoPoints(values: Float64Array, from: number, to: number, la
 
 const BASE32 = '0123456789bcdefghjkmnpqrstuvwxyz';
 
-/** A geohash's cell centre. */
+/** A geohash's cell centre; null for an empty hash or a character outside the geohash alphabet. */
 export function geohashCenter(hash: string): { lat: number; lon: number } | null {
+  if (hash.length === 0) return null;
   let latLo = -90, latHi = 90, lonLo = -180, lonHi = 180, even = true;
   for (const ch of hash) {
     const v = BASE32.indexOf(ch);

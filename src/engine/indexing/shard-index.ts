@@ -308,7 +308,7 @@ export class ShardIndex {
 
   /** Publishes the visible segments as the current reader (which holds them open until replaced). */
   private publish(): void {
-    const segs = [], live = [];
+    const segs: Segment[] = [], live = [];
     this.published = new Map();
     for (const e of this.entries) {
       if (!e.visible) continue;
@@ -318,8 +318,12 @@ export class ShardIndex {
     }
     const r = new IndexReader(segs, live, this.infos, this.analyzers);
     r.acquire();
+    const dropped = this.current.segments.some((seg) => !segs.includes(seg));
     this.current.release();
     this.current = r;
+    // Merged inputs the old reader still showed kept their files at the merge and at any commit made before this
+    // refresh; a commit that already names the merged segment leaves nothing else to delete them.
+    if (dropped) this.files.deleteUnreferenced(this.inUse());
   }
 
   /** Drops the live-version entries of in-memory segments that were written to disk (the disk `_id`s take over). */

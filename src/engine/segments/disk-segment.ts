@@ -209,6 +209,11 @@ export class DiskSegment implements Segment {
   storedEntry(doc: number): StoredEntry { return this.storedFields.get(doc); }
   /** Every root doc's stored entry in doc order (for merges; bypasses the cache). */
   storedEntries(): Generator<StoredEntry> { return this.storedFields.entries(); }
+  /** The stored-fields blocks as written (merges copy them whole). */
+  get storedBlocks(): StoredFieldsReader { return this.storedFields; }
+
+  /** The `_id` dictionary: every root doc's id with its doc, seq_no, version and primary term (ID_TERM_ARITY values). */
+  get idDictionary(): TermDictionaryReader { return this.ids; }
 
   private refs = 1;
 
@@ -306,6 +311,28 @@ export class DiskFieldPostings implements FieldPostings {
       positions = decodePositions(blob, p + docsLen, blob.byteLength, freqs, df, posStart, path, 0);
     }
     return { docs, freqs, posStart, positions };
+  }
+
+  /**
+   * A merge's read of term `t`, uncached: its docs (and, for a field with freqs, freqs) decoded into `docs` and
+   * `freqs` (each at least docFreq long), and its positions payload as written — a view valid until the next
+   * transient read — or null for a field without positions.
+   */
+  readForMerge(t: number, docs: Uint32Array, freqs: Uint32Array | null): Uint8Array | null {
+    const df = this.dict.value(t, 0);
+    const blob = this.dict.blob(t);
+    if (blob !== null) {
+      let p = 0, docsLen = 0, shift = 0;
+      for (;;) { const b = blob[p++]; docsLen += (b & 0x7f) * 2 ** shift; if (b < 0x80) break; shift += 7; }
+      decodeDocs(blob, p, p + docsLen, df, docs, freqs, segmentFile(this.seg.dir, this.seg.name, 'tim'), 0);
+      return this.hasPositions ? blob.subarray(p + docsLen) : null;
+    }
+    const ref: RegionRef = { off: this.dict.value(t, 2), len: this.dict.value(t, 3) };
+    const file = this.seg.file('doc');
+    const payload = file.readRegionTransient(ref);
+    decodeDocs(payload, 0, payload.byteLength, df, docs, freqs, file.path, ref.off);
+    if (!this.hasPositions) return null;
+    return this.seg.file('pos').readRegionTransient({ off: this.dict.value(t, 4), len: this.dict.value(t, 5) });
   }
 
   postings(t: number, withPositions: boolean): TermPostings {

@@ -13,7 +13,7 @@
  * (uvarints), source (uvarint byte length + bytes).
  */
 import { ByteReader, ByteWriter } from '../codec/byte-buf.ts';
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { deflateRawTransient, inflateRawTransient } from '../codec/raw-deflate.ts';
 import { CorruptionError } from '../errors.ts';
 import type { BlockCache } from './block-cache.ts';
 import type { RegionRef, RegionSource, SegmentFileWriter } from './segment-file.ts';
@@ -27,13 +27,6 @@ export const STORED_BLOCK_BYTES = 8 * 1024;
 export const STORED_CODEC_DEFLATE = 1;
 /** zlib level of stored blocks: 1 (fastest) loses little ratio on this data and costs a third of level 6. */
 const DEFLATE_LEVEL = 1;
-/**
- * zlib's output chunk when inflating a block: large enough for a whole block — also one written with the 16 KiB
- * blocks of earlier segments (a block ends at the first doc that takes it past its size) — so inflating is one
- * pass with no chunk concatenation. With zlib's 16 KiB default, inflating a 16 KiB block took 1.6× as long
- * (measured on seeded log documents).
- */
-const INFLATE_CHUNK_BYTES = 32 * 1024;
 
 /** One root doc's stored data, as kept in a block. */
 export interface StoredEntry { doc: number; id: string; routing: string | null; seqNo: number; version: number; primaryTerm: number; source: Uint8Array }
@@ -73,7 +66,7 @@ export class StoredFieldsWriter {
     const raw = new Uint8Array(head.len + this.w.len);
     raw.set(head.buf.subarray(0, head.len), 0);
     raw.set(this.w.buf.subarray(0, this.w.len), head.len);
-    const packed = deflateRawSync(raw, { level: DEFLATE_LEVEL });
+    const packed = deflateRawTransient(raw, DEFLATE_LEVEL);
     const payload = new Uint8Array(packed.byteLength + 1);
     payload[0] = STORED_CODEC_DEFLATE;
     payload.set(packed, 1);
@@ -83,6 +76,19 @@ export class StoredFieldsWriter {
     this.index.blockLen.push(ref.len);
     this.w.len = 0;
     this.count = 0;
+  }
+
+  /**
+   * Appends a block as another segment wrote it (`StoredFieldsReader.compressedBlock`), its first doc renumbered
+   * to `first`: entries keep doc offsets from their block's first doc, so a block whose docs all move by the same
+   * amount needs no inflating and no compressing (as Lucene's stored-fields bulk merge copies chunks).
+   */
+  addCompressedBlock(first: number, payload: Uint8Array): void {
+    this.flushBlock();
+    const ref = this.file.region(payload);
+    this.index.firstDocs.push(first);
+    this.index.blockOff.push(ref.off);
+    this.index.blockLen.push(ref.len);
   }
 
   finish(): StoredIndex {
@@ -113,6 +119,17 @@ export class StoredFieldsReader {
     return this.entry(block, lo);
   }
 
+  get blockCount(): number { return this.index.firstDocs.length; }
+  blockFirstDoc(b: number): number { return this.index.firstDocs[b]; }
+
+  /** Block `b` as written (codec byte, then the compressed bytes), checked; valid until the next transient read. */
+  compressedBlock(b: number): Uint8Array {
+    const ref: RegionRef = { off: this.index.blockOff[b], len: this.index.blockLen[b] };
+    const payload = this.file.readRegionTransient(ref);
+    if (payload[0] !== STORED_CODEC_DEFLATE) throw new CorruptionError(this.file.path, ref.off, `unknown stored-fields codec ${payload[0]}`);
+    return payload;
+  }
+
   /** Every stored entry in doc order (merges read sequentially, bypassing the cache). */
   *entries(): Generator<StoredEntry> {
     for (let b = 0; b < this.index.firstDocs.length; b++) {
@@ -139,11 +156,10 @@ export class StoredFieldsReader {
     const payload = this.file.readRegionTransient(ref);
     if (payload[0] !== STORED_CODEC_DEFLATE) throw new CorruptionError(this.file.path, ref.off, `unknown stored-fields codec ${payload[0]}`);
     let raw: Uint8Array;
-    try { raw = inflateRawSync(payload.subarray(1), { chunkSize: INFLATE_CHUNK_BYTES }); } catch (e) {
+    // The inflated bytes are copied out of the reused buffer: the cache keeps the block.
+    try { raw = inflateRawTransient(payload.subarray(1)).slice(); } catch (e) {
       throw new CorruptionError(this.file.path, ref.off, `stored block does not decompress: ${(e as Error).message}`);
     }
-    // The result is a view of zlib's chunk buffer; a cached block keeps only its own bytes.
-    if (raw.buffer.byteLength - raw.byteLength > 4096) raw = new Uint8Array(raw);
     const r = new ByteReader(raw, this.file.path);
     const n = r.uvarint();
     const first = this.index.firstDocs[b];

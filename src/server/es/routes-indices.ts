@@ -119,8 +119,11 @@ export function registerIndexRoutes(router: Router, cluster: EsCluster): void {
     await cluster.ctx.pool.broadcast('docs.clearCache', {});
     return json(req, 200, { _shards: shardsHeader(metas) });
   });
-  router.add('POST', '/_cache/clear', clearCache);
-  router.add('POST', '/:index/_cache/clear', clearCache);
+  // ES 6.8 takes GET as well (deprecated in 7, gone in 8); the 6.8 clients send GET when there is no body.
+  for (const method of ['POST', 'GET'] as const) {
+    router.add(method, '/_cache/clear', clearCache);
+    router.add(method, '/:index/_cache/clear', clearCache);
+  }
 
   const refresh = (op: 'docs.refresh' | 'docs.flush') => route(['force', 'wait_if_ongoing', ...EXPAND], async (req, p) => {
     const metas = cluster.resolveForRead(p.index, { ...readOpts(req), data: true }).map((r) => cluster.state.indices[r.name]);

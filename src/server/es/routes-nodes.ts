@@ -9,6 +9,7 @@ import { illegalArgument } from '../../engine/documents/doc-errors.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
 import type { Params, Router } from '../router.ts';
 import { ES_VERSION, nodeIdentity } from './banner.ts';
+import { selectsThisNode } from './node-selector.ts';
 import type { EsCluster } from './cluster.ts';
 import { route } from './handler.ts';
 import { json } from './json.ts';
@@ -25,13 +26,6 @@ export function registerNodeRoutes(router: Router, cluster: EsCluster): void {
   const stats = route(PARAMS, (req, p) => nodesStats(cluster, req, p));
   for (const path of ['/_nodes/stats', '/_nodes/stats/:metric', '/_nodes/:nodes/stats', '/_nodes/:nodes/stats/:metric']) router.add('GET', path, stats);
   for (const path of ['/_nodes', '/_nodes/:nodes', '/_nodes/:nodes/:metric']) router.add('GET', path, info);
-}
-
-/** Whether a `{node_id}` selector names this node. */
-function selectsThisNode(cluster: EsCluster, sel: string | undefined): boolean {
-  if (sel === undefined) return true;
-  const id = nodeIdentity(cluster.ctx.dataDir);
-  return sel.split(',').some((s) => ['_all', '_local', '_master', '*', id.uuid, id.name].includes(s) || s === 'master:true' || s === 'data:true');
 }
 
 /** `/_nodes/{x}` is a metric list when every part is one, else a node selector (as ES decides). */
@@ -62,7 +56,7 @@ function base(cluster: EsCluster): Record<string, unknown> {
 function nodesInfo(cluster: EsCluster, req: HttpRequest, p: Params): HttpResponse {
   const { nodes, metrics } = split(p, INFO_METRICS);
   const want = (m: string): boolean => metrics === null || metrics.has(m);
-  return json(req, 200, humanIfAsked(req, envelope(cluster, selectsThisNode(cluster, nodes), () => {
+  return json(req, 200, humanIfAsked(req, envelope(cluster, selectsThisNode(cluster.ctx.dataDir, nodes), () => {
     const b = base(cluster);
     const out: Record<string, unknown> = { name: b.name, transport_address: b.transport_address, host: b.host, ip: b.ip, version: b.version,
       build_flavor: b.build_flavor, build_type: b.build_type, build_hash: b.build_hash, roles: b.roles };
@@ -92,7 +86,7 @@ function nodesInfo(cluster: EsCluster, req: HttpRequest, p: Params): HttpRespons
 async function nodesStats(cluster: EsCluster, req: HttpRequest, p: Params): Promise<HttpResponse> {
   const { nodes, metrics } = split(p, STATS_METRICS);
   const want = (m: string): boolean => metrics === null || metrics.has(m);
-  const selected = selectsThisNode(cluster, nodes);
+  const selected = selectsThisNode(cluster.ctx.dataDir, nodes);
   const shardStats = selected && want('indices') ? [...(await cluster.stats(Object.values(cluster.state.indices))).values()].flat() : [];
   return json(req, 200, humanIfAsked(req, envelope(cluster, selected, () => {
     const b = base(cluster);

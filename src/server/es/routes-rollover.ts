@@ -7,6 +7,7 @@
 import { applyAliasActions } from '../../engine/documents/aliases.ts';
 import { resolveDateMathName } from '../../engine/documents/date-math-names.ts';
 import { illegalArgument } from '../../engine/documents/doc-errors.ts';
+import { validateNewIndexName } from '../../engine/documents/index-create.ts';
 import { indicesOfAlias, type IndexMeta } from '../../engine/documents/cluster-state.ts';
 import { parseTimeValue } from '../../engine/documents/settings.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
@@ -36,7 +37,7 @@ async function roll(cluster: EsCluster, req: HttpRequest, p: Params): Promise<Ht
   if (!writeIndex) throw illegalArgument(`source alias [${alias}] does not point to a write index`);
   const old = cluster.state.indices[writeIndex];
   const newName = p.new_index !== undefined ? resolveDateMathName(p.new_index, cluster.ctx.now()) : nextName(old.name);
-  if (cluster.state.indices[newName]) throw illegalArgument(`index [${newName}] already exists`);
+  validateNewIndexName(cluster.state, newName);
 
   const conditions = parseConditions(body.conditions);
   const results = await evaluate(cluster, old, conditions);

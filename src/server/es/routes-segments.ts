@@ -95,8 +95,9 @@ async function catSegments(cluster: EsCluster, req: HttpRequest, expr: string | 
   for (const m of metas) {
     all.get(m.name)!.forEach((list, s) => {
       for (const x of list) {
+        // `size` is a ByteSizeValue but ES adds `size.memory` as a plain long (RestSegmentsAction), so no unit.
         rows.push({ index: m.name, shard: s, prirep: 'p', ip: '127.0.0.1', id: node.uuid, segment: x.name, generation: x.generation,
-          'docs.count': x.docs, 'docs.deleted': x.deleted, size: bytesCell(req, x.sizeBytes), 'size.memory': bytesCell(req, x.memoryBytes),
+          'docs.count': x.docs, 'docs.deleted': x.deleted, size: bytesCell(req, x.sizeBytes), 'size.memory': x.memoryBytes,
           committed: String(x.committed), searchable: String(x.search), version: LUCENE_VERSION, compound: 'false' });
       }
     });
