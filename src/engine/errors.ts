@@ -48,6 +48,14 @@ export const ERRORS = {
   DOC_NOT_X_CONTENT: '%s',
   DOC_VALIDATION: 'Validation Failed: %s',
   DOC_PARSE: '%s',
+  /** The `fail` ingest processor's own failure (its rendered message). */
+  DOC_INGEST_FAIL: '%s',
+  /** A processor's failure as its pipeline reports it: `cause` is the processor's error, `header` names the processor. */
+  DOC_INGEST_PROCESSOR: '%s',
+  /** The IllegalArgumentException ES wraps a processor's failure in, between the two above (rendering only). */
+  DOC_INGEST_CAUSE: '%s',
+  /** `GET /_tasks/{id}?wait_for_completion=true` gave up before the task finished. */
+  DOC_TASK_WAIT_TIMEOUT: 'Timed out waiting for completion of [%s]',
   DOC_VERSION_CONFLICT: '[%s][%s]: version conflict, %s',
   DOC_MISSING: '[%s][%s]: document missing',
   DOC_ROUTING_MISSING: 'routing is required for [%s]/[%s]/[%s]',

@@ -192,6 +192,11 @@ export interface WorkerOps {
   'tsdb.walReplay': { args: null; result: WalReplayStatus };
   /** Block cutting, compaction and retention; carries the retention settings so a restarted worker gets them. */
   'tsdb.tick': { args: Partial<TsdbOpenArgs> | null; result: TickResult[] };
+  /**
+   * Worker 0, after every worker's tick: merges the shards' parts into the shared blocks, compacts them and
+   * applies retention (shared-blocks.ts).
+   */
+  'tsdb.maintainShared': { args: Partial<TsdbOpenArgs> | null; result: TickResult };
   'tsdb.reloadBlocks': { args: null; result: null };
   'tsdb.close': { args: null; result: null };
 

@@ -1,22 +1,25 @@
 /**
  * Worker adapters for the metrics store. Worker i owns the TSDB shard `<tsdb path>/shard-i` (head, WAL and
- * the blocks cut from it), which receives the series the client hashes to i; worker 0 also serves block
- * directories written straight into `<tsdb path>` (imports). Shard directories left by a larger worker
- * count (shard-j, j ≥ workers) are adopted by worker j mod workers: their head is flushed to blocks on open
- * and they are served read-only, so changing `--workers` loses nothing. A Prometheus WAL at `<tsdb path>/wal`
- * is imported, each worker taking the series routed to it.
+ * the parts its head cuts), which receives the series the client hashes to i. The blocks live in `<tsdb
+ * path>` itself, one per range for the whole TSDB (docs/format.md "TSDB directory layout"): every worker
+ * serves the series of them routed to it, and worker 0 merges the parts into them, compacts them and applies
+ * retention (`tsdb.maintainShared`). Shard directories left by a larger worker count (shard-j, j ≥ workers)
+ * are adopted by worker j mod workers: their head is flushed to parts on open, which the next maintenance
+ * merges, so changing `--workers` loses nothing. A Prometheus WAL at `<tsdb path>/wal` is imported, each
+ * worker taking the series routed to it.
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import type { FetchedSeries, Labels, Matcher, MatchType } from '../engine/tsdb/api.ts';
 import { newMatcher } from '../engine/tsdb/api.ts';
 import { InvalidArgumentError } from '../engine/errors.ts';
-import { cleanTombstones, flushHead, headStatus, importPrometheusWal, mergeOverlappingBlocks, PromWal, refreshBlocks, shardFigures, snapshot, tick, Tsdb } from '../engine/tsdb/index.ts';
+import { checkTsdbLayout, cleanSharedTombstones, maintainShared, SharedBlocks, cleanTombstones, flushHead, headStatus, importPrometheusWal, mergeOverlappingBlocks, PromWal, refreshBlocks, shardFigures, snapshot, tick, Tsdb } from '../engine/tsdb/index.ts';
 import type { OpArgs, MatcherWire, SelectArgs, SelectReply, SelectorRangeArgs, TaskSubset, WorkerInit } from './protocol.ts';
 import { packSelect, type PackedSelect } from '../engine/tsdb/packed-series.ts';
 import { outOfBand } from '../engine/codec/msgpack.ts';
 
-interface Shards { own: Tsdb; all: Tsdb[] }
+/** This worker's shards; `shared` (worker 0 only) maintains the shared blocks. */
+interface Shards { own: Tsdb; all: Tsdb[]; shared: SharedBlocks | null }
 
 let opened: Promise<Shards> | null = null;
 let openArgs: OpArgs<'tsdb.open'> = { retentionMs: 15 * 86_400_000, retentionBytes: 0 };
@@ -27,6 +30,7 @@ function tsdbRoot(ctx: WorkerInit): string {
 }
 
 function openShard(ctx: WorkerInit, root: string, n: number): Promise<Tsdb> {
+  const own = n === ctx.workerId;
   const compress = openArgs.walCompression ?? (ctx.options.walCompression as boolean | undefined) ?? true;
   return Tsdb.open({
     dir: path.join(root, `shard-${n}`),
@@ -40,7 +44,7 @@ function openShard(ctx: WorkerInit, root: string, n: number): Promise<Tsdb> {
     retentionBytes: openArgs.retentionBytes,
     blockRangeMs: openArgs.blockRangeMs,
     maxBlockDurationMs: openArgs.maxBlockDurationMs,
-    extraBlockDirs: n === 0 ? [root] : [],
+    shared: { dir: root, shard: n, shards: ctx.workerCount, serve: own, writer: own && n === 0 },
   });
 }
 
@@ -63,6 +67,7 @@ function dropShards(cause: unknown): void {
 function startClosing(dbs: Promise<Shards>, cause: unknown): void {
   const c = { dbs, cause, done: Promise.resolve(false) };
   c.done = dbs.then(async (s) => {
+    s.shared?.close();
     const results = await Promise.allSettled(s.all.map((d) => d.close()));
     const bad = results.find((r) => r.status === 'rejected');
     if (bad) { console.warn(`TSDB: putting back the WAL failed (${String((bad as PromiseRejectedResult).reason)}); retrying on the next call`); return false; }
@@ -84,6 +89,7 @@ async function shards(ctx: WorkerInit): Promise<Shards> {
   if (closing) await awaitClosed();
   opened ??= (async () => {
     const root = tsdbRoot(ctx);
+    await checkTsdbLayout(root, ctx.workerId === 0);
     const own = await openShard(ctx, root, ctx.workerId);
     // A Prometheus data directory's WAL: this shard takes the series routed to it (read-only import, once).
     await importPrometheusWal(own, root, ctx.workerId, ctx.workerCount);
@@ -96,12 +102,17 @@ async function shards(ctx: WorkerInit): Promise<Shards> {
       await flushHead(extra);
       all.push(extra);
     }
-    return { own, all };
+    const shared = ctx.workerId === 0 ? new SharedBlocks({ dir: root, blockRangeMs: own.blockRangeMs, now: own.now, ...retentionOf(openArgs) }) : null;
+    return { own, all, shared };
   })();
   const mine = opened;
   // A failed open (a full disk cannot create the WAL's segment) is retried by the next call.
   mine.catch(() => { if (opened === mine) opened = null; });
   return mine;
+}
+
+function retentionOf(a: Partial<OpArgs<'tsdb.open'>>): { retentionMs?: number; retentionBytes?: number; maxBlockDurationMs?: number } {
+  return { retentionMs: a.retentionMs, retentionBytes: a.retentionBytes, maxBlockDurationMs: a.maxBlockDurationMs };
 }
 
 export function toLabels(flat: readonly string[]): Labels {
@@ -209,7 +220,11 @@ export const tsdbTasks = {
     await forAll(ctx, async (d) => { for (const ms of sets) await d.deleteSeries(ms, a.mint, a.maxt); });
     return null;
   },
-  'tsdb.cleanTombstones': async (_a, ctx) => (await forAll(ctx, cleanTombstones)).reduce((x, y) => x + y, 0),
+  'tsdb.cleanTombstones': async (_a, ctx) => {
+    const s = await shards(ctx);
+    const n = (await forAll(ctx, cleanTombstones)).reduce((x, y) => x + y, 0);
+    return n + (s.shared ? await cleanSharedTombstones(s.shared) : 0);
+  },
   'tsdb.snapshot': async (a, ctx) => { await forAll(ctx, (d) => snapshot(d, a.dir, a.withHead)); return null; },
   'tsdb.mergeSnapshot': async (a, ctx) => mergeOverlappingBlocks(a.dir, (await shards(ctx)).own.now()),
   'tsdb.status': async (_a, ctx) => headStatus((await shards(ctx)).own),
@@ -221,11 +236,18 @@ export const tsdbTasks = {
     await refreshBlocks(d); // imported blocks appear within one tick, without a restart
     return tick(d);
   }),
+  'tsdb.maintainShared': async (a, ctx) => {
+    const s = await shards(ctx);
+    if (!s.shared) return { blocksCut: 0, compactions: 0, blocksDeleted: 0 };
+    if (a) s.shared.setRetention(retentionOf(a));
+    return maintainShared(s.shared);
+  },
   'tsdb.reloadBlocks': async (_a, ctx) => { await forAll(ctx, refreshBlocks); return null; },
   'tsdb.close': async () => {
     if (!opened) return null;
     const s = await opened;
     opened = null;
+    s.shared?.close();
     for (const d of s.all) await d.close();
     return null;
   },

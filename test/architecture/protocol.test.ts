@@ -54,7 +54,7 @@ test('the task table has exactly the operations the contract declares', () => {
     'search.query': true, 'search.dfs': true, 'search.fetch': true, 'search.scroll': true, 'search.clearScroll': true, 'search.analyze': true,
     'tsdb.open': true, 'tsdb.append': true, 'tsdb.select': true, 'tsdb.selectPacked': true, 'tsdb.labelNames': true, 'tsdb.labelValues': true,
     'tsdb.series': true, 'tsdb.deleteSeries': true, 'tsdb.cleanTombstones': true, 'tsdb.snapshot': true, 'tsdb.mergeSnapshot': true, 'tsdb.status': true, 'tsdb.figures': true,
-    'tsdb.walReplay': true, 'tsdb.tick': true, 'tsdb.reloadBlocks': true, 'tsdb.close': true,
+    'tsdb.walReplay': true, 'tsdb.tick': true, 'tsdb.maintainShared': true, 'tsdb.reloadBlocks': true, 'tsdb.close': true,
     'promql.eval': true, 'rules.eval': true,
   };
   assert.deepEqual(Object.keys(TASKS).sort(), Object.keys(declared).sort());

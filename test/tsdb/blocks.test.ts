@@ -128,6 +128,24 @@ test('delete_series hides data at once in blocks and head; clean_tombstones rewr
   } finally { cleanup(); }
 });
 
+test('an unbounded delete survives the tombstones file and WAL round trips (the lower bound used to come back positive)', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const { db, store } = await openTestDb(dir);
+    await ingest(db, 2, 0, 5);
+    await tick(db);
+    assert.equal(db.blocks.length, 1);
+    const sel = [newMatcher(MATCH_EQUAL, 'i', '1')];
+    await db.deleteSeries(sel, -Infinity, Infinity);
+    assert.equal(db.select(sel, 0, 5 * H).length, 0);
+    await db.close();
+    const { db: db2 } = await openTestDb(dir, store);
+    assert.equal(db2.select(sel, 0, 5 * H).length, 0, 'still deleted after reopening (block tombstones file, head from the WAL)');
+    assert.equal(db2.select(ALL, 0, 5 * H).length, 1);
+    await db2.close();
+  } finally { cleanup(); }
+});
+
 test('writeBlock output is picked up by reloadBlocks and merged with head data', async () => {
   const { dir, cleanup } = tempDir();
   try {

@@ -3,7 +3,8 @@
  * blocks promtool wrote, served by Tessera (`--storage.tsdb.path` at them) and by Prometheus; a snapshot of
  * Tessera's TSDB (remote-written data, head included) served by Prometheus; a WAL Prometheus wrote (self-scrape,
  * stopped before a block; and one with a checkpoint after a head compaction) imported by Tessera; and a Tessera
- * shard's WAL, head chunks and checkpoint replayed by Prometheus. Skipped without Debian's prometheus.
+ * shard's WAL, head chunks and checkpoint replayed by Prometheus; and Tessera's live TSDB directory after head
+ * compaction on two workers (one block per range) served by Prometheus. Skipped without Debian's prometheus.
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -255,4 +256,33 @@ test('a WAL checkpoint the real Prometheus wrote (after compacting its head) rep
   assert.equal(await ask(srv.promUrl), theirs);
   const marker = JSON.parse(readFileSync(path.join(forTessera, 'shard-0', 'prometheus-wal-import.json'), 'utf8')) as { state: { checkpoint: string | null } };
   assert.match(String(marker.state.checkpoint), /^checkpoint\.\d{8}$/, 'the import read Prometheus\'s checkpoint');
+});
+
+test('the live TSDB directory after head compaction on two workers: one block per range, and Prometheus started on it answers as Tessera does', { skip }, async () => {
+  const first: TestServer = await startServer({ services: ['metrics'], workers: 2, args: ['--web.enable-remote-write-receiver', '--storage.tsdb.retention.time', '100y'] });
+  cleanups.push(() => first.destroy());
+  const now = Math.floor(Date.now() / 1000 / 7200) * 7200; // 2 h aligned, seconds
+  // Five hours of samples in one request (an empty head takes them all); both workers get some series.
+  await remoteWrite(first.promUrl, reqAndTempSamples(now - 4 * 3600, 300, 60));
+  await first.stop();
+  // The maintenance pass at start cuts both heads (their span is over 1.5 block ranges) and merges the parts.
+  const srv = await first.restart();
+  cleanups.push(() => srv.destroy());
+  const root = path.join(srv.dataDir, 'tsdb');
+  const blocks = (): string[] => readdirSync(root).filter((n) => ULID_RE.test(n));
+  const parts = (): string[] => ['shard-0', 'shard-1'].flatMap((s) => readdirSync(path.join(root, s)).filter((n) => ULID_RE.test(n)));
+  while (blocks().length < 2 || parts().length > 0) await new Promise((r) => setTimeout(r, 20));
+  const listed = execFileSync(PROMTOOL!, ['tsdb', 'list', root], { encoding: 'utf8' }).trim().split('\n').slice(1);
+  assert.equal(listed.length, 2, `promtool tsdb list: ${listed.join('\n')}`);
+  const metas = blocks().map((id) => JSON.parse(readFileSync(path.join(root, id, 'meta.json'), 'utf8')) as { minTime: number; maxTime: number }).sort((a, b) => a.minTime - b.minTime);
+  assert.deepEqual(metas.map((m) => [m.minTime / 1000 - now, m.maxTime / 1000 - now]), [[-6 * 3600, -4 * 3600], [-4 * 3600, -2 * 3600]], 'two 2 h blocks, not overlapping');
+  // Prometheus on a copy of the directory (it would write its own wal/ into it): it sees the blocks, not the shards' heads.
+  const promDir = path.join(srv.dataDir, 'for-prometheus');
+  cpSync(root, promDir, { recursive: true });
+  const prom = await startPrometheus(promDir);
+  const at = now - 2 * 3600 - 60;
+  const mine = await answers(srv.promUrl, at);
+  assert.match(mine[4], /"room":"lab"/, 'temp has data in range');
+  assert.equal(mine[0].split('\n').length, 3, 'three req_total series');
+  assert.deepEqual(await answers(prom, at), mine);
 });

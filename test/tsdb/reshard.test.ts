@@ -31,6 +31,12 @@ test('data of shard-2 stays visible when the server restarts with 2 workers', as
     for (const s of got) assert.deepEqual([...s.t], [0, 1000, 2000]);
     const blocks = readdirSync(path.join(dir, 'tsdb', 'shard-2')).filter((n) => /^[0-9A-Z]{26}$/.test(n));
     assert.equal(blocks.length, 1, 'the orphaned head became a block');
+    // The next maintenance pass merges it into the TSDB directory, where both workers serve their series of it.
+    await client.tick();
+    assert.deepEqual(readdirSync(path.join(dir, 'tsdb', 'shard-2')).filter((n) => /^[0-9A-Z]{26}$/.test(n)), []);
+    assert.equal(readdirSync(path.join(dir, 'tsdb')).filter((n) => /^[0-9A-Z]{26}$/.test(n)).length, 1);
+    const after = await client.select(ALL, 0, 10_000);
+    assert.deepEqual(after, got);
     await client.close();
     await pool.close();
   } finally { cleanup(); }

@@ -10,6 +10,14 @@ export function isRegexLiteral(v: unknown): v is string {
 }
 
 export function javaCommentsRegex(literal: string): RegExp {
+  return javaRegex(literal, true);
+}
+
+/**
+ * A `/.../` literal as a JS RegExp; `comments` is Pattern.COMMENTS, which `match` uses and `catch` does not (ES's
+ * DoSection compiles a catch pattern plainly and searches the error response with it).
+ */
+export function javaRegex(literal: string, comments: boolean): RegExp {
   const src = literal.trim().slice(1, -1);
   let out = '';
   let inClass = false;
@@ -31,8 +39,8 @@ export function javaCommentsRegex(literal: string): RegExp {
       continue;
     }
     if (c === '[') { inClass = true; out += c; continue; }
-    if (/\s/.test(c)) continue;
-    if (c === '#') {
+    if (comments && /\s/.test(c)) continue;
+    if (comments && c === '#') {
       while (i < src.length && src[i] !== '\n') i++;
       continue;
     }

@@ -4,7 +4,7 @@
  * head of `setup` skips the whole file; one at the head of a test skips that test.
  */
 import type { ApiResolver } from './api-resolver.ts';
-import { Executor } from './executor.ts';
+import { Executor, NotApplicable } from './executor.ts';
 import { skipReason } from './skip.ts';
 import { Stash } from './stash.ts';
 import type { TestSuite } from './suite.ts';
@@ -26,7 +26,7 @@ export async function runSuite(base: string, suite: TestSuite, apis: ApiResolver
       await ex.run(t.steps);
       out.push({ name: t.name, status: 'pass', detail: '' });
     } catch (e) {
-      out.push({ name: t.name, status: 'fail', detail: (e as Error).message });
+      out.push({ name: t.name, status: e instanceof NotApplicable ? 'skip' : 'fail', detail: (e as Error).message });
     } finally {
       await ex.run(suite.teardown).catch(() => undefined);
       await wipeCluster(base);

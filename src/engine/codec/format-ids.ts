@@ -117,6 +117,12 @@ export const LEGACY_CHECKPOINT_MAGIC = 0x54434b50;
 export const LEGACY_CHECKPOINT_VERSION = 1;
 /** Where an upgrade moves a shard's layout-1 `wal/` while it rewrites it ("TSDB WAL upgrade from layout 1"). */
 export const LEGACY_WAL_DIR = 'wal-v1';
+/**
+ * TSDB directory layout marker `<tsdb>/TSDB_LAYOUT_FILE` = `{"version": TSDB_LAYOUT_VERSION}`, docs/format.md
+ * "TSDB directory layout": version 2 keeps the blocks in the TSDB directory itself, one per range.
+ */
+export const TSDB_LAYOUT_FILE = 'tessera-layout.json';
+export const TSDB_LAYOUT_VERSION = 2;
 /** `version` field of a block's meta.json, "TSDB block meta.json". */
 export const TSDB_META_VERSION = 1;
 /** 'TEND': footer magic of Tessera's framed TSDB files (the layout-1 checkpoint; followed by crc32c of all bytes before). */

@@ -13,7 +13,11 @@ export interface BlockMeta {
   stats: { numSamples: number; numSeries: number; numChunks: number; numTombstones?: number };
   compaction: { level: number; sources: string[]; parents?: { ulid: string; minTime: number; maxTime: number }[]; deletable?: boolean };
   version: number;
-  tessera?: { cutFromHead?: boolean };
+  /**
+   * `cutFromHead`: holds data cut from a head of this TSDB. `headCuts`: for a block of the shared directory, shard
+   * number → max time of that shard's head data in it (bounds the shard's head after a restart, shard-layout.ts).
+   */
+  tessera?: { cutFromHead?: boolean; headCuts?: Record<string, number> };
 }
 
 export async function readMeta(dir: string): Promise<BlockMeta> {

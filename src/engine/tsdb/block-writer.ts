@@ -32,6 +32,8 @@ export interface NewBlockInfo {
   sources?: string[];
   parents?: { ulid: string; minTime: number; maxTime: number }[];
   cutFromHead?: boolean;
+  /** Shard number → max time (exclusive, ms) of the head data of that shard the block holds (shard-layout.ts). */
+  headCuts?: Record<string, number>;
 }
 
 /** Streams chunks into numbered segment files. */
@@ -110,7 +112,7 @@ export async function writeBlockDir(parent: string, series: readonly BlockSeries
     stats: { numSamples, numSeries: idx.length, numChunks },
     compaction: { level: info.level, sources: info.sources ?? [id], ...(info.parents ? { parents: info.parents } : {}) },
     version: TSDB_META_VERSION,
-    ...(info.cutFromHead ? { tessera: { cutFromHead: true } } : {}),
+    ...(info.cutFromHead ? { tessera: { cutFromHead: true, ...(info.headCuts ? { headCuts: info.headCuts } : {}) } } : {}),
   };
   await writeMeta(tmp, meta);
   await syncDir(path.join(tmp, 'chunks'));

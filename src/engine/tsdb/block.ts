@@ -4,7 +4,7 @@
  * read on demand with positioned reads (the worker thread may block on disk; the main thread never calls this).
  */
 import { crc32c } from '../codec/crc32c.ts';
-import { closeSync, fstatSync, openSync, promises as fsp } from 'node:fs';
+import { closeSync, fstatSync, openSync, promises as fsp, readdirSync, readSync } from 'node:fs';
 import { ReadAheadFile } from './read-ahead.ts';
 import path from 'node:path';
 import type { Labels, Matcher } from './api.ts';
@@ -37,7 +37,7 @@ class LazyChunk implements ChunkMeta {
 }
 
 export class Block implements SeriesSource {
-  private fds = new Map<number, number>();
+  private fds: Map<number, number>;
   private readers = new Map<number, ReadAheadFile>();
   private closed = false;
   readonly index: BlockPostings;
@@ -48,8 +48,10 @@ export class Block implements SeriesSource {
     private readonly reader: BlockIndexReader,
     public tombstones: Tombstones,
     readonly sizeBytes: number,
+    fds: Map<number, number>,
   ) {
     this.index = new BlockPostings(reader);
+    this.fds = fds;
   }
 
   get minTime(): number { return this.meta.minTime; }
@@ -110,16 +112,25 @@ export class Block implements SeriesSource {
     return fd;
   }
 
-  /** Records deletions of `[mint, maxt]` for matching series and rewrites the tombstones file. */
-  async addTombstones(ms: readonly Matcher[], mint: number, maxt: number): Promise<void> {
+  /**
+   * Records deletions of `[mint, maxt]` for matching series and rewrites the tombstones file; with `persist`
+   * false only in memory (a shared block is written by one worker, the others apply the same deletion).
+   */
+  async addTombstones(ms: readonly Matcher[], mint: number, maxt: number, persist = true): Promise<void> {
     const refs = this.index.select(ms).toUint32Array();
     if (refs.length === 0) return;
     const next: Tombstones = new Map(this.tombstones);
     for (let i = 0; i < refs.length; i++) next.set(refs[i], addInterval(next.get(refs[i]) ?? [], [mint, maxt]));
-    await writeTombstones(this.dir, next);
+    if (persist) await writeTombstones(this.dir, next);
     this.tombstones = next;
     this.meta = { ...this.meta, stats: { ...this.meta.stats, numTombstones: countIntervals(next) } };
-    await writeMeta(this.dir, this.meta);
+    if (persist) await writeMeta(this.dir, this.meta);
+  }
+
+  /** Re-reads tombstones and meta.json, which another worker may have rewritten since this block opened. */
+  async refreshTombstones(): Promise<void> {
+    this.tombstones = await readTombstones(this.dir);
+    this.meta = await readMeta(this.dir);
   }
 
   close(): void {
@@ -132,18 +143,31 @@ export class Block implements SeriesSource {
   }
 }
 
-async function checkChunkHeaders(dir: string): Promise<void> {
+/**
+ * Opens every chunk file of the block and checks its header; the descriptors are kept for the block's life.
+ * Holding them from the start is what lets another worker delete a shared block (compaction, retention, a
+ * merge of shard parts) while this one still serves it until its next reload: the files stay readable through
+ * open descriptors, as Prometheus's memory maps do.
+ */
+function openChunkFiles(dir: string): Map<number, number> {
   const cdir = path.join(dir, 'chunks');
-  for (const name of await fsp.readdir(cdir)) {
-    if (!/^\d{6}$/.test(name)) continue;
-    const fh = await fsp.open(path.join(cdir, name), 'r');
-    try {
+  const fds = new Map<number, number>();
+  try {
+    for (const name of readdirSync(cdir)) {
+      if (!/^\d{6}$/.test(name)) continue;
+      const file = path.join(cdir, name);
+      const fd = openSync(file, 'r');
+      fds.set(Number(name) - 1, fd);
       const b = Buffer.alloc(8);
-      await fh.read(b, 0, 8, 0);
-      if (b.readUInt32BE(0) !== PROM_CHUNKS_MAGIC) throw new CorruptionError(path.join(cdir, name), 0, `invalid magic number ${b.readUInt32BE(0).toString(16)}`);
-      if (b[4] !== PROM_CHUNKS_VERSION) throw new FormatVersionError(path.join(cdir, name), b[4], PROM_CHUNKS_VERSION, PROM_CHUNKS_VERSION);
-    } finally { await fh.close(); }
+      readSync(fd, b, 0, 8, 0);
+      if (b.readUInt32BE(0) !== PROM_CHUNKS_MAGIC) throw new CorruptionError(file, 0, `invalid magic number ${b.readUInt32BE(0).toString(16)}`);
+      if (b[4] !== PROM_CHUNKS_VERSION) throw new FormatVersionError(file, b[4], PROM_CHUNKS_VERSION, PROM_CHUNKS_VERSION);
+    }
+  } catch (e) {
+    for (const fd of fds.values()) closeSync(fd);
+    throw e;
   }
+  return fds;
 }
 
 export async function dirSize(dir: string): Promise<number> {
@@ -159,10 +183,12 @@ export async function dirSize(dir: string): Promise<number> {
 export async function openBlock(dir: string): Promise<Block> {
   if (await isLegacyBlock(dir)) dir = await upgradeLegacyBlock(dir);
   const meta = await readMeta(dir);
-  await checkChunkHeaders(dir);
   const tombstones = await readTombstones(dir);
-  const reader = new BlockIndexReader(path.join(dir, 'index'));
-  return new Block(dir, meta, reader, tombstones, await dirSize(dir));
+  const size = await dirSize(dir);
+  const fds = openChunkFiles(dir);
+  let reader: BlockIndexReader;
+  try { reader = new BlockIndexReader(path.join(dir, 'index')); } catch (e) { for (const fd of fds.values()) closeSync(fd); throw e; }
+  return new Block(dir, meta, reader, tombstones, size, fds);
 }
 
 /**
@@ -179,6 +205,8 @@ export async function listBlockDirs(parents: readonly string[]): Promise<string[
       const dir = path.join(parent, n);
       const meta = path.join(dir, 'meta.json');
       try { await fsp.access(meta); } catch {
+        // Deleted by another worker (renamed to .deleted) since the listing: gone, not damaged.
+        if (!await fsp.access(dir).then(() => true, () => false)) continue;
         throw new CorruptionError(meta, 0, 'block directory has no meta.json: restore the block from a backup or move its directory away');
       }
       out.push(dir);

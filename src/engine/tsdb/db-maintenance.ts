@@ -9,19 +9,38 @@ import path from 'node:path';
 import { compareLabels, MATCH_REGEXP, newMatcher, VAL_FLOAT } from './api.ts';
 import type { SampleCursor } from './api.ts';
 import type { Block } from './block.ts';
-import { dirSize, listBlockDirs, openBlock } from './block.ts';
+import { listBlockDirs, openBlock } from './block.ts';
 import { encodeChunks, writeBlockDir, type BlockChunk, type BlockSeries } from './block-writer.ts';
 import type { Interval } from './chunk-meta.ts';
 import { isDeleted } from './chunk-meta.ts';
 import type { Tsdb } from './db.ts';
 import { checkpointWal } from './head-replay.ts';
 import { MultiSourceQuerier } from './querier.ts';
+import { mergeHeadCuts, removeBlockDir } from './shard-layout.ts';
 import { decodeXor as decodeInto, xorCount } from './xor-chunk.ts';
 
 const MATCH_ALL = [newMatcher(MATCH_REGEXP, '__name__', '.*')];
 const DAY_MS = 86_400_000;
 
-function serially<T>(db: Tsdb, fn: () => Promise<T>): Promise<T> {
+/**
+ * A directory of blocks that compaction and retention work on: a standalone TSDB (its blocks and head) or the
+ * shared directory of a sharded one (shared-blocks.ts).
+ */
+export interface BlockSet {
+  /** Where new blocks are written. */
+  readonly dir: string;
+  blocks: Block[];
+  readonly blockRangeMs: number;
+  readonly opts: { retentionMs?: number; retentionBytes?: number; maxBlockDurationMs?: number };
+  /** Serialises the maintenance of this set. */
+  maintenance: Promise<unknown>;
+  now(): number;
+  reloadBlocks(): Promise<void>;
+  /** Bytes of the WAL(s) beside the blocks, counted towards the size retention. */
+  walSizeBytes(): Promise<number>;
+}
+
+export function serially<T>(db: BlockSet, fn: () => Promise<T>): Promise<T> {
   const p = db.maintenance.then(fn, fn);
   db.maintenance = p.catch(() => {});
   return p;
@@ -29,18 +48,29 @@ function serially<T>(db: Tsdb, fn: () => Promise<T>): Promise<T> {
 
 export interface TickResult { blocksCut: number; compactions: number; blocksDeleted: number }
 
-/** Cuts, compacts and applies retention until there is nothing left to do. */
+/**
+ * Cuts, compacts and applies retention until there is nothing left to do. A shard of a sharded TSDB only cuts
+ * parts: the shared maintenance (shared-blocks.ts) merges, compacts and applies retention for all shards.
+ */
 export function tick(db: Tsdb): Promise<TickResult> {
   return serially(db, async () => {
     const res: TickResult = { blocksCut: 0, compactions: 0, blocksDeleted: 0 };
     while (headCompactable(db)) { await cutHeadBlock(db); res.blocksCut++; }
-    for (let group = planCompaction(db); group; group = planCompaction(db)) {
-      await compactBlocks(db, group, 0);
-      res.compactions++;
-    }
+    if (db.opts.shared) return res;
+    res.compactions = await compactAll(db);
     res.blocksDeleted = await applyRetention(db);
     return res;
   });
+}
+
+/** Runs leveled compaction until the plan is empty; returns the number of compactions. */
+export async function compactAll(db: BlockSet): Promise<number> {
+  let n = 0;
+  for (let group = planCompaction(db); group; group = planCompaction(db)) {
+    await compactBlocks(db, group, 0);
+    n++;
+  }
+  return n;
 }
 
 /** Re-reads the block directories, serialised with compaction (which adds and removes blocks). */
@@ -99,21 +129,21 @@ function rewriteDeleted(chunks: BlockChunk[], del: readonly Interval[]): BlockCh
 }
 
 /** Leveled compaction ranges: R, 3R, 9R, … up to the max block duration. */
-export function compactionRanges(db: Tsdb): number[] {
+export function compactionRanges(db: BlockSet): number[] {
   const max = maxBlockDuration(db);
   const out = [db.blockRangeMs];
   for (let r = db.blockRangeMs * 3; r <= max; r *= 3) out.push(r);
   return out;
 }
 
-export function maxBlockDuration(db: Tsdb): number {
+export function maxBlockDuration(db: BlockSet): number {
   if (db.opts.maxBlockDurationMs) return db.opts.maxBlockDurationMs;
   const ret = db.opts.retentionMs ?? 15 * DAY_MS;
   return Math.max(db.blockRangeMs, Math.min(ret > 0 ? ret / 10 : 31 * DAY_MS, 31 * DAY_MS));
 }
 
 /** Prometheus's `LeveledCompactor.Plan`: overlapping blocks first, then the first full range group. */
-export function planCompaction(db: Tsdb): Block[] | null {
+export function planCompaction(db: BlockSet): Block[] | null {
   const blocks = [...db.blocks].sort((a, b) => a.minTime - b.minTime);
   for (let i = 1; i < blocks.length; i++) {
     if (blocks[i].minTime < blocks[i - 1].maxTime) {
@@ -155,7 +185,7 @@ function splitByRange(ds: Block[], r: number): Block[][] {
  * Merges `group` into one block (tombstoned samples dropped, overlapping samples de-duplicated), then deletes
  * the inputs. Chunks are copied as they are when a series needs no rewriting.
  */
-export async function compactBlocks(db: Tsdb, group: Block[], levelBump = 1): Promise<string | null> {
+export async function compactBlocks(db: BlockSet, group: Block[], levelBump = 1): Promise<string | null> {
   const level = Math.max(...group.map((b) => b.meta.compaction.level)) + (group.length > 1 ? 1 : levelBump);
   const id = await writeMergedBlock(db.dir, group, level, db.now());
   await deleteBlocks(db, group);
@@ -163,7 +193,7 @@ export async function compactBlocks(db: Tsdb, group: Block[], levelBump = 1): Pr
 }
 
 /** Writes the merge of `group` as one new block of `level` under `parent` (none when no sample is left); returns its ULID. */
-async function writeMergedBlock(parent: string, group: readonly Block[], level: number, nowMs: number): Promise<string | null> {
+export async function writeMergedBlock(parent: string, group: readonly Block[], level: number, nowMs: number): Promise<string | null> {
   const mint = Math.min(...group.map((b) => b.minTime)), maxt = Math.max(...group.map((b) => b.maxTime));
   const q = new MultiSourceQuerier([...group], mint, maxt - 1);
   const out: BlockSeries[] = [];
@@ -182,7 +212,9 @@ async function writeMergedBlock(parent: string, group: readonly Block[], level: 
   const sources = [...new Set(group.flatMap((b) => b.meta.compaction.sources))].sort();
   const parents = group.map((b) => ({ ulid: b.ulid, minTime: b.minTime, maxTime: b.maxTime }));
   const cutFromHead = group.some((b) => b.meta.tessera?.cutFromHead);
-  return out.length ? writeBlockDir(parent, out, { minTime: mint, maxTime: maxt, level, sources, parents, cutFromHead }, nowMs) : null;
+  const cuts = mergeHeadCuts(group);
+  const headCuts = Object.keys(cuts).length ? cuts : undefined;
+  return out.length ? writeBlockDir(parent, out, { minTime: mint, maxTime: maxt, level, sources, parents, cutFromHead, headCuts }, nowMs) : null;
 }
 
 /**
@@ -194,27 +226,13 @@ async function writeMergedBlock(parent: string, group: readonly Block[], level: 
 export async function mergeOverlappingBlocks(dir: string, nowMs: number): Promise<number> {
   const blocks: Block[] = [];
   for (const d of await listBlockDirs([dir])) blocks.push(await openBlock(d));
-  blocks.sort((a, b) => a.minTime - b.minTime);
-  const groups: Block[][] = [];
-  let end = -Infinity; // max time of the current group
-  for (const b of blocks) {
-    if (groups.length > 0 && b.minTime < end) groups[groups.length - 1].push(b);
-    else { groups.push([b]); end = -Infinity; }
-    end = Math.max(end, b.maxTime);
-  }
   let written = 0;
   try {
-    for (const g of groups) {
+    for (const g of groupOverlapping(blocks)) {
       if (g.length < 2) continue;
-      // The inputs' level: merging the shards' parts of a range is not a compaction step.
-      await writeMergedBlock(dir, g, Math.max(...g.map((b) => b.meta.compaction.level)), nowMs);
+      await writeMergedBlock(dir, g, mergeLevel(g), nowMs);
       written++;
-      for (const b of g) {
-        b.close();
-        const trash = `${b.dir}.deleted`;
-        await fsp.rename(b.dir, trash);
-        await fsp.rm(trash, { recursive: true, force: true });
-      }
+      for (const b of g) { b.close(); await removeBlockDir(b.dir); }
     }
   } finally {
     for (const b of blocks) b.close();
@@ -222,21 +240,36 @@ export async function mergeOverlappingBlocks(dir: string, nowMs: number): Promis
   return written;
 }
 
-async function deleteBlocks(db: Tsdb, blocks: Block[]): Promise<void> {
+/** The inputs' level: merging the shards' parts of a range is not a compaction step. */
+export function mergeLevel(group: readonly Block[]): number {
+  return Math.max(...group.map((b) => b.meta.compaction.level));
+}
+
+/** `blocks` in groups whose time ranges overlap (transitively), in time order; a lone block is a group of one. */
+export function groupOverlapping(blocks: readonly Block[]): Block[][] {
+  const sorted = [...blocks].sort((a, b) => a.minTime - b.minTime);
+  const groups: Block[][] = [];
+  let end = -Infinity; // max time of the current group
+  for (const b of sorted) {
+    if (groups.length > 0 && b.minTime < end) groups[groups.length - 1].push(b);
+    else { groups.push([b]); end = -Infinity; }
+    end = Math.max(end, b.maxTime);
+  }
+  return groups;
+}
+
+export async function deleteBlocks(db: BlockSet, blocks: Block[]): Promise<void> {
   // Unpublish first: a select running in this worker between the awaits below must not reach a closed block.
   db.blocks = db.blocks.filter((b) => !blocks.includes(b));
   for (const b of blocks) {
     b.close();
-    // Rename first so a crash mid-delete never leaves a half-deleted block that looks valid.
-    const trash = `${b.dir}.deleted`;
-    await fsp.rename(b.dir, trash).catch(() => {});
-    await fsp.rm(trash, { recursive: true, force: true });
+    await removeBlockDir(b.dir);
   }
   await db.reloadBlocks();
 }
 
 /** Deletes blocks beyond the time retention (measured from the newest block's max time) and the size limit. */
-export async function applyRetention(db: Tsdb): Promise<number> {
+export async function applyRetention(db: BlockSet): Promise<number> {
   const newestFirst = [...db.blocks].sort((a, b) => b.maxTime - a.maxTime);
   const doomed = new Set<Block>();
   const ret = db.opts.retentionMs ?? 0;
@@ -247,7 +280,7 @@ export async function applyRetention(db: Tsdb): Promise<number> {
   }
   const limit = db.opts.retentionBytes ?? 0;
   if (limit > 0) {
-    let size = await headSizeBytes(db);
+    let size = await db.walSizeBytes();
     for (let i = 0; i < newestFirst.length; i++) {
       size += newestFirst[i].sizeBytes;
       if (size > limit) { for (const b of newestFirst.slice(i)) doomed.add(b); break; }
@@ -257,9 +290,9 @@ export async function applyRetention(db: Tsdb): Promise<number> {
   return doomed.size;
 }
 
-/** Bytes of the WAL, its checkpoints included (Prometheus counts the head's WAL towards the size limit too). */
-export async function headSizeBytes(db: Tsdb): Promise<number> {
-  return dirSize(path.join(db.dir, 'wal')).catch(() => 0);
+/** Bytes of the WAL(s), checkpoints included (Prometheus counts the head's WAL towards the size limit too). */
+export function headSizeBytes(db: BlockSet): Promise<number> {
+  return db.walSizeBytes();
 }
 
 /** Rewrites every block that has tombstones without the deleted data. */
@@ -275,11 +308,17 @@ export function cleanTombstones(db: Tsdb): Promise<number> {
   });
 }
 
-/** Copies the blocks (hard links) and the head (as a block) of this shard into `dir`. */
+/**
+ * Copies the blocks (hard links) and the head (as a block) of this shard into `dir`; in a sharded TSDB the
+ * shard's unmerged parts, and the shared blocks from the shard that writes them. The caller merges the
+ * overlapping parts afterwards (`mergeOverlappingBlocks`).
+ */
 export function snapshot(db: Tsdb, dir: string, withHead: boolean): Promise<void> {
   return serially(db, async () => {
     await fsp.mkdir(dir, { recursive: true });
-    for (const b of db.blocks) await linkTree(b.dir, path.join(dir, path.basename(b.dir)));
+    await db.reloadBlocks(); // parts merged since the last reload are in the shared blocks now
+    const blocks = db.opts.shared?.writer ? [...db.blocks, ...db.shared.map((v) => v.block)] : db.blocks;
+    for (const b of blocks) await linkTree(b.dir, path.join(dir, path.basename(b.dir)));
     if (!withHead || db.head.numSeries === 0) return;
     const series: BlockSeries[] = [];
     for (const s of db.head.byRef.values()) {

@@ -19,10 +19,18 @@ import type { SeriesRec, TombstoneRec } from './prom-wal-records.ts';
 import { replayInto, type WalReplayStatus } from './head-replay.ts';
 import { upgradeLegacyWal } from './legacy-wal.ts';
 import { HeadChunkFiles } from './head-chunks.ts';
-import { Block, listBlockDirs, openBlock } from './block.ts';
+import { Block, dirSize, listBlockDirs, openBlock } from './block.ts';
+import { readMeta, type BlockMeta } from './block-meta.ts';
+import { OwnedBlock } from './owned-block.ts';
+import { removeBlockDir, supersededUlids } from './shard-layout.ts';
 
 export const HOUR_MS = 3_600_000;
-export const MAX_TIME_MS = 8.64e15;
+/**
+ * Bound of the tombstone intervals an unbounded delete records: 2^52 - 1 ms (about 142,000 years), the largest
+ * magnitude whose zigzag varint (2|t| or 2|t| - 1) is still an exact double. The JS date bound 8.64e15 used
+ * before came back from a tombstones file or WAL record as +8.64e15 for the lower end (2 · 8.64e15 - 1 rounds).
+ */
+export const MAX_TIME_MS = 2 ** 52 - 1;
 export const DEFAULT_BLOCK_RANGE_MS = 2 * HOUR_MS;
 
 export interface TsdbOptions {
@@ -38,8 +46,25 @@ export interface TsdbOptions {
   maxBlockDurationMs?: number;
   /** Extra directories whose block sub-directories this shard also serves (e.g. an import target). */
   extraBlockDirs?: string[];
+  /**
+   * Set when `dir` is a shard directory of a sharded TSDB (shard-layout.ts): the blocks live in `shared.dir`,
+   * and `dir` only holds the parts this shard's head cuts until the shared maintenance merges them.
+   */
+  shared?: SharedDirOptions;
   /** Wall clock, replaceable in tests. */
   now?: () => number;
+}
+
+export interface SharedDirOptions {
+  /** The TSDB directory whose blocks all shards share. */
+  dir: string;
+  /** This shard's number, and the number of shard workers the client routes series over. */
+  shard: number;
+  shards: number;
+  /** Serve the shared blocks' series routed to `shard` (false for a shard directory adopted read-only). */
+  serve: boolean;
+  /** This shard writes the shared blocks' tombstones (one shard does; the others apply deletions in memory). */
+  writer: boolean;
 }
 
 /**
@@ -82,7 +107,10 @@ export class Tsdb {
   readonly head: Head;
   /** Identifies this opening of the shard: refs handed out are only valid together with it. */
   readonly epoch = Math.floor(Math.random() * 0x7fffffff) + 1;
+  /** Blocks of this shard's directory: all its blocks, or in a sharded TSDB the parts not yet merged. */
   blocks: Block[] = [];
+  /** This shard's views of the shared blocks (sharded TSDB only). */
+  shared: OwnedBlock[] = [];
   readonly now: () => number;
   readonly blockRangeMs: number;
   walReplay: WalReplayStatus = { min: 0, max: 0, current: 0 };
@@ -111,20 +139,28 @@ export class Tsdb {
   static async open(opts: TsdbOptions): Promise<Tsdb> {
     await fsp.mkdir(opts.dir, { recursive: true });
     const head = new Head(opts.blockRangeMs ?? DEFAULT_BLOCK_RANGE_MS, new HeadChunkFiles(path.join(opts.dir, 'chunks_head')));
-    const blocks = await loadBlocks(opts, [], head);
+    const loaded = await retryVanished(() => loadBlocks(opts, { blocks: [], shared: [] }, head));
     // A shard whose WAL is still in layout 1 is replayed from it and rewritten (legacy-wal.ts); the new WAL
     // then holds exactly the head, so it is not replayed again.
     const upgraded = await upgradeLegacyWal(head, opts.dir, opts.openWal);
     const wal = upgraded ? upgraded.wal : await opts.openWal(path.join(opts.dir, 'wal'));
     const db = new Tsdb(opts, wal, head);
-    db.blocks = blocks;
+    db.blocks = loaded.blocks;
+    db.shared = loaded.shared;
     db.walReplay = upgraded ? upgraded.status : await replayInto(head, wal);
     return db;
   }
 
   /** (Re)reads the block directories: picks up new ones (e.g. written by an import) and drops vanished ones. */
   async reloadBlocks(): Promise<void> {
-    this.blocks = await loadBlocks(this.opts, this.blocks, this.head);
+    const next = await retryVanished(() => loadBlocks(this.opts, this, this.head));
+    this.blocks = next.blocks;
+    this.shared = next.shared;
+  }
+
+  /** Bytes of this shard's WAL, checkpoints included (counted towards the size retention). */
+  async walSizeBytes(): Promise<number> {
+    return dirSize(path.join(this.dir, 'wal')).catch(() => 0);
   }
 
   /**
@@ -184,7 +220,7 @@ export class Tsdb {
 
   /** Sources a query over `[mint, maxt]` reads: overlapping blocks, oldest first, then the head. */
   sources(): SeriesSource[] {
-    return [...this.blocks, this.head];
+    return [...this.blocks, ...this.shared, this.head];
   }
 
   querier(mint: number, maxt: number): MultiSourceQuerier {
@@ -206,7 +242,7 @@ export class Tsdb {
 
   /** Marks `[mint, maxt]` of every matching series deleted, in the head (logged) and in the blocks. */
   async deleteSeries(ms: readonly Matcher[], mint: number, maxt: number): Promise<void> {
-    // Unbounded requests arrive as ±Infinity; tombstones store exact integers (the JS date range suffices).
+    // Unbounded requests arrive as ±Infinity; tombstones store exact integers (see MAX_TIME_MS).
     mint = Math.max(mint, -MAX_TIME_MS);
     maxt = Math.min(maxt, MAX_TIME_MS);
     if (mint > maxt) return;
@@ -220,6 +256,11 @@ export class Tsdb {
       for (const b of this.blocks) {
         if (b.meta.maxTime <= mint || b.meta.minTime > maxt) continue;
         await b.addTombstones(ms, mint, maxt);
+      }
+      const writer = this.opts.shared?.writer ?? false;
+      for (const v of this.shared) {
+        if (v.maxTime <= mint || v.minTime > maxt) continue;
+        await v.block.addTombstones(ms, mint, maxt, writer);
       }
     };
     const p = this.maintenance.then(run, run);
@@ -252,21 +293,88 @@ function countError(res: AppendResult, code: number): void {
 }
 
 /**
- * Opens the block directories of the shard (and its extra directories), keeping the already open ones, and
- * raises the head's min valid time to the newest block cut from this head. Only those bound its appends;
- * backfilled blocks may overlap it (as in Prometheus, whose head min-valid time is the max time of the blocks
- * it persisted itself).
+ * Opens the block directories of the shard (its own directory, its extra directories and in a sharded TSDB the
+ * shared directory), keeping the already open ones and closing those gone, and raises the head's min valid
+ * time to the newest data cut from this head. Only that bounds its appends; backfilled blocks may overlap it
+ * (as in Prometheus, whose head min-valid time is the max time of the blocks it persisted itself). Blocks a
+ * shared block names as parents are superseded: never served, and deleted by their directory's owner.
  */
-async function loadBlocks(opts: TsdbOptions, open: readonly Block[], head: Head): Promise<Block[]> {
-  const dirs = await listBlockDirs([opts.dir, ...(opts.extraBlockDirs ?? [])]);
-  const byDir = new Map(open.map((b) => [b.dir, b]));
-  const next: Block[] = [];
-  for (const d of dirs) next.push(byDir.get(d) ?? await openBlock(d));
-  next.sort((a, b) => a.meta.minTime - b.meta.minTime);
-  let own = -Infinity;
-  for (const b of next) if (b.meta.tessera?.cutFromHead && b.meta.maxTime > own) own = b.meta.maxTime;
-  head.minValidTime = Math.max(head.minValidTime, own);
-  return next;
+async function loadBlocks(opts: TsdbOptions, open: { blocks: readonly Block[]; shared: readonly OwnedBlock[] }, head: Head): Promise<{ blocks: Block[]; shared: OwnedBlock[] }> {
+  const byDir = new Map<string, Block>();
+  for (const b of open.blocks) byDir.set(b.dir, b);
+  for (const v of open.shared) byDir.set(v.block.dir, v.block);
+  const known = new Set(byDir.values());
+  const sh = opts.shared;
+  try {
+    const sharedBlocks: Block[] = [];
+    const metas: BlockMeta[] = [];
+    if (sh) {
+      for (const d of await listBlockDirs([sh.dir])) {
+        if (!sh.serve) { metas.push(await readMeta(d)); continue; }
+        const b = byDir.get(d) ?? await openBlock(d);
+        byDir.set(d, b);
+        sharedBlocks.push(b);
+        metas.push(b.meta);
+      }
+    }
+    const ownAll: Block[] = [];
+    for (const d of await listBlockDirs([opts.dir, ...(opts.extraBlockDirs ?? [])])) {
+      const b = byDir.get(d) ?? await openBlock(d);
+      byDir.set(d, b);
+      ownAll.push(b);
+      metas.push(b.meta);
+    }
+    const superseded = supersededUlids(metas);
+    const blocks: Block[] = [];
+    for (const b of ownAll) {
+      // Merged or compacted before a crash let the inputs' deletion finish: delete them now.
+      if (superseded.has(b.ulid)) { b.close(); await removeBlockDir(b.dir); } else blocks.push(b);
+    }
+    const prev = new Map(open.shared.map((v) => [v.block, v]));
+    const shared: OwnedBlock[] = [];
+    for (const b of sharedBlocks) {
+      if (!superseded.has(b.ulid)) shared.push(prev.get(b) ?? new OwnedBlock(b, sh!.shard, sh!.shards));
+    }
+    blocks.sort((x, y) => x.minTime - y.minTime);
+    shared.sort((x, y) => x.minTime - y.minTime);
+    const kept = new Set<Block>(blocks);
+    for (const v of shared) kept.add(v.block);
+    for (const b of byDir.values()) if (!kept.has(b)) b.close(); // gone, superseded (the shared pass deletes those)
+    head.minValidTime = Math.max(head.minValidTime, headBound(blocks, sh ? metasOfShared(shared, metas, sh) : [], sh?.shard ?? -1));
+    return { blocks, shared };
+  } catch (err) {
+    for (const b of byDir.values()) if (!known.has(b)) b.close(); // opened by this attempt
+    throw err;
+  }
+}
+
+/** The shared blocks' metas this shard's head bound is read from (all of them when it does not serve them). */
+function metasOfShared(shared: readonly OwnedBlock[], metas: readonly BlockMeta[], sh: SharedDirOptions): BlockMeta[] {
+  return sh.serve ? shared.map((v) => v.block.meta) : [...metas];
+}
+
+/**
+ * The newest time this shard's head was cut at: its own `cutFromHead` blocks' max time, and what the shared
+ * blocks record for shard `shard` in `tessera.headCuts`.
+ */
+function headBound(own: readonly Block[], shared: readonly BlockMeta[], shard: number): number {
+  let t = -Infinity;
+  for (const b of own) if (b.meta.tessera?.cutFromHead && b.meta.maxTime > t) t = b.meta.maxTime;
+  for (const m of shared) t = Math.max(t, m.tessera?.headCuts?.[shard] ?? -Infinity);
+  return t;
+}
+
+/**
+ * Runs `load` again when a block directory vanished while it was being opened (another shard's maintenance
+ * deleted a block between the listing and the open): the next listing no longer has it.
+ */
+async function retryVanished<T>(load: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try { return await load(); } catch (err) {
+      const gone = (err as NodeJS.ErrnoException).code === 'ENOENT' || /ENOENT/.test((err as Error).message);
+      if (!gone || attempt >= 3) throw err;
+    }
+  }
 }
 
 /**

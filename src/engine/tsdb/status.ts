@@ -27,7 +27,7 @@ export function headStatus(db: Tsdb): ShardStatus {
     pairs[name] = flat;
   }
   let bmax: number | null = null;
-  for (const b of db.blocks) if (bmax === null || b.maxTime > bmax) bmax = b.maxTime;
+  for (const b of [...db.blocks, ...db.shared]) if (bmax === null || b.maxTime > bmax) bmax = b.maxTime;
   const empty = h.numSeries === 0 || h.minTime === Infinity;
   return {
     numSeries: h.numSeries,
@@ -57,12 +57,15 @@ export function shardFigures(db: Tsdb): ShardFigures {
   const empty = h.numSeries === 0 || h.minTime === Infinity;
   let bytes = 0;
   let lowest: number | null = empty ? null : h.minTime;
-  for (const b of db.blocks) {
+  // The shared blocks count once, in the shard that writes them; every shard serves part of them.
+  const blocks = db.opts.shared?.writer ? [...db.blocks, ...db.shared.map((v) => v.block)] : db.blocks;
+  for (const b of blocks) {
     bytes += b.sizeBytes;
     if (lowest === null || b.minTime < lowest) lowest = b.minTime;
   }
+  for (const v of db.shared) if (lowest === null || v.minTime < lowest) lowest = v.minTime;
   return {
     headSeries: h.numSeries, headChunks: h.numChunks(), headMinTime: empty ? null : h.minTime, headMaxTime: empty ? null : h.maxTime,
-    blocksLoaded: db.blocks.length, blocksBytes: bytes, lowestTime: lowest,
+    blocksLoaded: blocks.length, blocksBytes: bytes, lowestTime: lowest,
   };
 }

@@ -4,7 +4,7 @@
  * status (the worst failure's, else 200).
  */
 import type { ItemOutcome } from '../../workers/protocol.ts';
-import { errorBody } from './errors.ts';
+import { itemError } from './errors.ts';
 import { RawJson } from './json.ts';
 import { illegalArgument } from '../../engine/documents/doc-errors.ts';
 
@@ -30,7 +30,8 @@ export function countOutcome(o: ItemOutcome, where: { index: string; type: strin
   const conflict = conflictCodes.includes(o.err.code);
   if (conflict) c.versionConflicts++;
   if (conflict && proceed) return;
-  const { error, status } = errorBody(o.err);
+  // A failure's `cause` is the exception itself (BulkItemResponse.Failure writes no root_cause).
+  const { error, status } = itemError(o.err);
   c.failures.push({ ...where, cause: error, status: conflict ? 409 : status });
 }
 

@@ -14,6 +14,7 @@ import type { HttpRequest, HttpResponse } from '../http.ts';
 import type { Params, Router } from '../router.ts';
 import type { EsCluster } from './cluster.ts';
 import { byScrollReply, countOutcome, newCounts, slicesParam, type ByScrollCounts } from './bulk-by-scroll.ts';
+import { detachRequested, startDetached } from './detached-task.ts';
 import { bodyMap, route } from './handler.ts';
 import { json } from './json.ts';
 import { boolParam, intParam } from './params.ts';
@@ -23,10 +24,11 @@ import { applyUrlParams, type SearchService } from './search-routes.ts';
 const COMMON_PARAMS = ['analyzer', 'analyze_wildcard', 'default_operator', 'df', 'from', 'ignore_unavailable', 'allow_no_indices',
   'conflicts', 'expand_wildcards', 'lenient', 'preference', 'q', 'routing', 'scroll', 'search_type', 'search_timeout', 'size', 'sort',
   '_source', '_source_excludes', '_source_includes', 'terminate_after', 'stats', 'version', 'request_cache', 'refresh', 'timeout',
-  'wait_for_active_shards', 'scroll_size', 'requests_per_second', 'slices'];
+  'wait_for_active_shards', 'scroll_size', 'requests_per_second', 'slices', 'wait_for_completion'];
 const UPDATE_PARAMS = [...COMMON_PARAMS, 'pipeline', 'version_type'];
 /** Search parameters of the URL that mean something else here (`size` is the maximum number of documents). */
-const OWN_PARAMS = new Set(['size', 'scroll_size', 'conflicts', 'refresh', 'slices', 'requests_per_second', 'scroll', 'wait_for_active_shards', 'timeout']);
+const OWN_PARAMS = new Set(['size', 'scroll_size', 'conflicts', 'refresh', 'slices', 'requests_per_second', 'scroll', 'wait_for_active_shards', 'timeout',
+  'wait_for_completion']);
 
 type Kind = 'delete' | 'update';
 /** A document changed or deleted since the scroll's view was taken. */
@@ -69,16 +71,19 @@ async function byQuery(cluster: EsCluster, search: SearchService, req: HttpReque
   const indices = search.resolve(p.index, req);
   const slices = slicesParam(req.query.get('slices'), indices.map((i) => i.numberOfShards));
   const targets = search.targets(indices, req, p.type);
-  // Sliced: one independent sliced scroll per slice, run side by side (ES's worker slices), `size` split between them.
-  const runs = Array.from({ length: slices }, (_, i) => {
-    const sliceMax = maxDocs < 0 ? -1 : slices > 1 ? Math.floor(maxDocs / slices) : maxDocs;
-    const sr: SearchRequest = { ...r, slice: slices > 1 ? { field: '_id', id: i, max: slices } : null, size: sliceMax >= 0 ? Math.min(batchSize, sliceMax) : batchSize };
-    return runSlice(cluster, search, sr, targets, keepAliveMs, sliceMax, kind, script, conflicts === 'proceed', pipeline);
-  });
-  const counts = await Promise.all(runs);
-  if (boolParam(req, 'refresh')) await cluster.allShards(indices.map((i) => cluster.state.indices[i.name]).filter(Boolean), 'docs.refresh');
-
-  const reply = byScrollReply(counts[0], started, { updated: kind === 'update' }, slices > 1 ? counts : null);
+  const work = async (): Promise<{ status: number; body: Record<string, unknown> }> => {
+    // Sliced: one independent sliced scroll per slice, run side by side (ES's worker slices), `size` split between them.
+    const runs = Array.from({ length: slices }, (_, i) => {
+      const sliceMax = maxDocs < 0 ? -1 : slices > 1 ? Math.floor(maxDocs / slices) : maxDocs;
+      const sr: SearchRequest = { ...r, slice: slices > 1 ? { field: '_id', id: i, max: slices } : null, size: sliceMax >= 0 ? Math.min(batchSize, sliceMax) : batchSize };
+      return runSlice(cluster, search, sr, targets, keepAliveMs, sliceMax, kind, script, conflicts === 'proceed', pipeline);
+    });
+    const counts = await Promise.all(runs);
+    if (boolParam(req, 'refresh')) await cluster.allShards(indices.map((i) => cluster.state.indices[i.name]).filter(Boolean), 'docs.refresh');
+    return byScrollReply(counts[0], started, { updated: kind === 'update' }, slices > 1 ? counts : null);
+  };
+  if (detachRequested(req)) return startDetached(cluster, req, work);
+  const reply = await work();
   return json(req, reply.status, reply.body);
 }
 

@@ -6,6 +6,7 @@
  */
 import { EngineError, type DocumentsErrorCode, type ErrorDetails, type GenericErrorCode, type SearchErrorCode } from '../../engine/errors.ts';
 import type { HttpResponse } from '../http.ts';
+import { expandProcessorFailure } from './ingest-failure.ts';
 
 export interface EsErrorType { readonly type: string; readonly status: number }
 
@@ -35,6 +36,14 @@ export const ES_ERRORS: Readonly<Record<GenericErrorCode | DocumentsErrorCode | 
   DISK_FULL: { type: 'es_rejected_execution_exception', status: 429 },
   DOC_INDEX_NOT_FOUND: { type: 'index_not_found_exception', status: 404 },
   DOC_INDEX_EXISTS: { type: 'resource_already_exists_exception', status: 400 },
+  // Ingest failures as ES 6.8 reports them (ingest-failure.ts): ElasticsearchException(IllegalArgumentException(the
+  // processor's exception)), a 500 because the outer exception wraps nothing ES can take a status from.
+  DOC_INGEST_PROCESSOR: { type: 'exception', status: 500 },
+  DOC_INGEST_CAUSE: { type: 'illegal_argument_exception', status: 400 },
+  // FailProcessorException is a RuntimeException: no status of its own.
+  DOC_INGEST_FAIL: { type: 'fail_processor_exception', status: 500 },
+  // ElasticsearchTimeoutException: ES drops the class's `Elasticsearch` prefix; it keeps the default status.
+  DOC_TASK_WAIT_TIMEOUT: { type: 'timeout_exception', status: 500 },
   DOC_INVALID_INDEX_NAME: { type: 'invalid_index_name_exception', status: 400 },
   DOC_INVALID_ALIAS_NAME: { type: 'invalid_alias_name_exception', status: 400 },
   DOC_INVALID_TYPE_NAME: { type: 'invalid_type_name_exception', status: 400 },
@@ -126,10 +135,14 @@ function rootCause(e: ErrorLike): ErrorLike {
 }
 
 const JAVA_TYPES = new Set(['illegal_argument_exception', 'illegal_state_exception', 'number_format_exception', 'json_parse_exception',
-  'null_pointer_exception', 'arithmetic_exception', 'class_cast_exception', 'index_out_of_bounds_exception']);
+  'null_pointer_exception', 'arithmetic_exception', 'class_cast_exception', 'index_out_of_bounds_exception', 'fail_processor_exception']);
 const isEsException = (e: ErrorLike): boolean => !JAVA_TYPES.has(typeOf(e).type);
 
 export function asErrorLike(err: unknown): ErrorLike {
+  return expandProcessorFailure(plainErrorLike(err));
+}
+
+function plainErrorLike(err: unknown): ErrorLike {
   if (err instanceof EngineError) return err;
   const e = err as { code?: string; message?: string; details?: ErrorDetails };
   if (e && typeof e.code === 'string' && typeof e.message === 'string') return { code: e.code, message: e.message, details: e.details ?? {} };

@@ -27,14 +27,22 @@ export function checkParams(req: HttpRequest, allowed: readonly string[]): void 
   const bad: string[] = [];
   for (const k of req.query.keys()) if (!GLOBAL.includes(k) && !allowed.includes(k) && !bad.includes(k)) bad.push(k);
   if (bad.length === 0) return;
-  const ok = new Set([...GLOBAL, ...allowed]);
+  throw unrecognized(req, bad, [...GLOBAL, ...allowed], 'parameter');
+}
+
+/**
+ * ES's BaseRestHandler.unrecognized: `request [path] contains unrecognized <what>(s): [x] -> did you mean [y]?`,
+ * suggesting the candidates more than half similar to each bad name.
+ */
+export function unrecognized(req: HttpRequest, bad: readonly string[], candidates: readonly string[], what: string): Error {
+  const ok = new Set(candidates);
   const parts = bad.map((b) => {
     const scored = [...ok].map((c) => [similarity(b, c), c] as [number, string]).filter(([s]) => s > 0.5)
       .sort((x, y) => y[0] - x[0] || (x[1] < y[1] ? -1 : 1)).map(([, c]) => c);
     if (scored.length === 0) return `[${b}]`;
     return `[${b}] -> did you mean ${scored.length === 1 ? `[${scored[0]}]` : `any of [${scored.join(', ')}]`}?`;
   });
-  throw illegalArgument(`request [${req.path}] contains unrecognized parameter${bad.length > 1 ? 's' : ''}: ${parts.join(', ')}`);
+  return illegalArgument(`request [${req.path}] contains unrecognized ${what}${bad.length > 1 ? 's' : ''}: ${parts.join(', ')}`);
 }
 
 const SUPPORTED = new Set(['application/json', 'application/x-ndjson', 'application/smile', 'application/yaml', 'application/cbor']);

@@ -21,8 +21,9 @@ import type { WriteItem } from '../../workers/protocol.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
 import type { Router } from '../router.ts';
 import type { EsCluster } from './cluster.ts';
-import { errorBody } from './errors.ts';
+import { itemError } from './errors.ts';
 import { byScrollReply, countOutcome, newCounts, slicesParam, type ByScrollCounts } from './bulk-by-scroll.ts';
+import { detachRequested, startDetached } from './detached-task.ts';
 import { bodyMap, route } from './handler.ts';
 import { json } from './json.ts';
 import { boolParam } from './params.ts';
@@ -50,7 +51,6 @@ async function reindex(cluster: EsCluster, search: SearchService, req: HttpReque
   if (src.index === undefined) problems.push('use _all if you really want to copy from all existing indexes');
   if (typeof destBody.index !== 'string' || destBody.index === '') problems.push('index must be specified');
   if (problems.length) throw validationFailed(problems);
-  if (req.query.get('wait_for_completion') === 'false') throw illegalArgument('wait_for_completion=false is not supported: the reindex runs within the request');
   const slicesRaw = req.query.get('slices');
   if (src.remote !== undefined && slicesRaw !== null && slicesRaw !== '1') {
     throw validationFailed([`reindex from remote sources doesn't support slices > 1 but was [${slicesRaw === 'auto' ? 0 : slicesRaw}]`]);
@@ -87,34 +87,45 @@ async function reindex(cluster: EsCluster, search: SearchService, req: HttpReque
   const searchBody: Record<string, unknown> = { size: maxDocs >= 0 ? Math.min(batchSize, maxDocs) : batchSize, version: true, sort: src.sort ?? ['_doc'] };
   if (src.query !== undefined) searchBody.query = src.query;
   if (src._source !== undefined) searchBody._source = src._source;
-  let counts: ByScrollCounts[];
-  let slices = 1;
-  if (src.remote !== undefined) {
-    counts = [newCounts()];
-    await readRemote(cluster, obj(src.remote, 'source.remote'), indices, src.type, searchBody, batcher(counts[0], maxDocs));
-  } else {
-    const r = parseSearchBodyText(JSON.stringify(searchBody));
-    const resolved = search.resolve(indices.join(','), req);
-    if (resolved.some((i) => i.name === dest.index)) throw illegalArgument(`reindex cannot write into an index its reading from [${dest.index}]`);
-    const targets = search.targets(resolved, req, src.type === undefined ? undefined : ([] as unknown[]).concat(src.type).join(','));
-    slices = slicesParam(slicesRaw, resolved.map((i) => i.numberOfShards));
-    counts = await Promise.all(Array.from({ length: slices }, async (_, i) => {
-      const c = newCounts();
-      const max = maxDocs < 0 ? -1 : Math.floor(maxDocs / slices);
-      const sr = { ...r, slice: slices > 1 ? { field: '_id', id: i, max: slices } : null, size: max >= 0 ? Math.min(batchSize, max) : batchSize };
-      const onBatch = batcher(c, max);
-      await search.scrolls.scan(sr, targets, 300_000, (hits, total) => onBatch(hits.map((h) => ({
-        index: h.indexName, type: h.type, id: h.id, routing: h.routing, version: h.version, source: h.source ?? '{}',
-      })), total));
-      return c;
-    }));
-  }
-  if (boolParam(req, 'refresh')) {
-    const meta = cluster.state.indices[dest.index];
-    if (meta) await cluster.allShards([meta], 'docs.refresh');
-  }
-  const reply = byScrollReply(counts[0], started, { updated: true, created: true }, slices > 1 ? counts : null);
+  // A local source is resolved and checked before the work starts (and before a detached task is created).
+  const local = src.remote === undefined ? localSource(search, req, indices, dest, src.type) : null;
+  const work = async (): Promise<{ status: number; body: Record<string, unknown> }> => {
+    let counts: ByScrollCounts[];
+    let slices = 1;
+    if (local === null) {
+      counts = [newCounts()];
+      await readRemote(cluster, obj(src.remote, 'source.remote'), indices, src.type, searchBody, batcher(counts[0], maxDocs));
+    } else {
+      const r = parseSearchBodyText(JSON.stringify(searchBody));
+      const { resolved, targets } = local;
+      slices = slicesParam(slicesRaw, resolved.map((i) => i.numberOfShards));
+      counts = await Promise.all(Array.from({ length: slices }, async (_, i) => {
+        const c = newCounts();
+        const max = maxDocs < 0 ? -1 : Math.floor(maxDocs / slices);
+        const sr = { ...r, slice: slices > 1 ? { field: '_id', id: i, max: slices } : null, size: max >= 0 ? Math.min(batchSize, max) : batchSize };
+        const onBatch = batcher(c, max);
+        await search.scrolls.scan(sr, targets, 300_000, (hits, total) => onBatch(hits.map((h) => ({
+          index: h.indexName, type: h.type, id: h.id, routing: h.routing, version: h.version, source: h.source ?? '{}',
+        })), total));
+        return c;
+      }));
+    }
+    if (boolParam(req, 'refresh')) {
+      const meta = cluster.state.indices[dest.index];
+      if (meta) await cluster.allShards([meta], 'docs.refresh');
+    }
+    return byScrollReply(counts[0], started, { updated: true, created: true }, slices > 1 ? counts : null);
+  };
+  if (detachRequested(req)) return startDetached(cluster, req, work);
+  const reply = await work();
   return json(req, reply.status, reply.body);
+}
+
+function localSource(search: SearchService, req: HttpRequest, indices: string[], dest: Dest, type: unknown) {
+  const resolved = search.resolve(indices.join(','), req);
+  if (resolved.some((i) => i.name === dest.index)) throw illegalArgument(`reindex cannot write into an index its reading from [${dest.index}]`);
+  const targets = search.targets(resolved, req, type === undefined ? undefined : ([] as unknown[]).concat(type).join(','));
+  return { resolved, targets };
 }
 
 /** Writes one batch into the destination, one shard write per destination shard, and counts the outcomes. */
@@ -139,7 +150,7 @@ async function writeBatch(cluster: EsCluster, docs: SourceDoc[], dest: Dest, scr
       // The destination's pipeline (dest.pipeline, else its default pipeline) runs on each copied document.
       let ing: Ingested;
       try { ing = ingest(cluster, dest.pipeline, index, type, id, routing, Buffer.from(source)); } catch (e) {
-        const { error, status } = errorBody(e);
+        const { error, status } = itemError(e);
         c.failures.push({ index, type, id, cause: error, status });
         continue;
       }

@@ -80,9 +80,10 @@ const THREAD_POOL: CatColumn[] = [col('node_name', 'node name', { aliases: ['nn'
   col('queue', 'number of tasks currently in queue', { aliases: ['q'], ...R }), col('queue_size', 'maximum number of tasks permitted in queue', { aliases: ['qs'], hidden: true, ...R }),
   col('rejected', 'number of rejected tasks', { aliases: ['r'], ...R }), col('largest', 'highest number of seen active threads', { aliases: ['l'], hidden: true, ...R }),
   col('completed', 'number of completed tasks', { aliases: ['c'], hidden: true, ...R }), col('core', 'core number of threads in a scaling thread pool', { aliases: ['cr'], hidden: true, ...R }),
-  // ES 6.x calls the core size `min` (its 6.x YAML tests ask for it); 7.0 renamed it `core`. Both are served.
+  // ES 6.x's columns: `size` is the number of threads of every pool, `min`/`max` its bounds (a fixed pool's are
+  // its size). 7.0 renamed them `pool_size` and `core` and gave `size` to fixed pools only; both sets are served.
   col('min', 'minimum number of threads in a scaling thread pool', { aliases: ['mi'], hidden: true, ...R }),
-  col('max', 'maximum number of threads in a scaling thread pool', { aliases: ['mx'], hidden: true, ...R }), col('size', 'number of threads in a fixed thread pool', { aliases: ['sz'], hidden: true, ...R }),
+  col('max', 'maximum number of threads in a scaling thread pool', { aliases: ['mx'], hidden: true, ...R }), col('size', 'number of threads', { aliases: ['sz'], hidden: true, ...R }),
   col('keep_alive', 'thread keep alive time', { aliases: ['ka'], hidden: true, ...R })];
 
 const FIELDDATA: CatColumn[] = [col('id', 'node id', { aliases: ['nodeId'] }), col('host', 'host name', { aliases: ['h'] }), col('ip', 'ip address'),
@@ -133,7 +134,8 @@ export function registerCatRoutes(router: Router, cluster: EsCluster): void {
   const fielddata = route([...CAT_PARAMS, 'fields'], (req, p) => catFielddata(cluster, req, p.fields ?? req.query.get('fields') ?? undefined));
   router.add('GET', '/_cat/fielddata', fielddata);
   router.add('GET', '/_cat/fielddata/:fields', fielddata);
-  const pools = route(CAT_PARAMS, (req, p) => catThreadPool(cluster, req, p.patterns));
+  // `size` is in 6.8's spec (a SizeValue multiplier); every thread pool cell is a plain count, so it changes nothing.
+  const pools = route([...CAT_PARAMS, 'size'], (req, p) => catThreadPool(cluster, req, p.patterns));
   router.add('GET', '/_cat/thread_pool', pools);
   router.add('GET', '/_cat/thread_pool/:patterns', pools);
   const shards = route(CAT_PARAMS, (req, p) => catShards(cluster, req, p.index));
@@ -260,7 +262,7 @@ function catThreadPool(cluster: EsCluster, req: HttpRequest, patterns: string | 
     const scaling = f.type === 'scaling';
     rows.push({ node_name: id.name, node_id: id.uuid.slice(0, 4), ephemeral_node_id: id.uuid.slice(-4), pid: process.pid, host: '127.0.0.1', ip: '127.0.0.1', port: 9300,
       name: f.name, type: f.type, active: f.active, pool_size: f.threads, queue: f.queue, queue_size: f.queueSize, rejected: f.rejected, largest: f.largest,
-      completed: f.completed, core: scaling ? 0 : null, min: scaling ? 0 : null, max: scaling ? f.threads : null, size: scaling ? null : f.threads, keep_alive: f.keepAlive });
+      completed: f.completed, core: scaling ? 0 : null, min: scaling ? 0 : f.threads, max: f.threads, size: f.threads, keep_alive: f.keepAlive });
   }
   return renderCat(req, THREAD_POOL, rows);
 }

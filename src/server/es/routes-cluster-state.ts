@@ -2,6 +2,7 @@
  * `_cluster/state[/{metrics}[/{indices}]]`, `_cluster/stats` and `_cluster/pending_tasks`, built from the
  * node's real metadata and shard statistics (one node, primaries only).
  */
+import { deflateRawSync } from 'node:zlib';
 import os from 'node:os';
 import type { IndexMeta } from '../../engine/documents/cluster-state.ts';
 import { illegalArgument } from '../../engine/documents/doc-errors.ts';
@@ -12,7 +13,7 @@ import { ES_VERSION, nodeIdentity } from './banner.ts';
 import type { EsCluster } from './cluster.ts';
 import { route } from './handler.ts';
 import { json } from './json.ts';
-import { humanIfAsked } from './human.ts';
+import { byteSize, humanIfAsked } from './human.ts';
 import { heapLimit } from './node-figures.ts';
 import { boolParam } from './params.ts';
 import { healthOf } from './routes-cluster.ts';
@@ -42,7 +43,10 @@ function clusterState(cluster: EsCluster, req: HttpRequest, p: Params): HttpResp
     : cluster.resolveForRead(p.index, { ignoreUnavailable: boolParam(req, 'ignore_unavailable') }).map((r) => cluster.state.indices[r.name]);
   const id = nodeIdentity(cluster.ctx.dataDir);
   const flat = boolParam(req, 'flat_settings');
-  const body: Record<string, unknown> = { cluster_name: 'elasticsearch', compressed_size_in_bytes: 0, cluster_uuid: id.uuid };
+  const compressed = compressedStateBytes(cluster);
+  // ES's humanReadableField: with ?human the readable value comes first, then the raw one.
+  const size = boolParam(req, 'human') ? { compressed_size: byteSize(compressed), compressed_size_in_bytes: compressed } : { compressed_size_in_bytes: compressed };
+  const body: Record<string, unknown> = { cluster_name: 'elasticsearch', ...size, cluster_uuid: id.uuid };
   if (want('version')) { body.version = cluster.state.version; body.state_uuid = `${id.uuid.slice(0, 12)}-${cluster.state.version}`; }
   if (want('master_node')) body.master_node = id.uuid;
   if (want('blocks')) {
@@ -109,4 +113,12 @@ async function clusterStats(cluster: EsCluster, req: HttpRequest): Promise<HttpR
       plugins: [],
     },
   }));
+}
+
+/**
+ * `compressed_size_in_bytes`: ES reports the DEFLATE-compressed size of the whole cluster state as it would send it
+ * to other nodes, whatever metrics are asked for; here, of the node's metadata serialised as JSON.
+ */
+function compressedStateBytes(cluster: EsCluster): number {
+  return deflateRawSync(Buffer.from(JSON.stringify(cluster.state))).length;
 }

@@ -26,6 +26,19 @@ export function indexHealth(cluster: EsCluster, m: IndexMeta) {
     active_shards: pri - failed, relocating_shards: 0, initializing_shards: 0, unassigned_shards: pri * rep + failed };
 }
 
+/** `level=shards`: ES's ClusterShardHealth of each shard (the primary, here; replicas are never assigned). */
+function shardHealth(cluster: EsCluster, m: IndexMeta): Record<string, unknown> {
+  const failed = new Set(cluster.failedShards(m));
+  const replicas = numberOfReplicas(m.settings);
+  const out: Record<string, unknown> = {};
+  for (let s = 0; s < numberOfShards(m.settings); s++) {
+    const up = !failed.has(s);
+    out[String(s)] = { status: !up ? 'red' : replicas > 0 ? 'yellow' : 'green', primary_active: up, active_shards: up ? 1 : 0,
+      relocating_shards: 0, initializing_shards: 0, unassigned_shards: replicas + (up ? 0 : 1) };
+  }
+  return out;
+}
+
 export function healthOf(cluster: EsCluster, all: IndexMeta[]) {
   const metas = all.filter((m) => !m.closed);
   let status = 'green', pri = 0, active = 0, unassigned = 0;
@@ -63,7 +76,7 @@ export function registerClusterRoutes(router: Router, cluster: EsCluster): void 
         const body: Record<string, unknown> = { ...h, timed_out: !satisfied, active_shards_percent_as_number: new JavaDouble(h.active_shards_percent_as_number) };
         if (level === 'indices' || level === 'shards') {
           const indices: Record<string, unknown> = {};
-          for (const m of metas) indices[m.name] = indexHealth(cluster, m);
+          for (const m of metas) indices[m.name] = level === 'shards' ? { ...indexHealth(cluster, m), shards: shardHealth(cluster, m) } : indexHealth(cluster, m);
           body.indices = indices;
         }
         return json(req, satisfied ? 200 : 408, humanIfAsked(req, body));

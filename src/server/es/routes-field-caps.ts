@@ -12,7 +12,9 @@ import type { Params, Router } from '../router.ts';
 import type { EsCluster, ResolvedIndex } from './cluster.ts';
 import { bodyMap, route } from './handler.ts';
 import { json } from './json.ts';
-import { readOpts } from './routes-indices.ts';
+import { withMappingDefaults } from './field-mapping-defaults.ts';
+import { boolParam } from './params.ts';
+import { readOpts, typelessParam } from './routes-indices.ts';
 
 const EXPAND = ['ignore_unavailable', 'allow_no_indices', 'expand_wildcards'];
 /** Metadata fields `_field_caps` reports, with their type and capabilities in ES 6.8. */
@@ -25,7 +27,7 @@ const META_FIELDS: [string, string, boolean, boolean][] = [
 export function registerFieldCapsRoutes(router: Router, cluster: EsCluster): void {
   const caps = route(['fields', ...EXPAND], (req, p) => fieldCaps(cluster, req, p));
   for (const path of ['/_field_caps', '/:index/_field_caps']) router.add(['GET', 'POST'], path, caps);
-  const fieldMapping = route(['include_defaults', 'local', ...EXPAND], (req, p) => mappingOfFields(cluster, req, p));
+  const fieldMapping = route(['include_defaults', 'include_type_name', 'local', ...EXPAND], (req, p) => mappingOfFields(cluster, req, p));
   for (const path of ['/_mapping/field/:fields', '/:index/_mapping/field/:fields', '/_mapping/:type/field/:fields', '/:index/_mapping/:type/field/:fields']) {
     router.add('GET', path, fieldMapping);
   }
@@ -82,6 +84,8 @@ function fieldCaps(cluster: EsCluster, req: HttpRequest, p: Params): HttpRespons
 
 function mappingOfFields(cluster: EsCluster, req: HttpRequest, p: Params): HttpResponse {
   const patterns = p.fields.split(',');
+  const defaults = boolParam(req, 'include_defaults');
+  const typeless = typelessParam(req);
   const out: Record<string, unknown> = {};
   for (const idx of resolve(cluster, req, p.index)) {
     const types = p.type === undefined || p.type === '_all' || p.type === '*' ? null : p.type.split(',');
@@ -89,9 +93,9 @@ function mappingOfFields(cluster: EsCluster, req: HttpRequest, p: Params): HttpR
     const found: Record<string, unknown> = {};
     visit(idx.mapping.properties ?? {}, '', (full, leaf, m) => {
       if (!patterns.some((pat) => simpleMatch(pat, full))) return;
-      found[full] = { full_name: full, mapping: { [leaf]: m } };
+      found[full] = { full_name: full, mapping: { [leaf]: defaults ? withMappingDefaults(m) : m } };
     });
-    out[idx.name] = { mappings: { [idx.type]: found } };
+    out[idx.name] = { mappings: typeless ? found : { [idx.type]: found } };
   }
   return json(req, 200, out);
 }

@@ -6,6 +6,8 @@
  */
 import os from 'node:os';
 import { illegalArgument } from '../../engine/documents/doc-errors.ts';
+import type { ShardStats } from '../../engine/documents/doc-shard-types.ts';
+import { unrecognized } from './params.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
 import type { Params, Router } from '../router.ts';
 import { ES_VERSION, nodeIdentity } from './banner.ts';
@@ -29,13 +31,13 @@ export function registerNodeRoutes(router: Router, cluster: EsCluster): void {
 }
 
 /** `/_nodes/{x}` is a metric list when every part is one, else a node selector (as ES decides). */
-function split(p: Params, known: string[]): { nodes?: string; metrics: Set<string> | null } {
+function split(req: HttpRequest, p: Params, known: string[]): { nodes?: string; metrics: Set<string> | null } {
   let nodes: string | undefined = p.nodes, metric: string | undefined = p.metric;
   if (metric === undefined && nodes !== undefined && nodes.split(',').every((m) => known.includes(m) || m === '_all')) { metric = nodes; nodes = undefined; }
   if (metric === undefined || metric === '_all') return { nodes, metrics: null };
   const list = metric.split(',');
   const bad = list.filter((m) => !known.includes(m));
-  if (bad.length) throw illegalArgument(`request [${'/_nodes'}] contains unrecognized metric${bad.length > 1 ? 's' : ''}: [${bad.join(', ')}]`);
+  if (bad.length) throw unrecognized(req, bad, known, 'metric');
   return { nodes, metrics: new Set(list) };
 }
 
@@ -54,7 +56,7 @@ function base(cluster: EsCluster): Record<string, unknown> {
 }
 
 function nodesInfo(cluster: EsCluster, req: HttpRequest, p: Params): HttpResponse {
-  const { nodes, metrics } = split(p, INFO_METRICS);
+  const { nodes, metrics } = split(req, p, INFO_METRICS);
   const want = (m: string): boolean => metrics === null || metrics.has(m);
   return json(req, 200, humanIfAsked(req, envelope(cluster, selectsThisNode(cluster.ctx.dataDir, nodes), () => {
     const b = base(cluster);
@@ -84,16 +86,26 @@ function nodesInfo(cluster: EsCluster, req: HttpRequest, p: Params): HttpRespons
 }
 
 async function nodesStats(cluster: EsCluster, req: HttpRequest, p: Params): Promise<HttpResponse> {
-  const { nodes, metrics } = split(p, STATS_METRICS);
+  const { nodes, metrics } = split(req, p, STATS_METRICS);
   const want = (m: string): boolean => metrics === null || metrics.has(m);
   const selected = selectsThisNode(cluster.ctx.dataDir, nodes);
-  const shardStats = selected && want('indices') ? [...(await cluster.stats(Object.values(cluster.state.indices))).values()].flat() : [];
+  const byIndex: Map<string, ShardStats[]> = selected && want('indices') ? await cluster.stats(Object.values(cluster.state.indices)) : new Map();
+  const shardStats = [...byIndex.values()].flat();
+  const level = req.query.get('level') ?? 'node';
+  if (!['node', 'indices', 'shards'].includes(level)) throw illegalArgument(`level parameter must be one of [indices] or [node] or [shards] but was [${level}]`);
   return json(req, 200, humanIfAsked(req, envelope(cluster, selected, () => {
     const b = base(cluster);
     const out: Record<string, unknown> = { timestamp: Date.now(), name: b.name, transport_address: b.transport_address, host: b.host, ip: [b.ip], roles: b.roles };
     if (want('indices')) {
       const fd = req.query.get('fielddata_fields') ?? req.query.get('fields');
-      out.indices = statsSections(shardStats, fd ? fd.split(',') : null);
+      const fields = fd ? fd.split(',') : null;
+      const sections = statsSections(shardStats, fields);
+      // level=indices / shards: the same sections per index (NodeIndicesStats), or per shard of each index.
+      if (level === 'indices') sections.indices = Object.fromEntries([...byIndex].map(([name, list]) => [name, statsSections(list, fields)]));
+      if (level === 'shards') {
+        sections.shards = Object.fromEntries([...byIndex].map(([name, list]) => [name, list.map((st, i) => ({ [i]: statsSections([st], fields) }))]));
+      }
+      out.indices = sections;
     }
     if (want('os')) {
       const total = os.totalmem(), free = os.freemem();

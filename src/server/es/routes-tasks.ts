@@ -15,6 +15,8 @@ import { route } from './handler.ts';
 import { humanIfAsked, timeValue } from './human.ts';
 import { json } from './json.ts';
 import { boolParam } from './params.ts';
+import { detachedOutcome, type TaskOutcome } from './detached-task.ts';
+import { parseTimeMs } from '../../engine/search/index.ts';
 import { esTasks, type RunningTask } from './tasks.ts';
 
 const col = (name: string, desc: string, o: Partial<CatColumn> = {}): CatColumn => ({ name, desc, ...o });
@@ -70,14 +72,48 @@ function listTasks(cluster: EsCluster, req: HttpRequest): HttpResponse {
   return json(req, 200, humanIfAsked(req, body));
 }
 
-function getTask(cluster: EsCluster, req: HttpRequest, taskId: string): HttpResponse {
+async function getTask(cluster: EsCluster, req: HttpRequest, taskId: string): Promise<HttpResponse> {
   const id = nodeIdentity(cluster.ctx.dataDir);
   const m = /^([^:]+):(-?\d+)$/.exec(taskId);
   if (!m) throw illegalArgument(`malformed task id ${taskId}`);
-  const t = m[1] === id.uuid ? esTasks.get(Number(m[2])) : undefined;
+  const n = Number(m[2]);
+  const outcome = m[1] === id.uuid ? detachedOutcome(n) : undefined;
+  if (outcome) {
+    if (outcome.tookNanos < 0 && boolParam(req, 'wait_for_completion')) await waitFor(outcome, req, taskId);
+    return json(req, 200, humanIfAsked(req, outcomeJson(id.uuid, outcome)));
+  }
+  const t = m[1] === id.uuid ? esTasks.get(n) : undefined;
   if (!t) throw docError('NOT_FOUND', [`task [${taskId}] isn't running and hasn't stored its results`]);
   return json(req, 200, humanIfAsked(req, { completed: false, task: taskJson(id.uuid, t, true) }));
 }
+
+// ES's default wait for `wait_for_completion=true` on a task.
+const DEFAULT_TASK_WAIT_MS = 30_000;
+
+async function waitFor(outcome: TaskOutcome, req: HttpRequest, taskId: string): Promise<void> {
+  const limitMs = parseTimeMs(req.query.get('timeout') ?? '') ?? DEFAULT_TASK_WAIT_MS;
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(true), limitMs); });
+  const late = await Promise.race([outcome.done.then(() => false), timedOut]);
+  clearTimeout(timer);
+  if (late) throw docError('DOC_TASK_WAIT_TIMEOUT', [taskId]);
+}
+
+/** A detached task as `GET /_tasks/{id}` shows it: running, or completed with its response or error. */
+function outcomeJson(nodeId: string, o: TaskOutcome): Record<string, unknown> {
+  const task = taskJson(nodeId, o.task, true);
+  const done = o.tookNanos >= 0;
+  if (done) task.running_time_in_nanos = o.tookNanos;
+  if (o.response) task.status = Object.fromEntries(Object.entries(o.response).filter(([k]) => STATUS_FIELDS.has(k)));
+  const out: Record<string, unknown> = { completed: done, task };
+  if (done && o.response) out.response = o.response;
+  if (done && o.error) out.error = o.error;
+  return out;
+}
+
+/** BulkByScrollTask.Status: the counters a by-scroll task reports as its status. */
+const STATUS_FIELDS = new Set(['total', 'updated', 'created', 'deleted', 'batches', 'version_conflicts', 'noops', 'retries',
+  'throttled_millis', 'requests_per_second', 'throttled_until_millis', 'slices']);
 
 function catTasks(cluster: EsCluster, req: HttpRequest): HttpResponse {
   const id = nodeIdentity(cluster.ctx.dataDir);

@@ -107,10 +107,12 @@ export class SearchService {
   async search(httpReq: HttpRequest, p: Params, body: string, count = false): Promise<HttpResponse> {
     const started = Date.now();
     const r = applyUrlParams(httpReq, parseSearchBodyText(body));
+    const scrollParam = httpReq.query.get('scroll');
+    // SearchRequest.validate(), which runs before the indices are resolved.
+    if (scrollParam !== null && !count && r.size === 0) throw new InvalidArgumentError('SEARCH_VALIDATION', 'Validation Failed: 1: [size] cannot be [0] in a scroll context;');
     const indices = this.resolve(p.index, httpReq);
     const targets = this.targets(indices, httpReq, p.type);
     if (count) { r.size = 0; r.aggs = null; r.sort = null; r.collapse = null; }
-    const scrollParam = httpReq.query.get('scroll');
     if (!count) this.checkWindow(r, targets, scrollParam !== null);
     checkCollapse(r, targets, scrollParam !== null);
     const searchType = httpReq.query.get('search_type') ?? 'query_then_fetch';

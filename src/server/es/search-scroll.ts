@@ -63,11 +63,12 @@ export class ScrollRegistry {
     const started = Date.now();
     const text = bodyText(httpReq);
     const body = text.trim() ? JSON.parse(text) as Record<string, unknown> : {};
-    const id = String(p.scroll_id ?? httpReq.query.get('scroll_id') ?? body.scroll_id ?? '');
+    // As RestSearchScrollAction: what the body says wins over the path and the URL parameters.
+    const id = String(body.scroll_id ?? p.scroll_id ?? httpReq.query.get('scroll_id') ?? '');
     if (!id) throw new InvalidArgumentError('SEARCH_VALIDATION', 'Validation Failed: 1: scrollId is missing;');
     const s = this.states.get(id);
     if (!s) throw new EngineError('SEARCH_CONTEXT_MISSING', `No search context found for id [${id}]`);
-    const ka = httpReq.query.get('scroll') ?? (body.scroll as string | undefined);
+    const ka = (body.scroll as string | undefined) ?? httpReq.query.get('scroll');
     if (ka) s.keepAliveMs = this.keepAlive(ka);
     this.arm(s);
     const hits = await this.page(s);

@@ -57,6 +57,22 @@ export class TaskRegistry {
     return null;
   }
 
+  /**
+   * Registers a task that is not a request's own: the work a `wait_for_completion=false` request leaves running
+   * (detached-task.ts). The caller finishes it.
+   */
+  startDetached(req: HttpRequest, action: string, nowMs: number): RunningTask {
+    const t: RunningTask = { id: ++this.next, action, description: `${req.method} ${req.path}`, startMs: nowMs, startMark: performance.now(), cancellable: true };
+    this.running.set(t.id, t);
+    return t;
+  }
+
+  /** The action name the request's route is registered under, or null. */
+  actionFor(req: HttpRequest): string | null {
+    for (const [re, method, action] of ACTIONS) if ((method === null || method === req.method) && re.test(req.path)) return action;
+    return null;
+  }
+
   finish(t: RunningTask | null): void {
     if (t !== null) this.running.delete(t.id);
   }

@@ -80,6 +80,8 @@ export class TsdbClient {
   /** Last epoch each worker's shard reported (refs are only valid within it). */
   private readonly epochs: number[] = [];
   private calls = 0;
+  /** Serialises block-changing operations (see `serially`). */
+  private maintenance: Promise<unknown> = Promise.resolve();
   /** Scratch of `append`: each sample's route between its two passes (overwritten by the next append). */
   private readonly routed: Route[] = [];
 
@@ -217,16 +219,24 @@ export class TsdbClient {
     return [...byKey.values()].map(toLabels).sort(compareLabels);
   }
 
-  async deleteSeries(selectors: readonly (readonly MatcherLike[])[], mintMs = -Infinity, maxtMs = Infinity): Promise<void> {
-    await this.all('tsdb.deleteSeries', this.range(selectors, mintMs, maxtMs));
+  /** Tombstones in every worker (worker 0 writes the shared blocks' tombstones, the others apply them in memory). */
+  deleteSeries(selectors: readonly (readonly MatcherLike[])[], mintMs = -Infinity, maxtMs = Infinity): Promise<void> {
+    return this.serially(async () => { await this.all('tsdb.deleteSeries', this.range(selectors, mintMs, maxtMs)); });
   }
 
-  async cleanTombstones(): Promise<void> { await this.all('tsdb.cleanTombstones', null); }
+  cleanTombstones(): Promise<void> {
+    return this.serially(async () => {
+      await this.all('tsdb.cleanTombstones', null);
+      await this.all('tsdb.reloadBlocks', null);
+    });
+  }
 
   /** Every shard writes its blocks (and head) into `dir`; then one worker merges each range's parts into one block. */
-  async snapshot(dir: string, withHead: boolean): Promise<void> {
-    await this.all('tsdb.snapshot', { dir, withHead });
-    await this.pool.call(0, 'tsdb.mergeSnapshot', { dir });
+  snapshot(dir: string, withHead: boolean): Promise<void> {
+    return this.serially(async () => {
+      await this.all('tsdb.snapshot', { dir, withHead });
+      await this.pool.call(0, 'tsdb.mergeSnapshot', { dir });
+    });
   }
 
   status(): Promise<ShardStatus[]> { return this.all('tsdb.status', null); }
@@ -235,11 +245,34 @@ export class TsdbClient {
 
   walReplay(): Promise<WalReplayStatus[]> { return this.all('tsdb.walReplay', null); }
 
-  /** Block cutting, compaction and retention on every shard (with the retention settings to apply). */
-  tick(retention: Partial<TsdbOpenArgs> | null = null): Promise<unknown[]> { return this.all('tsdb.tick', retention); }
+  /**
+   * Every worker cuts its head into parts; then worker 0 merges the parts into the shared blocks (one per
+   * range), compacts them and applies retention (with the retention settings given); then every worker reloads
+   * its blocks. One result list per worker; worker 0's ends with the shared maintenance.
+   */
+  tick(retention: Partial<TsdbOpenArgs> | null = null): Promise<unknown[]> {
+    return this.serially(async () => {
+      const perWorker = await this.all('tsdb.tick', retention);
+      const shared = await this.pool.call(0, 'tsdb.maintainShared', retention);
+      await this.all('tsdb.reloadBlocks', null);
+      perWorker[0] = [...perWorker[0], shared];
+      return perWorker;
+    });
+  }
 
   /** Makes every shard pick up block directories written since it opened (e.g. by an import). */
-  async reloadBlocks(): Promise<void> { await this.all('tsdb.reloadBlocks', null); }
+  reloadBlocks(): Promise<void> { return this.serially(async () => { await this.all('tsdb.reloadBlocks', null); }); }
+
+  /**
+   * Runs the operations that change the set of blocks one at a time: worker 0 deletes blocks other workers
+   * serve (merged parts, compaction inputs), so a snapshot, a delete or a reload must not see a merge halfway
+   * between workers.
+   */
+  private serially<T>(fn: () => Promise<T>): Promise<T> {
+    const p = this.maintenance.then(fn, fn);
+    this.maintenance = p.catch(() => {});
+    return p;
+  }
 
   async close(): Promise<void> { await this.all('tsdb.close', null); }
 

@@ -137,9 +137,15 @@ function condition(spec: ScriptSpec, doc: IngestDocument): boolean {
   }
 }
 
-/** The failure with the failing processor named in the error's `header`, as ES reports it. */
+/**
+ * The processor's failure as its pipeline reports it (ES's CompoundProcessor.newCompoundProcessorException): a
+ * DOC_INGEST_PROCESSOR error naming the processor in its `header`, with the processor's error as `cause`. One
+ * that already names a processor (from a nested pipeline) passes unchanged. The message stays the processor's,
+ * which is what `_ingest.on_failure_message` shows (ES takes the root cause's message).
+ */
 function withProcessor(e: unknown, p: CompiledProcessor): Error {
   const err = e instanceof EngineError ? e : fromWire(toWire(e));
-  err.details.header = { processor_type: p.type, ...(p.tag !== undefined ? { processor_tag: p.tag } : {}) };
-  return err;
+  if (err.code === 'DOC_INGEST_PROCESSOR') return err;
+  const header = { processor_type: p.type, ...(p.tag !== undefined ? { processor_tag: p.tag } : {}) };
+  return docError('DOC_INGEST_PROCESSOR', [err.message], { header, cause: { code: err.code, message: err.message, details: err.details } });
 }

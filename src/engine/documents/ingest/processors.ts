@@ -281,7 +281,7 @@ export function buildProcessor(type: string, o: Options, rt: ProcessorRuntime): 
     }
     case 'fail': {
       const message = o.str('message');
-      return (doc) => { throw docError('DOC_ILLEGAL_ARGUMENT', [doc.render(message)]); };
+      return (doc) => { throw docError('DOC_INGEST_FAIL', [doc.render(message)]); };
     }
     case 'drop': return () => 'drop';
     case 'script': {
