@@ -9,6 +9,7 @@ import { docError, illegalArgument, mapperParsing } from './doc-errors.ts';
 import { EngineError } from '../errors.ts';
 import { parseAliasesObject } from './aliases.ts';
 import { countFields, validateRootMapping } from './mapping.ts';
+import { expandDottedFields } from './mapping-dots.ts';
 import { newIndexUuid, validateAliasName, validateIndexName, validateTypeName } from './names.ts';
 import { DEFAULT_REPLICAS, DEFAULT_SHARDS, VERSION_CREATED, flattenSettings, validateSettings, type FlatSettings } from './settings.ts';
 import { applyTemplates, deepMerge, matchingTemplates } from './templates.ts';
@@ -89,6 +90,7 @@ function resolveMappings(index: string, fromTemplates: Record<string, MappingJso
   const type = types[0] ?? null;
   for (const t of tplTypes) merged = deepMerge(merged, fromTemplates[t] as Record<string, unknown>);
   if (type !== null && req[type] !== undefined) merged = deepMerge(merged, (req[type] ?? {}) as Record<string, unknown>);
+  merged = expandDottedFields(merged);
   try {
     if (type !== null) validateTypeName(type);
     validateRootMapping(merged, { customAnalyzers: customAnalyzers(settings) });
