@@ -9,6 +9,7 @@
  */
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
+import { gzipTransient } from '../engine/codec/zlib-reuse.ts';
 
 const gunzip = promisify(zlib.gunzip);
 const gzip = promisify(zlib.gzip);
@@ -16,6 +17,8 @@ const gzip = promisify(zlib.gzip);
 const MIN_COMPRESS_BYTES = 1024;
 /** `http.compression_level`'s default. */
 const COMPRESSION_LEVEL = 3;
+/** Replies up to this size are gzipped synchronously (tens of µs at level 3). */
+const SYNC_GZIP_MAX_BYTES = 64 * 1024;
 const inflate = promisify(zlib.inflate);
 const inflateRaw = promisify(zlib.inflateRaw);
 
@@ -60,5 +63,9 @@ export function wantsGzip(r: { body?: string | Uint8Array; headers?: Record<stri
 }
 
 export function gzipBody(body: string | Uint8Array): Promise<Buffer> {
+  // A typical reply (a search page, a bulk response) is gzipped at once on a reused stream: cheaper than the
+  // thread-pool round trip and the new stream of the asynchronous call. Large ones keep the event loop free.
+  const maxBytes = typeof body === 'string' ? body.length * 3 : body.byteLength; // UTF-8 takes ≤ 3 bytes per unit
+  if (maxBytes <= SYNC_GZIP_MAX_BYTES) return Promise.resolve(Buffer.from(gzipTransient(typeof body === 'string' ? Buffer.from(body) : body, COMPRESSION_LEVEL)));
   return gzip(body, { level: COMPRESSION_LEVEL });
 }

@@ -37,3 +37,21 @@ test('printing uses the first format', () => {
   assert.equal(formatDate(Date.UTC(2015, 0, 2, 3, 4, 5), 'yyyy/MM/dd HH:mm:ss||yyyy/MM/dd'), '2015/01/02 03:04:05');
   assert.equal(formatDate(Date.UTC(2015, 0, 2)), '2015-01-02T00:00:00.000Z');
 });
+
+test('the toISOString shape reads as the general ISO reader reads it, valid or not', () => {
+  // The same instants written with a space separator and a comma fraction take the regex path.
+  const pad = (n: number, w: number): string => String(n).padStart(w, '0');
+  let seed = 12345;
+  const rnd = (n: number): number => { seed = (Math.imul(seed, 1103515245) + 12345) >>> 0; return seed % n; };
+  for (let i = 0; i < 5000; i++) {
+    const y = rnd(3) === 0 ? rnd(10000) : 1970 + rnd(100), mo = rnd(14), d = rnd(33), h = rnd(25), mi = rnd(61), s = rnd(61), ms = rnd(1000);
+    const date = `${pad(y, 4)}-${pad(mo, 2)}-${pad(d, 2)}`, time = `${pad(h, 2)}:${pad(mi, 2)}:${pad(s, 2)}`;
+    for (const [canonical, general] of [[`${date}T${time}Z`, `${date} ${time}Z`], [`${date}T${time}.${pad(ms, 3)}Z`, `${date} ${time},${pad(ms, 3)}Z`]]) {
+      assert.equal(parseDateOrNull(canonical), parseDateOrNull(general), canonical);
+    }
+  }
+  assert.equal(parseDateOrNull('2026-10-01T12:34:56.789Z'), Date.UTC(2026, 9, 1, 12, 34, 56, 789));
+  assert.equal(parseDateOrNull('2026-02-29T00:00:00Z'), null, 'not a leap year');
+  assert.equal(parseDateOrNull('2026-1x-01T00:00:00Z'), null);
+  assert.equal(parseDateOrNull('0099-01-01T00:00:00Z'), new Date('0099-01-01T00:00:00Z').getTime(), 'year 99, not 1999');
+});

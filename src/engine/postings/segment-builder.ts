@@ -7,6 +7,7 @@ import { NumericDocValues, OrdinalDocValues } from './segment.ts';
 import { ArrayOrdinalTerms, MemoryFieldPostings, MemorySegment } from './memory-segment.ts';
 import type { TokenBuf } from '../analysis/token-buf.ts';
 import { TermHash } from './term-hash.ts';
+import { sortTerms } from './sort-terms.ts';
 
 /**
  * One field's buffered tokens as a flat stream (term id, doc, position) in growable typed arrays, inverted by
@@ -182,8 +183,10 @@ function buildField(fa: FieldAcc, maxDoc: number): MemoryFieldPostings {
     tokCount[t]++;
     if (last[t] !== td[i]) { last[t] = td[i]; postCount[t]++; nPostings++; }
   }
-  const rank = fa.terms.map((t, i) => i).sort((a, b) => (fa.terms[a] < fa.terms[b] ? -1 : fa.terms[a] > fa.terms[b] ? 1 : 0));
-  const terms = rank.map((i) => fa.terms[i]);
+  // Dictionary order, then each term's id from the hash (a comparator over ids cost 4× the radix sort).
+  const terms = sortTerms(fa.terms);
+  const rank = new Int32Array(T);
+  for (let r = 0; r < T; r++) rank[r] = fa.termId(terms[r]);
   // Where each term's postings and positions start in dictionary (sorted) order.
   const docStart = new Uint32Array(T + 1);
   const postAt = new Int32Array(T), posAt = new Int32Array(T);

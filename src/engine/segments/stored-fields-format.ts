@@ -13,7 +13,7 @@
  * (uvarints), source (uvarint byte length + bytes).
  */
 import { ByteReader, ByteWriter } from '../codec/byte-buf.ts';
-import { deflateRawTransient, inflateRawTransient } from '../codec/raw-deflate.ts';
+import { deflateRawTransient, inflateRawTransient } from '../codec/zlib-reuse.ts';
 import { CorruptionError } from '../errors.ts';
 import type { BlockCache } from './block-cache.ts';
 import type { RegionRef, RegionSource, SegmentFileWriter } from './segment-file.ts';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
-import { deflateRawTransient, inflateRawTransient } from '../../src/engine/codec/raw-deflate.ts';
+import { deflateRawTransient, gzipTransient, inflateRawTransient } from '../../src/engine/codec/zlib-reuse.ts';
 import { mulberry32 } from '../../bench/support/mulberry32.ts';
 
 /** Text-like bytes (compressible) or random bytes (not), of `n` bytes. */
@@ -20,6 +20,9 @@ test('the reused streams give the one-shot functions\' bytes, at every size and 
         const packed = Buffer.from(deflateRawTransient(raw, level));
         assert.deepEqual(packed, zlib.deflateRawSync(raw, { level }), `deflate ${n} bytes, text ${text}, level ${level}`);
         assert.deepEqual(Buffer.from(inflateRawTransient(packed)), Buffer.from(raw), `inflate ${n} bytes`);
+        const gz = Buffer.from(gzipTransient(raw, level));
+        assert.deepEqual(gz, zlib.gzipSync(raw, { level }), `gzip ${n} bytes, level ${level}`);
+        assert.deepEqual(zlib.gunzipSync(gz), Buffer.from(raw));
       }
     }
   }

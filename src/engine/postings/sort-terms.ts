@@ -1,0 +1,55 @@
+/**
+ * Sorting a refresh's vocabulary into term-dictionary order (UTF-16 code units, as `<` compares strings): a
+ * most-significant-digit radix sort, one pass per character position over buckets of the code unit's low byte
+ * range, with insertion sort for small buckets.
+ *
+ * Every refresh sorts each text field's vocabulary (tens of thousands of terms): on the load test's documents,
+ * 45,000 terms took 25 ms with `Array#sort` and 40 ms with a comparator over term ids, against 9–10 ms here.
+ */
+
+/** Below this many strings a bucket is finished by insertion sort. */
+const SMALL = 24;
+/** Bucket 0: the string ended; 1..256: code unit c < 256 as c + 1; WIDE: any code unit ≥ 256. */
+const WIDE = 257;
+const BUCKETS = 258;
+
+function bucketOf(s: string, depth: number): number {
+  if (depth >= s.length) return 0;
+  const c = s.charCodeAt(depth);
+  return c < 256 ? c + 1 : WIDE;
+}
+
+/** `terms` sorted by UTF-16 code units (a new array; `terms` is unchanged). */
+export function sortTerms(terms: readonly string[]): string[] {
+  const out = terms.slice();
+  const tmp: string[] = new Array(out.length);
+  const counts = new Int32Array(BUCKETS), starts = new Int32Array(BUCKETS + 1), fill = new Int32Array(BUCKETS);
+  // Pending ranges as (lo, hi, depth) triples; within a range every string shares its first `depth` units.
+  const stack: number[] = [0, out.length, 0];
+  while (stack.length > 0) {
+    const depth = stack.pop()!, hi = stack.pop()!, lo = stack.pop()!;
+    if (hi - lo < SMALL) {
+      for (let i = lo + 1; i < hi; i++) {
+        const x = out[i];
+        let j = i - 1;
+        while (j >= lo && out[j] > x) { out[j + 1] = out[j]; j--; }
+        out[j + 1] = x;
+      }
+      continue;
+    }
+    counts.fill(0);
+    for (let i = lo; i < hi; i++) counts[bucketOf(out[i], depth)]++;
+    starts[0] = lo;
+    for (let k = 0; k < BUCKETS; k++) { starts[k + 1] = starts[k] + counts[k]; fill[k] = starts[k]; }
+    for (let i = lo; i < hi; i++) { const s = out[i]; tmp[fill[bucketOf(s, depth)]++] = s; }
+    for (let i = lo; i < hi; i++) out[i] = tmp[i];
+    // Bucket 0 holds equal strings (all ended here). Wide code units differ in more than the low byte, so that
+    // bucket is compared whole: its strings share the first `depth` units, so whole-string order is the order.
+    for (let k = 1; k < WIDE; k++) if (counts[k] > 1) stack.push(starts[k], starts[k + 1], depth + 1);
+    if (counts[WIDE] > 1) {
+      const wide = out.slice(starts[WIDE], starts[WIDE + 1]).sort();
+      for (let i = 0; i < wide.length; i++) out[starts[WIDE] + i] = wide[i];
+    }
+  }
+  return out;
+}
