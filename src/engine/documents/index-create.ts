@@ -9,6 +9,7 @@ import { docError, illegalArgument, mapperParsing } from './doc-errors.ts';
 import { EngineError } from '../errors.ts';
 import { parseAliasesObject } from './aliases.ts';
 import { countFields, validateRootMapping } from './mapping.ts';
+import { expandDottedFields } from './mapping-dots.ts';
 import { newIndexUuid, validateAliasName, validateIndexName, validateTypeName } from './names.ts';
 import { DEFAULT_REPLICAS, DEFAULT_SHARDS, VERSION_CREATED, flattenSettings, validateSettings, type FlatSettings } from './settings.ts';
 import { applyTemplates, deepMerge, matchingTemplates } from './templates.ts';
@@ -89,11 +90,15 @@ function resolveMappings(index: string, fromTemplates: Record<string, MappingJso
   const type = types[0] ?? null;
   for (const t of tplTypes) merged = deepMerge(merged, fromTemplates[t] as Record<string, unknown>);
   if (type !== null && req[type] !== undefined) merged = deepMerge(merged, (req[type] ?? {}) as Record<string, unknown>);
+  merged = expandDottedFields(merged);
   try {
+    // The root object mapper is named after the type, and a mapper refuses an empty name.
+    if (type === '') throw illegalArgument('name cannot be empty string');
     if (type !== null) validateTypeName(type);
     validateRootMapping(merged, { customAnalyzers: customAnalyzers(settings) });
   } catch (e) {
-    if (e instanceof EngineError && e.code === 'DOC_MAPPER_PARSING') {
+    // MapperService.merge wraps whatever parsing a type's mapping throws: "Failed to parse mapping [type]: …".
+    if (e instanceof EngineError && (e.code === 'DOC_MAPPER_PARSING' || e.code === 'DOC_ILLEGAL_ARGUMENT')) {
       throw mapperParsing(`Failed to parse mapping [${type ?? DEFAULT_MAPPING}]: ${e.message}`, { cause: { code: e.code, message: e.message, details: e.details } });
     }
     throw e;

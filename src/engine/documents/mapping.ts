@@ -72,7 +72,8 @@ function checkDynamic(v: unknown, field: string): void {
 function validateProperties(props: unknown, prefix: string, ctx: MappingContext): void {
   if (typeof props !== 'object' || props === null || Array.isArray(props)) throw mapperParsing(`Expected map for property [properties] on field [${prefix || '_doc'}] but got a class java.lang.String`);
   for (const [name, def] of Object.entries(props as Record<string, unknown>)) {
-    if (name === '') throw mapperParsing('name cannot be empty string');
+    // ES's mapper builders refuse an empty name with an IllegalArgumentException (not a parsing error).
+    if (name === '') throw illegalArgument('name cannot be empty string');
     validateField(name, prefix + name, def, ctx);
   }
 }

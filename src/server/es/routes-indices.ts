@@ -2,6 +2,7 @@
 import type { IndexMeta } from '../../engine/documents/cluster-state.ts';
 import { docError, illegalArgument, indexNotFound } from '../../engine/documents/doc-errors.ts';
 import { countFields, mergeMapping, validateRootMapping } from '../../engine/documents/mapping.ts';
+import { expandDottedFields } from '../../engine/documents/mapping-dots.ts';
 import { customAnalyzers } from '../../engine/documents/cluster-state.ts';
 import { validateTypeName } from '../../engine/documents/names.ts';
 import { flattenSettings, numberOfReplicas, numberOfShards, validateSettingNames, validateSettings } from '../../engine/documents/settings.ts';
@@ -169,6 +170,7 @@ async function putMapping(cluster: EsCluster, req: HttpRequest, index: string | 
   validateTypeName(type);
   const keys = Object.keys(body);
   if (keys.length === 1 && keys[0] === type && typeof body[type] === 'object') body = body[type] as Record<string, unknown>;
+  body = expandDottedFields(body);
   const metas = cluster.resolveForRead(index, readOpts(req)).map((r) => r.name);
   await cluster.mutate((s) => {
     const indices = { ...s.indices };

@@ -5,7 +5,8 @@
  * a valid one is not produced: the engine has no Lucene query strings).
  */
 import { errorBody } from './errors.ts';
-import { parseSearchBodyText } from '../../engine/search/index.ts';
+import { parseSearchBodyText, type SearchRequest } from '../../engine/search/index.ts';
+import { InvalidArgumentError } from '../../engine/errors.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
 import type { Params, Router } from '../router.ts';
 import type { EsCluster } from './cluster.ts';
@@ -23,19 +24,42 @@ export function registerValidateRoutes(router: Router, cluster: EsCluster, searc
   for (const path of ['/_validate/query', '/:index/_validate/query', '/:index/:type/_validate/query']) router.add(['GET', 'POST'], path, validate);
 }
 
+function parseBody(req: HttpRequest): SearchRequest {
+  const text = bodyText(req);
+  // RestActions.getQueryContent: the body may hold `query` and nothing else.
+  let top: object = {};
+  try { top = text.trim() ? JSON.parse(text) as object : {}; } catch { /* malformed: the parser below reports it */ }
+  for (const k of Object.keys(top ?? {})) {
+    if (k !== 'query') throw new InvalidArgumentError('SEARCH_PARSING', `request does not support [${k}]`);
+  }
+  const r = applyUrlParams(req, parseSearchBodyText(text));
+  r.size = 0; r.aggs = null; r.sort = null;
+  return r;
+}
+
+function parseErrorText(e: unknown): string {
+  const err = errorBody(e).error as { type: string; reason: string };
+  return err.type === 'parsing_exception' ? `org.elasticsearch.common.ParsingException: ${err.reason}` : err.reason;
+}
+
 async function validateQuery(cluster: EsCluster, search: SearchService, req: HttpRequest, p: Params): Promise<HttpResponse> {
+  const explain = boolParam(req, 'explain');
+  let r: SearchRequest;
+  try {
+    r = parseBody(req);
+  } catch (e) {
+    // A body that does not parse never reaches the indices (RestValidateQueryAction parses it first): ES answers
+    // `valid: false` alone, with the parse error (a ParsingException's detailed message, i.e. its Java toString)
+    // when `explain` is set.
+    const body: Record<string, unknown> = { valid: false };
+    if (explain) body.error = parseErrorText(e);
+    return json(req, 200, body);
+  }
   const indices = search.resolve(p.index, req);
   const targets = search.targets(indices, req, p.type);
-  const explain = boolParam(req, 'explain');
   const shards = { total: targets.length, successful: targets.length, failed: 0 };
   let error: string | null = null;
   try {
-    const text = bodyText(req);
-    const r = applyUrlParams(req, parseSearchBodyText(text));
-    for (const k of Object.keys(text.trim() ? JSON.parse(text) as object : {})) {
-      if (k !== 'query') throw new Error(`request does not support [${k}]`);
-    }
-    r.size = 0; r.aggs = null; r.sort = null;
     await executeSearch(cluster, targets, r, { dfs: false, nowMs: cluster.ctx.now() });
   } catch (e) {
     // As the root cause ES prints: `type[reason]`, e.g. query_shard_exception[failed to create query: …].

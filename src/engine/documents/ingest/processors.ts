@@ -1,6 +1,6 @@
 /**
  * Ingest processors (Elasticsearch 6.8's names, options and errors): set, remove, rename, append, convert,
- * lowercase, uppercase, trim, split, join, gsub, date, date_index_name, json, kv, grok, dissect, fail, drop,
+ * lowercase, uppercase, trim, bytes, split, join, gsub, date, date_index_name, json, kv, grok, dissect, fail, drop,
  * script and pipeline. Each is built once from its JSON definition (option errors are ES's parse errors) and
  * run on an IngestDocument; `if`, `ignore_failure`, `on_failure` and `tag` are handled by the pipeline.
  */
@@ -8,6 +8,7 @@ import { formatDate, parseDateOrNull, zoneOffsetAt } from '../../analysis/date-f
 import { compileRe2, expandGoTemplate, type Re2Regex } from '../../regex/index.ts';
 import { docError, illegalArgument } from '../doc-errors.ts';
 import { runScript, type ScriptSpec } from '../painless.ts';
+import { parseByteSize } from './byte-size.ts';
 import { compileGrok, grokMatch, type Grok } from './grok.ts';
 import { javaType, type IngestDocument } from './ingest-document.ts';
 
@@ -168,6 +169,10 @@ export function buildProcessor(type: string, o: Options, rt: ProcessorRuntime): 
     case 'lowercase': return strTransform(o, (s) => s.toLowerCase());
     case 'uppercase': return strTransform(o, (s) => s.toUpperCase());
     case 'trim': return strTransform(o, (s) => s.trim());
+    case 'bytes': return fieldProcessor(o, (v, field) => {
+      if (typeof v !== 'string') throw illegalArgument(`field [${field}] of type [${javaType(v)}] cannot be cast to [java.lang.String]`);
+      return parseByteSize(v, field);
+    });
     case 'split': {
       const re = o.regex('separator');
       return fieldProcessor(o, (v, field) => {
