@@ -152,12 +152,13 @@ export function decodeUvarints(src: Uint8Array, p: number, out: Uint32Array, n: 
   return p;
 }
 
-/** Encodes the positions of postings [0, n) (posStart/positions as in `TermPostings`). */
-export function encodePositions(out: VarintBuffer, posStart: Uint32Array, positions: Uint32Array, n: number): void {
-  for (let i = 0; i < n; i++) {
-    let prev = 0;
-    for (let j = posStart[i]; j < posStart[i + 1]; j++) { out.uvarint(positions[j] - prev); prev = positions[j]; }
-  }
+/**
+ * Appends the positions of one posting (positions[from, to), ascending) to a positions payload. Deltas restart
+ * at each posting, so the payloads of consecutive postings (or of whole terms) concatenate.
+ */
+export function encodePostingPositions(out: VarintBuffer, positions: Uint32Array, from: number, to: number): void {
+  let prev = 0;
+  for (let j = from; j < to; j++) { out.uvarint(positions[j] - prev); prev = positions[j]; }
 }
 
 /**

@@ -21,7 +21,7 @@ import { NumericDocValues, OrdinalDocValues, type FieldPostings, type OrdinalTer
 import { BloomFilter } from './bloom-filter.ts';
 import { DiskFieldPostings, DiskSegment, FIELD_TERM_ARITY, ID_TERM_ARITY, segmentFile } from './disk-segment.ts';
 import { encodeDocList, encodeNested, encodeNumeric, encodeOrdinals, encodeOrdinalTerms } from './doc-values-format.ts';
-import { encodeDocs, INLINE_MAX_DOCS, VarintBuffer } from './postings-format.ts';
+import { encodeDocs, encodePostingPositions, INLINE_MAX_DOCS, VarintBuffer } from './postings-format.ts';
 import { SegmentFileWriter } from './segment-file.ts';
 import {
   type ColumnMeta, encodeSegmentIndexes, encodeSegmentInfo, type FieldMeta, type OrdinalColumnMeta, SEGMENT_EXTENSIONS,
@@ -325,8 +325,8 @@ class Writer {
 
   /**
    * Appends term `t` of one input: its live docs renumbered, their freqs, and their positions encoded straight
-   * into `posBytes`. Positions restart their deltas at each posting, so the positions payload of an input whose
-   * docs all survive is copied as written: on a kept 1M-doc shard, decoding and re-encoding positions was most
+   * into `posBytes`. Positions payloads concatenate (`encodePostingPositions`), so that of an input whose docs
+   * all survive is copied as written: on a kept 1M-doc shard, decoding and re-encoding positions was most
    * of a merge's postings time.
    */
   private copyPostings(fp: FieldPostings, t: number, map: Int32Array, hasFreqs: boolean, hasPositions: boolean): void {
@@ -349,9 +349,8 @@ class Writer {
       if (!hasFreqs) continue;
       freqs.push(tp.freqs ? tp.freqs[p] : 1);
       if (!hasPositions) continue;
-      if (!tp.positions) { out.uvarint(0); continue; }
-      let prev = 0;
-      for (let j = tp.posStart![p]; j < tp.posStart![p + 1]; j++) { out.uvarint(tp.positions[j] - prev); prev = tp.positions[j]; }
+      if (tp.positions) encodePostingPositions(out, tp.positions, tp.posStart![p], tp.posStart![p + 1]);
+      else out.uvarint(0);
     }
   }
 
