@@ -44,6 +44,8 @@ function shardFor(c: ShardCall, init: WorkerInit): Promise<OpenShard | null> {
 
 /** Applies every item in order (each changes memory before the next), then awaits their translog appends. */
 async function write(args: WriteArgs, init: WorkerInit): Promise<Stale | ItemOutcome[]> {
+  const refused = shardRegistry(init).diskFullRefusal(args.uuid, args.shard);
+  if (refused) return args.items.map(() => ({ err: toWire(refused) }));
   const o = await shardFor(args, init);
   if (!o) return { stale: true };
   return shardRegistry(init).guard(o, async () => {

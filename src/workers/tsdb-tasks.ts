@@ -102,7 +102,7 @@ async function shards(ctx: WorkerInit): Promise<Shards> {
       await flushHead(extra);
       all.push(extra);
     }
-    const shared = ctx.workerId === 0 ? new SharedBlocks({ dir: root, blockRangeMs: own.blockRangeMs, now: own.now, ...retentionOf(openArgs) }) : null;
+    const shared = ctx.workerId === 0 ? new SharedBlocks({ dir: root, view: own, blockRangeMs: own.blockRangeMs, now: own.now, ...retentionOf(openArgs) }) : null;
     return { own, all, shared };
   })();
   const mine = opened;

@@ -5,6 +5,7 @@
  * (ES 429 es_rejected_execution_exception, remote write 500, workflow 503 SERVICE_UNAVAILABLE) and never
  * become readable. Once the filler is
  * deleted, writes must succeed again without a restart; after a restart every acknowledged write is there.
+ * While the disk stays full, a shard that was refused is not reopened again for each later write.
  * The flood-stage watermark is turned off so that the writes reach the full disk (it has its own test).
  */
 import { test, before, after } from 'node:test';
@@ -120,6 +121,17 @@ test('disk full: refused writes get 429/500 and never show; writes resume once s
     failedDocs.push(`d${i}`);
   }
   assert.ok(failedDocs.length > 0, 'the full disk refused no document write');
+  // Once a shard's translog was refused, later writes to it are refused at once: not applied, failed and the
+  // shard reopened (a whole translog replay) each time.
+  const reopens = (): number => (srv.stderr().match(/reopening the shard from disk/g) ?? []).length;
+  const reopensBefore = reopens();
+  const refusedId = failedDocs[failedDocs.length - 1]; // routed to a shard whose translog was refused
+  for (let k = 0; k < 5; k++) {
+    const r = await call('PUT', `/full/_doc/${refusedId}`, doc(k));
+    assert.equal(r.status, 429, JSON.stringify(r.body));
+    assert.equal(r.body.error.type, 'es_rejected_execution_exception');
+  }
+  assert.equal(reopens(), reopensBefore, 'a shard reopened for a write refused while the disk stayed full');
   // Cluster metadata (LMDB on the main thread): refused with 429, not created, and the server stays up.
   const ci = await call('PUT', '/made-when-full', {});
   assert.equal(ci.status, 429, JSON.stringify(ci.body));

@@ -13,9 +13,11 @@
  * memory but refused, so the shard is dropped from memory at once — before any caller hears of the failure —
  * and the next call reopens it from disk (last commit + translog, which the WAL has put back to its durable
  * end), as Elasticsearch fails and recovers a shard whose translog failed. That is also how writes resume once
- * space is back. While the translog's files cannot be put back, calls get the append's error and retry.
+ * space is back; until the disk has gained space, writes to a shard a full disk refused are refused at once
+ * (`diskFullRefusal`) rather than applied, failed and replayed again. While the translog's files cannot be put
+ * back, calls get the append's error and retry.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statfsSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DOC_SHARD_FAILED_MARKER } from '../codec/format-ids.ts';
@@ -26,6 +28,14 @@ import { BlockCache } from '../segments/block-cache.ts';
 import type { DocShard } from './doc-shard.ts';
 import { refreshIntervalMs, type FlatSettings } from './settings.ts';
 import { StoredShard } from './shard-store.ts';
+
+/** Free space a full disk must gain before a refused shard takes writes again (one batch's worth, with room). */
+const DISK_FULL_RETRY_BYTES = 1 << 20;
+
+/** Bytes available to this process on the file system of `path` (0 when it cannot be read). */
+function freeBytes(path: string): number {
+  try { const st = statfsSync(path); return st.bavail * st.bsize; } catch { return 0; }
+}
 
 /** What opening a shard needs to know of its index (sent by the coordinator with the mapping version). */
 export interface ShardIndexMeta { name: string; type: string; mapping: MappingJson; mappingVersion: number; settings: FlatSettings }
@@ -56,6 +66,13 @@ export class ShardRegistry {
   private readonly shards = new Map<string, OpenShard>();
   private readonly opening = new Map<string, Promise<OpenShard>>();
   private readonly failed = new Map<string, EngineError>();
+  /**
+   * Shards whose translog batch a full disk refused, with the error and the free bytes seen then. Writes to them
+   * are refused with that error until the disk has gained DISK_FULL_RETRY_BYTES: applying one would fail its
+   * batch again, dropping the shard and reopening it (a whole translog replay) for every write while the disk
+   * stays full. Reads still reopen the shard once.
+   */
+  private readonly diskFull = new Map<string, { err: EngineError; freeBytes: number }>();
   private readonly closing = new Map<string, Closing>();
   readonly cache: BlockCache;
   readonly memory: IndexingMemory;
@@ -138,6 +155,7 @@ export class ShardRegistry {
   private dropAfterTranslogFailure(key: string, err: unknown): void {
     const o = this.shards.get(key);
     if (!o) return;
+    if (err instanceof EngineError && err.code === 'DISK_FULL') this.diskFull.set(key, { err, freeBytes: freeBytes(o.stored.dir) });
     this.shards.delete(key);
     o.dropped = true;
     this.o.onWarning(`shard [${o.stored.shard.indexName}][${o.stored.shard.shard}]: translog write failed (${(err as Error).message}); reopening the shard from disk`);
@@ -160,6 +178,16 @@ export class ShardRegistry {
     if (await c.done) return;
     if (this.closing.get(key) === c) this.startClosing(key, c.stored, c.cause);
     throw c.cause;
+  }
+
+  /** The error to refuse a write to this shard with while the disk that refused its translog is still full, or null. */
+  diskFullRefusal(uuid: string, shard: number): EngineError | null {
+    const key = `${uuid}/${shard}`;
+    const d = this.diskFull.get(key);
+    if (d === undefined) return null;
+    if (freeBytes(this.dir(uuid, shard)) < d.freeBytes + DISK_FULL_RETRY_BYTES) return d.err;
+    this.diskFull.delete(key);
+    return null;
   }
 
   /**
@@ -235,6 +263,7 @@ export class ShardRegistry {
       await o.stored.destroy();
     }
     for (const key of [...this.failed.keys()]) if (key.startsWith(`${uuid}/`)) this.failed.delete(key);
+    for (const key of [...this.diskFull.keys()]) if (key.startsWith(`${uuid}/`)) this.diskFull.delete(key);
     for (const [key, c] of [...this.closing]) {
       if (!key.startsWith(`${uuid}/`)) continue;
       this.closing.delete(key);

@@ -38,6 +38,11 @@ export interface BlockSet {
   reloadBlocks(): Promise<void>;
   /** Bytes of the WAL(s) beside the blocks, counted towards the size retention. */
   walSizeBytes(): Promise<number>;
+  /**
+   * Set when the blocks are also served by a reader that closes them itself when it reloads (the shared
+   * blocks of worker 0 are its query view's): deleting a block then leaves it open until that reload.
+   */
+  readonly keepsDeletedOpen?: boolean;
 }
 
 export function serially<T>(db: BlockSet, fn: () => Promise<T>): Promise<T> {
@@ -262,7 +267,7 @@ export async function deleteBlocks(db: BlockSet, blocks: Block[]): Promise<void>
   // Unpublish first: a select running in this worker between the awaits below must not reach a closed block.
   db.blocks = db.blocks.filter((b) => !blocks.includes(b));
   for (const b of blocks) {
-    b.close();
+    if (!db.keepsDeletedOpen) b.close();
     await removeBlockDir(b.dir);
   }
   await db.reloadBlocks();

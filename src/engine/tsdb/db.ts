@@ -282,6 +282,9 @@ export class Tsdb {
     } finally {
       // chunks_head/ is emptied at open and rebuilt from the WAL: a last flush that fails (disk full) loses nothing.
       try { this.head.chunkFiles.close(); } catch { /* see above */ }
+      // Blocks hold their files open from the start (block.ts): release them with the shard.
+      for (const blk of this.blocks) blk.close();
+      for (const v of this.shared) v.block.close();
     }
   }
 }

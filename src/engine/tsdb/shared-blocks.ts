@@ -15,6 +15,7 @@ import type { Block } from './block.ts';
 import { dirSize, listBlockDirs, openBlock } from './block.ts';
 import { writeMeta } from './block-meta.ts';
 import type { BlockSet, TickResult } from './db-maintenance.ts';
+import type { Tsdb } from './db.ts';
 import { applyRetention, compactAll, compactBlocks, deleteBlocks, groupOverlapping, mergeLevel, serially, writeMergedBlock } from './db-maintenance.ts';
 import { headCutsOf, removeBlockDir, shardDirs, supersededUlids } from './shard-layout.ts';
 import { syncDir } from '../store/durable-files.ts';
@@ -22,6 +23,12 @@ import { syncDir } from '../store/durable-files.ts';
 export interface SharedBlocksOptions {
   /** The TSDB directory (shared blocks directly in it, shard directories `shard-<n>/` below it). */
   dir: string;
+  /**
+   * The shard of this worker that serves the shared blocks: its Block objects are used (one copy of each
+   * block's symbols and postings table per worker), and it is reloaded where the blocks are. Without it the
+   * shared blocks are opened here.
+   */
+  view?: Tsdb;
   blockRangeMs: number;
   retentionMs?: number;
   retentionBytes?: number;
@@ -34,10 +41,12 @@ export class SharedBlocks implements BlockSet {
   maintenance: Promise<unknown> = Promise.resolve();
   readonly blockRangeMs: number;
   readonly now: () => number;
+  readonly keepsDeletedOpen: boolean;
 
   constructor(readonly opts: SharedBlocksOptions) {
     this.blockRangeMs = opts.blockRangeMs;
     this.now = opts.now;
+    this.keepsDeletedOpen = opts.view !== undefined;
   }
 
   get dir(): string { return this.opts.dir; }
@@ -47,6 +56,7 @@ export class SharedBlocks implements BlockSet {
    * deletions writes them through its own handle) and deleting blocks another block names as parents.
    */
   async reloadBlocks(): Promise<void> {
+    if (this.opts.view) return this.reloadView(this.opts.view);
     const byDir = new Map(this.blocks.map((b) => [b.dir, b]));
     const next: Block[] = [];
     for (const d of await listBlockDirs([this.dir])) {
@@ -63,6 +73,15 @@ export class SharedBlocks implements BlockSet {
     this.blocks = live.sort((a, b) => a.minTime - b.minTime);
   }
 
+  /** Reloads the serving shard and takes its blocks; deletes the superseded ones it left out (and closed). */
+  private async reloadView(view: Tsdb): Promise<void> {
+    await view.reloadBlocks();
+    const live = view.shared.map((v) => v.block);
+    const superseded = supersededUlids(live.map((b) => b.meta));
+    for (const d of await listBlockDirs([this.dir])) if (superseded.has(path.basename(d))) await removeBlockDir(d);
+    this.blocks = live;
+  }
+
   /** Every shard's WAL, checkpoints included. */
   async walSizeBytes(): Promise<number> {
     let n = 0;
@@ -77,7 +96,7 @@ export class SharedBlocks implements BlockSet {
   }
 
   close(): void {
-    for (const b of this.blocks) b.close();
+    if (!this.opts.view) for (const b of this.blocks) b.close();
     this.blocks = [];
   }
 }
@@ -88,6 +107,7 @@ export class SharedBlocks implements BlockSet {
  */
 export function maintainShared(s: SharedBlocks): Promise<TickResult> {
   return serially(s, async () => {
+    await removeLeftovers(s.dir);
     await s.reloadBlocks();
     const res: TickResult = { blocksCut: 0, compactions: 0, blocksDeleted: 0 };
     await mergeParts(s);
@@ -139,6 +159,16 @@ async function mergeParts(s: SharedBlocks): Promise<number> {
   } finally {
     for (const b of parts) b.close();
     await s.reloadBlocks();
+  }
+}
+
+/**
+ * Deletes what a crash left in the shared directory: a block being written (`<ULID>.tmp`, never renamed) or
+ * being deleted (`<ULID>.deleted`). Only this pass writes there, and the pass runs alone.
+ */
+async function removeLeftovers(root: string): Promise<void> {
+  for (const n of await fsp.readdir(root).catch(() => [] as string[])) {
+    if (/^[0-9A-HJKMNP-TV-Z]{26}\.(tmp|deleted)$/.test(n)) await fsp.rm(path.join(root, n), { recursive: true, force: true });
   }
 }
 
