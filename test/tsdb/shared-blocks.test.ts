@@ -144,8 +144,12 @@ test('a crash after the merged block is written but before its parts are deleted
   cleanups.push(() => rmSync(saved, { recursive: true, force: true }));
   for (let i = 0; i < 2; i++) cpSync(path.join(root, `shard-${i}`, parts[i][0]), path.join(saved, `${i}`), { recursive: true });
   const shared = new SharedBlocks({ dir: root, blockRangeMs: 2 * H, now: () => T0 + 6 * H });
+  // Leftovers of an earlier crash: a merged block never renamed into place, a deletion never finished.
+  mkdirSync(path.join(root, '01HZZZZZZZZZZZZZZZZZZZZZZZ.tmp', 'chunks'), { recursive: true });
+  mkdirSync(path.join(root, '01HZZZZZZZZZZZZZZZZZZZZZZY.deleted'));
   await maintainShared(shared);
   shared.close();
+  assert.deepEqual(readdirSync(root).filter((n) => /\.(tmp|deleted)$/.test(n)), [], 'crash leftovers removed by the pass');
   for (const d of dbs) await d.close();
   // The state a kill -9 between the merged block's rename and the parts' deletion leaves behind.
   for (let i = 0; i < 2; i++) cpSync(path.join(saved, `${i}`), path.join(root, `shard-${i}`, parts[i][0]), { recursive: true });

@@ -20,6 +20,14 @@ const CATCH_STATUS: Record<string, number> = {
 const NOT_REQUEST = new Set([400, 401, 403, 404, 408, 409]);
 const DO_KEYS = new Set(['catch', 'headers', 'warnings', 'allowed_warnings', 'node_selector']);
 
+/** Java's toString of a parsed JSON value: maps as `{k=v, k2=v2}`, lists as `[a, b]`, strings bare. */
+function javaToString(v: unknown): string {
+  if (v === null || v === undefined) return 'null';
+  if (Array.isArray(v)) return `[${v.map(javaToString).join(', ')}]`;
+  if (typeof v === 'object') return `{${Object.entries(v as object).map(([k, x]) => `${k}=${javaToString(x)}`).join(', ')}}`;
+  return String(v);
+}
+
 /** A step that cannot be sent to a 6.8 node at all; the test is reported as skipped with this reason. */
 export class NotApplicable extends Error {}
 
@@ -95,7 +103,11 @@ export class Executor {
     let ok: boolean;
     if (CATCH_STATUS[want] !== undefined) ok = res.status === CATCH_STATUS[want];
     else if (want === 'request') ok = res.status >= 400 && !NOT_REQUEST.has(res.status);
-    else if (want.startsWith('/')) ok = res.status >= 400 && javaRegex(want, false).test(res.text);
+    else if (want.startsWith('/')) {
+      // DoSection matches the pattern against the response's `error` object as Java prints a Map (toString).
+      const err = (res.body as Record<string, unknown> | null)?.error;
+      ok = res.status >= 400 && javaRegex(want, false).test(err === undefined ? res.text : javaToString(err));
+    }
     else throw new Error(`unknown catch [${want}]`);
     if (!ok) throw new AssertionFailure(`${where}: expected catch ${want}, got ${res.status} ${res.text.slice(0, 300)}`);
   }

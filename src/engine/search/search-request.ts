@@ -107,6 +107,11 @@ export function parseSearchBody(body: Obj): SearchRequest {
 }
 
 function int(v: unknown, k: string, loc?: { line: number; col: number }): number {
+  // A string is coerced the way Jackson's intValue does it (Double.parseDouble): a non-number is Java's
+  // NumberFormatException, as ES answers `"size": "cat"`.
+  if (typeof v === 'string' && (v.trim() === '' || !Number.isFinite(Number(v)))) {
+    throw new InvalidArgumentError('SEARCH_NUMBER_FORMAT', v.trim() === '' ? 'empty String' : `For input string: "${v}"`);
+  }
   const n = typeof v === 'string' ? Number(v) : v;
   if (typeof n !== 'number' || !Number.isInteger(n)) throw parsingError(`[${k}] failed to parse field [${k}]`, loc);
   return n;

@@ -107,6 +107,7 @@ export class SharedBlocks implements BlockSet {
  */
 export function maintainShared(s: SharedBlocks): Promise<TickResult> {
   return serially(s, async () => {
+    await removeLeftovers(s.dir);
     await s.reloadBlocks();
     const res: TickResult = { blocksCut: 0, compactions: 0, blocksDeleted: 0 };
     await mergeParts(s);
@@ -158,6 +159,16 @@ async function mergeParts(s: SharedBlocks): Promise<number> {
   } finally {
     for (const b of parts) b.close();
     await s.reloadBlocks();
+  }
+}
+
+/**
+ * Deletes what a crash left in the shared directory: a block being written (`<ULID>.tmp`, never renamed) or
+ * being deleted (`<ULID>.deleted`). Only this pass writes there, and the pass runs alone.
+ */
+async function removeLeftovers(root: string): Promise<void> {
+  for (const n of await fsp.readdir(root).catch(() => [] as string[])) {
+    if (/^[0-9A-HJKMNP-TV-Z]{26}\.(tmp|deleted)$/.test(n)) await fsp.rm(path.join(root, n), { recursive: true, force: true });
   }
 }
 

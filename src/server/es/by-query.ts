@@ -15,6 +15,7 @@ import type { Params, Router } from '../router.ts';
 import type { EsCluster } from './cluster.ts';
 import { byScrollReply, countOutcome, newCounts, slicesParam, type ByScrollCounts } from './bulk-by-scroll.ts';
 import { detachRequested, startDetached } from './detached-task.ts';
+import { checkByScrollParams, checkMaxDocs, searchPartProblems } from './by-scroll-request.ts';
 import { bodyMap, route } from './handler.ts';
 import { json } from './json.ts';
 import { boolParam, intParam } from './params.ts';
@@ -50,6 +51,8 @@ async function byQuery(cluster: EsCluster, search: SearchService, req: HttpReque
   if (pipeline !== undefined && pipeline !== '_none' && !cluster.pipeline(pipeline)) throw illegalArgument(`pipeline with id [${pipeline}] does not exist`);
   const script = body.script;
   if (kind === 'delete' && script !== undefined) throw docError('DOC_PARSE', ['[delete_by_query] unknown field [script], parser not found']);
+  checkMaxDocs(body.max_docs ?? body.size ?? req.query.get('size') ?? undefined);
+  checkByScrollParams(req);
   const maxDocs = numberOr(body.max_docs ?? body.size, intParam(req, 'size') ?? -1);
   const batchSize = intParam(req, 'scroll_size') ?? 1000;
   if (batchSize <= 0) throw docError('DOC_VALIDATION', ['1: scroll size must be greater than 0;']);
@@ -60,7 +63,9 @@ async function byQuery(cluster: EsCluster, search: SearchService, req: HttpReque
   const r: SearchRequest = parseSearchBodyText(JSON.stringify(searchBody));
   const urlOnly = new URLSearchParams([...req.query].filter(([k]) => !OWN_PARAMS.has(k)));
   applyUrlParams({ ...req, query: urlOnly }, r);
-  if (kind === 'delete' && r.query === null) throw validationFailed(['query is missing']);
+  const problems = searchPartProblems(searchBody, false);
+  if (kind === 'delete' && r.query === null) problems.push('query is missing');
+  if (problems.length) throw validationFailed(problems);
   r.size = maxDocs >= 0 ? Math.min(batchSize, maxDocs) : batchSize;
   r.from = 0;
   r.version = true;

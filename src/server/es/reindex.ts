@@ -24,6 +24,7 @@ import type { EsCluster } from './cluster.ts';
 import { itemError } from './errors.ts';
 import { byScrollReply, countOutcome, newCounts, slicesParam, type ByScrollCounts } from './bulk-by-scroll.ts';
 import { detachRequested, startDetached } from './detached-task.ts';
+import { checkByScrollParams, checkMaxDocs, searchPartProblems } from './by-scroll-request.ts';
 import { bodyMap, route } from './handler.ts';
 import { json } from './json.ts';
 import { boolParam } from './params.ts';
@@ -46,17 +47,28 @@ async function reindex(cluster: EsCluster, search: SearchService, req: HttpReque
   for (const k of Object.keys(body)) {
     if (!['source', 'dest', 'script', 'conflicts', 'size', 'max_docs'].includes(k)) throw docError('DOC_PARSE', [`[reindex] unknown field [${k}]`]);
   }
-  const src = obj(body.source, 'source'), destBody = obj(body.dest, 'dest');
-  const problems: string[] = [];
-  if (src.index === undefined) problems.push('use _all if you really want to copy from all existing indexes');
-  if (typeof destBody.index !== 'string' || destBody.index === '') problems.push('index must be specified');
-  if (problems.length) throw validationFailed(problems);
-  const slicesRaw = req.query.get('slices');
-  if (src.remote !== undefined && slicesRaw !== null && slicesRaw !== '1') {
-    throw validationFailed([`reindex from remote sources doesn't support slices > 1 but was [${slicesRaw === 'auto' ? 0 : slicesRaw}]`]);
+  // Parsed in ES's order (RestReindexAction's parser, then the URL parameters, then ReindexRequest.validate()),
+  // all before any index is looked at.
+  const src = body.source === undefined ? {} : obj(body.source, 'source');
+  const destBody = body.dest === undefined ? {} : obj(body.dest, 'dest');
+  const searchPart = Object.fromEntries(Object.entries(src).filter(([k]) => !['index', 'type', 'remote'].includes(k)));
+  if (src.remote !== undefined) checkRemote(obj(src.remote, 'remote'));
+  parseSearchBodyText(JSON.stringify(searchPart));
+  for (const k of Object.keys(destBody)) {
+    if (!DEST_FIELDS.includes(k)) throw docError('DOC_PARSE', [`[dest] unknown field [${k}], parser not found`]);
   }
   const conflicts = String(body.conflicts ?? 'abort');
   if (conflicts !== 'abort' && conflicts !== 'proceed') throw illegalArgument(`conflicts may only be "proceed" or "abort" but was [${conflicts}]`);
+  checkMaxDocs(body.max_docs ?? body.size);
+  checkByScrollParams(req);
+  const problems = searchPartProblems(searchPart, true);
+  if (src.index === undefined) problems.splice(problems.length - (searchPart._source === false ? 1 : 0), 0, 'use _all if you really want to copy from all existing indexes');
+  if (typeof destBody.index !== 'string' || destBody.index === '') problems.push('index must be specified');
+  const slicesRaw = req.query.get('slices');
+  if (src.remote !== undefined && slicesRaw !== null && slicesRaw !== '1') {
+    problems.push(`reindex from remote sources doesn't support slices > 1 but was [${slicesRaw === 'auto' ? 0 : slicesRaw}]`);
+  }
+  if (problems.length) throw validationFailed(problems);
   const dest: Dest = {
     pipeline: destBody.pipeline === undefined ? undefined : String(destBody.pipeline),
     index: destBody.index as string,
@@ -224,6 +236,32 @@ async function readRemote(cluster: EsCluster, remote: Record<string, unknown>, i
     }
   } finally {
     if (scrollId) await call('DELETE', '/_search/scroll', { scroll_id: [scrollId] }).catch(() => undefined);
+  }
+}
+
+const DEST_FIELDS = ['index', 'type', 'routing', 'op_type', 'pipeline', 'version_type'];
+const REMOTE_FIELDS = ['host', 'username', 'password', 'headers', 'socket_timeout', 'connect_timeout'];
+
+/** ReindexRequest's buildRemoteInfo checks: the host's form, the timeouts, no other keys. */
+function checkRemote(remote: Record<string, unknown>): void {
+  if (typeof remote.host !== 'string') throw validationFailed(['[host] must be specified to reindex from a remote cluster']);
+  let ok = false;
+  try { ok = new URL(remote.host).hostname !== ''; } catch { ok = false; }
+  if (!ok) throw illegalArgument(`[host] must be of the form [scheme]://[host]:[port](/[pathPrefix])? but was [${remote.host}]`);
+  for (const k of ['socket_timeout', 'connect_timeout']) if (remote[k] !== undefined) remoteTimeValue(String(remote[k]), k);
+  const extra = Object.keys(remote).filter((k) => !REMOTE_FIELDS.includes(k));
+  if (extra.length) throw illegalArgument(`Unsupported fields in [remote]: [${extra.join(',')}]`);
+}
+
+/**
+ * TimeValue.parseTimeValue: a number with a unit; a value that ends with a unit's letters but has no number
+ * before them fails on the number (a NumberFormatException inside the parse error), as `borked` (`d`) does.
+ */
+function remoteTimeValue(v: string, name: string): void {
+  const m = /^(.*?)(nanos|micros|ms|s|m|h|d)$/.exec(v.trim().toLowerCase());
+  if (!m) throw docError('DOC_PARSE', [`failed to parse setting [${name}] with value [${v}] as a time value: unit is missing or unrecognized`]);
+  if (!/^\d+(\.\d+)?$/.test(m[1].trim())) {
+    throw docError('DOC_PARSE', [`failed to parse [${v}]`], { cause: { code: 'DOC_NUMBER_FORMAT', message: `For input string: "${m[1]}"`, details: {} } });
   }
 }
 
