@@ -213,6 +213,15 @@ function encodeValue(value: unknown): Buffer {
 async function commitFailure(reason: unknown, path: string): Promise<unknown> {
   let cause = reason;
   const ce = (reason as { commitError?: Promise<unknown> } | null)?.commitError;
+  // lmdb-js rejects the `commitError` promise that exists when its write thread reports a failure; when it
+  // marks the failed transaction's writes only afterwards (a later write of this thread finds it), they
+  // carry a new `commitError` that is never settled. So a commit that failed while the file system is out
+  // of space is DISK_FULL without waiting for the cause (observed with a 2 MiB workflow commit on a full
+  // tmpfs: the failure was never reported).
+  if (ce && noSpaceLeft(path)) {
+    ce.catch(() => undefined);
+    return OverloadedError.of('DISK_FULL', ['LMDB', 'commit failed with no space left on the file system']);
+  }
   if (ce) cause = await ce.then(() => reason, (e: unknown) => e);
   const code = (cause as { code?: unknown } | null)?.code;
   if (code === 28 || code === 'ENOSPC' || (code === 5 && noSpaceLeft(path))) {
