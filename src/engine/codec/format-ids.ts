@@ -175,8 +175,19 @@ export const WORKFLOW_WAL_RECORD_INGEST = 1;
 export const WORKFLOW_DB_PREFIX = 'wf_';
 /** Key of the engine's meta record (counters, applied-event marks, test clock, partition) in `wf2_meta`. */
 export const WORKFLOW_META_KEY = 'meta';
-/** Version of the workflow record layout (kept in the meta record as `layout`); 2 = per-partition, indexed. */
-export const WORKFLOW_STATE_VERSION = 2;
+/**
+ * Version of the workflow record layout (kept in the meta record as `layout`); 2 = per-partition, indexed;
+ * 3 = with the commit guard (`WORKFLOW_COMMIT_DB`).
+ */
+export const WORKFLOW_STATE_VERSION = 3;
+/** Oldest layout a partition environment is opened (and upgraded) from: 2 (layout 1 is converted, not opened). */
+export const WORKFLOW_STATE_MIN_VERSION = 2;
+/**
+ * Layout 3: versioned database (lmdb-js `useVersions`) of a partition environment holding the commit guard,
+ * entry `WORKFLOW_COMMIT_KEY`: its version is the number of the partition's last commit.
+ */
+export const WORKFLOW_COMMIT_DB = 'wf2_commit';
+export const WORKFLOW_COMMIT_KEY = 'seq';
 /** Layout 2: directory (under the data directory) holding one LMDB environment per engine partition, `p0`, `p1`, … */
 export const WORKFLOW_DIR = 'workflow';
 /** Layout 2: text file in WORKFLOW_DIR holding the partition count (decimal), written when the directory is created. */

@@ -24,6 +24,14 @@ export type StoreKey = string | number | (string | number)[];
 
 export interface RangeOptions { start?: StoreKey; end?: StoreKey; reverse?: boolean; limit?: number }
 
+/**
+ * The condition of a guarded `writePacked`: the entry `key` of the versioned database `db` (lmdb-js
+ * `useVersions`; use no other API on it) must have version `ifVersion` when LMDB runs the transaction, and
+ * is set to `version` by the same writes. Chaining each write's `version` into the next one's `ifVersion`
+ * makes a write queued behind a failed one write nothing: the version it expects was never committed.
+ */
+export interface WriteGuard { db: string; key: StoreKey; ifVersion: number; version: number }
+
 /** A named database whose values are msgpack-encoded behind a one-byte value version. */
 export interface StoreDb<V> {
   /** Synchronous read of the latest committed value, or undefined. */
@@ -49,6 +57,7 @@ export class Store {
   readonly path: string;
   private readonly root: RootDatabase;
   private readonly dbs = new Map<string, LmdbStoreDb<unknown>>();
+  private readonly versioned = new Map<string, Database<Buffer, Key>>();
 
   private constructor(path: string, root: RootDatabase, readonly created: boolean) {
     this.path = path;
@@ -104,23 +113,50 @@ export class Store {
    * as ONE transaction, executed on lmdb-js's write thread rather than this one: the writes are queued in
    * one synchronous loop, and lmdb-js commits every asynchronous write of an event turn in the same
    * transaction (`eventTurnBatching`, on by default; nothing here runs a synchronous transaction that could
-   * split it). Resolves once the transaction is durable.
+   * split it). Resolves once the transaction is durable: true, or false when `guard` did not hold and
+   * nothing was written. A failed transaction rejects (DISK_FULL on a full disk).
+   *
+   * With a guard, the writes form one lmdb-js conditional block (`ifVersion`), checked by the write thread
+   * inside the transaction. That is what makes a guard chain safe: lmdb-js neither cancels nor checks the
+   * writes queued behind a transaction that failed — they go into the next transaction, which its write
+   * thread may start before this thread has even heard of the failure.
    */
-  async writePacked(writes: readonly { db: string; key: StoreKey; value: Uint8Array | null }[]): Promise<void> {
-    const all: Promise<boolean>[] = new Array(writes.length);
-    for (let i = 0; i < writes.length; i++) {
-      const w = writes[i];
-      const db = (this.db(w.db) as LmdbStoreDb<unknown>).raw;
-      all[i] = w.value === null ? db.remove(w.key) : db.put(w.key, prefixVersion(w.value));
-    }
-    // A failed commit rejects every write of the transaction (and its `commitError`): each rejection is
-    // handled here, or the first one unhandled ends the thread.
-    const settled = await Promise.allSettled(all);
-    for (let i = 0; i < settled.length; i++) {
-      const r = settled[i];
-      if (r.status === 'rejected') throw await commitFailure(r.reason, this.path);
-    }
+  async writePacked(writes: readonly { db: string; key: StoreKey; value: Uint8Array | null }[], guard: WriteGuard): Promise<boolean> {
+    const g = this.versionedDb(guard.db);
+    const body = prefixVersion(pack(guard.version));
+    // Writes inside the block resolve at once (lmdb-js gives them no promise of their own); the block's
+    // promise resolves false when the condition failed and rejects when the transaction failed.
+    const done = g.ifVersion(guard.key, guard.ifVersion, () => {
+      for (let i = 0; i < writes.length; i++) {
+        const w = writes[i];
+        const db = (this.db(w.db) as LmdbStoreDb<unknown>).raw;
+        if (w.value === null) void db.remove(w.key); else void db.put(w.key, prefixVersion(w.value));
+      }
+      void g.put(guard.key, body, guard.version);
+    });
+    const ok = await done.catch((e: unknown) => rethrowCommit(e, this.path));
     await this.root.flushed;
+    return ok;
+  }
+
+  /** The version of a guard entry (`WriteGuard`), or undefined when it does not exist. */
+  guardVersion(db: string, key: StoreKey): number | undefined {
+    return this.versionedDb(db).getEntry(key)?.version;
+  }
+
+  /** Creates or sets a guard entry at `version`, in a synchronous transaction of its own. */
+  setGuardVersion(db: string, key: StoreKey, version: number): void {
+    const g = this.versionedDb(db);
+    this.root.transactionSync(() => g.putSync(key, prefixVersion(pack(version)), version));
+  }
+
+  private versionedDb(name: string): Database<Buffer, Key> {
+    let db = this.versioned.get(name);
+    if (!db) {
+      db = this.root.openDB<Buffer, Key>({ name, encoding: 'binary', useVersions: true });
+      this.versioned.set(name, db);
+    }
+    return db;
   }
 
   async close(): Promise<void> {

@@ -2,15 +2,33 @@
  * `KvBackend` over the project's LMDB store: one environment per engine partition, one named database per
  * record space (`wf2_<space>`), every commit one LMDB transaction. Values are written pre-encoded (the
  * engine snapshots records when the commit starts, not when LMDB runs the transaction callback).
+ *
+ * Commits are guarded (docs/format.md "Workflow state", commit guard): commit n writes only if the guard
+ * entry's version is n − 1, and sets it to n. Commits are pipelined — the next one is queued in lmdb-js
+ * while earlier ones are in flight — and lmdb-js runs a queued commit even when the one before it failed;
+ * the guard makes it write nothing then, so a commit whose requests were refused never lands.
  */
 import { Store, type StoreDb } from '../store/lmdb.ts';
-import { WORKFLOW_V2_DB_PREFIX } from '../codec/format-ids.ts';
+import { WORKFLOW_COMMIT_DB, WORKFLOW_COMMIT_KEY, WORKFLOW_V2_DB_PREFIX } from '../codec/format-ids.ts';
+import { InternalError } from '../errors.ts';
 import type { KvBackend, KvWrite } from './kv.ts';
 
 export class LmdbKv implements KvBackend {
   private readonly dbs = new Map<string, StoreDb<unknown>>();
+  /** Number of the last commit queued (the guard version the next one expects). */
+  private seq: number;
+  /** The last commit queued: a refused commit reports the failure of the one that broke the chain. */
+  private last: Promise<void> = Promise.resolve();
 
-  private constructor(readonly store: Store) {}
+  private constructor(readonly store: Store) {
+    let seq = store.guardVersion(WORKFLOW_COMMIT_DB, WORKFLOW_COMMIT_KEY);
+    if (seq === undefined) {
+      // A new environment, or layout 2 (written before the guard existed): the chain starts here.
+      seq = 0;
+      store.setGuardVersion(WORKFLOW_COMMIT_DB, WORKFLOW_COMMIT_KEY, seq);
+    }
+    this.seq = seq;
+  }
 
   static open(path: string): LmdbKv { return new LmdbKv(Store.open(path)); }
 
@@ -34,7 +52,18 @@ export class LmdbKv implements KvBackend {
       this.db(w.space); // opened (and cached) before the writes are queued
       out[i] = { db: WORKFLOW_V2_DB_PREFIX + w.space, key: w.key, value: w.value };
     }
-    return this.store.writePacked(out);
+    const n = ++this.seq;
+    const before = this.last;
+    const guard = { db: WORKFLOW_COMMIT_DB, key: WORKFLOW_COMMIT_KEY, ifVersion: n - 1, version: n };
+    const p = this.store.writePacked(out, guard).then(async (ok) => {
+      if (ok) return;
+      // Refused: an earlier commit of this chain failed, and its error is what this one reports.
+      await before;
+      throw new InternalError('INTERNAL', `workflow commit ${n} refused by the commit guard although commit ${n - 1} succeeded`);
+    });
+    this.last = p;
+    p.catch(() => undefined); // awaited by the next commit, which may be queued only after this one failed
+    return p;
   }
 
   close(): Promise<void> { return this.store.close(); }

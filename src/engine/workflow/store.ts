@@ -7,7 +7,7 @@
  * Index maintenance lives here (`indexRun`, `runEnded`, `indexTimer`, …) so that every state transition
  * updates the same keys; `docs/format.md` lists each index with its key layout.
  */
-import { WORKFLOW_META_KEY, WORKFLOW_STATE_VERSION } from '../codec/format-ids.ts';
+import { WORKFLOW_META_KEY, WORKFLOW_STATE_MIN_VERSION, WORKFLOW_STATE_VERSION } from '../codec/format-ids.ts';
 import { CorruptionError, FormatVersionError } from '../errors.ts';
 import type { KvBackend, KvWrite } from './kv.ts';
 import { FullSpace, IndexSpace, SEP, Space, pad, prefixEnd } from './space.ts';
@@ -103,7 +103,9 @@ export class WorkflowStore {
   open(): void {
     for (const s of [this.meta, this.workflows, this.channels, this.stats]) s.load();
     const m = this.meta.get(WORKFLOW_META_KEY);
-    if (m && m.layout !== WORKFLOW_STATE_VERSION) throw new FormatVersionError('workflow state (wf2_meta)', m.layout, WORKFLOW_STATE_VERSION, WORKFLOW_STATE_VERSION);
+    if (m && (m.layout < WORKFLOW_STATE_MIN_VERSION || m.layout > WORKFLOW_STATE_VERSION)) {
+      throw new FormatVersionError('workflow state (wf2_meta)', m.layout, WORKFLOW_STATE_MIN_VERSION, WORKFLOW_STATE_VERSION);
+    }
     if (m && (m.partition !== this.opts.partition || m.partitions !== this.opts.partitions)) {
       throw new CorruptionError('workflow state (wf2_meta)', 0, `holds partition ${m.partition} of ${m.partitions}, opened as ${this.opts.partition} of ${this.opts.partitions}`);
     }
@@ -112,6 +114,8 @@ export class WorkflowStore {
       partition: this.opts.partition, partitions: this.opts.partitions,
     };
     if (!m) this.meta.set(WORKFLOW_META_KEY, this.m);
+    // Layout 2 → 3 adds only the commit guard, which the backend creates when it opens (lmdb-kv.ts).
+    else if (m.layout !== WORKFLOW_STATE_VERSION) { m.layout = WORKFLOW_STATE_VERSION; this.metaChanged(); }
     for (const seq of this.m.appliedAbove) this.above.add(seq);
   }
 

@@ -1,0 +1,73 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Store } from '../store/lmdb.ts';
+import { WORKFLOW_COMMIT_DB, WORKFLOW_COMMIT_KEY, WORKFLOW_META_KEY, WORKFLOW_STATE_VERSION } from '../codec/format-ids.ts';
+import { FormatVersionError } from '../errors.ts';
+import { WorkflowEngine } from './engine.ts';
+import { LmdbKv } from './lmdb-kv.ts';
+import type { Meta } from './store.ts';
+
+const layout2Meta = (layout: number): Meta => ({ layout, seq: { run: 7 }, appliedLow: 0, appliedAbove: [], clock: null, partition: 0, partitions: 1 });
+
+/** A partition environment as a layout-2 build left it: records, no commit guard. */
+async function writeLayout(dir: string, layout: number): Promise<void> {
+  const st = Store.open(dir);
+  st.db<Meta>('wf2_meta').putSync(WORKFLOW_META_KEY, layout2Meta(layout));
+  st.db<number>('wf2_inbound_events').putSync('1\u001fev-1', 5);
+  await st.close();
+}
+
+test('layout 2 opens: the commit guard is created, the first commit sets layout 3 and counts from there', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-wfkv-'));
+  try {
+    await writeLayout(dir, 2);
+    let kv = LmdbKv.open(dir);
+    assert.equal(kv.store.guardVersion(WORKFLOW_COMMIT_DB, WORKFLOW_COMMIT_KEY), 0);
+    const engine = new WorkflowEngine({ kv });
+    assert.equal(engine.st.state.layout, WORKFLOW_STATE_VERSION);
+    await engine.flush();
+    await kv.close();
+
+    kv = LmdbKv.open(dir);
+    assert.equal(kv.store.guardVersion(WORKFLOW_COMMIT_DB, WORKFLOW_COMMIT_KEY), 1, 'one commit since the upgrade');
+    assert.equal((kv.get('meta', WORKFLOW_META_KEY) as Meta).layout, 3);
+    assert.deepEqual((kv.get('meta', WORKFLOW_META_KEY) as Meta).seq, { run: 7 });
+    assert.equal(kv.get('inbound_events', '1\u001fev-1'), 5, 'layout-2 records are read as before');
+    await kv.commit([{ space: 'inbound_events', key: '1\u001fev-2', value: new Uint8Array([6]) }]);
+    await kv.commit([{ space: 'inbound_events', key: '1\u001fev-3', value: new Uint8Array([7]) }]);
+    assert.equal(kv.store.guardVersion(WORKFLOW_COMMIT_DB, WORKFLOW_COMMIT_KEY), 3);
+    assert.equal(kv.get('inbound_events', '1\u001fev-3'), 7);
+    await kv.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a layout newer than this build refuses to open', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-wfkv-'));
+  try {
+    await writeLayout(dir, WORKFLOW_STATE_VERSION + 1);
+    const kv = LmdbKv.open(dir);
+    assert.throws(() => new WorkflowEngine({ kv }), FormatVersionError);
+    await kv.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a commit refused by the guard without an earlier failure is an internal error, and writes nothing', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-wfkv-'));
+  try {
+    const kv = LmdbKv.open(dir);
+    // Someone else moved the counter (not something Tessera does): the chain no longer matches.
+    kv.store.setGuardVersion(WORKFLOW_COMMIT_DB, WORKFLOW_COMMIT_KEY, 41);
+    await assert.rejects(kv.commit([{ space: 'x', key: 'a', value: new Uint8Array([1]) }]), { code: 'INTERNAL' });
+    assert.equal(kv.get('x', 'a'), undefined);
+    await kv.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
