@@ -26,11 +26,12 @@ export interface RangeOptions { start?: StoreKey; end?: StoreKey; reverse?: bool
 
 /**
  * The condition of a guarded `writePacked`: the entry `key` of the versioned database `db` (lmdb-js
- * `useVersions`; use no other API on it) must have version `ifVersion` when LMDB runs the transaction, and
- * is set to `version` by the same writes. Chaining each write's `version` into the next one's `ifVersion`
- * makes a write queued behind a failed one write nothing: the version it expects was never committed.
+ * `useVersions`; use no other API on it) must have version `ifVersion` (null: must not exist) when LMDB runs
+ * the transaction, and is set to `version` by the same writes. Chaining each write's `version` into the next
+ * one's `ifVersion` makes a write queued behind a failed one write nothing: the version it expects was never
+ * committed.
  */
-export interface WriteGuard { db: string; key: StoreKey; ifVersion: number; version: number }
+export interface WriteGuard { db: string; key: StoreKey; ifVersion: number | null; version: number }
 
 /** A named database whose values are msgpack-encoded behind a one-byte value version. */
 export interface StoreDb<V> {
@@ -126,14 +127,15 @@ export class Store {
     const body = prefixVersion(pack(guard.version));
     // Writes inside the block resolve at once (lmdb-js gives them no promise of their own); the block's
     // promise resolves false when the condition failed and rejects when the transaction failed.
-    const done = g.ifVersion(guard.key, guard.ifVersion, () => {
+    const block = (): void => {
       for (let i = 0; i < writes.length; i++) {
         const w = writes[i];
         const db = (this.db(w.db) as LmdbStoreDb<unknown>).raw;
         if (w.value === null) void db.remove(w.key); else void db.put(w.key, prefixVersion(w.value));
       }
       void g.put(guard.key, body, guard.version);
-    });
+    };
+    const done = guard.ifVersion === null ? g.ifNoExists(guard.key, block) : g.ifVersion(guard.key, guard.ifVersion, block);
     const ok = await done.catch((e: unknown) => rethrowCommit(e, this.path));
     await this.root.flushed;
     return ok;
@@ -142,12 +144,6 @@ export class Store {
   /** The version of a guard entry (`WriteGuard`), or undefined when it does not exist. */
   guardVersion(db: string, key: StoreKey): number | undefined {
     return this.versionedDb(db).getEntry(key)?.version;
-  }
-
-  /** Creates or sets a guard entry at `version`, in a synchronous transaction of its own. */
-  setGuardVersion(db: string, key: StoreKey, version: number): void {
-    const g = this.versionedDb(db);
-    this.root.transactionSync(() => g.putSync(key, prefixVersion(pack(version)), version));
   }
 
   private versionedDb(name: string): Database<Buffer, Key> {

@@ -25,7 +25,7 @@ test('layout 2 opens: the commit guard is created, the first commit sets layout 
   try {
     await writeLayout(dir, 2);
     let kv = LmdbKv.open(dir);
-    assert.equal(kv.store.guardVersion(WORKFLOW_COMMIT_DB, WORKFLOW_COMMIT_KEY), 0);
+    assert.equal(kv.store.guardVersion(WORKFLOW_COMMIT_DB, WORKFLOW_COMMIT_KEY), undefined, 'nothing is written at open');
     const engine = new WorkflowEngine({ kv });
     assert.equal(engine.st.state.layout, WORKFLOW_STATE_VERSION);
     await engine.flush();
@@ -62,10 +62,13 @@ test('a commit refused by the guard without an earlier failure is an internal er
   const dir = mkdtempSync(join(tmpdir(), 'tessera-wfkv-'));
   try {
     const kv = LmdbKv.open(dir);
-    // Someone else moved the counter (not something Tessera does): the chain no longer matches.
-    kv.store.setGuardVersion(WORKFLOW_COMMIT_DB, WORKFLOW_COMMIT_KEY, 41);
+    // A second writer of the partition (not something Tessera does) moves the counter: the chain no longer matches.
+    const other = LmdbKv.open(dir);
+    await other.commit([{ space: 'x', key: 'b', value: new Uint8Array([2]) }]);
     await assert.rejects(kv.commit([{ space: 'x', key: 'a', value: new Uint8Array([1]) }]), { code: 'INTERNAL' });
     assert.equal(kv.get('x', 'a'), undefined);
+    assert.equal(kv.get('x', 'b'), 2);
+    await other.close();
     await kv.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -4,7 +4,7 @@
  * engine snapshots records when the commit starts, not when LMDB runs the transaction callback).
  *
  * Commits are guarded (docs/format.md "Workflow state", commit guard): commit n writes only if the guard
- * entry's version is n − 1, and sets it to n. Commits are pipelined — the next one is queued in lmdb-js
+ * entry's version is n − 1 (for n = 1: only if there is none yet), and sets it to n. Commits are pipelined — the next one is queued in lmdb-js
  * while earlier ones are in flight — and lmdb-js runs a queued commit even when the one before it failed;
  * the guard makes it write nothing then, so a commit whose requests were refused never lands.
  */
@@ -21,13 +21,8 @@ export class LmdbKv implements KvBackend {
   private last: Promise<void> = Promise.resolve();
 
   private constructor(readonly store: Store) {
-    let seq = store.guardVersion(WORKFLOW_COMMIT_DB, WORKFLOW_COMMIT_KEY);
-    if (seq === undefined) {
-      // A new environment, or layout 2 (written before the guard existed): the chain starts here.
-      seq = 0;
-      store.setGuardVersion(WORKFLOW_COMMIT_DB, WORKFLOW_COMMIT_KEY, seq);
-    }
-    this.seq = seq;
+    // None in a new environment or in layout 2 (written before the guard existed): the first commit makes it.
+    this.seq = store.guardVersion(WORKFLOW_COMMIT_DB, WORKFLOW_COMMIT_KEY) ?? 0;
   }
 
   static open(path: string): LmdbKv { return new LmdbKv(Store.open(path)); }
@@ -54,7 +49,7 @@ export class LmdbKv implements KvBackend {
     }
     const n = ++this.seq;
     const before = this.last;
-    const guard = { db: WORKFLOW_COMMIT_DB, key: WORKFLOW_COMMIT_KEY, ifVersion: n - 1, version: n };
+    const guard = { db: WORKFLOW_COMMIT_DB, key: WORKFLOW_COMMIT_KEY, ifVersion: n === 1 ? null : n - 1, version: n };
     const p = this.store.writePacked(out, guard).then(async (ok) => {
       if (ok) return;
       // Refused: an earlier commit of this chain failed, and its error is what this one reports.
