@@ -131,7 +131,9 @@ test('disk full: refused writes get 429/500 and never show; writes resume once s
     assert.equal(r.status, 429, JSON.stringify(r.body));
     assert.equal(r.body.error.type, 'es_rejected_execution_exception');
   }
-  assert.equal(reopens(), reopensBefore, 'a shard reopened for a write refused while the disk stayed full');
+  // Closing and reopening the dropped shard deletes its uncommitted segment files; space gained that way earns one
+  // more try, so one reopen may happen here (each write reopened the shard before).
+  assert.ok(reopens() - reopensBefore <= 1, `${reopens() - reopensBefore} shard reopens for 5 writes refused while the disk stayed full`);
   // Cluster metadata (LMDB on the main thread): refused with 429, not created, and the server stays up.
   const ci = await call('PUT', '/made-when-full', {});
   assert.equal(ci.status, 429, JSON.stringify(ci.body));
