@@ -168,9 +168,89 @@ export class TermDictionaryReader {
     return t;
   }
 
+  /**
+   * Entries `find` read straight from a raw block (values and blob, by ordinal): a query reads a term's
+   * statistics and postings pointers right after looking it up. Bounded: cleared when full.
+   */
+  private readonly found = new Map<number, { values: Float64Array; blob: Uint8Array | null }>();
+
   private find(term: string): number {
     const b = this.blockFor(term);
     if (b < 0) return -1;
+    return b === this.lastOrd ? this.findDecoded(b, term) : this.scan(b, term);
+  }
+
+  /**
+   * Looks `term` up in block `b`'s raw bytes, without building its strings: a decoded block (64 terms, their
+   * values and blobs) cost ~60 µs to build, and searches over varied words missed the cache for one in five
+   * lookups (measured on a 1M-doc shard: half of a 2-term query's time). Entries are compared a code unit at a
+   * time from where they can first differ from `term`; the others are skipped over.
+   */
+  private scan(b: number, term: string): number {
+    const raw = this.cache.get(this.key + 'R' + b, () => {
+      const payload = this.file.readRegion({ off: this.index.blockOff[b], len: this.index.blockLen[b] });
+      return { value: payload, bytes: 64 + payload.byteLength };
+    });
+    const r = new ByteReader(raw, this.file.path);
+    const n = r.uvarint(), arity = this.index.arity, blobs = this.index.blobs;
+    // m: the code units the last entry shares with `term` (all earlier entries are smaller than `term`).
+    let m = 0;
+    for (let i = 0; i < n; i++) {
+      const shared = r.uvarint(), sufLen = r.uvarint();
+      let cmp = -1; // entry vs term, once known
+      if (shared > m) {
+        // The entry starts like the previous one past where that one fell below `term`: smaller too.
+        r.skip(sufLen);
+      } else {
+        // entry[0, shared) = term[0, shared): compare the suffix's code units with term[shared, …).
+        const end = r.pos + sufLen;
+        if (end > raw.length) r.skip(sufLen); // throws CorruptionError
+        let p = shared, q = r.pos;
+        cmp = 0;
+        while (q < end) {
+          let u = raw[q++];
+          let u2 = -1; // low surrogate of a 4-byte sequence
+          if (u >= 0x80) {
+            if (u >= 0xf0) {
+              const cp = ((u & 0x07) << 18) | ((raw[q] & 0x3f) << 12) | ((raw[q + 1] & 0x3f) << 6) | (raw[q + 2] & 0x3f);
+              q += 3;
+              u = 0xd800 + ((cp - 0x10000) >> 10); u2 = 0xdc00 + ((cp - 0x10000) & 0x3ff);
+            } else if (u >= 0xe0) { u = ((u & 0x0f) << 12) | ((raw[q] & 0x3f) << 6) | (raw[q + 1] & 0x3f); q += 2; }
+            else { u = ((u & 0x1f) << 6) | (raw[q] & 0x3f); q += 1; }
+          }
+          if (p >= term.length) { cmp = 1; break; }
+          const c = term.charCodeAt(p);
+          if (u !== c) { cmp = u < c ? -1 : 1; break; }
+          p++;
+          if (u2 >= 0) {
+            if (p >= term.length) { cmp = 1; break; }
+            const c2 = term.charCodeAt(p);
+            if (u2 !== c2) { cmp = u2 < c2 ? -1 : 1; break; }
+            p++;
+          }
+        }
+        if (cmp === 0 && p < term.length) cmp = -1; // the entry is a proper prefix of `term`
+        if (cmp > 0) return -1;
+        m = p;
+        r.pos = end;
+      }
+      if (cmp === 0) {
+        const values = new Float64Array(arity);
+        for (let k = 0; k < arity; k++) values[k] = r.uvarint();
+        let blob: Uint8Array | null = null;
+        if (blobs) { const len = r.uvarint(); if (len > 0) blob = r.bytes(len - 1); }
+        const ord = (b << BLOCK_SHIFT) + i;
+        if (this.found.size >= RECENT_TERMS) this.found.clear();
+        this.found.set(ord, { values, blob });
+        return ord;
+      }
+      for (let k = 0; k < arity; k++) r.uvarint();
+      if (blobs) { const len = r.uvarint(); if (len > 0) r.skip(len - 1); }
+    }
+    return -1;
+  }
+
+  private findDecoded(b: number, term: string): number {
     const terms = this.block(b).terms;
     let lo = 0, hi = terms.length;
     while (lo < hi) {
@@ -197,12 +277,14 @@ export class TermDictionaryReader {
 
   /** The blob of the entry at `ord` (a view valid while the caller holds it), or null. */
   blob(ord: number): Uint8Array | null {
+    if ((ord >>> BLOCK_SHIFT) !== this.lastOrd) { const f = this.found.get(ord); if (f !== undefined) return f.blob; }
     const b = this.block(ord >>> BLOCK_SHIFT).blobs;
     return b ? b[ord & (TERMS_PER_BLOCK - 1)] : null;
   }
 
   /** Value k of the entry at `ord`. */
   value(ord: number, k: number): number {
+    if ((ord >>> BLOCK_SHIFT) !== this.lastOrd) { const f = this.found.get(ord); if (f !== undefined) return f.values[k]; }
     return this.block(ord >>> BLOCK_SHIFT).values[(ord & (TERMS_PER_BLOCK - 1)) * this.index.arity + k];
   }
 }
