@@ -3,31 +3,17 @@
  * nothing can await; the store adapter drops them, which node:test would report as failures in its own
  * process). Argument: a directory on a small file system to fill. Prints one JSON line of what it saw.
  */
-import { closeSync, openSync, rmSync, statSync, truncateSync, writeSync } from 'node:fs';
+import { rmSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { LmdbKv } from '../../src/engine/workflow/lmdb-kv.ts';
 import { packValue, type KvWrite } from '../../src/engine/workflow/kv.ts';
+import { fillDisk } from '../support/small-disk.ts';
 
 const dir = process.argv[2];
 const filler = join(dir, 'filler');
 const kvDir = join(dir, 'p0');
 
-/** Writes zeros until the file system refuses (ENOSPC), then page by page. */
-function fill(): void {
-  const fd = openSync(filler, 'w');
-  const chunk = Buffer.alloc(1 << 20);
-  try {
-    for (;;) {
-      try { writeSync(fd, chunk); } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'ENOSPC') throw e;
-        for (;;) { try { writeSync(fd, chunk, 0, 4096); } catch { return; } }
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
 
 const records = (space: string, n: number, bytes: number): KvWrite[] =>
   Array.from({ length: n }, (_, i) => ({ space, key: `k${String(i).padStart(4, '0')}`, value: packValue(Buffer.alloc(bytes, i & 0xff)) }));
@@ -37,7 +23,7 @@ const code = (e: unknown): string => String((e as { code?: unknown } | null)?.co
 let kv = LmdbKv.open(kvDir);
 await kv.commit([{ space: 'ok', key: 'before', value: packValue(1) }]);
 // Room for the small commits below, not for the large one.
-fill();
+fillDisk(filler);
 truncateSync(filler, statSync(filler).size - 512 * 1024);
 
 const big = kv.commit(records('big', 32, 64 * 1024));

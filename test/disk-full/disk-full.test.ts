@@ -10,24 +10,16 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer, type TestServer } from '../support/server.ts';
+import { fillDisk, mountSmallDisk } from '../support/small-disk.ts';
 import { esCall } from '../support/es-call.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { encodeWriteRequest } from '../../src/engine/remote/remote-write-codec.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'tessera-diskfull-'));
-let mounted = false;
-let skip: string | false = false;
-try {
-  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=24m', 'tmpfs', dir], { stdio: 'pipe' });
-  mounted = true;
-} catch (e) {
-  skip = `mounting a tmpfs is not permitted here (${String((e as Error).message).split('\n')[0]})`;
-}
+const disk = mountSmallDisk('tessera-diskfull-', '24m');
+const { dir, skip } = disk;
 
 let s: TestServer | null = null;
 const filler = join(dir, 'filler');
@@ -42,29 +34,10 @@ after(async () => {
     // A server that does not stop within 10 s (a failed run) is killed: the mount must not outlive the test.
     if (s) await Promise.race([s.stop(), new Promise((_r, rej) => setTimeout(() => rej(new Error('stop timed out')), 10_000).unref())]).catch(() => s!.kill9());
   } finally {
-    if (mounted) {
-      try { execFileSync('umount', [dir]); } catch { execFileSync('umount', ['-l', dir]); }
-    }
-    rmSync(dir, { recursive: true, force: true });
+    disk.remove();
   }
 });
 
-/** Writes zeros until the file system refuses (ENOSPC). */
-function fill(): void {
-  const fd = openSync(filler, 'w');
-  const chunk = Buffer.alloc(1 << 20);
-  try {
-    for (;;) {
-      try { writeSync(fd, chunk); } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'ENOSPC') throw e;
-        // Then the last partial page and inode-less slack, a page at a time.
-        for (;;) { try { writeSync(fd, chunk, 0, 4096); } catch { return; } }
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
 
 const T0 = Date.now() - 60_000;
 async function remoteWrite(v: number): Promise<number> {
@@ -112,7 +85,7 @@ test('disk full: refused writes get 429/500 and never show; writes resume once s
   const ackedSamples = [0];
   const failedSamples: number[] = [];
 
-  fill();
+  fillDisk(filler);
   for (let i = 1; i <= 400 && failedDocs.length < 3; i++) {
     const r = await call('PUT', `/full/_doc/d${i}`, doc(i));
     if (r.status === 201) { ackedDocs.push(`d${i}`); continue; }

@@ -9,28 +9,14 @@
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { mountSmallDisk } from '../support/small-disk.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'tessera-wfguard-'));
-let mounted = false;
-let skip: string | false = false;
-try {
-  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', dir], { stdio: 'pipe' });
-  mounted = true;
-} catch (e) {
-  skip = `mounting a tmpfs is not permitted here (${String((e as Error).message).split('\n')[0]})`;
-}
+const disk = mountSmallDisk('tessera-wfguard-', '8m');
+const { dir, skip } = disk;
 
-after(() => {
-  if (mounted) {
-    try { execFileSync('umount', [dir]); } catch { execFileSync('umount', ['-l', dir]); }
-  }
-  rmSync(dir, { recursive: true, force: true });
-});
+after(() => disk.remove());
 
 test('a commit queued behind one that failed on a full disk writes nothing', { skip, timeout: 60_000 }, async () => {
   const scenario = new URL('./commit-guard-scenario.ts', import.meta.url).pathname;

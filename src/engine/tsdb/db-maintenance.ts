@@ -302,15 +302,18 @@ export function headSizeBytes(db: BlockSet): Promise<number> {
 
 /** Rewrites every block that has tombstones without the deleted data. */
 export function cleanTombstones(db: Tsdb): Promise<number> {
-  return serially(db, async () => {
-    let n = 0;
-    for (const b of [...db.blocks]) {
-      if (b.tombstones.size === 0) continue;
-      await compactBlocks(db, [b], 0);
-      n++;
-    }
-    return n;
-  });
+  return serially(db, () => rewriteTombstoned(db));
+}
+
+/** Rewrites each of `set`'s blocks that has tombstones without the deleted data (run inside `serially`); how many. */
+export async function rewriteTombstoned(set: BlockSet): Promise<number> {
+  let n = 0;
+  for (const b of [...set.blocks]) {
+    if (b.tombstones.size === 0) continue;
+    await compactBlocks(set, [b], 0);
+    n++;
+  }
+  return n;
 }
 
 /**

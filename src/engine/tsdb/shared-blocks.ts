@@ -16,7 +16,7 @@ import { dirSize, listBlockDirs, openBlock } from './block.ts';
 import { writeMeta } from './block-meta.ts';
 import type { BlockSet, TickResult } from './db-maintenance.ts';
 import type { Tsdb } from './db.ts';
-import { applyRetention, compactAll, compactBlocks, deleteBlocks, groupOverlapping, mergeLevel, serially, writeMergedBlock } from './db-maintenance.ts';
+import { applyRetention, compactAll, deleteBlocks, groupOverlapping, mergeLevel, rewriteTombstoned, serially, writeMergedBlock } from './db-maintenance.ts';
 import { headCutsOf, removeBlockDir, shardDirs, supersededUlids } from './shard-layout.ts';
 import { syncDir } from '../store/durable-files.ts';
 
@@ -121,13 +121,7 @@ export function maintainShared(s: SharedBlocks): Promise<TickResult> {
 export function cleanSharedTombstones(s: SharedBlocks): Promise<number> {
   return serially(s, async () => {
     await s.reloadBlocks();
-    let n = 0;
-    for (const b of [...s.blocks]) {
-      if (b.tombstones.size === 0) continue;
-      await compactBlocks(s, [b], 0);
-      n++;
-    }
-    return n;
+    return rewriteTombstoned(s);
   });
 }
 
