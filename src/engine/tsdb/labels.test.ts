@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   buildLabels, getLabel, labelsFromFlat, labelsFromRecord, labelsKey, labelsKeyOfFlat, labelsToFlat, labelsToRecord,
-  normalizeLabels, setLabel, shardOfSeries,
+  normalizeLabels, setLabel, shardOfLabels, shardOfSeries,
 } from './labels.ts';
 
 const ls = labelsFromRecord({ job: 'api', __name__: 'up', instance: 'a:1', empty: '' });
@@ -31,6 +31,11 @@ test('series routing is pinned: a change would move series to other workers', ()
   const counts = [0, 0, 0, 0];
   for (let i = 0; i < 4000; i++) counts[shardOfSeries(['__name__', 'm', 'i', String(i)], 4)]++;
   for (const c of counts) assert.ok(c > 800 && c < 1200, `balanced: ${counts}`);
+  // A worker deciding which series of a shared block are its own routes them as the client does.
+  for (let i = 0; i < 200; i++) {
+    const flat = ['__name__', 'm', 'i', String(i), 'job', `j${i % 7}`];
+    assert.equal(shardOfLabels(labelsFromFlat(flat), 3), shardOfSeries(flat, 3));
+  }
 });
 
 test('getLabel, setLabel and buildLabels keep label sets sorted and drop empty values', () => {

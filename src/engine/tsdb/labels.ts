@@ -39,6 +39,11 @@ export function shardOfSeries(flat: readonly string[], n: number): number {
   return (flatLabelsHash(flat) >>> 0) % n;
 }
 
+/** `shardOfSeries` of the same set given as `Labels` (a worker deciding which series of a shared block are its own). */
+export function shardOfLabels(ls: Labels, n: number): number {
+  return (labelsHash(ls) >>> 0) % n;
+}
+
 /** 32-bit hash of a flat label set: FNV-1a over each element followed by a 0xff byte (as `shardOfSeries` routes). */
 export function flatLabelsHash(flat: readonly string[]): number {
   let h = 0x811c9dc5;

@@ -6,7 +6,7 @@
 import type { Labels } from './api.ts';
 import type { Block } from './block.ts';
 import type { ChunkMeta, Interval, SeriesSource } from './chunk-meta.ts';
-import { labelsHash } from './labels.ts';
+import { shardOfLabels } from './labels.ts';
 import type { PostingsIndex } from './postings.ts';
 
 const UNKNOWN = 0, OWN = 1, OTHER = 2;
@@ -36,7 +36,7 @@ export class OwnedBlock implements SeriesSource {
     }
     let s = o[ref];
     if (s === UNKNOWN) {
-      s = (labelsHash(this.block.labelsOf(ref)) >>> 0) % this.shards === this.shard ? OWN : OTHER;
+      s = shardOfLabels(this.block.labelsOf(ref), this.shards) === this.shard ? OWN : OTHER;
       o[ref] = s;
     }
     return s === OWN;
