@@ -4,9 +4,10 @@
  * engine snapshots records when the commit starts, not when LMDB runs the transaction callback).
  *
  * Commits are guarded (docs/format.md "Workflow state", commit guard): commit n writes only if the guard
- * entry's version is n − 1 (for n = 1: only if there is none yet), and sets it to n. Commits are pipelined — the next one is queued in lmdb-js
- * while earlier ones are in flight — and lmdb-js runs a queued commit even when the one before it failed;
- * the guard makes it write nothing then, so a commit whose requests were refused never lands.
+ * entry's version is n − 1 (for n = 1: only if there is none yet), and sets it to n. Commits are pipelined —
+ * the next one is queued in lmdb-js while earlier ones are in flight — and lmdb-js runs a queued commit even
+ * when the one before it failed; the guard makes it write nothing then, so a commit whose requests were
+ * refused never lands.
  */
 import { Store, type StoreDb } from '../store/lmdb.ts';
 import { WORKFLOW_COMMIT_DB, WORKFLOW_COMMIT_KEY, WORKFLOW_V2_DB_PREFIX } from '../codec/format-ids.ts';
