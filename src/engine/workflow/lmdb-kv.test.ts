@@ -20,57 +20,50 @@ async function writeLayout(dir: string, layout: number): Promise<void> {
   await st.close();
 }
 
-test('layout 2 opens: the commit guard is created, the first commit sets layout 3 and counts from there', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tessera-wfkv-'));
-  try {
-    await writeLayout(dir, 2);
-    let kv = LmdbKv.open(dir);
-    assert.equal(kv.store.guardVersion(WORKFLOW_COMMIT_DB, WORKFLOW_COMMIT_KEY), undefined, 'nothing is written at open');
-    const engine = new WorkflowEngine({ kv });
-    assert.equal(engine.st.state.layout, WORKFLOW_STATE_VERSION);
-    await engine.flush();
-    await kv.close();
+/** Runs `fn` in a new temporary directory, deleted afterwards. */
+function inTempDir(fn: (dir: string) => Promise<void>): () => Promise<void> {
+  return async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tessera-wfkv-'));
+    try { await fn(dir); } finally { rmSync(dir, { recursive: true, force: true }); }
+  };
+}
 
-    kv = LmdbKv.open(dir);
-    assert.equal(kv.store.guardVersion(WORKFLOW_COMMIT_DB, WORKFLOW_COMMIT_KEY), 1, 'one commit since the upgrade');
-    assert.equal((kv.get('meta', WORKFLOW_META_KEY) as Meta).layout, 3);
-    assert.deepEqual((kv.get('meta', WORKFLOW_META_KEY) as Meta).seq, { run: 7 });
-    assert.equal(kv.get('inbound_events', '1\u001fev-1'), 5, 'layout-2 records are read as before');
-    await kv.commit([{ space: 'inbound_events', key: '1\u001fev-2', value: new Uint8Array([6]) }]);
-    await kv.commit([{ space: 'inbound_events', key: '1\u001fev-3', value: new Uint8Array([7]) }]);
-    assert.equal(kv.store.guardVersion(WORKFLOW_COMMIT_DB, WORKFLOW_COMMIT_KEY), 3);
-    assert.equal(kv.get('inbound_events', '1\u001fev-3'), 7);
-    await kv.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+test('layout 2 opens: the commit guard is created, the first commit sets layout 3 and counts from there', inTempDir(async (dir) => {
+  await writeLayout(dir, 2);
+  let kv = LmdbKv.open(dir);
+  assert.equal(kv.store.guardVersion(WORKFLOW_COMMIT_DB, WORKFLOW_COMMIT_KEY), undefined, 'nothing is written at open');
+  const engine = new WorkflowEngine({ kv });
+  assert.equal(engine.st.state.layout, WORKFLOW_STATE_VERSION);
+  await engine.flush();
+  await kv.close();
 
-test('a layout newer than this build refuses to open', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tessera-wfkv-'));
-  try {
-    await writeLayout(dir, WORKFLOW_STATE_VERSION + 1);
-    const kv = LmdbKv.open(dir);
-    assert.throws(() => new WorkflowEngine({ kv }), FormatVersionError);
-    await kv.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  kv = LmdbKv.open(dir);
+  assert.equal(kv.store.guardVersion(WORKFLOW_COMMIT_DB, WORKFLOW_COMMIT_KEY), 1, 'one commit since the upgrade');
+  assert.equal((kv.get('meta', WORKFLOW_META_KEY) as Meta).layout, 3);
+  assert.deepEqual((kv.get('meta', WORKFLOW_META_KEY) as Meta).seq, { run: 7 });
+  assert.equal(kv.get('inbound_events', '1\u001fev-1'), 5, 'layout-2 records are read as before');
+  await kv.commit([{ space: 'inbound_events', key: '1\u001fev-2', value: new Uint8Array([6]) }]);
+  await kv.commit([{ space: 'inbound_events', key: '1\u001fev-3', value: new Uint8Array([7]) }]);
+  assert.equal(kv.store.guardVersion(WORKFLOW_COMMIT_DB, WORKFLOW_COMMIT_KEY), 3);
+  assert.equal(kv.get('inbound_events', '1\u001fev-3'), 7);
+  await kv.close();
+}));
 
-test('a commit refused by the guard without an earlier failure is an internal error, and writes nothing', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tessera-wfkv-'));
-  try {
-    const kv = LmdbKv.open(dir);
-    // A second writer of the partition (not something Tessera does) moves the counter: the chain no longer matches.
-    const other = LmdbKv.open(dir);
-    await other.commit([{ space: 'x', key: 'b', value: new Uint8Array([2]) }]);
-    await assert.rejects(kv.commit([{ space: 'x', key: 'a', value: new Uint8Array([1]) }]), { code: 'INTERNAL' });
-    assert.equal(kv.get('x', 'a'), undefined);
-    assert.equal(kv.get('x', 'b'), 2);
-    await other.close();
-    await kv.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+test('a layout newer than this build refuses to open', inTempDir(async (dir) => {
+  await writeLayout(dir, WORKFLOW_STATE_VERSION + 1);
+  const kv = LmdbKv.open(dir);
+  assert.throws(() => new WorkflowEngine({ kv }), FormatVersionError);
+  await kv.close();
+}));
+
+test('a commit refused by the guard without an earlier failure is an internal error, and writes nothing', inTempDir(async (dir) => {
+  const kv = LmdbKv.open(dir);
+  // A second writer of the partition (not something Tessera does) moves the counter: the chain no longer matches.
+  const other = LmdbKv.open(dir);
+  await other.commit([{ space: 'x', key: 'b', value: new Uint8Array([2]) }]);
+  await assert.rejects(kv.commit([{ space: 'x', key: 'a', value: new Uint8Array([1]) }]), { code: 'INTERNAL' });
+  assert.equal(kv.get('x', 'a'), undefined);
+  assert.equal(kv.get('x', 'b'), 2);
+  await other.close();
+  await kv.close();
+}));
