@@ -47,6 +47,7 @@ export class MemSeries {
   appMint = 0;
   appNextAt = 0;
   maxT = -Infinity;
+  /** The last value's words as int32 (`| 0`): small integers in V8, where uint32 words would be boxed. */
   lastHi = 0;
   lastLo = 0;
   constructor(readonly ref: number, readonly labels: Labels, readonly hash: number) {}
@@ -127,7 +128,7 @@ export class Head implements SeriesSource {
     if (t > s.maxT) return APPEND_OK;
     if (t < s.maxT) return ERR_OUT_OF_ORDER;
     F64[0] = v;
-    return U32[1] === s.lastHi && U32[0] === s.lastLo ? APPEND_DUP_IGNORED : ERR_DUPLICATE;
+    return (U32[1] | 0) === s.lastHi && (U32[0] | 0) === s.lastLo ? APPEND_DUP_IGNORED : ERR_DUPLICATE;
   }
 
   /** Appends after `appendable` said APPEND_OK. */
@@ -141,8 +142,8 @@ export class Head implements SeriesSource {
     s.app.append(t, v);
     s.maxT = t;
     F64[0] = v;
-    s.lastHi = U32[1];
-    s.lastLo = U32[0];
+    s.lastHi = U32[1] | 0;
+    s.lastLo = U32[0] | 0;
     if (t < this.minTime) this.minTime = t;
     if (t > this.maxTime) this.maxTime = t;
   }
