@@ -2,7 +2,7 @@
  * The bounded cache of decoded segment data (term blocks, postings, doc-value columns, stored-field blocks):
  * what keeps hot parts of on-disk segments in memory without letting memory grow with the data. One cache per
  * shard worker, shared by all its segments; least recently used entries go first once the byte budget is
- * exceeded. Entries are immutable decoded values, so a caller may keep one after it was evicted (it is then
+ * exceeded (approximately: a hit in the youngest quarter does not reorder). Entries are immutable decoded values, so a caller may keep one after it was evicted (it is then
  * simply no longer counted).
  *
  * Stored-field blocks have a section of their own (STORED_SHARE of the budget): a search fetches its hits'
@@ -16,7 +16,7 @@
 
 export interface CacheStats { entries: number; bytes: number; budgetBytes: number; hits: number; misses: number; evictions: number }
 
-interface Entry { value: unknown; bytes: number }
+interface Entry { value: unknown; bytes: number; tick: number }
 
 const STORED_SHARE = 1 / 8;
 const COLUMN_SHARE = 1 / 4;
@@ -24,6 +24,8 @@ const COLUMN_SHARE = 1 / 4;
 /** One least-recently-used map with a byte budget. */
 class Lru {
   private readonly map = new Map<string, Entry>();
+  /** Counts insertions and promotions: the Map's order is entries' tick order. */
+  private tick = 0;
   bytes = 0;
   hits = 0;
   misses = 0;
@@ -37,16 +39,21 @@ class Lru {
     const e = this.map.get(key);
     if (e !== undefined) {
       this.hits++;
-      // Re-insertion moves the key to the young end of the Map's insertion order.
-      this.map.delete(key);
-      this.map.set(key, e);
+      // Re-insertion moves the key to the young end of the Map's insertion order — only for an entry out of
+      // the youngest quarter, which is far from eviction anyway: a delete and set on every hit left the Map
+      // full of deleted slots, and its rehashes (a new table, fresh pages) were a visible part of searches.
+      if (this.tick - e.tick > this.map.size >> 2) {
+        this.map.delete(key);
+        e.tick = ++this.tick;
+        this.map.set(key, e);
+      }
       return e.value as T;
     }
     this.misses++;
     const loaded = load();
     // A value larger than the whole budget is returned uncached rather than flushing everything else.
     if (loaded.bytes <= this.budgetBytes) {
-      this.map.set(key, { value: loaded.value, bytes: loaded.bytes });
+      this.map.set(key, { value: loaded.value, bytes: loaded.bytes, tick: ++this.tick });
       this.bytes += loaded.bytes;
       this.evict();
     }
