@@ -1,7 +1,7 @@
 /**
  * Messages between the main thread and a workflow engine thread (one per partition). Requests travel over
  * the partition's SPSC ring, each ring message the msgpack of a `WorkflowRequestBatch` (the requests one
- * turn of the main thread's event loop made, in call order); replies come back with postMessage.
+ * turn of the main thread's event loop made, in call order); replies come back with postMessage (several at once msgpack-encoded).
  * Operation names and types: `WorkflowOps` in `protocol.ts`.
  */
 import type { WireError } from '../engine/errors.ts';
@@ -40,5 +40,8 @@ export type WorkflowReply =
   | { type: 'reply'; id: number; ok: true; value: unknown }
   | { type: 'reply'; id: number; ok: false; error: WireError }
   | { type: 'fatal'; error: WireError }
-  /** Several replies of one batch in one message (a postMessage per reply costs more than the reply). */
-  | { type: 'replies'; replies: WorkflowReply[] };
+  /**
+   * Several replies of one batch in one message (a postMessage per reply costs more than the reply): the
+   * msgpack of a `WorkflowReply[]`, its buffer transferred.
+   */
+  | { type: 'packed'; bytes: Uint8Array };

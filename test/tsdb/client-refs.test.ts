@@ -11,6 +11,7 @@ import { shardOfSeries } from '../../src/engine/tsdb/labels.ts';
 import { MATCH_EQUAL, newMatcher } from '../../src/engine/tsdb/api.ts';
 import type { Labels } from '../../src/engine/tsdb/api.ts';
 import { tempDir } from './support/db.ts';
+import { SampleColumns } from '../../src/engine/scrape/sample-columns.ts';
 
 const H = 3_600_000;
 const { dir, cleanup } = tempDir('tsdb-refs-');
@@ -44,4 +45,32 @@ test('refs from before a worker restart are not trusted', async () => {
   assert.equal(r.added, 1);
   const got = await client.select([newMatcher(MATCH_EQUAL, '__name__', 'a')], 0, 5 * H);
   assert.deepEqual([...got[0].v], [1, 2, 3, 4]);
+});
+
+test('columns with series handles go to the same series as objects, by ref after the first, and survive a restart', async () => {
+  const C: Labels = Object.freeze([{ name: '__name__', value: 'c' }, { name: 'k', value: '2' }]);
+  const D: Labels = Object.freeze([{ name: '__name__', value: 'd' }]);
+  const hc = client.seriesHandle(C), hd = client.seriesHandle(D);
+  const cols = new SampleColumns();
+  const at = async (t: number, withHandles: boolean) => {
+    cols.clear();
+    cols.push(C, withHandles ? hc : null, t, t / 1000);
+    cols.push(D, withHandles ? hd : null, t, -t);
+    const p = client.appendColumns(cols);
+    cols.clear(); // the client took them in before returning
+    return p;
+  };
+  const T = 6 * H;
+  assert.equal((await at(T, true)).added, 2);
+  assert.equal((await at(T + 1000, true)).added, 2); // by ref now
+  assert.equal((await client.append([{ labels: C, t: T + 2000, v: 7 }])).added, 1); // the object path, same series
+  assert.equal((await at(T + 3000, false)).added, 2); // columns without handles
+  await assert.rejects(pool.call(shardOfSeries(['__name__', 'c', 'k', '2'], 2), 'core.crash', {}));
+  assert.equal((await at(T + 4000, true)).added, 2); // the handle's ref is from before the restart: resent with labels
+  const c = await client.select([newMatcher(MATCH_EQUAL, '__name__', 'c')], T, T + 5000);
+  assert.equal(c.length, 1);
+  assert.deepEqual([...c[0].t], [T, T + 1000, T + 2000, T + 3000, T + 4000]);
+  assert.deepEqual([...c[0].v], [T / 1000, T / 1000 + 1, 7, T / 1000 + 3, T / 1000 + 4]);
+  const d = await client.select([newMatcher(MATCH_EQUAL, '__name__', 'd')], T, T + 5000);
+  assert.deepEqual([...d[0].v], [-T, -T - 1000, -T - 3000, -T - 4000]);
 });

@@ -3,6 +3,7 @@
  * owns them); tests pass an in-memory sink. Resolving means the samples are durable in the WAL.
  */
 import type { Labels } from '../tsdb/api.ts';
+import type { SampleColumns } from './sample-columns.ts';
 
 export interface IngestSample { labels: Labels; t: number; v: number }
 
@@ -13,5 +14,15 @@ export interface SampleSink {
    * objects die young instead of being promoted to the old generation while the WAL write is awaited.
    */
   append(samples: IngestSample[]): Promise<unknown>;
+  /**
+   * The columnar form of `append`, with the same contract (the scrape loop reuses the columns for its next
+   * scrape). Optional: producers fall back to `append(columns.toSamples())`.
+   */
+  appendColumns?(columns: SampleColumns): Promise<unknown>;
+  /**
+   * The sink's handle for a frozen label set a producer will append again and again (a scrape loop keeps
+   * one per series and passes it in `SampleColumns.handles`): the sink resolves the series once, not once
+   * per sample. Opaque to the producer; it lives as long as the producer keeps it.
+   */
+  seriesHandle?(labels: Labels): unknown;
 }
-

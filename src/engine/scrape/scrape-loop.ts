@@ -11,6 +11,7 @@ import { ENTRY_EOF, ENTRY_SERIES, ExpositionParser } from '../exposition/exposit
 import { isOpenMetrics, recordMetadata, SCRAPE_ACCEPT, type MetricMetadata } from '../exposition/exposition.ts';
 import { relabel, toSortedLabels } from './relabel.ts';
 import type { IngestSample, SampleSink } from './sample-sink.ts';
+import { SampleColumns } from './sample-columns.ts';
 import { STALE_NAN } from '../tsdb/api.ts';
 import { labelsHash } from '../tsdb/labels.ts';
 import { LabelSetMap } from '../tsdb/label-set-map.ts';
@@ -28,6 +29,8 @@ import { ByteKeyTable, hashBytes } from '../codec/byte-key-table.ts';
  */
 interface SeriesState {
   readonly labels: Label[];
+  /** The sink's handle for `labels` (`SampleSink.seriesHandle`), null when the sink has none. */
+  readonly handle: unknown;
   /** Scrape iteration that last wrote this series. */
   seenIter: number;
 }
@@ -70,6 +73,8 @@ export class ScrapeLoop {
   /** Series written by the previous scrape without explicit timestamps (staleness candidates). */
   private prevSeries: SeriesState[] = [];
   private curSeries: SeriesState[] = [];
+  /** The current scrape's samples, reused from scrape to scrape (emptied once the sink has taken them). */
+  private readonly cols = new SampleColumns();
   private iter = 0;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
@@ -143,20 +148,21 @@ export class ScrapeLoop {
     const startMs = this.deps.now();
     const t0 = performance.now();
     let res: ScrapeResult;
-    let samples: IngestSample[] = [];
+    const samples = this.cols;
+    samples.clear();
     try {
       if (this.forcedError !== '') throw new Error(this.forcedError);
       const { body, contentType } = await this.fetchBody();
       const parsed = this.parse(body, isOpenMetrics(contentType), startMs);
-      samples = parsed.samples;
       res = { health: 'up', error: parsed.error, samples: parsed.scraped, postRelabel: parsed.postRelabel, added: parsed.added };
       if (parsed.error !== '') {
         // Like Prometheus's rolled-back append: nothing of this scrape is stored, its counts are still reported.
-        samples = [];
+        samples.clear();
         res.health = 'down';
         this.deps.observer?.limitExceeded(parsed.error === SAMPLE_LIMIT_ERROR ? 'sample' : 'label');
       }
     } catch (e) {
+      samples.clear(); // what a malformed body yielded before its broken line
       res = { health: 'down', error: (e as Error).message, samples: 0, postRelabel: 0, added: 0 };
       if (res.error === BODY_SIZE_LIMIT_ERROR) this.deps.observer?.limitExceeded('body_size');
     }
@@ -165,8 +171,9 @@ export class ScrapeLoop {
     const durationSec = (performance.now() - t0) / 1000;
     this.appendReport(samples, startMs, res, durationSec);
     try {
-      const appended = this.deps.sink.append(samples);
-      samples.length = 0; // see SampleSink.append
+      const sink = this.deps.sink;
+      const appended = sink.appendColumns ? sink.appendColumns(samples) : sink.append(samples.toSamples());
+      samples.clear(); // see SampleSink.append
       await appended;
     } catch (e) {
       res = { ...res, health: 'down', error: `appending samples: ${(e as Error).message}` };
@@ -196,10 +203,10 @@ export class ScrapeLoop {
    * A limit exceeded (`sample_limit`, label limits) comes back as `error` with the counts so far, and the
    * series state is left as it was, since nothing of this scrape will be stored.
    */
-  private parse(body: Uint8Array, om: boolean, startMs: number): { samples: IngestSample[]; scraped: number; postRelabel: number; added: number; error: string } {
+  private parse(body: Uint8Array, om: boolean, startMs: number): { scraped: number; postRelabel: number; added: number; error: string } {
     const p = new ExpositionParser(body, { openMetrics: om });
     const iter = ++this.iter;
-    const samples: IngestSample[] = [];
+    const samples = this.cols;
     const current = this.curSeries;
     current.length = 0;
     const metadata = new Map<string, MetricMetadata>();
@@ -214,7 +221,7 @@ export class ScrapeLoop {
       if (id < 0) {
         const series = this.seriesFor(p.labels());
         const limitErr = series === null ? '' : checkLabelLimits(this.cfg, series.labels);
-        if (limitErr !== '') return { samples: [], scraped, postRelabel, added, error: limitErr };
+        if (limitErr !== '') return { scraped, postRelabel, added, error: limitErr };
         id = this.keys.insert(b, from, to, hash);
         this.keySeries[id] = series;
         if (id === this.keySeen.length) { const g = new Int32Array(id * 2); g.set(this.keySeen); this.keySeen = g; }
@@ -227,19 +234,19 @@ export class ScrapeLoop {
       if (series.seenIter === iter) continue; // a duplicate in this body
       series.seenIter = iter;
       const hasTs = honorTs && !Number.isNaN(p.timestampMs);
-      samples.push({ labels: series.labels, t: hasTs ? p.timestampMs : startMs, v: p.value });
+      samples.push(series.labels, series.handle, hasTs ? p.timestampMs : startMs, p.value);
       if (!hasTs) current.push(series);
     }
-    if (this.cfg.sampleLimit > 0 && samples.length > this.cfg.sampleLimit) {
-      return { samples: [], scraped, postRelabel, added, error: SAMPLE_LIMIT_ERROR };
+    if (this.cfg.sampleLimit > 0 && samples.n > this.cfg.sampleLimit) {
+      return { scraped, postRelabel, added, error: SAMPLE_LIMIT_ERROR };
     }
     const prev = this.prevSeries;
-    for (let i = 0; i < prev.length; i++) if (prev[i].seenIter !== iter) samples.push({ labels: prev[i].labels, t: startMs, v: STALE_NAN });
+    for (let i = 0; i < prev.length; i++) if (prev[i].seenIter !== iter) samples.push(prev[i].labels, prev[i].handle, startMs, STALE_NAN);
     this.curSeries = prev;
     this.prevSeries = current;
     this.metadata = metadata;
     this.evict(iter);
-    return { samples, scraped, postRelabel, added, error: '' };
+    return { scraped, postRelabel, added, error: '' };
   }
 
   /** Drops cache entries not seen for two scrapes; they are re-parsed if the series comes back. */
@@ -269,7 +276,11 @@ export class ScrapeLoop {
     if (final === null) return null;
     const hash = labelsHash(final);
     let s = this.byLabels.get(final, hash);
-    if (s === undefined) { s = { labels: interned(final), seenIter: 0 }; this.byLabels.add(s, hash); }
+    if (s === undefined) {
+      const frozen = interned(final);
+      s = { labels: frozen, handle: this.deps.sink.seriesHandle?.(frozen) ?? null, seenIter: 0 };
+      this.byLabels.add(s, hash);
+    }
     return s;
   }
 
@@ -307,14 +318,14 @@ export class ScrapeLoop {
     return toSortedLabels(b);
   }
 
-  private markAllStale(out: IngestSample[], t: number): void {
-    for (const s of this.prevSeries) out.push({ labels: s.labels, t, v: STALE_NAN });
+  private markAllStale(out: SampleColumns, t: number): void {
+    for (const s of this.prevSeries) out.push(s.labels, s.handle, t, STALE_NAN);
     this.prevSeries = [];
   }
 
-  private appendReport(out: IngestSample[], t: number, r: ScrapeResult, durationSec: number): void {
+  private appendReport(out: SampleColumns, t: number, r: ScrapeResult, durationSec: number): void {
     const values = [r.health === 'up' ? 1 : 0, durationSec, r.samples, r.postRelabel, r.added];
-    for (let i = 0; i < REPORT_NAMES.length; i++) out.push({ labels: this.reportLabels(REPORT_NAMES[i]), t, v: values[i] });
+    for (let i = 0; i < REPORT_NAMES.length; i++) out.push(this.reportLabels(REPORT_NAMES[i]), null, t, values[i]);
   }
 
   /** Labels of the report series `name` (one frozen array per name for the loop's life, like scraped series'). */

@@ -59,6 +59,8 @@ export class Store {
   private readonly root: RootDatabase;
   private readonly dbs = new Map<string, LmdbStoreDb<unknown>>();
   private readonly versioned = new Map<string, Database<Buffer, Key>>();
+  /** Set when a commit of this environment failed (see `close`). */
+  private commitFailed = false;
 
   private constructor(path: string, root: RootDatabase, readonly created: boolean) {
     this.path = path;
@@ -91,7 +93,7 @@ export class Store {
   db<V = unknown>(name: string): StoreDb<V> {
     let db = this.dbs.get(name);
     if (!db) {
-      db = new LmdbStoreDb<unknown>(this.path, name, this.root.openDB<Buffer, Key>({ name, encoding: 'binary' }), this.root);
+      db = new LmdbStoreDb<unknown>(this.path, name, this.root.openDB<Buffer, Key>({ name, encoding: 'binary' }), this.root, (e) => this.failed(e));
       this.dbs.set(name, db);
     }
     return db as StoreDb<V>;
@@ -104,7 +106,7 @@ export class Store {
   async transaction<T>(fn: () => T): Promise<T> {
     // A child transaction, so that a throw from `fn` rolls back its writes (a plain async transaction
     // would commit whatever ran before the throw together with the rest of its batch).
-    const result = (await this.root.childTransaction(fn).catch((e: unknown) => rethrowCommit(e, this.path))) as T;
+    const result = (await this.root.childTransaction(fn).catch((e: unknown) => this.failed(e))) as T;
     await this.root.flushed;
     return result;
   }
@@ -136,7 +138,7 @@ export class Store {
       void g.put(guard.key, body, guard.version);
     };
     const done = guard.ifVersion === null ? g.ifNoExists(guard.key, block) : g.ifVersion(guard.key, guard.ifVersion, block);
-    const ok = await done.catch((e: unknown) => rethrowCommit(e, this.path));
+    const ok = await done.catch((e: unknown) => this.failed(e));
     await this.root.flushed;
     return ok;
   }
@@ -155,8 +157,22 @@ export class Store {
     return db;
   }
 
+  /**
+   * Closes the environment once every queued write has ended. After a failed commit, lmdb-js's close would
+   * wait forever: it waits for the flush of the last transaction, and the flush promise of one that failed
+   * is never settled (its resolvers run only on success). One empty transaction (it writes nothing, so a
+   * full disk cannot refuse it) gives close a settled flush to wait for; without it a partition thread that
+   * ended on a full disk never exited and was never restarted.
+   */
   async close(): Promise<void> {
+    if (this.commitFailed) await this.root.transaction(() => undefined).catch(() => undefined);
     await this.root.close();
+  }
+
+  /** What a failed commit stands for (`commitFailure`); remembers the failure for `close`. */
+  private async failed(e: unknown): Promise<never> {
+    this.commitFailed = true;
+    throw await commitFailure(e, this.path);
   }
 
   private checkSchema(): void {
@@ -181,10 +197,12 @@ class LmdbStoreDb<V> implements StoreDb<V> {
   /** The lmdb-js database (for `Store.writePacked`). */
   get raw(): Database<Buffer, Key> { return this.db; }
   private readonly root: RootDatabase;
-  private readonly path: string;
 
-  constructor(path: string, name: string, db: Database<Buffer, Key>, root: RootDatabase) {
-    this.path = path;
+  /** The store's handler of a failed commit (types it, and remembers it for `Store.close`). */
+  private readonly failed: (e: unknown) => Promise<never>;
+
+  constructor(path: string, name: string, db: Database<Buffer, Key>, root: RootDatabase, failed: (e: unknown) => Promise<never>) {
+    this.failed = failed;
     this.where = `${path} (${name})`;
     this.db = db;
     this.root = root;
@@ -196,14 +214,14 @@ class LmdbStoreDb<V> implements StoreDb<V> {
   }
 
   async put(key: StoreKey, value: V): Promise<boolean> {
-    const ok = await this.db.put(key, encodeValue(value)).catch((e: unknown) => rethrowCommit(e, this.path));
+    const ok = await this.db.put(key, encodeValue(value)).catch(this.failed);
     await this.root.flushed;
     return ok;
   }
 
   async remove(key: StoreKey): Promise<boolean> {
     // An async `remove` resolves true whether or not the key existed; removeSync in a transaction tells.
-    const existed = await this.root.transaction(() => this.db.removeSync(key)).catch((e: unknown) => rethrowCommit(e, this.path));
+    const existed = await this.root.transaction(() => this.db.removeSync(key)).catch(this.failed);
     await this.root.flushed;
     return existed;
   }
@@ -260,11 +278,6 @@ async function commitFailure(reason: unknown, path: string): Promise<unknown> {
     return OverloadedError.of('DISK_FULL', ['LMDB', String((cause as Error).message ?? cause)]);
   }
   return cause;
-}
-
-/** Throws what a failed commit stands for (`commitFailure`). */
-async function rethrowCommit(e: unknown, path: string): Promise<never> {
-  throw await commitFailure(e, path);
 }
 
 // lmdb-js also rejects internal promises of a failed commit that nothing can await, and an unhandled

@@ -33,9 +33,15 @@ export async function openPartition(o: PartitionOptions): Promise<{ engine: Work
     kv = LmdbKv.open(dir);
   }
   let converted = 0;
-  if (WorkflowStore.isEmpty(kv)) converted = await convertFromShared(o, kv);
-  const engine = new WorkflowEngine({ ...o, kv });
-  return { engine, kv, converted };
+  try {
+    if (WorkflowStore.isEmpty(kv)) converted = await convertFromShared(o, kv);
+    return { engine: new WorkflowEngine({ ...o, kv }), kv, converted };
+  } catch (err) {
+    // The caller never gets the backend, so it is closed here: a thread that ends (a conversion commit
+    // failed on a full disk) must not leave lmdb-js writes in flight behind it.
+    await kv.close().catch(() => undefined);
+    throw err;
+  }
 }
 
 async function convertFromShared(o: PartitionOptions, kv: LmdbKv): Promise<number> {

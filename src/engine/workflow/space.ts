@@ -1,7 +1,7 @@
 /**
  * Record spaces of the workflow engine over a `KvBackend` (docs/format.md "Workflow state").
  *
- * - `Space<V>`: keyed records read on demand and kept in a bounded LRU cache. Changed records are held in
+ * - `Space<V>`: keyed records read on demand and kept in a bounded cache (two generations, an approximate LRU). Changed records are held in
  *   `dirty` until the next commit takes them (they cannot be evicted meanwhile), then in `committing`
  *   until that commit is durable, so a read never goes to disk for a value the disk does not have yet.
  * - `FullSpace<V>`: a small space (workflows, channels, statistics) loaded whole at open and never evicted,
@@ -61,22 +61,34 @@ abstract class Tracked<V> {
 const ABSENT: unique symbol = Symbol('absent');
 
 export class Space<V> extends Tracked<V> {
-  private readonly cache = new Map<string, V | typeof ABSENT>();
+  /**
+   * The cache, in two generations of at most `capacity / 2` records each: a record read or written goes
+   * into `young`; when `young` is full it becomes `old` (the previous `old` is dropped), and a record
+   * found in `old` moves back into `young`. An approximate LRU at a Map operation or two per access: the
+   * exact LRU (delete and re-insert on every hit, evict via `keys().next()`) cost an event about as much
+   * as its LMDB writes, since V8's ordered Map skips the holes deletions leave at its front.
+   */
+  private young = new Map<string, V | typeof ABSENT>();
+  private old = new Map<string, V | typeof ABSENT>();
+  private readonly generation: number;
   private readonly pins = new Map<string, { v: V; n: number }>();
 
-  constructor(name: string, kv: KvBackend, private readonly capacity: number) { super(name, kv); }
+  constructor(name: string, kv: KvBackend, capacity: number) {
+    super(name, kv);
+    this.generation = Math.max(1, Math.floor(capacity / 2));
+  }
 
   get(key: string): V | undefined {
     const p = this.pending(key);
     if (p !== undefined) return p ?? undefined;
     const pin = this.pins.get(key);
     if (pin) return pin.v;
-    const c = this.cache.get(key);
-    if (c !== undefined) {
-      this.cache.delete(key); // LRU: re-inserted as the newest
-      this.cache.set(key, c);
-      return c === ABSENT ? undefined : c;
+    let c = this.young.get(key);
+    if (c === undefined) {
+      c = this.old.get(key);
+      if (c !== undefined) this.remember(key, c); // used again: into the young generation
     }
+    if (c !== undefined) return c === ABSENT ? undefined : c;
     const v = this.kv.get(this.name, key) as V | undefined;
     this.remember(key, v === undefined ? ABSENT : v);
     return v;
@@ -92,7 +104,7 @@ export class Space<V> extends Tracked<V> {
     if (v !== undefined) this.dirty.set(key, v);
   }
 
-  delete(key: string): void { this.dirty.set(key, null); this.cache.delete(key); }
+  delete(key: string): void { this.dirty.set(key, null); this.young.delete(key); this.old.delete(key); }
 
   pin(key: string, v: V): void {
     const p = this.pins.get(key);
@@ -104,12 +116,15 @@ export class Space<V> extends Tracked<V> {
     if (p && --p.n === 0) this.pins.delete(key);
   }
 
-  get cached(): number { return this.cache.size; }
+  /** Records cached (an upper bound: one moved back from `old` counts until `old` is dropped). */
+  get cached(): number { return this.young.size + this.old.size; }
 
   protected remember(key: string, v: V | typeof ABSENT): void {
-    this.cache.delete(key);
-    this.cache.set(key, v);
-    if (this.cache.size > this.capacity) this.cache.delete(this.cache.keys().next().value!);
+    if (this.young.size >= this.generation && !this.young.has(key)) {
+      this.old = this.young;
+      this.young = new Map();
+    }
+    this.young.set(key, v);
   }
 }
 

@@ -10,6 +10,7 @@ import { compareLabels } from '../../engine/tsdb/api.ts';
 import { labelsKeyOfFlat, labelsToFlat, shardOfSeries } from '../../engine/tsdb/labels.ts';
 import { mergeSamples } from '../../engine/tsdb/packed-series.ts';
 import type { PackedSelect } from '../../engine/tsdb/packed-series.ts';
+import type { SampleColumns } from '../../engine/scrape/sample-columns.ts';
 import type { AppendArgs, MatcherWire, OpArgs, OpName, OpResult, SelectArgs, SelectorRangeArgs, TsdbOpenArgs, WorkerTransport } from '../../workers/protocol.ts';
 
 /** What the client needs of the shard pool (ShardPool satisfies it; tests may pass an in-process stand-in). */
@@ -84,6 +85,9 @@ export class TsdbClient {
   private maintenance: Promise<unknown> = Promise.resolve();
   /** Scratch of `append`: each sample's route between its two passes (overwritten by the next append). */
   private readonly routed: Route[] = [];
+  /** Scratch of `append`: the samples' times and values as columns. */
+  private ts = new Float64Array(0);
+  private vs = new Float64Array(0);
 
   constructor(private readonly pool: TsdbTransport) {}
 
@@ -98,26 +102,59 @@ export class TsdbClient {
    * Appends samples; resolves after every involved worker has fsynced its WAL record. Per-sample refusals
    * (out of order, duplicate, out of bounds) are counted, not thrown.
    */
-  async append(samples: readonly SampleIn[]): Promise<AppendSummary> {
+  append(samples: readonly SampleIn[]): Promise<AppendSummary> {
     const n = this.pool.size;
-    const call = ++this.calls;
-    // Two passes: route and count per worker, then fill columns of exactly that size (sent without a copy).
     const routed = this.routed;
-    const counts = new Array<number>(n).fill(0);
-    for (let i = 0; i < samples.length; i++) {
-      const r = this.route(samples[i].labels, n);
-      routed[i] = r;
-      counts[r.w]++;
-    }
-    const groups: (Group | undefined)[] = new Array(n);
-    for (let w = 0; w < n; w++) if (counts[w] > 0) groups[w] = newGroup(counts[w]);
+    let ts = this.ts, vs = this.vs;
+    if (ts.length < samples.length) ts = this.ts = new Float64Array(samples.length), vs = this.vs = new Float64Array(samples.length);
     for (let i = 0; i < samples.length; i++) {
       const s = samples[i];
+      routed[i] = this.route(s.labels, n);
+      ts[i] = s.t; vs[i] = s.v;
+    }
+    return this.appendRouted(samples.length, ts, vs);
+  }
+
+  /**
+   * `append` in columns (a scrape's samples): a sample whose handle came from `seriesHandle` is routed
+   * without any lookup, and no object per sample is made. Takes in the columns before returning.
+   */
+  appendColumns(c: SampleColumns): Promise<AppendSummary> {
+    const n = this.pool.size;
+    const routed = this.routed;
+    for (let i = 0; i < c.n; i++) {
+      const h = c.handles[i] as Route | null;
+      routed[i] = h !== null && h.n === n ? h : this.route(c.labels[i], n);
+    }
+    return this.appendRouted(c.n, c.ts, c.vs);
+  }
+
+  /**
+   * The route of a frozen label set its producer keeps and passes back with each sample (SampleColumns):
+   * held by the producer rather than in `routes`, so it costs no WeakMap entry and no lookup per sample.
+   */
+  seriesHandle(labels: Labels): unknown {
+    const flat = labelsToFlat(toSortedLabels(labels));
+    const n = this.pool.size;
+    return { src: labels, flat, w: shardOfSeries(flat, n), n, ref: 0, epoch: 0, call: 0, slot: 0 } satisfies Route;
+  }
+
+  /** Sends `count` samples whose routes are in `this.routed` and times and values in `ts`/`vs`, grouped by worker. */
+  private async appendRouted(count: number, ts: Float64Array, vs: Float64Array): Promise<AppendSummary> {
+    const n = this.pool.size;
+    const call = ++this.calls;
+    // Two passes: count per worker, then fill columns of exactly that size (sent without a copy).
+    const routed = this.routed;
+    const counts = new Array<number>(n).fill(0);
+    for (let i = 0; i < count; i++) counts[routed[i].w]++;
+    const groups: (Group | undefined)[] = new Array(n);
+    for (let w = 0; w < n; w++) if (counts[w] > 0) groups[w] = newGroup(counts[w]);
+    for (let i = 0; i < count; i++) {
       const r = routed[i];
       const g = groups[r.w]!;
       if (r.call !== call) { r.call = call; r.slot = g.routes.length; g.routes.push(r); }
       const k = g.n++;
-      g.sidx[k] = r.slot; g.ts[k] = s.t; g.vs[k] = s.v;
+      g.sidx[k] = r.slot; g.ts[k] = ts[i]; g.vs[k] = vs[i];
     }
     const calls: Promise<AppendSummary>[] = [];
     for (let w = 0; w < n; w++) if (groups[w]) calls.push(this.appendGroup(w, groups[w]!, true));

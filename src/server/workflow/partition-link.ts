@@ -9,7 +9,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { fromWire, InternalError, type EngineError } from '../../engine/errors.ts';
-import { pack } from '../../engine/codec/msgpack.ts';
+import { pack, unpack } from '../../engine/codec/msgpack.ts';
 import { SpscProducer, SpscRing } from '../../engine/queue/spsc-ring.ts';
 import type { WorkflowReply, WorkflowRequest, WorkflowWorkerInit } from '../../workers/workflow-protocol.ts';
 import type { WorkflowArgs, WorkflowOpName, WorkflowResult } from '../../workers/protocol.ts';
@@ -106,7 +106,7 @@ export class PartitionLink {
   };
 
   private settle(m: WorkflowReply): void {
-    if (m.type === 'replies') { for (const r of m.replies) this.settle(r); return; }
+    if (m.type === 'packed') { const list = unpack<WorkflowReply[]>(m.bytes); for (let i = 0; i < list.length; i++) this.settle(list[i]); return; }
     if (m.type !== 'reply') return;
     const p = this.pending.get(m.id);
     if (!p) return;
