@@ -33,7 +33,7 @@ test('least recently used entries go first', () => {
   const cache = new BlockCache(8 * 10_000);
   const { get, loads } = getter(cache);
   for (let i = 0; i < 500; i++) get(`k${i}`); // full
-  // Touch the 100 oldest (out of the youngest quarter, so they move), then add 100 new entries.
+  // Touch the 100 oldest, then add 100 new entries.
   for (let i = 0; i < 100; i++) get(`k${i}`);
   for (let i = 0; i < 100; i++) get(`n${i}`);
   loads.length = 0;
@@ -41,4 +41,17 @@ test('least recently used entries go first', () => {
   assert.deepEqual(loads, [], 'the touched entries stayed');
   for (let i = 100; i < 200; i++) get(`k${i}`);
   assert.equal(loads.length, 100, 'the untouched oldest ones were evicted');
+});
+
+test('dropPrefix removes exactly the prefixed entries and their bytes', () => {
+  const cache = new BlockCache(8 * 10_000);
+  const { get, loads } = getter(cache);
+  for (let i = 0; i < 50; i++) { get(`a:${i}`); get(`b:${i}`); }
+  cache.dropPrefix('a:');
+  assert.equal(cache.stats().entries, 50);
+  assert.equal(cache.stats().bytes, 50 * 100);
+  loads.length = 0;
+  for (let i = 0; i < 50; i++) { get(`a:${i}`); get(`b:${i}`); }
+  assert.equal(loads.length, 50);
+  assert.ok(loads.every((k) => k.startsWith('a:')));
 });
