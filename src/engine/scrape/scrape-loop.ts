@@ -16,6 +16,7 @@ import { STALE_NAN } from '../tsdb/api.ts';
 import { labelsHash } from '../tsdb/labels.ts';
 import { LabelSetMap } from '../tsdb/label-set-map.ts';
 import { StringTable } from '../model/string-table.ts';
+import { RepeatInterner } from '../model/repeat-interner.ts';
 import type { TargetSpec } from './target.ts';
 import { BODY_SIZE_LIMIT_ERROR, type HttpGet } from './http-get.ts';
 import { formatDuration } from '../model/duration.ts';
@@ -277,7 +278,7 @@ export class ScrapeLoop {
     const hash = labelsHash(final);
     let s = this.byLabels.get(final, hash);
     if (s === undefined) {
-      const frozen = interned(final);
+      const frozen = interned(final, this.target.labels);
       s = { labels: frozen, handle: this.deps.sink.seriesHandle?.(frozen) ?? null, seenIter: 0 };
       this.byLabels.add(s, hash);
     }
@@ -347,12 +348,24 @@ export class ScrapeLoop {
  */
 const NAMES = new StringTable(1 << 14);
 
-/** `ls` with interned names, frozen: the loop appends it every scrape, and the TSDB client caches the routes of frozen label arrays. */
-function interned(ls: Label[]): Label[] {
+/**
+ * Label values shared by several series (a handler, a status code), one copy each; values unique to a
+ * series (an id) are not kept. Bounded like NAMES.
+ */
+const VALUES = new RepeatInterner(1 << 16);
+
+/**
+ * `ls` with interned names and repeated values, frozen: the loop appends it every scrape, and the TSDB
+ * client caches the routes of frozen label arrays. The target's own label objects (job, instance, …) are
+ * shared by all its series as they are.
+ */
+function interned(ls: Label[], targetLabels: readonly Label[]): Label[] {
   const out: Label[] = new Array(ls.length);
   for (let i = 0; i < ls.length; i++) {
-    const { name, value } = ls[i];
-    out[i] = { name: NAMES.intern(name), value: name === '__name__' ? NAMES.intern(value) : value };
+    const l = ls[i];
+    if (targetLabels.includes(l)) { out[i] = l; continue; }
+    const { name, value } = l;
+    out[i] = { name: NAMES.intern(name), value: name === '__name__' ? NAMES.intern(value) : VALUES.intern(value) };
   }
   return Object.freeze(out) as Label[];
 }
