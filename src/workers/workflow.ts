@@ -83,7 +83,8 @@ async function main(): Promise<void> {
   // While a commit is in flight this thread does not sleep on the ring (so the HTTP thread does not wake it
   // for each message: a cross-thread notify cost it about as much as the rest of a request's hand-off);
   // what arrives meanwhile is run just before the queued commit starts, or when the commit ends.
-  engine.beforeQueuedCommit = () => { while (drain()) { /* everything waiting joins the starting commit */ } };
+  // One pass (up to BATCH requests), so a producer that keeps the ring full cannot hold the commit back.
+  engine.beforeQueuedCommit = () => { drain(); };
 
   const loop = async (): Promise<void> => {
     for (;;) {
