@@ -150,18 +150,17 @@ export class ShardPool implements WorkerTransport {
     const link = new LinkEnd();
     lane.link = link;
     const opened = Date.now();
-    lane.piscina.run({ link: link.buffers }).then(
-      () => link.close(crashed(workerId, 'link closed')),
-      (err: unknown) => {
-        link.close(crashed(workerId, (err as Error)?.message ?? err));
-        if (lane.link === link) lane.link = null;
-        if (this.closing) return;
-        this.onWorkerError?.(workerId, err);
-        // A thread that dies as it starts would otherwise be re-attached in a tight loop.
-        const retry = (): void => { if (!this.closing) this.attach(workerId); };
-        if (Date.now() - opened < 1000) setTimeout(retry, 1000).unref(); else retry();
-      },
-    );
+    const ended = (err: unknown, crash: boolean): void => {
+      link.close(crashed(workerId, (err as Error)?.message ?? err));
+      if (lane.link === link) lane.link = null;
+      if (this.closing) return;
+      if (crash) this.onWorkerError?.(workerId, err);
+      // A thread that dies as it starts would otherwise be re-attached in a tight loop.
+      const retry = (): void => { if (!this.closing) this.attach(workerId); };
+      if (Date.now() - opened < 1000) setTimeout(retry, 1000).unref(); else retry();
+    };
+    // The task ends by itself only when the link is closed (shutdown) or the worker's reading loop failed.
+    lane.piscina.run({ link: link.buffers }).then(() => ended('link closed', false), (err: unknown) => ended(err, true));
   }
 
   get size(): number { return this.lanes.length; }
@@ -207,8 +206,13 @@ export class ShardPool implements WorkerTransport {
     if (cls === CLASS_DOCS && lane.link) {
       lane.link.send(pack(calls), (reply) => {
         lane.inFlight -= batch.length;
-        if (reply instanceof Error) for (const p of batch) p.reject(reply);
-        else settle(batch, unpack<CallResult[]>(reply));
+        try {
+          if (reply instanceof Error) throw reply;
+          settle(batch, unpack<CallResult[]>(reply));
+        } catch (err) {
+          // Runs inside the link's reading loop: a reply that does not decode fails its batch, not the link.
+          for (const p of batch) p.reject(err);
+        }
       });
       return;
     }

@@ -31,7 +31,10 @@ async function serveLink(link: LinkBuffers): Promise<null> {
   const replies = new SpscProducer(SpscRing.attach(link.replies));
   await readMessages(SpscRing.attach(link.requests), (id, bytes) => {
     idleGc.busy();
-    void settleAll(unpack<TaskCall[]>(bytes)).then((results) => {
+    let calls: TaskCall[];
+    // A batch that does not decode is answered with its error (the main thread fails the batch), not dropped.
+    try { calls = unpack<TaskCall[]>(bytes); } catch (err) { void writeFrames(replies, id, pack([fail(err)])).catch(() => {}); return; }
+    void settleAll(calls).then((results) => {
       let reply: Uint8Array;
       try { reply = pack(results); } catch (err) { reply = pack(results.map(() => fail(err))); }
       // Rejects only once the main thread closed the link (shutdown): nobody waits for the reply then.
