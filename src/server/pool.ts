@@ -6,7 +6,9 @@
  */
 import { Piscina } from 'piscina';
 import { cpus } from 'node:os';
-import { packWithViews, transferList, unpackWithViews } from '../engine/codec/msgpack.ts';
+import { pack, packWithViews, transferList, unpack, unpackWithViews } from '../engine/codec/msgpack.ts';
+import { SpscProducer, SpscRing } from '../engine/queue/spsc-ring.ts';
+import { createLinkBuffers, readMessages, writeFrames, type LinkBuffers } from '../workers/ring-link.ts';
 import { RUNNING_COMPILED } from '../runtime/running-compiled.ts';
 import { EngineError, fromWire, OverloadedError, formatMessage } from '../engine/errors.ts';
 import type { BatchMessage, CallResult, OpArgs, OpName, OpResult, TaskCall, WorkerInit, WorkerTransport } from '../workers/protocol.ts';
@@ -34,11 +36,58 @@ function classOf(op: string): number {
   return op.startsWith('tsdb.') || op.startsWith('promql.') || op.startsWith('rules.') ? CLASS_METRICS : CLASS_DOCS;
 }
 
+/**
+ * The main thread's end of a worker's ring link (workers/ring-link.ts): sends batches of document calls and
+ * matches each reply to its batch by id.
+ */
+class LinkEnd {
+  readonly buffers: LinkBuffers = createLinkBuffers();
+  private readonly requests = new SpscProducer(SpscRing.attach(this.buffers.requests));
+  private readonly replies = SpscRing.attach(this.buffers.replies);
+  private readonly waiting = new Map<number, (reply: Uint8Array | Error) => void>();
+  private nextId = 0;
+  private whenIdle: (() => void) | null = null;
+
+  constructor() {
+    void readMessages(this.replies, (id, bytes) => this.settle(id, bytes));
+  }
+
+  /** Sends `bytes` (copied at once); `onReply` gets the reply's bytes, or the error that ended the link. */
+  send(bytes: Uint8Array, onReply: (reply: Uint8Array | Error) => void): void {
+    const id = (this.nextId = (this.nextId + 1) >>> 0);
+    this.waiting.set(id, onReply);
+    writeFrames(this.requests, id, bytes).catch((err: Error) => this.settle(id, err));
+  }
+
+  private settle(id: number, reply: Uint8Array | Error): void {
+    const w = this.waiting.get(id);
+    if (!w) return;
+    this.waiting.delete(id);
+    w(reply);
+    if (this.waiting.size === 0) this.whenIdle?.();
+  }
+
+  /** Resolves once no batch waits for its reply. */
+  idle(): Promise<void> {
+    return this.waiting.size === 0 ? Promise.resolve() : new Promise((resolve) => { this.whenIdle = resolve; });
+  }
+
+  /** Closes both rings (the worker's reading loop ends) and fails every batch still waiting with `err`. */
+  close(err: Error): void {
+    SpscRing.attach(this.buffers.requests).close();
+    this.replies.close();
+    for (const w of this.waiting.values()) w(err);
+    this.waiting.clear();
+  }
+}
+
 class WorkerLane {
   readonly piscina: Piscina;
   readonly queued: Pending[][] = [];
   readonly scheduled: boolean[] = [];
   inFlight = 0;
+  /** Document batches go through the ring link once attached; metrics batches (and all, until then) through Piscina. */
+  link: LinkEnd | null = null;
   constructor(piscina: Piscina) {
     this.piscina = piscina;
     for (let c = 0; c < CLASSES; c++) { this.queued.push([]); this.scheduled.push(false); }
@@ -63,6 +112,7 @@ export class ShardPool implements WorkerTransport {
   private readonly lanes: WorkerLane[] = [];
   private readonly maxPending: number;
   private readonly onWorkerError?: (workerId: number, err: unknown) => void;
+  private closing = false;
 
   constructor(opts: ShardPoolOptions) {
     const n = Math.max(1, opts.workers || cpus().length);
@@ -86,7 +136,31 @@ export class ShardPool implements WorkerTransport {
       // A thread that dies fails its in-flight batch (see flush); Piscina starts a replacement.
       piscina.on('error', (err: unknown) => this.onWorkerError?.(i, err));
       this.lanes.push(new WorkerLane(piscina));
+      this.attach(i);
     }
+  }
+
+  /**
+   * Opens a ring link to worker `workerId`: its attach task stays pending while the link is open, and its
+   * rejection means the thread died — the link's waiting batches then fail with WORKER_CRASHED, and a new link
+   * is attached to the thread Piscina starts in its place.
+   */
+  private attach(workerId: number): void {
+    const lane = this.lanes[workerId];
+    const link = new LinkEnd();
+    lane.link = link;
+    const opened = Date.now();
+    const ended = (err: unknown, crash: boolean): void => {
+      link.close(crashed(workerId, (err as Error)?.message ?? err));
+      if (lane.link === link) lane.link = null;
+      if (this.closing) return;
+      if (crash) this.onWorkerError?.(workerId, err);
+      // A thread that dies as it starts would otherwise be re-attached in a tight loop.
+      const retry = (): void => { if (!this.closing) this.attach(workerId); };
+      if (Date.now() - opened < 1000) setTimeout(retry, 1000).unref(); else retry();
+    };
+    // The task ends by itself only when the link is closed (shutdown) or the worker's reading loop failed.
+    lane.piscina.run({ link: link.buffers }).then(() => ended('link closed', false), (err: unknown) => ended(err, true));
   }
 
   get size(): number { return this.lanes.length; }
@@ -129,21 +203,29 @@ export class ShardPool implements WorkerTransport {
     lane.inFlight += batch.length;
     const calls = new Array<TaskCall>(batch.length);
     for (let i = 0; i < batch.length; i++) calls[i] = batch[i].call;
+    if (cls === CLASS_DOCS && lane.link) {
+      lane.link.send(pack(calls), (reply) => {
+        lane.inFlight -= batch.length;
+        try {
+          if (reply instanceof Error) throw reply;
+          settle(batch, unpack<CallResult[]>(reply));
+        } catch (err) {
+          // Runs inside the link's reading loop: a reply that does not decode fails its batch, not the link.
+          for (const p of batch) p.reject(err);
+        }
+      });
+      return;
+    }
     // The bytes (and any out-of-band typed arrays) are transferred, not cloned.
     const message = packWithViews(calls);
     lane.piscina.run(message, { transferList: transferList(message) }).then(
       (reply: BatchMessage) => {
         lane.inFlight -= batch.length;
-        const results = unpackWithViews<CallResult[]>(reply);
-        for (let i = 0; i < batch.length; i++) {
-          const r = results[i];
-          if (r.ok) batch[i].resolve(r.value);
-          else batch[i].reject(fromWire(r.error));
-        }
+        settle(batch, unpackWithViews<CallResult[]>(reply));
       },
       (err: unknown) => {
         lane.inFlight -= batch.length;
-        const e = new EngineError('WORKER_CRASHED', formatMessage('WORKER_CRASHED', [workerId, (err as Error)?.message ?? err]), { workerId });
+        const e = crashed(workerId, (err as Error)?.message ?? err);
         for (const p of batch) p.reject(e);
         this.onWorkerError?.(workerId, err);
       },
@@ -151,8 +233,23 @@ export class ShardPool implements WorkerTransport {
   }
 
   async close(): Promise<void> {
+    await Promise.all(this.lanes.map((l) => l.link?.idle()));
+    this.closing = true;
+    for (const l of this.lanes) l.link?.close(new EngineError('WORKER_CRASHED', 'the shard pool is closing'));
     await Promise.all(this.lanes.map((l) => l.piscina.close()));
   }
+}
+
+function settle(batch: Pending[], results: CallResult[]): void {
+  for (let i = 0; i < batch.length; i++) {
+    const r = results[i];
+    if (r.ok) batch[i].resolve(r.value);
+    else batch[i].reject(fromWire(r.error));
+  }
+}
+
+function crashed(workerId: number, cause: unknown): EngineError {
+  return new EngineError('WORKER_CRASHED', formatMessage('WORKER_CRASHED', [workerId, cause]), { workerId });
 }
 
 const QUERY_WORKER_FILE = new URL('../workers/query.ts', import.meta.url).href;

@@ -1,25 +1,53 @@
 /**
- * Shard worker entry (one Piscina instance per thread). Decodes a batch, starts each call in order,
- * and answers all of them together once every call has settled.
+ * Shard worker entry (one Piscina instance per thread). Decodes a batch, starts each call in order, and
+ * answers all of them together once every call has settled. Batches come as Piscina tasks (metrics calls,
+ * whose replies transfer large typed arrays) or through the rings of the link the main thread attaches with
+ * a first task (document calls; ring-link.ts). That attach task stays pending while the link is open, so
+ * the main thread learns of the thread's death through its rejection.
  */
 import { move, transferableSymbol, valueSymbol, workerData } from 'piscina';
-import { packWithViews, transferList, unpackWithViews } from '../engine/codec/msgpack.ts';
+import { pack, packWithViews, transferList, unpack, unpackWithViews } from '../engine/codec/msgpack.ts';
+import { SpscProducer, SpscRing } from '../engine/queue/spsc-ring.ts';
 import { toWire } from '../engine/errors.ts';
 import type { BatchMessage, CallResult, OpName, TaskCall, TaskHandler, WorkerInit } from './protocol.ts';
+import { readMessages, writeFrames, type LinkBuffers } from './ring-link.ts';
 import { TASKS } from './tasks.ts';
 import { startIdleGc } from '../runtime/idle-gc.ts';
 
 const init = workerData as WorkerInit;
 const idleGc = startIdleGc();
 
-export default async function runBatch(message: BatchMessage): Promise<unknown> {
+export default async function runBatch(message: BatchMessage | { link: LinkBuffers }): Promise<unknown> {
+  if ('link' in message) return serveLink(message.link);
   idleGc.busy();
   const calls = unpackWithViews<TaskCall[]>(message);
+  // Transfer the reply bytes and out-of-band arrays, so large results are not cloned on the way back.
+  const reply: BatchMessage = packWithViews(await settleAll(calls));
+  return move({ [transferableSymbol]: transferList(reply), [valueSymbol]: reply } as unknown as Parameters<typeof move>[0]);
+}
+
+/** Answers the batches that arrive on the link's request ring until the main thread closes it. */
+async function serveLink(link: LinkBuffers): Promise<null> {
+  const replies = new SpscProducer(SpscRing.attach(link.replies));
+  await readMessages(SpscRing.attach(link.requests), (id, bytes) => {
+    idleGc.busy();
+    let calls: TaskCall[];
+    // A batch that does not decode is answered with its error (the main thread fails the batch), not dropped.
+    try { calls = unpack<TaskCall[]>(bytes); } catch (err) { void writeFrames(replies, id, pack([fail(err)])).catch(() => {}); return; }
+    void settleAll(calls).then((results) => {
+      let reply: Uint8Array;
+      try { reply = pack(results); } catch (err) { reply = pack(results.map(() => fail(err))); }
+      // Rejects only once the main thread closed the link (shutdown): nobody waits for the reply then.
+      return writeFrames(replies, id, reply).catch(() => {});
+    });
+  });
+  return null;
+}
+
+function settleAll(calls: TaskCall[]): Promise<CallResult[]> {
   const results: (CallResult | Promise<CallResult>)[] = new Array(calls.length);
   for (let i = 0; i < calls.length; i++) results[i] = start(calls[i]);
-  // Transfer the reply bytes and out-of-band arrays, so large results are not cloned on the way back.
-  const reply: BatchMessage = packWithViews(await Promise.all(results));
-  return move({ [transferableSymbol]: transferList(reply), [valueSymbol]: reply } as unknown as Parameters<typeof move>[0]);
+  return Promise.all(results);
 }
 
 function start(call: TaskCall): CallResult | Promise<CallResult> {

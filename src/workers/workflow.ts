@@ -58,43 +58,28 @@ async function main(): Promise<void> {
     ).then(() => sched.arm(), fatal);
   };
 
-  /**
-   * Runs the requests waiting in the ring (up to BATCH); false when it was empty. Reads are answered at
-   * once; the rest after the commit that holds them — not awaited: the next batch is processed while this
-   * one commits (commits stay in order), and batches that arrive while a commit is in flight share the
-   * next one (group commit, see `engine.flush`).
-   */
-  const drain = (): boolean => {
-    let m = ring.tryRead();
-    if (!m) return false;
-    idleGc.busy();
-    const early: WorkflowReply[] = [];
-    const late: WorkflowReply[] = [];
-    let n = 0;
-    do {
-      const reqs = unpack<WorkflowRequestBatch>(m);
-      for (let i = 0; i < reqs.length; i++) handle(reqs[i], early, late);
-      n += reqs.length;
-    } while (n < BATCH && (m = ring.tryRead()));
-    postAll(early);
-    if (late.length) void engine.flush(EVENT_COMMITS_IN_FLIGHT).then(() => postAll(late), fatal);
-    return true;
-  };
-  // While a commit is in flight this thread does not sleep on the ring (so the HTTP thread does not wake it
-  // for each message: a cross-thread notify cost it about as much as the rest of a request's hand-off);
-  // what arrives meanwhile is run just before the queued commit starts, or when the commit ends.
-  engine.beforeQueuedCommit = () => { while (drain()) { /* everything waiting joins the starting commit */ } };
-
   const loop = async (): Promise<void> => {
     for (;;) {
-      if (!drain()) {
+      let m = ring.tryRead();
+      if (!m) {
         if (ring.closed) break;
-        const c = engine.committing;
-        if (c) await c.catch(() => undefined); // its failure is reported by whoever awaited it
-        else await ring.waitReadable();
+        await ring.waitReadable();
         continue;
       }
+      idleGc.busy();
+      const early: WorkflowReply[] = [];
+      const late: WorkflowReply[] = [];
+      let n = 0;
+      do {
+        const reqs = unpack<WorkflowRequestBatch>(m);
+        for (let i = 0; i < reqs.length; i++) handle(reqs[i], early, late);
+        n += reqs.length;
+      } while (n < BATCH && (m = ring.tryRead()));
+      postAll(early);
       if (!init.testClock) await engine.runDue();
+      // Not awaited: the next batch is processed while this one commits (commits stay in order); batches
+      // that arrive while a commit is in flight share the next one (group commit, see `engine.flush`).
+      if (late.length) void engine.flush(EVENT_COMMITS_IN_FLIGHT).then(() => postAll(late), fatal);
       sched.arm();
     }
     await engine.flush();

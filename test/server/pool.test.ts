@@ -17,6 +17,25 @@ test('large results cross the thread boundary intact', async () => {
   assert.equal(await pool.call(0, 'core.ping', { echo: big }), big);
 });
 
+test('a document batch larger than its ring crosses in frames, both ways, intact', async () => {
+  // 3 MiB each way through 1 MiB rings: the frames stream while the other side drains them.
+  const big = Array.from({ length: 3 << 10 }, (_, i) => String(i % 10).repeat(1024)).join('');
+  assert.equal(big.length, 3 << 20);
+  assert.equal(await pool.call(0, 'core.ping', { echo: big }), big);
+});
+
+test('batches of mixed sizes in flight together each get their own reply', async () => {
+  const sizes = Array.from({ length: 60 }, (_, i) => (i % 7 === 0 ? 400_000 + i : 10 + i));
+  // One call per event-loop turn, so each is its own batch (and its own ring message) in flight at once.
+  const pending: Promise<unknown>[] = [];
+  for (const n of sizes) {
+    pending.push(pool.call(n % 2, 'core.ping', { echo: 'y'.repeat(n) }));
+    await new Promise((r) => setImmediate(r));
+  }
+  const out = await Promise.all(pending);
+  assert.deepEqual(out.map((x) => (x as string).length), sizes);
+});
+
 test('an unknown op rejects with an engine error rebuilt on this thread', async () => {
   // @ts-expect-error: the op table has no such operation; the worker must still refuse it at run time.
   await assert.rejects(pool.call(1, 'no.such.op', {}), (e: unknown) => e instanceof EngineError && e.code === 'INTERNAL' && /unknown worker op no\.such\.op/.test(e.message));

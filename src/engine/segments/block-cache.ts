@@ -16,14 +16,22 @@
 
 export interface CacheStats { entries: number; bytes: number; budgetBytes: number; hits: number; misses: number; evictions: number }
 
-interface Entry { value: unknown; bytes: number }
+/** A cached value, linked in its section's recency list (oldest at `head`). */
+interface Entry { key: string; value: unknown; bytes: number; older: Entry | null; newer: Entry | null }
 
 const STORED_SHARE = 1 / 8;
 const COLUMN_SHARE = 1 / 4;
 
-/** One least-recently-used map with a byte budget. */
+/**
+ * One least-recently-used map with a byte budget: a Map for lookups and a doubly linked list for recency, so a
+ * hit and an eviction each cost a few pointer updates. (Ordering by the Map's own insertion order cost a delete
+ * and a set per hit, and each eviction walked from the front past every hole earlier deletions left there
+ * until V8 rehashed the table: 45–120 µs per cache miss at 10,000–40,000 entries.)
+ */
 class Lru {
   private readonly map = new Map<string, Entry>();
+  private head: Entry | null = null;
+  private tail: Entry | null = null;
   bytes = 0;
   hits = 0;
   misses = 0;
@@ -37,16 +45,16 @@ class Lru {
     const e = this.map.get(key);
     if (e !== undefined) {
       this.hits++;
-      // Re-insertion moves the key to the young end of the Map's insertion order.
-      this.map.delete(key);
-      this.map.set(key, e);
+      if (e !== this.tail) { this.unlink(e); this.append(e); }
       return e.value as T;
     }
     this.misses++;
     const loaded = load();
     // A value larger than the whole budget is returned uncached rather than flushing everything else.
     if (loaded.bytes <= this.budgetBytes) {
-      this.map.set(key, { value: loaded.value, bytes: loaded.bytes });
+      const n: Entry = { key, value: loaded.value, bytes: loaded.bytes, older: null, newer: null };
+      this.map.set(key, n);
+      this.append(n);
       this.bytes += loaded.bytes;
       this.evict();
     }
@@ -54,26 +62,42 @@ class Lru {
   }
 
   evict(): void {
-    if (this.bytes <= this.budgetBytes) return;
-    for (const [k, old] of this.map) {
-      if (this.bytes <= this.budgetBytes) break;
-      this.map.delete(k);
-      this.bytes -= old.bytes;
+    while (this.bytes > this.budgetBytes && this.head !== null) {
+      this.remove(this.head);
       this.evictions++;
     }
   }
 
   dropPrefix(prefix: string): void {
-    for (const [k, e] of this.map) {
-      if (!k.startsWith(prefix)) continue;
-      this.map.delete(k);
-      this.bytes -= e.bytes;
+    for (let e = this.head; e !== null;) {
+      const next = e.newer;
+      if (e.key.startsWith(prefix)) this.remove(e);
+      e = next;
     }
   }
 
   clear(): void {
     this.map.clear();
+    this.head = this.tail = null;
     this.bytes = 0;
+  }
+
+  private remove(e: Entry): void {
+    this.unlink(e);
+    this.map.delete(e.key);
+    this.bytes -= e.bytes;
+  }
+
+  private unlink(e: Entry): void {
+    if (e.older !== null) e.older.newer = e.newer; else this.head = e.newer;
+    if (e.newer !== null) e.newer.older = e.older; else this.tail = e.older;
+    e.older = e.newer = null;
+  }
+
+  private append(e: Entry): void {
+    e.older = this.tail;
+    if (this.tail !== null) this.tail.newer = e; else this.head = e;
+    this.tail = e;
   }
 }
 

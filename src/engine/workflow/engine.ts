@@ -246,24 +246,8 @@ export class WorkflowEngine {
    */
   flush(inFlight = MAX_IN_FLIGHT): Promise<void> {
     if (this.inFlightCount < inFlight) return this.startCommit();
-    this.queued ??= this.oldest!.then(() => {
-      this.queued = null;
-      this.beforeQueuedCommit?.();
-      return this.startCommit();
-    });
+    this.queued ??= this.oldest!.then(() => { this.queued = null; return this.startCommit(); });
     return this.queued;
-  }
-
-  /**
-   * Called when a queued commit (see `flush`) is about to start, so that work the caller has received
-   * meanwhile but not yet run can join it: the worker runs the requests waiting in its ring here rather
-   * than being woken for each message while a commit is in flight.
-   */
-  beforeQueuedCommit: (() => void) | null = null;
-
-  /** The newest commit in flight (settles when it is durable or has failed), or null when none is. */
-  get committing(): Promise<void> | null {
-    return this.inFlightCount > 0 ? this.inFlightList[this.inFlightList.length - 1] : null;
   }
 
   private startCommit(): Promise<void> {

@@ -149,7 +149,13 @@ function merge(targets: ShardTarget[], perShard: (ShardResult | null)[], req: Se
     if (r.maxScore > maxScore) maxScore = r.maxScore;
     if (r.terminatedEarly !== null) terminated = (terminated ?? false) || r.terminatedEarly;
     if (r.aggs) aggParts.push(r.aggs);
-    for (const h of r.hits) all.push({ ...h, indexName: t.index.name, type: t.index.type ?? '_doc', shardOrder: t.order, shardNum: t.shard });
+    // The shard's hits were decoded for this search alone: completed in place (a spread copy per hit went
+    // through V8's slow object-clone path, ~5% of the HTTP thread's time per search).
+    const type = t.index.type ?? '_doc';
+    for (const h of r.hits as MergedHit[]) {
+      h.indexName = t.index.name; h.type = type; h.shardOrder = t.order; h.shardNum = t.shard;
+      all.push(h);
+    }
   });
   const sortKinds = sortKindsOf(req);
   all.sort(hitComparator(req, sortKinds));
