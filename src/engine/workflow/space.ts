@@ -1,9 +1,10 @@
 /**
  * Record spaces of the workflow engine over a `KvBackend` (docs/format.md "Workflow state").
  *
- * - `Space<V>`: keyed records read on demand and kept in a bounded cache (two generations, an approximate LRU). Changed records are held in
- *   `dirty` until the next commit takes them (they cannot be evicted meanwhile), then in `committing`
- *   until that commit is durable, so a read never goes to disk for a value the disk does not have yet.
+ * - `Space<V>`: keyed records read on demand and kept in a bounded cache (two generations, an approximate
+ *   LRU). Changed records are held in `dirty` until the next commit takes them (they cannot be evicted
+ *   meanwhile), then in `committing` until that commit is durable, so a read never goes to disk for a value
+ *   the disk does not have yet.
  * - `FullSpace<V>`: a small space (workflows, channels, statistics) loaded whole at open and never evicted,
  *   so it can be iterated.
  * - `IndexSpace`: keys only, ordered; the engine's secondary indexes (by workflow, by fire time, …). Range
