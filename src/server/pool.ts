@@ -74,7 +74,7 @@ class LinkEnd {
 
   /** Closes both rings (the worker's reading loop ends) and fails every batch still waiting with `err`. */
   close(err: Error): void {
-    SpscRing.attach(this.buffers.requests).close();
+    this.requests.ring.close();
     this.replies.close();
     for (const w of this.waiting.values()) w(err);
     this.waiting.clear();

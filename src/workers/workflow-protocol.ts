@@ -1,7 +1,8 @@
 /**
  * Messages between the main thread and a workflow engine thread (one per partition). Requests travel over
  * the partition's SPSC ring, each ring message the msgpack of a `WorkflowRequestBatch` (the requests one
- * turn of the main thread's event loop made, in call order); replies come back with postMessage (several at once msgpack-encoded).
+ * turn of the main thread's event loop made, in call order); replies come back with postMessage (several at
+ * once msgpack-encoded).
  * Operation names and types: `WorkflowOps` in `protocol.ts`.
  */
 import type { WireError } from '../engine/errors.ts';
