@@ -92,6 +92,9 @@ test('back-pressure across threads: a blocked producer delivers every message in
     parentPort.postMessage('done');
   `;
   const w = new Worker(src, { eval: true, workerData: { sab: ring.buffer, n: N } });
+  // Listen before reading: the worker's 'done' can arrive while the loop below awaits, and a message event
+  // with no listener is gone — then nothing keeps the event loop alive and the test is cancelled.
+  const done = new Promise((r) => w.once('message', r));
   let got = 0;
   while (got < N) {
     const m = ring.tryRead();
@@ -101,7 +104,7 @@ test('back-pressure across threads: a blocked producer delivers every message in
     for (let k = 0; k < len; k++) if (m[k] !== ((got + k) & 0xff)) assert.fail(`message ${got} byte ${k}`);
     got++;
   }
-  await new Promise((r) => w.once('message', r));
+  await done;
   await w.terminate();
   assert.equal(got, N);
 });
