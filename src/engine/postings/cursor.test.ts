@@ -87,7 +87,7 @@ class VerifyingArray extends ArrayCursor {
   private readonly set: Set<number>;
   constructor(docs: number[]) { super(Uint32Array.from(docs)); this.set = new Set(docs); }
   matches(d: number): boolean { return this.set.has(d); }
-  cost(): number { return 1 << 20; }
+  override cost(): number { return 1 << 20; }
 }
 const ver = (s: number[]): DocCursor => new VerifyingArray(s);
 
