@@ -110,6 +110,8 @@ export const ERRORS = {
   TSDB_DUPLICATE_SAMPLE: 'duplicate sample for timestamp',
   /** A sample before the head's appendable window (`storage.ErrOutOfBounds`). */
   TSDB_OUT_OF_BOUNDS: 'out of bounds',
+  /** A label set the head refuses: empty, or a name twice (`tsdb.ErrInvalidSample` wrapped with the reason). */
+  TSDB_INVALID_SAMPLE: '%s: invalid sample',
 
   // ── PromQL ──────────────────────────────────────────────────────────────
   PROMQL_EXECUTION: '%s',

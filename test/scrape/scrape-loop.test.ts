@@ -254,3 +254,18 @@ test('https targets: tls_config ca_file verifies, insecure_skip_verify skips, an
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('series whose labels repeat share label objects; a value unique to one series keeps its own', async () => {
+  const sink = new MemSink();
+  const loop = loopFor(JOB, sink);
+  body = 'shared_pairs_total{code="201",id="a"} 1\nshared_pairs_total{code="201",id="b"} 2\nshared_pairs_total{code="201",id="c"} 3\n';
+  await loop.scrapeOnce();
+  const series = sink.batches[0].filter((s) => s.labels.some((l) => l.value === 'shared_pairs_total'));
+  assert.equal(series.length, 3);
+  const label = (i: number, name: string) => series[i].labels.find((l) => l.name === name)!;
+  // The pair is kept from its second occurrence on (the first series keeps the object it was parsed with).
+  assert.equal(label(2, 'code'), label(1, 'code'));
+  assert.equal(label(2, '__name__'), label(0, '__name__'));
+  assert.notEqual(label(2, 'id'), label(1, 'id'));
+  assert.deepEqual(series.map((s) => label(series.indexOf(s), 'id').value), ['a', 'b', 'c']);
+});

@@ -32,3 +32,12 @@ test('bounded: a stream of unique strings keeps at most `max`, and values keep t
   assert.ok(t.size <= 64);
   assert.ok(t.size >= 10, 'the repeated values were kept');
 });
+
+test('has: true once a string is kept, false for one seen once', () => {
+  const t = new RepeatInterner(8);
+  t.intern(fresh('a'));
+  assert.equal(t.has('a'), false);
+  t.intern(fresh('a'));
+  assert.equal(t.has('a'), true);
+  assert.equal(t.has('b'), false);
+});

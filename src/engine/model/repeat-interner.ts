@@ -25,6 +25,9 @@ export class RepeatInterner {
     return s;
   }
 
+  /** Whether `s` is kept (it was offered at least twice while the table had room). */
+  has(s: string): boolean { return this.kept.has(s); }
+
   /** Strings kept (for tests and figures). */
   get size(): number { return this.kept.size; }
 }

@@ -17,6 +17,7 @@ import { labelsHash } from '../tsdb/labels.ts';
 import { LabelSetMap } from '../tsdb/label-set-map.ts';
 import { StringTable } from '../model/string-table.ts';
 import { RepeatInterner } from '../model/repeat-interner.ts';
+import { LabelPairTable } from './label-pairs.ts';
 import type { TargetSpec } from './target.ts';
 import { BODY_SIZE_LIMIT_ERROR, type HttpGet } from './http-get.ts';
 import { formatDuration } from '../model/duration.ts';
@@ -354,18 +355,23 @@ const NAMES = new StringTable(1 << 14);
  */
 const VALUES = new RepeatInterner(1 << 16);
 
+/** Label objects of repeated pairs (metric names, and values VALUES keeps), one each. Bounded like VALUES. */
+const PAIRS = new LabelPairTable(1 << 16);
+
 /**
- * `ls` with interned names and repeated values, frozen: the loop appends it every scrape, and the TSDB
- * client caches the routes of frozen label arrays. The target's own label objects (job, instance, …) are
- * shared by all its series as they are.
+ * `ls` with shared objects for repeated pairs and interned strings otherwise, frozen: the loop appends it
+ * every scrape, and the TSDB client caches the routes of frozen label arrays. The target's own label
+ * objects (job, instance, …) are shared by all its series as they are.
  */
 function interned(ls: Label[], targetLabels: readonly Label[]): Label[] {
   const out: Label[] = new Array(ls.length);
   for (let i = 0; i < ls.length; i++) {
     const l = ls[i];
     if (targetLabels.includes(l)) { out[i] = l; continue; }
-    const { name, value } = l;
-    out[i] = { name: NAMES.intern(name), value: name === '__name__' ? NAMES.intern(value) : VALUES.intern(value) };
+    const name = NAMES.intern(l.name);
+    if (name === '__name__') { out[i] = PAIRS.pair(name, NAMES.intern(l.value)); continue; }
+    const value = VALUES.intern(l.value);
+    out[i] = VALUES.has(value) ? PAIRS.pair(name, value) : { name, value };
   }
   return Object.freeze(out) as Label[];
 }

@@ -4,14 +4,23 @@
  * in V8's int32 fast path (no BigInt); 64-bit quantities are split into a high and a low word by the caller.
  */
 
-/** Appends bits to a growable byte buffer. Unused low bits of the last byte are zero. */
+/**
+ * Appends bits to a growable byte buffer. Unused low bits of the last byte are zero. The stream may live in
+ * a region `[base, end)` of a larger buffer (the head's chunk slab): then bytes from the write position up to
+ * `end` must be zero, and a subclass's `grow` moves the stream when it runs out of room.
+ */
 export class BitWriter {
   buf: Uint8Array;
-  /** Number of bits written. */
+  /** Bit position in `buf` of the next bit (the stream's first bit is at `base * 8`). */
   bitLen = 0;
+  /** Byte offset in `buf` where the stream starts. */
+  base = 0;
+  /** Byte offset in `buf` where the stream's room ends. */
+  end: number;
 
   constructor(initialBytes = 32) {
     this.buf = new Uint8Array(initialBytes);
+    this.end = initialBytes;
   }
 
   /** Writes the low `n` bits of `v` (1 ≤ n ≤ 32), most significant first. */
@@ -47,17 +56,22 @@ export class BitWriter {
 
   /** Bytes written so far (a view, valid until the next write). */
   bytes(): Uint8Array {
-    return this.buf.subarray(0, (this.bitLen + 7) >>> 3);
+    return this.buf.subarray(this.base, (this.bitLen + 7) >>> 3);
   }
 
   private ensure(nBits: number): void {
     const need = ((this.bitLen + nBits + 7) >>> 3) + 1;
-    if (need <= this.buf.length) return;
+    if (need > this.end) this.grow(need);
+  }
+
+  /** Makes room up to byte offset `need` (exclusive) of the stream's buffer; may move the stream. */
+  protected grow(need: number): void {
     let cap = this.buf.length * 2;
     while (cap < need) cap *= 2;
     const next = new Uint8Array(cap);
     next.set(this.buf.subarray(0, (this.bitLen + 7) >>> 3));
     this.buf = next;
+    this.end = cap;
   }
 }
 

@@ -11,7 +11,8 @@ import { LabelSetMap } from './label-set-map.ts';
 import { StringTable } from '../model/string-table.ts';
 import type { HeadChunkFiles } from './head-chunks.ts';
 import { LabelIndex } from './postings.ts';
-import { XOR_MAX_SAMPLES, XorAppender } from './xor-chunk.ts';
+import { XOR_MAX_SAMPLES } from './xor-chunk.ts';
+import { ChunkSlab, SlabXorAppender } from './chunk-slab.ts';
 
 /** Append statuses; the refusals' texts are the registry's `TSDB_OUT_OF_ORDER`, `TSDB_DUPLICATE_SAMPLE`, `TSDB_OUT_OF_BOUNDS`. */
 export const APPEND_OK = 0, APPEND_DUP_IGNORED = 1, ERR_OUT_OF_ORDER = 2, ERR_DUPLICATE = 3, ERR_OUT_OF_BOUNDS = 4;
@@ -22,12 +23,21 @@ const INTERN_MAX = 1 << 16;
 const F64 = new Float64Array(1);
 const U32 = new Uint32Array(F64.buffer);
 
-/** The open chunk as a query sees it: its bytes are copied on first use only (listings never need them). */
+/** Slot size a new open chunk starts with: its first sample takes up to 20 bytes. */
+const FIRST_SLOT_BYTES = 32;
+
+const EMPTY_CHUNK = new Uint8Array(2);
+
+/**
+ * The open chunk as a query sees it: its bytes are copied on first use only (listings never need them). By
+ * then the chunk may have grown (the copy has the newer samples too, as an appender's bytes would), moved to
+ * a larger slot, or been closed into the head chunk files: it is found again by its series and start time.
+ */
 class OpenChunkView implements ChunkMeta {
   readonly maxt: number;
   private data: Uint8Array | null = null;
-  constructor(private readonly app: XorAppender, readonly mint: number) { this.maxt = app.t; }
-  get bytes(): Uint8Array { return this.data ??= this.app.bytes().slice(); }
+  constructor(private readonly head: Head, private readonly s: MemSeries, readonly mint: number) { this.maxt = s.maxT; }
+  get bytes(): Uint8Array { return this.data ??= this.head.chunkBytesAt(this.s, this.mint); }
 }
 
 /** A closed head chunk as a query sees it: its bytes are read from the head chunk files on first use. */
@@ -43,7 +53,17 @@ export class MemSeries {
    * chunk instead of an object and a byte array on the heap.
    */
   closed: number[] = [];
-  app: XorAppender | null = null;
+  /**
+   * The open chunk: its slot in the head's `ChunkSlab` (-1 when there is none) and the state of its XOR
+   * writer (bits written, sample count, last time delta, value window as `leading << 8 | trailing`); its last
+   * time and value are `maxT` and `lastHi`/`lastLo`. Fields rather than an appender object with a byte array
+   * of its own: see chunk-slab.ts.
+   */
+  chunkAt = -1;
+  chunkBits = 0;
+  chunkCount = 0;
+  chunkTDelta = 0;
+  chunkWindow = 0;
   appMint = 0;
   appNextAt = 0;
   maxT = -Infinity;
@@ -53,6 +73,7 @@ export class MemSeries {
   constructor(readonly ref: number, readonly labels: Labels, readonly hash: number) {}
 
   get closedCount(): number { return this.closed.length / 3; }
+  get hasOpenChunk(): boolean { return this.chunkAt >= 0; }
 }
 
 export class Head implements SeriesSource {
@@ -63,6 +84,9 @@ export class Head implements SeriesSource {
   private readonly byLabels = new LabelSetMap<MemSeries>();
   readonly tombstones = new Map<number, Interval[]>();
   private readonly strings = new StringTable(INTERN_MAX);
+  /** The open chunks' bytes, and the appender that writes them. */
+  readonly slab = new ChunkSlab();
+  private readonly appender = new SlabXorAppender(this.slab);
   nextRef = 1;
   minTime = Infinity;
   maxTime = -Infinity;
@@ -100,20 +124,31 @@ export class Head implements SeriesSource {
   }
 
   /**
-   * `ls` with its names and values replaced by the head's copies of equal strings. Labels arrive as fresh
-   * strings for every series (decoded from a worker message or the WAL), while most names and many values
-   * repeat across series (`__name__`, `job`, `instance`, a metric name): one copy each saves some 20–40
-   * bytes per label. A value enters the table only once a second series carries its pair, so unique values
-   * (a per-series id) do not fill it. The table is bounded (it never shrinks); past the bound, new strings
-   * are kept as given.
+   * `ls` with its label objects shared with the head's other series where possible. Labels arrive fresh for
+   * every series (decoded from a worker message or the WAL), while most pairs repeat across series
+   * (`__name__`, `job`, `instance`, a status code): a pair some series already carries is replaced by that
+   * series' own `Label` object, found through the postings (no table of its own), which saves an object of
+   * some 40 bytes per repeated label. Label objects are immutable, so sharing them is safe. Names of pairs
+   * seen for the first time go through the bounded string table; their values are kept as given, so unique
+   * values (a per-series id) do not fill it.
    */
   private interned(ls: Labels): Labels {
     const out: Label[] = new Array(ls.length);
     for (let i = 0; i < ls.length; i++) {
-      const { name, value } = ls[i];
-      out[i] = { name: this.strings.intern(name), value: this.index.has(name, value) ? this.strings.intern(value) : value };
+      const l = ls[i];
+      out[i] = this.sharedLabel(l.name, l.value) ?? { name: this.strings.intern(l.name), value: l.value };
     }
     return out;
+  }
+
+  /** The `Label` object of `name=value` held by a series that carries it, if any. */
+  private sharedLabel(name: string, value: string): Label | undefined {
+    const ref = this.index.anyRef(name, value);
+    if (ref < 0) return undefined;
+    const ls = this.byRef.get(ref)?.labels;
+    if (ls === undefined) return undefined;
+    for (let i = 0; i < ls.length; i++) if (ls[i].name === name) return ls[i];
+    return undefined;
   }
 
   /** The lowest timestamp an append may carry now. */
@@ -133,13 +168,24 @@ export class Head implements SeriesSource {
 
   /** Appends after `appendable` said APPEND_OK. */
   appendUnchecked(s: MemSeries, t: number, v: number): void {
-    if (s.app === null || s.app.count >= XOR_MAX_SAMPLES || t >= s.appNextAt) {
+    if (s.chunkAt < 0 || s.chunkCount >= XOR_MAX_SAMPLES || t >= s.appNextAt) {
       this.closeOpen(s);
-      s.app = new XorAppender();
+      s.chunkAt = this.slab.alloc(FIRST_SLOT_BYTES);
+      s.chunkBits = 16;
+      s.chunkCount = 0;
+      s.chunkTDelta = 0;
+      s.chunkWindow = 0xff00;
       s.appMint = t;
       s.appNextAt = (Math.floor(t / this.chunkRangeMs) + 1) * this.chunkRangeMs;
     }
-    s.app.append(t, v);
+    const a = this.appender;
+    a.resumeAt(s.chunkAt, s.chunkBits, s.chunkCount, s.maxT, s.chunkTDelta, s.lastHi, s.lastLo, s.chunkWindow >>> 8, s.chunkWindow & 0xff);
+    a.append(t, v);
+    s.chunkAt = a.addr;
+    s.chunkBits = a.bits;
+    s.chunkCount = a.count;
+    s.chunkTDelta = a.tDelta;
+    s.chunkWindow = (a.leading << 8) | a.trailing;
     s.maxT = t;
     F64[0] = v;
     s.lastHi = U32[1] | 0;
@@ -157,10 +203,27 @@ export class Head implements SeriesSource {
 
   /** Moves the open chunk of `s` to the head chunk files. */
   closeOpen(s: MemSeries): void {
-    if (s.app === null) return;
-    const ref = this.chunkFiles.write(s.ref, s.appMint, s.app.t, s.app.bytes());
-    s.closed.push(s.appMint, s.app.t, ref);
-    s.app = null;
+    if (s.chunkAt < 0) return;
+    const ref = this.chunkFiles.write(s.ref, s.appMint, s.maxT, this.slab.view(s.chunkAt, (s.chunkBits + 7) >>> 3));
+    s.closed.push(s.appMint, s.maxT, ref);
+    this.slab.release(s.chunkAt);
+    s.chunkAt = -1;
+  }
+
+  /** A copy of the open chunk's bytes. */
+  private openChunkBytes(s: MemSeries): Uint8Array {
+    return this.slab.copy(s.chunkAt, (s.chunkBits + 7) >>> 3);
+  }
+
+  /**
+   * The bytes of the chunk of `s` that starts at `mint`, open or closed since (an `OpenChunkView` read after
+   * appends); an empty chunk when it has been truncated away.
+   */
+  chunkBytesAt(s: MemSeries, mint: number): Uint8Array {
+    if (s.chunkAt >= 0 && s.appMint === mint) return this.openChunkBytes(s);
+    const c = s.closed;
+    for (let i = 0; i < c.length; i += 3) if (c[i] === mint) return this.chunkFiles.read(c[i + 2]);
+    return EMPTY_CHUNK;
   }
 
   /** The chunks of `s` ending before `maxt` (all when omitted), the open one included, with their bytes. */
@@ -168,7 +231,7 @@ export class Head implements SeriesSource {
     const out = [];
     const c = s.closed;
     for (let i = 0; i < c.length; i += 3) if (c[i + 1] < maxt) out.push({ mint: c[i], maxt: c[i + 1], bytes: this.chunkFiles.read(c[i + 2]) });
-    if (s.app !== null && s.app.t < maxt) out.push({ mint: s.appMint, maxt: s.app.t, bytes: s.app.bytes().slice() });
+    if (s.chunkAt >= 0 && s.maxT < maxt) out.push({ mint: s.appMint, maxt: s.maxT, bytes: this.openChunkBytes(s) });
     return out;
   }
 
@@ -181,7 +244,7 @@ export class Head implements SeriesSource {
     if (s === undefined) return;
     const c = s.closed;
     for (let i = 0; i < c.length; i += 3) if (c[i + 1] >= mint && c[i] <= maxt) out.push(new ClosedChunkView(this.chunkFiles, c[i], c[i + 1], c[i + 2]));
-    if (s.app !== null && s.app.t >= mint && s.appMint <= maxt) out.push(new OpenChunkView(s.app, s.appMint));
+    if (s.chunkAt >= 0 && s.maxT >= mint && s.appMint <= maxt) out.push(new OpenChunkView(this, s, s.appMint));
   }
 
   deletedOf(ref: number): readonly Interval[] | undefined {
@@ -200,11 +263,11 @@ export class Head implements SeriesSource {
   truncate(mint: number): number[] {
     const removed: number[] = [];
     for (const s of this.byRef.values()) {
-      if (s.app !== null && s.app.t < mint) this.closeOpen(s);
+      if (s.chunkAt >= 0 && s.maxT < mint) this.closeOpen(s);
       let drop = 0;
       while (drop < s.closed.length && s.closed[drop + 1] < mint) drop += 3;
       if (drop > 0) s.closed = s.closed.slice(drop);
-      if (s.closed.length === 0 && s.app === null) removed.push(s.ref);
+      if (s.closed.length === 0 && s.chunkAt < 0) removed.push(s.ref);
     }
     this.chunkFiles.truncateBefore(mint);
     for (const ref of removed) this.removeSeries(ref);
@@ -228,7 +291,7 @@ export class Head implements SeriesSource {
 
   numChunks(): number {
     let n = 0;
-    for (const s of this.byRef.values()) n += s.closedCount + (s.app !== null ? 1 : 0);
+    for (const s of this.byRef.values()) n += s.closedCount + (s.chunkAt >= 0 ? 1 : 0);
     return n;
   }
 }

@@ -106,6 +106,13 @@ export class LabelIndex extends PostingsIndex {
   /** Whether some series carries `name=value`. */
   has(name: string, value: string): boolean { return this.byName.get(name)?.has(value) ?? false; }
 
+  /** Some series carrying `name=value` (the lowest ref), or -1 when none does. */
+  anyRef(name: string, value: string): number {
+    const p = this.byName.get(name)?.get(value);
+    if (p === undefined) return -1;
+    return typeof p === 'number' ? p : p.isEmpty ? -1 : p.minimum();
+  }
+
   /** How many series carry `name=value`. */
   static count(p: Bitmap | number): number { return typeof p === 'number' ? 1 : p.size; }
 

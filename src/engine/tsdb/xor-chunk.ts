@@ -29,12 +29,26 @@ export class XorAppender extends BitWriter {
   tDelta = 0;
   private vHi = 0;
   private vLo = 0;
-  private leading = 0xff;
-  private trailing = 0;
+  /** The value window of the last XOR written (0xff before one has been), read back by `resume` callers. */
+  leading = 0xff;
+  trailing = 0;
 
-  constructor() {
-    super(40);
+  constructor(initialBytes = 40) {
+    super(initialBytes);
     this.bitLen = 16;
+  }
+
+  /**
+   * Continues (or starts, with `count` 0) a chunk whose bytes are `buf[base, base + ceil(bits / 8))`, with room
+   * up to `end`, from writer state the caller kept: the head keeps its series' open chunks in a shared slab
+   * and their state in the series, and appends through one appender. `t` and `vHi`/`vLo` are the last
+   * sample's time and value words; `tDelta`, `leading` and `trailing` what this appender had after it.
+   */
+  resume(buf: Uint8Array, base: number, end: number, bits: number, count: number, t: number, tDelta: number,
+    vHi: number, vLo: number, leading: number, trailing: number): void {
+    this.buf = buf; this.base = base; this.end = end; this.bitLen = base * 8 + bits;
+    this.count = count; this.t = t; this.tDelta = tDelta;
+    this.vHi = vHi; this.vLo = vLo; this.leading = leading; this.trailing = trailing;
   }
 
   append(t: number, v: number): void {
@@ -59,8 +73,8 @@ export class XorAppender extends BitWriter {
     this.vHi = hi | 0;
     this.vLo = lo | 0;
     this.count++;
-    w.buf[0] = this.count >>> 8;
-    w.buf[1] = this.count & 0xff;
+    w.buf[w.base] = this.count >>> 8;
+    w.buf[w.base + 1] = this.count & 0xff;
   }
 
   // bytes(): the encoded chunk, a view into the growing buffer (copy it to keep it) — BitWriter's.

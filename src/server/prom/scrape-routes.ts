@@ -127,7 +127,7 @@ export function registerScrapeRoutes(router: Router, ctx: ServerContext, client:
   }));
   router.add('GET', '/api/v1/status/buildinfo', () => promSuccess(BUILD_INFO));
   const push = registerPushRoutes(router, ctx);
-  registerRemoteWriteRoutes(router, sink, ctx.flags['web.enable-remote-write-receiver']);
+  registerRemoteWriteRoutes(router, sink, ctx.flags['web.enable-remote-write-receiver'], () => ctx.now());
 
   const hooks: ServiceHooks = {
     async start() {
