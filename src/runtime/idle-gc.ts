@@ -3,9 +3,12 @@
  * idle applications (G1PeriodicGCInterval). V8 collects when allocation goes on; once a bulk load stops, the
  * garbage it left (parsed documents, indexing buffers written to disk, request bodies) would otherwise stay
  * resident until the next burst of work. Every `checkMs`, a thread that ran no work since the previous check
- * (no task, and its event loop active under 5% of the interval, so background merges count as work) and whose
- * heap plus ArrayBuffer memory grew by `thresholdBytes` since the last collection runs one full collection. A
- * busy thread is never interrupted, and an idle one that allocated little is left alone.
+ * (no task, and its event loop active under 5% of the interval) and whose heap plus ArrayBuffer memory grew by
+ * `thresholdBytes` since the last collection runs one full collection. With `backgroundChecks`, a thread
+ * whose only work for that many checks in a row was its own background work (a shard worker's merges after a
+ * bulk load, which run for seconds) collects too, once it grew by `BACKGROUND_GROWTH`× the threshold: no
+ * client is waiting on it, and the load's garbage would otherwise stay resident for as long as the merges
+ * run. A thread with tasks is never interrupted, and one that allocated little is left alone.
  *
  * An idle check that finds heap plus ArrayBuffer memory `thresholdBytes` below its peak since the last release
  * (this collection's work, or V8's own), in a process whose threads together were idle too, gives the
@@ -38,13 +41,35 @@ function gcFunction(): () => void {
 
 /** Share of a check interval the event loop may be active and the thread still count as idle. */
 const BUSY_SHARE = 0.05;
+/**
+ * Checks in a row without a task after which a shard worker's background work no longer defers a collection.
+ * Three (1.5 s at the default interval): a worker fed every second — one-second scrapes — has a task within
+ * every two consecutive checks, so only a worker its clients have left qualifies.
+ */
+export const BACKGROUND_CHECKS = 3;
+/** Growth, in thresholds, that a collection during background work waits for: merges allocate as they go. */
+const BACKGROUND_GROWTH = 4;
+
+/** What one check saw: a task ran, the event loop's own activity, growth since the last collection. */
+export interface CheckState {
+  worked: boolean; activeMs: number; checkMs: number; checksWithoutTask: number; grownBytes: number; thresholdBytes: number;
+  /** 0: background work always defers collections. */
+  backgroundChecks: number;
+}
+
+/** Whether a check runs a full collection. */
+export function shouldCollect(c: CheckState): boolean {
+  if (c.worked || c.grownBytes < c.thresholdBytes) return false;
+  if (c.activeMs <= c.checkMs * BUSY_SHARE) return true;
+  return c.backgroundChecks > 0 && c.checksWithoutTask >= c.backgroundChecks && c.grownBytes >= c.thresholdBytes * BACKGROUND_GROWTH;
+}
 
 function usedBytes(): number {
   const m = process.memoryUsage();
   return m.heapUsed + m.arrayBuffers;
 }
 
-export function startIdleGc(checkMs = 500, thresholdBytes = 16 * 1024 * 1024): IdleGc {
+export function startIdleGc(checkMs = 500, thresholdBytes = 16 * 1024 * 1024, backgroundChecks = 0): IdleGc {
   const gc = gcFunction();
   let worked = false;
   let base = usedBytes();
@@ -53,6 +78,7 @@ export function startIdleGc(checkMs = 500, thresholdBytes = 16 * 1024 * 1024): I
   let lastCpu = process.cpuUsage();
   /** Event-loop time this collector itself spent since the last check (not work of the thread's own). */
   let ownMs = 0;
+  let checksWithoutTask = 0;
   const timer = setInterval(() => {
     const used = usedBytes();
     // The lowest figure since a collection is its true result: V8 frees backing stores after the collection
@@ -70,9 +96,13 @@ export function startIdleGc(checkMs = 500, thresholdBytes = 16 * 1024 * 1024): I
     const processCpuMs = (cpu.user - lastCpu.user + cpu.system - lastCpu.system) / 1000 - ownMs;
     lastCpu = cpu;
     ownMs = 0;
-    if (worked || activeMs > checkMs * BUSY_SHARE) { worked = false; return; }
+    checksWithoutTask = worked ? 0 : checksWithoutTask + 1;
+    const collectNow = shouldCollect({ worked, activeMs, checkMs, checksWithoutTask, grownBytes: used - base, thresholdBytes, backgroundChecks });
+    const idle = !worked && activeMs <= checkMs * BUSY_SHARE;
+    worked = false;
+    if (!collectNow && !idle) return;
     const t0 = performance.now();
-    if (used - base >= thresholdBytes) {
+    if (collectNow) {
       gc();
       base = usedBytes();
     } else if (peak - used >= thresholdBytes && processCpuMs < checkMs * BUSY_SHARE) {

@@ -117,7 +117,7 @@ async function stats(args: ShardListArgs, init: WorkerInit): Promise<Stale | Sha
 function failedStats(failure: string): ShardStats {
   return {
     docsCount: 0, docsDeleted: 0, rootDocs: 0, storeBytes: 0, maxSeqNo: -1, translogOps: 0, translogBytes: 0, segments: 0, segmentsMemoryBytes: 0,
-    merges: { total: 0, current: 0, totalDocs: 0, totalBytes: 0, totalTimeMs: 0 }, refreshes: 0, flushes: 0, failure,
+    merges: { total: 0, current: 0, currentDocs: 0, currentBytes: 0, totalDocs: 0, totalBytes: 0, totalTimeMs: 0 }, refreshes: 0, refreshMs: 0, flushes: 0, flushMs: 0, failure,
   };
 }
 

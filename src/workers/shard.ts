@@ -12,10 +12,11 @@ import { toWire } from '../engine/errors.ts';
 import type { BatchMessage, CallResult, OpName, TaskCall, TaskHandler, WorkerInit } from './protocol.ts';
 import { readMessages, writeFrames, type LinkBuffers } from './ring-link.ts';
 import { TASKS } from './tasks.ts';
-import { startIdleGc } from '../runtime/idle-gc.ts';
+import { BACKGROUND_CHECKS, startIdleGc } from '../runtime/idle-gc.ts';
 
 const init = workerData as WorkerInit;
-const idleGc = startIdleGc();
+// Merges keep a worker busy for seconds after a bulk load: it collects during them once its clients have gone.
+const idleGc = startIdleGc(undefined, undefined, BACKGROUND_CHECKS);
 
 export default async function runBatch(message: BatchMessage | { link: LinkBuffers }): Promise<unknown> {
   if ('link' in message) return serveLink(message.link);

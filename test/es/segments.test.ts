@@ -63,6 +63,8 @@ test('refresh, flush, delete and force merge show in _segments, _cat/segments an
   assert.equal(stats.docs.count, 27);
   assert.equal(stats.segments.count, 1);
   assert.ok(stats.merges.total >= 1 && stats.merges.total_docs >= 30, JSON.stringify(stats.merges));
+  assert.deepEqual([stats.merges.current, stats.merges.current_docs, stats.merges.current_size_in_bytes], [0, 0, 0], 'no merge runs now');
+  for (const t of [stats.merges.total_time_in_millis, stats.refresh.total_time_in_millis, stats.flush.total_time_in_millis]) assert.ok(Number.isInteger(t) && t >= 0);
   assert.ok(stats.flush.total >= 2 && stats.refresh.total >= 4);
   assert.equal(stats.translog.operations, 0, 'the flush after the merge emptied the translog');
   assert.ok(stats.store.size_in_bytes >= merged[0].size_in_bytes);

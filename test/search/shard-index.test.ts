@@ -237,6 +237,12 @@ function checkSearches(si: ScratchIndex, visible: Map<string, Doc>): void {
   const sorted = (pred: (d: Doc) => boolean): string[] => [...visible].filter(([, d]) => pred(d)).map(([id]) => id).sort();
   assert.deepEqual(ids(si, { query: { match: { f: 'red' } } }).sort(), sorted((d) => d.f.split(' ').includes('red')));
   assert.deepEqual(ids(si, { query: { range: { n: { gte: 5, lt: 15 } } } }).sort(), sorted((d) => d.n >= 5 && d.n < 15));
+  // The range as a verified clause of a conjunction (two-phase), once as a filter and once with a second range.
+  const blueMid = sorted((d) => d.f.split(' ').includes('blue') && d.n >= 5 && d.n < 15);
+  assert.deepEqual(ids(si, { query: { bool: { must: [{ match: { f: 'blue' } }], filter: [{ range: { n: { gte: 5, lt: 15 } } }] } } }).sort(), blueMid);
+  assert.deepEqual(ids(si, { query: { bool: { filter: [{ range: { n: { gte: 5 } } }, { range: { n: { lt: 15 } } }, { term: { k: 'a' } }] } } }).sort(),
+    sorted((d) => d.n >= 5 && d.n < 15 && d.k === 'a'));
+  assert.deepEqual(ids(si, { query: { bool: { filter: [{ range: { n: { gte: 5 } } }, { range: { n: { lt: 15 } } }] } } }).sort(), sorted((d) => d.n >= 5 && d.n < 15));
   const adjacent = (d: Doc, a: string, b: string): boolean => d.f.split(' ').some((w, i, all) => w === a && all[i + 1] === b);
   assert.deepEqual(ids(si, { query: { match_phrase: { f: 'red green' } } }).sort(), sorted((d) => adjacent(d, 'red', 'green')));
   assert.deepEqual(ids(si, { query: { match_phrase: { f: 'red green blue' } } }).sort(), sorted((d) => d.f.split(' ').some((w, i, all) => w === 'red' && all[i + 1] === 'green' && all[i + 2] === 'blue')));
@@ -273,3 +279,31 @@ async function checkScores(si: ScratchIndex, visible: Map<string, Doc>): Promise
     await fresh.close();
   }
 }
+
+test('statistics show a running merge\'s inputs while it runs, then its totals', async () => {
+  const si = new ScratchIndex();
+  try {
+    for (const seg of ['a', 'b', 'c']) {
+      for (let i = 0; i < 400; i++) si.add(`${seg}${i}`, { f: `red ${'y'.repeat(i % 50)}`, k: seg, n: i, kids: [] }, mapping);
+      si.index.refresh();
+      await si.flush();
+    }
+    const inputs = si.index.segments();
+    const inputDocs = inputs.reduce((a, s) => a + s.docs + s.deleted, 0);
+    assert.equal(inputs.length, 3);
+    const merging = si.index.forceMerge(1, false);
+    let seen = si.index.stats().merges;
+    // The merge yields between steps: look at the statistics at each of its yields until it is under way.
+    for (let i = 0; i < 10_000 && seen.current === 0; i++) { await new Promise((r) => setImmediate(r)); seen = si.index.stats().merges; }
+    assert.deepEqual([seen.current, seen.currentDocs], [1, inputDocs]);
+    assert.ok(seen.currentBytes > 0);
+    await merging;
+    const done = si.index.stats();
+    assert.deepEqual([done.merges.current, done.merges.currentDocs, done.merges.currentBytes, done.merges.total, done.merges.totalDocs], [0, 0, 0, 1, inputDocs]);
+    assert.equal(done.merges.totalBytes, seen.currentBytes);
+    assert.deepEqual([done.refreshes, done.flushes], [3, 3]);
+    assert.ok(Number.isInteger(done.refreshMs) && Number.isInteger(done.flushMs) && done.refreshMs >= 0 && done.flushMs >= 0);
+  } finally {
+    await si.close();
+  }
+});

@@ -18,7 +18,15 @@ export type TokenizeFn = (text: string, out: TokenBuf, pos: number, offset: numb
 export type FilterFn = (out: TokenBuf, from: number) => void;
 
 export class Analyzer {
-  constructor(readonly name: string, private readonly tokenizer: TokenizeFn, private readonly filters: FilterFn[]) {}
+  /**
+   * The analyzer is a span tokenizer followed by `lowercase` alone (the standard analyzer): the indexer may
+   * take its tokens as spans of the text and lowercase them while it looks the terms up (`analyzeLowerSpans`).
+   */
+  readonly lowercaseSpans: boolean;
+
+  constructor(readonly name: string, private readonly tokenizer: TokenizeFn, private readonly filters: FilterFn[]) {
+    this.lowercaseSpans = SPAN_TOKENIZERS.has(tokenizer) && filters.length === 1 && filters[0] === lowercase;
+  }
 
   /** Analyses one value, appending to `out`; returns the next free position. */
   analyze(text: string, out: TokenBuf, pos = 0, offset = 0): number {
@@ -26,6 +34,19 @@ export class Analyzer {
     const next = this.tokenizer(text, out, pos, offset);
     for (let i = 0; i < this.filters.length; i++) this.filters[i](out, from);
     return next;
+  }
+
+  /**
+   * For an analyzer with `lowercaseSpans`: the tokens of `text` as spans only (`starts`/`ends`, offsets from
+   * 0), to be lowercased by the caller; `terms` is not filled. Returns the next free position.
+   */
+  analyzeLowerSpans(text: string, out: TokenBuf, pos: number): number {
+    out.spansOnly = true;
+    try {
+      return this.tokenizer(text, out, pos, 0);
+    } finally {
+      out.spansOnly = false;
+    }
   }
 
   /**
@@ -90,8 +111,13 @@ const porter: FilterFn = (out, from) => {
   for (let i = from; i < out.length; i++) out.terms[i] = porterStem(out.terms[i]);
 };
 
+/** Tokenizers whose every token is a slice of the text (`TokenBuf.pushSpan`). */
+const SPAN_TOKENIZERS = new WeakSet<TokenizeFn>();
+
 function standardTok(maxLen: number): TokenizeFn {
-  return (t, o, p, off) => standardTokenize(t, o, p, off, maxLen);
+  const fn: TokenizeFn = (t, o, p, off) => standardTokenize(t, o, p, off, maxLen);
+  SPAN_TOKENIZERS.add(fn);
+  return fn;
 }
 
 const TOKENIZERS: Record<string, TokenizeFn> = {

@@ -72,7 +72,7 @@ export function standardTokenize(text: string, out: TokenBuf, posBase: number, o
     if (c === HAN || c === HIRAGANA) {
       let j = i + w;
       while (j < n && classify(text.codePointAt(j)!) === EXTEND) j++;
-      out.push(text.slice(i, j), offsetBase + i, offsetBase + j, pos++, c === HAN ? '<IDEOGRAPHIC>' : '<HIRAGANA>');
+      out.pushSpan(text, i, j, offsetBase, pos++, c === HAN ? '<IDEOGRAPHIC>' : '<HIRAGANA>');
       i = j;
       continue;
     }
@@ -147,10 +147,10 @@ function scanWord(text: string, start: number, first: number): typeof scanResult
 
 function emitSplit(text: string, s: number, e: number, type: string, out: TokenBuf, pos: number, off: number, max: number): number {
   while (e - s > max) {
-    out.push(text.slice(s, s + max), off + s, off + s + max, pos++, type);
+    out.pushSpan(text, s, s + max, off, pos++, type);
     s += max;
   }
-  out.push(text.slice(s, e), off + s, off + e, pos++, type);
+  out.pushSpan(text, s, e, off, pos++, type);
   return pos;
 }
 

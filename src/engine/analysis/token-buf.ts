@@ -13,9 +13,22 @@ export class TokenBuf {
 
   clear(): this { this.length = 0; return this; }
 
+  /**
+   * Set while an analyzer fills the buffer for `Analyzer.analyzeLowerSpans`: tokenizers that emit spans of the
+   * text then record only offsets, and `terms` is not filled.
+   */
+  spansOnly = false;
+
   push(term: string, start: number, end: number, pos: number, type: string): void {
     const i = this.length++;
     this.terms[i] = term; this.starts[i] = start; this.ends[i] = end; this.positions[i] = pos; this.types[i] = type;
+  }
+
+  /** A token that is `text.slice(start, end)`; its string is made only when terms are wanted. */
+  pushSpan(text: string, start: number, end: number, offsetBase: number, pos: number, type: string): void {
+    if (!this.spansOnly) { this.push(text.slice(start, end), offsetBase + start, offsetBase + end, pos, type); return; }
+    const i = this.length++;
+    this.starts[i] = offsetBase + start; this.ends[i] = offsetBase + end; this.positions[i] = pos; this.types[i] = type;
   }
 
   /** Keeps token i at slot j (j <= i); used by filters that drop tokens. */

@@ -89,9 +89,11 @@ export interface ShardStats {
   segments: number;
   /** Bytes held in memory by the indexing buffer and in-memory segments. */
   segmentsMemoryBytes: number;
-  merges: { total: number; current: number; totalDocs: number; totalBytes: number; totalTimeMs: number };
+  merges: { total: number; current: number; currentDocs: number; currentBytes: number; totalDocs: number; totalBytes: number; totalTimeMs: number };
   refreshes: number;
+  refreshMs: number;
   flushes: number;
+  flushMs: number;
   /** Set when the shard failed (damaged files): the failure, and every other figure is zero. */
   failure?: string;
   /** The open that brought this shard up (absent for a failed shard). */

@@ -280,7 +280,7 @@ export class DocShard {
     return {
       docsCount: s.docs, docsDeleted: s.deleted, rootDocs: s.roots, storeBytes: s.sizeBytes + translogSizeBytes,
       maxSeqNo: this.maxSeqNo, translogOps: this.translogOps, translogBytes: translogSizeBytes,
-      segments: s.segments, segmentsMemoryBytes: s.memoryBytes, merges: s.merges, refreshes: s.refreshes, flushes: s.flushes,
+      segments: s.segments, segmentsMemoryBytes: s.memoryBytes, merges: s.merges, refreshes: s.refreshes, refreshMs: s.refreshMs, flushes: s.flushes, flushMs: s.flushMs,
     };
   }
 }

@@ -130,9 +130,13 @@ export class DocIndexer {
       if (!fi.indexed) return;
       this.tokens.clear();
       const base = this.positions.get(path);
-      plan.analyzer!.analyze(String(v), this.tokens, base === undefined ? 0 : base + POSITION_INCREMENT_GAP + 1);
+      const pos = base === undefined ? 0 : base + POSITION_INCREMENT_GAP + 1;
+      const text = String(v), analyzer = plan.analyzer!;
+      if (analyzer.lowercaseSpans) analyzer.analyzeLowerSpans(text, this.tokens, pos);
+      else analyzer.analyze(text, this.tokens, pos);
       if (this.tokens.length > 0) this.positions.set(path, this.tokens.positions[this.tokens.length - 1]);
-      b.addTokens(doc, path, this.tokens, true);
+      if (analyzer.lowercaseSpans) b.addLowerSpans(doc, path, text, this.tokens);
+      else b.addTokens(doc, path, this.tokens, true);
       // _field_names records any present value, even one that analyses to no tokens ("").
       b.markExists(doc, path);
     } else if (type === 'keyword') {

@@ -78,8 +78,8 @@ export interface IndexStats {
   /** Live top-level docs (what `_count` counts), as searches see them. */
   roots: number;
   segments: number; sizeBytes: number; memoryBytes: number;
-  merges: { total: number; current: number; totalDocs: number; totalBytes: number; totalTimeMs: number };
-  refreshes: number; flushes: number;
+  merges: { total: number; current: number; currentDocs: number; currentBytes: number; totalDocs: number; totalBytes: number; totalTimeMs: number };
+  refreshes: number; refreshMs: number; flushes: number; flushMs: number;
 }
 
 /** Thrown into a merge or write-out when the index closes under it. */
@@ -120,7 +120,9 @@ export class ShardIndex {
   mergedSinceCommit = false;
   /** Set when background work hit an error that leaves the shard unusable (damaged files). */
   failure: Error | null = null;
-  private readonly counters = { merges: 0, mergedDocs: 0, mergedBytes: 0, mergeMs: 0, refreshes: 0, flushes: 0 };
+  private readonly counters = { merges: 0, mergedDocs: 0, mergedBytes: 0, mergeMs: 0, refreshes: 0, refreshMs: 0, flushes: 0, flushMs: 0 };
+  /** Inputs of the merges running now (docs, deleted included, and bytes), as `_stats` reports them. */
+  private readonly running = { merges: 0, docs: 0, bytes: 0 };
 
   private constructor(private readonly opts: ShardIndexOptions, files: IndexFiles) {
     this.files = files;
@@ -259,11 +261,13 @@ export class ShardIndex {
   /** Makes every write so far visible to searches. */
   refresh(): void {
     this.checkOpen();
+    const started = performance.now();
     this.cutBuffer(true);
     for (const e of this.entries) e.visible = true;
     this.publish();
     this.mergedSinceRefresh = false;
     this.counters.refreshes++;
+    this.counters.refreshMs += performance.now() - started;
     this.maybeMerge();
   }
 
@@ -400,6 +404,7 @@ export class ShardIndex {
    */
   async flush(data: CommitData, translog?: TranslogBarrier): Promise<CommitPoint> {
     this.checkOpen();
+    const started = performance.now();
     this.mergedSinceCommit = false;
     this.cutBuffer(false);
     await this.writeOut(true);
@@ -415,6 +420,7 @@ export class ShardIndex {
     }
     const commit = this.files.commit(this.entries, data, this.inUse());
     this.counters.flushes++;
+    this.counters.flushMs += performance.now() - started;
     return commit;
   }
 
@@ -446,6 +452,10 @@ export class ShardIndex {
     });
     for (const e of group) { e.busy = true; e.seg.incRef(); }
     const started = performance.now();
+    const merge = group.every((e) => e.seg.onDisk);
+    let inputDocs = 0, inputBytes = 0;
+    for (const e of group) { inputDocs += e.seg.maxDoc; inputBytes += e.seg.sizeBytes; }
+    if (merge) { this.running.merges++; this.running.docs += inputDocs; this.running.bytes += inputBytes; }
     try {
       const name = this.files.newSegmentName();
       this.writing.add(name);
@@ -468,16 +478,18 @@ export class ShardIndex {
       if (writeOut) this.forgetMemoryIds(group);
       for (const e of group) { e.disk?.openAll(); e.seg.decRef(); }
       if (republish) this.republishReplacing(group.map((e) => e.seg), entry);
-      if (group.every((e) => e.seg.onDisk)) {
+      if (merge) {
         this.mergedSinceRefresh = true;
         this.mergedSinceCommit = true;
         this.counters.merges++;
         // As Lucene's merge statistics: the inputs' docs (deleted ones included) and bytes.
-        for (const e of group) { this.counters.mergedDocs += e.seg.maxDoc; this.counters.mergedBytes += e.seg.sizeBytes; }
+        this.counters.mergedDocs += inputDocs;
+        this.counters.mergedBytes += inputBytes;
         this.counters.mergeMs += performance.now() - started;
       }
       this.files.deleteUnreferenced(this.inUse());
     } finally {
+      if (merge) { this.running.merges--; this.running.docs -= inputDocs; this.running.bytes -= inputBytes; }
       for (const v of views) v?.close();
       for (const e of group) { e.busy = false; e.seg.decRef(); }
     }
@@ -543,8 +555,11 @@ export class ShardIndex {
     const c = this.counters;
     return {
       docs: p.docs, deleted: p.deleted, roots: p.roots, segments: this.published.size, sizeBytes, memoryBytes: this.memoryBytes(),
-      merges: { total: c.merges, current: this.mergeRun ? 1 : 0, totalDocs: c.mergedDocs, totalBytes: c.mergedBytes, totalTimeMs: Math.round(c.mergeMs) },
-      refreshes: c.refreshes, flushes: c.flushes,
+      merges: {
+        total: c.merges, current: this.running.merges, currentDocs: this.running.docs, currentBytes: this.running.bytes,
+        totalDocs: c.mergedDocs, totalBytes: c.mergedBytes, totalTimeMs: Math.round(c.mergeMs),
+      },
+      refreshes: c.refreshes, refreshMs: Math.round(c.refreshMs), flushes: c.flushes, flushMs: Math.round(c.flushMs),
     };
   }
 

@@ -82,6 +82,25 @@ test('nested combinators conform', () => run(
   (s) => without(union([intersect([arr(s[0]), arr(s[1])]), arr(s[2])]), arr(s[3])),
   (s) => uni([inter([s[0], s[1]]), s[2]]).filter((d) => !s[3].includes(d)), 4));
 
+/** A verifying input (as a doc-values range): checks a doc in place, costs as much as a full scan. */
+class VerifyingArray extends ArrayCursor {
+  private readonly set: Set<number>;
+  constructor(docs: number[]) { super(Uint32Array.from(docs)); this.set = new Set(docs); }
+  matches(d: number): boolean { return this.set.has(d); }
+  override cost(): number { return 1 << 20; }
+}
+const ver = (s: number[]): DocCursor => new VerifyingArray(s);
+
+test('intersect with a verifying input conforms', () => run((s) => intersect([ver(s[0]), arr(s[1])]), inter, 2));
+test('intersect with two verifying inputs conforms', () => run((s) => intersect([ver(s[0]), arr(s[1]), ver(s[2])]), inter, 3));
+test('intersect of verifying inputs only conforms (the cheapest walks)', () => run((s) => intersect([ver(s[0]), ver(s[1])]), inter, 2));
+test('a verifying input is checked, not walked: it is never positioned when another input leads', () => {
+  const v = new VerifyingArray([2, 4, 6, 8]);
+  const it = intersect([v, arr([1, 2, 3, 6, 9])]);
+  assert.deepEqual([it.next(), it.next(), it.next()], [2, 6, NO_MORE_DOCS]);
+  assert.equal(v.doc(), -1);
+});
+
 test('empty cursors short-circuit combinators', () => {
   assert.equal(intersect([arr([1, 2]), emptyCursor()]).next(), NO_MORE_DOCS);
   assert.equal(union([emptyCursor(), emptyCursor()]).next(), NO_MORE_DOCS);

@@ -19,6 +19,20 @@ export interface DocCursor {
   fill(out: Uint32Array): number;
 }
 
+/**
+ * A cursor that can also check one doc without walking to it (Lucene's two-phase iteration): a doc-values
+ * range scans every doc to find the next match, but tells in one read whether a given doc matches. An
+ * intersection checks such cursors on the docs its other inputs agree on instead of leapfrogging them, and
+ * does not position them: their score must not depend on their position.
+ */
+export interface VerifyingCursor extends DocCursor {
+  matches(doc: number): boolean;
+}
+
+function verifies(c: DocCursor): c is VerifyingCursor {
+  return typeof (c as Partial<VerifyingCursor>).matches === 'function';
+}
+
 /** Generic `fill` over next(): used by cursors with no faster bulk path. */
 export function fillByNext(c: DocCursor, out: Uint32Array): number {
   let d = c.doc();
@@ -118,12 +132,21 @@ class EmptyCursor implements DocCursor {
 /** A fresh empty cursor (cursors are stateful, so "shared" means cheap, not a singleton). */
 export function emptyCursor(): DocCursor { return new EmptyCursor(); }
 
-/** Docs present in every input (leapfrog on the cheapest). */
+/**
+ * Docs present in every input: leapfrog on the cheapest, then a check of each verifying input (when at least
+ * one input does not verify; otherwise the cheapest leads and the rest verify).
+ */
 export class IntersectCursor implements DocCursor {
+  /** The leapfrogged inputs, cheapest first. */
   readonly subs: DocCursor[];
+  private readonly verifiers: VerifyingCursor[];
   private cur = -1;
-  constructor(subs: DocCursor[]) {
-    this.subs = subs.slice().sort((a, b) => a.cost() - b.cost());
+  constructor(inputs: DocCursor[]) {
+    const sorted = inputs.slice().sort((a, b) => a.cost() - b.cost());
+    const walk = sorted.filter((c) => !verifies(c));
+    if (walk.length === 0) walk.push(sorted[0]);
+    this.subs = walk;
+    this.verifiers = sorted.filter((c): c is VerifyingCursor => verifies(c) && c !== walk[0]);
   }
   doc(): number { return this.cur; }
   next(): number {
@@ -134,13 +157,17 @@ export class IntersectCursor implements DocCursor {
     if (this.cur >= target) return this.cur;
     return this.align(this.subs[0].seek(target));
   }
-  // Invariant: on return every sub is positioned on the returned doc (or the lead is exhausted).
+  // Invariant: on return every leapfrogged sub is positioned on the returned doc (or the lead is exhausted),
+  // and every verifier matches it.
   private align(target: number): number {
-    const subs = this.subs;
+    const subs = this.subs, verifiers = this.verifiers;
     outer: while (target !== NO_MORE_DOCS) {
       for (let i = 1; i < subs.length; i++) {
         const d = subs[i].seek(target);
         if (d !== target) { target = subs[0].seek(d); continue outer; }
+      }
+      for (let i = 0; i < verifiers.length; i++) {
+        if (!verifiers[i].matches(target)) { target = subs[0].next(); continue outer; }
       }
       break;
     }

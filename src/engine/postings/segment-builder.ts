@@ -117,6 +117,25 @@ export class SegmentBuilder {
     if (n > 0) this.markExists(doc, field);
   }
 
+  /**
+   * As `addTokens` for tokens that are spans of `text` to be lowercased (`Analyzer.analyzeLowerSpans`): the
+   * terms are looked up from the text, so a term already buffered costs no string.
+   */
+  addLowerSpans(doc: number, field: string, text: string, tokens: TokenBuf): void {
+    const fa = this.field(field, true, true);
+    const n = tokens.length;
+    let len = 0, prev = -1;
+    for (let i = 0; i < n; i++) {
+      const p = tokens.positions[i];
+      fa.add(fa.hash.addLowerSpan(text, tokens.starts[i], tokens.ends[i]), doc, p);
+      if (p !== prev) len++;
+      prev = p;
+    }
+    this.bufferedBytes += n * 12;
+    fa.addLength(doc, len);
+    if (n > 0) this.markExists(doc, field);
+  }
+
   /** Adds an un-analysed term (keyword, boolean): docs only, no freqs, no norms. */
   addTerm(doc: number, field: string, term: string): void {
     const fa = this.field(field, false, false);

@@ -62,7 +62,7 @@ test('a repeated label name or an empty set is an invalid sample, and is not cac
   assert.equal(made.length, 0);
 });
 
-test('entries idle for ten minutes are dropped at the next sweep; the others keep their entry', () => {
+test('entries idle for ten minutes (to the minute) are dropped at the next sweep; the others keep their entry', () => {
   const { made, cache, view, read } = setup();
   const a = series([['__name__', 'a']], [[1, 1]]), b = series([['__name__', 'b']], [[1, 1]]);
   read(a, b);
@@ -73,9 +73,11 @@ test('entries idle for ten minutes are dropped at the next sweep; the others kee
   cache.sweep(9 * 60_000);
   assert.equal(cache.size, 2, 'nothing idle for ten minutes yet');
   cache.sweep(10 * 60_000 + 1);
+  assert.equal(cache.size, 2, 'seen in minute 0: not ten whole minutes ago yet');
+  cache.sweep(11 * 60_000 + 1);
   assert.equal(cache.size, 1);
-  assert.equal(cache.resolve(view, 0, 10 * 60_000 + 2), keptB);
+  assert.equal(cache.resolve(view, 0, 11 * 60_000 + 2), keptB);
   read(a);
-  cache.resolve(view, 0, 10 * 60_000 + 3);
+  cache.resolve(view, 0, 11 * 60_000 + 3);
   assert.equal(made.length, 3, 'the dropped series was decoded again');
 });

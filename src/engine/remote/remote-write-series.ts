@@ -5,7 +5,7 @@
  * string, label object, sort or shard hash is made for it (Prometheus's scrape cache, applied to remote
  * write). Label sets are checked and normalised once, when first seen.
  *
- * Entries not seen for `IDLE_MS` are dropped (checked every `SWEEP_MS`), so a sender's churned series do
+ * Entries not seen for `IDLE_MS` (to the minute) are dropped (checked every `SWEEP_MS`), so a sender's churned series do
  * not stay on the main thread; one that comes back is decoded again.
  */
 import type { Label, Labels } from '../tsdb/api.ts';
@@ -19,12 +19,11 @@ export interface RemoteSeries { readonly labels: Labels; readonly handle: unknow
 
 const IDLE_MS = 10 * 60_000;
 const SWEEP_MS = 60_000;
+const MINUTE_MS = 60_000;
 
 export class RemoteWriteSeries {
   private readonly keys = new ByteKeyTable();
   private series: RemoteSeries[] = [];
-  /** Per id: when the series was last sent (ms). */
-  private seenMs = new Float64Array(1024);
   private nextSweepMs = 0;
   /** Scratch of `decode` (not re-entrant). */
   private readonly flat: string[] = [];
@@ -47,9 +46,9 @@ export class RemoteWriteSeries {
       const s = this.decode(view, i);
       id = this.keys.insert(b, from, to, hash);
       this.series[id] = s;
-      if (id === this.seenMs.length) { const g = new Float64Array(id * 2); g.set(this.seenMs); this.seenMs = g; }
     }
-    this.seenMs[id] = nowMs;
+    // When it was last sent, in minutes (the sweep's resolution), kept beside the key: no second cache miss.
+    this.keys.setUser(id, Math.floor(nowMs / MINUTE_MS));
     return this.series[id];
   }
 
@@ -57,19 +56,14 @@ export class RemoteWriteSeries {
   sweep(nowMs: number): void {
     if (nowMs < this.nextSweepMs) return;
     this.nextSweepMs = nowMs + SWEEP_MS;
-    const n = this.keys.size, seen = this.seenMs, oldest = nowMs - IDLE_MS;
+    const keys = this.keys, n = keys.size, oldest = Math.floor((nowMs - IDLE_MS) / MINUTE_MS);
     let idle = 0;
-    for (let id = 0; id < n; id++) if (seen[id] < oldest) idle++;
+    for (let id = 0; id < n; id++) if (keys.user(id) < oldest) idle++;
     if (idle === 0) return;
-    const remap = this.keys.compact((id) => seen[id] >= oldest);
-    const series: RemoteSeries[] = new Array(this.keys.size);
-    const kept = new Float64Array(Math.max(1024, this.keys.size * 2));
-    for (let id = 0; id < n; id++) {
-      const to = remap[id];
-      if (to >= 0) { series[to] = this.series[id]; kept[to] = seen[id]; }
-    }
+    const remap = keys.compact((id) => keys.user(id) >= oldest);
+    const series: RemoteSeries[] = new Array(keys.size);
+    for (let id = 0; id < n; id++) if (remap[id] >= 0) series[remap[id]] = this.series[id];
     this.series = series;
-    this.seenMs = kept;
   }
 
   private decode(view: WriteRequestView, i: number): RemoteSeries {

@@ -106,8 +106,11 @@ class ProtoCursor {
     return fail('proto: integer overflow');
   }
 
-  /** A two's-complement int64 varint (a timestamp) in two 32-bit halves, then as a number. */
-  int64(end: number): number {
+  /**
+   * A two's-complement int64 varint (a timestamp) in two 32-bit halves, stored as a number into `out[k]`
+   * (stored, not returned: a returned double is boxed when the call is not inlined, one allocation a sample).
+   */
+  int64(end: number, out: Float64Array, k: number): void {
     const b = this.buf;
     let p = this.pos, lo = 0, hi = 0, c = 0;
     // Invariant: bytes 0-3 fill lo's bits 0-27; byte 4 splits over lo (4 bits) and hi (3 bits).
@@ -115,7 +118,7 @@ class ProtoCursor {
       if (p >= end) eof();
       c = b[p++];
       lo |= (c & 0x7f) << (7 * i);
-      if (c < 0x80) { this.pos = p; return lo >>> 0; }
+      if (c < 0x80) { this.pos = p; out[k] = lo >>> 0; return; }
     }
     if (p >= end) eof();
     c = b[p++];
@@ -131,7 +134,7 @@ class ProtoCursor {
       }
     }
     this.pos = p;
-    return (hi | 0) * TWO_32 + (lo >>> 0);
+    out[k] = (hi | 0) * TWO_32 + (lo >>> 0);
   }
 
   /** A length prefix; the bytes it announces must lie within `end`. Returns the end of the field. */
@@ -256,7 +259,7 @@ function readSample(c: ProtoCursor, end: number, out: WriteRequestView, series: 
       const b = c.buf, vb = out.vsBytes, o = k * 8;
       for (let j = 0; j < 8; j++) vb[o + j] = b[p + j];
     } else if (tag === 0x10) {
-      out.ts[k] = c.int64(end);
+      c.int64(end, out.ts, k);
     } else {
       checkTag(tag, 'Sample');
       const f = fieldOf(tag);

@@ -45,8 +45,8 @@ export function termSetWeight(field: string, boost: number, pick: (fp: FieldPost
 
 /**
  * Numeric/date range over doc values as a lazily verified cursor (Lucene's doc-values range query): nothing is
- * materialised; `seek` checks candidate docs, so a selective clause in the same conjunction leads and this
- * cursor only verifies its docs. Its cost is maxDoc, so intersections never lead with it.
+ * materialised. In a conjunction with another clause it only verifies that clause's docs (`matches`, one read
+ * per doc); `seek` would scan every doc up to the next match. Its cost is maxDoc, and its score a constant.
  */
 export class RangeScanCursor implements Scorer {
   private cur = -1;
@@ -75,6 +75,19 @@ export class RangeScanCursor implements Scorer {
       }
     }
     return (this.cur = NO_MORE_DOCS);
+  }
+  /** Whether doc `d` has a value in the range (one read: intersections verify with it, see VerifyingCursor). */
+  matches(d: number): boolean {
+    const values = this.values, lo = this.lo, hi = this.hi, li = this.loIncl, hiI = this.hiIncl;
+    if (this.dense) {
+      const v = values[d];
+      return (li ? v >= lo : v > lo) && (hiI ? v <= hi : v < hi);
+    }
+    for (let i = this.start[d], e = this.start[d + 1]; i < e; i++) {
+      const v = values[i];
+      if ((li ? v >= lo : v > lo) && (hiI ? v <= hi : v < hi)) return true;
+    }
+    return false;
   }
   doc(): number { return this.cur; }
   next(): number { return this.cur === NO_MORE_DOCS ? NO_MORE_DOCS : this.scan(this.cur + 1); }

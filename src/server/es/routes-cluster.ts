@@ -199,13 +199,13 @@ export function statsSections(shards: readonly ShardStats[], fielddataFields: st
     docs: { count: sum((s) => s.docsCount), deleted: sum((s) => s.docsDeleted) },
     store: { size_in_bytes: sum((s) => s.storeBytes) },
     merges: {
-      current: sum((s) => s.merges.current), current_docs: 0, current_size_in_bytes: 0,
+      current: sum((s) => s.merges.current), current_docs: sum((s) => s.merges.currentDocs), current_size_in_bytes: sum((s) => s.merges.currentBytes),
       total: sum((s) => s.merges.total), total_time_in_millis: sum((s) => s.merges.totalTimeMs), total_docs: sum((s) => s.merges.totalDocs),
       total_size_in_bytes: sum((s) => s.merges.totalBytes), total_stopped_time_in_millis: 0, total_throttled_time_in_millis: 0,
       total_auto_throttle_in_bytes: 0,
     },
-    refresh: { total: sum((s) => s.refreshes), total_time_in_millis: 0, listeners: 0 },
-    flush: { total: sum((s) => s.flushes), periodic: 0, total_time_in_millis: 0 },
+    refresh: { total: sum((s) => s.refreshes), total_time_in_millis: sum((s) => s.refreshMs), listeners: 0 },
+    flush: { total: sum((s) => s.flushes), periodic: 0, total_time_in_millis: sum((s) => s.flushMs) },
     fielddata,
     segments: {
       count: sum((s) => s.segments), memory_in_bytes: sum((s) => s.segmentsMemoryBytes), terms_memory_in_bytes: 0, stored_fields_memory_in_bytes: 0,

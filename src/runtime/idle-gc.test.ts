@@ -1,0 +1,24 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { BACKGROUND_CHECKS, shouldCollect, type CheckState } from './idle-gc.ts';
+
+const MB = 1 << 20;
+const base: CheckState = { worked: false, activeMs: 0, checkMs: 500, checksWithoutTask: 1, grownBytes: 20 * MB, thresholdBytes: 16 * MB, backgroundChecks: 0 };
+
+// [what, changes, collects]
+const CASES: [string, Partial<CheckState>, boolean][] = [
+  ['idle and grown past the threshold', {}, true],
+  ['idle but grown too little', { grownBytes: 10 * MB }, false],
+  ['a task ran', { worked: true }, false],
+  ['a task ran, even after long background work', { worked: true, activeMs: 500, backgroundChecks: BACKGROUND_CHECKS, checksWithoutTask: 0, grownBytes: 500 * MB }, false],
+  ['background work defers when the thread did not opt in', { activeMs: 400, checksWithoutTask: 10, grownBytes: 500 * MB }, false],
+  ['background work, opted in, not yet long enough without tasks', { activeMs: 400, backgroundChecks: BACKGROUND_CHECKS, checksWithoutTask: BACKGROUND_CHECKS - 1, grownBytes: 500 * MB }, false],
+  ['background work, opted in, long without tasks, grown a lot', { activeMs: 400, backgroundChecks: BACKGROUND_CHECKS, checksWithoutTask: BACKGROUND_CHECKS, grownBytes: 64 * MB }, true],
+  ['background work, opted in, long without tasks, grown only one threshold', { activeMs: 400, backgroundChecks: BACKGROUND_CHECKS, checksWithoutTask: 10, grownBytes: 20 * MB }, false],
+];
+
+for (const [what, change, collects] of CASES) {
+  test(`idle collector: ${what} → ${collects ? 'collects' : 'waits'}`, () => {
+    assert.equal(shouldCollect({ ...base, ...change }), collects);
+  });
+}
