@@ -86,7 +86,7 @@ export function startIdleGc(checkMs = 500, thresholdBytes = 16 * 1024 * 1024, ba
     if (used < base) base = used;
     if (used > peak) peak = used;
     // Idle means no task started (`busy`) and the event loop nearly unused: background work that runs between
-    // tasks (merges, refreshes, flushes) counts as busy too.
+    // tasks (merges, refreshes, flushes) counts as busy too, unless `backgroundChecks` says how long it may.
     const elu = performance.eventLoopUtilization();
     const activeMs = performance.eventLoopUtilization(elu, lastElu).active - ownMs;
     lastElu = elu;

@@ -6,7 +6,7 @@
  */
 import { Piscina } from 'piscina';
 import { cpus } from 'node:os';
-import { pack, packWithViews, transferList, unpack, unpackWithViews } from '../engine/codec/msgpack.ts';
+import { packMessage, packWithViews, transferList, unpack, unpackWithViews } from '../engine/codec/msgpack.ts';
 import { SpscProducer, SpscRing } from '../engine/queue/spsc-ring.ts';
 import { createLinkBuffers, readMessages, writeFrames, type LinkBuffers } from '../workers/ring-link.ts';
 import { RUNNING_COMPILED } from '../runtime/running-compiled.ts';
@@ -210,7 +210,7 @@ export class ShardPool implements WorkerTransport {
     const calls = new Array<TaskCall>(batch.length);
     for (let i = 0; i < batch.length; i++) calls[i] = batch[i].call;
     if (cls === CLASS_DOCS && lane.link) {
-      lane.link.send(pack(calls), (reply) => {
+      lane.link.send(packMessage(calls), (reply) => {
         lane.inFlight -= batch.length;
         try {
           if (reply instanceof Error) throw reply;

@@ -6,7 +6,7 @@
  * the main thread learns of the thread's death through its rejection.
  */
 import { move, transferableSymbol, valueSymbol, workerData } from 'piscina';
-import { pack, packWithViews, transferList, unpack, unpackWithViews } from '../engine/codec/msgpack.ts';
+import { packMessage, packWithViews, transferList, unpack, unpackWithViews } from '../engine/codec/msgpack.ts';
 import { SpscProducer, SpscRing } from '../engine/queue/spsc-ring.ts';
 import { toWire } from '../engine/errors.ts';
 import type { BatchMessage, CallResult, OpName, TaskCall, TaskHandler, WorkerInit } from './protocol.ts';
@@ -34,10 +34,10 @@ async function serveLink(link: LinkBuffers): Promise<null> {
     idleGc.busy();
     let calls: TaskCall[];
     // A batch that does not decode is answered with its error (the main thread fails the batch), not dropped.
-    try { calls = unpack<TaskCall[]>(bytes); } catch (err) { void writeFrames(replies, id, pack([fail(err)])).catch(() => {}); return; }
+    try { calls = unpack<TaskCall[]>(bytes); } catch (err) { void writeFrames(replies, id, packMessage([fail(err)])).catch(() => {}); return; }
     void settleAll(calls).then((results) => {
       let reply: Uint8Array;
-      try { reply = pack(results); } catch (err) { reply = pack(results.map(() => fail(err))); }
+      try { reply = packMessage(results); } catch (err) { reply = packMessage(results.map(() => fail(err))); }
       // Rejects only once the main thread closed the link (shutdown): nobody waits for the reply then.
       return writeFrames(replies, id, reply).catch(() => {});
     });

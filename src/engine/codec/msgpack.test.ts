@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { outOfBand, pack, packWithViews, transferList, unpack, unpackWithViews } from './msgpack.ts';
+import { outOfBand, pack, packMessage, packWithViews, transferList, unpack, unpackWithViews } from './msgpack.ts';
 
 test('outOfBand arrays travel beside the bytes, each owning its buffer, and come back in place', () => {
   const big = new Float64Array([1, 2, 3, 4]);
@@ -20,4 +20,19 @@ test('outOfBand arrays travel beside the bytes, each owning its buffer, and come
 test('plain pack writes outOfBand arrays inline', () => {
   const back = unpack<{ a: Float64Array }>(pack({ a: outOfBand(new Float64Array([5, 6])) }));
   assert.deepEqual([...back.a], [5, 6]);
+});
+
+test('ring-link messages (records) unpack as plain messages do, and leave the reader right for plain ones after', () => {
+  // Many shapes (more than msgpackr keeps record slots for), repeated shapes, nesting, and values that a
+  // records reader could take for references (small integers 64..127).
+  const shapes = Array.from({ length: 300 }, (_, i) => ({ [`k${i}`]: i, v: 64 + (i % 64), nested: { ok: { result: 'created', seqNo: i } } }));
+  const message = {
+    replies: Array.from({ length: 500 }, (_, i) => (i % 7 === 0 ? { err: { type: 'x', reason: `r${i}` } } : { ok: { result: 'created', version: 1, seqNo: i, primaryTerm: 1 } })),
+    shapes, bytes: new Uint8Array([1, 2, 3]), none: null, empty: {}, list: [64, 65, 127, 'x'],
+  };
+  const viaRecords = unpack(packMessage(message));
+  assert.deepEqual(viaRecords, unpack(pack(message)));
+  assert.deepEqual((viaRecords as typeof message).shapes[299], shapes[299]);
+  assert.ok(packMessage(message).byteLength < pack(message).byteLength, 'repeated shapes are written once');
+  assert.deepEqual(unpack(pack({ a: 64, b: [100, 127], c: { d: 65 } })), { a: 64, b: [100, 127], c: { d: 65 } });
 });

@@ -78,11 +78,22 @@ export interface OrdinalTerms {
   term(ord: number): string;
 }
 
+/** Ordinals, in the narrowest array their term count allows (`ordArray`). */
+export type OrdArray = Uint8Array | Uint16Array | Uint32Array;
+
+/**
+ * An array for `n` ordinals below `termCount`: one byte each up to 256 terms, two up to 65,536. Aggregations
+ * read one ord per hit at random: a column a quarter of the size stays in the CPU caches between queries.
+ */
+export function ordArray(n: number, termCount: number): OrdArray {
+  return termCount <= 0x100 ? new Uint8Array(n) : termCount <= 0x10000 ? new Uint16Array(n) : new Uint32Array(n);
+}
+
 /** Keyword doc values as ordinals into `terms` (sorted, distinct); ords sorted ascending per doc. */
 export class OrdinalDocValues {
   /** Every doc has exactly one ord, `ords[doc]` (see NumericDocValues.dense). */
   readonly dense: boolean;
-  constructor(readonly start: Uint32Array, readonly ords: Uint32Array, readonly terms: OrdinalTerms) { this.dense = isIdentity(start); }
+  constructor(readonly start: Uint32Array, readonly ords: OrdArray, readonly terms: OrdinalTerms) { this.dense = isIdentity(start); }
   count(doc: number): number { return this.start[doc + 1] - this.start[doc]; }
   lookupOrd(ord: number): string { return this.terms.term(ord); }
 }

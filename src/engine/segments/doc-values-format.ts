@@ -16,7 +16,7 @@
  */
 import { ByteReader, ByteWriter } from '../codec/byte-buf.ts';
 import { CorruptionError } from '../errors.ts';
-import { NumericDocValues, OrdinalDocValues, type OrdinalTerms, RoaringBitmap32 } from '../postings/segment.ts';
+import { NumericDocValues, OrdinalDocValues, ordArray, type OrdinalTerms, RoaringBitmap32 } from '../postings/segment.ts';
 
 const NUM_PACKED = 0;
 const NUM_RAW = 1;
@@ -178,18 +178,22 @@ export function decodeOrdinals(src: Uint8Array, maxDoc: number, terms: OrdinalTe
     let n = 0;
     for (let d = 0; d < maxDoc; d++) { start[d] = n; if (plus1[d] !== 0) n++; }
     start[maxDoc] = n;
-    const ords = new Uint32Array(n);
-    for (let d = 0, k = 0; d < maxDoc; d++) if (plus1[d] !== 0) ords[k++] = plus1[d] - 1;
-    checkOrds(ords, terms.size, file, offset);
+    const wide = new Uint32Array(n);
+    for (let d = 0, k = 0; d < maxDoc; d++) if (plus1[d] !== 0) wide[k++] = plus1[d] - 1;
+    checkOrds(wide, terms.size, file, offset);
+    const ords = ordArray(n, terms.size);
+    ords.set(wide);
     return new OrdinalDocValues(start, ords, terms);
   }
   if (kind !== ORD_MULTI) throw new CorruptionError(file, offset, `unknown ordinal column kind ${kind}`);
   let total = 0;
   for (let d = 0; d < maxDoc; d++) { start[d] = total; total += r.uvarint(); }
   start[maxDoc] = total;
-  const ords = new Uint32Array(total);
-  for (let i = 0; i < total; i++) ords[i] = r.uvarint();
-  checkOrds(ords, terms.size, file, offset);
+  const wide = new Uint32Array(total);
+  for (let i = 0; i < total; i++) wide[i] = r.uvarint();
+  checkOrds(wide, terms.size, file, offset);
+  const ords = ordArray(total, terms.size);
+  ords.set(wide);
   return new OrdinalDocValues(start, ords, terms);
 }
 
