@@ -59,6 +59,7 @@ export async function startTessera(flags: Flags): Promise<Tessera> {
     workers: flags.workers,
     dataDir,
     options: workerOptions(flags),
+    youngGenerationBytes: bytesOf(flags['workers.young_generation_size']),
     onWorkerError: (id, err) => log.error('shard worker crashed; it is restarted and its shards reopen from disk', { worker: id, err }),
   });
   registerProcessMetrics(metrics, pool);

@@ -17,6 +17,8 @@ export interface ShardPoolOptions {
   workers: number;
   dataDir: string;
   options: Record<string, unknown>;
+  /** Bound of each worker's V8 young generation in bytes (Node's `resourceLimits.maxYoungGenerationSizeMb`); 0: V8's own. */
+  youngGenerationBytes?: number;
   /** Calls allowed in flight per worker before new ones are refused with OverloadedError. */
   maxPendingPerWorker?: number;
   /** Called when a worker thread dies; its in-flight calls have already been failed. */
@@ -95,6 +97,7 @@ class WorkerLane {
   get queuedCount(): number { let n = 0; for (const q of this.queued) n += q.length; return n; }
 }
 
+const MB = 1024 * 1024;
 const WORKER_FILE = new URL('../workers/shard.ts', import.meta.url).href;
 
 /**
@@ -132,6 +135,9 @@ export class ShardPool implements WorkerTransport {
         idleTimeout: Infinity,
         workerData: init,
         execArgv: workerExecArgv(),
+        // V8 grows a thread's young generation up to 48 MB when it allocates fast (scrapes, bulk bodies):
+        // resident memory that a collection empties but does not give back. 0 leaves V8's own bound.
+        ...(opts.youngGenerationBytes ? { resourceLimits: { maxYoungGenerationSizeMb: Math.max(3, Math.round(opts.youngGenerationBytes / MB)) } } : {}),
       });
       // A thread that dies fails its in-flight batch (see flush); Piscina starts a replacement.
       piscina.on('error', (err: unknown) => this.onWorkerError?.(i, err));

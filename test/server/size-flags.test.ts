@@ -10,3 +10,9 @@ test('--storage.tsdb.retention.size takes binary and decimal unit names', () => 
   }
   assert.throws(() => parseFlags(['--storage.tsdb.retention.size', '1 GB']), /1GiB/);
 });
+
+test('-E workers.young_generation_size: 12MB by default, 0 for V8\'s own bound', () => {
+  assert.equal(bytesOf(parseFlags([]).flags['workers.young_generation_size']), 12 * 1024 ** 2);
+  assert.equal(bytesOf(parseFlags(['-E', 'workers.young_generation_size=0']).flags['workers.young_generation_size']), 0);
+  assert.equal(bytesOf(parseFlags(['-E', 'workers.young_generation_size=24MB']).flags['workers.young_generation_size']), 24 * 1024 ** 2);
+});
