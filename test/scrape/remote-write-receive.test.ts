@@ -43,6 +43,11 @@ const CASES: Case[] = [
     status: 500, text: 'label name "a" is not unique: invalid sample\n',
   },
   { name: 'an empty label set', body: writeRequest(series([['a', '']], [[1, NOW]])), status: 500, text: 'empty labelset: invalid sample\n' },
+  {
+    name: 'a repeated label name in a series without samples (never built)',
+    body: writeRequest(series([['__name__', 'rw_nosamples'], ['a', '1'], ['a', '2']], []), series([['__name__', 'rw_beside']], [[3, NOW]])),
+    status: 204, text: '',
+  },
   { name: 'labels out of order', body: writeRequest(series([['z', '1'], ['__name__', 'rw_unsorted'], ['a', '2']], [[1, NOW]])), status: 204, text: '' },
   {
     name: 'unknown fields at every level',
@@ -77,8 +82,8 @@ test('refused requests stored nothing; accepted ones stored their series sorted 
   const servers = [tessera.promUrl, ...(prom ? [prom.url] : [])];
   for (const base of servers) {
     assert.deepEqual(await seriesOf(base, '{__name__=~"rw_trunc|rw_dup_ok|rw_dup"}'), [], base);
-    assert.deepEqual(await seriesOf(base, '{__name__=~"rw_unsorted|rw_unknown"}'), [
-      { __name__: 'rw_unknown' }, { __name__: 'rw_unsorted', a: '2', z: '1' },
+    assert.deepEqual(await seriesOf(base, '{__name__=~"rw_unsorted|rw_unknown|rw_nosamples|rw_beside"}'), [
+      { __name__: 'rw_beside' }, { __name__: 'rw_unknown' }, { __name__: 'rw_unsorted', a: '2', z: '1' },
     ], base);
     const q = await (await fetch(`${base}/api/v1/query?query=rw_unknown&time=${NOW / 1000}`)).json() as { data: { result: { value: [number, string] }[] } };
     assert.equal(q.data.result[0]?.value[1], '7', base);

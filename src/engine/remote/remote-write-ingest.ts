@@ -37,9 +37,15 @@ export class RemoteWriteIngest {
     const view = this.view, cols = this.cols, resolved = this.resolved;
     try {
       readWriteRequest(raw, view);
-      for (let i = 0; i < view.seriesCount; i++) resolved[i] = this.series.resolve(view, i, nowMs);
-      if (view.sampleCount === 0) return null;
+      for (let i = 0; i < view.seriesCount; i++) resolved[i] = NONE; // (fill would not lengthen the array)
+      // Every sample's series first, so that a refused label set refuses the request before anything is
+      // appended. Only series with samples: Prometheus never builds the others (their labels go unchecked).
       const sidx = view.sampleSeries, ts = view.ts, vs = view.vs;
+      for (let k = 0; k < view.sampleCount; k++) {
+        const i = sidx[k];
+        if (resolved[i] === NONE) resolved[i] = this.series.resolve(view, i, nowMs);
+      }
+      if (view.sampleCount === 0) return null;
       for (let k = 0; k < view.sampleCount; k++) {
         const s = resolved[sidx[k]];
         cols.push(s.labels, s.handle, ts[k], vs[k]);

@@ -13,9 +13,21 @@ import { compareUtf8 } from '../tsdb/labels.ts';
 import { InvalidArgumentError } from '../errors.ts';
 import { ByteKeyTable, hashBytes } from '../codec/byte-key-table.ts';
 import { readSeriesLabels, type WriteRequestView } from './write-request-reader.ts';
+import { StringTable } from '../model/string-table.ts';
+import { RepeatInterner } from '../model/repeat-interner.ts';
+import { LabelPairTable } from '../scrape/label-pairs.ts';
 
 /** A series the receiver knows: its sorted label set (frozen) and the sink's handle (`SampleSink.seriesHandle`). */
 export interface RemoteSeries { readonly labels: Labels; readonly handle: unknown }
+
+/**
+ * The cache keeps a label set per series on the main thread; as the scrape loop does, names are one copy
+ * each, values shared by several series (a metric name, a job) one copy each, and their pairs one Label
+ * object each. Bounded; process-wide for the receiver (the scrape loop keeps its own).
+ */
+const NAMES = new StringTable(1 << 14);
+const VALUES = new RepeatInterner(1 << 16);
+const PAIRS = new LabelPairTable(1 << 16);
 
 const IDLE_MS = 10 * 60_000;
 const SWEEP_MS = 60_000;
@@ -84,7 +96,8 @@ function normalise(flat: string[]): Label[] {
   let sorted = true;
   for (let j = 0; j < flat.length; j += 2) {
     if (flat[j + 1] === '') continue;
-    const l = { name: flat[j], value: flat[j + 1] };
+    const name = NAMES.intern(flat[j]), value = VALUES.intern(flat[j + 1]);
+    const l = VALUES.has(value) ? PAIRS.pair(name, value) : { name, value };
     if (out.length > 0 && compareUtf8(out[out.length - 1].name, l.name) >= 0) sorted = false;
     out.push(l);
   }
