@@ -185,6 +185,21 @@ function wrongWire(tag: number, field: string): never {
 }
 
 /**
+ * A tag the caller's fast paths did not take in message `msg`: an illegal tag fails, a known field
+ * (`fields[n - 1]` is field n's name) with another wire type fails as gogo says, anything else is skipped.
+ */
+function otherField(c: ProtoCursor, tag: number, end: number, msg: string, fields: readonly string[]): void {
+  checkTag(tag, msg);
+  const f = fieldOf(tag);
+  if (f >= 1 && f <= fields.length) wrongWire(tag, fields[f - 1]);
+  c.skip(tag % 8, end, msg);
+}
+
+const WRITE_REQUEST_FIELDS = ['Timeseries'] as const;
+const TIME_SERIES_FIELDS = ['Labels', 'Samples'] as const;
+const SAMPLE_FIELDS = ['Value', 'Timestamp'] as const;
+
+/**
  * Decodes the WriteRequest in `buf` into `out` (cleared first), or throws InvalidArgumentError with gogo's
  * message. Metadata, exemplars and histograms are skipped. `out` refers to `buf` until cleared.
  */
@@ -199,9 +214,7 @@ export function readWriteRequest(buf: Uint8Array, out: WriteRequestView): void {
     while (c.pos < end) {
       const tag = c.varint(end);
       if (tag === 0x0a) { const to = c.lengthEnd(end); readSeries(c, to, out); continue; }
-      checkTag(tag, 'WriteRequest');
-      if (fieldOf(tag) === 1) wrongWire(tag, 'Timeseries');
-      c.skip(tag % 8, end, 'WriteRequest');
+      otherField(c, tag, end, 'WriteRequest', WRITE_REQUEST_FIELDS);
     }
   } catch (e) {
     out.clear();
@@ -232,11 +245,7 @@ function readSeries(c: ProtoCursor, end: number, out: WriteRequestView): void {
       const to = c.lengthEnd(end);
       readSample(c, to, out, i);
     } else {
-      checkTag(tag, 'TimeSeries');
-      const f = fieldOf(tag);
-      if (f === 1) wrongWire(tag, 'Labels');
-      if (f === 2) wrongWire(tag, 'Samples');
-      c.skip(tag % 8, end, 'TimeSeries');
+      otherField(c, tag, end, 'TimeSeries', TIME_SERIES_FIELDS);
     }
   }
   if (keyStart === -2) keyStart = keyEnd = end;
@@ -261,11 +270,7 @@ function readSample(c: ProtoCursor, end: number, out: WriteRequestView, series: 
     } else if (tag === 0x10) {
       c.int64(end, out.ts, k);
     } else {
-      checkTag(tag, 'Sample');
-      const f = fieldOf(tag);
-      if (f === 1) wrongWire(tag, 'Value');
-      if (f === 2) wrongWire(tag, 'Timestamp');
-      c.skip(tag % 8, end, 'Sample');
+      otherField(c, tag, end, 'Sample', SAMPLE_FIELDS);
     }
   }
 }
