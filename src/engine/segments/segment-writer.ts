@@ -402,32 +402,44 @@ class Writer {
     const ordOf = new Map<string, number>();
     for (let i = 0; i < merged.length; i++) ordOf.set(merged[i], i);
     const start = new Uint32Array(this.maxDoc + 1);
-    const ords: number[] = [];
+    // Counted first, so the merged column is one typed array: a JS array of millions of ordinals held several
+    // times their bytes in the worker's heap while it grew.
+    let total = 0;
     for (let k = 0; k < cols.length; k++) {
       const dv = cols[k], m = this.docMaps[k];
-      const remap = perInput[k].map((t) => ordOf.get(t)!);
+      if (dv) for (let d = 0; d < m.length; d++) if (m[d] >= 0) total += dv.start[d + 1] - dv.start[d];
+    }
+    const ords = new Uint32Array(total);
+    let o = 0;
+    for (let k = 0; k < cols.length; k++) {
+      const dv = cols[k], m = this.docMaps[k];
+      const remap = Uint32Array.from(perInput[k], (t) => ordOf.get(t)!);
       for (let d = 0; d < m.length; d++) {
         if (m[d] < 0) continue;
-        start[m[d]] = ords.length;
-        if (dv) for (let i = dv.start[d]; i < dv.start[d + 1]; i++) ords.push(remap[dv.ords[i]]);
+        start[m[d]] = o;
+        if (dv) for (let i = dv.start[d]; i < dv.start[d + 1]; i++) ords[o++] = remap[dv.ords[i]];
       }
     }
-    start[this.maxDoc] = ords.length;
-    const terms: OrdinalTerms = { size: merged.length, term: (o) => merged[o] };
+    start[this.maxDoc] = o;
+    const terms: OrdinalTerms = { size: merged.length, term: (i) => merged[i] };
     const dvd = this.files.get('dvd')!;
-    const ref = dvd.region(encodeOrdinals(new OrdinalDocValues(start, Uint32Array.from(ords), terms), this.maxDoc));
+    const ref = dvd.region(encodeOrdinals(new OrdinalDocValues(start, ords, terms), this.maxDoc));
     const termsRef = dvd.region(encodeOrdinalTerms(terms));
     return { name, ref, terms: termsRef, termCount: merged.length };
   }
 
   exists(name: string): ColumnMeta | null {
-    const out: number[] = [];
-    for (let k = 0; k < this.inputs.length; k++) {
-      const e = this.inputs[k].seg.exists(name), m = this.docMaps[k];
-      if (e) for (let i = 0; i < e.length; i++) { const nd = m[e[i]]; if (nd >= 0) out.push(nd); }
+    const lists = this.inputs.map((i) => i.seg.exists(name));
+    let max = 0;
+    for (const e of lists) if (e) max += e.length;
+    const out = new Uint32Array(max);
+    let n = 0;
+    for (let k = 0; k < lists.length; k++) {
+      const e = lists[k], m = this.docMaps[k];
+      if (e) for (let i = 0; i < e.length; i++) { const nd = m[e[i]]; if (nd >= 0) out[n++] = nd; }
     }
-    if (out.length === 0) return null;
-    return { name, ref: this.files.get('dvd')!.region(encodeDocList(Uint32Array.from(out))) };
+    if (n === 0) return null;
+    return { name, ref: this.files.get('dvd')!.region(encodeDocList(out.subarray(0, n))) };
   }
 
   nested(): { off: number; len: number } | null {
