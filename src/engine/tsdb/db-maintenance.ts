@@ -102,7 +102,8 @@ export async function cutHeadBlock(db: Tsdb): Promise<void> {
   const R = db.blockRangeMs;
   const mint = Math.floor(db.head.minTime / R) * R, maxt = mint + R;
   const series: BlockSeries[] = [];
-  for (const [ref, slot] of db.head.byRef) {
+  for (const slot of db.head.slots()) {
+    const ref = db.head.refAt(slot);
     const chunks: BlockChunk[] = db.head.chunksWithBytes(slot, maxt);
     const del = db.head.tombstones.get(ref);
     const kept = del ? rewriteDeleted(chunks, del) : chunks;
@@ -329,7 +330,8 @@ export function snapshot(db: Tsdb, dir: string, withHead: boolean): Promise<void
     for (const b of blocks) await linkTree(b.dir, path.join(dir, path.basename(b.dir)));
     if (!withHead || db.head.numSeries === 0) return;
     const series: BlockSeries[] = [];
-    for (const [ref, slot] of db.head.byRef) {
+    for (const slot of db.head.slots()) {
+      const ref = db.head.refAt(slot);
       const chunks: BlockChunk[] = db.head.chunksWithBytes(slot);
       const del = db.head.tombstones.get(ref);
       const kept = del ? rewriteDeleted(chunks, del) : chunks;

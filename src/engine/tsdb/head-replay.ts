@@ -75,13 +75,14 @@ export async function replayInto(head: Head, wal: TsdbWal): Promise<WalReplaySta
  */
 export function* headCheckpointRecords(head: Head): Generator<Uint8Array> {
   let series: SeriesRec[] = [];
-  for (const [ref, slot] of head.byRef) {
-    series.push({ ref, labels: head.labelsAt(slot) });
+  for (const slot of head.slots()) {
+    series.push({ ref: head.refAt(slot), labels: head.labelsAt(slot) });
     if (series.length === 4096) { yield encodeSeriesRecord(series); series = []; }
   }
   if (series.length) yield encodeSeriesRecord(series);
   let idx = new Uint32Array(0);
-  for (const [ref, slot] of head.byRef) {
+  for (const slot of head.slots()) {
+    const ref = head.refAt(slot);
     for (const { bytes } of head.chunksWithBytes(slot)) {
       const n = xorCount(bytes);
       const ts = new Float64Array(n), vs = new Float64Array(n);

@@ -14,6 +14,7 @@ import { LabelIndex } from './postings.ts';
 import { XOR_MAX_SAMPLES } from './xor-chunk.ts';
 import { ChunkSlab, SlabXorAppender } from './chunk-slab.ts';
 import { SeriesColumns } from './series-columns.ts';
+import { RefTable } from './ref-table.ts';
 
 /** Append statuses; the refusals' texts are the registry's `TSDB_OUT_OF_ORDER`, `TSDB_DUPLICATE_SAMPLE`, `TSDB_OUT_OF_BOUNDS`. */
 export const APPEND_OK = 0, APPEND_DUP_IGNORED = 1, ERR_OUT_OF_ORDER = 2, ERR_DUPLICATE = 3, ERR_OUT_OF_BOUNDS = 4;
@@ -50,14 +51,14 @@ class ClosedChunkView implements ChunkMeta {
 
 /**
  * Series are slots of `cols` (series-columns.ts): the hot path passes a slot number, never a series object.
- * A slot is valid while its series is in the head; `byRef` finds it from the series ref.
+ * A slot is valid while its series is in the head; `slotOf` finds it from the series ref.
  */
 export class Head implements SeriesSource {
   readonly index = new LabelIndex();
   /** The series' state, by slot. */
   readonly cols = new SeriesColumns();
-  /** Every series' slot by ref (iteration order: creation). */
-  readonly byRef = new Map<number, number>();
+  /** Every series' slot by ref. */
+  private readonly byRef = new RefTable((slot) => this.cols.ref[slot]);
   /** Series slots by label set (no key string per series). */
   private readonly byLabels = new LabelSetMap<number>((slot) => this.cols.labelsAt(slot));
   readonly tombstones = new Map<number, Interval[]>();
@@ -82,7 +83,16 @@ export class Head implements SeriesSource {
   seriesOfFlat(flat: readonly string[]): number { return this.byLabels.getFlat(flat) ?? -1; }
 
   /** The slot of the series with ref `ref`, or -1. */
-  slotOf(ref: number): number { return this.byRef.get(ref) ?? -1; }
+  slotOf(ref: number): number { return ref >= 0 ? this.byRef.get(ref) : -1; }
+
+  /**
+   * The slots of every series, in slot order (cold paths: block cut, checkpoint, snapshot). Series created
+   * while it is consumed may or may not be visited; removing the one just visited is allowed.
+   */
+  *slots(): Generator<number> {
+    const cols = this.cols;
+    for (let slot = 0; slot < cols.end; slot++) if (cols.inUse(slot)) yield slot;
+  }
 
   /** The ref of the series in `slot`. */
   refAt(slot: number): number { return this.cols.ref[slot]; }
@@ -104,7 +114,7 @@ export class Head implements SeriesSource {
     if (had >= 0) return had;
     const slot = this.cols.alloc(ref, this.interned(ls), hash);
     this.byLabels.add(slot, hash);
-    this.byRef.set(ref, slot);
+    this.byRef.add(slot);
     this.index.add(ref, ls);
     if (ref >= this.nextRef) this.nextRef = ref + 1;
     return slot;
@@ -250,7 +260,7 @@ export class Head implements SeriesSource {
   }
 
   addTombstone(ref: number, iv: Interval): void {
-    if (!this.byRef.has(ref)) return;
+    if (this.slotOf(ref) < 0) return;
     this.tombstones.set(ref, addInterval(this.tombstones.get(ref) ?? [], iv));
   }
 
@@ -261,7 +271,8 @@ export class Head implements SeriesSource {
   truncate(mint: number): number[] {
     const removed: number[] = [];
     const cols = this.cols;
-    for (const slot of this.byRef.values()) {
+    for (let slot = 0; slot < cols.end; slot++) {
+      if (!cols.inUse(slot)) continue;
       if (cols.chunkAt[slot] >= 0 && cols.maxT[slot] < mint) this.closeOpen(slot);
       const c = cols.closed[slot];
       let drop = 0;
@@ -293,7 +304,7 @@ export class Head implements SeriesSource {
 
   numChunks(): number {
     let n = 0;
-    for (const slot of this.byRef.values()) n += this.cols.closedCount(slot) + (this.cols.chunkAt[slot] >= 0 ? 1 : 0);
+    for (const slot of this.slots()) n += this.cols.closedCount(slot) + (this.cols.chunkAt[slot] >= 0 ? 1 : 0);
     return n;
   }
 }

@@ -76,6 +76,12 @@ export class SeriesColumns {
     this.freeSlots.push(slot);
   }
 
+  /** Slots handed out are below this (some may be free). */
+  get end(): number { return this.top; }
+
+  /** Whether `slot` (below `end`) holds a series. */
+  inUse(slot: number): boolean { return this.labels[slot] !== null; }
+
   /** The label set of the series in `slot`, which must be in use. */
   labelsAt(slot: number): Labels { return this.labels[slot]!; }
 
