@@ -18,6 +18,8 @@
  *
  *   node --import tsx loadtest/documents-scale.ts [docs=1000000] [--keep DIR]
  *
+ * `AFTER_LOAD_ONLY=1` stops after the memory figures that follow the load (the 10M-document figure).
+ *
  * Prints one JSON object with every figure (and a table); bounded by the document count (about 1 minute per
  * million documents here).
  */
@@ -186,48 +188,56 @@ const keep = process.argv.indexOf('--keep');
 let s = await startServer({ services: ['documents', 'metrics'], workers: 2, env: process.env.ARENAS ? { MALLOC_ARENA_MAX: process.env.ARENAS } : {}, dataDir: keep > 0 ? process.argv[keep + 1] : undefined });
 const out: Record<string, unknown> = { docs: N };
 try {
-  await es(s, 'PUT', '/logs', {
-    settings: { number_of_shards: 2 },
-    mappings: { _doc: { properties: { title: { type: 'text' }, body: { type: 'text' }, level: { type: 'keyword' }, host: { type: 'keyword' }, bytes: { type: 'long' }, ts: { type: 'date' } } } },
-  });
-  const l = await load(s);
-  out.bulkDocsPerSec = l.docsPerSec;
-  out.rawJsonMB = Math.round(l.rawBytes / 1e6);
-  await es(s, 'POST', '/logs/_refresh');
-  await es(s, 'POST', '/logs/_flush');
-  // Resident memory a few seconds after the load, once the threads have settled (idle collections ran).
-  await new Promise((r) => setTimeout(r, SETTLE_MS));
-  out.afterLoad = { ...memory(s.pid), heapsMB: await heaps(s) };
-  const disk = dirBytes(join(s.dataDir, 'es'));
-  out.dataDirMB = Math.round(disk / 1e6);
-  out.dataDirRatio = Math.round((disk / l.rawBytes) * 100) / 100;
-  out.waitForMergesMs = await mergesDone(s);
-  // Right after the flush the directory also holds the inputs of merges still running; once they end, what stays.
-  const settled = dirBytes(join(s.dataDir, 'es'));
-  out.dataDirAfterMergesMB = Math.round(settled / 1e6);
-  out.dataDirAfterMergesRatio = Math.round((settled / l.rawBytes) * 100) / 100;
-  await new Promise((r) => setTimeout(r, SETTLE_MS));
-  out.afterMerges = { ...memory(s.pid), heapsMB: await heaps(s) };
-  out.segments = (await es(s, 'GET', '/_cat/segments/logs?format=json').catch(() => [])).length;
-  const lat: Record<string, unknown> = {}, one: Record<string, unknown> = {};
-  for (const [i, k] of KINDS.entries()) await latencies(s, k, WARMUP, 300 + i);
-  for (const [i, k] of KINDS.entries()) lat[k] = await latencies(s, k, QUERIES_PER_KIND, 100 + i);
-  for (const [i, k] of KINDS.entries()) one[k] = await latencies(s, k, QUERIES_PER_KIND / 2, 200 + i, 1);
-  out.searchMs = lat;
-  out.searchMsOneClient = one;
-  await new Promise((r) => setTimeout(r, SETTLE_MS));
-  out.afterSearches = { ...memory(s.pid), heapsMB: await heaps(s) };
+  // AFTER_LOAD_ONLY leaves this block after the memory figures that follow the load.
+  measure: {
+    await es(s, 'PUT', '/logs', {
+      settings: { number_of_shards: 2 },
+      mappings: { _doc: { properties: { title: { type: 'text' }, body: { type: 'text' }, level: { type: 'keyword' }, host: { type: 'keyword' }, bytes: { type: 'long' }, ts: { type: 'date' } } } },
+    });
+    const l = await load(s);
+    out.bulkDocsPerSec = l.docsPerSec;
+    out.rawJsonMB = Math.round(l.rawBytes / 1e6);
+    out.anonAtEndOfLoadMB = memory(s.pid).anonMB;
+    await es(s, 'POST', '/logs/_refresh');
+    await es(s, 'POST', '/logs/_flush');
+    // Resident memory a few seconds after the load, once the threads have settled (idle collections ran); the
+    // path there sampled every half second.
+    const path: number[] = [];
+    for (let t = 0; t < SETTLE_MS; t += 500) { await new Promise((r) => setTimeout(r, 500)); path.push(memory(s.pid).anonMB); }
+    out.anonEveryHalfSecondAfterFlushMB = path;
+    out.afterLoad = { ...memory(s.pid), heapsMB: await heaps(s) };
+    if (process.env.AFTER_LOAD_ONLY) break measure;
+    const disk = dirBytes(join(s.dataDir, 'es'));
+    out.dataDirMB = Math.round(disk / 1e6);
+    out.dataDirRatio = Math.round((disk / l.rawBytes) * 100) / 100;
+    out.waitForMergesMs = await mergesDone(s);
+    // Right after the flush the directory also holds the inputs of merges still running; once they end, what stays.
+    const settled = dirBytes(join(s.dataDir, 'es'));
+    out.dataDirAfterMergesMB = Math.round(settled / 1e6);
+    out.dataDirAfterMergesRatio = Math.round((settled / l.rawBytes) * 100) / 100;
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
+    out.afterMerges = { ...memory(s.pid), heapsMB: await heaps(s) };
+    out.segments = (await es(s, 'GET', '/_cat/segments/logs?format=json').catch(() => [])).length;
+    const lat: Record<string, unknown> = {}, one: Record<string, unknown> = {};
+    for (const [i, k] of KINDS.entries()) await latencies(s, k, WARMUP, 300 + i);
+    for (const [i, k] of KINDS.entries()) lat[k] = await latencies(s, k, QUERIES_PER_KIND, 100 + i);
+    for (const [i, k] of KINDS.entries()) one[k] = await latencies(s, k, QUERIES_PER_KIND / 2, 200 + i, 1);
+    out.searchMs = lat;
+    out.searchMsOneClient = one;
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
+    out.afterSearches = { ...memory(s.pid), heapsMB: await heaps(s) };
 
-  await s.stop();
-  const t0 = performance.now();
-  s = await s.restart();
-  await waitCount(s);
-  out.restartToCountMs = Math.round(performance.now() - t0);
-  out.afterRestart = memory(s.pid);
-  const r = mulberry32(9);
-  for (let i = 0; i < 200; i++) await es(s, 'POST', '/logs/_search', query(KINDS[i % 4], r));
-  await new Promise((ok) => setTimeout(ok, SETTLE_MS));
-  out.afterRestartAnd200Searches = { ...memory(s.pid), heapsMB: await heaps(s) };
+    await s.stop();
+    const t0 = performance.now();
+    s = await s.restart();
+    await waitCount(s);
+    out.restartToCountMs = Math.round(performance.now() - t0);
+    out.afterRestart = memory(s.pid);
+    const r = mulberry32(9);
+    for (let i = 0; i < 200; i++) await es(s, 'POST', '/logs/_search', query(KINDS[i % 4], r));
+    await new Promise((ok) => setTimeout(ok, SETTLE_MS));
+    out.afterRestartAnd200Searches = { ...memory(s.pid), heapsMB: await heaps(s) };
+  }
   console.log(JSON.stringify(out, null, 2));
 } finally {
   if (keep > 0) await s.stop(); else await s.destroy();

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BACKGROUND_CHECKS, shouldCollect, type CheckState } from './idle-gc.ts';
+import { BACKGROUND_CHECKS, shouldCollect, shouldRelease, type CheckState, type ReleaseState } from './idle-gc.ts';
 
 const MB = 1 << 20;
 const base: CheckState = { worked: false, activeMs: 0, checkMs: 500, checksWithoutTask: 1, grownBytes: 20 * MB, thresholdBytes: 16 * MB, backgroundChecks: 0 };
@@ -20,5 +20,26 @@ const CASES: [string, Partial<CheckState>, boolean][] = [
 for (const [what, change, collects] of CASES) {
   test(`idle collector: ${what} → ${collects ? 'collects' : 'waits'}`, () => {
     assert.equal(shouldCollect({ ...base, ...change }), collects);
+  });
+}
+
+const quiet: ReleaseState = { worked: false, activeMs: 0, checkMs: 500, checksWithoutTask: 1, backgroundChecks: 0, shrunkBytes: 20 * MB, thresholdBytes: 16 * MB, processCpuMs: 0 };
+
+// [what, changes, releases]
+const RELEASES: [string, Partial<ReleaseState>, boolean][] = [
+  ['idle thread, quiet process, memory fell past the threshold', {}, true],
+  ['memory fell too little', { shrunkBytes: 10 * MB }, false],
+  ['a task ran', { worked: true }, false],
+  ['idle thread, but other threads busy', { processCpuMs: 400 }, false],
+  ['busy thread (background work), not opted in', { activeMs: 400, processCpuMs: 900, checksWithoutTask: 10 }, false],
+  ['background work, opted in, not yet long enough without tasks', { activeMs: 400, processCpuMs: 900, backgroundChecks: BACKGROUND_CHECKS, checksWithoutTask: BACKGROUND_CHECKS - 1 }, false],
+  ['background work, opted in, long without tasks: releases while the process works', { activeMs: 400, processCpuMs: 900, backgroundChecks: BACKGROUND_CHECKS, checksWithoutTask: BACKGROUND_CHECKS }, true],
+  ['background work, opted in, long without tasks, memory fell too little', { activeMs: 400, processCpuMs: 900, backgroundChecks: BACKGROUND_CHECKS, checksWithoutTask: 10, shrunkBytes: 10 * MB }, false],
+  ['a task ran after long background work', { worked: true, activeMs: 400, backgroundChecks: BACKGROUND_CHECKS, checksWithoutTask: 0, shrunkBytes: 500 * MB }, false],
+];
+
+for (const [what, change, releases] of RELEASES) {
+  test(`idle collector, malloc release: ${what} → ${releases ? 'releases' : 'keeps'}`, () => {
+    assert.equal(shouldRelease({ ...quiet, ...change }), releases);
   });
 }

@@ -137,7 +137,7 @@ test('the flat label form keys the same series as label objects (also after repl
     const r = await db2.append({ flat: [flat], sidx: [0], ts: Float64Array.of(3), vs: Float64Array.of(3) });
     assert.equal(r.added, 1);
     assert.equal(db2.head.numSeries, 1);
-    assert.deepEqual(Array.from(r.refs!), [db2.head.seriesOfFlat(flat)!.ref]);
+    assert.deepEqual(Array.from(r.refs!), [db2.head.refAt(db2.head.seriesOfFlat(flat))]);
     await db2.close();
   } finally { cleanup(); }
 });

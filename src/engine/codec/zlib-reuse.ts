@@ -58,7 +58,38 @@ class ReusedStream {
     if (availOut === 0 || availIn !== 0) return null;
     return this.out.subarray(0, OUT_BYTES - availOut);
   }
+
+  /**
+   * As `run`, but stops once `enough(out, len)` says the output so far suffices, asked after every `step`
+   * bytes; `complete` says whether the stream ended. Null as for `run`.
+   */
+  runPrefix(input: Uint8Array, step: number, enough: (out: Uint8Array, len: number) => boolean): InflatedPrefix | null {
+    const h = this.handle;
+    if (h === null) return null;
+    this.failure = null;
+    let inOff = 0, inLen = input.byteLength, outLen = 0;
+    try {
+      for (;;) {
+        const room = Math.min(step, OUT_BYTES - outLen);
+        if (room === 0) return null;
+        h.writeSync(zlib.constants.Z_FINISH, input, inOff, inLen, this.out, outLen, room);
+        if (this.failure !== null) throw new Error(this.failure);
+        const availOut = this.state![0], availIn = this.state![1];
+        inOff += inLen - availIn;
+        inLen = availIn;
+        outLen += room - availOut;
+        // Room left over means the stream ended; input left over then is not part of it (as in `run`).
+        if (availOut !== 0) return availIn === 0 ? { out: this.out.subarray(0, outLen), complete: true } : null;
+        if (enough(this.out, outLen)) return { out: this.out.subarray(0, outLen), complete: false };
+      }
+    } finally {
+      h.reset();
+    }
+  }
 }
+
+/** The start of an inflated stream, in the reused buffer; `complete` when it is the whole of it. */
+export interface InflatedPrefix { out: Uint8Array; complete: boolean }
 
 let inflater: ReusedStream | null = null;
 const deflaters = new Map<number, ReusedStream>();
@@ -68,6 +99,16 @@ const gzippers = new Map<number, ReusedStream>();
 export function inflateRawTransient(input: Uint8Array): Uint8Array {
   inflater ??= new ReusedStream(zlib.createInflateRaw());
   return inflater.run(input) ?? zlib.inflateRawSync(input, { chunkSize: OUT_BYTES });
+}
+
+/**
+ * Inflates a raw DEFLATE stream only as far as its reader needs (a stored-field block up to the entry asked
+ * for): `enough(out, len)` is asked after every `step` bytes of output. Without the reused stream, the whole
+ * stream is inflated. The output may be a view of a buffer the next call on this thread reuses.
+ */
+export function inflateRawPrefix(input: Uint8Array, step: number, enough: (out: Uint8Array, len: number) => boolean): InflatedPrefix {
+  inflater ??= new ReusedStream(zlib.createInflateRaw());
+  return inflater.runPrefix(input, step, enough) ?? { out: zlib.inflateRawSync(input, { chunkSize: OUT_BYTES }), complete: true };
 }
 
 /** Deflates `input` at zlib `level`; the result may be a view of a buffer the next call on this thread reuses. */

@@ -15,9 +15,13 @@ export interface StatsSource {
   termStats(field: string, term: string): TermStats;
 }
 
+/** Terms whose per-segment ids a reader remembers (about 100 bytes each with ten segments). */
+const TERM_ID_MEMO_ENTRIES = 2048;
+
 export class IndexReader implements StatsSource {
   readonly docBases: number[] = [];
   private readonly total: number;
+  private readonly termIdMemo = new Map<string, Int32Array>();
 
   constructor(
     readonly segments: Segment[],
@@ -65,13 +69,33 @@ export class IndexReader implements StatsSource {
   }
 
   termStats(field: string, term: string): TermStats {
+    const ids = this.termIds(field, term);
     let docFreq = 0, totalTermFreq = 0;
-    for (const s of this.segments) {
-      const f = s.field(field);
-      const t = f ? f.termId(term) : -1;
-      if (t >= 0) { docFreq += f!.docFreq(t); totalTermFreq += f!.totalTermFreq(t); }
+    for (let i = 0; i < ids.length; i++) {
+      if (ids[i] < 0) continue;
+      const f = this.segments[i].field(field)!;
+      docFreq += f.docFreq(ids[i]); totalTermFreq += f.totalTermFreq(ids[i]);
     }
     return { docFreq, totalTermFreq };
+  }
+
+  /**
+   * The term's id in each segment's dictionary (−1 where absent), remembered for this reader's life (its
+   * segments never change): a term query looks each term up once for its statistics and again for every
+   * segment's scorer, and user queries repeat their words. Bounded: the memo starts over when full.
+   */
+  termIds(field: string, term: string): Int32Array {
+    const key = field + '\u0000' + term;
+    let ids = this.termIdMemo.get(key);
+    if (ids !== undefined) return ids;
+    ids = new Int32Array(this.segments.length);
+    for (let i = 0; i < ids.length; i++) {
+      const f = this.segments[i].field(field);
+      ids[i] = f ? f.termId(term) : -1;
+    }
+    if (this.termIdMemo.size >= TERM_ID_MEMO_ENTRIES) this.termIdMemo.clear();
+    this.termIdMemo.set(key, ids);
+    return ids;
   }
 
   /** Stored fields (source, `_id`, versions) of a root doc, as of this reader. */

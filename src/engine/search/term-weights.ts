@@ -16,10 +16,11 @@ export function termWeight(ctx: CompileContext, field: string, term: string, boo
   if (ts.docFreq === 0 && !df) return NULL_WEIGHT;
   const wv = weightValue(idf(ts.docFreq, fs.docCount), boost);
   const cache = normCache(avgFieldLength(fs.sumTotalTermFreq, fs.docCount));
+  const ids = ctx.reader.termIds(field, term);
   return {
-    scorer(_ord: number, seg: Segment): Scorer | null {
+    scorer(ord: number, seg: Segment): Scorer | null {
       const fp = seg.field(field);
-      const t = fp ? fp.termId(term) : -1;
+      const t = ctx.reader.segments[ord] === seg ? ids[ord] : fp ? fp.termId(term) : -1;
       if (t < 0) return null;
       const norms = fp!.norms();
       return new TermScorer(fp!.postings(t, false), norms, wv, norms ? cache : null);

@@ -41,12 +41,16 @@ class Lru {
 
   get size(): number { return this.map.size; }
 
-  get<T>(key: string, load: () => { value: T; bytes: number }): T {
+  get<T>(key: string, load: () => { value: T; bytes: number }, usable?: (cached: T) => boolean): T {
     const e = this.map.get(key);
     if (e !== undefined) {
-      this.hits++;
-      if (e !== this.tail) { this.unlink(e); this.append(e); }
-      return e.value as T;
+      if (usable === undefined || usable(e.value as T)) {
+        this.hits++;
+        if (e !== this.tail) { this.unlink(e); this.append(e); }
+        return e.value as T;
+      }
+      // Loaded again below, in full or further: the new value replaces this one.
+      this.remove(e);
     }
     this.misses++;
     const loaded = load();
@@ -121,9 +125,12 @@ export class BlockCache {
     return this.columns.get(key, load);
   }
 
-  /** As `get`, for stored-field blocks (their own section of the budget). */
-  getStored<T>(key: string, load: () => { value: T; bytes: number }): T {
-    return this.storedBlocks.get(key, load);
+  /**
+   * As `get`, for stored-field blocks (their own section of the budget). A block may be cached in part (the
+   * entries up to the one a search fetched): `usable` says whether the cached part serves this read.
+   */
+  getStored<T>(key: string, load: () => { value: T; bytes: number }, usable: (cached: T) => boolean): T {
+    return this.storedBlocks.get(key, load, usable);
   }
 
   /** Drops every entry whose key starts with `prefix` (a closed segment's). */

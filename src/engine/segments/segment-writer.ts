@@ -28,7 +28,7 @@ import {
   type SegmentExtension, type SegmentInfo,
 } from './segment-info.ts';
 import { StoredFieldsWriter } from './stored-fields-format.ts';
-import { TermDictionaryWriter, type TermIndex } from './term-dictionary.ts';
+import { TermDictionaryWriter, type TermDictionaryReader, type TermIndex } from './term-dictionary.ts';
 
 /** A segment to copy from, with its live docs (null: all live). */
 export interface MergeInput { seg: Segment; live: Uint8Array | null }
@@ -80,7 +80,7 @@ export async function writeSegment(dir: string, name: string, inputs: MergeInput
     const y = new Yielder(opts.yieldEvery ?? nextMacrotask);
     const w = new Writer(inputs, files, y);
     await w.stored();
-    const idIndex = w.ids();
+    const idIndex = await w.ids();
     const fields: FieldMeta[] = [], termIndexes: TermIndex[] = [];
     for (const f of unionNames(inputs, (s) => s.fieldNames())) {
       const r = await w.field(f);
@@ -163,13 +163,48 @@ class TermHeap {
   peek(): number { return this.items[0]; }
 }
 
+interface IdEntry { id: string; doc: number; seqNo: number; version: number; primaryTerm: number }
+
+/** One input's live `_id`s in order, for the k-way merge of `Writer.ids`: the current entry's fields. */
+class IdSource {
+  private i = -1;
+  id = '';
+  doc = 0; seqNo = 0; version = 0; primaryTerm = 0;
+
+  constructor(private readonly dict: TermDictionaryReader | null, private readonly list: IdEntry[] | null, private readonly map: Int32Array) {}
+
+  /** Moves to the next live id; false at the end. */
+  next(): boolean {
+    const dict = this.dict;
+    if (dict === null) {
+      const list = this.list!;
+      if (++this.i >= list.length) return false;
+      const e = list[this.i];
+      this.id = e.id; this.doc = e.doc; this.seqNo = e.seqNo; this.version = e.version; this.primaryTerm = e.primaryTerm;
+      return true;
+    }
+    while (++this.i < dict.numTerms) {
+      const doc = this.map[dict.value(this.i, 0)];
+      if (doc < 0) continue;
+      this.id = dict.term(this.i); this.doc = doc;
+      this.seqNo = dict.value(this.i, 1); this.version = dict.value(this.i, 2); this.primaryTerm = dict.value(this.i, 3);
+      return true;
+    }
+    return false;
+  }
+}
+
 class Writer {
   readonly docMaps: Int32Array[] = [];
   readonly maxDoc: number;
   numRoots = 0;
   readonly bloom: BloomFilter;
   storedIndex = { firstDocs: [] as number[], blockOff: [] as number[], blockLen: [] as number[] };
-  private readonly idList: { id: string; doc: number; seqNo: number; version: number; primaryTerm: number }[] = [];
+  /**
+   * Per input that is not on disk (an indexing buffer's segment, bounded by the buffer): its live roots' ids
+   * and versions, sorted in `ids`. Disk inputs have an `_id` dictionary, sorted already.
+   */
+  private readonly memoryIds: (IdEntry[] | null)[] = [];
   private readonly docsBuf = new U32List();
   private readonly freqsBuf = new U32List();
   /** One input term's docs and freqs, decoded for a copy (grown on demand). */
@@ -208,24 +243,25 @@ class Writer {
     const sw = new StoredFieldsWriter(this.files.get('fdt')!);
     for (let k = 0; k < this.inputs.length; k++) {
       const seg = this.inputs[k].seg, m = this.docMaps[k];
-      if (seg instanceof DiskSegment && allLive(m)) { await this.copyStored(seg, m[0], sw); continue; }
+      const onDisk = seg instanceof DiskSegment;
+      this.memoryIds.push(onDisk ? null : []);
+      if (onDisk && allLive(m)) { await this.copyStored(seg, m[0], sw); continue; }
+      let n = 0;
       for (let d = 0; d < seg.maxDoc; d++) {
         if (m[d] < 0 || !this.isRoot(k, d)) continue;
         const e = seg.stored(d);
         sw.add(m[d], e.id, e.routing, e.seqNo, e.version, e.primaryTerm, e.source);
-        this.idList.push({ id: e.id, doc: m[d], seqNo: e.seqNo, version: e.version, primaryTerm: e.primaryTerm });
-        this.bloom.add(e.id);
-        this.numRoots++;
-        if ((this.numRoots & 255) === 0) await this.y.tick();
+        if (!onDisk) this.memoryIds[k]!.push({ id: e.id, doc: m[d], seqNo: e.seqNo, version: e.version, primaryTerm: e.primaryTerm });
+        if ((++n & 255) === 0) await this.y.tick();
       }
     }
     this.storedIndex = sw.finish();
   }
 
   /**
-   * Copies a disk input with no deleted docs: its compressed blocks as they are, its ids from its `_id`
-   * dictionary (no block is inflated). Measured on a kept 1M-doc shard, this is where a merge spent most of
-   * its stored-fields time: inflating every block, then compressing it again.
+   * Copies a disk input with no deleted docs: its compressed blocks as they are (no block is inflated; its ids
+   * come from its `_id` dictionary in `ids`). Measured on a kept 1M-doc shard, this is where a merge spent most
+   * of its stored-fields time: inflating every block, then compressing it again.
    */
   private async copyStored(seg: DiskSegment, shift: number, sw: StoredFieldsWriter): Promise<void> {
     const blocks = seg.storedBlocks;
@@ -233,28 +269,38 @@ class Writer {
       sw.addCompressedBlock(blocks.blockFirstDoc(b) + shift, blocks.compressedBlock(b));
       if ((b & 63) === 0) await this.y.tick();
     }
-    const ids = seg.idDictionary;
-    for (let ord = 0; ord < ids.numTerms; ord++) {
-      const id = ids.term(ord);
-      this.idList.push({ id, doc: ids.value(ord, 0) + shift, seqNo: ids.value(ord, 1), version: ids.value(ord, 2), primaryTerm: ids.value(ord, 3) });
-      this.bloom.add(id);
-      this.numRoots++;
-      if ((ord & 1023) === 0) await this.y.tick();
-    }
   }
 
-  ids(): TermIndex {
-    const list = this.idList;
-    list.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  /**
+   * The merged `_id` dictionary: a k-way merge of the inputs' sorted ids (disk inputs' `_id` dictionaries, live
+   * entries only), so no list of every id is built and sorted — at 5M docs that list held ~100 bytes of heap
+   * per doc. Fills the Bloom filter and counts the roots.
+   */
+  async ids(): Promise<TermIndex> {
+    const sources: IdSource[] = [], cur: string[] = [];
+    for (let k = 0; k < this.inputs.length; k++) {
+      const seg = this.inputs[k].seg, list = this.memoryIds[k];
+      if (list) list.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      sources.push(new IdSource(list ? null : (seg as DiskSegment).idDictionary, list, this.docMaps[k]));
+      cur.push('');
+    }
+    const heap = new TermHeap(cur);
+    for (let k = 0; k < sources.length; k++) if (sources[k].next()) { cur[k] = sources[k].id; heap.push(k); }
     const tw = new TermDictionaryWriter(this.files.get('ids')!, ID_TERM_ARITY);
     const vals = [0, 0, 0, 0];
-    for (let i = 0; i < list.length; i++) {
+    let last: string | null = null;
+    while (heap.size > 0) {
+      const k = heap.pop(), src = sources[k];
       // One live copy of an id per segment: the index writer deletes the old copy before adding a new one.
-      if (i > 0 && list[i].id === list[i - 1].id) throw new Error(`duplicate _id [${list[i].id}] among live docs of a merge`);
-      vals[0] = list[i].doc; vals[1] = list[i].seqNo; vals[2] = list[i].version; vals[3] = list[i].primaryTerm;
-      tw.add(list[i].id, vals);
+      if (src.id === last) throw new Error(`duplicate _id [${last}] among live docs of a merge`);
+      last = src.id;
+      vals[0] = src.doc; vals[1] = src.seqNo; vals[2] = src.version; vals[3] = src.primaryTerm;
+      tw.add(src.id, vals);
+      this.bloom.add(src.id);
+      if ((++this.numRoots & 1023) === 0) await this.y.tick();
+      if (src.next()) { cur[k] = src.id; heap.push(k); }
     }
-    list.length = 0;
+    for (const list of this.memoryIds) if (list) list.length = 0;
     return tw.finish();
   }
 
@@ -402,32 +448,44 @@ class Writer {
     const ordOf = new Map<string, number>();
     for (let i = 0; i < merged.length; i++) ordOf.set(merged[i], i);
     const start = new Uint32Array(this.maxDoc + 1);
-    const ords: number[] = [];
+    // Counted first, so the merged column is one typed array: a JS array of millions of ordinals held several
+    // times their bytes in the worker's heap while it grew.
+    let total = 0;
     for (let k = 0; k < cols.length; k++) {
       const dv = cols[k], m = this.docMaps[k];
-      const remap = perInput[k].map((t) => ordOf.get(t)!);
+      if (dv) for (let d = 0; d < m.length; d++) if (m[d] >= 0) total += dv.start[d + 1] - dv.start[d];
+    }
+    const ords = new Uint32Array(total);
+    let o = 0;
+    for (let k = 0; k < cols.length; k++) {
+      const dv = cols[k], m = this.docMaps[k];
+      const remap = Uint32Array.from(perInput[k], (t) => ordOf.get(t)!);
       for (let d = 0; d < m.length; d++) {
         if (m[d] < 0) continue;
-        start[m[d]] = ords.length;
-        if (dv) for (let i = dv.start[d]; i < dv.start[d + 1]; i++) ords.push(remap[dv.ords[i]]);
+        start[m[d]] = o;
+        if (dv) for (let i = dv.start[d]; i < dv.start[d + 1]; i++) ords[o++] = remap[dv.ords[i]];
       }
     }
-    start[this.maxDoc] = ords.length;
-    const terms: OrdinalTerms = { size: merged.length, term: (o) => merged[o] };
+    start[this.maxDoc] = o;
+    const terms: OrdinalTerms = { size: merged.length, term: (i) => merged[i] };
     const dvd = this.files.get('dvd')!;
-    const ref = dvd.region(encodeOrdinals(new OrdinalDocValues(start, Uint32Array.from(ords), terms), this.maxDoc));
+    const ref = dvd.region(encodeOrdinals(new OrdinalDocValues(start, ords, terms), this.maxDoc));
     const termsRef = dvd.region(encodeOrdinalTerms(terms));
     return { name, ref, terms: termsRef, termCount: merged.length };
   }
 
   exists(name: string): ColumnMeta | null {
-    const out: number[] = [];
-    for (let k = 0; k < this.inputs.length; k++) {
-      const e = this.inputs[k].seg.exists(name), m = this.docMaps[k];
-      if (e) for (let i = 0; i < e.length; i++) { const nd = m[e[i]]; if (nd >= 0) out.push(nd); }
+    const lists = this.inputs.map((i) => i.seg.exists(name));
+    let max = 0;
+    for (const e of lists) if (e) max += e.length;
+    const out = new Uint32Array(max);
+    let n = 0;
+    for (let k = 0; k < lists.length; k++) {
+      const e = lists[k], m = this.docMaps[k];
+      if (e) for (let i = 0; i < e.length; i++) { const nd = m[e[i]]; if (nd >= 0) out[n++] = nd; }
     }
-    if (out.length === 0) return null;
-    return { name, ref: this.files.get('dvd')!.region(encodeDocList(Uint32Array.from(out))) };
+    if (n === 0) return null;
+    return { name, ref: this.files.get('dvd')!.region(encodeDocList(out.subarray(0, n))) };
   }
 
   nested(): { off: number; len: number } | null {

@@ -13,7 +13,7 @@
  * (uvarints), source (uvarint byte length + bytes).
  */
 import { ByteReader, ByteWriter } from '../codec/byte-buf.ts';
-import { deflateRawTransient, inflateRawTransient } from '../codec/zlib-reuse.ts';
+import { deflateRawTransient, inflateRawPrefix } from '../codec/zlib-reuse.ts';
 import { CorruptionError } from '../errors.ts';
 import type { BlockCache } from './block-cache.ts';
 import type { RegionRef, RegionSource, SegmentFileWriter } from './segment-file.ts';
@@ -97,8 +97,44 @@ export class StoredFieldsWriter {
   }
 }
 
-/** An inflated block: its docs and where each doc's entry starts; entries are decoded only when asked for. */
-interface InflatedBlock { raw: Uint8Array; docs: Uint32Array; starts: Uint32Array }
+/**
+ * An inflated block, or its start: its docs and where each doc's entry starts; entries are decoded only when
+ * asked for. A search's fetch inflates a block only up to the entry it reads (`complete` false then).
+ */
+interface InflatedBlock { raw: Uint8Array; docs: Uint32Array; starts: Uint32Array; complete: boolean }
+
+/** Output inflated between two checks whether a fetch has its entry: a quarter of a block. */
+const INFLATE_STEP = STORED_BLOCK_BYTES / 4;
+
+/** Reads a uvarint at `pos` of `buf` below `len` into `varint.value`; the position after it, or −1 past `len`. */
+const varint = { value: 0 };
+function readUvarint(buf: Uint8Array, pos: number, len: number): number {
+  let v = 0, mul = 1;
+  for (;;) {
+    if (pos >= len) return -1;
+    const b = buf[pos++];
+    v += (b & 0x7f) * mul;
+    if (b < 0x80) { varint.value = v; return pos; }
+    mul *= 128;
+  }
+}
+
+/** The end of the entry starting at `pos` (its doc offset in `varint.value` after), or −1 when it passes `len`. */
+function entryEnd(buf: Uint8Array, pos: number, len: number): number {
+  let p = readUvarint(buf, pos, len);
+  if (p < 0) return -1;
+  const docOffset = varint.value;
+  if ((p = readUvarint(buf, p, len)) < 0) return -1;
+  p += varint.value;
+  if ((p = readUvarint(buf, p, len)) < 0) return -1;
+  if (varint.value > 0) p += varint.value - 1;
+  for (let i = 0; i < 3; i++) if ((p = readUvarint(buf, p, len)) < 0) return -1;
+  if ((p = readUvarint(buf, p, len)) < 0) return -1;
+  p += varint.value;
+  if (p > len) return -1;
+  varint.value = docOffset;
+  return p;
+}
 
 const utf8 = new TextDecoder();
 
@@ -112,7 +148,9 @@ export class StoredFieldsReader {
     while (lo < hi) { const m = (lo + hi) >>> 1; if (f[m] <= doc) lo = m + 1; else hi = m; }
     const b = lo - 1;
     if (b < 0) throw new CorruptionError(this.file.path, 0, `no stored fields for doc ${doc}`);
-    const block = this.cache ? this.cache.getStored(this.key + b, () => this.load(b)) : this.load(b).value;
+    const block = this.cache
+      ? this.cache.getStored(this.key + b, () => this.load(b, doc), (c: InflatedBlock) => c.complete || c.docs[c.docs.length - 1] >= doc)
+      : this.load(b, doc).value;
     lo = 0; hi = block.docs.length;
     while (lo < hi) { const m = (lo + hi) >>> 1; if (block.docs[m] < doc) lo = m + 1; else hi = m; }
     if (lo >= block.docs.length || block.docs[lo] !== doc) throw new CorruptionError(this.file.path, this.index.blockOff[b], `doc ${doc} missing from its stored block`);
@@ -149,30 +187,49 @@ export class StoredFieldsReader {
     return { doc: block.docs[i], id, routing, seqNo, version, primaryTerm, source };
   }
 
-  /** Inflates block `b` and finds its entries' starts (skipping over their bytes: no strings or objects). */
-  private load(b: number): { value: InflatedBlock; bytes: number } {
+  /**
+   * Inflates block `b` — only as far as the entry of doc `upToDoc` when that is given — and finds its entries'
+   * starts (skipping over their bytes: no strings or objects).
+   */
+  private load(b: number, upToDoc = Infinity): { value: InflatedBlock; bytes: number } {
     const ref: RegionRef = { off: this.index.blockOff[b], len: this.index.blockLen[b] };
     // Inflating copies the block out, so the region itself can be read into the reused buffer.
     const payload = this.file.readRegionTransient(ref);
     if (payload[0] !== STORED_CODEC_DEFLATE) throw new CorruptionError(this.file.path, ref.off, `unknown stored-fields codec ${payload[0]}`);
-    let raw: Uint8Array;
-    // The inflated bytes are copied out of the reused buffer: the cache keeps the block.
-    try { raw = inflateRawTransient(payload.subarray(1)).slice(); } catch (e) {
+    const first = this.index.firstDocs[b];
+    // Entries found so far, filled in as the output grows: `count` is the block's entry count once read.
+    let count = -1, found = 0, pos = 0;
+    let upTo = upToDoc;
+    let docs = new Uint32Array(0), starts = new Uint32Array(0);
+    const scan = (out: Uint8Array, len: number): boolean => {
+      if (count < 0) {
+        pos = readUvarint(out, 0, len);
+        if (pos < 0) return false;
+        count = varint.value;
+        docs = new Uint32Array(count);
+        starts = new Uint32Array(count);
+      }
+      while (found < count) {
+        const end = entryEnd(out, pos, len);
+        if (end < 0) return false;
+        starts[found] = pos;
+        docs[found++] = first + varint.value;
+        pos = end;
+        if (first + varint.value >= upTo) return true;
+      }
+      return true;
+    };
+    let inflated;
+    try { inflated = inflateRawPrefix(payload.subarray(1), INFLATE_STEP, scan); } catch (e) {
       throw new CorruptionError(this.file.path, ref.off, `stored block does not decompress: ${(e as Error).message}`);
     }
-    const r = new ByteReader(raw, this.file.path);
-    const n = r.uvarint();
-    const first = this.index.firstDocs[b];
-    const docs = new Uint32Array(n), starts = new Uint32Array(n);
-    for (let i = 0; i < n; i++) {
-      starts[i] = r.pos;
-      docs[i] = first + r.uvarint();
-      r.skip(r.uvarint());
-      const rl = r.uvarint();
-      if (rl > 0) r.skip(rl - 1);
-      r.uvarint(); r.uvarint(); r.uvarint();
-      r.skip(r.uvarint());
-    }
-    return { value: { raw, docs, starts }, bytes: raw.byteLength + n * 8 + 64 };
+    const { out, complete } = inflated;
+    // With the whole block inflated, every entry is found: the cached block then serves any later read.
+    upTo = Infinity;
+    if (complete && (!scan(out, out.byteLength) || found < count)) throw new CorruptionError(this.file.path, ref.off, `stored block ends inside an entry`);
+    // The inflated bytes are copied out of the reused buffer: the cache keeps the block.
+    const raw = out.slice(0, pos);
+    const n = found;
+    return { value: { raw, docs: docs.subarray(0, n), starts: starts.subarray(0, n), complete: n === count }, bytes: raw.byteLength + n * 8 + 64 };
   }
 }

@@ -102,11 +102,12 @@ export async function cutHeadBlock(db: Tsdb): Promise<void> {
   const R = db.blockRangeMs;
   const mint = Math.floor(db.head.minTime / R) * R, maxt = mint + R;
   const series: BlockSeries[] = [];
-  for (const s of db.head.byRef.values()) {
-    const chunks: BlockChunk[] = db.head.chunksWithBytes(s, maxt);
-    const del = db.head.tombstones.get(s.ref);
+  for (const slot of db.head.slots()) {
+    const ref = db.head.refAt(slot);
+    const chunks: BlockChunk[] = db.head.chunksWithBytes(slot, maxt);
+    const del = db.head.tombstones.get(ref);
     const kept = del ? rewriteDeleted(chunks, del) : chunks;
-    if (kept.length) series.push({ labels: s.labels, chunks: kept });
+    if (kept.length) series.push({ labels: db.head.labelsAt(slot), chunks: kept });
   }
   series.sort((a, b) => compareLabels(a.labels, b.labels));
   if (series.length) await writeBlockDir(db.dir, series, { minTime: mint, maxTime: maxt, level: 1, cutFromHead: true }, db.now());
@@ -329,11 +330,12 @@ export function snapshot(db: Tsdb, dir: string, withHead: boolean): Promise<void
     for (const b of blocks) await linkTree(b.dir, path.join(dir, path.basename(b.dir)));
     if (!withHead || db.head.numSeries === 0) return;
     const series: BlockSeries[] = [];
-    for (const s of db.head.byRef.values()) {
-      const chunks: BlockChunk[] = db.head.chunksWithBytes(s);
-      const del = db.head.tombstones.get(s.ref);
+    for (const slot of db.head.slots()) {
+      const ref = db.head.refAt(slot);
+      const chunks: BlockChunk[] = db.head.chunksWithBytes(slot);
+      const del = db.head.tombstones.get(ref);
       const kept = del ? rewriteDeleted(chunks, del) : chunks;
-      if (kept.length) series.push({ labels: s.labels, chunks: kept });
+      if (kept.length) series.push({ labels: db.head.labelsAt(slot), chunks: kept });
     }
     series.sort((a, b) => compareLabels(a.labels, b.labels));
     if (series.length) await writeBlockDir(dir, series, { minTime: db.head.minTime, maxTime: db.head.maxTime + 1, level: 1 }, db.now());

@@ -10,7 +10,6 @@ import path from 'node:path';
 import type { FetchedSeries, Labels, Matcher } from './api.ts';
 import type { SeriesSource } from './chunk-meta.ts';
 import { APPEND_DUP_IGNORED, APPEND_OK, ERR_DUPLICATE, ERR_OUT_OF_BOUNDS, ERR_OUT_OF_ORDER, Head } from './head.ts';
-import type { MemSeries } from './head.ts';
 import { labelsFromFlat, labelsKey } from './labels.ts';
 import { fetchSeries, MultiSourceQuerier } from './querier.ts';
 import type { OpenWal, TsdbWal } from './wal-port.ts';
@@ -181,19 +180,19 @@ export class Tsdb {
       const given = batch.refs ? batch.refs[i] : 0;
       const flat = batch.flat ? batch.flat[i] : null;
       if (given > 0 || (batch.flat && flat === null)) {
-        const s = given > 0 ? head.byRef.get(given) : undefined;
-        if (s === undefined) unknown.push(i);
+        const s = given > 0 ? head.slotOf(given) : -1;
+        if (s < 0) unknown.push(i);
         resolved[i] = s;
         continue;
       }
       let s = flat ? head.seriesOfFlat(flat) : head.seriesOf(batch.series![i]);
-      if (s === undefined) {
+      if (s < 0) {
         const r = head.getOrCreate(flat ? labelsFromFlat(flat) : batch.series![i]);
         s = r.series;
-        if (r.created) created.push({ ref: s.ref, labels: s.labels });
+        if (r.created) created.push({ ref: head.refAt(s), labels: head.labelsAt(s) });
       }
       resolved[i] = s;
-      (outRefs ??= new Float64Array(nSeries))[i] = s.ref;
+      (outRefs ??= new Float64Array(nSeries))[i] = head.refAt(s);
     }
     if (outRefs) res.refs = outRefs;
     if (unknown.length) res.unknown = unknown;
@@ -202,14 +201,13 @@ export class Tsdb {
     let na = 0;
     for (let i = 0; i < n; i++) {
       const s = resolved[batch.sidx[i]];
-      if (s === undefined) continue; // stale ref: reported in `unknown`, the caller resends with labels
+      if (s < 0) continue; // stale ref: reported in `unknown`, the caller resends with labels
       const t = batch.ts[i], v = batch.vs[i];
       const code = head.appendable(s, t, v, minValid);
-      if (code === APPEND_OK) { head.appendUnchecked(s, t, v); refs[i] = s.ref; accepted[na++] = i; continue; }
+      if (code === APPEND_OK) { head.appendUnchecked(s, t, v); refs[i] = head.refAt(s); accepted[na++] = i; continue; }
       if (code === APPEND_DUP_IGNORED) continue;
       countError(res, code);
     }
-    resolved.fill(undefined, 0, nSeries); // the scratch must not keep series alive after they leave the head
     res.added = na;
     const records: Uint8Array[] = [];
     if (created.length) records.push(encodeSeriesRecord(created));
@@ -385,12 +383,13 @@ async function retryVanished<T>(load: () => Promise<T>): Promise<T> {
  * the WAL records are encoded, which copies them, before the append's first await).
  */
 class AppendScratch {
-  private seriesArr: (MemSeries | undefined)[] = [];
+  /** Head slots of a batch's series, -1 for a ref the head does not know. */
+  private seriesArr = new Int32Array(1024);
   private refsArr = new Float64Array(1024);
   private acceptedArr = new Uint32Array(1024);
 
-  series(n: number): (MemSeries | undefined)[] {
-    if (this.seriesArr.length < n) this.seriesArr = new Array<MemSeries | undefined>(n).fill(undefined);
+  series(n: number): Int32Array {
+    if (this.seriesArr.length < n) this.seriesArr = new Int32Array(n);
     return this.seriesArr;
   }
 

@@ -7,7 +7,7 @@
  * after it may overlap) are recognised as duplicates and skipped, which makes replay idempotent.
  */
 import { CorruptionError } from '../errors.ts';
-import { APPEND_OK, Head, type MemSeries } from './head.ts';
+import { APPEND_OK, Head } from './head.ts';
 import type { TsdbWal } from './wal-port.ts';
 import {
   decodeSamplesRecord, decodeSeriesRecord, decodeTombstonesRecord, encodeSamplesRecord, encodeSeriesRecord,
@@ -18,9 +18,9 @@ import { decodeXor, xorCount } from './xor-chunk.ts';
 
 export interface WalReplayStatus { min: number; max: number; current: number }
 
-/** Applies TSDB WAL records to a head; `refMap` maps logged refs to live series. */
+/** Applies TSDB WAL records to a head; `refMap` maps logged refs to live series' head slots. */
 export class Replayer {
-  readonly refMap = new Map<number, MemSeries>();
+  readonly refMap = new Map<number, number>();
   private readonly batch = new SampleBatch();
   /** Records of types the head does not hold (exemplars, metadata, histograms). */
   skipped = 0;
@@ -51,7 +51,7 @@ export class Replayer {
     } else if (type === REC_TOMBSTONES) {
       for (const t of decodeTombstonesRecord(rec, file)) {
         const s = this.refMap.get(t.ref);
-        if (s) this.head.addTombstone(s.ref, [t.mint, t.maxt]);
+        if (s !== undefined) this.head.addTombstone(this.head.refAt(s), [t.mint, t.maxt]);
       }
     } else {
       this.skipped++;
@@ -75,19 +75,20 @@ export async function replayInto(head: Head, wal: TsdbWal): Promise<WalReplaySta
  */
 export function* headCheckpointRecords(head: Head): Generator<Uint8Array> {
   let series: SeriesRec[] = [];
-  for (const s of head.byRef.values()) {
-    series.push({ ref: s.ref, labels: s.labels });
+  for (const slot of head.slots()) {
+    series.push({ ref: head.refAt(slot), labels: head.labelsAt(slot) });
     if (series.length === 4096) { yield encodeSeriesRecord(series); series = []; }
   }
   if (series.length) yield encodeSeriesRecord(series);
   let idx = new Uint32Array(0);
-  for (const s of head.byRef.values()) {
-    for (const { bytes } of head.chunksWithBytes(s)) {
+  for (const slot of head.slots()) {
+    const ref = head.refAt(slot);
+    for (const { bytes } of head.chunksWithBytes(slot)) {
       const n = xorCount(bytes);
       const ts = new Float64Array(n), vs = new Float64Array(n);
       decodeXor(bytes, ts, vs);
       if (idx.length < n) { idx = new Uint32Array(Math.max(n, 256)); for (let i = 0; i < idx.length; i++) idx[i] = i; }
-      yield encodeSamplesRecord(new Float64Array(n).fill(s.ref), ts, vs, idx, n);
+      yield encodeSamplesRecord(new Float64Array(n).fill(ref), ts, vs, idx, n);
     }
   }
   const tombs: TombstoneRec[] = [];

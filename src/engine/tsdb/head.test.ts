@@ -21,10 +21,11 @@ test('head: a label pair carried by several series is one shared object; unique 
     const a = head.getOrCreate(labelsFromRecord({ __name__: 'up', job: 'api', n: '1' })).series;
     // Fresh strings, as decoded from a worker message.
     const b = head.getOrCreate(labelsFromRecord({ __name__: 'u' + 'p', job: ['a', 'pi'].join(''), n: '2' })).series;
-    assert.deepEqual(b.labels.map((l) => `${l.name}=${l.value}`), ['__name__=up', 'job=api', 'n=2']);
-    assert.equal(b.labels[0], a.labels[0], '__name__=up is shared');
-    assert.equal(b.labels[1], a.labels[1], 'job=api is shared');
-    assert.notEqual(b.labels[2], a.labels[2]);
+    const la = head.labelsAt(a), lb = head.labelsAt(b);
+    assert.deepEqual(lb.map((l) => `${l.name}=${l.value}`), ['__name__=up', 'job=api', 'n=2']);
+    assert.equal(lb[0], la[0], '__name__=up is shared');
+    assert.equal(lb[1], la[1], 'job=api is shared');
+    assert.notEqual(lb[2], la[2]);
     assert.equal(head.seriesOf(labelsFromRecord({ __name__: 'up', job: 'api', n: '2' })), b);
   });
 });
@@ -35,18 +36,20 @@ test('head: once the series holding a shared pair is gone, new series share the 
     const b = head.getOrCreate(labelsFromRecord({ job: 'api', n: '2' })).series;
     head.append(a, 1000, 1);
     head.append(b, 9_000_000, 1);
-    assert.deepEqual(head.truncate(7_200_000), [a.ref], 'a had only data before the cut');
-    assert.equal(head.seriesOf(a.labels), undefined);
+    const aRef = head.refAt(a), aLabels = head.labelsAt(a);
+    assert.deepEqual(head.truncate(7_200_000), [aRef], 'a had only data before the cut');
+    assert.equal(head.seriesOf(aLabels), -1);
+    assert.equal(head.slotOf(aRef), -1);
     const c = head.getOrCreate(labelsFromRecord({ job: 'api', n: '3' })).series;
-    assert.equal(c.labels[0], b.labels[0]);
-    assert.equal(c.labels[0].value, 'api');
+    assert.equal(head.labelsAt(c)[0], head.labelsAt(b)[0]);
+    assert.equal(head.labelsAt(c)[0].value, 'api');
   });
 });
 
 test('head: open chunks live in the slab; closing them frees their slots for the next series', () => {
   withHead((head) => {
     const series = Array.from({ length: 300 }, (_, i) => head.getOrCreate(labelsFromRecord({ job: 'a', n: String(i) })).series);
-    for (let t = 0; t < 100; t++) for (const s of series) head.append(s, t * 1000, t * 3 + s.ref);
+    for (let t = 0; t < 100; t++) for (const s of series) head.append(s, t * 1000, t * 3 + head.refAt(s));
     assert.ok(head.slab.slotBytes > 300 * 32);
     const pages = head.slab.pageBytes;
     head.truncate(7_200_000);
@@ -68,7 +71,7 @@ test('head: an open chunk read by a query after it was closed is read from the h
     const s = head.getOrCreate(labelsFromRecord({ job: 'a' })).series;
     for (let t = 0; t < 10; t++) head.append(s, t * 1000, t);
     const metas: ChunkMeta[] = [];
-    head.chunksOf(s.ref, 0, Infinity, metas);
+    head.chunksOf(head.refAt(s), 0, Infinity, metas);
     assert.equal(metas.length, 1);
     // Crossing the chunk range closes the chunk; new series' chunks then reuse its slot.
     head.append(s, 7_200_000, 99);
@@ -76,5 +79,33 @@ test('head: an open chunk read by a query after it was closed is read from the h
     const ts = new Float64Array(10), vs = new Float64Array(10);
     assert.equal(decodeXor(metas[0].bytes, ts, vs), 10);
     assert.deepEqual([...vs], [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+});
+
+test('head: a query view of an open chunk whose series left the head reads as empty, not as the series now in its slot', () => {
+  withHead((head) => {
+    const a = head.getOrCreate(labelsFromRecord({ job: 'a', n: '1' })).series;
+    const keep = head.getOrCreate(labelsFromRecord({ job: 'a', n: '2' })).series;
+    for (let t = 0; t < 10; t++) head.append(a, t * 1000, t);
+    head.append(keep, 9_000_000, 1);
+    const metas: ChunkMeta[] = [];
+    head.chunksOf(head.refAt(a), 0, Infinity, metas);
+    assert.equal(metas.length, 1);
+    const aRef = head.refAt(a);
+    assert.deepEqual(head.truncate(7_200_000), [aRef]);
+    // The freed slot goes to the next new series, with a chunk starting at the same time as a's did.
+    const b = head.getOrCreate(labelsFromRecord({ job: 'b' })).series;
+    assert.equal(b, a, 'the slot is reused');
+    assert.notEqual(head.refAt(b), aRef, 'refs are never reused');
+    assert.equal(head.hasOpenChunk(b), false, 'a new slot starts without a chunk');
+    // Unchecked, so that b's chunk starts at 0 as a's did: a view keyed by slot and start time would read it.
+    for (let t = 0; t < 3; t++) head.appendUnchecked(b, t * 1000, 50 + t);
+    assert.equal(head.labelsOf(aRef).length, 0);
+    assert.equal(metas[0].bytes.length, 2, 'an empty chunk (its data is in a block by now)');
+    const later: ChunkMeta[] = [];
+    head.chunksOf(head.refAt(b), 0, Infinity, later);
+    const ts = new Float64Array(3), vs = new Float64Array(3);
+    assert.equal(decodeXor(later[0].bytes, ts, vs), 3);
+    assert.deepEqual([...vs], [50, 51, 52]);
   });
 });

@@ -13,6 +13,8 @@ import type { HeadChunkFiles } from './head-chunks.ts';
 import { LabelIndex } from './postings.ts';
 import { XOR_MAX_SAMPLES } from './xor-chunk.ts';
 import { ChunkSlab, SlabXorAppender } from './chunk-slab.ts';
+import { SeriesColumns } from './series-columns.ts';
+import { RefTable } from './ref-table.ts';
 
 /** Append statuses; the refusals' texts are the registry's `TSDB_OUT_OF_ORDER`, `TSDB_DUPLICATE_SAMPLE`, `TSDB_OUT_OF_BOUNDS`. */
 export const APPEND_OK = 0, APPEND_DUP_IGNORED = 1, ERR_OUT_OF_ORDER = 2, ERR_DUPLICATE = 3, ERR_OUT_OF_BOUNDS = 4;
@@ -31,13 +33,13 @@ const EMPTY_CHUNK = new Uint8Array(2);
 /**
  * The open chunk as a query sees it: its bytes are copied on first use only (listings never need them). By
  * then the chunk may have grown (the copy has the newer samples too, as an appender's bytes would), moved to
- * a larger slot, or been closed into the head chunk files: it is found again by its series and start time.
+ * a larger slot, been closed into the head chunk files, or its series left the head (its column slot may
+ * belong to another series by then): it is found again by its series ref and start time.
  */
 class OpenChunkView implements ChunkMeta {
-  readonly maxt: number;
   private data: Uint8Array | null = null;
-  constructor(private readonly head: Head, private readonly s: MemSeries, readonly mint: number) { this.maxt = s.maxT; }
-  get bytes(): Uint8Array { return this.data ??= this.head.chunkBytesAt(this.s, this.mint); }
+  constructor(private readonly head: Head, private readonly ref: number, readonly mint: number, readonly maxt: number) {}
+  get bytes(): Uint8Array { return this.data ??= this.head.chunkBytesAt(this.ref, this.mint); }
 }
 
 /** A closed head chunk as a query sees it: its bytes are read from the head chunk files on first use. */
@@ -47,41 +49,18 @@ class ClosedChunkView implements ChunkMeta {
   get bytes(): Uint8Array { return this.data ??= this.files.read(this.ref); }
 }
 
-export class MemSeries {
-  /**
-   * The closed chunks, flat: `mint, maxt, ref` per chunk (ref into the head chunk files). Three doubles per
-   * chunk instead of an object and a byte array on the heap.
-   */
-  closed: number[] = [];
-  /**
-   * The open chunk: its slot in the head's `ChunkSlab` (-1 when there is none) and the state of its XOR
-   * writer (bits written, sample count, last time delta, value window as `leading << 8 | trailing`); its last
-   * time and value are `maxT` and `lastHi`/`lastLo`. Fields rather than an appender object with a byte array
-   * of its own: see chunk-slab.ts.
-   */
-  chunkAt = -1;
-  chunkBits = 0;
-  chunkCount = 0;
-  chunkTDelta = 0;
-  chunkWindow = 0;
-  appMint = 0;
-  appNextAt = 0;
-  maxT = -Infinity;
-  /** The last value's words as int32 (`| 0`): small integers in V8, where uint32 words would be boxed. */
-  lastHi = 0;
-  lastLo = 0;
-  constructor(readonly ref: number, readonly labels: Labels, readonly hash: number) {}
-
-  get closedCount(): number { return this.closed.length / 3; }
-  get hasOpenChunk(): boolean { return this.chunkAt >= 0; }
-}
-
+/**
+ * Series are slots of `cols` (series-columns.ts): the hot path passes a slot number, never a series object.
+ * A slot is valid while its series is in the head; `slotOf` finds it from the series ref.
+ */
 export class Head implements SeriesSource {
   readonly index = new LabelIndex();
-  /** Every series by ref (iteration order: creation). */
-  readonly byRef = new Map<number, MemSeries>();
-  /** Series by label set (no key string per series). */
-  private readonly byLabels = new LabelSetMap<MemSeries>();
+  /** The series' state, by slot. */
+  readonly cols = new SeriesColumns();
+  /** Every series' slot by ref. */
+  private readonly byRef = new RefTable((slot) => this.cols.ref[slot]);
+  /** Series slots by label set (no key string per series). */
+  private readonly byLabels = new LabelSetMap<number>((slot) => this.cols.labelsAt(slot));
   readonly tombstones = new Map<number, Interval[]>();
   private readonly strings = new StringTable(INTERN_MAX);
   /** The open chunks' bytes, and the appender that writes them. */
@@ -97,30 +76,48 @@ export class Head implements SeriesSource {
 
   get numSeries(): number { return this.byRef.size; }
 
-  /** The series with labels `ls` (sorted, non-empty values), if any. */
-  seriesOf(ls: Labels, hash = labelsHash(ls)): MemSeries | undefined { return this.byLabels.get(ls, hash); }
+  /** The slot of the series with labels `ls` (sorted, non-empty values), or -1. */
+  seriesOf(ls: Labels, hash = labelsHash(ls)): number { return this.byLabels.get(ls, hash) ?? -1; }
 
-  /** The series with the flat labels `[name, value, …]`, if any. */
-  seriesOfFlat(flat: readonly string[]): MemSeries | undefined { return this.byLabels.getFlat(flat); }
+  /** The slot of the series with the flat labels `[name, value, …]`, or -1. */
+  seriesOfFlat(flat: readonly string[]): number { return this.byLabels.getFlat(flat) ?? -1; }
 
-  /** Returns the series for `ls` (sorted, non-empty values), creating it with a new ref if needed. */
-  getOrCreate(ls: Labels): { series: MemSeries; created: boolean } {
+  /** The slot of the series with ref `ref`, or -1. */
+  slotOf(ref: number): number { return ref >= 0 ? this.byRef.get(ref) : -1; }
+
+  /**
+   * The slots of every series, in slot order (cold paths: block cut, checkpoint, snapshot). Series created
+   * while it is consumed may or may not be visited; removing the one just visited is allowed.
+   */
+  *slots(): Generator<number> {
+    const cols = this.cols;
+    for (let slot = 0; slot < cols.end; slot++) if (cols.inUse(slot)) yield slot;
+  }
+
+  /** The ref of the series in `slot`. */
+  refAt(slot: number): number { return this.cols.ref[slot]; }
+
+  /** The label set of the series in `slot`. */
+  labelsAt(slot: number): Labels { return this.cols.labelsAt(slot); }
+
+  /** Returns the slot of the series `ls` (sorted, non-empty values), creating it with a new ref if needed. */
+  getOrCreate(ls: Labels): { series: number; created: boolean } {
     const hash = labelsHash(ls);
     const s = this.seriesOf(ls, hash);
-    if (s !== undefined) return { series: s, created: false };
+    if (s >= 0) return { series: s, created: false };
     return { series: this.create(this.nextRef, ls, hash), created: true };
   }
 
-  /** Creates a series with a given ref (WAL replay); returns the existing one for a known label set. */
-  create(ref: number, ls: Labels, hash = labelsHash(ls)): MemSeries {
+  /** Creates a series with a given ref (WAL replay); returns the existing one's slot for a known label set. */
+  create(ref: number, ls: Labels, hash = labelsHash(ls)): number {
     const had = this.seriesOf(ls, hash);
-    if (had !== undefined) return had;
-    const s = new MemSeries(ref, this.interned(ls), hash);
-    this.byLabels.add(s, hash);
-    this.byRef.set(ref, s);
+    if (had >= 0) return had;
+    const slot = this.cols.alloc(ref, this.interned(ls), hash);
+    this.byLabels.add(slot, hash);
+    this.byRef.add(slot);
     this.index.add(ref, ls);
     if (ref >= this.nextRef) this.nextRef = ref + 1;
-    return s;
+    return slot;
   }
 
   /**
@@ -143,10 +140,9 @@ export class Head implements SeriesSource {
 
   /** The `Label` object of `name=value` held by a series that carries it, if any. */
   private sharedLabel(name: string, value: string): Label | undefined {
-    const ref = this.index.anyRef(name, value);
-    if (ref < 0) return undefined;
-    const ls = this.byRef.get(ref)?.labels;
-    if (ls === undefined) return undefined;
+    const slot = this.slotOf(this.index.anyRef(name, value));
+    if (slot < 0) return undefined;
+    const ls = this.cols.labelsAt(slot);
     for (let i = 0; i < ls.length; i++) if (ls[i].name === name) return ls[i];
     return undefined;
   }
@@ -157,94 +153,106 @@ export class Head implements SeriesSource {
     return Math.max(this.minValidTime, byHead);
   }
 
-  /** Checks a sample without appending: one of the APPEND_* / ERR_* codes. */
-  appendable(s: MemSeries, t: number, v: number, minValid: number): number {
+  /** Checks a sample for the series in `slot` without appending: one of the APPEND_* / ERR_* codes. */
+  appendable(slot: number, t: number, v: number, minValid: number): number {
     if (t < minValid) return ERR_OUT_OF_BOUNDS;
-    if (t > s.maxT) return APPEND_OK;
-    if (t < s.maxT) return ERR_OUT_OF_ORDER;
+    const maxT = this.cols.maxT[slot];
+    if (t > maxT) return APPEND_OK;
+    if (t < maxT) return ERR_OUT_OF_ORDER;
     F64[0] = v;
-    return (U32[1] | 0) === s.lastHi && (U32[0] | 0) === s.lastLo ? APPEND_DUP_IGNORED : ERR_DUPLICATE;
+    return (U32[1] | 0) === this.cols.lastHi[slot] && (U32[0] | 0) === this.cols.lastLo[slot] ? APPEND_DUP_IGNORED : ERR_DUPLICATE;
   }
 
-  /** Appends after `appendable` said APPEND_OK. */
-  appendUnchecked(s: MemSeries, t: number, v: number): void {
-    if (s.chunkAt < 0 || s.chunkCount >= XOR_MAX_SAMPLES || t >= s.appNextAt) {
-      this.closeOpen(s);
-      s.chunkAt = this.slab.alloc(FIRST_SLOT_BYTES);
-      s.chunkBits = 16;
-      s.chunkCount = 0;
-      s.chunkTDelta = 0;
-      s.chunkWindow = 0xff00;
-      s.appMint = t;
-      s.appNextAt = (Math.floor(t / this.chunkRangeMs) + 1) * this.chunkRangeMs;
+  /** Appends to the series in `slot` after `appendable` said APPEND_OK. */
+  appendUnchecked(slot: number, t: number, v: number): void {
+    const c = this.cols;
+    if (c.chunkAt[slot] < 0 || c.chunkCount[slot] >= XOR_MAX_SAMPLES || t >= c.appNextAt[slot]) {
+      this.closeOpen(slot);
+      c.chunkAt[slot] = this.slab.alloc(FIRST_SLOT_BYTES);
+      c.chunkBits[slot] = 16;
+      c.chunkCount[slot] = 0;
+      c.chunkTDelta[slot] = 0;
+      c.chunkWindow[slot] = 0xff00;
+      c.appMint[slot] = t;
+      c.appNextAt[slot] = (Math.floor(t / this.chunkRangeMs) + 1) * this.chunkRangeMs;
     }
     const a = this.appender;
-    a.resumeAt(s.chunkAt, s.chunkBits, s.chunkCount, s.maxT, s.chunkTDelta, s.lastHi, s.lastLo, s.chunkWindow >>> 8, s.chunkWindow & 0xff);
+    const w = c.chunkWindow[slot];
+    a.resumeAt(c.chunkAt[slot], c.chunkBits[slot], c.chunkCount[slot], c.maxT[slot], c.chunkTDelta[slot], c.lastHi[slot], c.lastLo[slot], w >>> 8, w & 0xff);
     a.append(t, v);
-    s.chunkAt = a.addr;
-    s.chunkBits = a.bits;
-    s.chunkCount = a.count;
-    s.chunkTDelta = a.tDelta;
-    s.chunkWindow = (a.leading << 8) | a.trailing;
-    s.maxT = t;
+    c.chunkAt[slot] = a.addr;
+    c.chunkBits[slot] = a.bits;
+    c.chunkCount[slot] = a.count;
+    c.chunkTDelta[slot] = a.tDelta;
+    c.chunkWindow[slot] = (a.leading << 8) | a.trailing;
+    c.maxT[slot] = t;
     F64[0] = v;
-    s.lastHi = U32[1] | 0;
-    s.lastLo = U32[0] | 0;
+    c.lastHi[slot] = U32[1] | 0;
+    c.lastLo[slot] = U32[0] | 0;
     if (t < this.minTime) this.minTime = t;
     if (t > this.maxTime) this.maxTime = t;
   }
 
-  /** Checked append; returns an APPEND_* / ERR_* code. */
-  append(s: MemSeries, t: number, v: number): number {
-    const code = this.appendable(s, t, v, this.appendableMinValidTime());
-    if (code === APPEND_OK) this.appendUnchecked(s, t, v);
+  /** Checked append to the series in `slot`; returns an APPEND_* / ERR_* code. */
+  append(slot: number, t: number, v: number): number {
+    const code = this.appendable(slot, t, v, this.appendableMinValidTime());
+    if (code === APPEND_OK) this.appendUnchecked(slot, t, v);
     return code;
   }
 
-  /** Moves the open chunk of `s` to the head chunk files. */
-  closeOpen(s: MemSeries): void {
-    if (s.chunkAt < 0) return;
-    const ref = this.chunkFiles.write(s.ref, s.appMint, s.maxT, this.slab.view(s.chunkAt, (s.chunkBits + 7) >>> 3));
-    s.closed.push(s.appMint, s.maxT, ref);
-    this.slab.release(s.chunkAt);
-    s.chunkAt = -1;
+  /** Whether the series in `slot` has an open chunk. */
+  hasOpenChunk(slot: number): boolean { return this.cols.chunkAt[slot] >= 0; }
+
+  /** Moves the open chunk of the series in `slot` to the head chunk files. */
+  closeOpen(slot: number): void {
+    const c = this.cols;
+    const at = c.chunkAt[slot];
+    if (at < 0) return;
+    const ref = this.chunkFiles.write(c.ref[slot], c.appMint[slot], c.maxT[slot], this.slab.view(at, (c.chunkBits[slot] + 7) >>> 3));
+    (c.closed[slot] ??= []).push(c.appMint[slot], c.maxT[slot], ref);
+    this.slab.release(at);
+    c.chunkAt[slot] = -1;
   }
 
   /** A copy of the open chunk's bytes. */
-  private openChunkBytes(s: MemSeries): Uint8Array {
-    return this.slab.copy(s.chunkAt, (s.chunkBits + 7) >>> 3);
+  private openChunkBytes(slot: number): Uint8Array {
+    return this.slab.copy(this.cols.chunkAt[slot], (this.cols.chunkBits[slot] + 7) >>> 3);
   }
 
   /**
-   * The bytes of the chunk of `s` that starts at `mint`, open or closed since (an `OpenChunkView` read after
-   * appends); an empty chunk when it has been truncated away.
+   * The bytes of the chunk of series `ref` that starts at `mint`, open or closed since (an `OpenChunkView`
+   * read after appends); an empty chunk when it has been truncated away or the series left the head.
    */
-  chunkBytesAt(s: MemSeries, mint: number): Uint8Array {
-    if (s.chunkAt >= 0 && s.appMint === mint) return this.openChunkBytes(s);
-    const c = s.closed;
-    for (let i = 0; i < c.length; i += 3) if (c[i] === mint) return this.chunkFiles.read(c[i + 2]);
+  chunkBytesAt(ref: number, mint: number): Uint8Array {
+    const slot = this.slotOf(ref);
+    if (slot < 0) return EMPTY_CHUNK;
+    if (this.cols.chunkAt[slot] >= 0 && this.cols.appMint[slot] === mint) return this.openChunkBytes(slot);
+    const c = this.cols.closed[slot];
+    if (c !== null) for (let i = 0; i < c.length; i += 3) if (c[i] === mint) return this.chunkFiles.read(c[i + 2]);
     return EMPTY_CHUNK;
   }
 
-  /** The chunks of `s` ending before `maxt` (all when omitted), the open one included, with their bytes. */
-  chunksWithBytes(s: MemSeries, maxt = Infinity): { mint: number; maxt: number; bytes: Uint8Array }[] {
+  /** The chunks of the series in `slot` ending before `maxt` (all when omitted), the open one included, with their bytes. */
+  chunksWithBytes(slot: number, maxt = Infinity): { mint: number; maxt: number; bytes: Uint8Array }[] {
     const out = [];
-    const c = s.closed;
-    for (let i = 0; i < c.length; i += 3) if (c[i + 1] < maxt) out.push({ mint: c[i], maxt: c[i + 1], bytes: this.chunkFiles.read(c[i + 2]) });
-    if (s.chunkAt >= 0 && s.maxT < maxt) out.push({ mint: s.appMint, maxt: s.maxT, bytes: this.openChunkBytes(s) });
+    const c = this.cols.closed[slot];
+    if (c !== null) for (let i = 0; i < c.length; i += 3) if (c[i + 1] < maxt) out.push({ mint: c[i], maxt: c[i + 1], bytes: this.chunkFiles.read(c[i + 2]) });
+    if (this.cols.chunkAt[slot] >= 0 && this.cols.maxT[slot] < maxt) out.push({ mint: this.cols.appMint[slot], maxt: this.cols.maxT[slot], bytes: this.openChunkBytes(slot) });
     return out;
   }
 
   labelsOf(ref: number): Labels {
-    return this.byRef.get(ref)?.labels ?? [];
+    const slot = this.slotOf(ref);
+    return slot < 0 ? [] : this.cols.labelsAt(slot);
   }
 
   chunksOf(ref: number, mint: number, maxt: number, out: ChunkMeta[]): void {
-    const s = this.byRef.get(ref);
-    if (s === undefined) return;
-    const c = s.closed;
-    for (let i = 0; i < c.length; i += 3) if (c[i + 1] >= mint && c[i] <= maxt) out.push(new ClosedChunkView(this.chunkFiles, c[i], c[i + 1], c[i + 2]));
-    if (s.chunkAt >= 0 && s.maxT >= mint && s.appMint <= maxt) out.push(new OpenChunkView(this, s, s.appMint));
+    const slot = this.slotOf(ref);
+    if (slot < 0) return;
+    const cols = this.cols;
+    const c = cols.closed[slot];
+    if (c !== null) for (let i = 0; i < c.length; i += 3) if (c[i + 1] >= mint && c[i] <= maxt) out.push(new ClosedChunkView(this.chunkFiles, c[i], c[i + 1], c[i + 2]));
+    if (cols.chunkAt[slot] >= 0 && cols.maxT[slot] >= mint && cols.appMint[slot] <= maxt) out.push(new OpenChunkView(this, ref, cols.appMint[slot], cols.maxT[slot]));
   }
 
   deletedOf(ref: number): readonly Interval[] | undefined {
@@ -252,7 +260,7 @@ export class Head implements SeriesSource {
   }
 
   addTombstone(ref: number, iv: Interval): void {
-    if (!this.byRef.has(ref)) return;
+    if (this.slotOf(ref) < 0) return;
     this.tombstones.set(ref, addInterval(this.tombstones.get(ref) ?? [], iv));
   }
 
@@ -262,12 +270,15 @@ export class Head implements SeriesSource {
    */
   truncate(mint: number): number[] {
     const removed: number[] = [];
-    for (const s of this.byRef.values()) {
-      if (s.chunkAt >= 0 && s.maxT < mint) this.closeOpen(s);
+    const cols = this.cols;
+    for (let slot = 0; slot < cols.end; slot++) {
+      if (!cols.inUse(slot)) continue;
+      if (cols.chunkAt[slot] >= 0 && cols.maxT[slot] < mint) this.closeOpen(slot);
+      const c = cols.closed[slot];
       let drop = 0;
-      while (drop < s.closed.length && s.closed[drop + 1] < mint) drop += 3;
-      if (drop > 0) s.closed = s.closed.slice(drop);
-      if (s.closed.length === 0 && s.chunkAt < 0) removed.push(s.ref);
+      if (c !== null) while (drop < c.length && c[drop + 1] < mint) drop += 3;
+      if (drop > 0) cols.closed[slot] = drop === c!.length ? null : c!.slice(drop);
+      if (cols.closed[slot] === null && cols.chunkAt[slot] < 0) removed.push(cols.ref[slot]);
     }
     this.chunkFiles.truncateBefore(mint);
     for (const ref of removed) this.removeSeries(ref);
@@ -281,17 +292,19 @@ export class Head implements SeriesSource {
   }
 
   private removeSeries(ref: number): void {
-    const s = this.byRef.get(ref);
-    if (s === undefined) return;
+    const slot = this.slotOf(ref);
+    if (slot < 0) return;
+    const ls = this.cols.labelsAt(slot);
     this.byRef.delete(ref);
-    this.byLabels.delete(s, s.hash);
-    this.index.remove(ref, s.labels);
+    this.byLabels.delete(slot, this.cols.hash[slot]);
+    this.index.remove(ref, ls);
     this.tombstones.delete(ref);
+    this.cols.free(slot);
   }
 
   numChunks(): number {
     let n = 0;
-    for (const s of this.byRef.values()) n += s.closedCount + (s.chunkAt >= 0 ? 1 : 0);
+    for (const slot of this.slots()) n += this.cols.closedCount(slot) + (this.cols.chunkAt[slot] >= 0 ? 1 : 0);
     return n;
   }
 }

@@ -2,14 +2,18 @@
  * Items keyed by their label set, without a key string per item: the set's 32-bit hash (`labelsHash`) maps
  * to the item, or to the few items sharing the hash, told apart by comparing labels. A joined key string
  * costs about 100 bytes per series and a string hash on every lookup; this costs a small integer key.
- * Used by the head (series) and by the scrape loop (per-target series state).
+ * Used by the head (series slots, whose labels are in its columns) and by the scrape loop (per-target series
+ * state objects).
  */
 import type { Labels } from './api.ts';
 import { flatLabelsHash, labelsEqual, labelsEqualFlat, labelsHash } from './labels.ts';
 
-export class LabelSetMap<T extends { readonly labels: Labels }> {
+export class LabelSetMap<T> {
   private readonly m = new Map<number, T | T[]>();
   private n = 0;
+
+  /** `labelsOf` gives an item's label set; by default its `labels` field. Items must not be arrays. */
+  constructor(private readonly labelsOf: (item: T) => Labels = labelsField as (item: T) => Labels) {}
 
   get size(): number { return this.n; }
 
@@ -17,8 +21,8 @@ export class LabelSetMap<T extends { readonly labels: Labels }> {
   get(ls: Labels, hash = labelsHash(ls)): T | undefined {
     const e = this.m.get(hash);
     if (e === undefined) return undefined;
-    if (!Array.isArray(e)) return labelsEqual(e.labels, ls) ? e : undefined;
-    for (const x of e) if (labelsEqual(x.labels, ls)) return x;
+    if (!Array.isArray(e)) return labelsEqual(this.labelsOf(e), ls) ? e : undefined;
+    for (const x of e) if (labelsEqual(this.labelsOf(x), ls)) return x;
     return undefined;
   }
 
@@ -26,13 +30,13 @@ export class LabelSetMap<T extends { readonly labels: Labels }> {
   getFlat(flat: readonly string[]): T | undefined {
     const e = this.m.get(flatLabelsHash(flat));
     if (e === undefined) return undefined;
-    if (!Array.isArray(e)) return labelsEqualFlat(e.labels, flat) ? e : undefined;
-    for (const x of e) if (labelsEqualFlat(x.labels, flat)) return x;
+    if (!Array.isArray(e)) return labelsEqualFlat(this.labelsOf(e), flat) ? e : undefined;
+    for (const x of e) if (labelsEqualFlat(this.labelsOf(x), flat)) return x;
     return undefined;
   }
 
   /** Adds `item`, whose label set is not present yet. */
-  add(item: T, hash = labelsHash(item.labels)): void {
+  add(item: T, hash = labelsHash(this.labelsOf(item))): void {
     const e = this.m.get(hash);
     if (e === undefined) this.m.set(hash, item);
     else if (Array.isArray(e)) e.push(item);
@@ -40,7 +44,7 @@ export class LabelSetMap<T extends { readonly labels: Labels }> {
     this.n++;
   }
 
-  delete(item: T, hash = labelsHash(item.labels)): void {
+  delete(item: T, hash = labelsHash(this.labelsOf(item))): void {
     const e = this.m.get(hash);
     if (e === item) { this.m.delete(hash); this.n--; return; }
     if (!Array.isArray(e) || !e.includes(item)) return;
@@ -57,3 +61,5 @@ export class LabelSetMap<T extends { readonly labels: Labels }> {
     }
   }
 }
+
+function labelsField(item: { readonly labels: Labels }): Labels { return item.labels; }

@@ -158,7 +158,7 @@ class Importer {
     const recs: TombstoneRec[] = [];
     for (const t of this.tombs) {
       const s = this.db.head.seriesOf(t.labels);
-      if (s !== undefined) recs.push({ ref: s.ref, mint: t.mint, maxt: t.maxt }); // no samples here: nothing to delete
+      if (s >= 0) recs.push({ ref: this.db.head.refAt(s), mint: t.mint, maxt: t.maxt }); // no samples here: nothing to delete
     }
     await this.db.deleteHeadSeries(recs);
     this.sum.tombstones = recs.length;

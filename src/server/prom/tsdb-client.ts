@@ -76,6 +76,11 @@ interface Route {
   call: number; slot: number;
 }
 
+/** `x` as a small integer when it is an integer below 2^31 (kept unboxed in object fields), else as it is. */
+function smallOr(x: number): number {
+  return x >= 0 && x <= 0x7fffffff ? x | 0 : x;
+}
+
 export class TsdbClient {
   private readonly routes = new WeakMap<object, Route>();
   /** Last epoch each worker's shard reported (refs are only valid within it). */
@@ -181,7 +186,9 @@ export class TsdbClient {
     const reply = await this.pool.call(w, 'tsdb.append', args);
     this.epochs[w] = reply.epoch;
     const got = reply.refs;
-    if (got) for (let j = 0; j < m; j++) if (got[j] > 0) { const r = g.routes[j]; r.ref = got[j]; r.epoch = reply.epoch; r.flat = null; }
+    // `| 0` while the ref fits in 31 bits: a value read from a Float64Array would otherwise turn the routes'
+    // `ref` field into a boxed double (a 16-byte heap number per route, 100k routes per 100k-series target).
+    if (got) for (let j = 0; j < m; j++) if (got[j] > 0) { const r = g.routes[j]; r.ref = smallOr(got[j]); r.epoch = smallOr(reply.epoch); r.flat = null; }
     if (!reply.unknown?.length || !useRefs) return reply;
     // Rare (a ref went stale): resend just the unknown entries' samples, with labels.
     const retry = newGroup(g.n);
