@@ -20,7 +20,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +34,8 @@ const T0 = 1_700_000_000_000;
 const mode = process.argv[2] ?? 'events';
 const nums = process.argv.slice(3).filter((a) => /^\d+$/.test(a)).map(Number);
 const extra = process.argv.slice(3).filter((a, i, all) => !/^\d+$/.test(a) || (i > 0 && all[i - 1].startsWith('--')));
+/** Node flags for the server under load (e.g. `--perf-basic-prof` for perf), which refuses some in NODE_OPTIONS. */
+const NODE_FLAGS = (process.env.TESSERA_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 const BIN = fileURLToPath(new URL('../bin/tessera', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'tessera-wf-scale-'));
 const port = await freePort();
@@ -54,7 +56,7 @@ async function emptyStartMs(): Promise<number> {
 
 function startTessera(): Promise<{ child: ChildProcess; startedAt: number }> {
   const startedAt = performance.now();
-  const child = spawn(process.execPath, [BIN, '--path.data', join(dir, 'data'), '--services', 'workflow', '--workflow.port', String(port),
+  const child = spawn(process.execPath, [...NODE_FLAGS, BIN, '--path.data', join(dir, 'data'), '--services', 'workflow', '--workflow.port', String(port),
     '--workflow.test-clock', '--log.level', 'warn', ...extra], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     child.once('message', () => resolve({ child, startedAt }));
@@ -66,6 +68,33 @@ function startTessera(): Promise<{ child: ChildProcess; startedAt: number }> {
 function rssAnonMiB(pid: number): number {
   const m = /RssAnon:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/** CPU time (user + system, in clock ticks of 10 ms) of each thread of a process, by name and thread id. */
+function threadTicks(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try { stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'); } catch { continue; } // the thread ended
+    const close = stat.lastIndexOf(')');
+    // Node names neither its worker threads nor V8's helpers, so threads are told apart by id (the first is main).
+    const name = `${stat.slice(stat.indexOf('(') + 1, close)}/${tid}`;
+    const f = stat.slice(close + 2).split(' ');
+    out.set(name, (out.get(name) ?? 0) + Number(f[11]) + Number(f[12])); // utime, stime (fields 14, 15)
+  }
+  return out;
+}
+
+/** Microseconds of CPU per event between two threadTicks snapshots, by thread name and in total. */
+function cpuPerEvent(before: Map<string, number>, after: Map<string, number>, n: number): string {
+  const parts: string[] = [];
+  let total = 0;
+  for (const [name, t] of after) {
+    const us = ((t - (before.get(name) ?? 0)) * 10_000) / n;
+    total += us;
+    if (us >= 3) parts.push(`${name} ${us.toFixed(0)}`);
+  }
+  return `${total.toFixed(0)} µs (${parts.join(', ')})`;
 }
 
 /** A call that may run for minutes (firing a million timers): node:http without fetch's 300 s header timeout. */
@@ -110,6 +139,7 @@ async function events(): Promise<void> {
   try {
     const id = await setup();
     let n = 0;
+    const ticks0 = threadTicks(child.pid!);
     const t = performance.now();
     const r = await autocannon({
       url: base, connections, pipelining: 1, amount: contacts, duration: Math.min(maxSeconds, 30),
@@ -119,11 +149,13 @@ async function events(): Promise<void> {
       }],
     });
     const seconds = (performance.now() - t) / 1000;
+    const ticks1 = threadTicks(child.pid!);
     const s = await stats(id);
     const ok = r['2xx'];
     console.log(`contacts ${contacts}, connections ${connections}: ${ok} acknowledged in ${seconds.toFixed(1)} s`);
     console.log(`durable events/s: ${Math.round(ok / seconds)} (autocannon average ${Math.round(r.requests.average)}), p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, errors ${r.errors}, non-2xx ${r.non2xx}`);
     console.log(`runs entered ${s.entered}, countdowns waiting ${s.elements.a1.waiting}: ${s.entered === ok && s.elements.a1.waiting === ok ? 'complete' : 'MISMATCH'}`);
+    console.log(`server CPU per acknowledged event: ${cpuPerEvent(ticks0, ticks1, ok)}`);
     console.log(`RssAnon after the run: ${rssAnonMiB(child.pid!).toFixed(0)} MiB`);
   } finally {
     child.kill('SIGKILL');

@@ -257,8 +257,11 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
       handle(body);
     };
     const handle = (body: Buffer): void => {
+      // The query is parsed on first read: most requests under load (workflow events, bulk) never look at it.
+      let query: URLSearchParams | null = null;
       const request: HttpRequest = {
-        method, path, rawQuery, query: new URLSearchParams(rawQuery), headers, body,
+        method, path, rawQuery, headers, body,
+        get query(): URLSearchParams { return query ??= new URLSearchParams(rawQuery); },
         get signal(): AbortSignal {
           aborter ??= new AbortController();
           // Asked for after the client left (the onAborted callback already ran): born aborted.
@@ -320,8 +323,9 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
         if (isLast) refuse(); else drain();
         return;
       }
-      // uWS reuses the chunk's memory after this callback returns: copy it.
-      if (chunk.byteLength) chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
+      // uWS reuses the chunk's memory after this callback returns: copy it, once, into Node's buffer pool (a
+      // small body then costs no ArrayBuffer of its own; `Buffer.from(typedArray)` copied a copy).
+      if (chunk.byteLength) { const copy = Buffer.allocUnsafe(chunk.byteLength); copy.set(new Uint8Array(chunk)); chunks.push(copy); }
       if (isLast) run(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
     });
   });

@@ -18,19 +18,40 @@ export class Counter {
   readonly values = new Map<string, { labels: LabelValues; value: number }>();
   constructor(readonly family: Family) {}
   inc(labels: LabelValues = [], by = 1): void {
+    this.seriesOf(labels).value += by;
+  }
+
+  /**
+   * The series of `labels`, created at 0 when absent. A caller that counts the same labels on every request
+   * keeps it and adds to `value` directly: no key string is joined and hashed per call.
+   */
+  seriesOf(labels: LabelValues): { labels: LabelValues; value: number } {
     const key = labels.join('\u0000');
-    const e = this.values.get(key);
-    if (e) e.value += by; else this.values.set(key, { labels, value: by });
+    let e = this.values.get(key);
+    if (!e) { e = { labels, value: 0 }; this.values.set(key, e); }
+    return e;
   }
 }
 
+/** One histogram series (see `Histogram.series`). */
+export interface HistogramSeries { labels: LabelValues; counts: Float64Array; sum: number; count: number }
+
 export class Histogram {
-  readonly series = new Map<string, { labels: LabelValues; counts: Float64Array; sum: number; count: number }>();
+  readonly series = new Map<string, HistogramSeries>();
   constructor(readonly family: Family, readonly buckets: readonly number[] = DEFAULT_BUCKETS) {}
   observe(labels: LabelValues, value: number): void {
+    this.observeSeries(this.seriesOf(labels), value);
+  }
+
+  /** The series of `labels`, created empty when absent; kept by callers as `Counter.seriesOf`'s is. */
+  seriesOf(labels: LabelValues): HistogramSeries {
     const key = labels.join('\u0000');
     let s = this.series.get(key);
     if (!s) { s = { labels, counts: new Float64Array(this.buckets.length), sum: 0, count: 0 }; this.series.set(key, s); }
+    return s;
+  }
+
+  observeSeries(s: HistogramSeries, value: number): void {
     for (let i = 0; i < this.buckets.length; i++) if (value <= this.buckets[i]) s.counts[i]++;
     s.sum += value;
     s.count++;
