@@ -33,8 +33,8 @@ const RELEASES: [string, Partial<ReleaseState>, boolean][] = [
   ['idle thread, but other threads busy', { processCpuMs: 400 }, false],
   ['busy thread (background work), not opted in', { activeMs: 400, processCpuMs: 900, checksWithoutTask: 10 }, false],
   ['background work, opted in, not yet long enough without tasks', { activeMs: 400, processCpuMs: 900, backgroundChecks: BACKGROUND_CHECKS, checksWithoutTask: BACKGROUND_CHECKS - 1 }, false],
-  ['background work, opted in, long without tasks: releases while the process works', { activeMs: 400, processCpuMs: 900, backgroundChecks: BACKGROUND_CHECKS, checksWithoutTask: BACKGROUND_CHECKS }, true],
-  ['background work, opted in, long without tasks, memory fell too little', { activeMs: 400, processCpuMs: 900, backgroundChecks: BACKGROUND_CHECKS, checksWithoutTask: 10, shrunkBytes: 10 * MB }, false],
+  ['background work, opted in, long without tasks, fell a lot: releases while the process works', { activeMs: 400, processCpuMs: 900, backgroundChecks: BACKGROUND_CHECKS, checksWithoutTask: BACKGROUND_CHECKS, shrunkBytes: 64 * MB }, true],
+  ['background work, opted in, long without tasks, fell only one threshold', { activeMs: 400, processCpuMs: 900, backgroundChecks: BACKGROUND_CHECKS, checksWithoutTask: 10, shrunkBytes: 20 * MB }, false],
   ['a task ran after long background work', { worked: true, activeMs: 400, backgroundChecks: BACKGROUND_CHECKS, checksWithoutTask: 0, shrunkBytes: 500 * MB }, false],
 ];
 

@@ -48,7 +48,7 @@ const BUSY_SHARE = 0.05;
  * every two consecutive checks, so only a worker its clients have left qualifies.
  */
 export const BACKGROUND_CHECKS = 3;
-/** Growth, in thresholds, that a collection during background work waits for: merges allocate as they go. */
+/** Growth (or, for a release, shrinkage), in thresholds, that a collection (release) during background work waits for. */
 const BACKGROUND_GROWTH = 4;
 
 /** What one check saw: a task ran, the event loop's own activity, growth since the last collection. */
@@ -85,7 +85,9 @@ export interface ReleaseState {
 export function shouldRelease(r: ReleaseState): boolean {
   if (r.worked || r.shrunkBytes < r.thresholdBytes) return false;
   if (r.activeMs <= r.checkMs * BUSY_SHARE && r.processCpuMs < r.checkMs * BUSY_SHARE) return true;
-  return r.backgroundChecks > 0 && r.checksWithoutTask >= r.backgroundChecks;
+  // During background work, as for collections, only once it fell by several thresholds: merges free and
+  // allocate as they go, and each trim costs the merging thread time.
+  return r.backgroundChecks > 0 && r.checksWithoutTask >= r.backgroundChecks && r.shrunkBytes >= r.thresholdBytes * BACKGROUND_GROWTH;
 }
 
 function usedBytes(): number {

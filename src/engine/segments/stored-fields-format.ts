@@ -13,7 +13,7 @@
  * (uvarints), source (uvarint byte length + bytes).
  */
 import { ByteReader, ByteWriter } from '../codec/byte-buf.ts';
-import { deflateRawTransient, inflateRawPrefix } from '../codec/zlib-reuse.ts';
+import { deflateRawTransient, inflateRawPrefix, type InflatedPrefix } from '../codec/zlib-reuse.ts';
 import { CorruptionError } from '../errors.ts';
 import type { BlockCache } from './block-cache.ts';
 import type { RegionRef, RegionSource, SegmentFileWriter } from './segment-file.ts';
@@ -219,7 +219,7 @@ export class StoredFieldsReader {
       }
       return true;
     };
-    let inflated;
+    let inflated: InflatedPrefix;
     try { inflated = inflateRawPrefix(payload.subarray(1), INFLATE_STEP, scan); } catch (e) {
       throw new CorruptionError(this.file.path, ref.off, `stored block does not decompress: ${(e as Error).message}`);
     }
