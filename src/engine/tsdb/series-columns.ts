@@ -12,6 +12,9 @@
 import type { Labels } from './api.ts';
 
 const INITIAL_SLOTS = 64;
+/** The typed columns, by element type: `grow` widens them all. */
+const F64_COLUMNS = ['ref', 'maxT', 'appMint', 'appNextAt', 'chunkTDelta'] as const;
+const I32_COLUMNS = ['hash', 'chunkAt', 'chunkBits', 'chunkCount', 'chunkWindow', 'lastHi', 'lastLo'] as const;
 
 export class SeriesColumns {
   /** Series ref (a uint64 in the WAL; exact below 2^53). */
@@ -90,20 +93,8 @@ export class SeriesColumns {
 
   private grow(): void {
     const n = this.ref.length * 2;
-    const f64 = (a: Float64Array): Float64Array => { const b = new Float64Array(n); b.set(a); return b; };
-    const i32 = (a: Int32Array): Int32Array => { const b = new Int32Array(n); b.set(a); return b; };
-    this.ref = f64(this.ref);
-    this.hash = i32(this.hash);
-    this.maxT = f64(this.maxT);
-    this.appMint = f64(this.appMint);
-    this.appNextAt = f64(this.appNextAt);
-    this.chunkAt = i32(this.chunkAt);
-    this.chunkBits = i32(this.chunkBits);
-    this.chunkCount = i32(this.chunkCount);
-    this.chunkTDelta = f64(this.chunkTDelta);
-    this.chunkWindow = i32(this.chunkWindow);
-    this.lastHi = i32(this.lastHi);
-    this.lastLo = i32(this.lastLo);
+    for (const k of F64_COLUMNS) { const b = new Float64Array(n); b.set(this[k]); this[k] = b; }
+    for (const k of I32_COLUMNS) { const b = new Int32Array(n); b.set(this[k]); this[k] = b; }
     const labels = new Array<Labels | null>(n).fill(null), closed = new Array<number[] | null>(n).fill(null);
     for (let i = 0; i < this.top; i++) { labels[i] = this.labels[i]; closed[i] = this.closed[i]; }
     this.labels = labels;

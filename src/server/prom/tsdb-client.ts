@@ -76,9 +76,10 @@ interface Route {
   call: number; slot: number;
 }
 
-/** `x` as a small integer when it is an integer below 2^31 (kept unboxed in object fields), else as it is. */
+/** `x` as a small integer when it is an int32 (kept unboxed in object fields), else as it is. */
 function smallOr(x: number): number {
-  return x >= 0 && x <= 0x7fffffff ? x | 0 : x;
+  const i = x | 0;
+  return i === x ? i : x;
 }
 
 export class TsdbClient {
