@@ -7,15 +7,22 @@
  * 0,1,2… (IK gives every token increment 1) and exact UTF-16 offsets. Token-for-token parity with IK's own
  * dictionaries is not possible (§6.3); this is "IK-like".
  */
-import { Jieba } from '@node-rs/jieba';
-import { dict } from '@node-rs/jieba/dict.js';
+import { createRequire } from 'node:module';
+import type { Jieba } from '@node-rs/jieba';
 import type { TokenBuf } from './token-buf.ts';
 import { ENGLISH_STOP_WORDS } from './stop-words.ts';
 
 let jieba: Jieba | null = null;
 function getJieba(): Jieba {
-  // Loading the dictionary takes ~0.5 s: only when an IK analyzer is first used.
-  if (!jieba) jieba = Jieba.withDict(dict);
+  // Loading the dictionary takes ~0.5 s, and the package reads its 11 MB of dictionary files into Buffers
+  // when it is imported: a static import held them in every thread that loads the analyzers (the main
+  // thread and each shard worker), IK analyzer or not. So the package is required here, on first use.
+  if (!jieba) {
+    const require = createRequire(import.meta.url);
+    const { Jieba: JiebaClass } = require('@node-rs/jieba') as typeof import('@node-rs/jieba');
+    const { dict } = require('@node-rs/jieba/dict.js') as typeof import('@node-rs/jieba/dict.js');
+    jieba = JiebaClass.withDict(dict);
+  }
   return jieba;
 }
 
