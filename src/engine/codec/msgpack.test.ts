@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { outOfBand, pack, packMessage, packWithViews, transferList, unpack, unpackWithViews } from './msgpack.ts';
+import { encoderSlabBytes, outOfBand, pack, packMessage, packWithViews, SLAB_KEEP_BYTES, transferList, unpack, unpackWithViews } from './msgpack.ts';
 
 test('outOfBand arrays travel beside the bytes, each owning its buffer, and come back in place', () => {
   const big = new Float64Array([1, 2, 3, 4]);
@@ -35,4 +35,19 @@ test('ring-link messages (records) unpack as plain messages do, and leave the re
   assert.deepEqual((viaRecords as typeof message).shapes[299], shapes[299]);
   assert.ok(packMessage(message).byteLength < pack(message).byteLength, 'repeated shapes are written once');
   assert.deepEqual(unpack(pack({ a: 64, b: [100, 127], c: { d: 65 } })), { a: 64, b: [100, 127], c: { d: 65 } });
+});
+
+test('a large message leaves no large encoder slab behind, and its bytes stay valid after later messages', () => {
+  const big = Array.from({ length: 40_000 }, (_, i) => `label_value_${i}_${'x'.repeat(80)}`);
+  const bytes = pack(big);
+  assert.ok(bytes.length > 3 * SLAB_KEEP_BYTES, `${bytes.length}`);
+  assert.ok(encoderSlabBytes() <= SLAB_KEEP_BYTES, `slab ${encoderSlabBytes()} bytes after a ${bytes.length}-byte message`);
+  const copy = Buffer.from(bytes);
+  for (let i = 0; i < 50; i++) pack({ i, s: 'y'.repeat(1000) });
+  packMessage([{ a: 1 }]);
+  assert.ok(copy.equals(bytes), 'the returned bytes were overwritten by later messages');
+  assert.deepEqual(unpack(bytes), big);
+  const viaViews = packWithViews({ big, t: outOfBand(new Float64Array([1, 2])) });
+  assert.ok(encoderSlabBytes() <= SLAB_KEEP_BYTES);
+  assert.deepEqual(unpackWithViews<{ big: string[] }>(viaViews).big, big);
 });

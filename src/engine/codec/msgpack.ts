@@ -5,7 +5,29 @@ import { Packr, addExtension } from 'msgpackr';
 const packr = new Packr({ useRecords: false, moreTypes: true, int64AsType: 'number' });
 
 export function pack(value: unknown): Buffer {
-  return packr.pack(value);
+  return dropLargeSlab(packr.pack(value));
+}
+
+/**
+ * Encoder slab kept between messages, at most. msgpackr encodes into one module-wide buffer, grows it for a
+ * large message and keeps it at that size for good (up to 1 GB): the first scrape of a 100k-series target
+ * (every label string goes to the shard workers once) left an 8.5 MB slab resident on the main thread. After
+ * a message that needed more, the encoder gets a fresh small buffer; the large one lives on only while the
+ * returned bytes (a view into it) do. Steady-state messages (samples by series ref) fit in the small one.
+ */
+export const SLAB_KEEP_BYTES = 1 << 20;
+const FRESH_SLAB_BYTES = 64 * 1024;
+
+/** Gives the encoder a fresh small buffer when `out` was written into a slab larger than `SLAB_KEEP_BYTES`. */
+function dropLargeSlab<T extends Uint8Array>(out: T): T {
+  // Either Packr will do: the slab is shared by all instances of the module.
+  if (out.buffer.byteLength > SLAB_KEEP_BYTES) packr.useBuffer(Buffer.allocUnsafeSlow(FRESH_SLAB_BYTES));
+  return out;
+}
+
+/** Byte size of the encoder's current slab (for tests). */
+export function encoderSlabBytes(): number {
+  return packr.pack(null).buffer.byteLength;
 }
 
 /**
@@ -18,7 +40,7 @@ export function pack(value: unknown): Buffer {
 const messagePackr = new Packr({ useRecords: true, moreTypes: true, int64AsType: 'number' });
 
 export function packMessage(value: unknown): Buffer {
-  return messagePackr.pack(value);
+  return dropLargeSlab(messagePackr.pack(value));
 }
 
 export function unpack<T = unknown>(bytes: Uint8Array): T {
@@ -56,7 +78,7 @@ export function packWithViews(value: unknown): PackedMessage {
   let m: Uint8Array;
   try {
     // Copy out of msgpackr's shared slab so the bytes can be transferred too.
-    m = new Uint8Array(packr.pack(value));
+    m = new Uint8Array(dropLargeSlab(packr.pack(value)));
   } finally { sink = null; }
   for (let i = 0; i < x.length; i++) x[i] = owning(x[i]);
   return { m, x };
