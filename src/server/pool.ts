@@ -269,19 +269,30 @@ const STOP_GRACE_MS = 250;
  * there. One query per thread at a time. A cancelled query (client gone, deadline passed) is told to stop
  * through a shared word the evaluator checks; if it is still running `STOP_GRACE_MS` later (a loop without
  * a check), its thread is terminated and Piscina starts a replacement.
+ *
+ * The threads start with the first query, not with the node: an idle query thread holds about 15 MB of
+ * resident memory (its own V8 heap and module graph), and a node that only ingests (or serves documents)
+ * never evaluates. From the first query on, one thread stays, as before.
  */
 export class QueryPool {
-  private readonly piscina: Piscina;
+  private piscina: Piscina | null = null;
+  private closed = false;
 
-  constructor(threads: number) {
-    this.piscina = new Piscina({
+  constructor(private readonly threads: number) {}
+
+  /** Whether a query thread was ever started (for tests). */
+  get started(): boolean { return this.piscina !== null; }
+
+  private pool(): Piscina {
+    this.piscina ??= new Piscina({
       filename: QUERY_WORKER_FILE,
       minThreads: 1,
-      maxThreads: Math.max(1, threads),
+      maxThreads: Math.max(1, this.threads),
       concurrentTasksPerWorker: 1,
       idleTimeout: 60_000,
       execArgv: workerExecArgv(),
     });
+    return this.piscina;
   }
 
   /** Runs `op` on a query thread; rejects with `signal.reason` once the signal aborts. */
@@ -296,7 +307,8 @@ export class QueryPool {
     if (signal.aborted) onAbort(); else signal.addEventListener('abort', onAbort, { once: true });
     const batch = packWithViews([{ op, args }]);
     try {
-      const reply: BatchMessage = await this.piscina.run({ batch, cancel }, { transferList: transferList(batch), signal: kill.signal });
+      if (this.closed) throw new Error('query threads are closed');
+      const reply: BatchMessage = await this.pool().run({ batch, cancel }, { transferList: transferList(batch), signal: kill.signal });
       const [r] = unpackWithViews<CallResult[]>(reply);
       if (r.ok) return r.value as OpResult<K>;
       throw fromWire(r.error);
@@ -310,5 +322,8 @@ export class QueryPool {
     }
   }
 
-  close(): Promise<void> { return this.piscina.close({ force: true }); }
+  close(): Promise<void> {
+    this.closed = true;
+    return this.piscina ? this.piscina.close({ force: true }) : Promise.resolve();
+  }
 }

@@ -1,0 +1,21 @@
+/** The PromQL query threads start with the first query, not with the node. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { QueryPool } from './pool.ts';
+
+const threads = (): number => readdirSync('/proc/self/task').length;
+
+test('no query thread runs until the first query; the first query starts one and is answered by it', async () => {
+  const before = threads();
+  const pool = new QueryPool(2);
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(pool.started, false);
+  if (process.platform === 'linux') assert.equal(threads(), before, 'a thread was started by the constructor');
+  // An op query threads refuse: the refusal comes from the thread's own entry (workers/query.ts).
+  await assert.rejects(pool.call('core.stats', {} as never, new AbortController().signal), /query threads do not run core\.stats/);
+  assert.equal(pool.started, true);
+  if (process.platform === 'linux') assert.ok(threads() > before, 'no thread was started for the query');
+  await pool.close();
+  await assert.rejects(pool.call('core.stats', {} as never, new AbortController().signal), /closed/);
+});
