@@ -20,11 +20,8 @@ import { startIdleGc } from '../runtime/idle-gc.ts';
 import { Router } from './router.ts';
 import { dispatcher, type ApiFallbacks, type RequestMetrics } from './dispatch.ts';
 import { registerProcessMetrics } from './process-metrics.ts';
-import { registerEsRoutes } from './es/routes.ts';
 import { esFallbacks, esGate, esOverloaded, esTooLarge } from './es/fallbacks.ts';
-import { registerMetricsRoutes } from './prom/routes.ts';
 import { promFallbacks, promGate, promOverloaded, promTooLarge } from './prom/fallbacks.ts';
-import { registerWorkflowRoutes } from './workflow/routes.ts';
 import { workflowFallbacks, workflowGate, workflowOverloaded, workflowTooLarge } from './workflow/fallbacks.ts';
 
 const MB = 1024 * 1024;
@@ -111,12 +108,16 @@ export async function startTessera(flags: Flags): Promise<Tessera> {
   };
 
   try {
+    // Each service's routes (and the engine code behind them) are loaded only when the service is on: a
+    // metrics-only node does not hold the documents and workflow modules (~4 MB of main-thread heap).
     if (services.has('documents')) {
+      const { registerEsRoutes } = await import('./es/routes.ts');
       const router = new Router();
       hooks.push(registerEsRoutes(router, ctx));
       ports.documents = await listen('documents', flags['network.host'], flags['http.port'], 100 * MB, router, esFallbacks, esTooLarge, esOverloaded, esWeb);
     }
     if (services.has('metrics')) {
+      const { registerMetricsRoutes } = await import('./prom/routes.ts');
       const router = new Router();
       const [host, port] = splitHostPort(flags['web.listen-address']);
       const selfHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
@@ -126,6 +127,7 @@ export async function startTessera(flags: Flags): Promise<Tessera> {
       ports.metrics = await listen('metrics', host, port, 100 * MB, router, promFallbacks, promTooLarge, promOverloaded, promWeb);
     }
     if (services.has('workflow')) {
+      const { registerWorkflowRoutes } = await import('./workflow/routes.ts');
       const router = new Router();
       hooks.push(registerWorkflowRoutes(router, ctx));
       ports.workflow = await listen('workflow', flags['network.host'], flags['workflow.port'], 1 * MB, router, workflowFallbacks, workflowTooLarge, workflowOverloaded, flowWeb);
