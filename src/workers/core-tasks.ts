@@ -1,13 +1,13 @@
 /** Tasks every worker answers whatever services are on: liveness and the figures `/metrics` shows. */
 import type { TaskSubset } from './protocol.ts';
 import { walThreadTotals } from '../engine/wal/index.ts';
-import { budgetUse } from './docs-tasks.ts';
+import { documentsFigures } from './documents-figures.ts';
 
 export const coreTasks = {
   'core.ping': (args) => args?.echo ?? 'pong',
   'core.stats': () => {
     const m = process.memoryUsage();
-    return { wal: walThreadTotals(), heapUsedBytes: m.heapUsed, heapTotalBytes: m.heapTotal, arrayBuffersBytes: m.arrayBuffers, documents: budgetUse() };
+    return { wal: walThreadTotals(), heapUsedBytes: m.heapUsed, heapTotalBytes: m.heapTotal, arrayBuffersBytes: m.arrayBuffers, documents: documentsFigures() };
   },
   // Used by tests to prove a crashed worker is reported and replaced.
   'core.crash': (args, ctx) => {

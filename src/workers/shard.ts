@@ -11,7 +11,7 @@ import { SpscProducer, SpscRing } from '../engine/queue/spsc-ring.ts';
 import { toWire } from '../engine/errors.ts';
 import type { BatchMessage, CallResult, OpName, TaskCall, TaskHandler, WorkerInit } from './protocol.ts';
 import { readMessages, writeFrames, type LinkBuffers } from './ring-link.ts';
-import { TASKS } from './tasks.ts';
+import { isLazyOp, loadDocumentTasks, TASKS } from './tasks.ts';
 import { BACKGROUND_CHECKS, startIdleGc } from '../runtime/idle-gc.ts';
 
 const init = workerData as WorkerInit;
@@ -51,10 +51,16 @@ function settleAll(calls: TaskCall[]): Promise<CallResult[]> {
   return Promise.all(results);
 }
 
+let documentTasksLoaded = false;
+
 function start(call: TaskCall): CallResult | Promise<CallResult> {
   // The batch was typed when the main thread built it; the op name is checked again here because bytes came in.
   const handler = (Object.hasOwn(TASKS, call.op) ? TASKS[call.op] : undefined) as TaskHandler<OpName> | undefined;
-  if (!handler) return { ok: false, error: toWire(new Error(`unknown worker op ${call.op}`)) };
+  if (!handler) {
+    // The documents areas load on their first call (tasks.ts); calls of one batch still start in order.
+    if (isLazyOp(call.op) && !documentTasksLoaded) return loadDocumentTasks().then(() => { documentTasksLoaded = true; return start(call); }, fail);
+    return { ok: false, error: toWire(new Error(`unknown worker op ${call.op}`)) };
+  }
   try {
     const out = handler(call.args as never, init);
     if (out instanceof Promise) return out.then(ok, fail);
