@@ -21,7 +21,12 @@ import type { DeleteOp, IndexOp, MappingNeeded, ShardStats, StoredDoc, UpdateOp,
 /** The translog operations a shard needs (the project's `Wal` satisfies it). */
 export interface Translog {
   append(type: number, payload: Uint8Array): Promise<unknown>;
+  /** Several records in order, durable together. */
+  appendBatch(records: readonly { type: number; payload: Uint8Array }[]): Promise<unknown>;
 }
+
+/** What `log` returns inside a write batch: the batch's own promise (`endBatch`) says when it is durable. */
+const IN_BATCH: Promise<unknown> = Promise.resolve();
 
 const REC_INDEX = DOC_TRANSLOG_INDEX;
 const REC_DELETE = DOC_TRANSLOG_DELETE;
@@ -72,6 +77,8 @@ export class DocShard {
   private refreshWaiters: (() => void)[] = [];
   /** Where the sources of buffered writes are copied (no ArrayBuffer per document). */
   private readonly sources = new ByteSlab();
+  /** Translog records of the open write batch (`beginBatch`), or null outside one. */
+  private batch: { type: number; payload: Uint8Array }[] | null = null;
   private readonly gcDeletesMs: number;
   private readonly now: () => number;
 
@@ -113,7 +120,7 @@ export class DocShard {
 
   /** The synchronous part of `index`: checks, applies to memory, starts the translog append. */
   indexNow(op: IndexOp): Pending | MappingNeeded {
-    const text = Buffer.from(op.source.buffer, op.source.byteOffset, op.source.byteLength).toString('utf8');
+    const text = utf8Of(op.source);
     const doc = parseDocument(text, this.indexName);
     const needed = this.mappingDelta(doc, text);
     if (needed) return needed;
@@ -236,7 +243,27 @@ export class DocShard {
     const payload = pack([id, e.version, e.seqNo, e.primaryTerm, e.routing ?? null, e.source, e.deletedAt ?? null]);
     this.translogOps++;
     this.translogBytes += payload.byteLength;
+    if (this.batch !== null) { this.batch.push({ type, payload }); return IN_BATCH; }
     return this.translog.append(type, payload);
+  }
+
+  /**
+   * Opens a write batch: the operations applied until `endBatch` keep their order in memory, but their translog
+   * records are appended together at its end — one append and one promise for a bulk body's items instead of
+   * one each. Inside a batch an operation's `durable` resolves at once; the batch's promise is what counts.
+   */
+  beginBatch(): void {
+    if (this.batch !== null) throw new Error('a write batch is already open');
+    this.batch = [];
+  }
+
+  /** Closes the write batch; resolves when all of its records are durable (rejects when the append fails). */
+  endBatch(): Promise<unknown> {
+    const records = this.batch;
+    this.batch = null;
+    if (records === null) throw new Error('no write batch is open');
+    if (records.length === 0 || !this.translog) return Promise.resolve();
+    return this.translog.appendBatch(records);
   }
 
   /** Replays one translog record (idempotent: older sequence numbers than what is held are skipped). */
@@ -283,6 +310,15 @@ export class DocShard {
       segments: s.segments, segmentsMemoryBytes: s.memoryBytes, merges: s.merges, refreshes: s.refreshes, refreshMs: s.refreshMs, flushes: s.flushes, flushMs: s.flushMs,
     };
   }
+}
+
+/** A Buffer over the whole ArrayBuffer of the last source decoded: a bulk body's sources share one. */
+let wholeBuffer: Buffer | null = null;
+
+/** The UTF-8 text of `view` without a Buffer object per document (sources are views into one task batch). */
+function utf8Of(view: Uint8Array): string {
+  if (wholeBuffer === null || wholeBuffer.buffer !== view.buffer) wholeBuffer = Buffer.from(view.buffer, 0, view.buffer.byteLength);
+  return wholeBuffer.toString('utf8', view.byteOffset, view.byteOffset + view.byteLength);
 }
 
 /** A write applied in memory whose translog append is `durable`. */
