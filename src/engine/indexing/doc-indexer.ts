@@ -38,6 +38,10 @@ interface FieldPlan { path: string; fi: FieldInfo; analyzer: Analyzer | null }
 export class DocIndexer {
   private readonly tokens = new TokenBuf();
   private positions = new Map<string, number>();
+  private readonly rootPositions = this.positions;
+  /** A root doc's leaf values as a flat (path, value, path, value, …) list: no tuple per value. */
+  private readonly rootPending: unknown[] = [];
+  private readonly rootChildren: number[] = [];
   /** Per source path: the field and its multi-fields ([] when the path is not a mapped leaf). */
   private readonly plans = new Map<string, FieldPlan[]>();
 
@@ -45,14 +49,17 @@ export class DocIndexer {
 
   /** Adds the block of `source` to `b`; returns the root doc. */
   index(b: SegmentBuilder, id: string, source: Record<string, unknown>): number {
-    const children: number[] = [];
-    // Leaf values as a flat (path, value, path, value, …) list: no tuple per value.
-    const pending: unknown[] = [];
+    // The root's lists and positions are reused from doc to doc (nested docs take their own).
+    const children = this.rootChildren, pending = this.rootPending;
+    children.length = 0;
+    pending.length = 0;
     this.collect(b, source, '', '', pending, children);
     const root = b.addDoc(id, '');
-    this.positions = new Map();
+    this.positions = this.rootPositions;
+    this.positions.clear();
     for (let i = 0; i < pending.length; i += 2) this.addValue(b, root, pending[i] as string, pending[i + 1]);
     for (const c of children) if (c >= 0) b.setParent(c, root);
+    pending.length = 0;
     return root;
   }
 
