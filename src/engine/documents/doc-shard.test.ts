@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { MappingJson } from '../search/api.ts';
 import { EngineError } from '../errors.ts';
 import { DocShard, type Translog } from './doc-shard.ts';
-import { unpack } from '../codec/msgpack.ts';
+import { decodeTranslogOp } from './translog-record.ts';
 import type { WriteResult } from './doc-shard-types.ts';
 import { ScratchIndex } from '../../../test/support/scratch-index.ts';
 
@@ -110,7 +110,7 @@ test('a write batch appends its records once, in order, when it ends', async () 
   assert.equal(s.getDoc('y')!.seqNo, 1, 'applied in memory at once');
   await s.endBatch();
   assert.equal(log.appends, 1);
-  assert.deepEqual(log.records.map((r) => (unpack(r.payload) as unknown[]).slice(0, 3)), [['x', 1, 0], ['y', 1, 1], ['x', 2, 2]]);
+  assert.deepEqual(log.records.map((r) => { const o = decodeTranslogOp(r.type, r.payload, 'test'); return [o.id, o.version, o.seqNo, o.source === null]; }), [['x', 1, 0, false], ['y', 1, 1, false], ['x', 2, 2, true]]);
   assert.throws(() => s.endBatch(), /no write batch/);
   await s.index({ id: 'z', source: src({ n: 3 }) });
   assert.equal(log.appends, 2, 'outside a batch each write appends on its own');
