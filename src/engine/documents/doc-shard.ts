@@ -31,7 +31,6 @@ const BATCH_BUFFER_BYTES = 64 * 1024;
 /** What `log` returns inside a write batch: the batch's own promise (`endBatch`) says when it is durable. */
 const IN_BATCH: Promise<unknown> = Promise.resolve();
 
-
 /** An operation as applied and logged: `source` null for a delete. */
 export interface DocEntry {
   source: Uint8Array | null;
@@ -270,6 +269,8 @@ export class DocShard {
     const b = this.batch;
     this.batch = null;
     if (b === null) throw new Error('no write batch is open');
+    // The batch's sources are copied: their message's buffer need not stay alive.
+    wholeBuffer = null;
     if (b.types.length === 0 || !this.translog) return Promise.resolve();
     const records: { type: number; payload: Uint8Array }[] = new Array(b.types.length);
     for (let i = 0, start = 0; i < records.length; start = b.ends[i++]) records[i] = { type: b.types[i], payload: b.bytes.buf.subarray(start, b.ends[i]) };
