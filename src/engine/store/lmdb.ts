@@ -132,7 +132,7 @@ export class Store {
    * writes queued behind a transaction that failed — they go into the next transaction, which its write
    * thread may start before this thread has even heard of the failure.
    */
-  async writePacked(writes: readonly { db: string; key: StoreKey; value: Uint8Array | null }[], guard: WriteGuard): Promise<boolean> {
+  async writePacked(writes: readonly { db: StoreDb<unknown>; key: StoreKey; value: Uint8Array | null }[], guard: WriteGuard): Promise<boolean> {
     const g = this.versionedDb(guard.db);
     const body = prefixVersion(pack(guard.version));
     // Writes inside the block resolve at once (lmdb-js gives them no promise of their own); the block's
@@ -140,7 +140,8 @@ export class Store {
     const block = (): void => {
       for (let i = 0; i < writes.length; i++) {
         const w = writes[i];
-        const db = (this.db(w.db) as LmdbStoreDb<unknown>).raw;
+        // The handle itself, not its name: a lookup by a name built per write hashed a new string each time.
+        const db = (w.db as LmdbStoreDb<unknown>).raw;
         if (w.value === null) void db.remove(w.key); else void db.put(w.key, asBuffer(w.value));
       }
       void g.put(guard.key, body, guard.version);

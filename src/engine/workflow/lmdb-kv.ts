@@ -49,11 +49,10 @@ export class LmdbKv implements KvBackend {
 
   commit(writes: KvWrite[]): Promise<void> {
     // One transaction, written by lmdb-js's write thread (this thread only queues the writes).
-    const out = new Array<{ db: string; key: string; value: Uint8Array | null }>(writes.length);
+    const out = new Array<{ db: StoreDb<unknown>; key: string; value: Uint8Array | null }>(writes.length);
     for (let i = 0; i < writes.length; i++) {
       const w = writes[i];
-      this.db(w.space); // opened (and cached) before the writes are queued
-      out[i] = { db: WORKFLOW_V2_DB_PREFIX + w.space, key: w.key, value: w.value };
+      out[i] = { db: this.db(w.space), key: w.key, value: w.value };
     }
     const n = ++this.seq;
     const before = this.last;
