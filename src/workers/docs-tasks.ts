@@ -51,22 +51,34 @@ async function write(args: WriteArgs, init: WorkerInit): Promise<Stale | ItemOut
   return shardRegistry(init).guard(o, async () => {
     const s = o.stored.shard;
     const out: ItemOutcome[] = new Array(args.items.length);
-    const durable: Promise<unknown>[] = [];
     let stopped = false;
-    for (let i = 0; i < args.items.length; i++) {
-      const it = args.items[i];
-      if (stopped) { out[i] = { pending: true }; continue; }
-      try {
-        const r = it.action === 'delete' ? s.deleteNow(it.op) : it.action === 'update' ? s.updateNow(it.op) : s.indexNow({ ...it.op, create: it.action === 'create' });
-        // A mapping update stops the batch here: later items may use the new fields.
-        if ('mappingUpdate' in r) { out[i] = r; stopped = true; continue; }
-        out[i] = { ok: r.result };
-        durable.push(r.durable.catch((e) => { out[i] = { err: toWire(e) }; }));
-      } catch (e) {
-        out[i] = { err: toWire(e) };
+    // The items' translog records go to the log as one batch once all are applied (doc-shard.ts `beginBatch`).
+    s.beginBatch();
+    let durable: Promise<unknown>;
+    try {
+      for (let i = 0; i < args.items.length; i++) {
+        const it = args.items[i];
+        if (stopped) { out[i] = { pending: true }; continue; }
+        try {
+          if (it.action === 'create') it.op.create = true;
+          const r = it.action === 'delete' ? s.deleteNow(it.op) : it.action === 'update' ? s.updateNow(it.op) : s.indexNow(it.op);
+          // A mapping update stops the batch here: later items may use the new fields.
+          if ('mappingUpdate' in r) { out[i] = r; stopped = true; continue; }
+          out[i] = { ok: r.result };
+        } catch (e) {
+          out[i] = { err: toWire(e) };
+        }
       }
+    } finally {
+      durable = s.endBatch();
     }
-    await Promise.all(durable);
+    try {
+      await durable;
+    } catch (e) {
+      // Every record of the batch failed with it; a noop update wrote none and stands.
+      const err = toWire(e);
+      for (let i = 0; i < out.length; i++) { const r = out[i]; if ('ok' in r && r.ok.result !== 'noop') out[i] = { err }; }
+    }
     // A failed translog append dropped the shard (shard-registry.ts): there is nothing left to refresh.
     const wrote = !o.dropped && out.some((r) => 'ok' in r);
     if (args.refresh === 'true' && wrote) { s.refresh(); o.lastRefresh = Date.now(); markForced(out); }

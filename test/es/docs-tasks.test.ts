@@ -8,7 +8,8 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { docsTasks, shardRegistry } from '../../src/workers/docs-tasks.ts';
-import type { WriteItem } from '../../src/workers/protocol.ts';
+import type { ItemOutcome, WriteItem } from '../../src/workers/protocol.ts';
+import { failNextWrite } from '../support/fail-next-write.ts';
 
 const meta = { name: 't', type: '_doc', mapping: { properties: { a: { type: 'keyword' } } }, mappingVersion: 1, settings: { 'index.number_of_shards': '1' } };
 const item = (id: string): WriteItem => ({ action: 'index', op: { id, source: Buffer.from(`{"a":"${id}"}`) } });
@@ -27,6 +28,28 @@ test('concurrent first writes to a shard open it once', async () => {
     const again = (await docsTasks['docs.get']({ uuid: 'u1', shard: 0, mv: 1, meta, id: '7' }, init)) as { doc: { seqNo: number } };
     assert.equal(again.doc.seqNo >= 0, true);
     assert.equal(shardRegistry(init).get('u1', 0)!.stored.shard.shardIndex.version('7') !== null, true);
+    await docsTasks['docs.closeAll']();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a write batch goes to the translog as one append: when it fails, every item that wrote a record fails and none is kept', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'docs-tasks-'));
+  const init = { workerId: 0, workerCount: 1, dataDir, options: {} };
+  const write = (items: WriteItem[]) => docsTasks['docs.write']({ uuid: 'u2', shard: 0, mv: 1, meta, items }, init) as Promise<ItemOutcome[]>;
+  try {
+    const first = await write([item('a'), item('b')]);
+    assert.deepEqual(first.map((r) => 'ok' in r && r.ok.seqNo), [0, 1]);
+    await failNextWrite();
+    const noop: WriteItem = { action: 'update', op: { id: 'a', body: '{"doc":{"a":"a"}}' } };
+    const refused = await write([item('c'), { action: 'delete', op: { id: 'b' } }, noop, item('d')]);
+    assert.deepEqual(refused.map((r) => ('err' in r ? (r.err as { code?: string }).code : 'ok' in r ? r.ok.result : '?')), ['DISK_FULL', 'DISK_FULL', 'noop', 'DISK_FULL']);
+    // The shard was dropped and reopens from disk: the refused batch left nothing behind, not even in part.
+    const get = async (id: string) => ((await docsTasks['docs.get']({ uuid: 'u2', shard: 0, mv: 1, meta, id }, init)) as { doc: unknown }).doc;
+    assert.notEqual(await get('b'), null);
+    assert.equal(await get('c'), null);
+    assert.equal(await get('d'), null);
     await docsTasks['docs.closeAll']();
   } finally {
     rmSync(dataDir, { recursive: true, force: true });

@@ -43,6 +43,9 @@ export class ByteWriter {
 
   varint(x: number): void { this.uvarint(x >= 0 ? x * 2 : -x * 2 - 1); }
 
+  /** A float64, little-endian. */
+  f64(x: number): void { this.ensure(8); this.dv.setFloat64(this.len, x, true); this.len += 8; }
+
   private srcOf: Float64Array | null = null;
   private srcBytes: Uint8Array = new Uint8Array(0);
 
@@ -123,6 +126,9 @@ export class ByteReader {
   }
 
   varint(): number { const u = this.uvarint(); return u % 2 === 0 ? u / 2 : -(u + 1) / 2; }
+
+  /** A float64, little-endian. */
+  f64(): number { this.need(8); const x = this.dv.getFloat64(this.pos, true); this.pos += 8; return x; }
 
   f64Into(dst: Float64Array, i: number): void {
     this.need(8);

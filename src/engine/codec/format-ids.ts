@@ -45,9 +45,14 @@ export const DOC_SNAPSHOT_VERSION = 1;
 export const DOC_SNAPSHOT_MIN_VERSION = 1;
 /** File name of a shard's snapshot inside `es/indices/<uuid>/<shard>/`. */
 export const DOC_SNAPSHOT_FILE = 'shard.snap';
-/** Translog record types of a document shard (docs/format.md "Document translog record"). */
-export const DOC_TRANSLOG_INDEX = 1;
-export const DOC_TRANSLOG_DELETE = 2;
+/**
+ * Translog record types of a document shard (docs/format.md "Document translog record"): 1 and 2 are the
+ * version 1 layout (msgpack arrays), still read; 3 and 4 the version 2 layout, written since.
+ */
+export const DOC_TRANSLOG_INDEX_V1 = 1;
+export const DOC_TRANSLOG_DELETE_V1 = 2;
+export const DOC_TRANSLOG_INDEX = 3;
+export const DOC_TRANSLOG_DELETE = 4;
 /**
  * Document segments (docs/format.md "Document segments"): one magic per file kind, all at SEGMENT_VERSION.
  * Files are `_<name>.<ext>` inside `es/indices/<uuid>/<shard>/index/`, live docs `_<name>_<delGen>.liv`.

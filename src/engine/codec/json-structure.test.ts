@@ -17,6 +17,14 @@ test('duplicate keys are found per object, including escaped spellings and many-
   f(`{${many}}`, null);
   f(`{${many},"k7":1}`, { kind: 'duplicate', key: 'k7', line: 1, col: many.length + 3 });
   f('[{"a":1,"b":{"c":[1,{"a":2}]},"a":2}]', { kind: 'duplicate', key: 'a', line: 1, col: 31 });
+  // Escaped first, plain later; equal lengths that differ; a key that is a prefix of another.
+  f('{"\\u0061b":1,"ab":2}', { kind: 'duplicate', key: 'ab', line: 1, col: 14 });
+  f('{"ab":1,"ba":2,"a":3,"abc":4}', null);
+  f('{"\\"q":1,"q":2,"\\"q":3}', { kind: 'duplicate', key: '"q', line: 1, col: 16 });
+  // Keys of one document are not remembered for the next.
+  f('{"x":1,"y":2}', null);
+  f('{"y":1,"x":2}', null);
+  f(`{"k16":0,${many}}`, { kind: 'duplicate', key: 'k16', line: 1, col: 10 + many.indexOf('"k16"') });
 });
 
 test('nesting deeper than the limit is found at the first bracket past it', () => {
@@ -33,4 +41,5 @@ test('object depth counts objects under the top-level one, arrays transparent, a
   assert.deepEqual(jsonStructureProblem('{"a":{"b":[{"c":{}}]}}', 1000, 2), { kind: 'objectDepth', key: 'a.b.c', line: 1, col: 17 });
   assert.equal(jsonStructureProblem('{"a":[[[[{"b":1}]]]]}', 1000, 1), null);
   assert.equal(jsonStructureProblem('{"a":{"b":1},"c":{"d":1}}', 1000, 1), null);
+  assert.deepEqual(jsonStructureProblem('{"\\u0061":{"b\\"c":{"d":{}}}}', 1000, 2), { kind: 'objectDepth', key: 'a.b"c.d', line: 1, col: 24 });
 });

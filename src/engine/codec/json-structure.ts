@@ -20,11 +20,19 @@ const OBJECT = 1, ARRAY = 2;
 /** Objects with more keys than this check duplicates with a Set instead of a scan. */
 const LINEAR_KEYS = 16;
 
+// Every indexed document passes here: the per-depth state is reused between calls (they never nest), and keys
+// are compared where they stand in the text — no string per key (a slice per key was most of this check's
+// allocation on a bulk load).
 let kindsScratch = new Uint8Array(MAX_JSON_DEPTH + 2);
-const keysScratch: string[][] = [];
-const setsScratch: (Set<string> | null)[] = [];
-/** Per depth, the object key whose value is being read (for the path of a too-deep object). */
-const lastKeyScratch: string[] = [];
+/** Per depth, the keys of the object open there so far: start and end offsets of their text (quotes excluded). */
+const keyStarts: number[][] = [];
+const keyEnds: number[][] = [];
+let keyCounts = new Int32Array(MAX_JSON_DEPTH + 2);
+/** Per depth, the decoded keys once the object has many keys or an escaped one; null while spans suffice. */
+const keySets: (Set<string> | null)[] = [];
+/** Per depth, the span of the key whose value is being read (for the path of a too-deep object). */
+let lastKeyStart = new Int32Array(MAX_JSON_DEPTH + 2);
+let lastKeyEnd = new Int32Array(MAX_JSON_DEPTH + 2);
 
 /**
  * The first depth or duplicate-key problem of `text` (valid JSON), or null. `maxObjectDepth` bounds objects
@@ -33,11 +41,13 @@ const lastKeyScratch: string[] = [];
  */
 export function jsonStructureProblem(text: string, maxDepth = MAX_JSON_DEPTH, maxObjectDepth = Infinity, checkDuplicates = true): JsonProblem | null {
   const n = text.length;
-  // Every indexed document passes here: the per-depth state is reused between calls (they never nest), which
-  // took the check from 4× the cost of JSON.parse on a small document to about its cost.
-  if (kindsScratch.length < maxDepth + 2) kindsScratch = new Uint8Array(maxDepth + 2);
+  if (kindsScratch.length < maxDepth + 2) {
+    kindsScratch = new Uint8Array(maxDepth + 2);
+    keyCounts = new Int32Array(maxDepth + 2);
+    lastKeyStart = new Int32Array(maxDepth + 2);
+    lastKeyEnd = new Int32Array(maxDepth + 2);
+  }
   const kinds = kindsScratch;
-  const keys = keysScratch, sets = setsScratch, lastKey = lastKeyScratch;
   let depth = 0;
   let objectDepth = 0;
   let expectKey = false;
@@ -52,22 +62,22 @@ export function jsonStructureProblem(text: string, maxDepth = MAX_JSON_DEPTH, ma
         if (d === 34) break;
         j++;
       }
-      if (expectKey && checkDuplicates) {
-        const key = escaped ? JSON.parse(text.slice(i, j + 1)) as string : text.slice(i + 1, j);
-        if (seen(keys[depth], sets, depth, key)) return problem(text, i, 'duplicate', key);
-        lastKey[depth] = key;
-      } else if (expectKey) {
-        lastKey[depth] = text.slice(i + 1, j);
+      if (expectKey) {
+        // An escaped key's span is kept with a negated end: it must be decoded before it is compared.
+        const end = escaped ? -j : j;
+        if (checkDuplicates && seenKey(text, depth, i + 1, end)) return problem(text, i, 'duplicate', keyText(text, i + 1, end));
+        lastKeyStart[depth] = i + 1;
+        lastKeyEnd[depth] = end;
       }
       i = j;
     } else if (c === 123 || c === 91) {
       if (++depth > maxDepth) return problem(text, i, 'depth', '');
       kinds[depth] = c === 123 ? OBJECT : ARRAY;
-      if (c === 123 && ++objectDepth - 1 > maxObjectDepth) return problem(text, i, 'objectDepth', objectPath(kinds, lastKey, depth));
+      if (c === 123 && ++objectDepth - 1 > maxObjectDepth) return problem(text, i, 'objectDepth', objectPath(text, kinds, depth));
       if (c === 123) {
-        if (keys.length <= depth) { keys.length = depth + 1; sets.length = depth + 1; }
-        (keys[depth] ??= []).length = 0;
-        sets[depth] = null;
+        while (keyStarts.length <= depth) { keyStarts.push([]); keyEnds.push([]); keySets.push(null); }
+        keyCounts[depth] = 0;
+        keySets[depth] = null;
       }
       expectKey = c === 123;
     } else if (c === 125 || c === 93) {
@@ -83,24 +93,45 @@ export function jsonStructureProblem(text: string, maxDepth = MAX_JSON_DEPTH, ma
   return null;
 }
 
+/** The key whose text is `text[start, |end|)` (an escaped one, with a negative `end`, decoded). */
+function keyText(text: string, start: number, end: number): string {
+  return end < 0 ? JSON.parse(text.slice(start - 1, -end + 1)) as string : text.slice(start, end);
+}
+
 /** Dotted keys leading to the object opened at `depth` (arrays on the way are transparent, as in mappings). */
-function objectPath(kinds: Uint8Array, lastKey: string[], depth: number): string {
+function objectPath(text: string, kinds: Uint8Array, depth: number): string {
   const parts: string[] = [];
-  for (let d = 1; d < depth; d++) if (kinds[d] === OBJECT) parts.push(lastKey[d]);
+  for (let d = 1; d < depth; d++) if (kinds[d] === OBJECT) parts.push(keyText(text, lastKeyStart[d], lastKeyEnd[d]));
   return parts.join('.');
 }
 
-/** Records `key` for the object at `depth`; true when it was already there. */
-function seen(list: string[], sets: (Set<string> | null)[], depth: number, key: string): boolean {
-  const set = sets[depth];
+/** Records the key `text[start, |end|)` for the object at `depth`; true when it was already there. */
+function seenKey(text: string, depth: number, start: number, end: number): boolean {
+  let set = keySets[depth];
+  const count = keyCounts[depth];
+  if (set === null && (end < 0 || count >= LINEAR_KEYS)) {
+    // Many keys, or one that needs decoding: from here on the object's keys are compared as strings.
+    set = new Set<string>();
+    for (let k = 0; k < count; k++) set.add(keyText(text, keyStarts[depth][k], keyEnds[depth][k]));
+    keySets[depth] = set;
+  }
   if (set !== null) {
+    const key = keyText(text, start, end);
     if (set.has(key)) return true;
     set.add(key);
     return false;
   }
-  for (let k = 0; k < list.length; k++) if (list[k] === key) return true;
-  list.push(key);
-  if (list.length > LINEAR_KEYS) sets[depth] = new Set(list);
+  const starts = keyStarts[depth], ends = keyEnds[depth], len = end - start;
+  for (let k = 0; k < count; k++) {
+    const s = starts[k];
+    if (ends[k] - s !== len) continue;
+    let same = true;
+    for (let q = 0; q < len; q++) if (text.charCodeAt(s + q) !== text.charCodeAt(start + q)) { same = false; break; }
+    if (same) return true;
+  }
+  starts[count] = start;
+  ends[count] = end;
+  keyCounts[depth] = count + 1;
   return false;
 }
 

@@ -3,12 +3,15 @@ import assert from 'node:assert/strict';
 import type { MappingJson } from '../search/api.ts';
 import { EngineError } from '../errors.ts';
 import { DocShard, type Translog } from './doc-shard.ts';
+import { decodeTranslogOp } from './translog-record.ts';
 import type { WriteResult } from './doc-shard-types.ts';
 import { ScratchIndex } from '../../../test/support/scratch-index.ts';
 
 class MemTranslog implements Translog {
   records: { type: number; payload: Uint8Array }[] = [];
-  async append(type: number, payload: Uint8Array): Promise<unknown> { this.records.push({ type, payload }); return null; }
+  appends = 0;
+  async append(type: number, payload: Uint8Array): Promise<unknown> { this.appends++; this.records.push({ type, payload }); return null; }
+  async appendBatch(records: readonly { type: number; payload: Uint8Array }[]): Promise<unknown> { this.appends++; this.records.push(...records); return null; }
 }
 
 const src = (o: unknown): Uint8Array => Buffer.from(JSON.stringify(o));
@@ -94,4 +97,21 @@ test('updates: doc merge, noop, upsert, scripts', async () => {
   const str = res(await s.update({ id: '3', body: '{"script":"ctx._source.s = ctx._source.s + 1 + \'!\'; ctx._source.c = 7 / 2; ctx._source.l = ctx._source.containsKey(\'s\')"}' }));
   assert.equal(str.result, 'updated');
   assert.equal(Buffer.from(s.getDoc('3')!.source).toString(), '{"s":"x1!","c":3,"l":true}');
+});
+
+test('a write batch appends its records once, in order, when it ends', async () => {
+  const { s, log } = shard();
+  s.beginBatch();
+  assert.throws(() => s.beginBatch(), /already open/);
+  s.indexNow({ id: 'x', source: src({ n: 1 }) });
+  s.indexNow({ id: 'y', source: src({ n: 2 }) });
+  s.deleteNow({ id: 'x' });
+  assert.equal(log.records.length, 0, 'nothing appended before the batch ends');
+  assert.equal(s.getDoc('y')!.seqNo, 1, 'applied in memory at once');
+  await s.endBatch();
+  assert.equal(log.appends, 1);
+  assert.deepEqual(log.records.map((r) => { const o = decodeTranslogOp(r.type, r.payload, 'test'); return [o.id, o.version, o.seqNo, o.source === null]; }), [['x', 1, 0, false], ['y', 1, 1, false], ['x', 2, 2, true]]);
+  assert.throws(() => s.endBatch(), /no write batch/);
+  await s.index({ id: 'z', source: src({ n: 3 }) });
+  assert.equal(log.appends, 2, 'outside a batch each write appends on its own');
 });

@@ -8,8 +8,8 @@
 import { ByteSlab } from '../codec/byte-slab.ts';
 import type { MappingJson } from '../search/api.ts';
 import type { IndexStats, ShardIndex } from '../indexing/shard-index.ts';
-import { pack, unpack } from '../codec/msgpack.ts';
-import { DOC_TRANSLOG_DELETE, DOC_TRANSLOG_INDEX } from '../codec/format-ids.ts';
+import { ByteWriter } from '../codec/byte-buf.ts';
+import { decodeTranslogOp, encodeTranslogOp } from './translog-record.ts';
 import { docError } from './doc-errors.ts';
 import { dynamicUpdate, NEED_LOSSLESS } from './dynamic.ts';
 import { cause, mapperParsing } from './doc-errors.ts';
@@ -21,10 +21,15 @@ import type { DeleteOp, IndexOp, MappingNeeded, ShardStats, StoredDoc, UpdateOp,
 /** The translog operations a shard needs (the project's `Wal` satisfies it). */
 export interface Translog {
   append(type: number, payload: Uint8Array): Promise<unknown>;
+  /** Several records in order, durable together. */
+  appendBatch(records: readonly { type: number; payload: Uint8Array }[]): Promise<unknown>;
 }
 
-const REC_INDEX = DOC_TRANSLOG_INDEX;
-const REC_DELETE = DOC_TRANSLOG_DELETE;
+/** First size of a write batch's record buffer (a 2,000-document bulk body's share of a shard grows it a few times). */
+const BATCH_BUFFER_BYTES = 64 * 1024;
+
+/** What `log` returns inside a write batch: the batch's own promise (`endBatch`) says when it is durable. */
+const IN_BATCH: Promise<unknown> = Promise.resolve();
 
 /** An operation as applied and logged: `source` null for a delete. */
 export interface DocEntry {
@@ -72,6 +77,8 @@ export class DocShard {
   private refreshWaiters: (() => void)[] = [];
   /** Where the sources of buffered writes are copied (no ArrayBuffer per document). */
   private readonly sources = new ByteSlab();
+  /** The open write batch (`beginBatch`): its records' bytes, types and end offsets; null outside one. */
+  private batch: { bytes: ByteWriter; types: number[]; ends: number[] } | null = null;
   private readonly gcDeletesMs: number;
   private readonly now: () => number;
 
@@ -113,7 +120,7 @@ export class DocShard {
 
   /** The synchronous part of `index`: checks, applies to memory, starts the translog append. */
   indexNow(op: IndexOp): Pending | MappingNeeded {
-    const text = Buffer.from(op.source.buffer, op.source.byteOffset, op.source.byteLength).toString('utf8');
+    const text = utf8Of(op.source);
     const doc = parseDocument(text, this.indexName);
     const needed = this.mappingDelta(doc, text);
     if (needed) return needed;
@@ -128,7 +135,7 @@ export class DocShard {
     const entry: DocEntry = { source, version, seqNo: this.maxSeqNo + 1, primaryTerm: PRIMARY_TERM, routing: op.routing };
     // The version lookup above already found whether a live copy exists: the index need not look again.
     this.apply(op.id, entry, doc, !live);
-    const durable = this.log(REC_INDEX, entry, op.id);
+    const durable = this.log(entry, op.id);
     return { result: { result: live ? 'updated' : 'created', version, seqNo: entry.seqNo, primaryTerm: PRIMARY_TERM }, durable };
   }
 
@@ -154,7 +161,7 @@ export class DocShard {
     const version = op.versionType === 'external' || op.versionType === 'external_gte' ? op.version! : (cur?.version ?? 0) + 1;
     const entry: DocEntry = { source: null, version, seqNo: this.maxSeqNo + 1, primaryTerm: PRIMARY_TERM, deletedAt: this.now() };
     this.apply(op.id, entry, null, false);
-    const durable = this.log(REC_DELETE, entry, op.id);
+    const durable = this.log(entry, op.id);
     return { result: { result: live ? 'deleted' : 'not_found', version, seqNo: entry.seqNo, primaryTerm: PRIMARY_TERM }, durable };
   }
 
@@ -231,24 +238,55 @@ export class DocShard {
     this.dirty = true;
   }
 
-  private log(type: number, e: DocEntry, id: string): Promise<unknown> {
+  private log(e: DocEntry, id: string): Promise<unknown> {
     if (!this.translog) return Promise.resolve();
-    const payload = pack([id, e.version, e.seqNo, e.primaryTerm, e.routing ?? null, e.source, e.deletedAt ?? null]);
+    const b = this.batch;
+    const w = b !== null ? b.bytes : new ByteWriter(64 + (e.source?.byteLength ?? 0));
+    const start = w.len;
+    const type = encodeTranslogOp(w, id, e.version, e.seqNo, e.primaryTerm, e.routing ?? null, e.source, e.deletedAt ?? null);
     this.translogOps++;
-    this.translogBytes += payload.byteLength;
-    return this.translog.append(type, payload);
+    this.translogBytes += w.len - start;
+    if (b === null) return this.translog.append(type, w.buf.subarray(0, w.len));
+    b.types.push(type);
+    b.ends.push(w.len);
+    return IN_BATCH;
+  }
+
+  /**
+   * Opens a write batch: the operations applied until `endBatch` keep their order in memory, but their translog
+   * records are encoded into one buffer and appended together at its end — one append and one promise for a
+   * bulk body's items instead of one each. Inside a batch an operation's `durable` resolves at once; the
+   * batch's promise is what counts.
+   */
+  beginBatch(): void {
+    if (this.batch !== null) throw new Error('a write batch is already open');
+    // Not reused across batches: the log holds the views until its write, which may come after the next batch.
+    this.batch = { bytes: new ByteWriter(BATCH_BUFFER_BYTES), types: [], ends: [] };
+  }
+
+  /** Closes the write batch; resolves when all of its records are durable (rejects when the append fails). */
+  endBatch(): Promise<unknown> {
+    const b = this.batch;
+    this.batch = null;
+    if (b === null) throw new Error('no write batch is open');
+    // The batch's sources are copied: their message's buffer need not stay alive.
+    wholeBuffer = null;
+    if (b.types.length === 0 || !this.translog) return Promise.resolve();
+    const records: { type: number; payload: Uint8Array }[] = new Array(b.types.length);
+    for (let i = 0, start = 0; i < records.length; start = b.ends[i++]) records[i] = { type: b.types[i], payload: b.bytes.buf.subarray(start, b.ends[i]) };
+    return this.translog.appendBatch(records);
   }
 
   /** Replays one translog record (idempotent: older sequence numbers than what is held are skipped). */
-  replayRecord(_type: number, payload: Uint8Array): void {
-    const [id, version, seqNo, primaryTerm, routing, source, deletedAt] = unpack<[string, number, number, number, string | null, Uint8Array | null, number | null]>(payload);
+  replayRecord(type: number, payload: Uint8Array): void {
+    const op = decodeTranslogOp(type, payload, `translog of [${this.indexName}][${this.shard}]`);
     // Records the last commit already holds (those between the translog cut and the commit) are skipped.
-    const cur = this.versionEntry(id);
-    if (cur && cur.seqNo >= seqNo) { if (seqNo > this.maxSeqNo) this.maxSeqNo = seqNo; return; }
-    const entry: DocEntry = { source: source ? this.sources.copy(source) : null, version, seqNo, primaryTerm };
-    if (routing !== null) entry.routing = routing;
-    if (deletedAt !== null) entry.deletedAt = deletedAt;
-    this.apply(id, entry, null, false);
+    const cur = this.versionEntry(op.id);
+    if (cur && cur.seqNo >= op.seqNo) { if (op.seqNo > this.maxSeqNo) this.maxSeqNo = op.seqNo; return; }
+    const entry: DocEntry = { source: op.source ? this.sources.copy(op.source) : null, version: op.version, seqNo: op.seqNo, primaryTerm: op.primaryTerm };
+    if (op.routing !== null) entry.routing = op.routing;
+    if (op.deletedAt !== null) entry.deletedAt = op.deletedAt;
+    this.apply(op.id, entry, null, false);
     this.translogOps++;
     this.translogBytes += payload.byteLength;
   }
@@ -283,6 +321,15 @@ export class DocShard {
       segments: s.segments, segmentsMemoryBytes: s.memoryBytes, merges: s.merges, refreshes: s.refreshes, refreshMs: s.refreshMs, flushes: s.flushes, flushMs: s.flushMs,
     };
   }
+}
+
+/** A Buffer over the whole ArrayBuffer of the last source decoded: a bulk body's sources share one. */
+let wholeBuffer: Buffer | null = null;
+
+/** The UTF-8 text of `view` without a Buffer object per document (sources are views into one task batch). */
+function utf8Of(view: Uint8Array): string {
+  if (wholeBuffer === null || wholeBuffer.buffer !== view.buffer) wholeBuffer = Buffer.from(view.buffer, 0, view.buffer.byteLength);
+  return wholeBuffer.toString('utf8', view.byteOffset, view.byteOffset + view.byteLength);
 }
 
 /** A write applied in memory whose translog append is `durable`. */

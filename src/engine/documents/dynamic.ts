@@ -35,16 +35,36 @@ interface Walk {
  * `NEED_LOSSLESS` (a symbol) when the number spelling matters and `doc` was parsed lossy.
  */
 export function dynamicUpdate(mapping: MappingJson, typeName: string, doc: Record<string, unknown>): MappingJson | null {
-  const w: Walk = {
+  const w = walkOf(mapping, typeName);
+  const delta: Record<string, FieldMappingJson> = {};
+  walkObject(w, mapping.properties, dynamicOf(mapping.dynamic, 'true'), doc, '', typeName, delta);
+  return hasKeys(delta) ? { properties: delta } : null;
+}
+
+/**
+ * The walk settings of the last mapping seen (every document of a bulk load is checked against the same one),
+ * with the raw root settings they were derived from, compared again in case the object was changed in place.
+ */
+let lastWalk: (Walk & { raw: [unknown, unknown, unknown] }) | null = null;
+
+function walkOf(mapping: MappingJson, typeName: string): Walk {
+  const l = lastWalk;
+  if (l !== null && l.root === mapping && l.typeName === typeName && l.raw[0] === mapping.dynamic_date_formats
+    && l.raw[1] === mapping.date_detection && l.raw[2] === mapping.numeric_detection) return l;
+  lastWalk = {
+    raw: [mapping.dynamic_date_formats, mapping.date_detection, mapping.numeric_detection],
     root: mapping,
     typeName,
     dateFormats: (mapping.dynamic_date_formats as string[] | undefined) ?? DEFAULT_DYNAMIC_DATE_FORMATS,
     dateDetection: mapping.date_detection !== false && mapping.date_detection !== 'false',
     numericDetection: mapping.numeric_detection === true || mapping.numeric_detection === 'true',
   };
-  const delta: Record<string, FieldMappingJson> = {};
-  walkObject(w, mapping.properties, dynamicOf(mapping.dynamic, 'true'), doc, '', typeName, delta);
-  return Object.keys(delta).length ? { properties: delta } : null;
+  return lastWalk;
+}
+
+function hasKeys(o: object): boolean {
+  for (const _ in o) return true;
+  return false;
 }
 
 function dynamicOf(v: unknown, inherited: string): string {
@@ -84,7 +104,7 @@ function walkField(w: Walk, props: Record<string, FieldMappingJson> | undefined,
       if (def.enabled === false) return;
       const sub: Record<string, FieldMappingJson> = {};
       walkObject(w, def.properties, dynamicOf(def.dynamic, dyn), value as Record<string, unknown>, `${path}.`, path, sub);
-      if (Object.keys(sub).length) {
+      if (hasKeys(sub)) {
         const existing = delta[key];
         delta[key] = existing ? { ...existing, properties: { ...existing.properties, ...sub } }
           : (t === 'nested' ? { type: 'nested', properties: sub } : { properties: sub });
@@ -161,6 +181,12 @@ function checkValue(def: FieldMappingJson, type: string, path: string, value: un
     fieldError(path, type, cause('DOC_ILLEGAL_STATE', ["Can't get text on a START_OBJECT"]));
   }
   if (type === 'geo_point') { checkGeoPoint(path, value); return; }
+  if (typeof value === 'number' && NUMERIC_TYPES.has(type)) {
+    // A number JSON.parse gave is finite and its own text's value: only the range is left to check.
+    const r = INT_RANGES[type];
+    if (r && (value < r[0] || value > r[1])) fieldError(path, type, cause('DOC_ILLEGAL_ARGUMENT', [`Value [${String(value)}] is out of range for ${r[2]}`]));
+    return;
+  }
   const text = isLossless(value) ? value.value : String(value);
   if (NUMERIC_TYPES.has(type)) {
     if (typeof value === 'boolean') fieldError(path, type, cause('DOC_ILLEGAL_ARGUMENT', [`Current token (VALUE_${value ? 'TRUE' : 'FALSE'}) not numeric, can not use numeric value accessors`]));

@@ -2,32 +2,20 @@
  * A document shard whose translog append fails (shard-registry.ts): the shard leaves the registry before the
  * append's rejection is heard, so the refused document is never readable, and the next call reopens the shard
  * from disk with every acknowledged document and takes writes again. The failure is injected into
- * FileHandle's `write` (ENOSPC), so this runs where the tmpfs test (test/disk-full/) cannot mount.
+ * FileHandle's `write` (ENOSPC, test/support/fail-next-write.ts).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, promises as fsp, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ShardRegistry, type ShardIndexMeta } from './shard-registry.ts';
 import type { Pending } from './doc-shard.ts';
 import type { EngineError } from '../errors.ts';
+import { failNextWrite } from '../../../test/support/fail-next-write.ts';
 
 const meta: ShardIndexMeta = { name: 'i', type: '_doc', mapping: { properties: { n: { type: 'long' } } }, mappingVersion: 1, settings: {} };
 const src = (n: number): Uint8Array => Buffer.from(`{"n":${n}}`);
-
-async function failNextWrite(): Promise<void> {
-  const probe = join(tmpdir(), `tessera-fh-probe-${process.pid}`);
-  const fh = await fsp.open(probe, 'w');
-  const proto = Object.getPrototypeOf(fh) as { write: (...a: unknown[]) => Promise<unknown> };
-  await fh.close();
-  rmSync(probe, { force: true });
-  const orig = proto.write;
-  proto.write = async function () {
-    proto.write = orig;
-    throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
-  };
-}
 
 test('a failed translog append drops the shard before anyone hears; the reopened shard has exactly the acknowledged documents', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'shard-registry-'));

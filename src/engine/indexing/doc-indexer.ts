@@ -35,29 +35,52 @@ export function coerceBoolean(v: unknown): boolean | null {
 /** How one source path is indexed: the field itself and its multi-fields, with analyzers resolved once. */
 interface FieldPlan { path: string; fi: FieldInfo; analyzer: Analyzer | null }
 
+/** A path's text position (or geo point count) in the doc numbered `serial`: entries are reused, not rebuilt. */
+interface PathPosition { serial: number; pos: number }
+
 export class DocIndexer {
   private readonly tokens = new TokenBuf();
-  private positions = new Map<string, number>();
+  /** Per path, its last position in the doc being indexed (entries of other docs have another serial). */
+  private readonly positions = new Map<string, PathPosition>();
+  private serial = 0;
+  private lastSerial = 0;
+  /** Without nested fields a document is one segment doc: its values are added as the walk meets them. */
+  private readonly hasNested: boolean;
+  /** The doc values go to while `collect` is given no list (documents without nested fields). */
+  private direct = -1;
   /** Per source path: the field and its multi-fields ([] when the path is not a mapped leaf). */
   private readonly plans = new Map<string, FieldPlan[]>();
 
-  constructor(private readonly infos: FieldInfos, private readonly analyzers: AnalyzerRegistry) {}
+  constructor(private readonly infos: FieldInfos, private readonly analyzers: AnalyzerRegistry) {
+    this.hasNested = [...infos.objects.values()].includes('nested');
+  }
 
   /** Adds the block of `source` to `b`; returns the root doc. */
   index(b: SegmentBuilder, id: string, source: Record<string, unknown>): number {
+    this.serial = ++this.lastSerial;
+    if (!this.hasNested) {
+      const root = b.addDoc(id, '');
+      this.direct = root;
+      this.collect(b, source, '', '', null, null);
+      return root;
+    }
+    // Nested children come first in the block, so the root's values wait until they are added.
     const children: number[] = [];
     // Leaf values as a flat (path, value, path, value, …) list: no tuple per value.
     const pending: unknown[] = [];
     this.collect(b, source, '', '', pending, children);
     const root = b.addDoc(id, '');
-    this.positions = new Map();
+    this.serial = ++this.lastSerial;
     for (let i = 0; i < pending.length; i += 2) this.addValue(b, root, pending[i] as string, pending[i + 1]);
     for (const c of children) if (c >= 0) b.setParent(c, root);
     return root;
   }
 
-  /** Gathers the leaf values of one (root or nested) object; nested objects become child docs at once. */
-  private collect(b: SegmentBuilder, obj: Record<string, unknown>, prefix: string, scope: string, out: unknown[], children: number[]): void {
+  /**
+   * Gathers the leaf values of one (root or nested) object into `out`, or adds them to the doc `direct` when
+   * `out` is null (no nested fields); nested objects become child docs at once.
+   */
+  private collect(b: SegmentBuilder, obj: Record<string, unknown>, prefix: string, scope: string, out: unknown[] | null, children: number[] | null): void {
     const keys = Object.keys(obj);
     for (let ki = 0; ki < keys.length; ki++) {
       const k = keys[ki];
@@ -66,7 +89,7 @@ export class DocIndexer {
       const path = prefix + k;
       const kind = this.infos.objects.get(path);
       // A geo_point value keeps its shape: [lon, lat] and {lat, lon} are one point, not an array or an object.
-      if (this.infos.get(path)?.type === 'geo_point') { out.push(path, v); continue; }
+      if (this.infos.get(path)?.type === 'geo_point') { this.emit(b, out, path, v); continue; }
       if (!Array.isArray(v)) { this.collectItem(b, v, path, kind, scope, out, children); continue; }
       const values = v.flat(Infinity);
       for (let i = 0; i < values.length; i++) {
@@ -76,14 +99,19 @@ export class DocIndexer {
     }
   }
 
-  private collectItem(b: SegmentBuilder, item: unknown, path: string, kind: string | undefined, scope: string, out: unknown[], children: number[]): void {
+  private collectItem(b: SegmentBuilder, item: unknown, path: string, kind: string | undefined, scope: string, out: unknown[] | null, children: number[] | null): void {
     if (kind === 'nested' && typeof item === 'object') {
-      children.push(this.nestedDoc(b, item as Record<string, unknown>, path));
+      children!.push(this.nestedDoc(b, item as Record<string, unknown>, path));
     } else if (typeof item === 'object' && !Array.isArray(item) && this.infos.get(path)?.type !== 'completion') {
       this.collect(b, item as Record<string, unknown>, path + '.', scope, out, children);
     } else {
-      out.push(path, item);
+      this.emit(b, out, path, item);
     }
+  }
+
+  private emit(b: SegmentBuilder, out: unknown[] | null, path: string, v: unknown): void {
+    if (out === null) this.addValue(b, this.direct, path, v);
+    else out.push(path, v);
   }
 
   private nestedDoc(b: SegmentBuilder, obj: Record<string, unknown>, path: string): number {
@@ -91,12 +119,24 @@ export class DocIndexer {
     const pending: unknown[] = [];
     this.collect(b, obj, path + '.', path, pending, grand);
     const doc = b.addDoc('', path);
-    const saved = this.positions;
-    this.positions = new Map();
+    const saved = this.serial;
+    this.serial = ++this.lastSerial;
     for (let i = 0; i < pending.length; i += 2) this.addValue(b, doc, pending[i] as string, pending[i + 1]);
-    this.positions = saved;
+    this.serial = saved;
     for (const g of grand) b.setParent(g, doc);
     return doc;
+  }
+
+  /** The last position recorded for `path` in the current doc, or undefined. */
+  private position(path: string): number | undefined {
+    const e = this.positions.get(path);
+    return e !== undefined && e.serial === this.serial ? e.pos : undefined;
+  }
+
+  private setPosition(path: string, pos: number): void {
+    const e = this.positions.get(path);
+    if (e === undefined) this.positions.set(path, { serial: this.serial, pos });
+    else { e.serial = this.serial; e.pos = pos; }
   }
 
   private addValue(b: SegmentBuilder, doc: number, path: string, v: unknown): void {
@@ -129,12 +169,12 @@ export class DocIndexer {
     if (type === 'text') {
       if (!fi.indexed) return;
       this.tokens.clear();
-      const base = this.positions.get(path);
+      const base = this.position(path);
       const pos = base === undefined ? 0 : base + POSITION_INCREMENT_GAP + 1;
       const text = String(v), analyzer = plan.analyzer!;
       if (analyzer.lowercaseSpans) analyzer.analyzeLowerSpans(text, this.tokens, pos);
       else analyzer.analyze(text, this.tokens, pos);
-      if (this.tokens.length > 0) this.positions.set(path, this.tokens.positions[this.tokens.length - 1]);
+      if (this.tokens.length > 0) this.setPosition(path, this.tokens.positions[this.tokens.length - 1]);
       if (analyzer.lowercaseSpans) b.addLowerSpans(doc, path, text, this.tokens);
       else b.addTokens(doc, path, this.tokens, true);
       // _field_names records any present value, even one that analyses to no tokens ("").
@@ -149,8 +189,8 @@ export class DocIndexer {
       const points = parseGeoPoints(v);
       // The doc's point counter lives beside its text positions (both restart with each doc).
       const col = path + GEO_COLUMN_SUFFIX;
-      const first = this.positions.get(col) ?? 0;
-      this.positions.set(col, first + points.length);
+      const first = this.position(col) ?? 0;
+      this.setPosition(col, first + points.length);
       for (let i = 0; i < points.length; i++) {
         const [a, c] = geoColumnValues(first + i, encodeLat(points[i].lat), encodeLon(points[i].lon));
         b.addNumeric(doc, path + GEO_COLUMN_SUFFIX, a);

@@ -47,20 +47,37 @@ class DvAcc<V> {
   values: V[] = [];
 }
 
+/** A numeric column's (doc, value) pairs in arrival order, in growable typed arrays (no JS array growth per value). */
+class NumericAcc {
+  docs: Int32Array = new Int32Array(256);
+  values: Float64Array = new Float64Array(256);
+  n = 0;
+
+  add(doc: number, value: number): void {
+    if (this.n === this.docs.length) {
+      const docs = new Int32Array(this.n * 2); docs.set(this.docs); this.docs = docs;
+      const values = new Float64Array(this.n * 2); values.set(this.values); this.values = values;
+    }
+    this.docs[this.n] = doc;
+    this.values[this.n++] = value;
+  }
+}
+
 export class SegmentBuilder {
   private maxDoc = 0;
   private readonly ids: string[] = [];
-  private readonly parentOf: number[] = [];
+  /** Per doc (typed, grown together in `addDoc`): its nested parent (−1: none) and version metadata. */
+  private parentOf = new Int32Array(256).fill(-1);
   private readonly paths: string[] = [];
   private readonly fields = new Map<string, FieldAcc>();
-  private readonly numeric = new Map<string, DvAcc<number>>();
+  private readonly numeric = new Map<string, NumericAcc>();
   private readonly ordinals = new Map<string, DvAcc<string>>();
   private readonly exists = new Map<string, number[]>();
   private readonly sources: (Uint8Array | null)[] = [];
   private readonly routings: (string | null)[] = [];
-  private readonly seqNos: number[] = [];
-  private readonly versions: number[] = [];
-  private readonly primaryTerms: number[] = [];
+  private seqNos = new Float64Array(256);
+  private versions = new Float64Array(256);
+  private primaryTerms = new Float64Array(256);
   /** Bytes buffered so far (sources and tokens), for the index buffer budget. */
   bufferedBytes = 0;
 
@@ -69,16 +86,20 @@ export class SegmentBuilder {
   /** Starts a new doc and returns its local id. `id` is '' for nested children. */
   addDoc(id: string, nestedPath: string): number {
     const d = this.maxDoc++;
+    if (d === this.parentOf.length) this.growDocs();
     this.ids.push(id);
-    this.parentOf.push(-1);
     this.paths.push(nestedPath);
     this.sources.push(null);
     this.routings.push(null);
-    this.seqNos.push(0);
-    this.versions.push(0);
-    this.primaryTerms.push(0);
     this.bufferedBytes += 64 + id.length * 2;
     return d;
+  }
+
+  private growDocs(): void {
+    const n = this.parentOf.length;
+    const parents = new Int32Array(n * 2).fill(-1); parents.set(this.parentOf); this.parentOf = parents;
+    const grow = (a: Float64Array): Float64Array<ArrayBuffer> => { const b = new Float64Array(n * 2); b.set(a); return b; };
+    this.seqNos = grow(this.seqNos); this.versions = grow(this.versions); this.primaryTerms = grow(this.primaryTerms);
   }
 
   /** Stored fields and version metadata of a root doc. */
@@ -146,8 +167,8 @@ export class SegmentBuilder {
 
   addNumeric(doc: number, field: string, value: number): void {
     let dv = this.numeric.get(field);
-    if (!dv) { dv = new DvAcc(); this.numeric.set(field, dv); }
-    dv.docs.push(doc); dv.values.push(value);
+    if (!dv) { dv = new NumericAcc(); this.numeric.set(field, dv); }
+    dv.add(doc, value);
     this.bufferedBytes += 16;
     this.markExists(doc, field);
   }
@@ -181,8 +202,8 @@ export class SegmentBuilder {
     for (const [name, dv] of this.ordinals) ordinals.set(name, buildOrdinals(dv, maxDoc));
     const exists = new Map<string, Uint32Array>();
     for (const [name, e] of this.exists) exists.set(name, Uint32Array.from(e));
-    return new MemorySegment(name, maxDoc, this.ids.slice(), Int32Array.from(this.parentOf), this.paths.slice(), fields, numeric, ordinals, exists,
-      this.sources.slice(), this.routings.slice(), Float64Array.from(this.seqNos), Float64Array.from(this.versions), Float64Array.from(this.primaryTerms), idToDoc);
+    return new MemorySegment(name, maxDoc, this.ids.slice(), this.parentOf.slice(0, maxDoc), this.paths.slice(), fields, numeric, ordinals, exists,
+      this.sources.slice(), this.routings.slice(), this.seqNos.slice(0, maxDoc), this.versions.slice(0, maxDoc), this.primaryTerms.slice(0, maxDoc), idToDoc);
   }
 
   /** Stored source of a buffered root doc (real-time GET before a refresh). */
@@ -246,12 +267,12 @@ function buildField(fa: FieldAcc, maxDoc: number): MemoryFieldPostings {
   return new MemoryFieldPostings(terms, docStart, docs, freqs, posStart, positions, norms, docCount, sumTtf);
 }
 
-function buildNumeric(dv: DvAcc<number>, maxDoc: number): NumericDocValues {
+function buildNumeric(dv: NumericAcc, maxDoc: number): NumericDocValues {
   const start = new Uint32Array(maxDoc + 1);
-  for (const d of dv.docs) start[d + 1]++;
+  for (let i = 0; i < dv.n; i++) start[dv.docs[i] + 1]++;
   for (let d = 0; d < maxDoc; d++) start[d + 1] += start[d];
   // Values arrive grouped by doc in doc order, so a copy keeps the grouping; sort each doc's run.
-  const values = Float64Array.from(dv.values);
+  const values = dv.values.slice(0, dv.n);
   for (let d = 0; d < maxDoc; d++) if (start[d + 1] - start[d] > 1) values.subarray(start[d], start[d + 1]).sort();
   return new NumericDocValues(start, values);
 }
