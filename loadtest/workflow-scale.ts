@@ -17,6 +17,8 @@
  *   node --import tsx loadtest/workflow-scale.ts scale
  *
  * Flags after the mode's numbers are passed to Tessera (e.g. `--workflow.partitions 1` for a comparison).
+ * Profiles: TESSERA_NODE_FLAGS='--cpu-prof --cpu-prof-dir=DIR' TESSERA_STOP=SIGTERM (stops the server in order,
+ * so each thread writes its profile).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
@@ -157,6 +159,12 @@ async function events(): Promise<void> {
     console.log(`runs entered ${s.entered}, countdowns waiting ${s.elements.a1.waiting}: ${s.entered === ok && s.elements.a1.waiting === ok ? 'complete' : 'MISMATCH'}`);
     console.log(`server CPU per acknowledged event: ${cpuPerEvent(ticks0, ticks1, ok)}`);
     console.log(`RssAnon after the run: ${rssAnonMiB(child.pid!).toFixed(0)} MiB`);
+    // A profiling run (`--cpu-prof` in TESSERA_NODE_FLAGS) writes its profiles only on an orderly exit.
+    if (process.env.TESSERA_STOP === 'SIGTERM') {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 20_000))]);
+    }
   } finally {
     child.kill('SIGKILL');
   }

@@ -8,7 +8,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { toWire } from '../engine/errors.ts';
-import { pack, unpack } from '../engine/codec/msgpack.ts';
+import { packMessage, unpack } from '../engine/codec/msgpack.ts';
 import { SpscRing } from '../engine/queue/spsc-ring.ts';
 import { EVENT_COMMITS_IN_FLIGHT, openPartition, type WorkflowEngine } from '../engine/workflow/index.ts';
 import { startIdleGc } from '../runtime/idle-gc.ts';
@@ -25,12 +25,13 @@ const post = (m: WorkflowReply): void => port.postMessage(m);
 /**
  * Several replies go as one msgpack message whose buffer is transferred: the HTTP thread decodes it in less
  * than half the time structured cloning takes to rebuild the same objects (on the thread that has the
- * least CPU to spare under load). Copied out of the encoder's shared slab so that only these bytes move.
+ * least CPU to spare under load). Records mode (`packMessage`): a batch's replies share a few shapes, each
+ * written once. Copied out of the encoder's shared slab so that only these bytes move.
  */
 const postAll = (list: WorkflowReply[]): void => {
   if (list.length === 0) return;
   if (list.length === 1) { post(list[0]); return; }
-  const bytes = new Uint8Array(pack(list));
+  const bytes = new Uint8Array(packMessage(list));
   port.postMessage({ type: 'packed', bytes } satisfies WorkflowReply, [bytes.buffer]);
 };
 

@@ -182,9 +182,9 @@ export const WORKFLOW_DB_PREFIX = 'wf_';
 export const WORKFLOW_META_KEY = 'meta';
 /**
  * Version of the workflow record layout (kept in the meta record as `layout`); 2 = per-partition, indexed;
- * 3 = with the commit guard (`WORKFLOW_COMMIT_DB`).
+ * 3 = with the commit guard (`WORKFLOW_COMMIT_DB`); 4 = records written as `WORKFLOW_VALUE_RECORDS` values.
  */
-export const WORKFLOW_STATE_VERSION = 3;
+export const WORKFLOW_STATE_VERSION = 4;
 /** Oldest layout a partition environment is opened (and upgraded) from: 2 (layout 1 is converted, not opened). */
 export const WORKFLOW_STATE_MIN_VERSION = 2;
 /**
@@ -197,6 +197,12 @@ export const WORKFLOW_COMMIT_KEY = 'seq';
 export const WORKFLOW_DIR = 'workflow';
 /** Layout 2: text file in WORKFLOW_DIR holding the partition count (decimal), written when the directory is created. */
 export const WORKFLOW_PARTITIONS_FILE = 'partitions';
+/**
+ * Layout 4: leading byte of a workflow value written as msgpack records over the fixed record structures of
+ * `src/engine/workflow/values.ts` (docs/format.md "Workflow state", values). Values led by
+ * `STORE_VALUE_VERSION` (plain msgpack maps, layouts 2–3) are still read.
+ */
+export const WORKFLOW_VALUE_RECORDS = 2;
 /** Layout 2: prefix of the named databases of a partition environment (`wf2_runs`, `wf2_ix_timers_due`, …). */
 export const WORKFLOW_V2_DB_PREFIX = 'wf2_';
 

@@ -47,6 +47,26 @@ export function unpack<T = unknown>(bytes: Uint8Array): T {
   return packr.unpack(bytes) as T;
 }
 
+/** Encoder and decoder of msgpack records over a fixed list of shared record structures (`recordCodec`). */
+export interface RecordCodec { pack(value: unknown): Buffer; unpack(bytes: Uint8Array): unknown }
+
+/**
+ * Records mode over `structures`, a fixed list of key lists (an on-disk format: append only): an object whose
+ * keys are exactly one of them, in that order, is written as a one-byte reference and its values; any other
+ * shape carries its own definition inline, so every encoded value decodes on its own and the shared list
+ * never grows (nothing but the code has to remember it). Integers 0x40–0x7f, which records mode uses as
+ * references, are written in two bytes, so `unpack` must be this codec's (not the plain one).
+ */
+export function recordCodec(structures: readonly (readonly string[])[]): RecordCodec {
+  const opts = (): ConstructorParameters<typeof Packr>[0] => ({
+    useRecords: true, moreTypes: true, int64AsType: 'number', structures: structures.map((s) => [...s]),
+    maxSharedStructures: structures.length, shouldShareStructure: () => false,
+  });
+  const writer = new Packr(opts());
+  const reader = new Packr(opts());
+  return { pack: (v) => writer.pack(v), unpack: (b) => reader.unpack(b) };
+}
+
 /**
  * A typed array that should cross a thread boundary beside the msgpack bytes (its buffer transferred, not
  * copied twice through the encoder). Only `packWithViews` sends it out of band; plain `pack` writes it inline.

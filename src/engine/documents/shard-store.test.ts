@@ -7,6 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { BlockCache } from '../segments/block-cache.ts';
 import { StoredShard, type ShardStoreOptions } from './shard-store.ts';
 import type { WriteResult } from './doc-shard-types.ts';
+import { Wal } from '../wal/index.ts';
+import { pack } from '../codec/msgpack.ts';
+import { DOC_TRANSLOG_DELETE_V1, DOC_TRANSLOG_INDEX_V1 } from '../codec/format-ids.ts';
 
 const mapping = { properties: { n: { type: 'long' }, title: { type: 'text' }, tag: { type: 'keyword' }, kids: { type: 'nested', properties: { c: { type: 'keyword' } } } } };
 const opts = { indexName: 'i', uuid: 'u', shard: 0, type: '_doc', mapping };
@@ -70,6 +73,34 @@ test('a shard written by format 1 (shard.snap + translog) is converted on first 
     assert.equal(docs[0] + docs[1], 30, 'what the format-1 server counted after its own restart');
     assert.ok(infos.some((m) => m.includes('converting format 1')));
     assert.ok(!infos.some((m) => m.startsWith('again')), 'converted once');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a translog written before translog records version 2 (msgpack arrays) replays, and later beside version-2 records', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'shard-translog-v1-'));
+  try {
+    // What main 05fa469 left in a shard's translog before its first flush: index, index with routing, delete.
+    const wal = await Wal.open({ dir: join(dir, 'translog') });
+    await wal.append(DOC_TRANSLOG_INDEX_V1, pack(['a', 1, 0, 1, null, src(1), null]));
+    await wal.append(DOC_TRANSLOG_INDEX_V1, pack(['b', 1, 1, 1, null, src(2), null]));
+    await wal.append(DOC_TRANSLOG_INDEX_V1, pack(['c', 1, 2, 1, 'r1', src(3), null]));
+    await wal.append(DOC_TRANSLOG_DELETE_V1, pack(['a', 2, 3, 1, null, null, 1_764_201_600_000]));
+    await wal.close();
+    let s = await StoredShard.open(dir, opts, store());
+    assert.equal(s.shard.maxSeqNo, 3);
+    assert.equal(s.shard.getDoc('a'), null);
+    assert.equal(Buffer.from(s.shard.getDoc('b')!.source).toString(), '{"n":2}');
+    assert.equal(s.shard.getDoc('c')!.routing, 'r1');
+    // Appended now in version 2 after the old records: the next open replays both kinds in order.
+    const r = (await s.shard.index({ id: 'b', source: src(20) })) as WriteResult;
+    assert.deepEqual([r.result, r.version, r.seqNo], ['updated', 2, 4]);
+    await s.close();
+    s = await StoredShard.open(dir, opts, store());
+    assert.deepEqual([s.shard.maxSeqNo, s.shard.getDoc('b')!.version, s.shard.stats(0).rootDocs, s.shard.getDoc('a')], [4, 2, 2, null]);
+    assert.equal(Buffer.from(s.shard.getDoc('b')!.source).toString(), '{"n":20}');
+    await s.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -43,6 +43,13 @@ export interface StoreDb<V> {
   remove(key: StoreKey): Promise<boolean>;
   /** Entries in key order (`end` exclusive), decoded lazily while iterating. */
   getRange(opts?: RangeOptions): Iterable<{ key: StoreKey; value: V }>;
+  /**
+   * The stored bytes of `key` (value-version byte included) for a caller with its own value encoding
+   * (`Store.writePacked`).
+   */
+  getStored(key: StoreKey): Uint8Array | undefined;
+  /** `getRange` of stored bytes (see `getStored`). */
+  getStoredRange(opts?: RangeOptions): Iterable<{ key: StoreKey; value: Uint8Array }>;
   /** Write inside `Store.transaction` (or as its own synchronous transaction outside one). */
   putSync(key: StoreKey, value: V): void;
   /** Delete inside `Store.transaction`; returns whether the key existed. */
@@ -112,7 +119,8 @@ export class Store {
   }
 
   /**
-   * Applies puts (msgpack-encoded values, see `putPackedSync`) and deletes (`value` null) to named databases
+   * Applies puts of stored values (a value-version byte and the body, as the caller encodes them: read them
+   * back with `getStored`) and deletes (`value` null) to named databases
    * as ONE transaction, executed on lmdb-js's write thread rather than this one: the writes are queued in
    * one synchronous loop, and lmdb-js commits every asynchronous write of an event turn in the same
    * transaction (`eventTurnBatching`, on by default; nothing here runs a synchronous transaction that could
@@ -124,7 +132,7 @@ export class Store {
    * writes queued behind a transaction that failed — they go into the next transaction, which its write
    * thread may start before this thread has even heard of the failure.
    */
-  async writePacked(writes: readonly { db: string; key: StoreKey; value: Uint8Array | null }[], guard: WriteGuard): Promise<boolean> {
+  async writePacked(writes: readonly { db: StoreDb<unknown>; key: StoreKey; value: Uint8Array | null }[], guard: WriteGuard): Promise<boolean> {
     const g = this.versionedDb(guard.db);
     const body = prefixVersion(pack(guard.version));
     // Writes inside the block resolve at once (lmdb-js gives them no promise of their own); the block's
@@ -132,8 +140,9 @@ export class Store {
     const block = (): void => {
       for (let i = 0; i < writes.length; i++) {
         const w = writes[i];
-        const db = (this.db(w.db) as LmdbStoreDb<unknown>).raw;
-        if (w.value === null) void db.remove(w.key); else void db.put(w.key, prefixVersion(w.value));
+        // The handle itself, not its name: a lookup by a name built per write hashed a new string each time.
+        const db = (w.db as LmdbStoreDb<unknown>).raw;
+        if (w.value === null) void db.remove(w.key); else void db.put(w.key, asBuffer(w.value));
       }
       void g.put(guard.key, body, guard.version);
     };
@@ -230,6 +239,12 @@ class LmdbStoreDb<V> implements StoreDb<V> {
     return this.db.getRange(opts).map(({ key, value }) => ({ key: key as StoreKey, value: this.decode(value, key as StoreKey) }));
   }
 
+  getStored(key: StoreKey): Uint8Array | undefined { return this.db.getBinary(key); }
+
+  getStoredRange(opts: RangeOptions = {}): Iterable<{ key: StoreKey; value: Uint8Array }> {
+    return this.db.getRange(opts).map(({ key, value }) => ({ key: key as StoreKey, value }));
+  }
+
   putSync(key: StoreKey, value: V): void {
     this.db.putSync(key, encodeValue(value));
   }
@@ -299,6 +314,11 @@ function noSpaceLeft(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A Buffer over the same memory (lmdb-js's binary encoding takes Buffers). */
+function asBuffer(v: Uint8Array): Buffer {
+  return Buffer.isBuffer(v) ? v : Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 }
 
 function prefixVersion(body: Uint8Array): Buffer {

@@ -4,12 +4,12 @@
  * record in ONE atomic commit — an event's effects are durable together or not at all. `MemoryKv` backs
  * unit tests; `lmdb-kv.ts` is the real backend (one LMDB environment per engine partition).
  */
-import { pack, unpack } from '../codec/msgpack.ts';
+import { decodeValue, encodeValue } from './values.ts';
 
 export interface KvWrite {
   space: string;
   key: string;
-  /** msgpack-encoded value, or null to delete. */
+  /** The stored value (`values.ts` `encodeValue`: its leading byte, then msgpack), or null to delete. */
   value: Uint8Array | null;
 }
 
@@ -30,7 +30,7 @@ export class MemoryKv implements KvBackend {
 
   get(space: string, key: string): unknown {
     const v = this.spaces.get(space)?.get(key);
-    return v === undefined ? undefined : unpack(v);
+    return v === undefined ? undefined : decodeValue(v, `${space} ${key}`);
   }
 
   *range(space: string, start: string, end: string, limit: number): Iterable<[string, unknown]> {
@@ -38,7 +38,7 @@ export class MemoryKv implements KvBackend {
     if (!m) return;
     // Sorting per call is fine for tests; the LMDB backend iterates its B-tree.
     const keys = [...m.keys()].filter((k) => k >= start && k < end).sort(byteOrder);
-    for (let i = 0; i < keys.length && i < limit; i++) yield [keys[i], unpack(m.get(keys[i])!)];
+    for (let i = 0; i < keys.length && i < limit; i++) yield [keys[i], decodeValue(m.get(keys[i])!, `${space} ${keys[i]}`)];
   }
 
   async commit(writes: KvWrite[]): Promise<void> {
@@ -58,4 +58,4 @@ export function byteOrder(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-export { pack as packValue };
+export { encodeValue as packValue };

@@ -9,6 +9,7 @@ import { FormatVersionError } from '../errors.ts';
 import { WorkflowEngine } from './engine.ts';
 import { LmdbKv } from './lmdb-kv.ts';
 import type { Meta } from './store.ts';
+import { encodeValue } from './values.ts';
 
 const layout2Meta = (layout: number): Meta => ({ layout, seq: { run: 7 }, appliedLow: 0, appliedAbove: [], clock: null, partition: 0, partitions: 1 });
 
@@ -28,7 +29,7 @@ function inTempDir(fn: (dir: string) => Promise<void>): () => Promise<void> {
   };
 }
 
-test('layout 2 opens: the commit guard is created, the first commit sets layout 3 and counts from there', inTempDir(async (dir) => {
+test('layout 2 opens: the commit guard is created, the first commit sets the current layout and counts from there', inTempDir(async (dir) => {
   await writeLayout(dir, 2);
   let kv = LmdbKv.open(dir);
   assert.equal(kv.store.guardVersion(WORKFLOW_COMMIT_DB, WORKFLOW_COMMIT_KEY), undefined, 'nothing is written at open');
@@ -39,11 +40,11 @@ test('layout 2 opens: the commit guard is created, the first commit sets layout 
 
   kv = LmdbKv.open(dir);
   assert.equal(kv.store.guardVersion(WORKFLOW_COMMIT_DB, WORKFLOW_COMMIT_KEY), 1, 'one commit since the upgrade');
-  assert.equal((kv.get('meta', WORKFLOW_META_KEY) as Meta).layout, 3);
+  assert.equal((kv.get('meta', WORKFLOW_META_KEY) as Meta).layout, WORKFLOW_STATE_VERSION);
   assert.deepEqual((kv.get('meta', WORKFLOW_META_KEY) as Meta).seq, { run: 7 });
   assert.equal(kv.get('inbound_events', '1\u001fev-1'), 5, 'layout-2 records are read as before');
-  await kv.commit([{ space: 'inbound_events', key: '1\u001fev-2', value: new Uint8Array([6]) }]);
-  await kv.commit([{ space: 'inbound_events', key: '1\u001fev-3', value: new Uint8Array([7]) }]);
+  await kv.commit([{ space: 'inbound_events', key: '1\u001fev-2', value: encodeValue(6) }]);
+  await kv.commit([{ space: 'inbound_events', key: '1\u001fev-3', value: encodeValue(7) }]);
   assert.equal(kv.store.guardVersion(WORKFLOW_COMMIT_DB, WORKFLOW_COMMIT_KEY), 3);
   assert.equal(kv.get('inbound_events', '1\u001fev-3'), 7);
   await kv.close();
@@ -60,8 +61,8 @@ test('a commit refused by the guard without an earlier failure is an internal er
   const kv = LmdbKv.open(dir);
   // A second writer of the partition (not something Tessera does) moves the counter: the chain no longer matches.
   const other = LmdbKv.open(dir);
-  await other.commit([{ space: 'x', key: 'b', value: new Uint8Array([2]) }]);
-  await assert.rejects(kv.commit([{ space: 'x', key: 'a', value: new Uint8Array([1]) }]), { code: 'INTERNAL' });
+  await other.commit([{ space: 'x', key: 'b', value: encodeValue(2) }]);
+  await assert.rejects(kv.commit([{ space: 'x', key: 'a', value: encodeValue(1) }]), { code: 'INTERNAL' });
   assert.equal(kv.get('x', 'a'), undefined);
   assert.equal(kv.get('x', 'b'), 2);
   await other.close();

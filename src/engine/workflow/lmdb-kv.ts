@@ -1,7 +1,8 @@
 /**
  * `KvBackend` over the project's LMDB store: one environment per engine partition, one named database per
  * record space (`wf2_<space>`), every commit one LMDB transaction. Values are written pre-encoded (the
- * engine snapshots records when the commit starts, not when LMDB runs the transaction callback).
+ * engine snapshots records when the commit starts, not when LMDB runs the transaction callback) in the
+ * workflow's own value encoding (`values.ts`), and decoded by it when read.
  *
  * Commits are guarded (docs/format.md "Workflow state", commit guard): commit n writes only if the guard
  * entry's version is n − 1 (for n = 1: only if there is none yet), and sets it to n. Commits are pipelined —
@@ -13,6 +14,7 @@ import { Store, type StoreDb } from '../store/lmdb.ts';
 import { WORKFLOW_COMMIT_DB, WORKFLOW_COMMIT_KEY, WORKFLOW_V2_DB_PREFIX } from '../codec/format-ids.ts';
 import { InternalError } from '../errors.ts';
 import type { KvBackend, KvWrite } from './kv.ts';
+import { decodeValue } from './values.ts';
 
 export class LmdbKv implements KvBackend {
   private readonly dbs = new Map<string, StoreDb<unknown>>();
@@ -34,19 +36,23 @@ export class LmdbKv implements KvBackend {
     return db;
   }
 
-  get(space: string, key: string): unknown { return this.db(space).get(key); }
+  get(space: string, key: string): unknown {
+    const bytes = this.db(space).getStored(key);
+    return bytes === undefined ? undefined : decodeValue(bytes, `${this.store.path} (${WORKFLOW_V2_DB_PREFIX}${space}) key ${JSON.stringify(key)}`);
+  }
 
   *range(space: string, start: string, end: string, limit: number): Iterable<[string, unknown]> {
-    for (const { key, value } of this.db(space).getRange({ start, end, limit })) yield [key as string, value];
+    for (const { key, value } of this.db(space).getStoredRange({ start, end, limit })) {
+      yield [key as string, decodeValue(value, `${this.store.path} (${WORKFLOW_V2_DB_PREFIX}${space}) key ${JSON.stringify(key)}`)];
+    }
   }
 
   commit(writes: KvWrite[]): Promise<void> {
     // One transaction, written by lmdb-js's write thread (this thread only queues the writes).
-    const out = new Array<{ db: string; key: string; value: Uint8Array | null }>(writes.length);
+    const out = new Array<{ db: StoreDb<unknown>; key: string; value: Uint8Array | null }>(writes.length);
     for (let i = 0; i < writes.length; i++) {
       const w = writes[i];
-      this.db(w.space); // opened (and cached) before the writes are queued
-      out[i] = { db: WORKFLOW_V2_DB_PREFIX + w.space, key: w.key, value: w.value };
+      out[i] = { db: this.db(w.space), key: w.key, value: w.value };
     }
     const n = ++this.seq;
     const before = this.last;

@@ -14,12 +14,12 @@
  * after that point belongs to the next commit. A record referenced across an await (a run during a
  * webhook call) is `pin`ned so that a later `get` returns the same object.
  */
-import { pack } from '../codec/msgpack.ts';
 import { byteOrder, type KvBackend, type KvWrite } from './kv.ts';
+import { encodeValue } from './values.ts';
 
 /** Marker value of index entries (LMDB needs a value; one byte of msgpack, encoded once). */
 const PRESENT = 1;
-const PRESENT_BYTES = pack(PRESENT);
+const PRESENT_BYTES = encodeValue(PRESENT);
 
 abstract class Tracked<V> {
   protected dirty = new Map<string, V | null>();
@@ -41,7 +41,7 @@ abstract class Tracked<V> {
 
   get changed(): number { return this.dirty.size; }
 
-  protected encode(v: V): Uint8Array { return pack(v); }
+  protected encode(v: V): Uint8Array { return encodeValue(v); }
 
   /** Encodes every changed record into `out` and moves them to `committing`. */
   takeWrites(out: KvWrite[]): void {

@@ -114,7 +114,8 @@ export class WorkflowStore {
       partition: this.opts.partition, partitions: this.opts.partitions,
     };
     if (!m) this.meta.set(WORKFLOW_META_KEY, this.m);
-    // Layout 2 → 3 adds only the commit guard, which the backend creates when it opens (lmdb-kv.ts).
+    // Layout 2 → 3 adds only the commit guard, which the backend creates when it opens (lmdb-kv.ts); 3 → 4
+    // only the records value encoding, and values of the older form are read as they are (values.ts).
     else if (m.layout !== WORKFLOW_STATE_VERSION) { m.layout = WORKFLOW_STATE_VERSION; this.metaChanged(); }
     for (const seq of this.m.appliedAbove) this.above.add(seq);
   }

@@ -7,7 +7,7 @@ import type { IndexMeta } from '../../engine/documents/cluster-state.ts';
 import { newDocId } from '../../engine/documents/names.ts';
 import { shardFor } from '../../engine/documents/routing.ts';
 import { numberOfReplicas, numberOfShards } from '../../engine/documents/settings.ts';
-import type { WriteResult } from '../../engine/documents/doc-shard-types.ts';
+import type { WriteConditions, WriteResult } from '../../engine/documents/doc-shard-types.ts';
 import { validateTypeName } from '../../engine/documents/names.ts';
 import { validationFailed } from '../../engine/documents/doc-errors.ts';
 import { ingest } from './routes-ingest.ts';
@@ -22,7 +22,8 @@ import { checkId, conditions, notFoundExpr, refreshParam, routingRequired, write
 const BULK_PARAMS = ['refresh', 'routing', 'timeout', 'wait_for_active_shards', 'pipeline', 'type', '_source', '_source_includes',
   '_source_excludes', '_source_include', '_source_exclude', 'fields'];
 
-interface Planned { item: BulkItem; meta: IndexMeta | null; shard: number; id: string; error?: unknown; dropped?: boolean }
+/** `autoId`: the id was generated here, so no earlier copy can exist (the shard skips looking for one). */
+interface Planned { item: BulkItem; meta: IndexMeta | null; shard: number; id: string; autoId: boolean; error?: unknown; dropped?: boolean }
 
 export function registerBulkRoutes(router: Router, cluster: EsCluster): void {
   const bulk = route(BULK_PARAMS, async (req, p) => {
@@ -56,6 +57,7 @@ export function registerBulkRoutes(router: Router, cluster: EsCluster): void {
     let errors = false;
     const parts: string[] = new Array(planned.length);
     const objs: unknown[] = new Array(planned.length);
+    let lastMeta: IndexMeta | null = null, lastType = '', indexAndType = '', shards = '';
     for (let i = 0; i < planned.length; i++) {
       const pl = planned[i];
       const o = outcomes[i];
@@ -81,9 +83,15 @@ export function registerBulkRoutes(router: Router, cluster: EsCluster): void {
         if (pretty) objs[i] = { [pl.item.action]: b }; else parts[i] = compact({ [pl.item.action]: b });
         continue;
       }
-      // The common case, written directly: it is most of a bulk response's bytes.
+      // The common case, written directly: it is most of a bulk response's bytes. The index, type and shard
+      // counts are the same for a run of items: their text is built once per run.
       const m = pl.meta!;
-      parts[i] = `{"${pl.item.action}":{"_index":${JSON.stringify(m.name)},"_type":${JSON.stringify(pl.item.type)},"_id":${JSON.stringify(pl.id)},"_version":${r.version},"result":"${r.result}",${r.forcedRefresh ? '"forced_refresh":true,' : ''}"_shards":{"total":${1 + numberOfReplicas(m.settings)},"successful":1,"failed":0},"_seq_no":${r.seqNo},"_primary_term":${r.primaryTerm},"status":${status}}}`;
+      if (m !== lastMeta || pl.item.type !== lastType) {
+        lastMeta = m; lastType = pl.item.type;
+        indexAndType = `"_index":${JSON.stringify(m.name)},"_type":${JSON.stringify(lastType)},"_id":`;
+        shards = `"_shards":{"total":${1 + numberOfReplicas(m.settings)},"successful":1,"failed":0}`;
+      }
+      parts[i] = `{"${pl.item.action}":{${indexAndType}${JSON.stringify(pl.id)},"_version":${r.version},"result":"${r.result}",${r.forcedRefresh ? '"forced_refresh":true,' : ''}${shards},"_seq_no":${r.seqNo},"_primary_term":${r.primaryTerm},"status":${status}}}`;
     }
     const took = Date.now() - started;
     if (pretty) return json(req, 200, { took, errors, items: objs });
@@ -124,8 +132,9 @@ async function plan(cluster: EsCluster, items: BulkItem[], defaultRouting: strin
   const out: Planned[] = new Array(items.length);
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
-    const id = item.id ?? (item.action === 'index' ? newDocId() : '');
-    const pl: Planned = { item, meta: null, shard: 0, id };
+    const autoId = item.id === undefined && item.action === 'index';
+    const id = item.id ?? (autoId ? newDocId() : '');
+    const pl: Planned = { item, meta: null, shard: 0, id, autoId };
     out[i] = pl;
     if (dropped.has(item)) { pl.dropped = true; continue; }
     try {
@@ -149,16 +158,20 @@ async function plan(cluster: EsCluster, items: BulkItem[], defaultRouting: strin
   return out;
 }
 
+const NO_CONDITIONS: WriteConditions = Object.freeze({});
+
 function toWriteItem(pl: Planned): WriteItem {
   const it = pl.item;
   const c = it.version === undefined && it.versionType === undefined && it.ifSeqNo === undefined && it.ifPrimaryTerm === undefined
-    ? {} : conditions(bulkCondition.bind(it));
+    ? NO_CONDITIONS : conditions(bulkCondition.bind(it));
   if (it.action === 'delete') return { action: 'delete', op: { id: pl.id, routing: it.routing, ...c } };
   if (it.action === 'update') {
     const body = Buffer.from(it.source!).toString('utf8');
     return { action: 'update', op: { id: pl.id, routing: it.routing, body, ifSeqNo: c.ifSeqNo, ifPrimaryTerm: c.ifPrimaryTerm, retryOnConflict: it.retryOnConflict, fetchSource: bulkFetch(it.fetchSource, body) } };
   }
-  return { action: it.action, op: { id: pl.id, source: it.source!, routing: it.routing, ...c } };
+  // The common item ({_id} and a source) crosses to the worker as just that: no empty conditions or routing.
+  if (it.routing === undefined && c === NO_CONDITIONS) return { action: it.action, op: pl.autoId ? { id: pl.id, source: it.source!, autoId: true } : { id: pl.id, source: it.source! } };
+  return { action: it.action, op: { id: pl.id, source: it.source!, routing: it.routing, ...c, ...(pl.autoId ? { autoId: true } : {}) } };
 }
 
 function bulkFetch(spec: unknown, body: string): WriteItem extends never ? never : import('../../engine/documents/doc-shard-types.ts').UpdateOp['fetchSource'] {

@@ -131,7 +131,8 @@ async function indexDoc(cluster: EsCluster, req: HttpRequest, p: Params, create:
   const { meta, routing: aliasRouting } = await cluster.writeTarget(ing.index, p.type);
   const routing = ing.routing ?? aliasRouting;
   routingRequired(meta!, routing, id);
-  const item: WriteItem = { action: isCreate ? 'create' : 'index', op: { id, source: src, routing, ...conditions((k) => req.query.get(k)) } };
+  // A generated id is new by construction: the shard need not look for an earlier copy (ES's append-only path).
+  const item: WriteItem = { action: isCreate ? 'create' : 'index', op: { id, source: src, routing, ...conditions((k) => req.query.get(k)), ...(ing.id === undefined ? { autoId: true } : {}) } };
   const shard = shardFor(routing ?? id, numberOfShards(meta!.settings));
   const [o] = await cluster.writeShard(meta!, shard, [item], refreshParam(req));
   const r = outcome(o);

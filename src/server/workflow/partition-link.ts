@@ -9,7 +9,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { fromWire, InternalError, type EngineError } from '../../engine/errors.ts';
-import { pack, unpack } from '../../engine/codec/msgpack.ts';
+import { packMessage, unpack } from '../../engine/codec/msgpack.ts';
 import { SpscProducer, SpscRing } from '../../engine/queue/spsc-ring.ts';
 import type { WorkflowReply, WorkflowRequest, WorkflowWorkerInit } from '../../workers/workflow-protocol.ts';
 import type { WorkflowArgs, WorkflowOpName, WorkflowResult } from '../../workers/protocol.ts';
@@ -96,8 +96,9 @@ export class PartitionLink {
     const reqs = this.batch;
     if (reqs.length === 0) return;
     this.batch = [];
-    // In order (arrival order per contact): a message waiting for space is never overtaken.
-    this.producer.write(pack(reqs)).catch((err) => {
+    // In order (arrival order per contact): a message waiting for space is never overtaken. Records mode:
+    // the turn's requests share a shape or two, whose keys are then written once.
+    this.producer.write(packMessage(reqs)).catch((err) => {
       for (const r of reqs) {
         const p = this.pending.get(r.id);
         if (p) { this.pending.delete(r.id); p.reject(err); }
