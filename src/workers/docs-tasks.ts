@@ -10,7 +10,7 @@ import type { SegmentReport } from '../engine/indexing/index.ts';
 import { toWire } from '../engine/errors.ts';
 import { shardTermVectors } from '../engine/documents/doc-term-vectors.ts';
 import { clearFielddata, fielddataBytes } from '../engine/search/index.ts';
-import { setDocumentsFigures, type DocumentsFigures } from './documents-figures.ts';
+import { setDocumentsFigures } from './documents-figures.ts';
 import type { ItemOutcome, ShardCall, ShardListArgs, Stale, TaskSubset, WorkerInit, WriteArgs } from './protocol.ts';
 
 let registry: ShardRegistry | null = null;
@@ -34,11 +34,8 @@ function startTimer(): void {
   timer.unref();
 }
 
-/** The worker's segment cache and indexing buffer use (zeros before the first shard opens). */
-export function budgetUse(): DocumentsFigures {
-  return registry ? registry.budgetUse() : { cacheBytes: 0, cacheHits: 0, cacheMisses: 0, indexBufferBytes: 0 };
-}
-setDocumentsFigures(budgetUse);
+// The worker's segment cache and indexing buffer use, once a shard has opened (zeros until then).
+setDocumentsFigures(() => registry?.budgetUse() ?? null);
 
 function shardFor(c: ShardCall, init: WorkerInit): Promise<OpenShard | null> {
   return shardRegistry(init).shard(c.uuid, c.shard, c.mv, c.meta);

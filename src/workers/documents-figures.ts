@@ -6,13 +6,13 @@
 export interface DocumentsFigures { cacheBytes: number; cacheHits: number; cacheMisses: number; indexBufferBytes: number }
 
 const NONE: DocumentsFigures = { cacheBytes: 0, cacheHits: 0, cacheMisses: 0, indexBufferBytes: 0 };
-let source: (() => DocumentsFigures) | null = null;
+let source: (() => DocumentsFigures | null) | null = null;
 
-/** Called once by docs-tasks.ts as it loads. */
-export function setDocumentsFigures(f: () => DocumentsFigures): void {
+/** Called once by docs-tasks.ts as it loads; `f` gives null while no shard is open. */
+export function setDocumentsFigures(f: () => DocumentsFigures | null): void {
   source = f;
 }
 
 export function documentsFigures(): DocumentsFigures {
-  return source ? source() : { ...NONE };
+  return source?.() ?? { ...NONE };
 }

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EngineError } from '../errors.ts';
-import { parseBulk } from './bulk-parse.ts';
+import { parseBulk, simpleActionLine } from './bulk-parse.ts';
 
 const b = (s: string): Uint8Array => Buffer.from(s);
 
@@ -26,4 +26,50 @@ test('bulk NDJSON: whole-request failures', () => {
   for (const [body, msg] of cases) {
     assert.throws(() => parseBulk(b(body), {}), (e) => e instanceof EngineError && e.message === msg, JSON.stringify(body));
   }
+});
+
+test('action lines: the common shape skips JSON.parse and gives what JSON.parse gives; anything else falls back', () => {
+  // [line, whether the simple scanner takes it]
+  const cases: [string, boolean][] = [
+    ['{"index":{"_id":"log-1"}}', true],
+    ['{"index":{}}', true],
+    ['{"create":{"_index":"logstash-2026.11.27","_type":"doc","_id":"AbC_-9"}}', true],
+    ['{"delete":{"_id":"1","version":3,"version_type":"external"}}', true],
+    ['{"index":{"_id":"x","if_seq_no":0,"if_primary_term":-1,"routing":"ü €"}}', true],
+    ['{"update":{"_id":"1","retry_on_conflict":123456789012345}}', true],
+    ['{"index":{"_id":"1","_id":"2"}}', true],
+    ['{"unknown":{"a":"b"}}', true],
+    ['{"index":{"1":"a","b":"c","0":"d"}}', true],
+    ['{"index":{"_id":1234567890123456}}', false],
+    ['{"index":{"_id":"a\\"b"}}', false],
+    ['{"index":{"_id":"\\u0061"}}', false],
+    ['{"index": {"_id":"1"}}', false],
+    ['{"index":{"_id":"1"}}\r', false],
+    ['{"index":{"version":1.5}}', false],
+    ['{"index":{"version":1e3}}', false],
+    ['{"index":{"version":01}}', false],
+    ['{"index":{"version":-}}', false],
+    ['{"index":{"_source":true}}', false],
+    ['{"index":{"_source":["a"]}}', false],
+    ['{"index":{"routing":null}}', false],
+    ['{"index":{"__proto__":"x"}}', false],
+    ['{"__proto__":{}}', false],
+    ['{"index":{"_id":"1"},"x":1}', false],
+    ['{"index":{"_id":"1"}', false],
+    ['{"index":{"_id":"1"}}}', false],
+    ['{"index":{"_id":"1",}}', false],
+    ['{"index":{"_id":"tab\there"}}', false],
+    ['{"index":"x"}', false],
+    ['[]', false],
+  ];
+  for (const [line, simple] of cases) {
+    const got = simpleActionLine(line);
+    assert.equal(got !== null, simple, line);
+    if (got !== null) assert.deepEqual(got, JSON.parse(line), line);
+  }
+  // Through parseBulk both paths give the same items.
+  const body = Buffer.from('{"index":{"_id":"1","routing":"r","version":7}}\n{"a":1}\n{"index": {"_id":"1", "routing":"r", "version":7}}\n{"a":1}\n');
+  const [fast, slow] = parseBulk(body, { index: 'i', type: '_doc' });
+  assert.deepEqual({ ...fast, source: null }, { ...slow, source: null });
+  assert.equal(fast.version, 7);
 });
