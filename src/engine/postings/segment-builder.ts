@@ -29,17 +29,23 @@ class FieldAcc {
 
   add(term: number, doc: number, pos: number): void {
     if (this.n === this.tokTerm.length) {
-      const grow = (a: Int32Array): Int32Array => { const b = new Int32Array(a.length * 2); b.set(a); return b; };
-      this.tokTerm = grow(this.tokTerm); this.tokDoc = grow(this.tokDoc); this.tokPos = grow(this.tokPos);
+      this.tokTerm = grown(this.tokTerm, this.n * 2); this.tokDoc = grown(this.tokDoc, this.n * 2); this.tokPos = grown(this.tokPos, this.n * 2);
     }
     const i = this.n++;
     this.tokTerm[i] = term; this.tokDoc[i] = doc; this.tokPos[i] = pos;
   }
 
   addLength(doc: number, len: number): void {
-    if (doc >= this.lengths.length) { const b = new Int32Array(Math.max(doc + 1, this.lengths.length * 2)); b.set(this.lengths); this.lengths = b; }
+    if (doc >= this.lengths.length) this.lengths = grown(this.lengths, Math.max(doc + 1, this.lengths.length * 2));
     this.lengths[doc] += len;
   }
+}
+
+/** A copy of `a` in a new array of `length` elements (the rest zeros): the builder's columns grow by doubling. */
+function grown<A extends Int32Array | Float64Array>(a: A, length: number): A {
+  const b = new (a.constructor as new (n: number) => A)(length);
+  b.set(a);
+  return b;
 }
 
 class DvAcc<V> {
@@ -55,8 +61,8 @@ class NumericAcc {
 
   add(doc: number, value: number): void {
     if (this.n === this.docs.length) {
-      const docs = new Int32Array(this.n * 2); docs.set(this.docs); this.docs = docs;
-      const values = new Float64Array(this.n * 2); values.set(this.values); this.values = values;
+      this.docs = grown(this.docs, this.n * 2);
+      this.values = grown(this.values, this.n * 2);
     }
     this.docs[this.n] = doc;
     this.values[this.n++] = value;
@@ -97,9 +103,8 @@ export class SegmentBuilder {
 
   private growDocs(): void {
     const n = this.parentOf.length;
-    const parents = new Int32Array(n * 2).fill(-1); parents.set(this.parentOf); this.parentOf = parents;
-    const grow = (a: Float64Array): Float64Array<ArrayBuffer> => { const b = new Float64Array(n * 2); b.set(a); return b; };
-    this.seqNos = grow(this.seqNos); this.versions = grow(this.versions); this.primaryTerms = grow(this.primaryTerms);
+    this.parentOf = grown(this.parentOf, n * 2).fill(-1, n);
+    this.seqNos = grown(this.seqNos, n * 2); this.versions = grown(this.versions, n * 2); this.primaryTerms = grown(this.primaryTerms, n * 2);
   }
 
   /** Stored fields and version metadata of a root doc. */
