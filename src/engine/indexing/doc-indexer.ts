@@ -57,9 +57,9 @@ export class DocIndexer {
 
   /** Adds the block of `source` to `b`; returns the root doc. */
   index(b: SegmentBuilder, id: string, source: Record<string, unknown>): number {
-    this.serial = ++this.lastSerial;
     if (!this.hasNested) {
       const root = b.addDoc(id, '');
+      this.serial = ++this.lastSerial;
       this.direct = root;
       this.collect(b, source, '', '', null, null);
       return root;
