@@ -38,13 +38,18 @@ export class LmdbKv implements KvBackend {
 
   get(space: string, key: string): unknown {
     const bytes = this.db(space).getStored(key);
-    return bytes === undefined ? undefined : decodeValue(bytes, `${this.store.path} (${WORKFLOW_V2_DB_PREFIX}${space}) key ${JSON.stringify(key)}`);
+    return bytes === undefined ? undefined : decodeValue(bytes, () => this.where(space, key));
   }
 
   *range(space: string, start: string, end: string, limit: number): Iterable<[string, unknown]> {
     for (const { key, value } of this.db(space).getStoredRange({ start, end, limit })) {
-      yield [key as string, decodeValue(value, `${this.store.path} (${WORKFLOW_V2_DB_PREFIX}${space}) key ${JSON.stringify(key)}`)];
+      yield [key as string, decodeValue(value, () => this.where(space, key as string))];
     }
+  }
+
+  /** A record's location, for a corruption report. */
+  private where(space: string, key: string): string {
+    return `${this.store.path} (${WORKFLOW_V2_DB_PREFIX}${space}) key ${JSON.stringify(key)}`;
   }
 
   commit(writes: KvWrite[]): Promise<void> {

@@ -58,11 +58,14 @@ export function encodeValue(v: unknown): Uint8Array {
   return out;
 }
 
-/** A stored value of any layout this build reads; `where` names it in a CorruptionError. */
-export function decodeValue(bytes: Uint8Array, where: string): unknown {
+/**
+ * A stored value of any layout this build reads; `where` names it in a CorruptionError (a function: readers
+ * pass the record's location without building its text for every value read).
+ */
+export function decodeValue(bytes: Uint8Array, where: string | (() => string)): unknown {
   if (bytes.length > 0) {
     if (bytes[0] === WORKFLOW_VALUE_RECORDS) return records.unpack(bytes.subarray(1));
     if (bytes[0] === STORE_VALUE_VERSION) return unpack(bytes.subarray(1));
   }
-  throw new CorruptionError(where, 0, bytes.length === 0 ? 'empty value' : `value version ${bytes[0]}, want ${WORKFLOW_VALUE_RECORDS} or ${STORE_VALUE_VERSION}`);
+  throw new CorruptionError(typeof where === 'string' ? where : where(), 0, bytes.length === 0 ? 'empty value' : `value version ${bytes[0]}, want ${WORKFLOW_VALUE_RECORDS} or ${STORE_VALUE_VERSION}`);
 }
