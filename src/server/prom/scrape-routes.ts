@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { ServerContext, ServiceHooks } from '../context.ts';
-import type { Label, Labels } from '../../engine/tsdb/api.ts';
+import type { Label } from '../../engine/tsdb/api.ts';
 import type { Router } from '../router.ts';
 import { FLAG_SPECS, retentionTime } from '../flags.ts';
 import { promError, promSuccess } from './respond.ts';
@@ -79,7 +79,6 @@ export function registerScrapeRoutes(router: Router, ctx: ServerContext, client:
       }
       return client.appendColumns(columns);
     },
-    seriesHandle: (labels: Labels) => client.seriesHandle?.(labels) ?? null,
   };
   // The metrics read the manager (created next, with their observer) only when /metrics is scraped.
   const observer = registerScrapeMetrics(ctx.metrics, () => manager, BUILD_INFO);
