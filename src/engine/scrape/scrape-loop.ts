@@ -60,15 +60,16 @@ export class ScrapeLoop {
   /**
    * The stored series of this target, by label set. Several series texts may resolve to the same labels
    * (after relabelling, or written differently), so they share one series: dedupe and staleness go by
-   * series. Its `seen` is the scrape iteration that last wrote the series.
+   * series. Its `seen` is the scrape iteration that last wrote the series. The target's labels are its
+   * common pairs (every series carries them unless honor_labels or relabelling changed them).
    */
-  private series = new SeriesTable();
+  private series: SeriesTable;
   /** Series written by the previous scrape without explicit timestamps (staleness candidates), `prevCount` of them. */
   private prevSeries = new Int32Array(1024);
   private prevCount = 0;
   private curSeries = new Int32Array(1024);
   /** The current scrape's samples, reused from scrape to scrape (emptied once the sink has taken them). */
-  private cols = new SampleColumns(this.series);
+  private cols: SampleColumns;
   private iter = 0;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
@@ -83,6 +84,8 @@ export class ScrapeLoop {
     this.cfg = cfg;
     this.deps = deps;
     this.client = new HttpClient(cfg.http);
+    this.series = new SeriesTable(target.labels);
+    this.cols = new SampleColumns(this.series);
   }
 
   /** Starts scraping at this target's aligned, jittered offset within its interval. */

@@ -33,6 +33,26 @@ test('sets are sorted by name and empty values dropped, as the TSDB stores them'
   assert.equal(t.hash(id), labelsHash([{ name: '__name__', value: 'm' }, { name: 'z', value: '1' }]));
 });
 
+test('common pairs and symbols shorten the bytes, and decode back; a string keeps its encoding for good', () => {
+  const target = [{ name: 'instance', value: 'h:9100' }, { name: 'job', value: 'node' }];
+  const t = new SeriesTable(target);
+  const full = (i: number, job = 'node') => [{ name: '__name__', value: 'up_total' }, { name: 'instance', value: 'h:9100' }, { name: 'job', value: job }, { name: 'n', value: String(i) }];
+  const a = t.intern(full(1)), b = t.intern(full(2, 'other')), c = t.intern([{ name: '__name__', value: 'ünï' }, { name: 'ünï', value: '\ufffd' }]);
+  assert.deepEqual(t.labels(a), full(1));
+  assert.deepEqual(t.labels(b), full(2, 'other'), 'a pair like a common one but with another value');
+  assert.deepEqual(t.labels(c), [{ name: '__name__', value: 'ünï' }, { name: 'ünï', value: '\ufffd' }]);
+  assert.equal(t.find(full(1)), a);
+  assert.equal(t.find(full(2, 'other')), b);
+  assert.equal(t.find(full(2)), -1);
+  const plain = new SeriesTable();
+  assert.deepEqual(plain.labels(plain.intern(full(1))), full(1));
+  for (let i = 0; i < 70_000; i++) plain.intern([{ name: `l${i}`, value: 'v' }]); // past the symbol limit
+  const late = plain.intern([{ name: 'late_name', value: 'x' }, { name: 'z', value: 'y' }]);
+  assert.deepEqual(plain.labels(late), [{ name: 'late_name', value: 'x' }, { name: 'z', value: 'y' }]);
+  assert.equal(plain.find([{ name: 'late_name', value: 'x' }, { name: 'z', value: 'y' }]), late, 'no symbol then, none later: the same bytes');
+  assert.equal(plain.find([{ name: 'l5', value: 'v' }]), 6);
+});
+
 test('two sets with the same 32-bit hash stay apart', () => {
   // Found by search: labelsHash collides for these two ids.
   assert.equal(labelsHash(set(149599)), labelsHash(set(312382)));

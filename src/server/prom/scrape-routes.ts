@@ -21,6 +21,7 @@ import { httpGet } from '../../engine/scrape/http-get.ts';
 import { fetchPost, RemoteWriteQueue } from '../../engine/remote/remote-write-queue.ts';
 import type { IngestSample, SampleSink } from '../../engine/scrape/sample-sink.ts';
 import type { SampleColumns } from '../../engine/scrape/sample-columns.ts';
+import { DecodedLabels } from '../../engine/scrape/decoded-labels.ts';
 import { metadataBody, rfc3339, targetMetadataBody, targetsBody } from './targets-api.ts';
 import { registerPushRoutes } from './push-routes.ts';
 import { registerRemoteWriteRoutes } from './remote-write-routes.ts';
@@ -63,6 +64,7 @@ export function registerScrapeRoutes(router: Router, ctx: ServerContext, client:
   const remote = new RemoteWriteMetrics();
   remote.register(ctx.metrics);
   const status = opts.reloadStatus ?? new ReloadStatus();
+  const decoded = new DecodedLabels();
   const sink: SampleSink = {
     append(samples: IngestSample[]) {
       remote.observeIn(samples);
@@ -72,7 +74,7 @@ export function registerScrapeRoutes(router: Router, ctx: ServerContext, client:
     // Scrapes arrive in columns; they take the object form only for the remote write queues that need it.
     appendColumns(columns: SampleColumns) {
       if (remote.queues.length > 0 || !client.appendColumns) {
-        const samples = columns.toSamples();
+        const samples = decoded.samples(columns);
         remote.observeIn(samples);
         for (const q of remote.queues) q.enqueue(samples);
         if (!client.appendColumns) return client.append(samples);
