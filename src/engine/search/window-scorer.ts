@@ -106,6 +106,57 @@ export class WindowSumScorer implements Scorer {
     }
   }
 
+  /**
+   * Hot path for a disjunction ranked by score alone (as `TermScorer.collectAll`): each window's matching docs
+   * go straight to `sink`, without the per-doc `next`/`score` calls and the doc and score buffers in between.
+   * Skips nested children and deleted docs; returns the number of docs collected. Only on an unstarted scorer.
+   */
+  collectAll(docBase: number, parentOf: Int32Array | null, live: Uint8Array | null, sink: { collect(doc: number, score: number): void }): number {
+    const subs = this.subs, acc = this.acc, cnt = this.cnt, bits = this.bits, minMatch = this.minMatch;
+    let collected = 0, start = 0;
+    for (;;) {
+      let min = NO_MORE_DOCS;
+      for (let i = 0; i < subs.length; i++) {
+        let d = subs[i].doc();
+        if (d < start) d = subs[i].seek(start);
+        if (d < min) min = d;
+      }
+      if (min === NO_MORE_DOCS) break;
+      const base = min, end = base + WINDOW;
+      for (let i = 0; i < subs.length; i++) {
+        const s = subs[i];
+        if (s instanceof TermScorer) { s.accumulate(base, end, acc, cnt, bits); continue; }
+        for (let d = s.doc(); d < end; d = s.next()) {
+          const k = d - base;
+          bits[k >> 5] |= 1 << (k & 31);
+          cnt[k]++;
+          acc[k] += s.score();
+        }
+      }
+      for (let w = 0; w < (WINDOW >> 5); w++) {
+        let word = bits[w];
+        if (word === 0) continue;
+        bits[w] = 0;
+        while (word !== 0) {
+          const t = word & -word;
+          const k = (w << 5) | (31 - Math.clz32(t));
+          word ^= t;
+          const d = base + k;
+          if (cnt[k] >= minMatch && (parentOf === null || parentOf[d] === -1) && (live === null || live[d] !== 0)) {
+            sink.collect(docBase + d, Math.fround(acc[k]));
+            collected++;
+          }
+          cnt[k] = 0; acc[k] = 0;
+        }
+      }
+      start = end;
+    }
+    this.n = 0;
+    if (this.cur !== NO_MORE_DOCS && spare.length < MAX_SPARE) spare.push(this.buffers);
+    this.cur = NO_MORE_DOCS;
+    return collected;
+  }
+
   cost(): number { let c = 0; for (const s of this.subs) c += s.cost(); return c; }
   fill(out: Uint32Array): number { return fillByNext(this, out); }
   score(): number { return Math.fround(this.scoresBuf[this.idx]); }
