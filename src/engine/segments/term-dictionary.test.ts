@@ -46,3 +46,28 @@ test('lookups find every written term with its values and blob, and no other str
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('an entry read by ordinal after its lookup was forgotten comes from the raw block, not a decoded one', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'term-dict-'));
+  try {
+    const path = join(dir, 'f.tim');
+    const w = new SegmentFileWriter(path, SEGMENT_TERMS_MAGIC, SEGMENT_VERSION);
+    const tw = new TermDictionaryWriter(w, 2, true);
+    const terms = Array.from({ length: 1000 }, (_, i) => `t${String(i).padStart(4, '0')}`);
+    terms.forEach((t, i) => tw.add(t, [i, i * 3], i % 5 === 0 ? Uint8Array.of(i & 255) : null));
+    const index = tw.finish();
+    w.finish(false);
+    const cache = new BlockCache(1 << 22);
+    const reader = new TermDictionaryReader(new SegmentFileReader(path, SEGMENT_TERMS_MAGIC, SEGMENT_VERSION, SEGMENT_VERSION), index, cache, 'k:');
+    // As the index reader's term-id memo does: ordinals looked up once, read again much later.
+    const ords = terms.map((t) => reader.lookup(t));
+    const entries = cache.stats().entries;
+    for (let i = terms.length - 1; i >= 0; i--) {
+      assert.deepEqual([reader.value(ords[i], 0), reader.value(ords[i], 1)], [i, i * 3]);
+      assert.deepEqual(reader.blob(ords[i]) && [...reader.blob(ords[i])!], i % 5 === 0 ? [i & 255] : null);
+    }
+    assert.equal(cache.stats().entries, entries, 'no decoded block was cached');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
