@@ -248,6 +248,16 @@ function checkSearches(si: ScratchIndex, visible: Map<string, Doc>): void {
   assert.deepEqual(ids(si, { query: { match_phrase: { f: 'red green blue' } } }).sort(), sorted((d) => d.f.split(' ').some((w, i, all) => w === 'red' && all[i + 1] === 'green' && all[i + 2] === 'blue')));
   assert.deepEqual(ids(si, { query: { nested: { path: 'kids', query: { term: { 'kids.c': 'x' } } } } }).sort(), sorted((d) => d.kids.some((k) => k.c === 'x')));
   assert.deepEqual(ids(si, { query: { terms: { k: ['a', 'c'] } } }).sort(), sorted((d) => d.k === 'a' || d.k === 'c'));
+  // A scored disjunction ranked by score alone takes the bulk path; min_score sends it through the per-doc loop.
+  const either = sorted((d) => d.f.split(' ').some((w) => w === 'red' || w === 'blue'));
+  for (const size of [2, 100]) {
+    const bulk = search(si, { size, query: { match: { f: 'red blue' } } }), loop = search(si, { size, min_score: 0, query: { match: { f: 'red blue' } } });
+    assert.equal(bulk.total, either.length);
+    assert.equal(loop.total, either.length);
+    assert.deepEqual(bulk.hits.map((h) => [h.id, h.score]), loop.hits.map((h) => [h.id, h.score]));
+    assert.equal(bulk.maxScore, loop.maxScore);
+  }
+  assert.deepEqual(ids(si, { query: { match: { f: 'red blue' } } }).sort(), either);
   // match_all counts instead of iterating; a filter-only bool over it iterates: both give the same page.
   assert.deepEqual(ids(si, { query: { match_all: {} } }).sort(), sorted(() => true));
   for (const size of [0, 3]) {

@@ -11,6 +11,7 @@ import type { CompileContext, Weight } from './weight.ts';
 import { BoundSort, compareKeys, compareOne, type SortValue } from './sort.ts';
 import { TopFieldCollector, TopScoreCollector } from './top-collectors.ts';
 import { TermScorer } from './scorers.ts';
+import { WindowSumScorer } from './window-scorer.ts';
 import { filterSource } from './source-filter.ts';
 import { createAggCollectors, type AggPartial } from './aggs/agg-collectors.ts';
 import { highlightHit } from './highlighter.ts';
@@ -103,7 +104,7 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
     aggs?.setSegment(ord, seg);
     groupValues?.setSegment(seg);
     const live = reader.live[ord], parentOf = seg.hasNested ? seg.parentOf() : null, base = reader.docBases[ord];
-    if (simple && scorer instanceof TermScorer) { total += scorer.collectAll(base, parentOf, live, scoreTop!); continue; }
+    if (simple && (scorer instanceof TermScorer || scorer instanceof WindowSumScorer)) { total += scorer.collectAll(base, parentOf, live, scoreTop!); continue; }
     for (let d = scorer.next(); d !== NO_MORE_DOCS; d = scorer.next()) {
       if ((parentOf !== null && parentOf[d] !== -1) || (live !== null && live[d] === 0)) continue;
       const score = scorer.score();

@@ -89,6 +89,9 @@ function isHighSurrogate(c: number): boolean { return c >= 0xd800 && c <= 0xdbff
 /** A decoded block: its terms, their values (entry i's at [i*arity, (i+1)*arity)) and blobs (views). */
 export interface TermBlock { terms: string[]; values: Float64Array; blobs: (Uint8Array | null)[] | null }
 
+/** A block as read, with where each entry's values start (so one entry is read without walking the others). */
+interface RawBlock { bytes: Uint8Array; valuesAt: Int32Array }
+
 /** One entry's values and blob, read on its own. */
 interface FoundEntry { values: Float64Array; blob: Uint8Array | null }
 
@@ -191,7 +194,7 @@ export class TermDictionaryReader {
    * time from where they can first differ from `term`; the others are skipped over.
    */
   private scan(b: number, term: string): number {
-    const raw = this.rawBlock(b);
+    const raw = this.rawBlock(b).bytes;
     const r = new ByteReader(raw, this.file.path);
     const n = r.uvarint();
     // m: the code units the last entry shares with `term` (all earlier entries are smaller than `term`).
@@ -245,10 +248,17 @@ export class TermDictionaryReader {
     return -1;
   }
 
-  private rawBlock(b: number): Uint8Array {
+  private rawBlock(b: number): RawBlock {
     return this.cache.get(this.key + 'R' + b, () => {
-      const payload = this.file.readRegion({ off: this.index.blockOff[b], len: this.index.blockLen[b] });
-      return { value: payload, bytes: 64 + payload.byteLength };
+      const bytes = this.file.readRegion({ off: this.index.blockOff[b], len: this.index.blockLen[b] });
+      const r = new ByteReader(bytes, this.file.path);
+      const valuesAt = new Int32Array(r.uvarint());
+      for (let i = 0; i < valuesAt.length; i++) {
+        r.uvarint(); r.skip(r.uvarint());
+        valuesAt[i] = r.pos;
+        this.skipValues(r);
+      }
+      return { value: { bytes, valuesAt }, bytes: 64 + bytes.byteLength + valuesAt.byteLength };
     });
   }
 
@@ -278,11 +288,10 @@ export class TermDictionaryReader {
     const f = this.found.get(ord);
     if (f !== undefined) return f;
     const b = ord >>> BLOCK_SHIFT, idx = ord & (TERMS_PER_BLOCK - 1);
-    const r = new ByteReader(this.rawBlock(b), this.file.path);
-    const n = r.uvarint();
-    if (idx >= n) throw new CorruptionError(this.file.path, this.index.blockOff[b], `term block ${b} holds ${n} entries, ordinal ${ord} asks for entry ${idx}`);
-    for (let i = 0; i < idx; i++) { r.uvarint(); r.skip(r.uvarint()); this.skipValues(r); }
-    r.uvarint(); r.skip(r.uvarint());
+    const raw = this.rawBlock(b);
+    if (idx >= raw.valuesAt.length) throw new CorruptionError(this.file.path, this.index.blockOff[b], `term block ${b} holds ${raw.valuesAt.length} entries, ordinal ${ord} asks for entry ${idx}`);
+    const r = new ByteReader(raw.bytes, this.file.path);
+    r.pos = raw.valuesAt[idx];
     return this.remember(ord, r);
   }
 
