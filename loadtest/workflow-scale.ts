@@ -6,7 +6,8 @@
  *   events [contacts=100000] [connections=64] [maxSeconds=30]
  *     `contacts` distinct contacts each POST one submit to /rest/livestream/event (autocannon, keep-alive,
  *     no pipelining). Prints durable events/s (each acknowledged after its LMDB commit), p50/p99, and checks
- *     that every acknowledged event entered a run now waiting on its countdown.
+ *     that every acknowledged event entered a run now waiting on its countdown; then the server's CPU per
+ *     event by thread, and its commits (events per commit, time to durable, LMDB's writing and syncing time).
  *   scale [contacts=1000000] [batch=1000]
  *     Loads `contacts` pending countdowns through /rest/livestream/events, then prints the server's anonymous
  *     resident memory (RssAnon of /proc/PID/status), kills it with SIGKILL, restarts it and prints the time
@@ -99,6 +100,21 @@ function cpuPerEvent(before: Map<string, number>, after: Map<string, number>, n:
   return `${total.toFixed(0)} µs (${parts.join(', ')})`;
 }
 
+interface CommitFigures { commits: number; committedWrites: number; commitMs: number; kv: { txns: number; txnMs: number; syncMs: number; pagesWritten: number } | null }
+
+/** The engine threads' commits between two `/health` answers: batch size, duration, where LMDB spent it. */
+function commitSummary(a: CommitFigures, b: CommitFigures, events: number): string {
+  const n = b.commits - a.commits;
+  let out = `${n} (${(events / n).toFixed(1)} events and ${((b.committedWrites - a.committedWrites) / n).toFixed(0)} records each), `
+    + `start to durable ${((b.commitMs - a.commitMs) / n).toFixed(2)} ms on average`;
+  if (a.kv && b.kv) {
+    const t = b.kv.txns - a.kv.txns;
+    out += `; LMDB per transaction: ${((b.kv.txnMs - a.kv.txnMs) / t).toFixed(2)} ms writing, ${((b.kv.syncMs - a.kv.syncMs) / t).toFixed(2)} ms syncing, `
+      + `${((b.kv.pagesWritten - a.kv.pagesWritten) / t).toFixed(1)} pages`;
+  }
+  return out;
+}
+
 /** A call that may run for minutes (firing a million timers): node:http without fetch's 300 s header timeout. */
 function longPost(path: string, body: unknown): Promise<any> {
   return new Promise((resolve, reject) => {
@@ -141,6 +157,7 @@ async function events(): Promise<void> {
   try {
     const id = await setup();
     let n = 0;
+    const commits0 = (await api('GET', '/health')).commits;
     const ticks0 = threadTicks(child.pid!);
     const t = performance.now();
     const r = await autocannon({
@@ -153,11 +170,13 @@ async function events(): Promise<void> {
     const seconds = (performance.now() - t) / 1000;
     const ticks1 = threadTicks(child.pid!);
     const s = await stats(id);
+    const commits1 = (await api('GET', '/health')).commits;
     const ok = r['2xx'];
     console.log(`contacts ${contacts}, connections ${connections}: ${ok} acknowledged in ${seconds.toFixed(1)} s`);
     console.log(`durable events/s: ${Math.round(ok / seconds)} (autocannon average ${Math.round(r.requests.average)}), p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, errors ${r.errors}, non-2xx ${r.non2xx}`);
     console.log(`runs entered ${s.entered}, countdowns waiting ${s.elements.a1.waiting}: ${s.entered === ok && s.elements.a1.waiting === ok ? 'complete' : 'MISMATCH'}`);
     console.log(`server CPU per acknowledged event: ${cpuPerEvent(ticks0, ticks1, ok)}`);
+    console.log(`commits: ${commitSummary(commits0, commits1, ok)}`);
     console.log(`RssAnon after the run: ${rssAnonMiB(child.pid!).toFixed(0)} MiB`);
     // A profiling run (`--cpu-prof` in TESSERA_NODE_FLAGS) writes its profiles only on an orderly exit.
     if (process.env.TESSERA_STOP === 'SIGTERM') {

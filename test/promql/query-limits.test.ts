@@ -18,7 +18,8 @@ const HEAVY = encodeURIComponent('max_over_time(m[1y:1ms])');
 const AT = `time=${(T0 + 3_600_000) / 1000}`;
 let srv: TestServer;
 
-before(async () => {
+/** A data directory with two 1 h series of `m` in one block, and a node on it with `args`. */
+async function startNode(args: string[]): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-qlimits-'));
   const n = 240;
   const t = Float64Array.from({ length: n }, (_, i) => T0 + i * 15_000);
@@ -26,20 +27,37 @@ before(async () => {
   await writeBlock(path.join(dataDir, 'tsdb'), series, T0, T0 + 2 * 3_600_000);
   const config = path.join(dataDir, 'prometheus.yml');
   writeFileSync(config, 'scrape_configs: []\n');
-  srv = await startServer({
-    dataDir, services: ['documents', 'metrics'], workers: 2,
-    args: ['--config.file', config, '--query.timeout', '1s', '--query.max-concurrency', '2'],
-  });
+  return startServer({ dataDir, services: ['documents', 'metrics'], workers: 2, args: ['--config.file', config, ...args] });
+}
+
+before(async () => {
+  srv = await startNode(['--query.timeout', '1s', '--query.max-concurrency', '2']);
   const put = await fetch(`${srv.esUrl}/docs/_doc/1?refresh=true`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"title":"x"}' });
   assert.equal(put.status, 201);
 });
 after(async () => { await srv?.destroy(); });
 
 /** A query answered or failed; a server that never stops evaluating makes the client give up after 8 s. */
-async function query(q: string, signal: AbortSignal = AbortSignal.timeout(8000)): Promise<{ status: number; body: { status: string; errorType?: string; error?: string }; ms: number }> {
+async function query(q: string, signal: AbortSignal = AbortSignal.timeout(8000), node: TestServer = srv): Promise<{ status: number; body: { status: string; errorType?: string; error?: string }; ms: number }> {
   const started = performance.now();
-  const r = await fetch(`${srv.promUrl}/api/v1/query?query=${q}&${AT}`, { signal });
+  const r = await fetch(`${node.promUrl}/api/v1/query?query=${q}&${AT}`, { signal });
   return { status: r.status, body: await r.json() as { status: string }, ms: performance.now() - started };
+}
+
+/**
+ * Waits until the node counts `n` queries executing or waiting (`prometheus_engine_queries`); fails after a
+ * minute (a bound for reporting, far from any expected time: the queries here run for up to 10 minutes).
+ */
+async function queriesReach(n: number, node: TestServer = srv): Promise<void> {
+  const giveUp = AbortSignal.timeout(60_000);
+  let last = '';
+  while (!giveUp.aborted) {
+    const text = await (await fetch(`${node.promUrl}/metrics`)).text();
+    last = /^prometheus_engine_queries (\S+)$/m.exec(text)?.[1] ?? 'absent';
+    if (Number(last) === n) return;
+    await new Promise((r) => setImmediate(r));
+  }
+  assert.fail(`prometheus_engine_queries stayed ${last}, never ${n}`);
 }
 
 // The cut is proven by the timeout error: without it the subquery evaluates for minutes and the client gives up
@@ -71,6 +89,8 @@ test('a heavy subquery is cut at --query.timeout while document GETs keep answer
 test('queries past --query.max-concurrency wait, time out in the queue, and /-/ready reports the overload', async () => {
   assert.equal((await fetch(`${srv.promUrl}/-/ready`)).status, 200);
   const heavy = [query(HEAVY), query(HEAVY)];
+  // Both hold their slots before the third arrives (sent together, the third could take a slot first).
+  await queriesReach(2);
   const queued = query(`${encodeURIComponent('1+1')}&timeout=500ms`);
   let ready = 200;
   for (let i = 0; i < 100 && ready === 200; i++) {
@@ -89,14 +109,18 @@ test('queries past --query.max-concurrency wait, time out in the queue, and /-/r
 });
 
 test('a query whose client went away stops and frees its slot', async () => {
-  const clients = [new AbortController(), new AbortController()];
-  const gone = clients.map((c) => query(HEAVY, c.signal).catch((e: Error) => e.name));
-  // Let both reach evaluation (they hold the two slots), then hang up.
-  await new Promise((r) => setTimeout(r, 200));
-  for (const c of clients) c.abort();
-  assert.deepEqual(await Promise.all(gone), ['AbortError', 'AbortError']);
-  // Without cancellation the slots stay taken until the 1 s deadline, and this query, which may wait 400 ms for
-  // one, would time out in the queue (503) instead of answering.
-  const q = await query(`${encodeURIComponent('1+1')}&timeout=400ms`);
-  assert.equal(q.status, 200, JSON.stringify(q.body));
+  // A deadline far beyond the test's own timeout: slots that come free can only have been freed by the hang-up.
+  const node = await startNode(['--query.timeout', '10m', '--query.max-concurrency', '2']);
+  try {
+    const clients = [new AbortController(), new AbortController()];
+    const gone = clients.map((c) => query(HEAVY, c.signal, node).catch((e: Error) => e.name));
+    await queriesReach(2, node);
+    for (const c of clients) c.abort();
+    assert.deepEqual(await Promise.all(gone), ['AbortError', 'AbortError']);
+    await queriesReach(0, node);
+    const q = await query(encodeURIComponent('1+1'), AbortSignal.timeout(8000), node);
+    assert.equal(q.status, 200, JSON.stringify(q.body));
+  } finally {
+    await node.destroy();
+  }
 });

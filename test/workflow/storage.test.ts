@@ -96,3 +96,20 @@ test('batches and viewlogs over two partitions: results in request order, a bad 
     });
   } finally { await f.server.destroy(); }
 });
+
+test('health counts the partitions\' commits: one per event on an idle server, with LMDB\'s own figures', async () => {
+  const f = await startFlow();
+  try {
+    const { b, t0 } = await scenario(f);
+    await channels(f, b, t0);
+    await save(f, workflow(b, [E('ch1', 'submit'), A('block-a1', { action: 'tag', actionValue: 'x' }, ['path-1'])]));
+    const before = (await f.api('GET', '/health')).body.data.commits;
+    for (let i = 0; i < 5; i++) await event(f, { event: 'submit', channel_id: 'ch1', business_id: b, contact_id: `h${i}` });
+    const after = (await f.api('GET', '/health')).body.data.commits;
+    assert.equal(after.commits - before.commits, 5, 'each event acknowledged by its own commit (nothing else in flight)');
+    assert.ok(after.committedWrites - before.committedWrites >= 5 * 4, 'contact state, run, its head and index entries per event');
+    assert.ok(after.commitMs > before.commitMs);
+    assert.ok(after.kv.txns - before.kv.txns >= 5, `LMDB transactions (${after.kv.txns - before.kv.txns})`);
+    assert.ok(after.kv.pagesWritten > before.kv.pagesWritten && after.kv.syncMs >= before.kv.syncMs && after.kv.txnMs > before.kv.txnMs);
+  } finally { await f.server.destroy(); }
+});

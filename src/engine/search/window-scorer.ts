@@ -60,49 +60,68 @@ export class WindowSumScorer implements Scorer {
 
   // Invariant: every sub is positioned at or after `start` before a window is filled.
   private fillFrom(start: number): number {
-    const subs = this.subs, acc = this.acc, cnt = this.cnt, bits = this.bits;
     for (;;) {
-      let min = NO_MORE_DOCS;
-      for (let i = 0; i < subs.length; i++) {
-        let d = subs[i].doc();
-        if (d < start) d = subs[i].seek(start);
-        if (d < min) min = d;
-      }
-      if (min === NO_MORE_DOCS) {
+      const base = this.windowStart(start);
+      if (base === NO_MORE_DOCS) {
         this.n = 0;
         // Exhausted: nothing reads the buffers again (doc() and seek() answer from `cur`).
         if (this.cur !== NO_MORE_DOCS && spare.length < MAX_SPARE) spare.push(this.buffers);
         return (this.cur = NO_MORE_DOCS);
       }
-      const base = min, end = base + WINDOW;
-      for (let i = 0; i < subs.length; i++) {
-        const s = subs[i];
-        if (s instanceof TermScorer) { s.accumulate(base, end, acc, cnt, bits); continue; }
-        for (let d = s.doc(); d < end; d = s.next()) {
-          const k = d - base;
-          bits[k >> 5] |= 1 << (k & 31);
-          cnt[k]++;
-          acc[k] += s.score();
-        }
-      }
-      // Emit touched slots in doc order by walking the bitset; clear as we go.
-      let n = 0;
-      const min2 = this.minMatch;
-      for (let w = 0; w < (WINDOW >> 5); w++) {
-        let word = bits[w];
-        if (word === 0) continue;
-        bits[w] = 0;
-        while (word !== 0) {
-          const t = word & -word;
-          const k = (w << 5) | (31 - Math.clz32(t));
-          word ^= t;
-          if (cnt[k] >= min2) { this.docsBuf[n] = base + k; this.scoresBuf[n++] = acc[k]; }
-          cnt[k] = 0; acc[k] = 0;
-        }
-      }
+      this.accumulateWindow(base);
+      const n = this.emitWindow(base);
       this.base = base;
       if (n > 0) { this.n = n; this.idx = 0; return (this.cur = this.docsBuf[0]); }
-      start = end;
+      start = base + WINDOW;
+    }
+  }
+
+  /** The first doc of the next window: the smallest doc of any sub at or after `start` (subs seek there). */
+  private windowStart(start: number): number {
+    const subs = this.subs;
+    let min = NO_MORE_DOCS;
+    for (let i = 0; i < subs.length; i++) {
+      let d = subs[i].doc();
+      if (d < start) d = subs[i].seek(start);
+      if (d < min) min = d;
+    }
+    return min;
+  }
+
+  /**
+   * Moves the window's docs matching at least `minMatch` clauses, in doc order, into the doc and score
+   * buffers (walking the touched-slots bitset and clearing the window as it goes); returns their number.
+   */
+  private emitWindow(base: number): number {
+    const acc = this.acc, cnt = this.cnt, bits = this.bits, minMatch = this.minMatch, docs = this.docsBuf, scores = this.scoresBuf;
+    let n = 0;
+    for (let w = 0; w < (WINDOW >> 5); w++) {
+      let word = bits[w];
+      if (word === 0) continue;
+      bits[w] = 0;
+      while (word !== 0) {
+        const t = word & -word;
+        const k = (w << 5) | (31 - Math.clz32(t));
+        word ^= t;
+        if (cnt[k] >= minMatch) { docs[n] = base + k; scores[n++] = acc[k]; }
+        cnt[k] = 0; acc[k] = 0;
+      }
+    }
+    return n;
+  }
+
+  /** Adds every sub's scores of docs in [base, base + WINDOW) into the window, clause by clause. */
+  private accumulateWindow(base: number): void {
+    const subs = this.subs, acc = this.acc, cnt = this.cnt, bits = this.bits, end = base + WINDOW;
+    for (let i = 0; i < subs.length; i++) {
+      const s = subs[i];
+      if (s instanceof TermScorer) { s.accumulate(base, end, acc, cnt, bits); continue; }
+      for (let d = s.doc(); d < end; d = s.next()) {
+        const k = d - base;
+        bits[k >> 5] |= 1 << (k & 31);
+        cnt[k]++;
+        acc[k] += s.score();
+      }
     }
   }
 
@@ -112,44 +131,17 @@ export class WindowSumScorer implements Scorer {
    * Skips nested children and deleted docs; returns the number of docs collected. Only on an unstarted scorer.
    */
   collectAll(docBase: number, parentOf: Int32Array | null, live: Uint8Array | null, sink: { collect(doc: number, score: number): void }): number {
-    const subs = this.subs, acc = this.acc, cnt = this.cnt, bits = this.bits, minMatch = this.minMatch;
-    let collected = 0, start = 0;
-    for (;;) {
-      let min = NO_MORE_DOCS;
-      for (let i = 0; i < subs.length; i++) {
-        let d = subs[i].doc();
-        if (d < start) d = subs[i].seek(start);
-        if (d < min) min = d;
+    const docs = this.docsBuf, scores = this.scoresBuf;
+    let collected = 0;
+    for (let base = this.windowStart(0); base !== NO_MORE_DOCS; base = this.windowStart(base + WINDOW)) {
+      this.accumulateWindow(base);
+      const n = this.emitWindow(base);
+      for (let i = 0; i < n; i++) {
+        const d = docs[i];
+        if ((parentOf !== null && parentOf[d] !== -1) || (live !== null && live[d] === 0)) continue;
+        sink.collect(docBase + d, Math.fround(scores[i]));
+        collected++;
       }
-      if (min === NO_MORE_DOCS) break;
-      const base = min, end = base + WINDOW;
-      for (let i = 0; i < subs.length; i++) {
-        const s = subs[i];
-        if (s instanceof TermScorer) { s.accumulate(base, end, acc, cnt, bits); continue; }
-        for (let d = s.doc(); d < end; d = s.next()) {
-          const k = d - base;
-          bits[k >> 5] |= 1 << (k & 31);
-          cnt[k]++;
-          acc[k] += s.score();
-        }
-      }
-      for (let w = 0; w < (WINDOW >> 5); w++) {
-        let word = bits[w];
-        if (word === 0) continue;
-        bits[w] = 0;
-        while (word !== 0) {
-          const t = word & -word;
-          const k = (w << 5) | (31 - Math.clz32(t));
-          word ^= t;
-          const d = base + k;
-          if (cnt[k] >= minMatch && (parentOf === null || parentOf[d] === -1) && (live === null || live[d] !== 0)) {
-            sink.collect(docBase + d, Math.fround(acc[k]));
-            collected++;
-          }
-          cnt[k] = 0; acc[k] = 0;
-        }
-      }
-      start = end;
     }
     this.n = 0;
     if (this.cur !== NO_MORE_DOCS && spare.length < MAX_SPARE) spare.push(this.buffers);

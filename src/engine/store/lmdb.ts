@@ -33,6 +33,9 @@ export interface RangeOptions { start?: StoreKey; end?: StoreKey; reverse?: bool
  */
 export interface WriteGuard { db: string; key: StoreKey; ifVersion: number | null; version: number }
 
+/** `Store.commitMetrics`: totals since the environment was opened. */
+export interface CommitMetrics { txns: number; txnMs: number; syncMs: number; pagesWritten: number }
+
 /** A named database whose values are msgpack-encoded behind a one-byte value version. */
 export interface StoreDb<V> {
   /** Synchronous read of the latest committed value, or undefined. */
@@ -85,7 +88,10 @@ export class Store {
     const dataFile = join(path, 'data.mdb');
     const existed = existsSync(dataFile);
     if (existed) checkLmdbMetaPages(dataFile);
-    const root = open({ path, noSubdir: false, maxDbs: 128, encoding: 'binary' });
+    // trackMetrics (missing from lmdb-js's type declarations): LMDB counts the time its commits spend
+    // writing and syncing (a clock read or two per transaction), for `commitMetrics`.
+    const options = { path, noSubdir: false, maxDbs: 128, encoding: 'binary' as const, trackMetrics: true };
+    const root = open(options);
     const store = new Store(path, root, !existed);
     try {
       store.checkSchema();
@@ -150,6 +156,16 @@ export class Store {
     const ok = await done.catch((e: unknown) => this.failed(e));
     await this.root.flushed;
     return ok;
+  }
+
+  /**
+   * What this environment's commits have cost since it was opened in this process (LMDB's counters, summed
+   * over every thread that writes to it): transactions, milliseconds on the write thread inside them
+   * (writes and page writes), milliseconds syncing to disk, and pages written.
+   */
+  commitMetrics(): CommitMetrics {
+    const s = this.root.getStats() as { txns?: number; timeDuringTxns?: number; timeSync?: number; pagesWritten?: number };
+    return { txns: s.txns ?? 0, txnMs: (s.timeDuringTxns ?? 0) * 1000, syncMs: (s.timeSync ?? 0) * 1000, pagesWritten: s.pagesWritten ?? 0 };
   }
 
   /** The version of a guard entry (`WriteGuard`), or undefined when it does not exist. */

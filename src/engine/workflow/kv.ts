@@ -13,6 +13,9 @@ export interface KvWrite {
   value: Uint8Array | null;
 }
 
+/** Totals since the backend was opened: transactions, ms inside them, ms syncing to disk, pages written. */
+export interface KvCommitMetrics { txns: number; txnMs: number; syncMs: number; pagesWritten: number }
+
 export interface KvBackend {
   /** The committed, decoded value of `key` in `space`, or undefined. */
   get(space: string, key: string): unknown;
@@ -20,6 +23,8 @@ export interface KvBackend {
   range(space: string, start: string, end: string, limit: number): Iterable<[string, unknown]>;
   /** Applies all writes atomically; resolves once durable. */
   commit(writes: KvWrite[]): Promise<void>;
+  /** The store's own accounting of its commits (LMDB: time writing and syncing), when it keeps one. */
+  commitMetrics?(): KvCommitMetrics;
   close(): Promise<void>;
 }
 

@@ -13,7 +13,7 @@
 import { Store, type StoreDb } from '../store/lmdb.ts';
 import { WORKFLOW_COMMIT_DB, WORKFLOW_COMMIT_KEY, WORKFLOW_V2_DB_PREFIX } from '../codec/format-ids.ts';
 import { InternalError } from '../errors.ts';
-import type { KvBackend, KvWrite } from './kv.ts';
+import type { KvBackend, KvCommitMetrics, KvWrite } from './kv.ts';
 import { decodeValue } from './values.ts';
 
 export class LmdbKv implements KvBackend {
@@ -72,6 +72,8 @@ export class LmdbKv implements KvBackend {
     p.catch(() => undefined); // awaited by the next commit, which may be queued only after this one failed
     return p;
   }
+
+  commitMetrics(): KvCommitMetrics { return this.store.commitMetrics(); }
 
   close(): Promise<void> { return this.store.close(); }
 }

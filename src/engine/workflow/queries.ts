@@ -92,7 +92,9 @@ export const QUERIES = {
     const c = r.st.contacts.get(contactKey(a.businessId, a.contactId));
     return { businessId: a.businessId, contactId: a.contactId, tags: c?.tags ?? [], attributes: c?.attributes ?? {} };
   },
-  health: (r: Runner, _a: Record<string, never>) => ({ status: 'ok', workflows: r.st.workflows.size, now: r.clock.now(), ...r.st.figures() }),
+  health: (r: Runner, _a: Record<string, never>) => ({
+    status: 'ok', workflows: r.st.workflows.size, now: r.clock.now(), ...r.st.figures(), commits: r.st.commitFigures(),
+  }),
   /** Whether this partition has runs of the workflow (the server asks every partition before a save). */
   'workflow.hasRuns': (r: Runner, a: { id: number }) => r.st.hasRuns(a.id),
   /** Validates a viewlog body without applying it (the server checks before splitting it over partitions). */

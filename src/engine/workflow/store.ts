@@ -9,7 +9,7 @@
  */
 import { WORKFLOW_META_KEY, WORKFLOW_STATE_MIN_VERSION, WORKFLOW_STATE_VERSION } from '../codec/format-ids.ts';
 import { CorruptionError, FormatVersionError } from '../errors.ts';
-import type { KvBackend, KvWrite } from './kv.ts';
+import type { KvBackend, KvCommitMetrics, KvWrite } from './kv.ts';
 import { FullSpace, IndexSpace, SEP, Space, pad, prefixEnd } from './space.ts';
 import { TimerWheel } from './timer-wheel.ts';
 import type {
@@ -326,10 +326,29 @@ export class WorkflowStore {
    * may overlap: each space keeps its in-flight snapshots, and they retire in the order they were taken.
    */
   commit(writes: KvWrite[]): Promise<void> {
+    const started = performance.now();
+    this.commitCount++;
+    this.committedWrites += writes.length;
     const done = this.kv.commit(writes);
-    const p = Promise.all([this.tail, done]).then(() => { for (const s of this.all) s.committed(); });
+    const p = Promise.all([this.tail, done]).then(() => {
+      for (const s of this.all) s.committed();
+      this.commitMs += performance.now() - started;
+    });
     this.tail = p.catch((e: unknown) => { this.failure ??= e; });
     return p;
+  }
+
+  private commitCount = 0;
+  private committedWrites = 0;
+  private commitMs = 0;
+
+  /**
+   * Commits since the partition opened (in `health`; a load test divides its events by the difference):
+   * how many, records written, the summed time from start to durable, and what the backend reports of
+   * its own work (LMDB: transactions, time in them, time syncing, pages written).
+   */
+  commitFigures(): { commits: number; committedWrites: number; commitMs: number; kv: KvCommitMetrics | null } {
+    return { commits: this.commitCount, committedWrites: this.committedWrites, commitMs: this.commitMs, kv: this.kv.commitMetrics?.() ?? null };
   }
 
   /** Cache sizes and the wheel's in-memory timers (memory accounting in `health`). */

@@ -71,11 +71,14 @@ export function mergeJourneys(parts: Journey[]): Journey {
   return { ...parts[0], runs, pendingTimers: parts.flatMap((p) => p.pendingTimers) };
 }
 
-/** Health of the service: partition 0's answer with the per-partition memory figures summed. */
+/** Health of the service: partition 0's answer with the per-partition memory and commit figures summed. */
 export function mergeHealth(parts: WorkflowResult<'health'>[]): WorkflowResult<'health'> & { partitions: number } {
-  const out = { ...parts[0], partitions: parts.length };
+  const out = { ...parts[0], partitions: parts.length, commits: { ...parts[0].commits, kv: parts[0].commits.kv && { ...parts[0].commits.kv } } };
   for (let i = 1; i < parts.length; i++) {
     for (const k of ['cachedContacts', 'cachedRuns', 'cachedTimers', 'timersInMemory'] as const) out[k] += parts[i][k];
+    const c = parts[i].commits;
+    for (const k of ['commits', 'committedWrites', 'commitMs'] as const) out.commits[k] += c[k];
+    if (out.commits.kv && c.kv) for (const k of ['txns', 'txnMs', 'syncMs', 'pagesWritten'] as const) out.commits.kv[k] += c.kv[k];
   }
   return out;
 }
