@@ -5,7 +5,8 @@
  *    shard pool does and answers with refs);
  *  - shard worker: a shard's Tsdb (head, postings, label strings, WAL) after the same series were appended
  *    from msgpack-decoded labels (fresh strings, as a worker receives them) and ROUNDS more samples by ref.
- * Reported as V8 heap bytes per series after a full GC, and the change of RssAnon for the worker part.
+ * Reported as V8 heap bytes per series after a full GC (and, for the main thread, ArrayBuffer bytes: its series
+ * tables are typed arrays outside the heap), and the change of RssAnon for the worker part.
  *
  *   node --expose-gc --import tsx bench/tsdb/series-memory.ts [series=100000] [rounds=30]
  *
@@ -30,7 +31,9 @@ const heap = (): number => process.memoryUsage().heapUsed;
 const rssAnon = (): number => Number(/RssAnon:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))![1]) * 1024;
 const CODES = ['200', '404', '500', '302'];
 
-async function mainThread(): Promise<number> {
+const arrayBuffers = (): number => process.memoryUsage().arrayBuffers;
+
+async function mainThread(): Promise<{ heap: number; arrayBuffers: number }> {
   const body = (round: number): Buffer => {
     const lines = ['# TYPE load_requests_total counter'];
     for (let i = 0; i < SERIES; i++) lines.push(`load_requests_total{handler="/api/v${i % 50}",code="${CODES[i % 4]}",n="${i}"} ${i * 3 + round}`);
@@ -51,7 +54,7 @@ async function mainThread(): Promise<number> {
     },
   } as unknown as TsdbTransport;
   fullGc();
-  const h0 = heap();
+  const h0 = heap(), a0 = arrayBuffers();
   const client = new TsdbClient(transport);
   const loop = new ScrapeLoop(target, cfg, {
     sink: client, now: () => 1_700_000_000_000 + round * 15_000,
@@ -59,7 +62,7 @@ async function mainThread(): Promise<number> {
   });
   for (let i = 0; i < 4; i++) await loop.scrapeOnce();
   fullGc();
-  const perSeries = (heap() - h0) / SERIES;
+  const perSeries = { heap: (heap() - h0) / SERIES, arrayBuffers: (arrayBuffers() - a0) / SERIES };
   (globalThis as { keep?: unknown }).keep = [loop, client];
   return perSeries;
 }
@@ -90,5 +93,5 @@ async function worker(): Promise<{ heap: number; rss: number }> {
 const m = await mainThread();
 const w = await worker();
 console.log(`${SERIES} series (6 labels), ${ROUNDS + 1} samples each on the worker side`);
-console.log(`main thread (scrape loop + TSDB client): ${m.toFixed(0)} B heap per series`);
+console.log(`main thread (scrape loop + TSDB client): ${m.heap.toFixed(0)} B heap + ${m.arrayBuffers.toFixed(0)} B ArrayBuffers per series`);
 console.log(`shard worker (head + WAL): ${w.heap.toFixed(0)} B heap per series, RssAnon +${w.rss.toFixed(0)} B per series`);

@@ -255,17 +255,35 @@ test('https targets: tls_config ca_file verifies, insecure_skip_verify skips, an
   }
 });
 
-test('series whose labels repeat share label objects; a value unique to one series keeps its own', async () => {
+test('series that left the target are evicted; the others keep their identity, staleness and counts', async () => {
   const sink = new MemSink();
   const loop = loopFor(JOB, sink);
-  body = 'shared_pairs_total{code="201",id="a"} 1\nshared_pairs_total{code="201",id="b"} 2\nshared_pairs_total{code="201",id="c"} 3\n';
+  const lines = (from: number, to: number, round: number) => {
+    let out = '';
+    for (let i = from; i < to; i++) out += `ev_total{i="${i}"} ${i * 10 + round}\n`;
+    return out;
+  };
+  const added = () => sink.last().get('scrape_series_added{env="test",instance="127.0.0.1:' + port + '",job="app"}');
+  const value = (i: number) => sink.last().get(`ev_total{env="test",i="${i}",instance="127.0.0.1:${port}",job="app"}`);
+  // 2,000 series (evictions start at 1,024 cache entries), then the first 1,000 leave for good.
+  body = lines(0, 2000, 0);
   await loop.scrapeOnce();
-  const series = sink.batches[0].filter((s) => s.labels.some((l) => l.value === 'shared_pairs_total'));
-  assert.equal(series.length, 3);
-  const label = (i: number, name: string) => series[i].labels.find((l) => l.name === name)!;
-  // The pair is kept from its second occurrence on (the first series keeps the object it was parsed with).
-  assert.equal(label(2, 'code'), label(1, 'code'));
-  assert.equal(label(2, '__name__'), label(0, '__name__'));
-  assert.notEqual(label(2, 'id'), label(1, 'id'));
-  assert.deepEqual(series.map((s) => label(series.indexOf(s), 'id').value), ['a', 'b', 'c']);
+  assert.equal(added(), 2000);
+  let staleCount = 0;
+  for (let round = 1; round <= 20; round++) {
+    clock += 1000;
+    // Series i=1 comes back in round 3, before the first eviction (scrape 8), and in round 19, after it.
+    const back = round === 3 || round === 19;
+    body = lines(1000, 2000, round) + (back ? 'ev_total{i="1"} 1\n' : '');
+    const r = await loop.scrapeOnce();
+    assert.equal(r.health, 'up');
+    const batch = sink.batches[sink.batches.length - 1];
+    staleCount += batch.filter((s) => isStaleNaN(s.v) && s.labels.some((l) => l.name === 'i')).length;
+    for (const i of [1000, 1500, 1999]) assert.equal(value(i), i * 10 + round, `series ${i} in round ${round}`);
+    // A series that comes back after its eviction is new again; one still cached is not.
+    assert.equal(added(), round === 19 ? 1 : 0, `round ${round}`);
+    if (back) assert.equal(value(1), 1);
+  }
+  // Each leaver is marked stale once when it left; series i=1 also each time it left again.
+  assert.equal(staleCount, 1000 + 2);
 });

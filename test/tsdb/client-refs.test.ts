@@ -6,12 +6,14 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { ShardPool } from '../../src/server/pool.ts';
-import { TsdbClient } from '../../src/server/prom/tsdb-client.ts';
+import { TsdbClient, type TsdbTransport } from '../../src/server/prom/tsdb-client.ts';
+import type { AppendArgs } from '../../src/workers/protocol.ts';
 import { shardOfSeries } from '../../src/engine/tsdb/labels.ts';
 import { MATCH_EQUAL, newMatcher } from '../../src/engine/tsdb/api.ts';
 import type { Labels } from '../../src/engine/tsdb/api.ts';
 import { tempDir } from './support/db.ts';
 import { SampleColumns } from '../../src/engine/scrape/sample-columns.ts';
+import { SeriesTable } from '../../src/engine/scrape/series-table.ts';
 
 const H = 3_600_000;
 const { dir, cleanup } = tempDir('tsdb-refs-');
@@ -47,26 +49,40 @@ test('refs from before a worker restart are not trusted', async () => {
   assert.deepEqual([...got[0].v], [1, 2, 3, 4]);
 });
 
-test('columns with series handles go to the same series as objects, by ref after the first, and survive a restart', async () => {
+test('columns of a series table go to the same series as objects, by ref after the first, and survive a restart', async () => {
   const C: Labels = Object.freeze([{ name: '__name__', value: 'c' }, { name: 'k', value: '2' }]);
   const D: Labels = Object.freeze([{ name: '__name__', value: 'd' }]);
-  const hc = client.seriesHandle(C), hd = client.seriesHandle(D);
-  const cols = new SampleColumns();
-  const at = async (t: number, withHandles: boolean) => {
+  const table = new SeriesTable();
+  const sc = table.intern(C), sd = table.intern(D);
+  const cols = new SampleColumns(table);
+  const at = async (t: number) => {
     cols.clear();
-    cols.push(C, withHandles ? hc : null, t, t / 1000);
-    cols.push(D, withHandles ? hd : null, t, -t);
-    const p = client.appendColumns(cols);
+    cols.push(sc, t, t / 1000);
+    cols.push(sd, t, -t);
+    const p = counting.appendColumns(cols);
     cols.clear(); // the client took them in before returning
     return p;
   };
+  const wc = shardOfSeries(['__name__', 'c', 'k', '2'], 2);
+  // A second client over the same workers, counting the series it sends with labels.
+  let sentWithLabels = 0;
+  const counting = new TsdbClient({
+    size: pool.size,
+    call: ((w: number, op: string, args: AppendArgs) => {
+      if (op === 'tsdb.append') sentWithLabels += args.series.filter((x) => x !== null).length;
+      return pool.call(w, op as 'tsdb.append', args);
+    }) as typeof pool.call,
+  } as TsdbTransport);
   const T = 6 * H;
-  assert.equal((await at(T, true)).added, 2);
-  assert.equal((await at(T + 1000, true)).added, 2); // by ref now
+  assert.equal((await at(T)).added, 2);
+  assert.equal(sentWithLabels, 2);
+  assert.equal((await at(T + 1000)).added, 2);
+  assert.equal(sentWithLabels, 2, 'the second append went by the refs kept in the table');
   assert.equal((await client.append([{ labels: C, t: T + 2000, v: 7 }])).added, 1); // the object path, same series
-  assert.equal((await at(T + 3000, false)).added, 2); // columns without handles
-  await assert.rejects(pool.call(shardOfSeries(['__name__', 'c', 'k', '2'], 2), 'core.crash', {}));
-  assert.equal((await at(T + 4000, true)).added, 2); // the handle's ref is from before the restart: resent with labels
+  assert.equal((await at(T + 3000)).added, 2);
+  await assert.rejects(pool.call(wc, 'core.crash', {}));
+  assert.equal((await at(T + 4000)).added, 2); // the table's ref is from before the restart: resent with labels
+  assert.equal(sentWithLabels, 3 + (shardOfSeries(['__name__', 'd'], 2) === wc ? 1 : 0), 'only the series of the restarted worker');
   const c = await client.select([newMatcher(MATCH_EQUAL, '__name__', 'c')], T, T + 5000);
   assert.equal(c.length, 1);
   assert.deepEqual([...c[0].t], [T, T + 1000, T + 2000, T + 3000, T + 4000]);

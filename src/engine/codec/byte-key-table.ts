@@ -54,6 +54,15 @@ export class ByteKeyTable {
     return id;
   }
 
+  /** The key bytes of `id` (a view of the arena, valid until the next insert or compact). */
+  bytes(id: number): Uint8Array {
+    const m = id * META;
+    return this.arena.subarray(this.meta[m], this.meta[m] + this.meta[m + 1]);
+  }
+
+  /** The hash `id` was inserted with. */
+  hash(id: number): number { return this.meta[id * META + 2]; }
+
   /** The caller's int stored with `id` (e.g. when the key was last seen): beside the key, so it costs no extra miss. */
   user(id: number): number { return this.meta[id * META + 3]; }
 

@@ -11,6 +11,7 @@ import type { Label } from '../tsdb/api.ts';
 import type { IngestSample } from '../scrape/sample-sink.ts';
 import { readWriteRequest, WriteRequestView } from './write-request-reader.ts';
 import { RemoteWriteSeries } from './remote-write-series.ts';
+import { SampleColumns } from '../scrape/sample-columns.ts';
 
 const SCHEMA = `
 syntax = "proto3";
@@ -61,12 +62,10 @@ export async function decodeWriteRequest(body: Uint8Array): Promise<IngestSample
   }
   const view = new WriteRequestView();
   readWriteRequest(raw, view);
-  const series = new RemoteWriteSeries(() => null);
-  const out: IngestSample[] = [];
-  for (let k = 0; k < view.sampleCount; k++) {
-    out.push({ labels: series.resolve(view, view.sampleSeries[k], 0).labels, t: view.ts[k], v: view.vs[k] });
-  }
-  return out;
+  const series = new RemoteWriteSeries();
+  const cols = new SampleColumns(series.table);
+  for (let k = 0; k < view.sampleCount; k++) cols.push(series.resolve(view, view.sampleSeries[k], 0), view.ts[k], view.vs[k]);
+  return cols.toSamples();
 }
 
 /** Encodes samples as a compressed WriteRequest, grouping consecutive samples of the same label set. */

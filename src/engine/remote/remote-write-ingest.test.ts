@@ -1,43 +1,39 @@
 /**
- * The receiver's path into the sink, with a recording sink: one columnar append per request carrying the
- * series handles, nothing appended for a refused request, and the columns free again on return.
+ * The receiver's path into the sink, with a recording sink: one columnar append per request, by series id
+ * in the receiver's series table, nothing appended for a refused request, and the columns free again on return.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RemoteWriteIngest } from './remote-write-ingest.ts';
 import type { SampleSink } from '../scrape/sample-sink.ts';
 import type { SampleColumns } from '../scrape/sample-columns.ts';
-import type { Labels } from '../tsdb/api.ts';
 import { EngineError } from '../errors.ts';
 import { series, writeRequest } from '../../../test/support/proto-bytes.ts';
 
 function recordingSink() {
-  const calls: { labels: string[]; handles: unknown[]; ts: number[]; vs: number[] }[] = [];
-  const handles: Labels[] = [];
+  const calls: { labels: string[]; sids: number[]; ts: number[]; vs: number[]; tableSize: number }[] = [];
   const sink: SampleSink = {
     append: () => { throw new Error('the columnar path is expected'); },
     appendColumns(c: SampleColumns) {
-      calls.push({
-        labels: c.labels.slice(0, c.n).map((l) => l.map((x) => `${x.name}=${x.value}`).join(',')),
-        handles: c.handles.slice(0, c.n), ts: [...c.ts.subarray(0, c.n)], vs: [...c.vs.subarray(0, c.n)],
-      });
+      const labels: string[] = [];
+      for (let i = 0; i < c.n; i++) labels.push(c.labels(i).map((x) => `${x.name}=${x.value}`).join(','));
+      calls.push({ labels, sids: [...c.sids.subarray(0, c.n)], ts: [...c.ts.subarray(0, c.n)], vs: [...c.vs.subarray(0, c.n)], tableSize: c.table.size });
       return Promise.resolve('appended');
     },
-    seriesHandle(labels: Labels) { handles.push(labels); return { h: handles.length }; },
   };
-  return { sink, calls, handles };
+  return { sink, calls };
 }
 
-test('one append per request, in columns, with the handle made once per series', async () => {
-  const { sink, calls, handles } = recordingSink();
+test('one append per request, in columns, with one series id per series', async () => {
+  const { sink, calls } = recordingSink();
   const ingest = new RemoteWriteIngest(sink);
   const a = series([['__name__', 'a']], [[1, 10], [2, 20]]), b = series([['b', 'x'], ['__name__', 'b']], [[3, 10]]);
   assert.equal(await ingest.ingest(writeRequest(a, b), 0), 'appended');
   assert.equal(await ingest.ingest(writeRequest(b, a), 0), 'appended');
   assert.equal(calls.length, 2);
-  assert.deepEqual(calls[0], { labels: ['__name__=a', '__name__=a', '__name__=b,b=x'], handles: [{ h: 1 }, { h: 1 }, { h: 2 }], ts: [10, 20, 10], vs: [1, 2, 3] });
-  assert.deepEqual(calls[1].handles, [{ h: 2 }, { h: 1 }, { h: 1 }]);
-  assert.equal(handles.length, 2, 'the second request hit the cache for both series');
+  assert.deepEqual(calls[0], { labels: ['__name__=a', '__name__=a', '__name__=b,b=x'], sids: [0, 0, 1], ts: [10, 20, 10], vs: [1, 2, 3], tableSize: 2 });
+  assert.deepEqual(calls[1].sids, [1, 0, 0]);
+  assert.equal(calls[1].tableSize, 2, 'the second request hit the cache for both series');
   assert.equal(ingest.cachedSeries, 2);
 });
 

@@ -1,51 +1,60 @@
 /**
- * One scrape's samples as reused columns instead of one `{labels, t, v}` object per sample: at 100,000
- * series a second those objects were most of the main thread's young-generation garbage. Per sample the
- * series' labels, the sink's handle for the series (see `SampleSink.seriesHandle`; null when it has none),
- * and typed time and value columns (a staleness marker's NaN payload survives in a Float64Array).
+ * One scrape's (or one remote-write request's) samples as reused columns instead of one `{labels, t, v}`
+ * object per sample: per sample the series' id in the producer's `SeriesTable`, and typed time and value
+ * columns (a staleness marker's NaN payload survives in a Float64Array). A sink that knows the table sends
+ * known series by ref and needs no label object at all; `toSamples` decodes the object form for the others.
  */
-import type { Labels } from '../tsdb/api.ts';
+import type { Label } from '../tsdb/api.ts';
 import type { IngestSample } from './sample-sink.ts';
+import type { SeriesTable } from './series-table.ts';
 
 export class SampleColumns {
   n = 0;
-  readonly labels: Labels[] = [];
-  readonly handles: unknown[] = [];
+  sids = new Int32Array(256);
   ts = new Float64Array(256);
   vs = new Float64Array(256);
 
-  push(labels: Labels, handle: unknown, t: number, v: number): void {
+  /** `table` holds the series the ids refer to (the producer's, for the columns' life). */
+  constructor(readonly table: SeriesTable) {}
+
+  push(sid: number, t: number, v: number): void {
     const i = this.n;
     if (i === this.ts.length) this.grow();
-    this.labels[i] = labels;
-    this.handles[i] = handle;
+    this.sids[i] = sid;
     this.ts[i] = t;
     this.vs[i] = v;
     this.n = i + 1;
   }
 
-  /** Empties the columns, dropping the references to series (an evicted series must not stay alive here). */
-  clear(): void {
-    this.labels.fill(EMPTY, 0, this.n);
-    this.handles.fill(null, 0, this.n);
-    this.n = 0;
-  }
+  clear(): void { this.n = 0; }
 
-  /** The object form, for sinks without `appendColumns` (tests, remote write queues). */
+  /** Sample `i`'s label set, decoded (fresh objects). */
+  labels(i: number): Label[] { return this.table.labels(this.sids[i]); }
+
+  /**
+   * The object form, for sinks without `appendColumns` (tests, remote write queues). Labels are decoded once
+   * per series of the call, and samples of the same series share the array.
+   */
   toSamples(): IngestSample[] {
     const out: IngestSample[] = new Array(this.n);
-    for (let i = 0; i < this.n; i++) out[i] = { labels: this.labels[i], t: this.ts[i], v: this.vs[i] };
+    const decoded = new Map<number, Label[]>();
+    for (let i = 0; i < this.n; i++) {
+      const sid = this.sids[i];
+      let labels = decoded.get(sid);
+      if (labels === undefined) { labels = this.table.labels(sid); decoded.set(sid, labels); }
+      out[i] = { labels, t: this.ts[i], v: this.vs[i] };
+    }
     return out;
   }
 
   private grow(): void {
-    const ts = new Float64Array(this.ts.length * 2), vs = new Float64Array(this.vs.length * 2);
+    const n = this.ts.length * 2;
+    const sids = new Int32Array(n), ts = new Float64Array(n), vs = new Float64Array(n);
+    sids.set(this.sids);
     ts.set(this.ts);
     vs.set(this.vs);
+    this.sids = sids;
     this.ts = ts;
     this.vs = vs;
   }
 }
-
-/** Placeholder for cleared slots: keeps the labels column's elements kind (arrays) stable. */
-const EMPTY: Labels = Object.freeze([]);

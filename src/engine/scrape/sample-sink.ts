@@ -15,14 +15,10 @@ export interface SampleSink {
    */
   append(samples: IngestSample[]): Promise<unknown>;
   /**
-   * The columnar form of `append`, with the same contract (the scrape loop reuses the columns for its next
-   * scrape). Optional: producers fall back to `append(columns.toSamples())`.
+   * The columnar form of `append` (series by id in the producer's `SeriesTable`), with the same contract: the
+   * producer reuses the columns once the call has returned. A sink that knows the table keeps its per-series
+   * state (the TSDB client's refs) in the table's columns rather than in objects of its own. Optional:
+   * producers fall back to `append(columns.toSamples())`.
    */
   appendColumns?(columns: SampleColumns): Promise<unknown>;
-  /**
-   * The sink's handle for a frozen label set a producer will append again and again (a scrape loop keeps
-   * one per series and passes it in `SampleColumns.handles`): the sink resolves the series once, not once
-   * per sample. Opaque to the producer; it lives as long as the producer keeps it.
-   */
-  seriesHandle?(labels: Labels): unknown;
 }

@@ -10,32 +10,16 @@ import type { ScrapeConfig } from './config.ts';
 import { ENTRY_EOF, ENTRY_SERIES, ExpositionParser } from '../exposition/exposition-parser.ts';
 import { isOpenMetrics, recordMetadata, SCRAPE_ACCEPT, type MetricMetadata } from '../exposition/exposition.ts';
 import { relabel, toSortedLabels } from './relabel.ts';
-import type { IngestSample, SampleSink } from './sample-sink.ts';
+import type { SampleSink } from './sample-sink.ts';
 import { SampleColumns } from './sample-columns.ts';
+import { SeriesTable } from './series-table.ts';
 import { STALE_NAN } from '../tsdb/api.ts';
-import { labelsHash } from '../tsdb/labels.ts';
-import { LabelSetMap } from '../tsdb/label-set-map.ts';
-import { StringTable } from '../model/string-table.ts';
-import { RepeatInterner } from '../model/repeat-interner.ts';
-import { LabelPairTable } from './label-pairs.ts';
 import type { TargetSpec } from './target.ts';
 import { BODY_SIZE_LIMIT_ERROR, type HttpGet } from './http-get.ts';
 import { formatDuration } from '../model/duration.ts';
 import { HttpClient } from './http-client.ts';
 import { checkLabelLimits } from './scrape-limits.ts';
 import { ByteKeyTable, hashBytes } from '../codec/byte-key-table.ts';
-
-/**
- * One stored series of this target. Several series texts may resolve to the same labels (after
- * relabelling, or written differently), so they share one state: dedupe and staleness go by series.
- */
-interface SeriesState {
-  readonly labels: Label[];
-  /** The sink's handle for `labels` (`SampleSink.seriesHandle`), null when the sink has none. */
-  readonly handle: unknown;
-  /** Scrape iteration that last wrote this series. */
-  seenIter: number;
-}
 
 export interface ScrapeResult { health: 'up' | 'down'; error: string; samples: number; postRelabel: number; added: number }
 
@@ -66,17 +50,26 @@ export class ScrapeLoop {
   lastDurationSec = 0;
   metadata = new Map<string, MetricMetadata>();
   private readonly deps: LoopDeps;
-  /** Series texts seen in this target's bodies, by id; per id the series it maps to (null when metric relabelling drops it) and the scrape that last saw it. */
+  /**
+   * Series texts seen in this target's bodies, by id; per id the series it maps to (-1 when metric
+   * relabelling drops it) and the scrape that last saw it.
+   */
   private keys = new ByteKeyTable();
-  private keySeries: (SeriesState | null)[] = [];
+  private keySeries = new Int32Array(1024);
   private keySeen = new Int32Array(1024);
-  private byLabels = new LabelSetMap<SeriesState>();
-  private readonly report = new Map<string, Label[]>();
-  /** Series written by the previous scrape without explicit timestamps (staleness candidates). */
-  private prevSeries: SeriesState[] = [];
-  private curSeries: SeriesState[] = [];
+  /**
+   * The stored series of this target, by label set. Several series texts may resolve to the same labels
+   * (after relabelling, or written differently), so they share one series: dedupe and staleness go by
+   * series. Its `seen` is the scrape iteration that last wrote the series. The target's labels are its
+   * common pairs (every series carries them unless honor_labels or relabelling changed them).
+   */
+  private series: SeriesTable;
+  /** Series written by the previous scrape without explicit timestamps (staleness candidates), `prevCount` of them. */
+  private prevSeries = new Int32Array(1024);
+  private prevCount = 0;
+  private curSeries = new Int32Array(1024);
   /** The current scrape's samples, reused from scrape to scrape (emptied once the sink has taken them). */
-  private readonly cols = new SampleColumns();
+  private cols: SampleColumns;
   private iter = 0;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
@@ -91,6 +84,8 @@ export class ScrapeLoop {
     this.cfg = cfg;
     this.deps = deps;
     this.client = new HttpClient(cfg.http);
+    this.series = new SeriesTable(target.labels);
+    this.cols = new SampleColumns(this.series);
   }
 
   /** Starts scraping at this target's aligned, jittered offset within its interval. */
@@ -106,8 +101,13 @@ export class ScrapeLoop {
 
   /** Takes over the series state of a loop it replaces on reload, so continuing series are not marked stale. */
   adopt(old: ScrapeLoop): void {
+    this.series = old.series;
+    this.cols = new SampleColumns(this.series);
     this.prevSeries = old.prevSeries;
-    this.byLabels = old.byLabels;
+    this.prevCount = old.prevCount;
+    this.curSeries = old.curSeries;
+    // The series' `seen` values count the old loop's scrapes.
+    this.iter = old.iter;
     this.metadata = old.metadata;
     this.health = old.health;
     this.lastError = old.lastError;
@@ -138,11 +138,14 @@ export class ScrapeLoop {
     if (this.running) await this.running;
     if (!markStale || this.lastScrapeMs === 0) return;
     const t = Math.max(this.deps.now(), this.lastScrapeMs + 1);
-    const out: IngestSample[] = [];
-    for (const s of this.prevSeries) out.push({ labels: s.labels, t, v: STALE_NAN });
-    for (const name of REPORT_NAMES) out.push({ labels: this.reportLabels(name), t, v: STALE_NAN });
-    this.prevSeries = [];
-    await this.deps.sink.append(out).catch(() => undefined);
+    const out = this.cols;
+    out.clear();
+    this.markAllStale(out, t);
+    for (const name of REPORT_NAMES) out.push(this.reportSeries(name), t, STALE_NAN);
+    const sink = this.deps.sink;
+    const appended = sink.appendColumns ? sink.appendColumns(out) : sink.append(out.toSamples());
+    out.clear();
+    await appended.catch(() => undefined);
   }
 
   /** One scrape: fetch, parse, append. Never throws; the outcome is in health/lastError. */
@@ -208,9 +211,8 @@ export class ScrapeLoop {
   private parse(body: Uint8Array, om: boolean, startMs: number): { scraped: number; postRelabel: number; added: number; error: string } {
     const p = new ExpositionParser(body, { openMetrics: om });
     const iter = ++this.iter;
-    const samples = this.cols;
-    const current = this.curSeries;
-    current.length = 0;
+    const samples = this.cols, table = this.series;
+    let current = this.curSeries, curCount = 0;
     const metadata = new Map<string, MetricMetadata>();
     let scraped = 0, added = 0, postRelabel = 0;
     const honorTs = this.cfg.honorTimestamps;
@@ -221,69 +223,81 @@ export class ScrapeLoop {
       const hash = hashBytes(b, from, to);
       let id = this.keys.find(b, from, to, hash);
       if (id < 0) {
-        const series = this.seriesFor(p.labels());
-        const limitErr = series === null ? '' : checkLabelLimits(this.cfg, series.labels);
+        const final = this.finalLabels(p.labels());
+        const limitErr = final === null ? '' : checkLabelLimits(this.cfg, final);
         if (limitErr !== '') return { scraped, postRelabel, added, error: limitErr };
+        const sid = final === null ? -1 : table.intern(final);
         id = this.keys.insert(b, from, to, hash);
-        this.keySeries[id] = series;
-        if (id === this.keySeen.length) { const g = new Int32Array(id * 2); g.set(this.keySeen); this.keySeen = g; }
-        if (series !== null && series.seenIter === 0) added++;
+        if (id === this.keySeen.length) { this.keySeen = grown(this.keySeen); this.keySeries = grown(this.keySeries); }
+        this.keySeries[id] = sid;
+        if (sid >= 0 && table.seen(sid) === 0) added++;
       }
       this.keySeen[id] = iter;
-      const series = this.keySeries[id];
-      if (series === null) continue;
+      const sid = this.keySeries[id];
+      if (sid < 0) continue;
       postRelabel++;
-      if (series.seenIter === iter) continue; // a duplicate in this body
-      series.seenIter = iter;
+      if (table.seen(sid) === iter) continue; // a duplicate in this body
+      table.setSeen(sid, iter);
       const hasTs = honorTs && !Number.isNaN(p.timestampMs);
-      samples.push(series.labels, series.handle, hasTs ? p.timestampMs : startMs, p.value);
-      if (!hasTs) current.push(series);
+      samples.push(sid, hasTs ? p.timestampMs : startMs, p.value);
+      if (!hasTs) {
+        if (curCount === current.length) current = this.curSeries = grown(current);
+        current[curCount++] = sid;
+      }
     }
     if (this.cfg.sampleLimit > 0 && samples.n > this.cfg.sampleLimit) {
       return { scraped, postRelabel, added, error: SAMPLE_LIMIT_ERROR };
     }
     const prev = this.prevSeries;
-    for (let i = 0; i < prev.length; i++) if (prev[i].seenIter !== iter) samples.push(prev[i].labels, prev[i].handle, startMs, STALE_NAN);
+    for (let i = 0; i < this.prevCount; i++) if (table.seen(prev[i]) !== iter) samples.push(prev[i], startMs, STALE_NAN);
     this.curSeries = prev;
     this.prevSeries = current;
+    this.prevCount = curCount;
     this.metadata = metadata;
     this.evict(iter);
     return { scraped, postRelabel, added, error: '' };
   }
 
-  /** Drops cache entries not seen for two scrapes; they are re-parsed if the series comes back. */
+  /**
+   * Drops cache entries and series not seen for two scrapes (every 8 scrapes, once there are 1024); they are
+   * re-parsed if the series comes back. Runs between the parse and the append of a scrape, after the previous
+   * append has settled, so no append in flight holds the old series ids; this scrape's columns are renumbered.
+   */
   private evict(iter: number): void {
     if (this.keys.size < 1024 || iter % 8 !== 0) return;
     const n = this.keys.size, seen = this.keySeen;
     let stale = 0;
     for (let id = 0; id < n; id++) if (seen[id] < iter - 2) stale++;
-    if (stale > 0) {
-      const remap = this.keys.compact((id) => seen[id] >= iter - 2);
-      const series: (SeriesState | null)[] = new Array(this.keys.size);
-      const kept = new Int32Array(Math.max(1024, seen.length));
-      for (let id = 0; id < n; id++) {
-        const to = remap[id];
-        if (to >= 0) { series[to] = this.keySeries[id]; kept[to] = seen[id]; }
-      }
-      this.keySeries = series;
-      this.keySeen = kept;
+    const table = this.series, ns = table.size;
+    let staleSeries = 0;
+    for (let sid = 0; sid < ns; sid++) if (table.seen(sid) < iter - 2) staleSeries++;
+    if (stale === 0 && staleSeries === 0) return;
+    // A kept text's series was seen with it, so it is kept too; only dropped texts can point at dropped series.
+    const sremap = staleSeries > 0 ? table.compact((sid) => table.seen(sid) >= iter - 2) : null;
+    const remap = this.keys.compact((id) => seen[id] >= iter - 2);
+    const series = new Int32Array(Math.max(1024, this.keySeries.length));
+    const kept = new Int32Array(Math.max(1024, seen.length));
+    for (let id = 0; id < n; id++) {
+      const to = remap[id];
+      if (to < 0) continue;
+      const sid = this.keySeries[id];
+      series[to] = sid < 0 || sremap === null ? sid : sremap[sid];
+      kept[to] = seen[id];
     }
-    for (const s of this.byLabels.values()) if (s.seenIter < iter - 2) this.byLabels.delete(s);
+    this.keySeries = series;
+    this.keySeen = kept;
+    if (sremap !== null) {
+      // This scrape's samples and staleness candidates were all seen now, so they are all kept.
+      const prev = this.prevSeries, cols = this.cols;
+      for (let i = 0; i < this.prevCount; i++) prev[i] = sremap[prev[i]];
+      for (let i = 0; i < cols.n; i++) cols.sids[i] = sremap[cols.sids[i]];
+    }
   }
 
   /** Applies target labels and metric relabelling to a newly seen series text; null when dropped. */
-  private seriesFor(parsed: Label[]): SeriesState | null {
+  private finalLabels(parsed: Label[]): Label[] | null {
     const labels = this.targetLabelsApplied(parsed);
-    const final = this.cfg.metricRelabelConfigs.length ? relabel(labels, this.cfg.metricRelabelConfigs) : labels;
-    if (final === null) return null;
-    const hash = labelsHash(final);
-    let s = this.byLabels.get(final, hash);
-    if (s === undefined) {
-      const frozen = interned(final, this.target.labels);
-      s = { labels: frozen, handle: this.deps.sink.seriesHandle?.(frozen) ?? null, seenIter: 0 };
-      this.byLabels.add(s, hash);
-    }
-    return s;
+    return this.cfg.metricRelabelConfigs.length ? relabel(labels, this.cfg.metricRelabelConfigs) : labels;
   }
 
   /**
@@ -321,59 +335,34 @@ export class ScrapeLoop {
   }
 
   private markAllStale(out: SampleColumns, t: number): void {
-    for (const s of this.prevSeries) out.push(s.labels, s.handle, t, STALE_NAN);
-    this.prevSeries = [];
+    const prev = this.prevSeries;
+    for (let i = 0; i < this.prevCount; i++) out.push(prev[i], t, STALE_NAN);
+    this.prevCount = 0;
   }
 
   private appendReport(out: SampleColumns, t: number, r: ScrapeResult, durationSec: number): void {
     const values = [r.health === 'up' ? 1 : 0, durationSec, r.samples, r.postRelabel, r.added];
-    for (let i = 0; i < REPORT_NAMES.length; i++) out.push(this.reportLabels(REPORT_NAMES[i]), null, t, values[i]);
+    for (let i = 0; i < REPORT_NAMES.length; i++) out.push(this.reportSeries(REPORT_NAMES[i]), t, values[i]);
   }
 
-  /** Labels of the report series `name` (one frozen array per name for the loop's life, like scraped series'). */
-  private reportLabels(name: string): Label[] {
-    let out = this.report.get(name);
-    if (out !== undefined) return out;
-    out = [{ name: '__name__', value: name }];
-    for (const l of this.target.labels) out.push(l);
-    out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    Object.freeze(out);
-    this.report.set(name, out);
-    return out;
+  /**
+   * The series id of the report series `name`, looked up each time (five per scrape): eviction renumbers
+   * series. Marked seen by the last parse, so eviction keeps it (a report series is written every scrape).
+   */
+  private reportSeries(name: string): number {
+    const ls: Label[] = [{ name: '__name__', value: name }];
+    for (const l of this.target.labels) ls.push(l);
+    ls.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const sid = this.series.intern(ls);
+    this.series.setSeen(sid, this.iter);
+    return sid;
   }
 }
 
-/**
- * Label names and metric names seen by every scrape loop of the process, one copy each: each new series'
- * labels are decoded from its body as fresh strings, and the same few names recur across series and targets.
- */
-const NAMES = new StringTable(1 << 14);
-
-/**
- * Label values shared by several series (a handler, a status code), one copy each; values unique to a
- * series (an id) are not kept. Bounded like NAMES.
- */
-const VALUES = new RepeatInterner(1 << 16);
-
-/** Label objects of repeated pairs (metric names, and values VALUES keeps), one each. Bounded like VALUES. */
-const PAIRS = new LabelPairTable(1 << 16);
-
-/**
- * `ls` with shared objects for repeated pairs and interned strings otherwise, frozen: the loop appends it
- * every scrape, and the TSDB client caches the routes of frozen label arrays. The target's own label
- * objects (job, instance, …) are shared by all its series as they are.
- */
-function interned(ls: Label[], targetLabels: readonly Label[]): Label[] {
-  const out: Label[] = new Array(ls.length);
-  for (let i = 0; i < ls.length; i++) {
-    const l = ls[i];
-    if (targetLabels.includes(l)) { out[i] = l; continue; }
-    const name = NAMES.intern(l.name);
-    if (name === '__name__') { out[i] = PAIRS.pair(name, NAMES.intern(l.value)); continue; }
-    const value = VALUES.intern(l.value);
-    out[i] = VALUES.has(value) ? PAIRS.pair(name, value) : { name, value };
-  }
-  return Object.freeze(out) as Label[];
+function grown(a: Int32Array): Int32Array<ArrayBuffer> {
+  const g = new Int32Array(a.length * 2);
+  g.set(a);
+  return g;
 }
 
 /** Prometheus's `errSampleLimit`. */

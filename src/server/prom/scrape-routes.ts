@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { ServerContext, ServiceHooks } from '../context.ts';
-import type { Label, Labels } from '../../engine/tsdb/api.ts';
+import type { Label } from '../../engine/tsdb/api.ts';
 import type { Router } from '../router.ts';
 import { FLAG_SPECS, retentionTime } from '../flags.ts';
 import { promError, promSuccess } from './respond.ts';
@@ -21,6 +21,7 @@ import { httpGet } from '../../engine/scrape/http-get.ts';
 import { fetchPost, RemoteWriteQueue } from '../../engine/remote/remote-write-queue.ts';
 import type { IngestSample, SampleSink } from '../../engine/scrape/sample-sink.ts';
 import type { SampleColumns } from '../../engine/scrape/sample-columns.ts';
+import { DecodedLabels } from '../../engine/scrape/decoded-labels.ts';
 import { metadataBody, rfc3339, targetMetadataBody, targetsBody } from './targets-api.ts';
 import { registerPushRoutes } from './push-routes.ts';
 import { registerRemoteWriteRoutes } from './remote-write-routes.ts';
@@ -63,6 +64,7 @@ export function registerScrapeRoutes(router: Router, ctx: ServerContext, client:
   const remote = new RemoteWriteMetrics();
   remote.register(ctx.metrics);
   const status = opts.reloadStatus ?? new ReloadStatus();
+  const decoded = new DecodedLabels();
   const sink: SampleSink = {
     append(samples: IngestSample[]) {
       remote.observeIn(samples);
@@ -72,14 +74,13 @@ export function registerScrapeRoutes(router: Router, ctx: ServerContext, client:
     // Scrapes arrive in columns; they take the object form only for the remote write queues that need it.
     appendColumns(columns: SampleColumns) {
       if (remote.queues.length > 0 || !client.appendColumns) {
-        const samples = columns.toSamples();
+        const samples = decoded.samples(columns);
         remote.observeIn(samples);
         for (const q of remote.queues) q.enqueue(samples);
         if (!client.appendColumns) return client.append(samples);
       }
       return client.appendColumns(columns);
     },
-    seriesHandle: (labels: Labels) => client.seriesHandle?.(labels) ?? null,
   };
   // The metrics read the manager (created next, with their observer) only when /metrics is scraped.
   const observer = registerScrapeMetrics(ctx.metrics, () => manager, BUILD_INFO);

@@ -11,6 +11,7 @@ import { labelsKeyOfFlat, labelsToFlat, shardOfSeries } from '../../engine/tsdb/
 import { mergeSamples } from '../../engine/tsdb/packed-series.ts';
 import type { PackedSelect } from '../../engine/tsdb/packed-series.ts';
 import type { SampleColumns } from '../../engine/scrape/sample-columns.ts';
+import type { SeriesTable } from '../../engine/scrape/series-table.ts';
 import type { AppendArgs, MatcherWire, OpArgs, OpName, OpResult, SelectArgs, SelectorRangeArgs, TsdbOpenArgs, WorkerTransport } from '../../workers/protocol.ts';
 
 /** What the client needs of the shard pool (ShardPool satisfies it; tests may pass an in-process stand-in). */
@@ -50,14 +51,63 @@ function toLabels(flat: readonly string[]): Label[] {
 
 
 /**
- * One worker's share of an append: the label-set table, and per sample its table entry, time and value.
- * Sample columns are typed and sized exactly, so the NaN payload of a staleness marker survives and no
- * per-sample boxing happens.
+ * One worker's share of an append: its distinct series (`entries`), and per sample its entry, time and
+ * value. Sample columns are typed and sized exactly, so the NaN payload of a staleness marker survives and
+ * no per-sample boxing happens.
  */
-interface Group { routes: Route[]; n: number; sidx: Uint32Array; ts: Float64Array; vs: Float64Array }
+interface Group { entries: GroupEntries; n: number; sidx: Uint32Array; ts: Float64Array; vs: Float64Array }
 
-function newGroup(capacity: number): Group {
-  return { routes: [], n: 0, sidx: new Uint32Array(capacity), ts: new Float64Array(capacity), vs: new Float64Array(capacity) };
+function newGroup(entries: GroupEntries, capacity: number): Group {
+  return { entries, n: 0, sidx: new Uint32Array(capacity), ts: new Float64Array(capacity), vs: new Float64Array(capacity) };
+}
+
+/** A group's distinct series and where their refs are kept: route objects (`append`), or a producer's `SeriesTable` (`appendColumns`). */
+interface GroupEntries {
+  readonly length: number;
+  /** Entry `j`'s ref from worker `w` in `epoch`, 0 when it has none valid there. */
+  ref(j: number, w: number, epoch: number): number;
+  /** Entry `j`'s sorted label set, flat. */
+  flat(j: number): string[];
+  setRef(j: number, ref: number, w: number, epoch: number): void;
+  clearRef(j: number): void;
+  /** The entries `js`, in that order. */
+  subset(js: readonly number[]): GroupEntries;
+}
+
+class RouteEntries implements GroupEntries {
+  constructor(readonly routes: Route[] = []) {}
+  get length(): number { return this.routes.length; }
+  ref(j: number, _w: number, epoch: number): number { const r = this.routes[j]; return r.ref > 0 && r.epoch === epoch ? r.ref : 0; }
+  flat(j: number): string[] { const r = this.routes[j]; return r.flat ??= labelsToFlat(toSortedLabels(r.src)); }
+  // `smallOr`: a value read from a Float64Array would otherwise turn the routes' `ref` field into a boxed double.
+  setRef(j: number, ref: number, _w: number, epoch: number): void { const r = this.routes[j]; r.ref = smallOr(ref); r.epoch = smallOr(epoch); r.flat = null; }
+  clearRef(j: number): void { this.routes[j].ref = 0; }
+  subset(js: readonly number[]): GroupEntries { return new RouteEntries(js.map((j) => this.routes[j])); }
+}
+
+/**
+ * Entries of a producer's series table, by the ids of the table's generation when the append was made: a
+ * producer may renumber its series (evict some) while the append is in flight (the remote-write receiver
+ * does, between requests), so ids are mapped to the current ones before a ref is written or labels decoded.
+ */
+class TableEntries implements GroupEntries {
+  constructor(private readonly table: SeriesTable, readonly sids: Int32Array, readonly length: number,
+    private readonly generation = table.generation) {}
+  private id(j: number): number { return this.table.current(this.sids[j], this.generation); }
+  ref(j: number, w: number, epoch: number): number { const id = this.id(j); return id < 0 ? 0 : this.table.refFor(id, w, epoch); }
+  flat(j: number): string[] {
+    const id = this.id(j);
+    // Cannot happen with this module's producers (they evict only series idle for longer than an append takes).
+    if (id < 0) throw new Error('series evicted by its producer while its samples were being appended');
+    return this.table.flat(id);
+  }
+  setRef(j: number, ref: number, w: number, epoch: number): void { const id = this.id(j); if (id >= 0) this.table.setRef(id, ref, w, epoch); }
+  clearRef(j: number): void { const id = this.id(j); if (id >= 0) this.table.clearRef(id); }
+  subset(js: readonly number[]): GroupEntries {
+    const sids = new Int32Array(js.length);
+    for (let k = 0; k < js.length; k++) sids[k] = this.sids[js[k]];
+    return new TableEntries(this.table, sids, js.length, this.generation);
+  }
 }
 
 function addSummary(sum: AppendSummary, r: AppendSummary): void {
@@ -94,6 +144,11 @@ export class TsdbClient {
   /** Scratch of `append`: the samples' times and values as columns. */
   private ts = new Float64Array(0);
   private vs = new Float64Array(0);
+  /** Scratch of `appendColumns`, by series id: the call that last gave the series a group entry, and that entry. */
+  private entryCall = new Int32Array(0);
+  private entryOf = new Int32Array(0);
+  /** Scratch of `appendColumns`: each sample's worker. */
+  private workerOf = new Int32Array(0);
 
   constructor(private readonly pool: TsdbTransport) {}
 
@@ -122,27 +177,30 @@ export class TsdbClient {
   }
 
   /**
-   * `append` in columns (a scrape's samples): a sample whose handle came from `seriesHandle` is routed
-   * without any lookup, and no object per sample is made. Takes in the columns before returning.
+   * `append` in columns (a scrape's or a remote-write request's samples, by id in the producer's
+   * `SeriesTable`): the owner worker comes from the label-set hash the table keeps, the ref from the table's
+   * columns, and the refs the workers give are written back there. No object per sample or per series is
+   * made; labels are decoded only for series sent by labels. Takes in the columns before returning.
    */
   appendColumns(c: SampleColumns): Promise<AppendSummary> {
-    const n = this.pool.size;
-    const routed = this.routed;
-    for (let i = 0; i < c.n; i++) {
-      const h = c.handles[i] as Route | null;
-      routed[i] = h !== null && h.n === n ? h : this.route(c.labels[i], n);
+    const n = this.pool.size, table = c.table, count = c.n, sids = c.sids;
+    const call = ++this.calls;
+    if (this.entryCall.length < table.size) { this.entryCall = new Int32Array(table.size * 2); this.entryOf = new Int32Array(table.size * 2); }
+    if (this.workerOf.length < count) this.workerOf = new Int32Array(count * 2);
+    const entryCall = this.entryCall, entryOf = this.entryOf, workerOf = this.workerOf;
+    const counts = new Array<number>(n).fill(0);
+    for (let i = 0; i < count; i++) { const w = (table.hash(sids[i]) >>> 0) % n; workerOf[i] = w; counts[w]++; }
+    const groups: (Group | undefined)[] = new Array(n);
+    const distinct: Int32Array[] = new Array(n), m = new Array<number>(n).fill(0);
+    for (let w = 0; w < n; w++) if (counts[w] > 0) { distinct[w] = new Int32Array(counts[w]); groups[w] = newGroup(new RouteEntries(), counts[w]); }
+    for (let i = 0; i < count; i++) {
+      const sid = sids[i], w = workerOf[i], g = groups[w]!;
+      if (entryCall[sid] !== call) { entryCall[sid] = call; entryOf[sid] = m[w]; distinct[w][m[w]++] = sid; }
+      const k = g.n++;
+      g.sidx[k] = entryOf[sid]; g.ts[k] = c.ts[i]; g.vs[k] = c.vs[i];
     }
-    return this.appendRouted(c.n, c.ts, c.vs);
-  }
-
-  /**
-   * The route of a frozen label set its producer keeps and passes back with each sample (SampleColumns):
-   * held by the producer rather than in `routes`, so it costs no WeakMap entry and no lookup per sample.
-   */
-  seriesHandle(labels: Labels): unknown {
-    const flat = labelsToFlat(toSortedLabels(labels));
-    const n = this.pool.size;
-    return { src: labels, flat, w: shardOfSeries(flat, n), n, ref: 0, epoch: 0, call: 0, slot: 0 } satisfies Route;
+    for (let w = 0; w < n; w++) if (groups[w]) groups[w]!.entries = new TableEntries(table, distinct[w], m[w]);
+    return this.sendGroups(groups);
   }
 
   /** Sends `count` samples whose routes are in `this.routed` and times and values in `ts`/`vs`, grouped by worker. */
@@ -154,14 +212,20 @@ export class TsdbClient {
     const counts = new Array<number>(n).fill(0);
     for (let i = 0; i < count; i++) counts[routed[i].w]++;
     const groups: (Group | undefined)[] = new Array(n);
-    for (let w = 0; w < n; w++) if (counts[w] > 0) groups[w] = newGroup(counts[w]);
+    for (let w = 0; w < n; w++) if (counts[w] > 0) groups[w] = newGroup(new RouteEntries(), counts[w]);
     for (let i = 0; i < count; i++) {
       const r = routed[i];
-      const g = groups[r.w]!;
-      if (r.call !== call) { r.call = call; r.slot = g.routes.length; g.routes.push(r); }
+      const g = groups[r.w]!, routes = (g.entries as RouteEntries).routes;
+      if (r.call !== call) { r.call = call; r.slot = routes.length; routes.push(r); }
       const k = g.n++;
       g.sidx[k] = r.slot; g.ts[k] = ts[i]; g.vs[k] = vs[i];
     }
+    return this.sendGroups(groups);
+  }
+
+  /** Sends each worker's group (their labels or refs are read before this returns); the summed summary. */
+  private async sendGroups(groups: (Group | undefined)[]): Promise<AppendSummary> {
+    const n = groups.length;
     const calls: Promise<AppendSummary>[] = [];
     for (let w = 0; w < n; w++) if (groups[w]) calls.push(this.appendGroup(w, groups[w]!, true));
     const sum: AppendSummary = { added: 0, outOfOrder: 0, duplicate: 0, outOfBounds: 0, firstError: '' };
@@ -175,26 +239,24 @@ export class TsdbClient {
    * cut, worker restarted) come back in `unknown` and are resent once with labels.
    */
   private async appendGroup(w: number, g: Group, useRefs: boolean): Promise<AppendSummary> {
-    const m = g.routes.length;
+    const e = g.entries, m = e.length;
     const epoch = this.epochs[w] ?? 0;
     const series: (string[] | null)[] = new Array(m);
     const refs = new Float64Array(m);
     for (let j = 0; j < m; j++) {
-      const r = g.routes[j];
-      if (useRefs && r.ref > 0 && r.epoch === epoch) { refs[j] = r.ref; series[j] = null; } else series[j] = r.flat ??= labelsToFlat(toSortedLabels(r.src));
+      const ref = useRefs ? e.ref(j, w, epoch) : 0;
+      if (ref > 0) { refs[j] = ref; series[j] = null; } else series[j] = e.flat(j);
     }
     const args: AppendArgs = { series, refs, epoch, sidx: g.sidx.subarray(0, g.n), ts: g.ts.subarray(0, g.n), vs: g.vs.subarray(0, g.n) };
     const reply = await this.pool.call(w, 'tsdb.append', args);
     this.epochs[w] = reply.epoch;
     const got = reply.refs;
-    // `| 0` while the ref fits in 31 bits: a value read from a Float64Array would otherwise turn the routes'
-    // `ref` field into a boxed double (a 16-byte heap number per route, 100k routes per 100k-series target).
-    if (got) for (let j = 0; j < m; j++) if (got[j] > 0) { const r = g.routes[j]; r.ref = smallOr(got[j]); r.epoch = smallOr(reply.epoch); r.flat = null; }
+    if (got) for (let j = 0; j < m; j++) if (got[j] > 0) e.setRef(j, got[j], w, reply.epoch);
     if (!reply.unknown?.length || !useRefs) return reply;
     // Rare (a ref went stale): resend just the unknown entries' samples, with labels.
-    const retry = newGroup(g.n);
+    const retry = newGroup(e.subset(reply.unknown), g.n);
     const remap = new Map<number, number>();
-    for (const j of reply.unknown) { g.routes[j].ref = 0; remap.set(j, retry.routes.length); retry.routes.push(g.routes[j]); }
+    for (let k = 0; k < reply.unknown.length; k++) { const j = reply.unknown[k]; e.clearRef(j); remap.set(j, k); }
     for (let k = 0; k < g.n; k++) {
       const j = remap.get(g.sidx[k]);
       if (j !== undefined) { const q = retry.n++; retry.sidx[q] = j; retry.ts[q] = g.ts[k]; retry.vs[q] = g.vs[k]; }
