@@ -11,25 +11,11 @@
  *
  * Run: node --import tsx bench/workflow/closed-loop.bench.ts [events=30000] [clients=64] [inFlight=1] [rttMs=2]
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openPartition } from '../../src/engine/workflow/index.ts';
+import { rmSync } from 'node:fs';
+import { openLaunchPartition } from './launch-partition.ts';
 
 const [events = 30_000, clients = 64, inFlight = 1, rttMs = 2] = process.argv.slice(2).map(Number);
-const H = 3_600_000;
-const T0 = 1_700_000_000_000;
-const dir = mkdtempSync(join(tmpdir(), 'tessera-wf-bench-'));
-const { engine, kv } = await openPartition({ dataDir: dir, partition: 0, partitions: 1, testClock: true, cacheEntries: 2000 });
-await engine.call('clock', { set: T0 });
-engine.call('channels.upsert', { body: { businessId: 170, channelId: 'ch1', name: 'launch', liveStatus: 'unStart', startTime: T0 + 30 * 24 * H } });
-engine.call('workflow.save', { body: {
-  version: 1, businessId: 170, title: 'launch reminder', enable: true, status: 1, oneOff: false, target: '{"type":"all"}', workflowElements: [
-    { displayId: 'e1', type: 'Event', incomings: '[]', outgoings: '["p1"]', properties: [{ name: 'event', operation: 'in', value: 'livestream' }, { name: 'eventValue', operation: 'in', value: 'livestream-submit-ch1' }] },
-    { displayId: 'a1', type: 'Action', incomings: '["p1"]', outgoings: '["p2"]', properties: [], extensions: '{"action":"countdown","countdown":"livestream_rule_starttime_ch1","countdownValue":3600000}' },
-    { displayId: 'a2', type: 'Action', incomings: '["p2"]', outgoings: '[]', properties: [], extensions: '{"action":"tag","actionValue":"reminded"}' },
-  ] } });
-await engine.flush();
+const { engine, kv, dir } = await openLaunchPartition();
 
 // Commit batch sizes: events taken by each commit, and its duration until durable.
 let sinceCommit = 0;
