@@ -8,6 +8,7 @@ import { ArrayOrdinalTerms, MemoryFieldPostings, MemorySegment } from './memory-
 import type { TokenBuf } from '../analysis/token-buf.ts';
 import { TermHash } from './term-hash.ts';
 import { sortTerms } from './sort-terms.ts';
+import { grown } from '../codec/typed-grow.ts';
 
 /**
  * One field's buffered tokens as a flat stream (term id, doc, position) in growable typed arrays, inverted by
@@ -39,13 +40,6 @@ class FieldAcc {
     if (doc >= this.lengths.length) this.lengths = grown(this.lengths, Math.max(doc + 1, this.lengths.length * 2));
     this.lengths[doc] += len;
   }
-}
-
-/** A copy of `a` in a new array of `length` elements (the rest zeros): the builder's columns grow by doubling. */
-function grown<A extends Int32Array | Float64Array>(a: A, length: number): A {
-  const b = new (a.constructor as new (n: number) => A)(length);
-  b.set(a);
-  return b;
 }
 
 class DvAcc<V> {

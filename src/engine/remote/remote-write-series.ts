@@ -15,6 +15,7 @@ import { InvalidArgumentError } from '../errors.ts';
 import { ByteKeyTable, hashBytes } from '../codec/byte-key-table.ts';
 import { readSeriesLabels, type WriteRequestView } from './write-request-reader.ts';
 import { SeriesTable } from '../scrape/series-table.ts';
+import { grown } from '../codec/typed-grow.ts';
 
 const IDLE_MS = 10 * 60_000;
 const SWEEP_MS = 60_000;
@@ -47,7 +48,7 @@ export class RemoteWriteSeries {
       if (id < 0) {
         sid = this.decode(view, i);
         id = this.keys.insert(b, from, to, hash);
-        if (id === this.keySeries.length) { const g = new Int32Array(id * 2); g.set(this.keySeries); this.keySeries = g; }
+        if (id === this.keySeries.length) this.keySeries = grown(this.keySeries);
         this.keySeries[id] = sid;
       } else sid = this.keySeries[id];
       // Kept beside the key: no second cache miss.

@@ -7,6 +7,7 @@
 import type { Label } from '../tsdb/api.ts';
 import type { IngestSample } from './sample-sink.ts';
 import type { SeriesTable } from './series-table.ts';
+import { grown } from '../codec/typed-grow.ts';
 
 export class SampleColumns {
   n = 0;
@@ -48,13 +49,8 @@ export class SampleColumns {
   }
 
   private grow(): void {
-    const n = this.ts.length * 2;
-    const sids = new Int32Array(n), ts = new Float64Array(n), vs = new Float64Array(n);
-    sids.set(this.sids);
-    ts.set(this.ts);
-    vs.set(this.vs);
-    this.sids = sids;
-    this.ts = ts;
-    this.vs = vs;
+    this.sids = grown(this.sids);
+    this.ts = grown(this.ts);
+    this.vs = grown(this.vs);
   }
 }

@@ -20,6 +20,7 @@ import { formatDuration } from '../model/duration.ts';
 import { HttpClient } from './http-client.ts';
 import { checkLabelLimits } from './scrape-limits.ts';
 import { ByteKeyTable, hashBytes } from '../codec/byte-key-table.ts';
+import { grown } from '../codec/typed-grow.ts';
 
 export interface ScrapeResult { health: 'up' | 'down'; error: string; samples: number; postRelabel: number; added: number }
 
@@ -357,12 +358,6 @@ export class ScrapeLoop {
     this.series.setSeen(sid, this.iter);
     return sid;
   }
-}
-
-function grown(a: Int32Array): Int32Array<ArrayBuffer> {
-  const g = new Int32Array(a.length * 2);
-  g.set(a);
-  return g;
 }
 
 /** Prometheus's `errSampleLimit`. */

@@ -26,6 +26,7 @@
 import type { Label, Labels } from '../tsdb/api.ts';
 import { labelsHash } from '../tsdb/labels.ts';
 import { ByteKeyTable } from '../codec/byte-key-table.ts';
+import { grown } from '../codec/typed-grow.ts';
 
 const SEP = 0xff, SYMBOL = 0xfe, PAIR = 0xfd;
 const MAX_SYMBOLS = 1 << 16, MAX_PAIRS = 256;
@@ -197,14 +198,9 @@ export class SeriesTable {
   }
 
   private grow(): void {
-    const n = this.refs.length * 2;
-    const refs = new Float64Array(n), owners = new Int32Array(n), epochs = new Int32Array(n);
-    refs.set(this.refs);
-    owners.set(this.owners);
-    epochs.set(this.epochs);
-    this.refs = refs;
-    this.owners = owners;
-    this.epochs = epochs;
+    this.refs = grown(this.refs);
+    this.owners = grown(this.owners);
+    this.epochs = grown(this.epochs);
   }
 }
 
