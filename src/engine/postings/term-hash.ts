@@ -119,7 +119,8 @@ export class TermHash {
       if (old[o] < 0) continue;
       let p = old[o + 1] & mask;
       while (table[p * W] >= 0) p = (p + 1) & mask;
-      table.set(old.subarray(o, o + W), p * W);
+      const q = p * W;
+      table[q] = old[o]; table[q + 1] = old[o + 1]; table[q + 2] = old[o + 2]; table[q + 3] = old[o + 3];
     }
     this.table = table;
     this.mask = mask;
