@@ -39,6 +39,8 @@ const enc = new TextEncoder();
 
 export class StoredFieldsWriter {
   private readonly w = new ByteWriter(STORED_BLOCK_BYTES * 2);
+  private readonly raw = new ByteWriter(STORED_BLOCK_BYTES * 2);
+  private readonly payload = new ByteWriter(STORED_BLOCK_BYTES * 2);
   private count = 0;
   private first = 0;
   readonly index: StoredIndex = { firstDocs: [], blockOff: [], blockLen: [] };
@@ -63,16 +65,17 @@ export class StoredFieldsWriter {
 
   private flushBlock(): void {
     if (this.count === 0) return;
-    const head = new ByteWriter(8);
-    head.uvarint(this.count);
-    const raw = new Uint8Array(head.len + this.w.len);
-    raw.set(head.buf.subarray(0, head.len), 0);
-    raw.set(this.w.buf.subarray(0, this.w.len), head.len);
-    const packed = deflateRawTransient(raw, DEFLATE_LEVEL);
-    const payload = new Uint8Array(packed.byteLength + 1);
-    payload[0] = STORED_CODEC_DEFLATE;
-    payload.set(packed, 1);
-    const ref = this.file.region(payload);
+    // The block (its entry count, then the entries) and its payload are built in reused buffers: two fresh
+    // block-sized arrays per block were a kilobyte of garbage per document written.
+    const raw = this.raw, payload = this.payload;
+    raw.len = 0;
+    raw.uvarint(this.count);
+    raw.bytes(this.w.buf.subarray(0, this.w.len));
+    const packed = deflateRawTransient(raw.buf.subarray(0, raw.len), DEFLATE_LEVEL);
+    payload.len = 0;
+    payload.u8(STORED_CODEC_DEFLATE);
+    payload.bytes(packed);
+    const ref = this.file.region(payload.buf.subarray(0, payload.len));
     this.index.firstDocs.push(this.first);
     this.index.blockOff.push(ref.off);
     this.index.blockLen.push(ref.len);
