@@ -222,10 +222,9 @@ function buildField(fa: FieldAcc, maxDoc: number): MemoryFieldPostings {
     tokCount[t]++;
     if (last[t] !== td[i]) { last[t] = td[i]; postCount[t]++; nPostings++; }
   }
-  // Dictionary order, then each term's id from the hash (a comparator over ids cost 4× the radix sort).
-  const terms = sortTerms(fa.terms);
-  const rank = new Int32Array(T);
-  for (let r = 0; r < T; r++) rank[r] = fa.termId(terms[r]);
+  // Dictionary order, each term's id carried through the radix sort (a comparator over ids cost 4× the sort,
+  // and looking each sorted term up again was a hash probe per term).
+  const { terms, ids: rank } = sortTerms(fa.terms);
   // Where each term's postings and positions start in dictionary (sorted) order.
   const docStart = new Uint32Array(T + 1);
   const postAt = new Int32Array(T), posAt = new Int32Array(T);

@@ -18,7 +18,7 @@ test('lookups find every written term with its values and blob, and no other str
   let run = 0;
   try {
     fc.assert(fc.property(fc.uniqueArray(str, { minLength: 1, maxLength: 300 }), fc.array(str, { maxLength: 60 }), fc.boolean(), fc.array(fc.nat(), { maxLength: 20 }), (words, probes, blobs, iterate) => {
-      const terms = sortTerms(words);
+      const { terms } = sortTerms(words);
       const path = join(dir, `t${run++}.tim`);
       const w = new SegmentFileWriter(path, SEGMENT_TERMS_MAGIC, SEGMENT_VERSION);
       const tw = new TermDictionaryWriter(w, 3, blobs);
