@@ -60,10 +60,20 @@ export abstract class PostingsIndex {
     return out;
   }
 
-  /** Union of the postings of `name`'s values for which `m.matches(value) === want`. */
+  /** Union of the postings of `name`'s values for which `m.matches(value) === want` (a fresh bitmap). */
   private union(name: string, m: Matcher, want: boolean): Bitmap {
+    return this.unionWhere(name, (v) => m.matches(v) === want);
+  }
+
+  /**
+   * Union of the postings of the values of `name` that `pick` accepts, as a fresh bitmap. Indexes override
+   * it to gather the refs without a bitmap per value: a regex over a high-cardinality label (a per-series
+   * id) picks thousands of one-series lists, and a native bitmap each, with the garbage collections its
+   * external memory set off, cost more than reading the selected series.
+   */
+  protected unionWhere(name: string, pick: (value: string) => boolean): Bitmap {
     const parts: Bitmap[] = [];
-    for (const v of this.valuesOf(name)) if (m.matches(v) === want) parts.push(this.postings(name, v)!);
+    for (const v of this.valuesOf(name)) if (pick(v)) parts.push(this.postings(name, v)!);
     return parts.length === 0 ? new RoaringBitmap32() : RoaringBitmap32.orMany(parts);
   }
 
@@ -102,6 +112,17 @@ export class LabelIndex extends PostingsIndex {
   protected valuesOf(name: string): Iterable<string> { return this.byName.get(name)?.keys() ?? []; }
   protected names(): Iterable<string> { return this.byName.keys(); }
   protected allRefs(): Bitmap { return this.all; }
+
+  /** Bare refs (one-series pairs) go into one bitmap together; the others are ORed with it. */
+  protected override unionWhere(name: string, pick: (value: string) => boolean): Bitmap {
+    const values = this.byName.get(name);
+    const single: number[] = [];
+    const parts: Bitmap[] = [];
+    if (values) for (const [v, p] of values) if (pick(v)) { if (typeof p === 'number') single.push(p); else parts.push(p); }
+    if (parts.length === 0) return new RoaringBitmap32(single);
+    if (single.length > 0) parts.push(new RoaringBitmap32(single));
+    return RoaringBitmap32.orMany(parts);
+  }
 
   /** Whether some series carries `name=value`. */
   has(name: string, value: string): boolean { return this.byName.get(name)?.has(value) ?? false; }
