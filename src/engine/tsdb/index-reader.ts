@@ -36,6 +36,13 @@ export class BlockIndexReader {
   private allOffset = -1;
   private file_: ReadAheadFile | null = null;
   private readonly seriesCache = new Map<number, IndexSeries>();
+  /**
+   * The cached refs in insertion order (a ring; -1 empty), so the oldest is evicted in constant time: taking
+   * it from the Map's key iterator walked over every entry deleted before it, and a select of more series
+   * than the cache holds spent most of its time there.
+   */
+  private readonly cachedRefs = new Float64Array(SERIES_CACHE_ENTRIES).fill(-1);
+  private cacheNext = 0;
   /** `postingsWhere`'s result, reused. */
   private unionScratch = new Uint32Array(256);
 
@@ -140,7 +147,10 @@ export class BlockIndexReader {
       chunks[i] = { mint, maxt, ref: cref };
     }
     const s: IndexSeries = { labels, chunks };
-    if (this.seriesCache.size >= SERIES_CACHE_ENTRIES) this.seriesCache.delete(this.seriesCache.keys().next().value!);
+    const evicted = this.cachedRefs[this.cacheNext];
+    if (evicted >= 0) this.seriesCache.delete(evicted);
+    this.cachedRefs[this.cacheNext] = ref;
+    this.cacheNext = (this.cacheNext + 1) % SERIES_CACHE_ENTRIES;
     this.seriesCache.set(ref, s);
     return s;
   }
