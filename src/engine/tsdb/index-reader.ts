@@ -187,6 +187,19 @@ export class BlockIndexReader {
     return this.unionScratch.subarray(0, n);
   }
 
+  /** The values of `name` (sorted) whose postings hold a ref `has` accepts; each list is read into a reused array. */
+  valuesWithAnyRef(name: string, has: (ref: number) => boolean): string[] {
+    const e = this.pairs.get(name);
+    const out: string[] = [];
+    if (!e) return out;
+    for (let i = 0; i < e.values.length; i++) {
+      const n = this.appendPostings(e.offsets[i], 0);
+      const refs = this.unionScratch;
+      for (let j = 0; j < n; j++) if (has(refs[j])) { out.push(e.values[i]); break; }
+    }
+    return out;
+  }
+
   /** Appends the postings list at `off` to `unionScratch` at `n`; returns the new end. */
   private appendPostings(off: number, n: number): number {
     const len = this.read(off, 4).readUInt32BE(0);

@@ -1,6 +1,7 @@
 /**
  * A regex matcher's union of postings (gathered into one array per block, one bitmap for the head's
- * one-series pairs) selects exactly the series whose label matches, in a block and in the head alike.
+ * one-series pairs) selects exactly the series whose label matches, in a block and in the head alike; label
+ * values restricted to selected series agree too.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -60,6 +61,16 @@ test('a regex over a high-cardinality label selects the same series from a block
         const what = ms.map((m) => `${m.name}~${m.value}`).join(',');
         assert.deepEqual(fromBlock, want, `block ${what}`);
         assert.deepEqual(fromHead, want, `head ${what}`);
+      }
+      // Label values restricted to the selected series read each value's refs without a bitmap per value.
+      for (const ms of SELECTORS) {
+        const val = (ls: Labels, name: string): string => ls.find((l) => l.name === name)?.value ?? '';
+        const picked = series.filter((x) => ms.every((m) => m.matches(val(x.labels, m.name))));
+        for (const name of ['id', 'group', 'absent']) {
+          const want = [...new Set(picked.map((x) => val(x.labels, name)).filter((v) => v !== ''))].sort();
+          assert.deepEqual(block.labelValues(name, block.select(ms)), want, `block values of ${name}`);
+          assert.deepEqual(head.labelValues(name, head.select(ms)), want, `head values of ${name}`);
+        }
       }
       // The result is the caller's to change: a second select is unaffected by changes to the first.
       const first = block.select(SELECTORS[0]);

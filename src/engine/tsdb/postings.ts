@@ -89,9 +89,18 @@ export abstract class PostingsIndex {
 
   /** Sorted values of `name` carried by a series in `refs` (all when null). */
   labelValues(name: string, refs: Bitmap | null): string[] {
-    const out: string[] = [];
-    for (const v of this.valuesOf(name)) if (refs === null || this.postings(name, v)!.intersects(refs)) out.push(v);
+    const out = refs === null ? [...this.valuesOf(name)] : this.valuesCarriedBy(name, refs);
     return out.sort();
+  }
+
+  /**
+   * The values of `name` some series in `refs` carries, in any order. Indexes override it to test a value's
+   * refs without making a bitmap of them (label values with `match[]` test every value of the label).
+   */
+  protected valuesCarriedBy(name: string, refs: Bitmap): string[] {
+    const out: string[] = [];
+    for (const v of this.valuesOf(name)) if (this.postings(name, v)!.intersects(refs)) out.push(v);
+    return out;
   }
 }
 
