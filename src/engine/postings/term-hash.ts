@@ -25,8 +25,16 @@ export class TermHash {
   /** Terms by id. */
   readonly terms: string[] = [];
   /** Slot p: `table[4p]` the term id (−1 empty), `[4p + 1]` its hash, `[4p + 2]`/`[4p + 3]` the inline key. */
-  private table: Int32Array = new Int32Array(1024 * W).fill(-1);
-  private mask = 1023;
+  private table: Int32Array;
+  private mask: number;
+
+  /** `expected`: how many terms to make room for before the first growth. */
+  constructor(expected = 0) {
+    let slots = 1024;
+    while (slots < 2 * expected + 2) slots *= 2;
+    this.table = new Int32Array(slots * W).fill(-1);
+    this.mask = slots - 1;
+  }
 
   get size(): number { return this.terms.length; }
 
