@@ -15,7 +15,7 @@
 import { ByteReader, ByteWriter } from '../codec/byte-buf.ts';
 import { deflateRawTransient, inflateRawPrefix, type InflatedPrefix } from '../codec/zlib-reuse.ts';
 import { CorruptionError } from '../errors.ts';
-import type { BlockCache } from './block-cache.ts';
+import type { BlockCache, CacheOwner } from './block-cache.ts';
 import type { RegionRef, RegionSource, SegmentFileWriter } from './segment-file.ts';
 
 /**
@@ -144,7 +144,7 @@ function entryEnd(buf: Uint8Array, pos: number, len: number): number {
 const utf8 = new TextDecoder();
 
 export class StoredFieldsReader {
-  constructor(private readonly file: RegionSource, private readonly index: StoredIndex, private readonly cache: BlockCache | null, private readonly key: string) {}
+  constructor(private readonly file: RegionSource, private readonly index: StoredIndex, private readonly cache: BlockCache | null, private readonly owner: CacheOwner) {}
 
   /** The stored entry of root doc `doc`; CorruptionError when the index says it should exist and it does not. */
   get(doc: number): StoredEntry {
@@ -154,7 +154,7 @@ export class StoredFieldsReader {
     const b = lo - 1;
     if (b < 0) throw new CorruptionError(this.file.path, 0, `no stored fields for doc ${doc}`);
     const block = this.cache
-      ? this.cache.getStored(this.key + b, () => this.load(b, doc), (c: InflatedBlock) => c.complete || c.docs[c.docs.length - 1] >= doc)
+      ? this.cache.getStored(this.owner, b, () => this.load(b, doc), (c: InflatedBlock) => c.complete || c.docs[c.docs.length - 1] >= doc)
       : this.load(b, doc).value;
     lo = 0; hi = block.docs.length;
     while (lo < hi) { const m = (lo + hi) >>> 1; if (block.docs[m] < doc) lo = m + 1; else hi = m; }
