@@ -24,13 +24,13 @@ export const partitionDir = (dataDir: string, partition: number): string => join
 /** Opens (converting layout 1 first when needed) and returns the engine of one partition. */
 export async function openPartition(o: PartitionOptions): Promise<{ engine: WorkflowEngine; kv: LmdbKv; converted: number }> {
   const dir = partitionDir(o.dataDir, o.partition);
-  let kv = LmdbKv.open(dir);
+  let kv = await LmdbKv.openLogged(dir);
   const meta = kv.get('meta', WORKFLOW_META_KEY) as Meta | undefined;
   if (meta?.converting) {
     // A conversion died half-way: start it again from nothing.
     await kv.close();
     rmSync(dir, { recursive: true, force: true });
-    kv = LmdbKv.open(dir);
+    kv = await LmdbKv.openLogged(dir);
   }
   let converted = 0;
   try {

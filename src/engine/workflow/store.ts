@@ -330,13 +330,20 @@ export class WorkflowStore {
     this.commitCount++;
     this.committedWrites += writes.length;
     const done = this.kv.commit(writes);
+    // The snapshots stay readable until the backend can serve them (with a commit log, LMDB is written after
+    // the commit is durable), and retire in the order they were taken.
+    const readable = this.kv.applied?.() ?? done;
+    this.retired = Promise.all([this.retired, readable]).then(() => { for (const s of this.all) s.committed(); })
+      .catch((e: unknown) => { this.failure ??= e; });
     const p = Promise.all([this.tail, done]).then(() => {
-      for (const s of this.all) s.committed();
+      if (this.failure !== null) throw this.failure;
       this.commitMs += performance.now() - started;
     });
     this.tail = p.catch((e: unknown) => { this.failure ??= e; });
     return p;
   }
+
+  private retired: Promise<void> = Promise.resolve();
 
   private commitCount = 0;
   private committedWrites = 0;
