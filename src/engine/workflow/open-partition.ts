@@ -35,6 +35,8 @@ export async function openPartition(o: PartitionOptions): Promise<{ engine: Work
   let converted = 0;
   try {
     if (WorkflowStore.isEmpty(kv)) converted = await convertFromShared(o, kv);
+    // The engine's store reads LMDB: the conversion's commits must be in it, not only in the commit log.
+    await kv.applied();
     return { engine: new WorkflowEngine({ ...o, kv }), kv, converted };
   } catch (err) {
     // The caller never gets the backend, so it is closed here: a thread that ends (a conversion commit
