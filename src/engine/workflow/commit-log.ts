@@ -94,25 +94,31 @@ export class CommitLog {
   static async open(envDir: string, onCommit: (c: LoggedCommit) => void): Promise<CommitLog> {
     const dir = CommitLog.dir(envDir);
     const wal = await Wal.open({ dir, segmentSizeBytes: SEGMENT_BYTES });
+    const log = new CommitLog(wal);
     try {
       await wal.replay(null, (type, payload, pos) => {
         const where = `${dir} segment ${pos.segment}`;
         if (type !== WORKFLOW_COMMIT_LOG_RECORD) throw new CorruptionError(where, pos.offset, `record type ${type}, want ${WORKFLOW_COMMIT_LOG_RECORD}`);
-        onCommit(decodeCommit(payload, where));
+        const c = decodeCommit(payload, where);
+        log.started(pos.segment, c.no);
+        onCommit(c);
       });
     } catch (err) {
       await wal.close().catch(() => undefined);
       throw err;
     }
-    return new CommitLog(wal);
+    return log;
+  }
+
+  /** Notes that commit `no` is in `segment` (the first such commit starts it). */
+  private started(segment: number, no: number): void {
+    const last = this.starts[this.starts.length - 1];
+    if (last === undefined || last.segment !== segment) this.starts.push({ segment, first: no });
   }
 
   /** Appends commit `no`; resolves once its record is fsynced (appends queued meanwhile share the fsync). */
   append(no: number, writes: readonly KvWrite[]): Promise<void> {
-    return this.wal.append(WORKFLOW_COMMIT_LOG_RECORD, encodeCommit(no, writes)).then((pos: WalPosition) => {
-      const last = this.starts[this.starts.length - 1];
-      if (last === undefined || last.segment !== pos.segment) this.starts.push({ segment: pos.segment, first: no });
-    });
+    return this.wal.append(WORKFLOW_COMMIT_LOG_RECORD, encodeCommit(no, writes)).then((pos: WalPosition) => this.started(pos.segment, no));
   }
 
   /** Every commit up to `no` is flushed in LMDB: deletes the segments holding only such commits. */

@@ -21,7 +21,7 @@ import { Store, type StoreDb } from '../store/lmdb.ts';
 import { WORKFLOW_COMMIT_DB, WORKFLOW_COMMIT_KEY, WORKFLOW_V2_DB_PREFIX } from '../codec/format-ids.ts';
 import { CorruptionError, InternalError } from '../errors.ts';
 import { CommitLog, type LoggedCommit } from './commit-log.ts';
-import type { KvBackend, KvCommitMetrics, KvWrite } from './kv.ts';
+import { byteOrder, type KvBackend, type KvCommitMetrics, type KvWrite } from './kv.ts';
 import { decodeValue } from './values.ts';
 
 /**
@@ -64,13 +64,13 @@ export class LmdbKv implements KvBackend {
       const missing: LoggedCommit[] = [];
       const log = await CommitLog.open(path, (c) => { if (c.no > kv.seq) missing.push(c); });
       try {
-        if (missing.length > 0) await kv.applyReplayed(missing);
+        kv.log = log;
+        if (missing.length > 0 && !(await kv.applyReplayed(missing))) return kv;
         await log.releaseAll();
       } catch (err) {
         await log.close().catch(() => undefined);
         throw err;
       }
-      kv.log = log;
       return kv;
     } catch (err) {
       await kv.store.close().catch(() => undefined);
@@ -78,17 +78,43 @@ export class LmdbKv implements KvBackend {
     }
   }
 
-  private async applyReplayed(missing: LoggedCommit[]): Promise<void> {
+  /**
+   * Applies the logged commits LMDB lacks; false when the disk is full: they are then served from memory
+   * (`overlay`), and written to LMDB ahead of the next commit. The partition opens and answers reads
+   * meanwhile; its first commit fails again while the disk stays full (and the thread is restarted).
+   */
+  private async applyReplayed(missing: LoggedCommit[]): Promise<boolean> {
     for (let i = 0; i < missing.length; i++) {
       // Records are appended in commit order and fsynced in order: a gap means a record LMDB needed is gone.
       if (missing[i].no !== this.seq + 1 + i) {
         throw new CorruptionError(`${CommitLog.dir(this.store.path)}`, 0, `commit log holds commit ${missing[i].no} where ${this.seq + 1 + i} was due (LMDB has ${this.seq})`);
       }
     }
-    const ok = await this.writeBatch(missing, true);
+    let ok: boolean;
+    try {
+      ok = await this.writeBatch(missing, true);
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== 'DISK_FULL') throw err;
+      this.overlay = new Map();
+      for (const c of missing) {
+        for (const w of c.writes) {
+          let m = this.overlay.get(w.space);
+          if (!m) { m = new Map(); this.overlay.set(w.space, m); }
+          m.set(w.key, w.value);
+        }
+        this.unapplied.push({ ...c, resolve: () => undefined, reject: () => undefined });
+        this.unappliedWrites += c.writes.length;
+      }
+      this.seq = missing[missing.length - 1].no;
+      return false;
+    }
     if (!ok) throw new InternalError('INTERNAL', `replaying the commit log of ${this.store.path}: refused by the commit guard`);
     this.seq = missing[missing.length - 1].no;
+    return true;
   }
+
+  /** Logged commits that LMDB could not take at open (a full disk), by space and key: read before LMDB. */
+  private overlay: Map<string, Map<string, Uint8Array | null>> | null = null;
 
   private db(space: string): StoreDb<unknown> {
     let db = this.dbs.get(space);
@@ -97,13 +123,43 @@ export class LmdbKv implements KvBackend {
   }
 
   get(space: string, key: string): unknown {
+    const o = this.overlay?.get(space)?.get(key);
+    if (o !== undefined) return o === null ? undefined : decodeValue(o, () => this.where(space, key));
     const bytes = this.db(space).getStored(key);
     return bytes === undefined ? undefined : decodeValue(bytes, () => this.where(space, key));
   }
 
   *range(space: string, start: string, end: string, limit: number): Iterable<[string, unknown]> {
-    for (const { key, value } of this.db(space).getStoredRange({ start, end, limit })) {
-      yield [key as string, decodeValue(value, () => this.where(space, key as string))];
+    const o = this.overlay?.get(space);
+    if (o === undefined) {
+      for (const { key, value } of this.db(space).getStoredRange({ start, end, limit })) {
+        yield [key as string, decodeValue(value, () => this.where(space, key as string))];
+      }
+      return;
+    }
+    // Rare (a partition opened on a full disk): the overlay's keys merged over LMDB's, read without a limit.
+    const keys = [...o.keys()].filter((k) => k >= start && k < end).sort(byteOrder);
+    let i = 0;
+    let n = 0;
+    const decoded = (k: string): unknown => decodeValue(o.get(k)!, () => this.where(space, k));
+    for (const { key, value } of this.db(space).getStoredRange({ start, end })) {
+      const k = key as string;
+      for (; i < keys.length && keys[i] < k; i++) {
+        if (o.get(keys[i]) === null) continue;
+        yield [keys[i], decoded(keys[i])];
+        if (++n >= limit) return;
+      }
+      if (i < keys.length && keys[i] === k) {
+        i++;
+        if (o.get(k) === null) continue;
+        yield [k, decoded(k)];
+      } else yield [k, decodeValue(value, () => this.where(space, k))];
+      if (++n >= limit) return;
+    }
+    for (; i < keys.length; i++) {
+      if (o.get(keys[i]) === null) continue;
+      yield [keys[i], decoded(keys[i])];
+      if (++n >= limit) return;
     }
   }
 
@@ -188,6 +244,7 @@ export class LmdbKv implements KvBackend {
     this.writeBatch(batch, true).then((ok) => {
       if (!ok) throw new InternalError('INTERNAL', `workflow commits ${batch[0].no}–${batch[batch.length - 1].no} refused by the commit guard`);
       for (const c of batch) { this.unappliedWrites -= c.writes.length; c.resolve(); }
+      this.overlay = null; // the replayed commits, if any, came first in this batch
       this.applying = false;
       // LMDB has flushed them: the log's segments holding only these commits can go.
       void this.log?.release(batch[batch.length - 1].no).catch(() => undefined);
