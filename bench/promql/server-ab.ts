@@ -2,8 +2,10 @@
  * A/B of two Tessera checkouts over HTTP on the same data (the vs-prometheus data set, without Prometheus):
  * for each query, alternates A and B, RUNS timed runs each, and prints median wall ms and median server CPU ms
  * (utime+stime of the server process, all threads, from /proc). CPU time is what to compare on a busy machine.
- * Run: node --import tsx bench/promql/server-ab.ts <checkoutA> <checkoutB> [RUNS]
- * The data set is cached in $PROMQL_AB_DIR (default /tmp/promql-ab).
+ * Each timed run sends the query BATCH times (default 1) and reports the means per query, so CPU of short
+ * queries is not lost to /proc's 10 ms ticks. ONLY=regex picks queries by name.
+ * Run: [ONLY=regex] node --import tsx bench/promql/server-ab.ts <checkoutA> <checkoutB> [RUNS] [BATCH]
+ * The data set (with the 10,000 `bench_many` series) is cached in $PROMQL_AB_DIR (default /tmp/promql-ab-many).
  */
 import { existsSync, mkdirSync, readFileSync, cpSync, rmSync } from 'node:fs';
 import { END, START, writeDataset } from './support/dataset.ts';
@@ -12,8 +14,9 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 
 const [A, B] = [process.argv[2], process.argv[3]];
 const RUNS = Number(process.argv[4] ?? 7);
+const BATCH = Number(process.argv[5] ?? 1);
 const ONLY = process.env.ONLY ? new RegExp(process.env.ONLY) : null;
-const DIR = process.env.PROMQL_AB_DIR ?? '/tmp/promql-ab';
+const DIR = process.env.PROMQL_AB_DIR ?? '/tmp/promql-ab-many';
 
 const R = { start: String(START), end: String(END), step: '60' };
 const QUERIES: [string, Record<string, string>][] = [
@@ -27,6 +30,11 @@ const QUERIES: [string, Record<string, string>][] = [
   ['range topk', { query: 'topk(5, rate(bench_http_requests_total[5m]))', ...R }],
   ['range max_over_time 1h', { query: 'max_over_time(bench_http_requests_total[1h])', ...R }],
   ['range raw selector', { query: 'bench_http_requests_total', ...R }],
+  ['instant regex 10k series', { query: 'count(bench_many{id=~"s1.*|s2.*"})', time: String(END) }],
+  ['series 1,000', { path: '/api/v1/series', 'match[]': 'bench_http_requests_total', start: String(START), end: String(END) }],
+  ['series 10,000', { path: '/api/v1/series', 'match[]': 'bench_many', start: String(START), end: String(END) }],
+  ['label values id', { path: '/api/v1/label/id/values' }],
+  ['label values instance match[]', { path: '/api/v1/label/instance/values', 'match[]': 'bench_http_requests_total', start: String(START), end: String(END) }],
 ];
 
 function cpuMs(pid: number): number {
@@ -46,18 +54,21 @@ async function start(checkout: string, data: string): Promise<Srv> {
   return { url: `http://127.0.0.1:${port}`, pid: child.pid!, child };
 }
 
-async function timed(s: Srv, params: Record<string, string>): Promise<{ ms: number; cpu: number; body: string }> {
-  const path = params.step ? '/api/v1/query_range' : '/api/v1/query';
+async function timed(s: Srv, query: Record<string, string>, batch = 1): Promise<{ ms: number; cpu: number; body: string }> {
+  const { path = query.step ? '/api/v1/query_range' : '/api/v1/query', ...params } = query;
   const c0 = cpuMs(s.pid), t0 = performance.now();
-  const r = await fetch(s.url + path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params) });
-  const body = await r.text();
-  return { ms: performance.now() - t0, cpu: cpuMs(s.pid) - c0, body };
+  let body = '';
+  for (let i = 0; i < batch; i++) {
+    const r = await fetch(s.url + path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params) });
+    body = await r.text();
+  }
+  return { ms: (performance.now() - t0) / batch, cpu: (cpuMs(s.pid) - c0) / batch, body };
 }
 const median = (xs: number[]): number => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 
 if (!existsSync(join(DIR, 'tessera', 'tsdb'))) {
   mkdirSync(DIR, { recursive: true });
-  await writeDataset(join(DIR, 'data.om'), false);
+  await writeDataset(join(DIR, 'data.om'), true);
   const tt = spawnSync(process.execPath, [join(A, 'bin/tessera'), 'tsdb', 'create-blocks-from', 'openmetrics', '--quiet', join(DIR, 'data.om'), join(DIR, 'tessera', 'tsdb')], { encoding: 'utf8' });
   if (tt.status !== 0) throw new Error(`tessera import: ${tt.stderr}`);
 }
@@ -71,10 +82,10 @@ try {
     const wa = await timed(sa, params), wb = await timed(sb, params);
     const a: number[] = [], b: number[] = [], ca: number[] = [], cb: number[] = [];
     for (let i = 0; i < RUNS; i++) {
-      const x = await timed(sa, params); a.push(x.ms); ca.push(x.cpu);
-      const y = await timed(sb, params); b.push(y.ms); cb.push(y.cpu);
+      const x = await timed(sa, params, BATCH); a.push(x.ms); ca.push(x.cpu);
+      const y = await timed(sb, params, BATCH); b.push(y.ms); cb.push(y.cpu);
     }
-    console.log(`| ${name} | ${median(a).toFixed(1)} | ${median(b).toFixed(1)} | ${median(ca)} | ${median(cb)} | ${(median(cb) / median(ca)).toFixed(2)} | ${wa.body === wb.body ? 'yes' : 'NO'} |`);
+    console.log(`| ${name} | ${median(a).toFixed(1)} | ${median(b).toFixed(1)} | ${median(ca).toFixed(1)} | ${median(cb).toFixed(1)} | ${(median(cb) / median(ca)).toFixed(2)} | ${wa.body === wb.body ? 'yes' : 'NO'} |`);
   }
 } finally {
   sa.child.kill('SIGTERM'); sb.child.kill('SIGTERM');

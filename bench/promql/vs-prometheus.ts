@@ -3,8 +3,9 @@
  * (1,000 counters 6 h @ 15 s, 50 classic histograms × 12 buckets, 10,000 series for a regex selector), backfills
  * it with `promtool` and with `tessera tsdb create-blocks-from openmetrics`, starts both servers on loopback,
  * runs every query alternately (1 warm-up, then RUNS timed runs each, end-to-end over HTTP) and prints the
- * medians and the ratio Tessera/Prometheus, and whether the results are identical (values within 1e-9 relative).
- * Needs `prometheus` and `promtool` on PATH. Run: node --import tsx bench/promql/vs-prometheus.ts [RUNS]
+ * medians and the ratio Tessera/Prometheus, and whether the results are identical (values within 1e-9 relative),
+ * then the geometric mean of the ratios. Also times `/api/v1/series` and label values (exact same JSON data).
+ * Needs `prometheus` and `promtool` on PATH. Run: [ONLY=regex] node --import tsx bench/promql/vs-prometheus.ts [RUNS]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { END, START, writeDataset } from './support/dataset.ts';
@@ -15,6 +16,8 @@ import { createServer } from 'node:net';
 import { startServer } from '../../test/support/server.ts';
 
 const RUNS = Number(process.argv[2] ?? 5);
+/** ONLY=regex runs the queries whose names match. */
+const ONLY = process.env.ONLY ? new RegExp(process.env.ONLY) : null;
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -37,12 +40,20 @@ const QUERIES: [string, Record<string, string>][] = [
   ['range 6h/60s histogram_quantile(0.9, rate)', { query: 'histogram_quantile(0.9, rate(bench_latency_seconds_bucket[5m]))', start: String(START), end: String(END), step: '60' }],
   ['range 6h/60s max_over_time[1h]', { query: 'max_over_time(bench_http_requests_total[1h])', start: String(START), end: String(END), step: '60' }],
   ['range 6h/60s raw selector', { query: 'bench_http_requests_total', start: String(START), end: String(END), step: '60' }],
+  // Metadata endpoints (the issue's figures name `/api/v1/series` and label values): the key `path` picks the route.
+  ['series of 1,000 counters', { path: '/api/v1/series', 'match[]': 'bench_http_requests_total', start: String(START), end: String(END) }],
+  ['series of 10,000 gauges', { path: '/api/v1/series', 'match[]': 'bench_many', start: String(START), end: String(END) }],
+  ['label values id (10,000)', { path: '/api/v1/label/id/values' }],
+  ['label values instance, match[]', { path: '/api/v1/label/instance/values', 'match[]': 'bench_http_requests_total', start: String(START), end: String(END) }],
 ];
 
-async function timed(base: string, params: Record<string, string>): Promise<{ ms: number; body: string }> {
-  const path = params.step ? '/api/v1/query_range' : '/api/v1/query';
+async function timed(base: string, query: Record<string, string>): Promise<{ ms: number; body: string }> {
+  const { path = query.step ? '/api/v1/query_range' : '/api/v1/query', ...params } = query;
   const t0 = performance.now();
-  const r = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params) });
+  // Prometheus answers label values on GET only.
+  const r = query.path
+    ? await fetch(`${base}${path}?${new URLSearchParams(params)}`)
+    : await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params) });
   const body = await r.text();
   return { ms: performance.now() - t0, body };
 }
@@ -50,6 +61,7 @@ async function timed(base: string, params: Record<string, string>): Promise<{ ms
 function sameResults(a: string, b: string): boolean {
   const ja = JSON.parse(a), jb = JSON.parse(b);
   if (ja.status !== 'success' || jb.status !== 'success') return false;
+  if (Array.isArray(ja.data)) return JSON.stringify(ja.data) === JSON.stringify(jb.data); // series, label values
   const norm = (d: { result: { metric: object; values?: [number, string][]; value?: [number, string] }[] }) =>
     new Map(d.result.map((s) => [JSON.stringify(s.metric), s.values ?? [s.value!]]));
   const ma = norm(ja.data), mb = norm(jb.data);
@@ -83,17 +95,22 @@ try {
   try {
     const pbase = `http://127.0.0.1:${port}`;
     for (let i = 0; i < 100; i++) { try { if ((await fetch(`${pbase}/-/ready`)).ok) break; } catch { /* starting */ } await new Promise((r) => setTimeout(r, 100)); }
+    const ratios: number[] = [];
     console.log('| query | Tessera median ms | Prometheus median ms | ratio | identical | Tessera phases (ms) |');
     console.log('|---|---|---|---|---|---|');
     for (const [name, params] of QUERIES) {
+      if (ONLY && !ONLY.test(name)) continue;
       const tw = await timed(tessera.promUrl, params), pw = await timed(pbase, params);
       const ts: number[] = [], ps: number[] = [];
       for (let i = 0; i < RUNS; i++) { ts.push((await timed(tessera.promUrl, params)).ms); ps.push((await timed(pbase, params)).ms); }
       const t = median(ts), p = median(ps);
-      const st = JSON.parse((await timed(tessera.promUrl, { ...params, stats: 'all' })).body).data.stats.timings;
       const ms = (x: number): string => (x * 1000).toFixed(0);
-      console.log(`| ${name} | ${t.toFixed(1)} | ${p.toFixed(1)} | ${(t / p).toFixed(2)} | ${sameResults(tw.body, pw.body) ? 'yes' : 'NO'} | fetch ${ms(st.queryPreparationTime)} / eval ${ms(st.innerEvalTime)} / hop ${ms(st.execQueueTime)} |`);
+      const st = params.path ? null : JSON.parse((await timed(tessera.promUrl, { ...params, stats: 'all' })).body).data.stats.timings;
+      const phases = st ? `fetch ${ms(st.queryPreparationTime)} / eval ${ms(st.innerEvalTime)} / hop ${ms(st.execQueueTime)}` : '';
+      console.log(`| ${name} | ${t.toFixed(1)} | ${p.toFixed(1)} | ${(t / p).toFixed(2)} | ${sameResults(tw.body, pw.body) ? 'yes' : 'NO'} | ${phases} |`);
+      ratios.push(t / p);
     }
+    console.log(`geometric mean of the ratios: ${Math.exp(ratios.reduce((a, r) => a + Math.log(r), 0) / ratios.length).toFixed(2)}`);
   } finally {
     prom.kill('SIGTERM');
     await tessera.stop();

@@ -17,6 +17,9 @@ import { checkTsdbLayout, cleanSharedTombstones, maintainShared, SharedBlocks, c
 import type { OpArgs, MatcherWire, SelectArgs, SelectReply, SelectorRangeArgs, TaskSubset, WorkerInit } from './protocol.ts';
 import { packSelect, type PackedSelect } from '../engine/tsdb/packed-series.ts';
 import { outOfBand } from '../engine/codec/msgpack.ts';
+import { sortedUnion, sortedUnionBy } from '../engine/tsdb/sorted-union.ts';
+import { compareFlatLabels } from '../engine/tsdb/labels.ts';
+import type { MultiSourceQuerier } from '../engine/tsdb/querier.ts';
 
 /** This worker's shards; `shared` (worker 0 only) maintains the shared blocks. */
 interface Shards { own: Tsdb; all: Tsdb[]; shared: SharedBlocks | null }
@@ -165,31 +168,37 @@ async function selectPacked(a: SelectArgs, ctx: WorkerInit): Promise<PackedSelec
   return { ...p, refs: outOfBand(p.refs), lOff: outOfBand(p.lOff), offsets: outOfBand(p.offsets), t: outOfBand(p.t), v: outOfBand(p.v) };
 }
 
+/**
+ * The queriers label names and values are read from. Those come from a block's whole index, not from the
+ * series a shard owns, so every shard's views of the shared blocks would report the same names and values:
+ * only worker 0's own shard reads the shared blocks (each worker did, and the main thread merged copies).
+ */
+async function labelQueriers(a: SelectorRangeArgs, ctx: WorkerInit): Promise<MultiSourceQuerier[]> {
+  return (await shards(ctx)).all.map((d, i) => d.querier(a.mint, a.maxt, ctx.workerId === 0 && i === 0));
+}
+
+/** Sorted, distinct: the main thread merges the workers' lists (sortedUnion). */
 async function labelNames(a: SelectorRangeArgs, ctx: WorkerInit): Promise<string[]> {
-  const set = new Set<string>();
   const sets = a.selectors.length ? a.selectors.map(matchers) : [[]];
-  for (const d of (await shards(ctx)).all) {
-    const q = d.querier(a.mint, a.maxt);
-    for (const ms of sets) for (const n of q.labelNames(ms)) set.add(n);
-  }
-  return [...set];
+  const lists: string[][] = [];
+  for (const q of await labelQueriers(a, ctx)) for (const ms of sets) lists.push(q.labelNames(ms));
+  return sortedUnion(lists);
 }
 
+/** Sorted, distinct: the main thread merges the workers' lists (sortedUnion). */
 async function labelValues(a: SelectorRangeArgs & { name: string }, ctx: WorkerInit): Promise<string[]> {
-  const set = new Set<string>();
   const sets = a.selectors.length ? a.selectors.map(matchers) : [[]];
-  for (const d of (await shards(ctx)).all) {
-    const q = d.querier(a.mint, a.maxt);
-    for (const ms of sets) for (const v of q.labelValues(a.name, ms)) set.add(v);
-  }
-  return [...set];
+  const lists: string[][] = [];
+  for (const q of await labelQueriers(a, ctx)) for (const ms of sets) lists.push(q.labelValues(a.name, ms));
+  return sortedUnion(lists);
 }
 
+/** Flat label sets, sorted and distinct: the main thread merges the workers' lists. */
 async function series(a: SelectorRangeArgs, ctx: WorkerInit): Promise<string[][]> {
-  const out: string[][] = [];
   const sets = a.selectors.map(matchers);
-  for (const d of (await shards(ctx)).all) for (const ls of d.series(sets, a.mint, a.maxt)) out.push(flatLabels(ls));
-  return out;
+  const lists: string[][][] = [];
+  for (const d of (await shards(ctx)).all) lists.push(d.series(sets, a.mint, a.maxt).map(flatLabels));
+  return sortedUnionBy(lists, compareFlatLabels);
 }
 
 async function forAll<T>(ctx: WorkerInit, fn: (d: Tsdb) => Promise<T>): Promise<T[]> {

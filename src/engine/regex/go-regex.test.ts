@@ -17,6 +17,11 @@ const MATCHES: [string, string, boolean][] = [
   ['api-.*', 'api-x', true], ['api-.*', 'api-', true], ['api-.*', 'xapi-', false], ['api-.*', 'api-\n', false],
   ['.*-prod', 'eu-prod', true], ['.*-prod', 'eu-prod2', false], ['.*-prod', 'eu\n-prod', false],
   ['.*err.*', 'an error', true], ['.*err.*', 'fine', false], ['.*err.*', 'err\nx', false], ['.*e\\.r.*', 'xe.rx', true],
+  // Alternatives of literals and affixes, each tested alone; a newline anywhere goes to the regex.
+  ['s1.*|s2.*', 's10', true], ['s1.*|s2.*', 's2', true], ['s1.*|s2.*', 's3', false], ['s1.*|s2.*', 'xs1', false],
+  ['s1.*|s2.*', 's1\n', false], ['s1.*|s2.*', 's2x\ny', false], ['a|.*-prod|.*err.*', 'a', true], ['a|.*-prod|.*err.*', 'ab', false],
+  ['a|.*-prod|.*err.*', 'eu-prod', true], ['a|.*-prod|.*err.*', 'an error', true], ['a|.*-prod|.*err.*', 'eu-prod\n', false],
+  ['|x.*', '', true], ['|x.*', 'xy', true], ['|x.*', 'y', false], ['x.*|.*', 'y', true], ['x.*|.*', 'y\nz', false],
   // Unicode: `.` is one code point, also outside the BMP.
   ['.', '😀', true], ['..', '😀', false], ['[[:^alpha:]]', '1', true],
 ];

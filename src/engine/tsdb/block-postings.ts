@@ -16,4 +16,13 @@ export class BlockPostings extends PostingsIndex {
   protected valuesOf(name: string): Iterable<string> { return this.reader.labelValues(name); }
   protected names(): Iterable<string> { return this.reader.labelNames(); }
   protected allRefs(): Bitmap { return bitmapOf(this.reader.allPostings()); }
+
+  protected override valuesCarriedBy(name: string, refs: Bitmap): string[] {
+    return this.reader.valuesWithAnyRef(name, (ref) => refs.has(ref));
+  }
+
+  /** The picked values' lists read into one array (ascending within each list), then one bitmap. */
+  protected override unionWhere(name: string, pick: (value: string) => boolean): Bitmap {
+    return bitmapOf(this.reader.postingsWhere(name, pick));
+  }
 }

@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { FetchedSeries, Labels, Matcher } from './api.ts';
 import type { SeriesSource } from './chunk-meta.ts';
 import { APPEND_DUP_IGNORED, APPEND_OK, ERR_DUPLICATE, ERR_OUT_OF_BOUNDS, ERR_OUT_OF_ORDER, Head } from './head.ts';
-import { labelsFromFlat, labelsKey } from './labels.ts';
+import { compareLabels, labelsFromFlat, labelsKey } from './labels.ts';
 import { fetchSeries, MultiSourceQuerier } from './querier.ts';
 import type { OpenWal, TsdbWal } from './wal-port.ts';
 import { encodeSamplesRecord, encodeSeriesRecord, encodeTombstonesRecord } from './prom-wal-records.ts';
@@ -216,13 +216,17 @@ export class Tsdb {
     return res;
   }
 
-  /** Sources a query over `[mint, maxt]` reads: overlapping blocks, oldest first, then the head. */
-  sources(): SeriesSource[] {
-    return [...this.blocks, ...this.shared, this.head];
+  /**
+   * Sources a query over `[mint, maxt]` reads: overlapping blocks, oldest first, then the head; without this
+   * shard's views of the shared blocks when `withShared` is false (label names and values are read from a
+   * block's whole index, so one shard answers for the shared blocks).
+   */
+  sources(withShared = true): SeriesSource[] {
+    return withShared ? [...this.blocks, ...this.shared, this.head] : [...this.blocks, this.head];
   }
 
-  querier(mint: number, maxt: number): MultiSourceQuerier {
-    return new MultiSourceQuerier(this.sources(), mint, maxt);
+  querier(mint: number, maxt: number, withShared = true): MultiSourceQuerier {
+    return new MultiSourceQuerier(this.sources(withShared), mint, maxt);
   }
 
   /** Series matching `ms` with their samples in `[mint, maxt]`; throws QueryTimeoutError past `deadlineMs`. */
@@ -230,12 +234,14 @@ export class Tsdb {
     return fetchSeries(this.querier(mint, maxt), ms, mint, maxt, deadlineMs);
   }
 
-  /** Label sets of the series matching any of the selectors, in range. */
+  /** Label sets of the series matching any of the selectors, in range, sorted and distinct. */
   series(selectors: readonly (readonly Matcher[])[], mint: number, maxt: number): Labels[] {
     const q = this.querier(mint, maxt);
+    // One selector's list already is (a key string per series cost more than listing them).
+    if (selectors.length === 1) return q.seriesLabels(selectors[0], mint, maxt);
     const byKey = new Map<string, Labels>();
     for (const ms of selectors) for (const ls of q.seriesLabels(ms, mint, maxt)) byKey.set(labelsKey(ls), ls);
-    return [...byKey.values()];
+    return [...byKey.values()].sort(compareLabels);
   }
 
   /** Marks `[mint, maxt]` of every matching series deleted, in the head (logged) and in the blocks. */

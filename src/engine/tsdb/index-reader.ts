@@ -14,6 +14,7 @@ import { CorruptionError, FormatVersionError } from '../errors.ts';
 import { PROM_INDEX_MAGIC, PROM_INDEX_VERSION } from '../codec/format-ids.ts';
 import type { ChunkLoc, IndexSeries } from './index-writer.ts';
 import { compareUtf8 } from './labels.ts';
+import { grown } from '../codec/typed-grow.ts';
 
 const TOC_BYTES = 6 * 8 + 4;
 const TWO32 = 4294967296;
@@ -35,6 +36,15 @@ export class BlockIndexReader {
   private allOffset = -1;
   private file_: ReadAheadFile | null = null;
   private readonly seriesCache = new Map<number, IndexSeries>();
+  /**
+   * The cached refs in insertion order (a ring; -1 empty), so the oldest is evicted in constant time: taking
+   * it from the Map's key iterator walked over every entry deleted before it, and a select of more series
+   * than the cache holds spent most of its time there.
+   */
+  private readonly cachedRefs = new Float64Array(SERIES_CACHE_ENTRIES).fill(-1);
+  private cacheNext = 0;
+  /** `postingsWhere`'s result, reused. */
+  private unionScratch = new Uint32Array(256);
 
   constructor(readonly file: string) {
     this.fd = openSync(file, 'r');
@@ -137,7 +147,10 @@ export class BlockIndexReader {
       chunks[i] = { mint, maxt, ref: cref };
     }
     const s: IndexSeries = { labels, chunks };
-    if (this.seriesCache.size >= SERIES_CACHE_ENTRIES) this.seriesCache.delete(this.seriesCache.keys().next().value!);
+    const evicted = this.cachedRefs[this.cacheNext];
+    if (evicted >= 0) this.seriesCache.delete(evicted);
+    this.cachedRefs[this.cacheNext] = ref;
+    this.cacheNext = (this.cacheNext + 1) % SERIES_CACHE_ENTRIES;
     this.seriesCache.set(ref, s);
     return s;
   }
@@ -159,6 +172,46 @@ export class BlockIndexReader {
   /** Every series ref, ascending. */
   allPostings(): Uint32Array {
     return this.allOffset < 0 ? new Uint32Array(0) : this.postingsAt(this.allOffset);
+  }
+
+  /**
+   * The refs of every value of `name` that `pick` accepts, list after list (ascending within a list, not
+   * across lists), in an array reused by the next call: no copy or array per list.
+   */
+  postingsWhere(name: string, pick: (value: string) => boolean): Uint32Array {
+    const e = this.pairs.get(name);
+    let n = 0;
+    if (e) {
+      for (let i = 0; i < e.values.length; i++) if (pick(e.values[i])) n = this.appendPostings(e.offsets[i], n);
+    }
+    return this.unionScratch.subarray(0, n);
+  }
+
+  /** The values of `name` (sorted) whose postings hold a ref `has` accepts; each list is read into a reused array. */
+  valuesWithAnyRef(name: string, has: (ref: number) => boolean): string[] {
+    const e = this.pairs.get(name);
+    const out: string[] = [];
+    if (!e) return out;
+    for (let i = 0; i < e.values.length; i++) {
+      const n = this.appendPostings(e.offsets[i], 0);
+      const refs = this.unionScratch;
+      for (let j = 0; j < n; j++) if (has(refs[j])) { out.push(e.values[i]); break; }
+    }
+    return out;
+  }
+
+  /** Appends the postings list at `off` to `unionScratch` at `n`; returns the new end. */
+  private appendPostings(off: number, n: number): number {
+    const len = this.read(off, 4).readUInt32BE(0);
+    if (off + 8 + len > this.sizeBytes) throw new CorruptionError(this.file, off, `postings list length ${len} past the end of the file`);
+    const b = this.read(off + 4, len + 4);
+    if (b.readUInt32BE(len) !== crc32c(b.subarray(0, len))) throw new CorruptionError(this.file, off, 'postings list checksum mismatch');
+    const cnt = b.readUInt32BE(0);
+    if (4 + cnt * 4 > len) throw new CorruptionError(this.file, off, 'postings list shorter than its count');
+    if (n + cnt > this.unionScratch.length) this.unionScratch = grown(this.unionScratch, Math.max(2 * this.unionScratch.length, n + cnt));
+    const out = this.unionScratch;
+    for (let i = 0; i < cnt; i++) out[n + i] = b.readUInt32BE(4 + i * 4);
+    return n + cnt;
   }
 
   private postingsAt(off: number): Uint32Array {

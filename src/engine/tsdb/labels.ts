@@ -27,6 +27,13 @@ export function labelsKey(ls: Labels): string {
 }
 
 /** `labelsKey` of the flat `[name, value, …]` form. */
+/** `compareLabels` over the flat `[name, value, …]` form. */
+export function compareFlatLabels(a: readonly string[], b: readonly string[]): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
+  return a.length - b.length;
+}
+
 export function labelsKeyOfFlat(flat: readonly string[]): string {
   return flat.join(SEP);
 }

@@ -60,10 +60,20 @@ export abstract class PostingsIndex {
     return out;
   }
 
-  /** Union of the postings of `name`'s values for which `m.matches(value) === want`. */
+  /** Union of the postings of `name`'s values for which `m.matches(value) === want` (a fresh bitmap). */
   private union(name: string, m: Matcher, want: boolean): Bitmap {
+    return this.unionWhere(name, (v) => m.matches(v) === want);
+  }
+
+  /**
+   * Union of the postings of the values of `name` that `pick` accepts, as a fresh bitmap. Indexes override
+   * it to gather the refs without a bitmap per value: a regex over a high-cardinality label (a per-series
+   * id) picks thousands of one-series lists, and a native bitmap each, with the garbage collections its
+   * external memory set off, cost more than reading the selected series.
+   */
+  protected unionWhere(name: string, pick: (value: string) => boolean): Bitmap {
     const parts: Bitmap[] = [];
-    for (const v of this.valuesOf(name)) if (m.matches(v) === want) parts.push(this.postings(name, v)!);
+    for (const v of this.valuesOf(name)) if (pick(v)) parts.push(this.postings(name, v)!);
     return parts.length === 0 ? new RoaringBitmap32() : RoaringBitmap32.orMany(parts);
   }
 
@@ -79,9 +89,18 @@ export abstract class PostingsIndex {
 
   /** Sorted values of `name` carried by a series in `refs` (all when null). */
   labelValues(name: string, refs: Bitmap | null): string[] {
-    const out: string[] = [];
-    for (const v of this.valuesOf(name)) if (refs === null || this.postings(name, v)!.intersects(refs)) out.push(v);
+    const out = refs === null ? [...this.valuesOf(name)] : this.valuesCarriedBy(name, refs);
     return out.sort();
+  }
+
+  /**
+   * The values of `name` some series in `refs` carries, in any order. Indexes override it to test a value's
+   * refs without making a bitmap of them (label values with `match[]` test every value of the label).
+   */
+  protected valuesCarriedBy(name: string, refs: Bitmap): string[] {
+    const out: string[] = [];
+    for (const v of this.valuesOf(name)) if (this.postings(name, v)!.intersects(refs)) out.push(v);
+    return out;
   }
 }
 
@@ -102,6 +121,17 @@ export class LabelIndex extends PostingsIndex {
   protected valuesOf(name: string): Iterable<string> { return this.byName.get(name)?.keys() ?? []; }
   protected names(): Iterable<string> { return this.byName.keys(); }
   protected allRefs(): Bitmap { return this.all; }
+
+  /** Bare refs (one-series pairs) go into one bitmap together; the others are ORed with it. */
+  protected override unionWhere(name: string, pick: (value: string) => boolean): Bitmap {
+    const values = this.byName.get(name);
+    const single: number[] = [];
+    const parts: Bitmap[] = [];
+    if (values) for (const [v, p] of values) if (pick(v)) { if (typeof p === 'number') single.push(p); else parts.push(p); }
+    if (parts.length === 0) return new RoaringBitmap32(single);
+    if (single.length > 0) parts.push(new RoaringBitmap32(single));
+    return RoaringBitmap32.orMany(parts);
+  }
 
   /** Whether some series carries `name=value`. */
   has(name: string, value: string): boolean { return this.byName.get(name)?.has(value) ?? false; }

@@ -9,6 +9,7 @@ import type { ChunkMeta, Interval, SeriesSource } from './chunk-meta.ts';
 import { isDeleted } from './chunk-meta.ts';
 import { compareLabels, labelsKey } from './labels.ts';
 import { ListSeriesSet } from './list-series-set.ts';
+import { sortedUnion } from './sorted-union.ts';
 import { QueryTimeoutError } from '../errors.ts';
 import { decodeXor, xorCount } from './xor-chunk.ts';
 
@@ -219,12 +220,9 @@ export class MultiSourceQuerier implements Querier {
   }
 
   labelValues(name: string, ms: readonly Matcher[]): string[] {
-    const set = new Set<string>();
-    for (const src of this.inRange()) {
-      const refs = ms.length ? src.index.select(ms) : null;
-      for (const v of src.index.labelValues(name, refs)) set.add(v);
-    }
-    return [...set].sort();
+    const lists: string[][] = [];
+    for (const src of this.inRange()) lists.push(src.index.labelValues(name, ms.length ? src.index.select(ms) : null));
+    return sortedUnion(lists);
   }
 
   close(): void {}

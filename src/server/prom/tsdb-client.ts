@@ -7,8 +7,9 @@
 import type { FetchedSeries, Label, Labels, Matcher } from '../../engine/tsdb/api.ts';
 import type { ShardFigures } from '../../engine/tsdb/index.ts';
 import { compareLabels } from '../../engine/tsdb/api.ts';
-import { labelsKeyOfFlat, labelsToFlat, shardOfSeries } from '../../engine/tsdb/labels.ts';
+import { compareFlatLabels, labelsKeyOfFlat, labelsToFlat, shardOfSeries } from '../../engine/tsdb/labels.ts';
 import { mergeSamples } from '../../engine/tsdb/packed-series.ts';
+import { sortedUnion, sortedUnionBy } from '../../engine/tsdb/sorted-union.ts';
 import type { PackedSelect } from '../../engine/tsdb/packed-series.ts';
 import type { SampleColumns } from '../../engine/scrape/sample-columns.ts';
 import type { SeriesTable } from '../../engine/scrape/series-table.ts';
@@ -311,19 +312,21 @@ export class TsdbClient {
   }
 
   async labelNames(selectors: readonly (readonly MatcherLike[])[], mintMs = -Infinity, maxtMs = Infinity): Promise<string[]> {
-    return union(await this.all('tsdb.labelNames', this.range(selectors, mintMs, maxtMs)));
+    return sortedUnion(await this.all('tsdb.labelNames', this.range(selectors, mintMs, maxtMs)));
   }
 
   async labelValues(name: string, selectors: readonly (readonly MatcherLike[])[], mintMs = -Infinity, maxtMs = Infinity): Promise<string[]> {
-    return union(await this.all('tsdb.labelValues', { ...this.range(selectors, mintMs, maxtMs), name }));
+    return sortedUnion(await this.all('tsdb.labelValues', { ...this.range(selectors, mintMs, maxtMs), name }));
   }
 
   /** Label sets of the series matching any selector with data in range, de-duplicated and sorted. */
   async series(selectors: readonly (readonly MatcherLike[])[], mintMs = -Infinity, maxtMs = Infinity): Promise<Labels[]> {
-    const replies = await this.all('tsdb.series', this.range(selectors, mintMs, maxtMs));
-    const byKey = new Map<string, string[]>();
-    for (const r of replies) for (const f of r) byKey.set(labelsKeyOfFlat(f), f);
-    return [...byKey.values()].map(toLabels).sort(compareLabels);
+    return (await this.seriesFlat(selectors, mintMs, maxtMs)).map(toLabels);
+  }
+
+  /** `series` in the flat `[name, value, …]` form: the workers' sorted lists merged, no label objects. */
+  async seriesFlat(selectors: readonly (readonly MatcherLike[])[], mintMs = -Infinity, maxtMs = Infinity): Promise<string[][]> {
+    return sortedUnionBy(await this.all('tsdb.series', this.range(selectors, mintMs, maxtMs)), compareFlatLabels);
   }
 
   /** Tombstones in every worker (worker 0 writes the shared blocks' tombstones, the others apply them in memory). */
@@ -394,9 +397,4 @@ export class TsdbClient {
   }
 }
 
-function union(lists: string[][]): string[] {
-  const set = new Set<string>();
-  for (const l of lists) for (const s of l) set.add(s);
-  return [...set].sort();
-}
 

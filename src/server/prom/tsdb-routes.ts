@@ -6,7 +6,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import type { Labels } from '../../engine/tsdb/api.ts';
 import type { ServerContext, ServiceHooks } from '../context.ts';
 import { bytesOf, durationMs, retentionTime } from '../flags.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
@@ -20,9 +19,10 @@ import type { TsdbClient } from './tsdb-client.ts';
 const LABEL_NAME_RE = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 const TICK_MS = 60_000;
 
-const labelsObject = (ls: Labels): Record<string, string> => {
+/** A flat `[name, value, …]` label set as the JSON object Prometheus writes. */
+const flatLabelsObject = (flat: readonly string[]): Record<string, string> => {
   const o: Record<string, string> = {};
-  for (const l of ls) o[l.name] = l.value;
+  for (let i = 0; i + 1 < flat.length; i += 2) o[flat[i]] = flat[i + 1];
   return o;
 };
 
@@ -57,7 +57,7 @@ export function registerTsdbRoutes(router: Router, ctx: ServerContext, client: T
     if (match.length === 0) return promError('bad_data', 'no match[] parameter provided');
     const start = timeParam(p, 'start', -Infinity), end = timeParam(p, 'end', Infinity);
     const sets = parseMatch(match, true);
-    return promSuccess((await client.series(sets, start, end)).map(labelsObject));
+    return promSuccess((await client.seriesFlat(sets, start, end)).map(flatLabelsObject));
   }));
   router.add(GP, '/api/v1/labels', api(async (req) => {
     const p = formParams(req);
