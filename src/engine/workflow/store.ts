@@ -115,7 +115,8 @@ export class WorkflowStore {
     };
     if (!m) this.meta.set(WORKFLOW_META_KEY, this.m);
     // Layout 2 → 3 adds only the commit guard, which the backend creates when it opens (lmdb-kv.ts); 3 → 4
-    // only the records value encoding, and values of the older form are read as they are (values.ts).
+    // only the records value encoding, and values of the older form are read as they are (values.ts); 4 → 5
+    // only the commit log, which the backend creates when it opens (lmdb-kv.ts `openLogged`).
     else if (m.layout !== WORKFLOW_STATE_VERSION) { m.layout = WORKFLOW_STATE_VERSION; this.metaChanged(); }
     for (const seq of this.m.appliedAbove) this.above.add(seq);
   }
