@@ -14,6 +14,8 @@ export interface ScratchOptions {
   /** Indexing buffer budget in bytes (default: no budget, memory segments stay until a flush). */
   bufferBytes?: number;
   cacheBytes?: number;
+  /** Called as each merge starts writing (`ShardIndexOptions.onMergeWriting`). */
+  onMergeWriting?: () => void;
 }
 
 export class ScratchIndex {
@@ -31,7 +33,7 @@ export class ScratchIndex {
   }
 
   private open(): ShardIndex {
-    return ShardIndex.open({ dir: this.dir, indexSettings: this.settings, cache: this.cache, memory: this.memory, autoMerge: this.o.autoMerge ?? false });
+    return ShardIndex.open({ dir: this.dir, indexSettings: this.settings, cache: this.cache, memory: this.memory, autoMerge: this.o.autoMerge ?? false, onMergeWriting: this.o.onMergeWriting });
   }
 
   /** Indexes `source` as `id` (replacing an earlier copy). */

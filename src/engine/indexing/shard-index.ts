@@ -45,6 +45,11 @@ export interface ShardIndexOptions {
   mergeSettings?: TieredMergeSettings;
   /** Background merges (default on). */
   autoMerge?: boolean;
+  /**
+   * Called as each merge starts writing, its inputs counted as running: the one moment a test can read a running
+   * merge's statistics without depending on how often the write yields (that is by elapsed time).
+   */
+  onMergeWriting?: () => void;
   /** Read and check every region of every segment at open (`index.shard.check_on_startup: checksum`). */
   verifyOnOpen?: boolean;
   /** Where failures of background work go (the shard is marked failed too). */
@@ -461,6 +466,7 @@ export class ShardIndex {
       this.writing.add(name);
       let written;
       try {
+        if (merge) this.opts.onMergeWriting?.();
         written = await writeSegment(this.opts.dir, name, inputs, { sync, yieldEvery: () => this.yieldUnlessClosed() });
       } finally {
         this.writing.delete(name);
