@@ -3,11 +3,11 @@
  * (1,000 counters 6 h @ 15 s, 50 classic histograms × 12 buckets, 10,000 series for a regex selector), backfills
  * it with `promtool` and with `tessera tsdb create-blocks-from openmetrics`, starts both servers on loopback,
  * waits until both are idle past their first minute (Prometheus compacts the backfilled blocks then), runs
- * every query alternately (1 warm-up, then RUNS timed runs each, end-to-end over HTTP) and prints the
- * medians and the ratio Tessera/Prometheus, and whether the results are identical (values within 1e-9 relative),
+ * every query alternately (WARMUP untimed runs, default 5, then RUNS timed runs each, end-to-end over HTTP)
+ * and prints the medians and the ratio Tessera/Prometheus, and whether the results are identical (values within 1e-9 relative),
  * and the server CPU per query of each (all threads, /proc ticks of 10 ms: the steadier figure on a shared
  * machine), then the geometric means. Also times `/api/v1/series` and label values (exact same JSON data).
- * Needs `prometheus` and `promtool` on PATH. Run: [ONLY=regex] node --import tsx bench/promql/vs-prometheus.ts [RUNS]
+ * Needs `prometheus` and `promtool` on PATH. Run: [ONLY=regex] [WARMUP=n] node --import tsx bench/promql/vs-prometheus.ts [RUNS]
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { END, START, writeDataset } from './support/dataset.ts';
@@ -18,6 +18,12 @@ import { createServer } from 'node:net';
 import { startServer } from '../../test/support/server.ts';
 
 const RUNS = Number(process.argv[2] ?? 5);
+/**
+ * Untimed runs of each query on both servers first. Tessera's JavaScript is compiled while it runs: the
+ * first query of the list, timed after one run, spent 70-97 ms of CPU against about 30 ms once V8 had
+ * optimised the code (its compiler threads ran meanwhile); Prometheus's Go code is compiled ahead.
+ */
+const WARMUP = Number(process.env.WARMUP ?? 5);
 /** ONLY=regex runs the queries whose names match. */
 const ONLY = process.env.ONLY ? new RegExp(process.env.ONLY) : null;
 
@@ -118,6 +124,7 @@ try {
     for (const [name, params] of QUERIES) {
       if (ONLY && !ONLY.test(name)) continue;
       const tw = await timed(tessera.promUrl, params), pw = await timed(pbase, params);
+      for (let i = 1; i < WARMUP; i++) { await timed(tessera.promUrl, params); await timed(pbase, params); }
       const ts: number[] = [], ps: number[] = [];
       let tcpu = 0, pcpu = 0;
       for (let i = 0; i < RUNS; i++) {
