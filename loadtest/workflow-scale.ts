@@ -100,7 +100,7 @@ function cpuPerEvent(before: Map<string, number>, after: Map<string, number>, n:
   return `${total.toFixed(0)} µs (${parts.join(', ')})`;
 }
 
-interface CommitFigures { commits: number; committedWrites: number; commitMs: number; kv: { txns: number; txnMs: number; syncMs: number; pagesWritten: number } | null }
+interface CommitFigures { commits: number; committedWrites: number; commitMs: number; kv: { txns: number; txnMs: number; syncMs: number; pagesWritten: number; logSyncs?: number } | null }
 
 /** The engine threads' commits between two `/health` answers: batch size, duration, where LMDB spent it. */
 function commitSummary(a: CommitFigures, b: CommitFigures, events: number): string {
@@ -110,7 +110,8 @@ function commitSummary(a: CommitFigures, b: CommitFigures, events: number): stri
   if (a.kv && b.kv) {
     const t = b.kv.txns - a.kv.txns;
     out += `; LMDB per transaction: ${((b.kv.txnMs - a.kv.txnMs) / t).toFixed(2)} ms writing, ${((b.kv.syncMs - a.kv.syncMs) / t).toFixed(2)} ms syncing, `
-      + `${((b.kv.pagesWritten - a.kv.pagesWritten) / t).toFixed(1)} pages`;
+      + `${((b.kv.pagesWritten - a.kv.pagesWritten) / t).toFixed(1)} pages, ${(n / t).toFixed(1)} commits each`;
+    if (a.kv.logSyncs !== undefined && b.kv.logSyncs !== undefined) out += `; commit log: ${b.kv.logSyncs - a.kv.logSyncs} fsyncs`;
   }
   return out;
 }

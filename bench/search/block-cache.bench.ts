@@ -10,7 +10,7 @@
  * Run: node --import tsx bench/search/block-cache.bench.ts [--quick]   (about 15 s)
  */
 import { Bench } from 'tinybench';
-import { BlockCache } from '../../src/engine/segments/block-cache.ts';
+import { BlockCache, CacheOwner } from '../../src/engine/segments/block-cache.ts';
 
 const quick = process.argv.includes('--quick');
 const ENTRY = 4096;
@@ -43,13 +43,14 @@ for (const entries of [10_000, 40_000]) {
   // BlockCache's main section is 5/8 of its budget.
   const cache = new BlockCache(Math.round(entries * ENTRY * 8 / 5));
   const baseline = new MapOrderLru(entries * ENTRY);
-  for (const c of [cache, baseline]) for (let i = 0; i < entries; i++) c.get(`w${i}`, load);
+  const owner = new CacheOwner();
+  for (let i = 0; i < entries; i++) { cache.get(owner, i, load); baseline.get(`w${i}`, load); }
   const keys = Array.from({ length: 1 << 16 }, (_, i) => `k${i}`);
   let n = 0, h = 0;
   bench
-    .add(`miss + eviction, ${entries} entries: block cache`, () => { cache.get(keys[n++ & 0xffff] + n, load); })
+    .add(`miss + eviction, ${entries} entries: block cache`, () => { cache.get(owner, entries + n++, load); })
     .add(`miss + eviction, ${entries} entries: Map-order LRU (before)`, () => { baseline.get(keys[n++ & 0xffff] + n, load); })
-    .add(`hit, ${entries} entries: block cache`, () => { cache.get(`w${h++ % 64}`, load); })
+    .add(`hit, ${entries} entries: block cache`, () => { cache.get(owner, h++ % 64, load); })
     .add(`hit, ${entries} entries: Map-order LRU (before)`, () => { baseline.get(`w${h++ % 64}`, load); });
 }
 await bench.run();

@@ -52,7 +52,9 @@ async function write(args: WriteArgs, init: WorkerInit): Promise<Stale | ItemOut
     const out: ItemOutcome[] = new Array(args.items.length);
     let stopped = false;
     // The items' translog records go to the log as one batch once all are applied (doc-shard.ts `beginBatch`).
-    s.beginBatch();
+    let bytes = 0;
+    for (const it of args.items) if (it.action === 'index' || it.action === 'create') bytes += it.op.source.byteLength + 64;
+    s.beginBatch(bytes);
     let durable: Promise<unknown>;
     try {
       for (let i = 0; i < args.items.length; i++) {

@@ -1,8 +1,8 @@
 /**
  * A workflow engine thread (one partition): drains its request ring in batches, runs each request on the
- * engine, commits the batch's changes in one LMDB transaction (while the next batch is processed), and
- * answers every request that changed state once that commit is durable — an acknowledged event survives
- * kill -9. Reads are answered at once. In real-clock mode a scheduler sleeps until the earliest due timer
+ * engine, commits the batch's changes as one commit (while the next batch is processed; durable in the
+ * partition's commit log, LMDB written behind it: workflow/lmdb-kv.ts), and answers every request that
+ * changed state once that commit is durable — an acknowledged event survives kill -9. Reads are answered at once. In real-clock mode a scheduler sleeps until the earliest due timer
  * (capped at one second, so clock jumps and very long waits are never trusted to one setTimeout), and a
  * retention step runs every few seconds.
  */

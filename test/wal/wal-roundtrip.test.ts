@@ -5,6 +5,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Wal, type WalPosition } from '../../src/engine/wal/index.ts';
 import { InvalidArgumentError } from '../../src/engine/errors.ts';
+import { FILE_HEADER_SIZE } from '../../src/engine/codec/format-ids.ts';
 import { payloadFor, prng, replayAll, tempDir } from './helpers.ts';
 
 test('many records round-trip across segment boundaries, in order, with their positions', async () => {
@@ -144,6 +145,34 @@ test('invalid record types and payloads are rejected', async () => {
     assert.equal(wal.stats().records, 0);
     await wal.close();
     await assert.rejects(wal.append(1, Buffer.from('x')), /closed/);
+  } finally {
+    await cleanup();
+  }
+});
+
+test('preallocated segments: zeros are written ahead of the records, trimmed when a segment closes, and a crash\'s zero tail is dropped on replay', async () => {
+  const { dir, cleanup } = await tempDir();
+  try {
+    const wal = await Wal.open({ dir, segmentSizeBytes: 16384, preallocateBytes: 4096 });
+    const payloads = Array.from({ length: 60 }, (_, i) => Buffer.alloc(300 + i, i + 1));
+    for (const p of payloads.slice(0, 40)) await wal.append(7, p);
+    const live = (await readdir(dir)).sort();
+    const lastFile = join(dir, live[live.length - 1]);
+    assert.equal(((await stat(lastFile)).size - FILE_HEADER_SIZE) % 4096, 0, 'the segment being written ends at a preallocation boundary');
+    for (const f of live.slice(0, -1)) assert.notEqual(((await stat(join(dir, f))).size - FILE_HEADER_SIZE) % 4096, 0, `closed segment ${f} was trimmed`);
+    // A crash: the process stops without closing; the live segment still ends in zeros.
+    const crashed = await replayAll({ dir });
+    assert.deepEqual(crashed.recs.map((r) => r.payload.length), payloads.slice(0, 40).map((p) => p.length));
+    assert.equal(crashed.warnings.length, 1, 'the zero tail is reported as a torn tail');
+    await wal.close().catch(() => undefined);
+
+    const wal2 = await Wal.open({ dir, segmentSizeBytes: 16384, preallocateBytes: 4096, onWarning: () => undefined });
+    await wal2.replay(null, () => undefined);
+    for (const p of payloads.slice(40)) await wal2.append(7, p);
+    await wal2.close();
+    const { recs, warnings } = await replayAll({ dir });
+    assert.deepEqual(warnings, [], 'a clean close leaves no zeros');
+    assert.deepEqual(recs.map((r) => r.payload.length), payloads.map((p) => p.length));
   } finally {
     await cleanup();
   }

@@ -26,6 +26,9 @@ async function snapshot(): Promise<string> {
     f.api('GET', '/workflow/outbox'), f.api('GET', '/rest/livestream/state/9/c1?raw=true'), f.api('GET', '/contacts/9/c1'),
     f.api('GET', '/workflow/manage/1/runs'), f.api('GET', '/health'),
   ]);
+  // LMDB's own counters (`commits.kv`) move on after the last commit: LMDB is written behind the commit log.
+  const health = parts[parts.length - 1].body.data;
+  if (health?.commits) delete health.commits.kv;
   return JSON.stringify(parts.map((p) => p.body.data));
 }
 

@@ -182,9 +182,10 @@ export const WORKFLOW_DB_PREFIX = 'wf_';
 export const WORKFLOW_META_KEY = 'meta';
 /**
  * Version of the workflow record layout (kept in the meta record as `layout`); 2 = per-partition, indexed;
- * 3 = with the commit guard (`WORKFLOW_COMMIT_DB`); 4 = records written as `WORKFLOW_VALUE_RECORDS` values.
+ * 3 = with the commit guard (`WORKFLOW_COMMIT_DB`); 4 = records written as `WORKFLOW_VALUE_RECORDS` values;
+ * 5 = commits made durable by the partition's commit log (`WORKFLOW_COMMIT_LOG_DIR`), LMDB written behind it.
  */
-export const WORKFLOW_STATE_VERSION = 4;
+export const WORKFLOW_STATE_VERSION = 5;
 /** Oldest layout a partition environment is opened (and upgraded) from: 2 (layout 1 is converted, not opened). */
 export const WORKFLOW_STATE_MIN_VERSION = 2;
 /**
@@ -193,6 +194,14 @@ export const WORKFLOW_STATE_MIN_VERSION = 2;
  */
 export const WORKFLOW_COMMIT_DB = 'wf2_commit';
 export const WORKFLOW_COMMIT_KEY = 'seq';
+/**
+ * Layout 5: directory (in a partition's environment directory) of its commit log, a WAL (docs/format.md "WAL
+ * segment") of `WORKFLOW_COMMIT_LOG_RECORD` records, one per commit: a commit is acknowledged once its record
+ * is fsynced; LMDB is written behind the log and the segments it has flushed are deleted.
+ */
+export const WORKFLOW_COMMIT_LOG_DIR = 'commit-log';
+/** Layout 5: WAL record type of one commit: f64 LE commit number, u32 LE write count, then the writes. */
+export const WORKFLOW_COMMIT_LOG_RECORD = 1;
 /** Layout 2: directory (under the data directory) holding one LMDB environment per engine partition, `p0`, `p1`, … */
 export const WORKFLOW_DIR = 'workflow';
 /** Layout 2: text file in WORKFLOW_DIR holding the partition count (decimal), written when the directory is created. */

@@ -21,6 +21,10 @@ test('duplicate keys are found per object, including escaped spellings and many-
   f('{"\\u0061b":1,"ab":2}', { kind: 'duplicate', key: 'ab', line: 1, col: 14 });
   f('{"ab":1,"ba":2,"a":3,"abc":4}', null);
   f('{"\\"q":1,"q":2,"\\"q":3}', { kind: 'duplicate', key: '"q', line: 1, col: 16 });
+  // Strings ending in escaped backslashes or escaped quotes end where JSON says (odd and even backslash runs).
+  f('{"s":"x\\\\","s":1}', { kind: 'duplicate', key: 's', line: 1, col: 12 });
+  f('{"s":"\\\\\\"","t":"\\\\\\\\","s":1}', { kind: 'duplicate', key: 's', line: 1, col: 24 });
+  f('{"":1,"\\\\":2,"":3}', { kind: 'duplicate', key: '', line: 1, col: 14 });
   // Keys of one document are not remembered for the next.
   f('{"x":1,"y":2}', null);
   f('{"y":1,"x":2}', null);

@@ -54,16 +54,21 @@ export function jsonStructureProblem(text: string, maxDepth = MAX_JSON_DEPTH, ma
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c === 34) {
+      // The closing quote is found with indexOf (a native scan: string values are most of a document's text);
+      // a quote after an odd run of backslashes is escaped and skipped.
       let j = i + 1;
-      let escaped = false;
-      while (j < n) {
-        const d = text.charCodeAt(j);
-        if (d === 92) { escaped = true; j += 2; continue; }
-        if (d === 34) break;
-        j++;
+      for (;;) {
+        const q = text.indexOf('"', j);
+        if (q < 0) { j = n; break; }
+        let b = q - 1;
+        while (b > i && text.charCodeAt(b) === 92) b--;
+        if (((q - 1 - b) & 1) === 0) { j = q; break; }
+        j = q + 1;
       }
       if (expectKey) {
         // An escaped key's span is kept with a negated end: it must be decoded before it is compared.
+        let escaped = false;
+        for (let k = i + 1; k < j; k++) if (text.charCodeAt(k) === 92) { escaped = true; break; }
         const end = escaped ? -j : j;
         if (checkDuplicates && seenKey(text, depth, i + 1, end)) return problem(text, i, 'duplicate', keyText(text, i + 1, end));
         lastKeyStart[depth] = i + 1;

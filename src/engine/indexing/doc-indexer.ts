@@ -81,9 +81,8 @@ export class DocIndexer {
    * `out` is null (no nested fields); nested objects become child docs at once.
    */
   private collect(b: SegmentBuilder, obj: Record<string, unknown>, prefix: string, scope: string, out: unknown[] | null, children: number[] | null): void {
-    const keys = Object.keys(obj);
-    for (let ki = 0; ki < keys.length; ki++) {
-      const k = keys[ki];
+    // for…in, not Object.keys: no keys array per indexed object.
+    for (const k in obj) {
       const v = obj[k];
       if (v === null || v === undefined) continue;
       const path = prefix + k;

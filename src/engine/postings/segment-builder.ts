@@ -15,14 +15,19 @@ import { grown } from '../codec/typed-grow.ts';
  * a counting sort at build time: far less allocation than per-term JS arrays.
  */
 class FieldAcc {
-  readonly hash = new TermHash();
-  tokTerm: Int32Array = new Int32Array(1024);
-  tokDoc: Int32Array = new Int32Array(1024);
-  tokPos: Int32Array = new Int32Array(1024);
+  readonly hash: TermHash;
+  tokTerm: Int32Array;
+  tokDoc: Int32Array;
+  tokPos: Int32Array;
   n = 0;
   /** Field length per doc for norms (grown on demand). */
   lengths: Int32Array = new Int32Array(256);
-  constructor(readonly withFreqs: boolean, readonly withNorms: boolean) {}
+  /** `like`: the same field's sizes in the previous buffer, which this one starts at (see `SegmentBuilder`). */
+  constructor(readonly withFreqs: boolean, readonly withNorms: boolean, like?: FieldSizes) {
+    const tokens = like ? Math.max(1024, like.tokens) : 1024;
+    this.tokTerm = new Int32Array(tokens); this.tokDoc = new Int32Array(tokens); this.tokPos = new Int32Array(tokens);
+    this.hash = new TermHash(like ? like.terms : 0);
+  }
 
   get terms(): string[] { return this.hash.terms; }
 
@@ -41,6 +46,9 @@ class FieldAcc {
     this.lengths[doc] += len;
   }
 }
+
+/** A buffered field's token and distinct-term counts. */
+export interface FieldSizes { tokens: number; terms: number }
 
 class DvAcc<V> {
   docs: number[] = [];
@@ -80,6 +88,20 @@ export class SegmentBuilder {
   private primaryTerms = new Float64Array(256);
   /** Bytes buffered so far (sources and tokens), for the index buffer budget. */
   bufferedBytes = 0;
+
+  /**
+   * `sizes`: the previous buffer's `fieldSizes()`, which size this one's token columns and term tables from
+   * the start: each buffer grew them from a kilobyte again, about ten doublings per column and as many
+   * rehashes of the term table per refresh on a bulk load.
+   */
+  constructor(private readonly sizes: ReadonlyMap<string, FieldSizes> | null = null) {}
+
+  /** Each text field's token and distinct-term counts so far. */
+  fieldSizes(): Map<string, FieldSizes> {
+    const out = new Map<string, FieldSizes>();
+    for (const [name, fa] of this.fields) out.set(name, { tokens: fa.n, terms: fa.hash.size });
+    return out;
+  }
 
   get docCount(): number { return this.maxDoc; }
 
@@ -186,7 +208,7 @@ export class SegmentBuilder {
 
   private field(name: string, withFreqs: boolean, withNorms: boolean): FieldAcc {
     let fa = this.fields.get(name);
-    if (!fa) { fa = new FieldAcc(withFreqs, withNorms); this.fields.set(name, fa); }
+    if (!fa) { fa = new FieldAcc(withFreqs, withNorms, this.sizes?.get(name)); this.fields.set(name, fa); }
     return fa;
   }
 
@@ -222,10 +244,9 @@ function buildField(fa: FieldAcc, maxDoc: number): MemoryFieldPostings {
     tokCount[t]++;
     if (last[t] !== td[i]) { last[t] = td[i]; postCount[t]++; nPostings++; }
   }
-  // Dictionary order, then each term's id from the hash (a comparator over ids cost 4× the radix sort).
-  const terms = sortTerms(fa.terms);
-  const rank = new Int32Array(T);
-  for (let r = 0; r < T; r++) rank[r] = fa.termId(terms[r]);
+  // Dictionary order, each term's id carried through the radix sort (a comparator over ids cost 4× the sort,
+  // and looking each sorted term up again was a hash probe per term).
+  const { terms, ids: rank } = sortTerms(fa.terms);
   // Where each term's postings and positions start in dictionary (sorted) order.
   const docStart = new Uint32Array(T + 1);
   const postAt = new Int32Array(T), posAt = new Int32Array(T);

@@ -19,21 +19,29 @@ function bucketOf(s: string, depth: number): number {
   return c < 256 ? c + 1 : WIDE;
 }
 
-/** `terms` sorted by UTF-16 code units (a new array; `terms` is unchanged). */
-export function sortTerms(terms: readonly string[]): string[] {
+/**
+ * `terms` sorted by UTF-16 code units (a new array; `terms` is unchanged), with `ids[r]`, the index in `terms`
+ * of the r-th sorted term: the indexing buffer's term ids in dictionary order, carried through the sort so they
+ * need not be looked up again by string.
+ */
+export function sortTerms(terms: readonly string[]): { terms: string[]; ids: Int32Array } {
+  const n = terms.length;
   const out = terms.slice();
-  const tmp: string[] = new Array(out.length);
+  const ids = new Int32Array(n);
+  for (let i = 0; i < n; i++) ids[i] = i;
+  const tmp: string[] = new Array(n);
+  const tmpIds = new Int32Array(n);
   const counts = new Int32Array(BUCKETS), starts = new Int32Array(BUCKETS + 1), fill = new Int32Array(BUCKETS);
   // Pending ranges as (lo, hi, depth) triples; within a range every string shares its first `depth` units.
-  const stack: number[] = [0, out.length, 0];
+  const stack: number[] = [0, n, 0];
   while (stack.length > 0) {
     const depth = stack.pop()!, hi = stack.pop()!, lo = stack.pop()!;
     if (hi - lo < SMALL) {
       for (let i = lo + 1; i < hi; i++) {
-        const x = out[i];
+        const x = out[i], xi = ids[i];
         let j = i - 1;
-        while (j >= lo && out[j] > x) { out[j + 1] = out[j]; j--; }
-        out[j + 1] = x;
+        while (j >= lo && out[j] > x) { out[j + 1] = out[j]; ids[j + 1] = ids[j]; j--; }
+        out[j + 1] = x; ids[j + 1] = xi;
       }
       continue;
     }
@@ -41,15 +49,17 @@ export function sortTerms(terms: readonly string[]): string[] {
     for (let i = lo; i < hi; i++) counts[bucketOf(out[i], depth)]++;
     starts[0] = lo;
     for (let k = 0; k < BUCKETS; k++) { starts[k + 1] = starts[k] + counts[k]; fill[k] = starts[k]; }
-    for (let i = lo; i < hi; i++) { const s = out[i]; tmp[fill[bucketOf(s, depth)]++] = s; }
-    for (let i = lo; i < hi; i++) out[i] = tmp[i];
+    for (let i = lo; i < hi; i++) { const s = out[i], at = fill[bucketOf(s, depth)]++; tmp[at] = s; tmpIds[at] = ids[i]; }
+    for (let i = lo; i < hi; i++) { out[i] = tmp[i]; ids[i] = tmpIds[i]; }
     // Bucket 0 holds equal strings (all ended here). Wide code units differ in more than the low byte, so that
     // bucket is compared whole: its strings share the first `depth` units, so whole-string order is the order.
     for (let k = 1; k < WIDE; k++) if (counts[k] > 1) stack.push(starts[k], starts[k + 1], depth + 1);
     if (counts[WIDE] > 1) {
-      const wide = out.slice(starts[WIDE], starts[WIDE + 1]).sort();
-      for (let i = 0; i < wide.length; i++) out[starts[WIDE] + i] = wide[i];
+      const a = starts[WIDE], b = starts[WIDE + 1];
+      const order = Array.from({ length: b - a }, (_, i) => a + i).sort((x, y) => (out[x] < out[y] ? -1 : out[x] > out[y] ? 1 : 0));
+      const ws = order.map((x) => out[x]), wi = order.map((x) => ids[x]);
+      for (let i = 0; i < ws.length; i++) { out[a + i] = ws[i]; ids[a + i] = wi[i]; }
     }
   }
-  return out;
+  return { terms: out, ids };
 }

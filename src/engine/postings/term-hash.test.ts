@@ -4,7 +4,10 @@ import { TermHash } from './term-hash.ts';
 import { mulberry32 } from '../../../bench/support/mulberry32.ts';
 
 // Mixed case ASCII, digits, and spans whose lowercase is not ASCII-only or changes length ('İ' → 'i̇').
-const SPECIAL = ['Ärger', 'ärger', 'İstanbul', 'ΣΊΣΥΦΟΣ', 'straße', 'STRASSE', 'a', 'A', 'Zz', '9Z', '@', ''];
+// Terms at the inline key's edge (8 and 9 characters, a shared 8-character prefix, a NUL, which no inline key
+// holds) exercise both the in-slot comparison and the string comparison.
+const SPECIAL = ['Ärger', 'ärger', 'İstanbul', 'ΣΊΣΥΦΟΣ', 'straße', 'STRASSE', 'a', 'A', 'Zz', '9Z', '@', '',
+  'abcdefgh', 'ABCDEFGH', 'abcdefghi', 'abcdefghij', 'abcdefgH1', 'abc\u0000', 'abc', 'ab\u0000c'];
 
 function words(n: number, seed: number): string[] {
   const r = mulberry32(seed);
@@ -24,7 +27,8 @@ function words(n: number, seed: number): string[] {
 test('addLowerSpan gives the id add gives to the lowercased slice, across table growth', () => {
   const all = [...SPECIAL, ...words(20_000, 1)];
   const text = all.join(' ');
-  const byAdd = new TermHash(), bySpan = new TermHash(), mixed = new TermHash();
+  // `mixed` starts presized (as a buffer following a larger one does): ids and terms must not depend on it.
+  const byAdd = new TermHash(), bySpan = new TermHash(), mixed = new TermHash(30_000);
   let at = 0;
   for (let i = 0; i < all.length; i++) {
     const w = all[i], start = at, end = at + w.length;

@@ -98,7 +98,8 @@ export function parseSearchBody(body: Obj): SearchRequest {
       case 'docvalue_fields': r.docvalueFields = [v].flat().map((x) => (isObj(x) ? String(x.field) : String(x))); break;
       case 'track_scores': r.trackScores = v === true; break;
       case 'track_total_hits': r.trackTotalHits = v !== false; break;
-      case 'min_score': r.minScore = Number(v); break;
+      // A float in ES, compared with float scores: a score printed in a reply and sent back as min_score keeps its hit.
+      case 'min_score': r.minScore = Math.fround(Number(v)); break;
       case 'terminate_after': r.terminateAfter = int(v, k, loc); break;
       case 'search_after': r.searchAfter = [v].flat(); break;
       case 'aggs': case 'aggregations': r.aggs = parseAggs(body, k); break;

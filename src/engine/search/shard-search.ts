@@ -93,6 +93,10 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
   const groupValues = req.collapse ? new GroupValues(req.collapse.field, ctx, req.collapse.innerHits.length > 0) : null;
   const groups = groupValues ? new GroupTopCollector(sort ? sort.kinds : null, sort ? sort.reverse : null, sort ? sort.missingFirst : null) : null;
   const simple = scoreTop !== null && !aggs && !post && req.minScore === null && !req.searchAfter && req.terminateAfter === 0 && !groups;
+  // Sorted by fields alone, hits and max_score carry no score (ES leaves them null without track_scores), so
+  // matches are not scored: a BM25 score reads the doc's norm at random, most of a sorted query's collection.
+  // Anything that may read a score keeps them (aggregations: top_hits and scripts can).
+  const needsScores = !sort || req.trackScores || sort.needsScores || aggs !== null || req.minScore !== null || req.explain || groups !== null;
   if (simple && weight.matchAllScore !== undefined) {
     total = collectMatchAll(reader, weight.matchAllScore, scoreTop!, topN);
   } else segments: for (let ord = 0; ord < reader.segments.length; ord++) {
@@ -107,7 +111,7 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
     if (simple && (scorer instanceof TermScorer || scorer instanceof WindowSumScorer)) { total += scorer.collectAll(base, parentOf, live, scoreTop!); continue; }
     for (let d = scorer.next(); d !== NO_MORE_DOCS; d = scorer.next()) {
       if ((parentOf !== null && parentOf[d] !== -1) || (live !== null && live[d] === 0)) continue;
-      const score = scorer.score();
+      const score = needsScores ? scorer.score() : 0;
       if (req.minScore !== null && score < req.minScore) continue;
       if (aggs) aggs.collect(d, score);
       if (post && (!pf || (pf.doc() < d ? pf.seek(d) : pf.doc()) !== d)) continue;

@@ -16,22 +16,32 @@
 
 export interface CacheStats { entries: number; bytes: number; budgetBytes: number; hits: number; misses: number; evictions: number }
 
+/**
+ * One reader's key space in the cache (a segment's term dictionary, stored fields, postings, columns): its
+ * entries by numeric key, dropped together when the segment closes. Keys were strings (a segment prefix and a
+ * block or term number) concatenated and hashed anew at every lookup: 4–8% of a search's CPU on a shard.
+ */
+export class CacheOwner {
+  /** The owner's cached entries by key: one key space across the sections. */
+  readonly entries = new Map<number, Entry>();
+}
+
 /** A cached value, linked in its section's recency list (oldest at `head`). */
-interface Entry { key: string; value: unknown; bytes: number; older: Entry | null; newer: Entry | null }
+interface Entry { owner: CacheOwner; key: number; section: Lru; value: unknown; bytes: number; older: Entry | null; newer: Entry | null }
 
 const STORED_SHARE = 1 / 8;
 const COLUMN_SHARE = 1 / 4;
 
 /**
- * One least-recently-used map with a byte budget: a Map for lookups and a doubly linked list for recency, so a
- * hit and an eviction each cost a few pointer updates. (Ordering by the Map's own insertion order cost a delete
- * and a set per hit, and each eviction walked from the front past every hole earlier deletions left there
- * until V8 rehashed the table: 45–120 µs per cache miss at 10,000–40,000 entries.)
+ * One least-recently-used section with a byte budget: entries found through their owner's map, recency kept in
+ * a doubly linked list, so a hit and an eviction each cost a few pointer updates. (Ordering by a Map's own
+ * insertion order cost a delete and a set per hit, and each eviction walked from the front past every hole
+ * earlier deletions left there until V8 rehashed the table: 45–120 µs per cache miss at 10,000–40,000 entries.)
  */
 class Lru {
-  private readonly map = new Map<string, Entry>();
   private head: Entry | null = null;
   private tail: Entry | null = null;
+  size = 0;
   bytes = 0;
   hits = 0;
   misses = 0;
@@ -39,10 +49,8 @@ class Lru {
 
   constructor(public budgetBytes: number) {}
 
-  get size(): number { return this.map.size; }
-
-  get<T>(key: string, load: () => { value: T; bytes: number }, usable?: (cached: T) => boolean): T {
-    const e = this.map.get(key);
+  get<T>(owner: CacheOwner, key: number, load: () => { value: T; bytes: number }, usable?: (cached: T) => boolean): T {
+    const e = owner.entries.get(key);
     if (e !== undefined) {
       if (usable === undefined || usable(e.value as T)) {
         this.hits++;
@@ -56,9 +64,10 @@ class Lru {
     const loaded = load();
     // A value larger than the whole budget is returned uncached rather than flushing everything else.
     if (loaded.bytes <= this.budgetBytes) {
-      const n: Entry = { key, value: loaded.value, bytes: loaded.bytes, older: null, newer: null };
-      this.map.set(key, n);
+      const n: Entry = { owner, key, section: this, value: loaded.value, bytes: loaded.bytes, older: null, newer: null };
+      owner.entries.set(key, n);
       this.append(n);
+      this.size++;
       this.bytes += loaded.bytes;
       this.evict();
     }
@@ -72,23 +81,22 @@ class Lru {
     }
   }
 
-  dropPrefix(prefix: string): void {
-    for (let e = this.head; e !== null;) {
-      const next = e.newer;
-      if (e.key.startsWith(prefix)) this.remove(e);
-      e = next;
-    }
-  }
-
   clear(): void {
-    this.map.clear();
+    for (let e = this.head; e !== null; e = e.newer) e.owner.entries.delete(e.key);
     this.head = this.tail = null;
+    this.size = 0;
     this.bytes = 0;
   }
 
-  private remove(e: Entry): void {
+  remove(e: Entry): void {
+    this.forget(e);
+    e.owner.entries.delete(e.key);
+  }
+
+  /** Takes `e` out of this section without touching its owner's map (the caller clears that). */
+  forget(e: Entry): void {
     this.unlink(e);
-    this.map.delete(e.key);
+    this.size--;
     this.bytes -= e.bytes;
   }
 
@@ -115,27 +123,28 @@ export class BlockCache {
     this.setBudget(budgetBytes);
   }
 
-  /** The cached value for `key`, or `load()`'s (cached with its reported size): postings and term blocks. */
-  get<T>(key: string, load: () => { value: T; bytes: number }): T {
-    return this.main.get(key, load);
+  /** The cached value of `owner`'s `key`, or `load()`'s (cached with its reported size): postings and term blocks. */
+  get<T>(owner: CacheOwner, key: number, load: () => { value: T; bytes: number }): T {
+    return this.main.get(owner, key, load);
   }
 
   /** As `get`, for whole-segment columns (doc values, norms): their own section of the budget. */
-  getColumn<T>(key: string, load: () => { value: T; bytes: number }): T {
-    return this.columns.get(key, load);
+  getColumn<T>(owner: CacheOwner, key: number, load: () => { value: T; bytes: number }): T {
+    return this.columns.get(owner, key, load);
   }
 
   /**
    * As `get`, for stored-field blocks (their own section of the budget). A block may be cached in part (the
    * entries up to the one a search fetched): `usable` says whether the cached part serves this read.
    */
-  getStored<T>(key: string, load: () => { value: T; bytes: number }, usable: (cached: T) => boolean): T {
-    return this.storedBlocks.get(key, load, usable);
+  getStored<T>(owner: CacheOwner, key: number, load: () => { value: T; bytes: number }, usable: (cached: T) => boolean): T {
+    return this.storedBlocks.get(owner, key, load, usable);
   }
 
-  /** Drops every entry whose key starts with `prefix` (a closed segment's). */
-  dropPrefix(prefix: string): void {
-    for (const l of this.sections) l.dropPrefix(prefix);
+  /** Drops every entry of `owner` (a closed segment's reader). */
+  drop(owner: CacheOwner): void {
+    for (const e of owner.entries.values()) e.section.forget(e);
+    owner.entries.clear();
   }
 
   /** Drops every entry (`_cache/clear`). */

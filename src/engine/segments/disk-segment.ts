@@ -17,7 +17,7 @@ import {
   type Bitmap, type FieldPostings, NumericDocValues, OrdinalDocValues, RoaringBitmap32, type Segment,
   type StoredFields, type TermPostings,
 } from '../postings/segment.ts';
-import { BlockCache } from './block-cache.ts';
+import { BlockCache, CacheOwner } from './block-cache.ts';
 import { BloomFilter, bloomHash1, bloomHash2 } from './bloom-filter.ts';
 import {
   decodeDocList, decodeNested, decodeNumeric, decodeOrdinals, decodeOrdinalTerms, type NestedStructure,
@@ -55,8 +55,6 @@ function readWholeRegion(path: string, ext: 'si' | 'tip'): Uint8Array {
   }
 }
 
-let nextSegmentKey = 0;
-
 /** Private cache of a merge's view of one input: a term block and a column at a time is all it re-reads. */
 const MERGE_CACHE_BYTES = 4 * 1024 * 1024;
 
@@ -79,8 +77,11 @@ export class DiskSegment implements Segment {
   private readonly bloom: BloomFilter;
   private readonly ids: TermDictionaryReader;
   private readonly storedFields: StoredFieldsReader;
-  /** Cache-key prefix unique to this open segment. */
-  readonly key: string;
+  /** Every key space this segment's readers hold in the cache, dropped at close. */
+  private readonly owners: CacheOwner[] = [];
+  /** The columns' key space, a key per column tag. */
+  private readonly columnOwner: CacheOwner;
+  private readonly columnKeys = new Map<string, number>();
   private closed = false;
 
   private constructor(readonly dir: string, info: SegmentInfo, private readonly indexes: SegmentIndexes, readonly cache: BlockCache) {
@@ -88,7 +89,7 @@ export class DiskSegment implements Segment {
     this.name = info.name;
     this.maxDoc = info.maxDoc;
     this.hasNested = info.hasNested;
-    this.key = `s${nextSegmentKey++}:`;
+    this.columnOwner = this.cacheOwner();
     let size = 0;
     for (const ext of SEGMENT_EXTENSIONS) size += info.fileBytes[ext];
     this.sizeBytes = size;
@@ -99,12 +100,19 @@ export class DiskSegment implements Segment {
     this.ordinalsByName = new Map(info.ordinals.map((c) => [c.name, c]));
     this.existsByName = new Map(info.exists.map((c) => [c.name, c]));
     this.bloom = new BloomFilter(indexes.bloomWords);
-    this.ids = new TermDictionaryReader(this.file('ids'), indexes.ids, cache, this.key + 'id:');
-    this.storedFields = new StoredFieldsReader(this.file('fdt'), indexes.stored, cache, this.key + 'st:');
+    this.ids = new TermDictionaryReader(this.file('ids'), indexes.ids, cache, this.cacheOwner());
+    this.storedFields = new StoredFieldsReader(this.file('fdt'), indexes.stored, cache, this.cacheOwner());
     for (let i = 0; i < info.fields.length; i++) {
       const f = info.fields[i];
-      this.fieldByName.set(f.name, new DiskFieldPostings(this, f, new TermDictionaryReader(this.file('tim'), indexes.terms[i], cache, `${this.key}t${i}:`)));
+      this.fieldByName.set(f.name, new DiskFieldPostings(this, f, new TermDictionaryReader(this.file('tim'), indexes.terms[i], cache, this.cacheOwner())));
     }
+  }
+
+  /** A new key space in the cache for one of this segment's readers, dropped when the segment closes. */
+  cacheOwner(): CacheOwner {
+    const o = new CacheOwner();
+    this.owners.push(o);
+    return o;
   }
 
   /** Opens segment `name` in `dir`: reads `.si` and `.tip`, checks the other files' presence and lengths. */
@@ -137,7 +145,9 @@ export class DiskSegment implements Segment {
 
   /** A checked region of `.dvd`, decoded by `decode` and cached under `tag`. */
   column<T>(tag: string, ref: RegionRef, decode: (payload: Uint8Array) => { value: T; bytes: number }): T {
-    return this.cache.getColumn(this.key + tag, () => decode(this.file('dvd').readRegion(ref)));
+    let key = this.columnKeys.get(tag);
+    if (key === undefined) { key = this.columnKeys.size; this.columnKeys.set(tag, key); }
+    return this.cache.getColumn(this.columnOwner, key, () => decode(this.file('dvd').readRegion(ref)));
   }
 
   fieldNames(): readonly string[] { return this.info.fields.map((f) => f.name); }
@@ -239,7 +249,7 @@ export class DiskSegment implements Segment {
     if (this.closed) return;
     this.closed = true;
     for (const f of this.files.values()) f.close();
-    this.cache.dropPrefix(this.key);
+    for (const o of this.owners) this.cache.drop(o);
   }
 }
 
@@ -252,7 +262,8 @@ export class DiskFieldPostings implements FieldPostings {
   readonly docCount: number;
   readonly sumTotalTermFreq: number;
   readonly sumDocFreq: number;
-  private readonly tag: string;
+  /** This field's postings in the cache: term t decoded without positions under 3t, with them 3t + 1, as a bitmap 3t + 2. */
+  private readonly owner: CacheOwner;
 
   constructor(private readonly seg: DiskSegment, private readonly meta: FieldMeta, private readonly dict: TermDictionaryReader) {
     this.hasFreqs = meta.hasFreqs;
@@ -260,7 +271,7 @@ export class DiskFieldPostings implements FieldPostings {
     this.docCount = meta.docCount;
     this.sumTotalTermFreq = meta.sumTotalTermFreq;
     this.sumDocFreq = meta.sumDocFreq;
-    this.tag = `${seg.key}p:${meta.name}:`;
+    this.owner = seg.cacheOwner();
   }
 
   get numTerms(): number { return this.dict.numTerms; }
@@ -275,11 +286,10 @@ export class DiskFieldPostings implements FieldPostings {
 
   private decoded(t: number, withPositions: boolean): DecodedPostings {
     const seg = this.seg;
-    const key = this.tag + (withPositions ? 'P' : 'D') + t;
     const blob = this.dict.blob(t);
     // Inline postings (rare terms) decode from the dictionary block at no I/O cost: not worth a cache entry.
     if (blob !== null) return this.decodeInline(t, blob, withPositions);
-    return seg.cache.get(key, () => {
+    return seg.cache.get(this.owner, withPositions ? 3 * t + 1 : 3 * t, () => {
       const df = this.dict.value(t, 0);
       const ref: RegionRef = { off: this.dict.value(t, 2), len: this.dict.value(t, 3) };
       const file = seg.file('doc');
@@ -349,7 +359,7 @@ export class DiskFieldPostings implements FieldPostings {
   }
 
   bitmap(t: number): Bitmap {
-    return this.seg.cache.get(this.tag + 'B' + t, () => {
+    return this.seg.cache.get(this.owner, 3 * t + 2, () => {
       const b = new RoaringBitmap32(this.decoded(t, false).docs);
       return { value: b, bytes: 64 + b.getSerializationSizeInBytes(false) };
     });

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeOrdinals, encodeOrdinals } from './doc-values-format.ts';
-import { OrdinalDocValues } from '../postings/segment.ts';
+import { createHash } from 'node:crypto';
+import { decodeNumeric, decodeOrdinals, encodeNumeric, encodeOrdinals } from './doc-values-format.ts';
+import { NumericDocValues, OrdinalDocValues } from '../postings/segment.ts';
 import { ArrayOrdinalTerms } from '../postings/memory-segment.ts';
 import { CorruptionError } from '../errors.ts';
 import { mulberry32 } from '../../../bench/support/mulberry32.ts';
@@ -38,4 +39,26 @@ test('an ordinal past the term count is corruption, whatever array the column wo
   const bytes = encodeOrdinals(new OrdinalDocValues(Uint32Array.of(0, 1, 2), Uint32Array.of(1, 1), new ArrayOrdinalTerms(['a', 'b'])), 2);
   assert.throws(() => decodeOrdinals(bytes, 2, new ArrayOrdinalTerms(['a']), 'f.dvd', 7), CorruptionError);
   assert.deepEqual([...decodeOrdinals(bytes, 2, terms, 'f.dvd', 7).ords], [1, 1]);
+});
+
+// The packed numeric layout is pinned by the digest of its bytes (taken from the bit-by-bit packer the
+// accumulator replaced), for widths inside, at and across byte boundaries.
+const PACKED: [number, string, number][] = [
+  [1, 'b8e40fd43b015584', 1731], [3, '2a48365dbb1f0671', 1931], [8, '06ade12a264cde01', 2431], [13, '99dba8ff6d41a3c2', 2931],
+  [17, 'de077038290405e6', 3331], [31, 'aecd83f5014f591f', 4731], [32, '7cafc9b415a5868f', 4831],
+];
+
+test('packed numeric columns keep their bytes and decode to their values at every bit width', () => {
+  const r = mulberry32(5);
+  for (const [bits, digest, length] of PACKED) {
+    const maxDoc = 1000, start = new Uint32Array(maxDoc + 1), vals: number[] = [];
+    for (let d = 0; d < maxDoc; d++) { start[d] = vals.length; if (d % 5 !== 2) vals.push(1000 + 3 * Math.floor(r() * 2 ** bits)); }
+    start[maxDoc] = vals.length;
+    const bytes = encodeNumeric(new NumericDocValues(start, Float64Array.from(vals)), maxDoc);
+    assert.equal(bytes.length, length, `${bits} bits`);
+    assert.equal(createHash('sha256').update(bytes).digest('hex').slice(0, 16), digest, `${bits} bits`);
+    const dv = decodeNumeric(bytes, maxDoc, 'f.dvd', 0);
+    assert.deepEqual(dv.start, start);
+    assert.deepEqual([...dv.values], vals, `${bits} bits`);
+  }
 });

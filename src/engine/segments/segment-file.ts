@@ -87,8 +87,7 @@ export class SegmentFileReader implements RegionSource {
   }
 
   private checked(ref: RegionRef, buf: Uint8Array): Uint8Array {
-    const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-    const len = dv.getUint32(0, true), crc = dv.getUint32(4, true);
+    const len = uint32le(buf, 0), crc = uint32le(buf, 4);
     if (len !== ref.len - REGION_HEADER_SIZE) throw new CorruptionError(this.path, ref.off, `region length ${len}, index says ${ref.len - REGION_HEADER_SIZE}`);
     const payload = buf.subarray(REGION_HEADER_SIZE);
     if (crc32c(payload) !== crc) throw new CorruptionError(this.path, ref.off, 'region checksum mismatch');
@@ -133,7 +132,8 @@ const WRITE_BUFFER_BYTES = 256 * 1024;
 /** Appends regions to a new segment file through a write buffer; `finish` flushes (and optionally fsyncs). */
 export class SegmentFileWriter {
   private readonly fd: number;
-  private buf = new Uint8Array(WRITE_BUFFER_BYTES);
+  private readonly buf = new Uint8Array(WRITE_BUFFER_BYTES);
+  private readonly view = new DataView(this.buf.buffer);
   private used = 0;
   /** Bytes written so far (header included), i.e. the offset of the next region. */
   offset = 0;
@@ -146,11 +146,13 @@ export class SegmentFileWriter {
   /** Appends `payload` as a region and returns where it went. */
   region(payload: Uint8Array): RegionRef {
     const off = this.offset;
-    const head = new Uint8Array(REGION_HEADER_SIZE);
-    const dv = new DataView(head.buffer);
-    dv.setUint32(0, payload.byteLength, true);
-    dv.setUint32(4, crc32c(payload), true);
-    this.raw(head);
+    // The header goes straight into the write buffer: a segment write makes a region per frequent term, and a
+    // header array and DataView each were garbage.
+    if (this.used + REGION_HEADER_SIZE > WRITE_BUFFER_BYTES) this.flushBuffer();
+    this.view.setUint32(this.used, payload.byteLength, true);
+    this.view.setUint32(this.used + 4, crc32c(payload), true);
+    this.used += REGION_HEADER_SIZE;
+    this.offset += REGION_HEADER_SIZE;
     this.raw(payload);
     return { off, len: REGION_HEADER_SIZE + payload.byteLength };
   }
@@ -190,4 +192,9 @@ export class SegmentFileWriter {
   abandon(): void {
     try { closeSync(this.fd); } catch { /* already closed */ }
   }
+}
+
+/** The little-endian uint32 at `at` (no DataView per read region). */
+function uint32le(b: Uint8Array, at: number): number {
+  return (b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (b[at + 3] << 24)) >>> 0;
 }

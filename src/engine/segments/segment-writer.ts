@@ -314,7 +314,7 @@ class Writer {
     const hasFreqs = parts.some((p) => p.hasFreqs), hasPositions = hasFreqs && parts.some((p) => p.hasPositions);
     const tw = new TermDictionaryWriter(this.files.get('tim')!, FIELD_TERM_ARITY, true);
     const docFile = this.files.get('doc')!, posFile = this.files.get('pos')!;
-    const cur: string[] = new Array(parts.length), ord = new Int32Array(parts.length);
+    const cur: string[] = new Array(parts.length), ord = new Int32Array(parts.length), ks = new Int32Array(parts.length);
     const heap = new TermHeap(cur);
     for (let k = 0; k < parts.length; k++) { cur[k] = parts[k].term(0); heap.push(k); }
     const vals = [0, 0, 0, 0, 0, 0];
@@ -325,11 +325,17 @@ class Writer {
     while (heap.size > 0) {
       const term = cur[heap.peek()];
       docs.reset(); freqs.reset(); this.posBytes.reset();
-      // Inputs in index order keep the concatenated postings ascending; pop them all, then sort by k.
-      const ks: number[] = [];
-      while (heap.size > 0 && cur[heap.peek()] === term) ks.push(heap.pop());
-      ks.sort((a, b) => a - b);
-      for (const k of ks) {
+      // Inputs in index order keep the concatenated postings ascending; pop them all, then sort by k (insertion
+      // into a reused array: most terms are in one or two inputs, and a sort call per term showed in profiles).
+      let nk = 0;
+      while (heap.size > 0 && cur[heap.peek()] === term) {
+        const k = heap.pop();
+        let i = nk++;
+        for (; i > 0 && ks[i - 1] > k; i--) ks[i] = ks[i - 1];
+        ks[i] = k;
+      }
+      for (let i = 0; i < nk; i++) {
+        const k = ks[i];
         this.copyPostings(parts[k], ord[k], maps[k], hasFreqs, hasPositions);
         if (++ord[k] < parts[k].numTerms) { cur[k] = parts[k].term(ord[k]); heap.push(k); }
       }

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StoredFieldsReader, StoredFieldsWriter, STORED_BLOCK_BYTES, type StoredEntry } from './stored-fields-format.ts';
-import { BlockCache } from './block-cache.ts';
+import { BlockCache, CacheOwner } from './block-cache.ts';
 import { CorruptionError } from '../errors.ts';
 import type { RegionRef, RegionSource, SegmentFileWriter } from './segment-file.ts';
 import { mulberry32 } from '../../../bench/support/mulberry32.ts';
@@ -36,7 +36,7 @@ function written(list: StoredEntry[]): { reader: (cache: BlockCache | null) => S
   const w = new StoredFieldsWriter(f.writer);
   for (const e of list) w.add(e.doc, e.id, e.routing, e.seqNo, e.version, e.primaryTerm, e.source);
   const index = w.finish();
-  return { regions: f.regions, reader: (cache) => new StoredFieldsReader(f.source, index, cache, 'k:') };
+  return { regions: f.regions, reader: (cache) => new StoredFieldsReader(f.source, index, cache, new CacheOwner()) };
 }
 
 const plain = (e: StoredEntry) => ({ ...e, source: Buffer.from(e.source).toString('latin1') });

@@ -15,7 +15,7 @@
 import { ByteReader, ByteWriter } from '../codec/byte-buf.ts';
 import { deflateRawTransient, inflateRawPrefix, type InflatedPrefix } from '../codec/zlib-reuse.ts';
 import { CorruptionError } from '../errors.ts';
-import type { BlockCache } from './block-cache.ts';
+import type { BlockCache, CacheOwner } from './block-cache.ts';
 import type { RegionRef, RegionSource, SegmentFileWriter } from './segment-file.ts';
 
 /**
@@ -39,6 +39,8 @@ const enc = new TextEncoder();
 
 export class StoredFieldsWriter {
   private readonly w = new ByteWriter(STORED_BLOCK_BYTES * 2);
+  private readonly raw = new ByteWriter(STORED_BLOCK_BYTES * 2);
+  private readonly payload = new ByteWriter(STORED_BLOCK_BYTES * 2);
   private count = 0;
   private first = 0;
   readonly index: StoredIndex = { firstDocs: [], blockOff: [], blockLen: [] };
@@ -63,16 +65,17 @@ export class StoredFieldsWriter {
 
   private flushBlock(): void {
     if (this.count === 0) return;
-    const head = new ByteWriter(8);
-    head.uvarint(this.count);
-    const raw = new Uint8Array(head.len + this.w.len);
-    raw.set(head.buf.subarray(0, head.len), 0);
-    raw.set(this.w.buf.subarray(0, this.w.len), head.len);
-    const packed = deflateRawTransient(raw, DEFLATE_LEVEL);
-    const payload = new Uint8Array(packed.byteLength + 1);
-    payload[0] = STORED_CODEC_DEFLATE;
-    payload.set(packed, 1);
-    const ref = this.file.region(payload);
+    // The block (its entry count, then the entries) and its payload are built in reused buffers: two fresh
+    // block-sized arrays per block were a kilobyte of garbage per document written.
+    const raw = this.raw, payload = this.payload;
+    raw.len = 0;
+    raw.uvarint(this.count);
+    raw.bytes(this.w.buf.subarray(0, this.w.len));
+    const packed = deflateRawTransient(raw.buf.subarray(0, raw.len), DEFLATE_LEVEL);
+    payload.len = 0;
+    payload.u8(STORED_CODEC_DEFLATE);
+    payload.bytes(packed);
+    const ref = this.file.region(payload.buf.subarray(0, payload.len));
     this.index.firstDocs.push(this.first);
     this.index.blockOff.push(ref.off);
     this.index.blockLen.push(ref.len);
@@ -141,7 +144,7 @@ function entryEnd(buf: Uint8Array, pos: number, len: number): number {
 const utf8 = new TextDecoder();
 
 export class StoredFieldsReader {
-  constructor(private readonly file: RegionSource, private readonly index: StoredIndex, private readonly cache: BlockCache | null, private readonly key: string) {}
+  constructor(private readonly file: RegionSource, private readonly index: StoredIndex, private readonly cache: BlockCache | null, private readonly owner: CacheOwner) {}
 
   /** The stored entry of root doc `doc`; CorruptionError when the index says it should exist and it does not. */
   get(doc: number): StoredEntry {
@@ -151,7 +154,7 @@ export class StoredFieldsReader {
     const b = lo - 1;
     if (b < 0) throw new CorruptionError(this.file.path, 0, `no stored fields for doc ${doc}`);
     const block = this.cache
-      ? this.cache.getStored(this.key + b, () => this.load(b, doc), (c: InflatedBlock) => c.complete || c.docs[c.docs.length - 1] >= doc)
+      ? this.cache.getStored(this.owner, b, () => this.load(b, doc), (c: InflatedBlock) => c.complete || c.docs[c.docs.length - 1] >= doc)
       : this.load(b, doc).value;
     lo = 0; hi = block.docs.length;
     while (lo < hi) { const m = (lo + hi) >>> 1; if (block.docs[m] < doc) lo = m + 1; else hi = m; }

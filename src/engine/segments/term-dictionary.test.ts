@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { SEGMENT_TERMS_MAGIC, SEGMENT_VERSION } from '../codec/format-ids.ts';
-import { BlockCache } from './block-cache.ts';
+import { BlockCache, CacheOwner } from './block-cache.ts';
 import { SegmentFileReader, SegmentFileWriter } from './segment-file.ts';
 import { TermDictionaryReader, TermDictionaryWriter } from './term-dictionary.ts';
 import { sortTerms } from '../postings/sort-terms.ts';
@@ -18,14 +18,14 @@ test('lookups find every written term with its values and blob, and no other str
   let run = 0;
   try {
     fc.assert(fc.property(fc.uniqueArray(str, { minLength: 1, maxLength: 300 }), fc.array(str, { maxLength: 60 }), fc.boolean(), fc.array(fc.nat(), { maxLength: 20 }), (words, probes, blobs, iterate) => {
-      const terms = sortTerms(words);
+      const { terms } = sortTerms(words);
       const path = join(dir, `t${run++}.tim`);
       const w = new SegmentFileWriter(path, SEGMENT_TERMS_MAGIC, SEGMENT_VERSION);
       const tw = new TermDictionaryWriter(w, 3, blobs);
       terms.forEach((t, i) => tw.add(t, [i, i * 7, 2 ** 40 + i], blobs && i % 3 === 0 ? Uint8Array.of(i & 255, 1, 2) : null));
       const index = tw.finish();
       w.finish(false);
-      const reader = new TermDictionaryReader(new SegmentFileReader(path, SEGMENT_TERMS_MAGIC, SEGMENT_VERSION, SEGMENT_VERSION), index, new BlockCache(1 << 20), 'k:');
+      const reader = new TermDictionaryReader(new SegmentFileReader(path, SEGMENT_TERMS_MAGIC, SEGMENT_VERSION, SEGMENT_VERSION), index, new BlockCache(1 << 20), new CacheOwner());
       for (const [j, t] of terms.entries()) {
         // Reading a term by ordinal decodes its block: later lookups in that block take the decoded path.
         if (iterate.includes(j)) assert.equal(reader.term(j), t);
@@ -58,7 +58,7 @@ test('an entry read by ordinal after its lookup was forgotten comes from the raw
     const index = tw.finish();
     w.finish(false);
     const cache = new BlockCache(1 << 22);
-    const reader = new TermDictionaryReader(new SegmentFileReader(path, SEGMENT_TERMS_MAGIC, SEGMENT_VERSION, SEGMENT_VERSION), index, cache, 'k:');
+    const reader = new TermDictionaryReader(new SegmentFileReader(path, SEGMENT_TERMS_MAGIC, SEGMENT_VERSION, SEGMENT_VERSION), index, cache, new CacheOwner());
     // As the index reader's term-id memo does: ordinals looked up once, read again much later.
     const ords = terms.map((t) => reader.lookup(t));
     const entries = cache.stats().entries;

@@ -14,7 +14,7 @@
  */
 import { CorruptionError } from '../errors.ts';
 import { ByteReader, ByteWriter } from '../codec/byte-buf.ts';
-import type { BlockCache } from './block-cache.ts';
+import type { BlockCache, CacheOwner } from './block-cache.ts';
 import type { RegionRef, RegionSource, SegmentFileWriter } from './segment-file.ts';
 
 export const TERMS_PER_BLOCK = 64;
@@ -100,8 +100,8 @@ export class TermDictionaryReader {
     private readonly file: RegionSource,
     readonly index: TermIndex,
     private readonly cache: BlockCache,
-    /** Cache-key prefix unique to this dictionary. */
-    private readonly key: string,
+    /** This dictionary's key space in the cache: block b decoded under 2b, raw under 2b + 1. */
+    private readonly owner: CacheOwner,
   ) {}
 
   get numTerms(): number { return this.index.numTerms; }
@@ -123,7 +123,7 @@ export class TermDictionaryReader {
   }
 
   private loadBlock(b: number): TermBlock {
-    return this.cache.get(this.key + b, () => {
+    return this.cache.get(this.owner, 2 * b, () => {
       const ref: RegionRef = { off: this.index.blockOff[b], len: this.index.blockLen[b] };
       // Entries become strings and numbers; only blobs stay views of the region, which must then be owned.
       const payload = this.index.blobs ? this.file.readRegion(ref) : this.file.readRegionTransient(ref);
@@ -249,7 +249,7 @@ export class TermDictionaryReader {
   }
 
   private rawBlock(b: number): RawBlock {
-    return this.cache.get(this.key + 'R' + b, () => {
+    return this.cache.get(this.owner, 2 * b + 1, () => {
       const bytes = this.file.readRegion({ off: this.index.blockOff[b], len: this.index.blockLen[b] });
       const r = new ByteReader(bytes, this.file.path);
       const valuesAt = new Int32Array(r.uvarint());

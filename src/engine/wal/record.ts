@@ -10,7 +10,7 @@
  * the stored (possibly compressed) payload length. The CRC-32C covers the first five header bytes and the
  * stored payload, so a damaged type or length is caught as well as damaged data.
  */
-import { crc32c } from '../codec/crc32c.ts';
+import { crc32c, crc32cShort } from '../codec/crc32c.ts';
 import { WAL_RECORD_HEADER_SIZE } from '../codec/format-ids.ts';
 
 /** Record types callers may use. */
@@ -25,7 +25,7 @@ export function encodeRecord(dst: Uint8Array, off: number, typeFlags: number, pa
   const len = payload.length;
   dst[off] = typeFlags;
   writeU32(dst, off + 1, len);
-  const crc = crc32c(payload, crc32c(dst.subarray(off, off + 5)));
+  const crc = crc32c(payload, crc32cShort(dst, off, off + 5));
   writeU32(dst, off + 5, crc);
   dst.set(payload, off + WAL_RECORD_HEADER_SIZE);
   return off + WAL_RECORD_HEADER_SIZE + len;
@@ -52,7 +52,7 @@ export function checkRecord(src: Uint8Array, off: number, end: number): number {
   const len = readU32(src, off + 1);
   if (len > end - off - WAL_RECORD_HEADER_SIZE) return REC_SHORT;
   const start = off + WAL_RECORD_HEADER_SIZE;
-  const crc = crc32c(src.subarray(start, start + len), crc32c(src.subarray(off, off + 5)));
+  const crc = crc32c(src.subarray(start, start + len), crc32cShort(src, off, off + 5));
   return crc === readU32(src, off + 5) ? REC_OK : REC_BAD;
 }
 

@@ -32,6 +32,8 @@ export interface WalWriterOptions {
   firstSegment: number;
   segmentSizeBytes: number;
   compress: boolean;
+  /** Zeros written ahead of the records, this many bytes at a time (0: the file grows with each write). */
+  preallocateBytes?: number;
   /** Called after a segment file has been created (and its directory entry fsynced). */
   onSegmentCreated: (seq: number) => void;
   /** Called once when a batch fails, after the rollback and before its appends reject. */
@@ -56,9 +58,13 @@ export class WalWriter {
   records = 0;
   private bufferedRecords = 0;
   private readonly undo: BatchUndo;
+  private readonly preallocateBytes: number;
+  /** End of the current segment file (past `offset` when zeros were written ahead). */
+  private allocated = 0;
 
   constructor(opts: WalWriterOptions) {
     this.dir = opts.dir;
+    this.preallocateBytes = opts.preallocateBytes ?? 0;
     this.seq = opts.firstSegment;
     this.segmentSizeBytes = opts.segmentSizeBytes;
     this.compress = opts.compress;
@@ -116,6 +122,7 @@ export class WalWriter {
     if (this.fh) {
       const fh = this.fh;
       this.fh = null;
+      await this.trim(fh);
       await fh.close();
     }
     await this.undo.retry();
@@ -224,6 +231,13 @@ export class WalWriter {
   /** Writes `buf[0..used)` at the durable end of the current segment and fsyncs it. */
   private async flushBuffered(buf: Buffer, used: number): Promise<void> {
     const fh = this.fh!;
+    if (this.preallocateBytes > 0 && this.offset + used > this.allocated) {
+      // Zeros ahead first, so that this write and its fsync (and the next ones) land inside the file.
+      const grow = Math.ceil((this.offset + used - this.allocated) / this.preallocateBytes) * this.preallocateBytes;
+      const zeros = Buffer.alloc(Math.min(grow, this.preallocateBytes));
+      for (let at = this.allocated; at < this.allocated + grow; at += zeros.length) await writeFully(fh, zeros, 0, zeros.length, at);
+      this.allocated += grow;
+    }
     await writeFully(fh, buf, 0, used, this.offset);
     await fh.datasync();
     this.fsyncs++;
@@ -236,9 +250,19 @@ export class WalWriter {
   private async rotate(): Promise<void> {
     const fh = this.fh!;
     this.fh = null;
+    await this.trim(fh);
     await fh.close();
     this.seq++;
     this.offset = FILE_HEADER_SIZE;
+  }
+
+  /** Cuts the zeros written ahead off a segment being closed, so that only the last segment may end in zeros. */
+  private async trim(fh: fsp.FileHandle): Promise<void> {
+    if (this.allocated <= this.offset) return;
+    await fh.truncate(this.offset);
+    await fh.datasync();
+    this.fsyncs++;
+    this.allocated = this.offset;
   }
 
   private async openSegment(): Promise<void> {
@@ -246,6 +270,7 @@ export class WalWriter {
     this.fsyncs += 2; // file header + directory entry
     this.bytesWritten += FILE_HEADER_SIZE;
     this.offset = FILE_HEADER_SIZE;
+    this.allocated = FILE_HEADER_SIZE;
     this.onSegmentCreated(this.seq);
   }
 }

@@ -235,9 +235,9 @@ export class WorkflowEngine {
 
   /**
    * Commits every change made so far in one atomic write; resolves once it and every earlier commit are
-   * durable. Up to `inFlight` commits overlap (LMDB commits them in order and flushes them to disk in
-   * parallel with later ones: the fsync latency does not serialise the batches); beyond that, calls share
-   * the next commit, which takes whatever changed up to the moment it starts (group commit).
+   * durable (in the partition's commit log; LMDB is written behind it). Up to `inFlight` commits overlap;
+   * beyond that, calls share the next commit, which takes whatever changed up to the moment it starts
+   * (group commit).
    *
    * Inbound events pass EVENT_COMMITS_IN_FLIGHT (1): an LMDB commit of this layout touches a dozen named
    * databases and costs about as much CPU as 6–7 events (bench/workflow/ingest-lmdb.bench.ts, batches of 4

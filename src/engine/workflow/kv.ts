@@ -14,7 +14,11 @@ export interface KvWrite {
 }
 
 /** Totals since the backend was opened: transactions, ms inside them, ms syncing to disk, pages written. */
-export interface KvCommitMetrics { txns: number; txnMs: number; syncMs: number; pagesWritten: number }
+export interface KvCommitMetrics {
+  txns: number; txnMs: number; syncMs: number; pagesWritten: number;
+  /** Fsyncs of the commit log (layout 5), when there is one. */
+  logSyncs?: number;
+}
 
 export interface KvBackend {
   /** The committed, decoded value of `key` in `space`, or undefined. */
@@ -23,6 +27,11 @@ export interface KvBackend {
   range(space: string, start: string, end: string, limit: number): Iterable<[string, unknown]>;
   /** Applies all writes atomically; resolves once durable. */
   commit(writes: KvWrite[]): Promise<void>;
+  /**
+   * Resolves once every commit made so far is readable through `get` and `range`. Without it, a commit is
+   * readable once it is durable; with a commit log (lmdb-kv.ts) it may be durable first and readable later.
+   */
+  applied?(): Promise<void>;
   /** The store's own accounting of its commits (LMDB: time writing and syncing), when it keeps one. */
   commitMetrics?(): KvCommitMetrics;
   close(): Promise<void>;

@@ -24,17 +24,19 @@ export const partitionDir = (dataDir: string, partition: number): string => join
 /** Opens (converting layout 1 first when needed) and returns the engine of one partition. */
 export async function openPartition(o: PartitionOptions): Promise<{ engine: WorkflowEngine; kv: LmdbKv; converted: number }> {
   const dir = partitionDir(o.dataDir, o.partition);
-  let kv = LmdbKv.open(dir);
+  let kv = await LmdbKv.openLogged(dir);
   const meta = kv.get('meta', WORKFLOW_META_KEY) as Meta | undefined;
   if (meta?.converting) {
     // A conversion died half-way: start it again from nothing.
     await kv.close();
     rmSync(dir, { recursive: true, force: true });
-    kv = LmdbKv.open(dir);
+    kv = await LmdbKv.openLogged(dir);
   }
   let converted = 0;
   try {
     if (WorkflowStore.isEmpty(kv)) converted = await convertFromShared(o, kv);
+    // The engine's store reads LMDB: the conversion's commits must be in it, not only in the commit log.
+    await kv.applied();
     return { engine: new WorkflowEngine({ ...o, kv }), kv, converted };
   } catch (err) {
     // The caller never gets the backend, so it is closed here: a thread that ends (a conversion commit

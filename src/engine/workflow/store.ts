@@ -115,7 +115,8 @@ export class WorkflowStore {
     };
     if (!m) this.meta.set(WORKFLOW_META_KEY, this.m);
     // Layout 2 → 3 adds only the commit guard, which the backend creates when it opens (lmdb-kv.ts); 3 → 4
-    // only the records value encoding, and values of the older form are read as they are (values.ts).
+    // only the records value encoding, and values of the older form are read as they are (values.ts); 4 → 5
+    // only the commit log, which the backend creates when it opens (lmdb-kv.ts `openLogged`).
     else if (m.layout !== WORKFLOW_STATE_VERSION) { m.layout = WORKFLOW_STATE_VERSION; this.metaChanged(); }
     for (const seq of this.m.appliedAbove) this.above.add(seq);
   }
@@ -330,13 +331,20 @@ export class WorkflowStore {
     this.commitCount++;
     this.committedWrites += writes.length;
     const done = this.kv.commit(writes);
+    // The snapshots stay readable until the backend can serve them (with a commit log, LMDB is written after
+    // the commit is durable), and retire in the order they were taken.
+    const readable = this.kv.applied?.() ?? done;
+    this.retired = Promise.all([this.retired, readable]).then(() => { for (const s of this.all) s.committed(); })
+      .catch((e: unknown) => { this.failure ??= e; });
     const p = Promise.all([this.tail, done]).then(() => {
-      for (const s of this.all) s.committed();
+      if (this.failure !== null) throw this.failure;
       this.commitMs += performance.now() - started;
     });
     this.tail = p.catch((e: unknown) => { this.failure ??= e; });
     return p;
   }
+
+  private retired: Promise<void> = Promise.resolve();
 
   private commitCount = 0;
   private committedWrites = 0;

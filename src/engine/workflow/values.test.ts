@@ -75,7 +75,7 @@ test('values of layouts 2–3 (plain msgpack behind the store value version) are
   assert.throws(() => decodeValue(new Uint8Array([]), 'x'), CorruptionError);
 });
 
-test('a layout-3 partition opens: its records are read, the first commit sets layout 4, old and new values sit side by side', async () => {
+test('a layout-3 partition opens: its records are read, the first commit sets the current layout, old and new values sit side by side', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'tessera-wfval-'));
   try {
     // As a layout-3 build left it: every value written by `Store` (value version 1, then plain msgpack).
@@ -104,7 +104,7 @@ test('a layout-3 partition opens: its records are read, the first commit sets la
     assert.equal(raw.db('wf2_timers').getStored(timer.id)![0], STORE_VALUE_VERSION, 'an unchanged one stays as it was');
     await raw.close();
     kv = LmdbKv.open(dir);
-    assert.equal((kv.get('meta', WORKFLOW_META_KEY) as Meta).layout, 4);
+    assert.equal((kv.get('meta', WORKFLOW_META_KEY) as Meta).layout, WORKFLOW_STATE_VERSION);
     assert.deepEqual(kv.get('runs', run.id), { ...run, open: 2 });
     assert.deepEqual(kv.get('timers', timer.id), timer);
     await kv.close();

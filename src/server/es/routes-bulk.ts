@@ -32,20 +32,24 @@ export function registerBulkRoutes(router: Router, cluster: EsCluster): void {
     const items = parseBulk(bodyBytes(req), { index: p.index, type: p.type ?? req.query.get('type') ?? undefined });
     const refresh = refreshParam(req);
     const planned = await plan(cluster, items, req.query.get('routing') ?? undefined, req.query.get('pipeline') ?? undefined);
-    const groups = new Map<string, { meta: IndexMeta; shard: number; idx: number[]; ops: WriteItem[] }>();
+    // Groups by index uuid, then by shard number (no key string per item), in order of first appearance.
+    type Group = { meta: IndexMeta; shard: number; idx: number[]; ops: WriteItem[] };
+    const groups: Group[] = [];
+    const byIndex = new Map<string, (Group | undefined)[]>();
     for (let i = 0; i < planned.length; i++) {
       const pl = planned[i];
       if (pl.error !== undefined || !pl.meta || pl.dropped) continue;
-      const key = `${pl.meta.uuid}/${pl.shard}`;
-      let g = groups.get(key);
-      if (!g) { g = { meta: pl.meta, shard: pl.shard, idx: [], ops: [] }; groups.set(key, g); }
+      let shards = byIndex.get(pl.meta.uuid);
+      if (!shards) { shards = []; byIndex.set(pl.meta.uuid, shards); }
+      let g = shards[pl.shard];
+      if (!g) { g = { meta: pl.meta, shard: pl.shard, idx: [], ops: [] }; shards[pl.shard] = g; groups.push(g); }
       try {
         g.ops.push(toWriteItem(pl));
         g.idx.push(i);
       } catch (e) { pl.error = e; }
     }
     const outcomes: (ItemOutcome | undefined)[] = new Array(planned.length);
-    await Promise.all([...groups.values()].map(async (g) => {
+    await Promise.all(groups.map(async (g) => {
       try {
         const res = await cluster.writeShard(g.meta, g.shard, g.ops, refresh);
         for (let j = 0; j < g.idx.length; j++) outcomes[g.idx[j]] = res[j];
@@ -104,7 +108,16 @@ export function registerBulkRoutes(router: Router, cluster: EsCluster): void {
 async function plan(cluster: EsCluster, items: BulkItem[], defaultRouting: string | undefined, defaultPipeline: string | undefined): Promise<Planned[]> {
   // Resolve (and auto-create) each distinct target once, before the per-item loop. An item whose pipeline
   // does not exist fails before its index would be created, as ingest runs first in ES.
-  const keyOf = (it: BulkItem): string => `${it.index}\u0000${it.type}\u0000${it.action === 'delete'}`;
+  // Consecutive items mostly share a target: its key string is made once per run of them.
+  let lastIndex: string | undefined, lastType: string | undefined, lastDelete = false, lastKey = '';
+  const keyOf = (it: BulkItem): string => {
+    const del = it.action === 'delete';
+    if (it.index !== lastIndex || it.type !== lastType || del !== lastDelete || lastKey === '') {
+      lastIndex = it.index; lastType = it.type; lastDelete = del;
+      lastKey = `${it.index}\u0000${it.type}\u0000${del}`;
+    }
+    return lastKey;
+  };
   const targets = new Map<string, { meta: IndexMeta | null; routing?: string } | { error: unknown }>();
   // Index and create items go through their pipeline first (it may reroute, re-id, drop or fail them).
   const ingestError = new Map<BulkItem, unknown>();

@@ -63,7 +63,7 @@ export function applyUrlParams(req: HttpRequest, r: SearchRequest): SearchReques
   if (ta !== undefined) r.terminateAfter = ta;
   if (q.get('version') !== null) r.version = boolParam(req, 'version');
   if (q.get('explain') !== null) r.explain = boolParam(req, 'explain');
-  if (q.get('min_score') !== null) r.minScore = Number(q.get('min_score'));
+  if (q.get('min_score') !== null) r.minScore = Math.fround(Number(q.get('min_score')));
   if (q.get('seq_no_primary_term') !== null) r.seqNoPrimaryTerm = boolParam(req, 'seq_no_primary_term');
   if (q.get('stored_fields') !== null) r.storedFields = q.get('stored_fields')!.split(',');
   if (q.get('docvalue_fields') !== null) r.docvalueFields = q.get('docvalue_fields')!.split(',');

@@ -78,7 +78,10 @@ export function mergeHealth(parts: WorkflowResult<'health'>[]): WorkflowResult<'
     for (const k of ['cachedContacts', 'cachedRuns', 'cachedTimers', 'timersInMemory'] as const) out[k] += parts[i][k];
     const c = parts[i].commits;
     for (const k of ['commits', 'committedWrites', 'commitMs'] as const) out.commits[k] += c[k];
-    if (out.commits.kv && c.kv) for (const k of ['txns', 'txnMs', 'syncMs', 'pagesWritten'] as const) out.commits.kv[k] += c.kv[k];
+    if (out.commits.kv && c.kv) {
+      for (const k of ['txns', 'txnMs', 'syncMs', 'pagesWritten'] as const) out.commits.kv[k] += c.kv[k];
+      if (out.commits.kv.logSyncs !== undefined && c.kv.logSyncs !== undefined) out.commits.kv.logSyncs += c.kv.logSyncs;
+    }
   }
   return out;
 }
