@@ -8,7 +8,7 @@
 import type { Labels, Querier } from '../tsdb/api.ts';
 import type { AggregateExpr, Call, Expr, MatrixSelector, SubqueryExpr, VectorSelector } from './ast.ts';
 import { typeOf } from './ast.ts';
-import { compareLabels, dropMetricName, cachedLabelsKey } from './labels.ts';
+import { compareLabels, dropMetricName, cachedLabelsKey, withoutMetricName } from './labels.ts';
 import { readSeries, sampleAt, Window } from './storage.ts';
 import type { StoredSeries } from './storage.ts';
 import { canceledError, execError, timeoutError, tooManySamples } from './value.ts';
@@ -287,7 +287,7 @@ export class Evaluator {
     const ext = arg.kind === 'matrix' && (e.func === 'max_over_time' || e.func === 'min_over_time') ? new SlidingExtremum(e.func === 'max_over_time') : null;
     let sliding = false;
     const eachSeries = (labels: ResultSeries['metric'], load: (mint: number, maxt: number) => void): void => {
-      const ser: ResultSeries = { metric: e.func === 'last_over_time' ? labels : dropMetricName(labels), t: [], v: [] };
+      const ser: ResultSeries = { metric: e.func === 'last_over_time' ? labels : withoutMetricName(labels), t: [], v: [] };
       for (let ts = this.startMs, step = 0; ts <= this.endMs; ts += this.intervalMs, step++) {
         this.tick();
         for (let j = 0; j < others.length; j++) { const o = others[j]; if (o) scalars[j] = o[0].v[step]; }

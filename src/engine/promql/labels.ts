@@ -33,6 +33,15 @@ export function dropMetricName(ls: Labels): Labels {
   return d;
 }
 
+/**
+ * The label set without `__name__`, not memoised: for a caller that drops it once per series (a range
+ * function's output series), where the WeakMap entry of `dropMetricName` is only work for the collector.
+ */
+export function withoutMetricName(ls: Labels): Labels {
+  if (ls.length === 0 || ls[0].name !== METRIC_NAME) return ls;
+  return ls.slice(1);
+}
+
 export function keepLabels(ls: Labels, names: readonly string[]): Labels {
   return ls.filter((l) => names.includes(l.name));
 }

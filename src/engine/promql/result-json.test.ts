@@ -1,7 +1,7 @@
 /** The result encoder's fast paths print exactly what the general formatter and Go's JSON escaping print. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { jsonString, matrixJson, resultJsonOpen } from './result-json.ts';
+import { jsonString, matrixJson, metricJson, resultJsonOpen } from './result-json.ts';
 import { formatSampleValue } from './format.ts';
 
 const VALUES = [0, -0, 1, -1, 9, 10, 11, 99, 100, 12345, -98765, 1e15, 1e15 + 1, 2 ** 53 - 1, -(2 ** 53 - 1), 2 ** 53, 2 ** 53 + 2,
@@ -44,4 +44,14 @@ test('label sets with non-ASCII text are written as UTF-8', () => {
   assert.deepEqual(JSON.parse(matrixJson(m).toString('utf8') + '}').result[0].metric, { city: 'Zürich ✓' });
   const r = JSON.parse(resultJsonOpen({ type: 'vector', vector: [{ metric: [{ name: 'a', value: 'é<' }], t: 0, v: 2 }], t: 0 }).toString('utf8') + '}');
   assert.deepEqual(r.result[0].metric, { a: 'é<' });
+});
+
+test('label sets are written in place exactly as metricJson prints them', () => {
+  const sets = [[], [{ name: '__name__', value: 'up' }, { name: 'job', value: 'a"b<c>&\\d' }], [{ name: 'x', value: 'é😀\n\u2028' }, { name: 'y', value: '' }]];
+  const vector = sets.map((metric, i) => ({ metric, t: 1500, v: i }));
+  const want = '{"resultType":"vector","result":[' + sets.map((m, i) => `{"metric":${metricJson(m)},"value":[1.500,"${i}"]}`).join(',') + ']';
+  assert.equal(resultJsonOpen({ type: 'vector', vector, t: 1500 }).toString(), want);
+  const matrix = sets.map((metric, i) => ({ metric, t: [1000], v: [i] }));
+  const wantM = '{"resultType":"matrix","result":[' + sets.map((m, i) => `{"metric":${metricJson(m)},"values":[[1,"${i}"]]}`).join(',') + ']';
+  assert.equal(matrixJson(matrix).toString(), wantM);
 });

@@ -97,6 +97,31 @@ class JsonWriter {
     this.off = o;
   }
   byte(c: number): void { this.ensure(1); this.buf[this.off++] = c; }
+  /** A label set as `metricJson` prints it, written in place (no string per series). */
+  metric(ls: Labels): void {
+    this.byte(0x7b); // {
+    for (let i = 0; i < ls.length; i++) {
+      if (i) this.byte(0x2c); // ,
+      this.jsonString(ls[i].name);
+      this.byte(0x3a); // :
+      this.jsonString(ls[i].value);
+    }
+    this.byte(0x7d); // }
+  }
+  /** `jsonString(s)`: plain printable ASCII copied between quotes, anything else through it. */
+  private jsonString(s: string): void {
+    this.ensure(s.length + 2);
+    const b = this.buf;
+    let o = this.off;
+    b[o++] = 0x22;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c || c === 0x3c || c === 0x3e || c === 0x26) { this.utf8(jsonString(s)); return; }
+      b[o++] = c;
+    }
+    b[o++] = 0x22;
+    this.off = o;
+  }
   done(): Buffer { return this.buf.subarray(0, this.off); }
 }
 
@@ -112,7 +137,9 @@ export function matrixJson(m: Matrix, startMs = 0, stepMs = 0): Buffer {
   const byStep: (Buffer | undefined)[] = [];
   for (let k = 0; k < m.length; k++) {
     const s = m[k];
-    w.utf8((k ? ',' : '') + '{"metric":' + metricJson(s.metric) + ',"values":[');
+    w.ascii(k ? ',{"metric":' : '{"metric":');
+    w.metric(s.metric);
+    w.ascii(',"values":[');
     for (let i = 0; i < s.t.length; i++) {
       const t = s.t[i];
       const step = stepMs > 0 ? (t - startMs) / stepMs : -1;
@@ -140,11 +167,13 @@ export function resultJsonOpen(r: QueryResult): Buffer {
   switch (r.type) {
     case 'vector': {
       const w = new JsonWriter();
-      const ts = marshalTimestamp(r.t);
+      const value = ',"value":[' + marshalTimestamp(r.t) + ',"';
       w.ascii('{"resultType":"vector","result":[');
       for (let i = 0; i < r.vector.length; i++) {
         const s = r.vector[i];
-        w.utf8((i ? ',' : '') + '{"metric":' + metricJson(s.metric) + ',"value":[' + ts + ',"');
+        w.ascii(i ? ',{"metric":' : '{"metric":');
+        w.metric(s.metric);
+        w.ascii(value);
         w.sampleValue(s.v);
         w.ascii('"]}');
       }

@@ -29,6 +29,18 @@ test('mergeSelected unites one label set across workers (first worker wins a tie
   assert.deepEqual(mergeSelected([empty, empty]), []);
 });
 
+test('mergeSelected over three sorted replies equals the keyed merge of the same series unsorted', () => {
+  const w = [
+    [ser({ a: '1' }, [1], [1]), ser({ a: '3' }, [1, 5], [1, 5]), ser({ a: '5' }, [9], [9])],
+    [ser({ a: '2' }, [2], [2]), ser({ a: '3' }, [2, 5], [2, 50])],
+    [ser({ a: '0' }, [0], [0]), ser({ a: '3' }, [3, 5, 6], [3, 500, 6]), ser({ a: '6' }, [6], [6])],
+  ];
+  const sorted = mergeSelected(w.map((l) => packSelect(l, true)));
+  assert.deepEqual(plain(sorted), plain(mergeSelected(w.map((l) => packSelect(l, false)))));
+  assert.deepEqual(plain(sorted).map((s) => s.labels[0].value), ['0', '1', '2', '3', '5', '6']);
+  assert.deepEqual(plain(sorted)[3], { labels: lbl({ a: '3' }), t: [1, 2, 3, 5, 6], v: [1, 2, 3, 5, 6] });
+});
+
 test('mergeSelected merges repeats inside one unsorted reply (a worker with several shards)', () => {
   const r = packSelect([ser({ a: 'x' }, [2], [2]), ser({ a: 'x' }, [1], [1])], false);
   assert.deepEqual(plain(mergeSelected([r])), [{ labels: lbl({ a: 'x' }), t: [1, 2], v: [1, 2] }]);

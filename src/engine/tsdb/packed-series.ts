@@ -90,6 +90,7 @@ export function mergeSelected(replies: readonly PackedSelect[]): FetchedSeries[]
   for (const r of replies) if (r.offsets.length > 1) { only = r; nonEmpty++; }
   if (nonEmpty === 0) return [];
   if (nonEmpty === 1 && only!.sorted) return unpackSelect(only!);
+  if (replies.every((r) => r.sorted || r.offsets.length <= 1)) return mergeSortedReplies(replies);
   const byKey = new Map<string, FetchedSeries[]>();
   for (const r of replies) {
     for (const s of unpackSelect(r)) {
@@ -103,6 +104,32 @@ export function mergeSelected(replies: readonly PackedSelect[]): FetchedSeries[]
   return out.sort((a, b) => compareLabels(a.labels, b.labels));
 }
 
+
+/**
+ * Replies that are each sorted with distinct label sets (one TSDB per worker, the usual case) merged in one
+ * pass: a key string per series, a map and a sort cost more than the rest of the merge. A label set on
+ * several workers gets its samples merged in reply order, as the keyed path does.
+ */
+function mergeSortedReplies(replies: readonly PackedSelect[]): FetchedSeries[] {
+  let out: FetchedSeries[] = [];
+  for (const r of replies) {
+    if (r.offsets.length <= 1) continue;
+    const next = unpackSelect(r);
+    if (out.length === 0) { out = next; continue; }
+    const merged: FetchedSeries[] = [];
+    let i = 0, j = 0;
+    while (i < out.length && j < next.length) {
+      const c = compareLabels(out[i].labels, next[j].labels);
+      if (c < 0) merged.push(out[i++]);
+      else if (c > 0) merged.push(next[j++]);
+      else merged.push(mergeSamples([out[i++], next[j++]]));
+    }
+    while (i < out.length) merged.push(out[i++]);
+    while (j < next.length) merged.push(next[j++]);
+    out = merged;
+  }
+  return out;
+}
 
 /**
  * Merges one series' samples from several sources (each ascending in time): ascending time, the earlier source
