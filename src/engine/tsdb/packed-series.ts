@@ -6,6 +6,7 @@
  */
 import type { FetchedSeries, Label } from './api.ts';
 import { compareLabels, labelsKey } from './labels.ts';
+import { mergeTwo } from './sorted-union.ts';
 
 /**
  * One worker's selected series: series i has the label pairs `refs[lOff[i]..lOff[i+1])` (name and value
@@ -115,18 +116,7 @@ function mergeSortedReplies(replies: readonly PackedSelect[]): FetchedSeries[] {
   for (const r of replies) {
     if (r.offsets.length <= 1) continue;
     const next = unpackSelect(r);
-    if (out.length === 0) { out = next; continue; }
-    const merged: FetchedSeries[] = [];
-    let i = 0, j = 0;
-    while (i < out.length && j < next.length) {
-      const c = compareLabels(out[i].labels, next[j].labels);
-      if (c < 0) merged.push(out[i++]);
-      else if (c > 0) merged.push(next[j++]);
-      else merged.push(mergeSamples([out[i++], next[j++]]));
-    }
-    while (i < out.length) merged.push(out[i++]);
-    while (j < next.length) merged.push(next[j++]);
-    out = merged;
+    out = out.length === 0 ? next : mergeTwo(out, next, (x, y) => compareLabels(x.labels, y.labels), (x, y) => mergeSamples([x, y]));
   }
   return out;
 }

@@ -9,7 +9,7 @@ import type { ChunkMeta, Interval, SeriesSource } from './chunk-meta.ts';
 import { isDeleted } from './chunk-meta.ts';
 import { compareLabels, labelsKey } from './labels.ts';
 import { ListSeriesSet } from './list-series-set.ts';
-import { sortedUnion } from './sorted-union.ts';
+import { mergeTwo, sortedUnion } from './sorted-union.ts';
 import { QueryTimeoutError } from '../errors.ts';
 import { decodeXor, xorCount } from './xor-chunk.ts';
 
@@ -126,17 +126,7 @@ function isSorted(list: readonly MergedSeries[]): boolean {
 
 /** Two label-sorted lists (each with distinct label sets) as one; an equal label set keeps a's labels, a's chunks first. */
 function mergeSorted(a: MergedSeries[], b: MergedSeries[]): MergedSeries[] {
-  const out: MergedSeries[] = [];
-  let i = 0, j = 0;
-  while (i < a.length && j < b.length) {
-    const c = compareLabels(a[i].labels, b[j].labels);
-    if (c < 0) out.push(a[i++]);
-    else if (c > 0) out.push(b[j++]);
-    else { const s = a[i++]; for (const r of b[j++].chunks) s.chunks.push(r); out.push(s); }
-  }
-  while (i < a.length) out.push(a[i++]);
-  while (j < b.length) out.push(b[j++]);
-  return out;
+  return mergeTwo(a, b, (x, y) => compareLabels(x.labels, y.labels), (x, y) => { for (const r of y.chunks) x.chunks.push(r); return x; });
 }
 
 function overlapping(chunks: ChunkRef[]): boolean {

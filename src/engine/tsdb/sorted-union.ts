@@ -21,14 +21,20 @@ export function sortedUnionBy<T>(lists: readonly (readonly T[])[], compare: (a: 
 
 const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-function mergeTwo<T>(a: readonly T[], b: readonly T[], compare: (a: T, b: T) => number): T[] {
+/**
+ * Two lists, each sorted under `compare` with distinct items, as one sorted list; an item in both becomes
+ * `combine(a's, b's)` (by default a's copy). Series lists merge this way with their samples or chunks combined.
+ */
+export function mergeTwo<T>(a: readonly T[], b: readonly T[], compare: (a: T, b: T) => number, combine: (x: T, y: T) => T = keepFirst): T[] {
   const out: T[] = [];
   let i = 0, j = 0;
   while (i < a.length && j < b.length) {
     const c = compare(a[i], b[j]);
-    if (c < 0) out.push(a[i++]); else if (c > 0) out.push(b[j++]); else { out.push(a[i++]); j++; }
+    if (c < 0) out.push(a[i++]); else if (c > 0) out.push(b[j++]); else out.push(combine(a[i++], b[j++]));
   }
   while (i < a.length) out.push(a[i++]);
   while (j < b.length) out.push(b[j++]);
   return out;
 }
+
+const keepFirst = <T>(x: T): T => x;
