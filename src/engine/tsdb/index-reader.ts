@@ -83,12 +83,18 @@ export class BlockIndexReader {
   }
 
   /** A `len <4b> · body · CRC32 <4b>` section's body (a copy), its CRC checked. */
-  private section(off: number, what: string): Uint8Array {
+  /** The checked body of the section at `off`, a view of the read buffer (valid until the next read). */
+  private sectionView(off: number, what: string): Buffer {
     const len = this.read(off, 4).readUInt32BE(0);
     if (off + 8 + len > this.sizeBytes) throw new CorruptionError(this.file, off, `${what} length ${len} past the end of the file`);
-    const b = Buffer.from(this.read(off + 4, len + 4));
+    const b = this.read(off + 4, len + 4);
     if (b.readUInt32BE(len) !== crc32c(b.subarray(0, len))) throw new CorruptionError(this.file, off, `${what} checksum mismatch`);
-    return new Uint8Array(b.buffer, b.byteOffset, len);
+    return b.subarray(0, len);
+  }
+
+  /** `sectionView`, copied: the caller keeps it. */
+  private section(off: number, what: string): Uint8Array {
+    return new Uint8Array(this.sectionView(off, what));
   }
 
   private readSymbols(off: number): string[] {
@@ -202,12 +208,9 @@ export class BlockIndexReader {
 
   /** Appends the postings list at `off` to `unionScratch` at `n`; returns the new end. */
   private appendPostings(off: number, n: number): number {
-    const len = this.read(off, 4).readUInt32BE(0);
-    if (off + 8 + len > this.sizeBytes) throw new CorruptionError(this.file, off, `postings list length ${len} past the end of the file`);
-    const b = this.read(off + 4, len + 4);
-    if (b.readUInt32BE(len) !== crc32c(b.subarray(0, len))) throw new CorruptionError(this.file, off, 'postings list checksum mismatch');
+    const b = this.sectionView(off, 'postings list');
     const cnt = b.readUInt32BE(0);
-    if (4 + cnt * 4 > len) throw new CorruptionError(this.file, off, 'postings list shorter than its count');
+    if (4 + cnt * 4 > b.length) throw new CorruptionError(this.file, off, 'postings list shorter than its count');
     if (n + cnt > this.unionScratch.length) this.unionScratch = grown(this.unionScratch, Math.max(2 * this.unionScratch.length, n + cnt));
     const out = this.unionScratch;
     for (let i = 0; i < cnt; i++) out[n + i] = b.readUInt32BE(4 + i * 4);

@@ -26,7 +26,6 @@ export function labelsKey(ls: Labels): string {
   return s;
 }
 
-/** `labelsKey` of the flat `[name, value, …]` form. */
 /** `compareLabels` over the flat `[name, value, …]` form. */
 export function compareFlatLabels(a: readonly string[], b: readonly string[]): number {
   const n = Math.min(a.length, b.length);
@@ -34,6 +33,7 @@ export function compareFlatLabels(a: readonly string[], b: readonly string[]): n
   return a.length - b.length;
 }
 
+/** `labelsKey` of the flat `[name, value, …]` form. */
 export function labelsKeyOfFlat(flat: readonly string[]): string {
   return flat.join(SEP);
 }
