@@ -130,15 +130,15 @@ export class Store {
    * as ONE transaction, executed on lmdb-js's write thread rather than this one: the writes are queued in
    * one synchronous loop, and lmdb-js commits every asynchronous write of an event turn in the same
    * transaction (`eventTurnBatching`, on by default; nothing here runs a synchronous transaction that could
-   * split it). Resolves once the transaction is durable (`untilFlushed`; else once it is committed, i.e.
-   * visible to readers): true, or false when `guard` did not hold and nothing was written. A failed transaction rejects (DISK_FULL on a full disk).
+   * split it). Resolves once the transaction is durable: true, or false when `guard` did not hold and
+   * nothing was written. A failed transaction rejects (DISK_FULL on a full disk).
    *
    * With a guard, the writes form one lmdb-js conditional block (`ifVersion`), checked by the write thread
    * inside the transaction. That is what makes a guard chain safe: lmdb-js neither cancels nor checks the
    * writes queued behind a transaction that failed — they go into the next transaction, which its write
    * thread may start before this thread has even heard of the failure.
    */
-  async writePacked(writes: readonly { db: StoreDb<unknown>; key: StoreKey; value: Uint8Array | null }[], guard: WriteGuard, untilFlushed = true): Promise<boolean> {
+  async writePacked(writes: readonly { db: StoreDb<unknown>; key: StoreKey; value: Uint8Array | null }[], guard: WriteGuard): Promise<boolean> {
     const g = this.versionedDb(guard.db);
     const body = prefixVersion(pack(guard.version));
     // Writes inside the block resolve at once (lmdb-js gives them no promise of their own); the block's
@@ -154,7 +154,7 @@ export class Store {
     };
     const done = guard.ifVersion === null ? g.ifNoExists(guard.key, block) : g.ifVersion(guard.key, guard.ifVersion, block);
     const ok = await done.catch((e: unknown) => this.failed(e));
-    if (untilFlushed) await this.root.flushed;
+    await this.root.flushed;
     return ok;
   }
 

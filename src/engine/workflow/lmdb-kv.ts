@@ -92,7 +92,7 @@ export class LmdbKv implements KvBackend {
     }
     let ok: boolean;
     try {
-      ok = await this.writeBatch(missing, true);
+      ok = await this.writeBatch(missing);
     } catch (err) {
       if ((err as { code?: unknown }).code !== 'DISK_FULL') throw err;
       this.overlay = new Map();
@@ -171,15 +171,9 @@ export class LmdbKv implements KvBackend {
   commit(writes: KvWrite[]): Promise<void> {
     if (this.log !== null) return this.commitLogged(writes);
     // One transaction, written by lmdb-js's write thread (this thread only queues the writes).
-    const out = new Array<{ db: StoreDb<unknown>; key: string; value: Uint8Array | null }>(writes.length);
-    for (let i = 0; i < writes.length; i++) {
-      const w = writes[i];
-      out[i] = { db: this.db(w.space), key: w.key, value: w.value };
-    }
     const n = ++this.seq;
     const before = this.last;
-    const guard = { db: WORKFLOW_COMMIT_DB, key: WORKFLOW_COMMIT_KEY, ifVersion: n === 1 ? null : n - 1, version: n };
-    const p = this.store.writePacked(out, guard).then(async (ok) => {
+    const p = this.writeBatch([{ no: n, writes }]).then(async (ok) => {
       if (ok) return;
       // Refused: an earlier commit of this chain failed, and its error is what this one reports.
       await before;
@@ -241,7 +235,7 @@ export class LmdbKv implements KvBackend {
     // The next transaction starts once this one is flushed, not merely committed: lmdb-js syncs after every
     // transaction on its one write thread, so the commits logged meanwhile then share one transaction and one
     // sync, and LMDB's scattered page writes compete less with the log's fsyncs.
-    this.writeBatch(batch, true).then((ok) => {
+    this.writeBatch(batch).then((ok) => {
       if (!ok) throw new InternalError('INTERNAL', `workflow commits ${batch[0].no}–${batch[batch.length - 1].no} refused by the commit guard`);
       for (const c of batch) { this.unappliedWrites -= c.writes.length; c.resolve(); }
       this.overlay = null; // the replayed commits, if any, came first in this batch
@@ -258,7 +252,7 @@ export class LmdbKv implements KvBackend {
   }
 
   /** Commits `batch` (consecutive commit numbers) in one guarded LMDB transaction. */
-  private writeBatch(batch: readonly LoggedCommit[], untilFlushed: boolean): Promise<boolean> {
+  private writeBatch(batch: readonly LoggedCommit[]): Promise<boolean> {
     let count = 0;
     for (const c of batch) count += c.writes.length;
     const out = new Array<{ db: StoreDb<unknown>; key: string; value: Uint8Array | null }>(count);
@@ -267,7 +261,7 @@ export class LmdbKv implements KvBackend {
     const first = batch[0].no;
     const last = batch[batch.length - 1].no;
     const guard = { db: WORKFLOW_COMMIT_DB, key: WORKFLOW_COMMIT_KEY, ifVersion: first === 1 ? null : first - 1, version: last };
-    return this.store.writePacked(out, guard, untilFlushed);
+    return this.store.writePacked(out, guard);
   }
 
   commitMetrics(): KvCommitMetrics {
