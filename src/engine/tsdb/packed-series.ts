@@ -6,7 +6,7 @@
  */
 import type { FetchedSeries, Label } from './api.ts';
 import { compareLabels, labelsKey } from './labels.ts';
-import { mergeTwo } from './sorted-union.ts';
+import { sortedUnionBy } from './sorted-union.ts';
 
 /**
  * One worker's selected series: series i has the label pairs `refs[lOff[i]..lOff[i+1])` (name and value
@@ -112,13 +112,8 @@ export function mergeSelected(replies: readonly PackedSelect[]): FetchedSeries[]
  * several workers gets its samples merged in reply order, as the keyed path does.
  */
 function mergeSortedReplies(replies: readonly PackedSelect[]): FetchedSeries[] {
-  let out: FetchedSeries[] = [];
-  for (const r of replies) {
-    if (r.offsets.length <= 1) continue;
-    const next = unpackSelect(r);
-    out = out.length === 0 ? next : mergeTwo(out, next, (x, y) => compareLabels(x.labels, y.labels), (x, y) => mergeSamples([x, y]));
-  }
-  return out;
+  const lists = replies.filter((r) => r.offsets.length > 1).map(unpackSelect);
+  return sortedUnionBy(lists, (x, y) => compareLabels(x.labels, y.labels), (x, y) => mergeSamples([x, y]));
 }
 
 /**

@@ -8,12 +8,12 @@ export function sortedUnion(lists: readonly (readonly string[])[]): string[] {
   return sortedUnionBy(lists, compareStrings);
 }
 
-/** `sortedUnion` under `compare`; equal items (compare 0) are kept once, the first list's copy. */
-export function sortedUnionBy<T>(lists: readonly (readonly T[])[], compare: (a: T, b: T) => number): T[] {
+/** `sortedUnion` under `compare`; equal items (compare 0) become one, `combine`d in list order (default: the first). */
+export function sortedUnionBy<T>(lists: readonly (readonly T[])[], compare: (a: T, b: T) => number, combine: (x: T, y: T) => T = keepFirst): T[] {
   let out: readonly T[] = [];
   for (const l of lists) {
     if (l.length === 0) continue;
-    out = out.length === 0 ? l : mergeTwo(out, l, compare);
+    out = out.length === 0 ? l : mergeTwo(out, l, compare, combine);
   }
   // A single non-empty input is returned as it is (the callers' lists are their own, never changed later).
   return out as T[];
