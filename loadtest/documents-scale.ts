@@ -27,6 +27,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer, type TestServer } from '../test/support/server.ts';
 import { mulberry32 } from '../bench/support/mulberry32.ts';
+import { logDocument, logVocabulary, LOG_SPAN_MS, LOG_T0 } from './support/log-docs.ts';
 
 const N = Number(process.argv[2] ?? 1_000_000);
 const PER_BULK = 2_000;
@@ -36,38 +37,10 @@ const WARMUP = Number(process.env.WARMUP ?? 300);
 const CLIENTS = 4;
 const SETTLE_MS = 3000;
 
-const rnd = mulberry32(42);
-const VOCAB = 50_000;
-const words: string[] = [];
-for (let i = 0; i < VOCAB; i++) {
-  let w = '';
-  const len = 3 + Math.floor(rnd() * 7);
-  for (let j = 0; j < len; j++) w += String.fromCharCode(97 + Math.floor(rnd() * 26));
-  words.push(w);
-}
-// Zipf(1) over the vocabulary by inverse CDF on cumulative harmonic weights.
-const cdf = new Float64Array(VOCAB);
-{ let s = 0; for (let i = 0; i < VOCAB; i++) { s += 1 / (i + 1); cdf[i] = s; } for (let i = 0; i < VOCAB; i++) cdf[i] /= s; }
-function zipfWord(r: () => number): string {
-  const u = r();
-  let lo = 0, hi = VOCAB - 1;
-  while (lo < hi) { const m = (lo + hi) >>> 1; if (cdf[m] < u) lo = m + 1; else hi = m; }
-  return words[lo];
-}
-const LEVELS = ['info', 'info', 'info', 'info', 'warn', 'error', 'debug'];
-const T0 = Date.UTC(2026, 9, 1);
-const SPAN_MS = 30 * 86_400_000;
-
-function doc(i: number, r: () => number): string {
-  const title: string[] = [], body: string[] = [];
-  for (let k = 0; k < 5; k++) title.push(zipfWord(r));
-  for (let k = 0; k < 38; k++) body.push(zipfWord(r));
-  return JSON.stringify({
-    title: title.join(' '), body: body.join(' '), level: LEVELS[Math.floor(r() * LEVELS.length)],
-    host: `host-${String(Math.floor(r() * 200)).padStart(3, '0')}`, bytes: Math.floor(r() * 1_000_000),
-    ts: new Date(T0 + Math.floor(r() * SPAN_MS)).toISOString(),
-  });
-}
+const vocab = logVocabulary();
+const words = vocab.words;
+const T0 = LOG_T0;
+const SPAN_MS = LOG_SPAN_MS;
 
 async function es(s: TestServer, method: string, path: string, body?: unknown): Promise<any> {
   const res = await fetch(s.esUrl + path, {
@@ -115,7 +88,7 @@ async function load(s: TestServer): Promise<{ docsPerSec: number; rawBytes: numb
       const n = Math.min(PER_BULK, N - first);
       next += n;
       let body = '';
-      for (let i = first; i < first + n; i++) { const d = doc(i, r); rawBytes += Buffer.byteLength(d); body += `{"index":{"_id":"log-${i}"}}\n${d}\n`; }
+      for (let i = first; i < first + n; i++) { const d = logDocument(vocab, r); rawBytes += Buffer.byteLength(d); body += `{"index":{"_id":"log-${i}"}}\n${d}\n`; }
       const out = await es(s, 'POST', '/logs/_doc/_bulk', body);
       if (out.errors) throw new Error(`bulk errors: ${JSON.stringify(out.items.find((x: any) => x.index.error)).slice(0, 300)}`);
     }

@@ -10,6 +10,22 @@ const dec = new TextDecoder();
 /** Longest string `ByteReader.str` builds by hand when it is ASCII. */
 const SHORT_STR = 32;
 
+/**
+ * Copies `s` into `dst` at `at` when it is ASCII, returning its length, else -1 (the bytes written so far are
+ * left behind for the caller to overwrite). For short strings, what the copy by hand saves is the call into
+ * the encoder (`TextEncoder`, `Buffer.write`), which costs more than the bytes; `dst` must have room for
+ * `s.length` bytes.
+ */
+export function asciiInto(dst: Uint8Array, at: number, s: string): number {
+  const n = s.length;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x80) return -1;
+    dst[at + i] = c;
+  }
+  return n;
+}
+
 export class ByteWriter {
   buf: Uint8Array;
   len = 0;
@@ -65,10 +81,7 @@ export class ByteWriter {
       // Short ASCII (terms, ids) is copied by hand: the encoder's call and result buffer cost more than the
       // bytes (term dictionaries and stored `_id`s were 2% of a bulk load's worker CPU). Length < 128: one byte.
       this.ensure(n + 1);
-      const b = this.buf, at = this.len;
-      let i = 0;
-      for (; i < n; i++) { const c = s.charCodeAt(i); if (c >= 0x80) break; b[at + 1 + i] = c; }
-      if (i === n) { b[at] = n; this.len = at + 1 + n; return; }
+      if (asciiInto(this.buf, this.len + 1, s) === n) { this.buf[this.len] = n; this.len += 1 + n; return; }
     }
     const b = enc.encode(s);
     this.uvarint(b.length);

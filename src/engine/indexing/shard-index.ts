@@ -310,7 +310,7 @@ export class ShardIndex {
     const entry = new SegmentEntry(seg, roots, live, delCount, delRoots, visible);
     this.entries.push(entry);
     for (const id of this.bufferIds.keys()) this.memoryIds.set(id, entry);
-    this.builder = new SegmentBuilder(this.builder.fieldSizes());
+    this.builder = new SegmentBuilder(this.builder);
     this.bufferIds = new Map();
     this.bufferDead = [];
   }

@@ -35,3 +35,45 @@ test('standard analyzer: terms looked up from spans build the same segment as lo
   assert.deepEqual([a.docStart, a.docs, a.freqs, a.posStart, a.positions], [b.docStart, b.docs, b.freqs, b.posStart, b.positions]);
   assert.deepEqual(a.norms(), b.norms());
 });
+
+test('a buffer over the previous buffer\'s recycled columns builds the same segment as a fresh one, and leaves the built segment intact', () => {
+  const standard = new AnalyzerRegistry({}).get('standard')!;
+  const tokens = new TokenBuf();
+  // A larger first buffer (columns, term table and per-doc arrays grown past what the second needs), with a
+  // nested child, a keyword field and a numeric column; the second buffer has fewer docs and other words.
+  const fill = (b: SegmentBuilder, texts: string[], words: string): void => {
+    for (const [i, text] of texts.entries()) {
+      const d = b.addDoc(`d${i}`, '');
+      b.setStored(d, new Uint8Array([i]), null, 1, i, 1);
+      standard.analyzeLowerSpans(text, tokens.clear(), 0);
+      b.addLowerSpans(d, 'f', text, tokens);
+      b.addTerm(d, 'k', `${words}${i % 3}`);
+      b.addNumeric(d, 'n', i * 2);
+    }
+  };
+  const big = Array.from({ length: 700 }, (_, i) => `alpha${i} beta${i % 50} gamma ${TEXTS[i % TEXTS.length]}`);
+  const small = ['Delta epsilon', 'the fox', '', 'epsilon zeta eta theta'];
+  const first = new SegmentBuilder();
+  fill(first, big, 'x');
+  const child = first.addDoc('', 'nested');
+  const root = first.addDoc('root', '');
+  first.setParent(child, root);
+  const built = first.build('a', new Map());
+  const before = built.field('f')!;
+  const snapshot = [before.terms.slice(), before.docStart.slice(), before.docs.slice(), before.freqs!.slice(), before.positions!.slice(), before.norms()!.slice()];
+
+  const recycled = new SegmentBuilder(first), fresh = new SegmentBuilder();
+  fill(recycled, small, 'y'); fill(fresh, small, 'y');
+  const a = recycled.build('b', new Map()), b = fresh.build('c', new Map());
+  for (const f of ['f', 'k']) {
+    const x = a.field(f)!, y = b.field(f)!;
+    assert.deepEqual(x.terms, y.terms, f);
+    assert.deepEqual([x.docStart, x.docs, x.freqs, x.posStart, x.positions, x.norms()], [y.docStart, y.docs, y.freqs, y.posStart, y.positions, y.norms()], f);
+  }
+  assert.deepEqual(a.parentOf(), b.parentOf(), 'no parent carried over from the first buffer');
+  assert.deepEqual(a.numeric('n'), b.numeric('n'));
+  assert.deepEqual([0, 1, 2, 3].map((d) => a.stored(d)), [0, 1, 2, 3].map((d) => b.stored(d)));
+  assert.ok(!a.field('f')!.terms.includes('gamma'), 'no term of the first buffer');
+  const after = built.field('f')!;
+  assert.deepEqual([after.terms, after.docStart, after.docs, after.freqs, after.positions, after.norms()], snapshot, 'the first segment is unchanged');
+});

@@ -21,12 +21,21 @@ class FieldAcc {
   tokPos: Int32Array;
   n = 0;
   /** Field length per doc for norms (grown on demand). */
-  lengths: Int32Array = new Int32Array(256);
-  /** `like`: the same field's sizes in the previous buffer, which this one starts at (see `SegmentBuilder`). */
-  constructor(readonly withFreqs: boolean, readonly withNorms: boolean, like?: FieldSizes) {
-    const tokens = like ? Math.max(1024, like.tokens) : 1024;
-    this.tokTerm = new Int32Array(tokens); this.tokDoc = new Int32Array(tokens); this.tokPos = new Int32Array(tokens);
-    this.hash = new TermHash(like ? like.terms : 0);
+  lengths: Int32Array;
+  /**
+   * `prev`: the same field's accumulator in the previous buffer, already built into its segment, whose
+   * columns and term table this one takes over (see `SegmentBuilder`).
+   */
+  constructor(readonly withFreqs: boolean, readonly withNorms: boolean, prev?: FieldAcc) {
+    if (prev) {
+      this.tokTerm = prev.tokTerm; this.tokDoc = prev.tokDoc; this.tokPos = prev.tokPos;
+      this.lengths = prev.lengths.fill(0);
+      this.hash = prev.hash.cleared();
+    } else {
+      this.tokTerm = new Int32Array(1024); this.tokDoc = new Int32Array(1024); this.tokPos = new Int32Array(1024);
+      this.lengths = new Int32Array(256);
+      this.hash = new TermHash();
+    }
   }
 
   get terms(): string[] { return this.hash.terms; }
@@ -46,9 +55,6 @@ class FieldAcc {
     this.lengths[doc] += len;
   }
 }
-
-/** A buffered field's token and distinct-term counts. */
-export interface FieldSizes { tokens: number; terms: number }
 
 class DvAcc<V> {
   docs: number[] = [];
@@ -90,18 +96,21 @@ export class SegmentBuilder {
   bufferedBytes = 0;
 
   /**
-   * `sizes`: the previous buffer's `fieldSizes()`, which size this one's token columns and term tables from
-   * the start: each buffer grew them from a kilobyte again, about ten doublings per column and as many
-   * rehashes of the term table per refresh on a bulk load.
+   * `prev`: the previous buffer, once built into its segment (which keeps none of these columns). This one
+   * takes over its per-field token columns and term tables, and its per-doc columns, instead of growing new
+   * ones from a kilobyte: on a bulk load every refresh grew each column through about ten doublings and
+   * rehashed each term table as often, and each fresh multi-megabyte array is new memory for the kernel to
+   * fault in (page faults are dear on this project's virtual machines).
    */
-  constructor(private readonly sizes: ReadonlyMap<string, FieldSizes> | null = null) {}
-
-  /** Each text field's token and distinct-term counts so far. */
-  fieldSizes(): Map<string, FieldSizes> {
-    const out = new Map<string, FieldSizes>();
-    for (const [name, fa] of this.fields) out.set(name, { tokens: fa.n, terms: fa.hash.size });
-    return out;
+  constructor(prev: SegmentBuilder | null = null) {
+    this.prevFields = prev?.fields ?? null;
+    if (prev) {
+      this.parentOf = prev.parentOf.fill(-1);
+      this.seqNos = prev.seqNos; this.versions = prev.versions; this.primaryTerms = prev.primaryTerms;
+    }
   }
+
+  private readonly prevFields: ReadonlyMap<string, FieldAcc> | null;
 
   get docCount(): number { return this.maxDoc; }
 
@@ -208,7 +217,11 @@ export class SegmentBuilder {
 
   private field(name: string, withFreqs: boolean, withNorms: boolean): FieldAcc {
     let fa = this.fields.get(name);
-    if (!fa) { fa = new FieldAcc(withFreqs, withNorms, this.sizes?.get(name)); this.fields.set(name, fa); }
+    if (!fa) {
+      const prev = this.prevFields?.get(name);
+      fa = new FieldAcc(withFreqs, withNorms, prev && prev.withFreqs === withFreqs && prev.withNorms === withNorms ? prev : undefined);
+      this.fields.set(name, fa);
+    }
     return fa;
   }
 

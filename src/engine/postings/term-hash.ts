@@ -37,6 +37,17 @@ export class TermHash {
     this.mask = slots - 1;
   }
 
+  /**
+   * An empty hash over this one's table, emptied: the next indexing buffer's, sized as this one grew (its
+   * vocabulary is mostly the same). This hash must not be used afterwards.
+   */
+  cleared(): TermHash {
+    const h = new TermHash();
+    h.table = this.table.fill(-1);
+    h.mask = this.mask;
+    return h;
+  }
+
   get size(): number { return this.terms.length; }
 
   /** The id of `t`, adding it (with the next id) when new. */

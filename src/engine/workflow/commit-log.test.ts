@@ -39,6 +39,24 @@ test('a commit record round-trips: spaces, UTF-8 keys, values and deletes', () =
   assert.throws(() => decodeCommit(encodeCommit(1, writes).subarray(0, 20), 'test'), CorruptionError);
 });
 
+test('a commit record has the documented layout whether its keys are ASCII or not', () => {
+  // ASCII keys are copied by hand and the others through the UTF-8 encoder: both must give the same bytes.
+  const keys = ['170\u001fc1\u001fch1', '', 'é', 'abcé', 'é-abc', '\u007f\u0080', 'x'.repeat(300), '😀z'];
+  const writes: KvWrite[] = keys.map((key, i) => ({ space: i % 2 ? 'contact_channel_state' : 'ix_timers_due', key, value: i % 3 ? Buffer.from([i, 1, 2]) : null }));
+  const want: Buffer[] = [Buffer.alloc(12)];
+  want[0].writeDoubleLE(7, 0);
+  want[0].writeUInt32LE(writes.length, 8);
+  for (const w of writes) {
+    const key = Buffer.from(w.key, 'utf8');
+    const len = Buffer.alloc(4);
+    len.writeUInt32LE(key.length);
+    const vlen = Buffer.alloc(4);
+    vlen.writeInt32LE(w.value === null ? -1 : w.value.length);
+    want.push(Buffer.from([w.space.length]), Buffer.from(w.space, 'latin1'), len, key, vlen, Buffer.from(w.value ?? []));
+  }
+  assert.equal(Buffer.from(encodeCommit(7, writes)).toString('hex'), Buffer.concat(want).toString('hex'));
+});
+
 test('a commit acknowledged by the log but missing from LMDB (a crash before LMDB wrote it) is applied at the next open', inTempDir(async (dir) => {
   let kv = await LmdbKv.openLogged(dir);
   await kv.commit([put('s', 'a', 1)]);

@@ -8,6 +8,7 @@
  */
 import { join } from 'node:path';
 import { WORKFLOW_COMMIT_LOG_DIR, WORKFLOW_COMMIT_LOG_RECORD } from '../codec/format-ids.ts';
+import { asciiInto } from '../codec/byte-buf.ts';
 import { CorruptionError } from '../errors.ts';
 import { Wal, type WalPosition } from '../wal/index.ts';
 import type { KvWrite } from './kv.ts';
@@ -35,10 +36,14 @@ export function encodeCommit(no: number, writes: readonly KvWrite[]): Buffer {
   let off = 12;
   for (let i = 0; i < writes.length; i++) {
     const w = writes[i];
-    const sl = buf.write(w.space, off + 1, 'latin1');
+    // Space names and most keys are short ASCII, copied by hand: `Buffer.write` costs a native call per
+    // string, which was most of this loop (about 1 µs per write, 8 µs per event).
+    let sl = asciiInto(buf, off + 1, w.space);
+    if (sl < 0) sl = buf.write(w.space, off + 1, 'latin1');
     buf[off] = sl;
     off += 1 + sl;
-    const kl = buf.write(w.key, off + 4, 'utf8');
+    let kl = asciiInto(buf, off + 4, w.key);
+    if (kl < 0) kl = buf.write(w.key, off + 4, 'utf8');
     buf.writeUInt32LE(kl, off);
     off += 4 + kl;
     if (w.value === null) { buf.writeInt32LE(-1, off); off += 4; continue; }

@@ -1,0 +1,67 @@
+/**
+ * CPU per document of a shard worker's bulk path, in process: `docs.write` calls (the worker's task adapter,
+ * items as they arrive after the main thread's msgpack) of 1,000 load-test documents each (loadtest/
+ * documents-scale.ts's generator: ~390-byte log documents, explicit ids), with the registry's tick after every
+ * call (refreshes of the indexing buffer into segments, and merges, as the worker's timer runs them).
+ * Durable: each call waits for its translog fsync. No HTTP and no main thread, so the figure isolates the shard
+ * worker, and is steadier on a shared machine than a load test's docs/s.
+ *
+ *   node --import tsx bench/documents/shard-bulk.bench.ts [docs=200000]
+ *
+ * PROFILE=FILE writes a CPU profile of the second half to FILE (.cpuprofile, for DevTools).
+ *
+ * Prints process CPU (user + system, every thread: V8's helper threads count) per document, split into the
+ * first and second half (the second excludes most warm-up), and docs/s.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { docsTasks, shardRegistry } from '../../src/workers/docs-tasks.ts';
+import type { ItemOutcome, WriteItem } from '../../src/workers/protocol.ts';
+import { pack, unpack } from '../../src/engine/codec/msgpack.ts';
+import { logDocument, logVocabulary } from '../../loadtest/support/log-docs.ts';
+import { mulberry32 } from '../support/mulberry32.ts';
+
+const N = Number(process.argv[2] ?? 200_000);
+const PER_CALL = 1000;
+const meta = {
+  name: 'logs', type: '_doc', mappingVersion: 1, settings: { 'index.number_of_shards': '1' },
+  mapping: { properties: { title: { type: 'text' }, body: { type: 'text' }, level: { type: 'keyword' }, host: { type: 'keyword' }, bytes: { type: 'long' }, ts: { type: 'date' } } },
+};
+
+// The calls as the worker receives them: msgpack bytes, decoded per call (sources arrive as views of the batch).
+const vocab = logVocabulary();
+const r = mulberry32(7);
+const calls: Uint8Array[] = [];
+for (let f = 0; f < N; f += PER_CALL) {
+  const items: WriteItem[] = [];
+  for (let i = f; i < Math.min(N, f + PER_CALL); i++) items.push({ action: 'index', op: { id: `log-${i}`, source: Buffer.from(logDocument(vocab, r)) } });
+  calls.push(pack({ uuid: 'u', shard: 0, mv: 1, meta, items }).slice());
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'shard-bulk-'));
+const init = { workerId: 0, workerCount: 1, dataDir, options: {} };
+const profiler = process.env.PROFILE ? new Session() : null;
+if (profiler) { profiler.connect(); await profiler.post('Profiler.enable'); }
+try {
+  const half = calls.length >> 1;
+  let c0 = process.cpuUsage(), t0 = performance.now();
+  const figures: string[] = [];
+  for (let k = 0; k < calls.length; k++) {
+    const out = (await docsTasks['docs.write'](unpack(calls[k]), init)) as ItemOutcome[];
+    if (!('ok' in out[0])) throw new Error(`write failed: ${JSON.stringify(out[0])}`);
+    shardRegistry(init).tick();
+    if (k === half - 1 || k === calls.length - 1) {
+      const c = process.cpuUsage(c0), dt = performance.now() - t0, n = (k === half - 1 ? half : calls.length - half) * PER_CALL;
+      figures.push(`${((c.user + c.system) / n).toFixed(1)} µs/doc (user ${(c.user / n).toFixed(1)}, system ${(c.system / n).toFixed(1)}), ${Math.round(n / (dt / 1000))} docs/s`);
+      if (k === half - 1 && profiler) await profiler.post('Profiler.start');
+      c0 = process.cpuUsage(); t0 = performance.now();
+    }
+  }
+  if (profiler) writeFileSync(process.env.PROFILE!, JSON.stringify((await profiler.post('Profiler.stop')).profile));
+  console.log(`first half ${figures[0]}; second half ${figures[1]}`);
+  await docsTasks['docs.closeAll']();
+} finally {
+  rmSync(dataDir, { recursive: true, force: true });
+}
