@@ -47,9 +47,9 @@ async function mainThread(): Promise<{ heap: number; arrayBuffers: number }> {
   const transport = {
     size: 2,
     async call(_w: number, _op: string, args: unknown) {
-      const a = unpack(pack(args)) as { series: (string[] | null)[]; ts: Float64Array };
-      const refs = new Float64Array(a.series.length);
-      for (let i = 0; i < refs.length; i++) if (a.series[i] !== null) refs[i] = nextRef++;
+      const a = unpack(pack(args)) as { refs: Float64Array; ts: Float64Array };
+      const refs = new Float64Array(a.refs.length);
+      for (let i = 0; i < refs.length; i++) if (a.refs[i] === 0) refs[i] = nextRef++;
       return { added: a.ts.length, outOfOrder: 0, duplicate: 0, outOfBounds: 0, firstError: '', refs, epoch: 1 };
     },
   } as unknown as TsdbTransport;
@@ -81,8 +81,7 @@ async function worker(): Promise<{ heap: number; rss: number }> {
   const columns = (r: number) => ({ ts: new Float64Array(SERIES).fill(1_704_067_200_000 + r * 1000), vs: Float64Array.from({ length: SERIES }, (_, k) => k * 3 + r) });
   const first = await db.append({ flat: unpack(packed) as string[][], sidx, ...columns(0) });
   const refs = Float64Array.from(first.refs ?? []);
-  const none = new Array(SERIES).fill(null);
-  for (let r = 1; r <= ROUNDS; r++) await db.append({ flat: none, refs, sidx, ...columns(r) });
+  for (let r = 1; r <= ROUNDS; r++) await db.append({ refs, sidx, ...columns(r) });
   fullGc();
   const out = { heap: (heap() - h0) / SERIES, rss: (rssAnon() - r0) / SERIES };
   await db.close();

@@ -86,18 +86,23 @@ export interface TsdbOpenArgs {
 }
 
 /**
- * Label-set table of an append: entry i is a known series ref (`refs[i] > 0`, valid only for `epoch`) or its
- * flat labels (`series[i]`, then `refs[i]` is 0). Samples point into the table with `sidx`.
+ * Label-set table of an append: entry i is a known series ref (`refs[i] > 0`, valid only for `epoch`) or, when
+ * `refs[i]` is 0, the next label set of `series` (flat; only the entries without a ref have one). Samples
+ * point into the table with `sidx`. The typed arrays go out of band (transferred: the sender gives them up).
  */
-export interface AppendArgs { series: (string[] | null)[]; refs: Float64Array; epoch: number; sidx: Uint32Array; ts: Float64Array; vs: Float64Array }
+export interface AppendArgs { series: string[][]; refs: Float64Array; epoch: number; sidx: Uint32Array; ts: Float64Array; vs: Float64Array }
 
 export interface AppendReply {
   added: number; outOfOrder: number; duplicate: number; outOfBounds: number; firstError: string;
   /** When some entries came with labels: the ref of each such entry (0 elsewhere); and the epoch refs belong to. */
   refs?: Float64Array;
   epoch: number;
-  /** Table entries whose ref was not valid; their samples were not appended and must be resent with labels. */
+  /**
+   * Table entries whose ref was not valid; their samples were not appended and must be resent with labels.
+   * Those samples come back in `resend` (entry, t, v; the sender gave up its columns).
+   */
   unknown?: number[];
+  resend?: { sidx: Uint32Array; ts: Float64Array; vs: Float64Array };
 }
 
 /** Selector sets and an inclusive millisecond window (label names/values, series, delete). */

@@ -14,7 +14,7 @@ import type { FetchedSeries, Labels, Matcher, MatchType } from '../engine/tsdb/a
 import { newMatcher } from '../engine/tsdb/api.ts';
 import { InvalidArgumentError } from '../engine/errors.ts';
 import { checkTsdbLayout, cleanSharedTombstones, maintainShared, SharedBlocks, cleanTombstones, flushHead, headStatus, importPrometheusWal, mergeOverlappingBlocks, PromWal, refreshBlocks, shardFigures, snapshot, tick, Tsdb } from '../engine/tsdb/index.ts';
-import type { OpArgs, MatcherWire, SelectArgs, SelectReply, SelectorRangeArgs, TaskSubset, WorkerInit } from './protocol.ts';
+import type { AppendArgs, AppendReply, OpArgs, OpResult, MatcherWire, SelectArgs, SelectReply, SelectorRangeArgs, TaskSubset, WorkerInit } from './protocol.ts';
 import { packSelect, type PackedSelect } from '../engine/tsdb/packed-series.ts';
 import { outOfBand } from '../engine/codec/msgpack.ts';
 import { sortedUnion, sortedUnionBy } from '../engine/tsdb/sorted-union.ts';
@@ -201,6 +201,20 @@ async function series(a: SelectorRangeArgs, ctx: WorkerInit): Promise<string[][]
   return sortedUnionBy(lists, compareFlatLabels);
 }
 
+/** The samples of table entries `entries` (not appended: their refs were unknown), for the sender to resend. */
+function samplesOfEntries(a: AppendArgs, entries: readonly number[]): NonNullable<AppendReply['resend']> {
+  const wanted = new Uint8Array(a.refs.length);
+  for (const j of entries) wanted[j] = 1;
+  let n = 0;
+  for (let k = 0; k < a.sidx.length; k++) n += wanted[a.sidx[k]];
+  const out = { sidx: new Uint32Array(n), ts: new Float64Array(n), vs: new Float64Array(n) };
+  for (let k = 0, q = 0; k < a.sidx.length; k++) {
+    if (wanted[a.sidx[k]] === 0) continue;
+    out.sidx[q] = a.sidx[k]; out.ts[q] = a.ts[k]; out.vs[q++] = a.vs[k];
+  }
+  return out;
+}
+
 async function forAll<T>(ctx: WorkerInit, fn: (d: Tsdb) => Promise<T>): Promise<T[]> {
   const out: T[] = [];
   for (const d of (await shards(ctx)).all) out.push(await fn(d));
@@ -214,10 +228,13 @@ export const tsdbTasks = {
   },
   'tsdb.append': async (a, ctx) => {
     const own = (await shards(ctx)).own;
-    // Refs from another opening of the shard (worker restarted) mean nothing: treat them as unknown.
-    const refs = a.epoch === own.epoch ? a.refs : new Float64Array(a.series.length).map((r) => (r > 0 ? -1 : 0));
+    // Refs from another opening of the shard (worker restarted) mean nothing: marked stale (negative).
+    const refs = a.epoch === own.epoch ? a.refs : a.refs.map((r) => (r > 0 ? -1 : 0));
     const r = await own.append({ flat: a.series, refs, sidx: a.sidx, ts: a.ts, vs: a.vs });
-    return { ...r, epoch: own.epoch };
+    const reply: OpResult<'tsdb.append'> = { ...r, epoch: own.epoch };
+    if (r.refs) reply.refs = outOfBand(r.refs);
+    if (r.unknown) reply.resend = samplesOfEntries(a, r.unknown);
+    return reply;
   },
   'tsdb.select': select,
   'tsdb.selectPacked': selectPacked,

@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { loadConfig } from '../../src/engine/scrape/config.ts';
 import { buildTargets } from '../../src/engine/scrape/target.ts';
 import { ScrapeLoop } from '../../src/engine/scrape/scrape-loop.ts';
@@ -21,10 +22,11 @@ import { waitFor } from '../support/wait-for.ts';
 let body = '';
 let contentType = 'text/plain; version=0.0.4';
 let status = 200;
+let gzip = false;
 const server: Server = createServer((req, res) => {
   if (req.url === '/slow') { setTimeout(() => { res.writeHead(200); res.end('late 1\n'); }, 1500); return; }
-  res.writeHead(status, { 'Content-Type': contentType });
-  res.end(body);
+  res.writeHead(status, { 'Content-Type': contentType, ...(gzip ? { 'Content-Encoding': 'gzip' } : {}) });
+  res.end(gzip ? gzipSync(body) : body);
 });
 await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
 const port = (server.address() as { port: number }).port;
@@ -286,4 +288,24 @@ test('series that left the target are evicted; the others keep their identity, s
   }
   // Each leaver is marked stale once when it left; series i=1 also each time it left again.
   assert.equal(staleCount, 1000 + 2);
+});
+
+test('bodies read into the kept buffer: a shorter body after a longer one, gzip after plain, and back', async () => {
+  const sink = new MemSink();
+  const loop = loopFor(JOB, sink);
+  const lines = (n: number, v: number) => Array.from({ length: n }, (_, i) => `g{i="${i}"} ${v}\n`).join('');
+  const seen: number[] = [];
+  for (const [n, z] of [[3000, false], [2, false], [3000, true], [5, true], [4, false]] as const) {
+    clock += 15_000;
+    body = lines(n, n);
+    gzip = z;
+    const r = await loop.scrapeOnce();
+    assert.equal(r.health, 'up', r.error);
+    const got = [...sink.last()].filter(([k, v]) => k.startsWith('g{') && !isStaleNaN(v)); // the gone ones are marked stale
+    assert.equal(got.length, n);
+    assert.ok(got.every(([, v]) => v === n));
+    seen.push(r.samples);
+  }
+  gzip = false;
+  assert.deepEqual(seen, [3000, 2, 3000, 5, 4]);
 });

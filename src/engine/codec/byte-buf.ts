@@ -10,14 +10,19 @@ const dec = new TextDecoder();
 /** Longest string `ByteReader.str` builds by hand when it is ASCII. */
 const SHORT_STR = 32;
 
+/** Longest string `asciiInto` copies by hand. */
+const BY_HAND_MAX = 32;
+
 /**
- * Copies `s` into `dst` at `at` when it is ASCII, returning its length, else -1 (the bytes written so far are
- * left behind for the caller to overwrite). For short strings, what the copy by hand saves is the call into
- * the encoder (`TextEncoder`, `Buffer.write`), which costs more than the bytes; `dst` must have room for
- * `s.length` bytes.
+ * Copies `s` into `dst` at `at` when it is ASCII and at most BY_HAND_MAX characters, returning its length,
+ * else -1 (the bytes written so far are left behind for the caller to overwrite; `dst` must have room for
+ * `s.length` bytes). For short strings, what the copy by hand saves is the call into the encoder
+ * (`TextEncoder`, `Buffer.write`), which costs more than the bytes; past about 30 characters the call is the
+ * cheaper (a commit-log record of 110-character keys: 0.95 µs per write through `Buffer.write`, 1.3 by hand).
  */
 export function asciiInto(dst: Uint8Array, at: number, s: string): number {
   const n = s.length;
+  if (n > BY_HAND_MAX) return -1;
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
     if (c >= 0x80) return -1;

@@ -11,6 +11,7 @@ import { request as httpsRequest } from 'node:https';
 import { connect as tlsConnect } from 'node:tls';
 import type { Socket } from 'node:net';
 import { createGunzip } from 'node:zlib';
+import type { BodyBuffer } from './body-buffer.ts';
 
 export interface GetResult { status: number; statusText: string; contentType: string; body: Buffer }
 
@@ -30,6 +31,8 @@ export interface GetOptions {
   proxyConnectHeader?: Record<string, string[]>;
   /** Fails with "body size limit exceeded" past this many uncompressed bytes; 0 = no limit. */
   maxBodyBytes?: number;
+  /** Reads the body into this buffer: the result's `body` is then a view of it, valid until its next use. */
+  into?: BodyBuffer;
 }
 
 /** Prometheus's message when `body_size_limit` is exceeded. */
@@ -91,7 +94,10 @@ function getOnce(url: string, headers: Record<string, string>, deadline: number,
           getOnce(new URL(loc, u).toString(), headers, deadline, redirects + 1, opts).then(resolve, reject);
           return;
         }
-        const stream = res.headers['content-encoding'] === 'gzip' ? res.pipe(createGunzip()) : res;
+        const gzip = res.headers['content-encoding'] === 'gzip';
+        const stream = gzip ? res.pipe(createGunzip()) : res;
+        const into = opts.into;
+        into?.start(gzip ? 0 : Number(res.headers['content-length'] ?? 0) || 0);
         const chunks: Buffer[] = [];
         let size = 0;
         const limit = opts.maxBodyBytes ?? 0;
@@ -103,14 +109,14 @@ function getOnce(url: string, headers: Record<string, string>, deadline: number,
             reject(new Error(BODY_SIZE_LIMIT_ERROR));
             return;
           }
-          chunks.push(c);
+          if (into) into.append(c); else chunks.push(c);
         });
         stream.on('error', (e) => { clearTimeout(timer); req.destroy(); fail(e.message); });
         stream.on('end', () => {
           clearTimeout(timer);
           resolve({
             status: res.statusCode ?? 0, statusText: res.statusMessage ?? '',
-            contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks),
+            contentType: String(res.headers['content-type'] ?? ''), body: into ? into.view() : Buffer.concat(chunks),
           });
         });
       });

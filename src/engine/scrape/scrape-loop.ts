@@ -18,6 +18,7 @@ import type { TargetSpec } from './target.ts';
 import { BODY_SIZE_LIMIT_ERROR, type HttpGet } from './http-get.ts';
 import { formatDuration } from '../model/duration.ts';
 import { HttpClient } from './http-client.ts';
+import { BodyBuffer } from './body-buffer.ts';
 import { checkLabelLimits } from './scrape-limits.ts';
 import { ByteKeyTable, hashBytes } from '../codec/byte-key-table.ts';
 import { grown } from '../codec/typed-grow.ts';
@@ -77,6 +78,8 @@ export class ScrapeLoop {
   private stopped = false;
   private nextAtMs = 0;
   private readonly client: HttpClient;
+  /** This target's bodies, read into one kept buffer (parsed before the next scrape starts). */
+  private readonly body = new BodyBuffer();
   /** Set while the pool is over `target_limit`: each scrape fails with it without fetching, as Prometheus's forced error. */
   forcedError = '';
 
@@ -199,6 +202,7 @@ export class ScrapeLoop {
     };
     const opts = await this.client.getOptions(this.target.url);
     opts.maxBodyBytes = this.cfg.bodySizeLimitBytes;
+    opts.into = this.body;
     const r = await this.deps.get(this.target.url, headers, this.target.timeoutMs, opts);
     if (r.status !== 200) throw new Error(`server returned HTTP status ${r.status} ${r.statusText}`.trimEnd());
     return { body: r.body, contentType: r.contentType };

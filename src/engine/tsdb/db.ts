@@ -67,16 +67,23 @@ export interface SharedDirOptions {
 }
 
 /**
- * A batch of samples: unique label sets, and per sample the index of its label set, t (ms) and value.
- * Label sets come either as `series` or in the worker protocol's flat `[name, value, …]` form (`flat`),
- * whose `join('\xff')` is the head's series key: label objects are then only built for new series.
+ * A batch of samples: unique label sets (table entries), and per sample the index of its entry, t (ms) and
+ * value. Label sets come either as `series` (one per entry) or in the worker protocol's flat
+ * `[name, value, …]` form (`flat`), whose `join('\xff')` is the head's series key: label objects are then
+ * only built for new series.
  */
 export interface AppendBatch {
   series?: readonly Labels[];
-  flat?: readonly (readonly string[] | null)[];
   /**
-   * Series refs the caller learnt from earlier results (`AppendResult.refs`), per table entry; 0 = unknown
-   * (then `flat`/`series` must give the labels). A ref the head no longer has is reported in `unknown`.
+   * The label sets of the entries given without a ref (`refs[i]` is 0, or all entries when there are no
+   * `refs`), in entry order: a steady-state batch whose entries all go by ref carries none.
+   */
+  flat?: readonly (readonly string[])[];
+  /**
+   * Per table entry, a series ref the caller learnt from an earlier result (`AppendResult.refs`); 0 = none
+   * (its labels come next in `flat`, or in `series`); negative = a ref the caller knows to be stale (from
+   * another opening of the shard), sent without labels. A ref the head does not have (any longer), or a
+   * negative one, is reported in `unknown`.
    */
   refs?: ArrayLike<number>;
   sidx: ArrayLike<number>;
@@ -171,20 +178,21 @@ export class Tsdb {
     const head = this.head;
     const res: AppendResult = { added: 0, outOfOrder: 0, duplicate: 0, outOfBounds: 0, firstError: '' };
     const minValid = minValidMs;
-    const nSeries = batch.flat ? batch.flat.length : batch.series!.length;
+    const nSeries = batch.refs ? batch.refs.length : batch.flat ? batch.flat.length : batch.series!.length;
     const resolved = this.scratch.series(nSeries);
     const created: SeriesRec[] = [];
     let outRefs: Float64Array | undefined;
     const unknown: number[] = [];
+    let nextFlat = 0;
     for (let i = 0; i < nSeries; i++) {
       const given = batch.refs ? batch.refs[i] : 0;
-      const flat = batch.flat ? batch.flat[i] : null;
-      if (given > 0 || (batch.flat && flat === null)) {
+      if (given !== 0) {
         const s = given > 0 ? head.slotOf(given) : -1;
         if (s < 0) unknown.push(i);
         resolved[i] = s;
         continue;
       }
+      const flat = batch.flat ? batch.flat[nextFlat++] : null;
       let s = flat ? head.seriesOfFlat(flat) : head.seriesOf(batch.series![i]);
       if (s < 0) {
         const r = head.getOrCreate(flat ? labelsFromFlat(flat) : batch.series![i]);

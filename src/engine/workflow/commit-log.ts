@@ -36,8 +36,8 @@ export function encodeCommit(no: number, writes: readonly KvWrite[]): Buffer {
   let off = 12;
   for (let i = 0; i < writes.length; i++) {
     const w = writes[i];
-    // Space names and most keys are short ASCII, copied by hand: `Buffer.write` costs a native call per
-    // string, which was most of this loop (about 1 µs per write, 8 µs per event).
+    // Space names and most keys are short ASCII, copied by hand: a native `Buffer.write` per string was most
+    // of this loop (0.5 µs of a write's 0.8, 4 µs per event).
     let sl = asciiInto(buf, off + 1, w.space);
     if (sl < 0) sl = buf.write(w.space, off + 1, 'latin1');
     buf[off] = sl;

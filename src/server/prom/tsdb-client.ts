@@ -13,6 +13,7 @@ import { sortedUnion, sortedUnionBy } from '../../engine/tsdb/sorted-union.ts';
 import type { PackedSelect } from '../../engine/tsdb/packed-series.ts';
 import type { SampleColumns } from '../../engine/scrape/sample-columns.ts';
 import type { SeriesTable } from '../../engine/scrape/series-table.ts';
+import { outOfBand } from '../../engine/codec/msgpack.ts';
 import type { AppendArgs, MatcherWire, OpArgs, OpName, OpResult, SelectArgs, SelectorRangeArgs, TsdbOpenArgs, WorkerTransport } from '../../workers/protocol.ts';
 
 /** What the client needs of the shard pool (ShardPool satisfies it; tests may pass an in-process stand-in). */
@@ -242,25 +243,30 @@ export class TsdbClient {
   private async appendGroup(w: number, g: Group, useRefs: boolean): Promise<AppendSummary> {
     const e = g.entries, m = e.length;
     const epoch = this.epochs[w] ?? 0;
-    const series: (string[] | null)[] = new Array(m);
+    const series: string[][] = [];
     const refs = new Float64Array(m);
     for (let j = 0; j < m; j++) {
       const ref = useRefs ? e.ref(j, w, epoch) : 0;
-      if (ref > 0) { refs[j] = ref; series[j] = null; } else series[j] = e.flat(j);
+      if (ref > 0) refs[j] = ref; else series.push(e.flat(j));
     }
-    const args: AppendArgs = { series, refs, epoch, sidx: g.sidx.subarray(0, g.n), ts: g.ts.subarray(0, g.n), vs: g.vs.subarray(0, g.n) };
+    // The columns are transferred to the worker (not copied through the encoder): `g` is unusable after this.
+    const args: AppendArgs = {
+      series, refs: outOfBand(refs), epoch,
+      sidx: outOfBand(g.sidx.subarray(0, g.n)), ts: outOfBand(g.ts.subarray(0, g.n)), vs: outOfBand(g.vs.subarray(0, g.n)),
+    };
     const reply = await this.pool.call(w, 'tsdb.append', args);
     this.epochs[w] = reply.epoch;
     const got = reply.refs;
     if (got) for (let j = 0; j < m; j++) if (got[j] > 0) e.setRef(j, got[j], w, reply.epoch);
-    if (!reply.unknown?.length || !useRefs) return reply;
-    // Rare (a ref went stale): resend just the unknown entries' samples, with labels.
-    const retry = newGroup(e.subset(reply.unknown), g.n);
-    const remap = new Map<number, number>();
-    for (let k = 0; k < reply.unknown.length; k++) { const j = reply.unknown[k]; e.clearRef(j); remap.set(j, k); }
-    for (let k = 0; k < g.n; k++) {
-      const j = remap.get(g.sidx[k]);
-      if (j !== undefined) { const q = retry.n++; retry.sidx[q] = j; retry.ts[q] = g.ts[k]; retry.vs[q] = g.vs[k]; }
+    const unknown = reply.unknown, resend = reply.resend;
+    if (!unknown?.length || !resend || !useRefs) return reply;
+    // Rare (a ref went stale): resend just the unknown entries' samples (the worker gave them back), with labels.
+    const retry = newGroup(e.subset(unknown), resend.sidx.length);
+    const entryOf = new Map<number, number>();
+    for (let k = 0; k < unknown.length; k++) { const j = unknown[k]; e.clearRef(j); entryOf.set(j, k); }
+    for (let k = 0; k < resend.sidx.length; k++) {
+      const q = retry.n++;
+      retry.sidx[q] = entryOf.get(resend.sidx[k])!; retry.ts[q] = resend.ts[k]; retry.vs[q] = resend.vs[k];
     }
     const again = await this.appendGroup(w, retry, false);
     const sum: AppendSummary = { added: 0, outOfOrder: 0, duplicate: 0, outOfBounds: 0, firstError: '' };
