@@ -7,6 +7,36 @@ import { decodeTranslogOp } from './translog-record.ts';
 import type { WriteResult } from './doc-shard-types.ts';
 import { ScratchIndex } from '../../../test/support/scratch-index.ts';
 
+test('a batch\'s record buffer is written over only after its append is durable', async () => {
+  // A log that reads the records when it "writes" them: at the moment the test makes their append durable.
+  const pending: { records: readonly { type: number; payload: Uint8Array }[]; done: () => void }[] = [];
+  const written: string[][] = [];
+  const log: Translog = {
+    async append() { throw new Error('not in this test'); },
+    appendBatch(records) { return new Promise<unknown>((resolve) => pending.push({ records, done: () => resolve(null) })); },
+  };
+  const x = new ScratchIndex();
+  scratch.push(x);
+  const s = new DocShard({ indexName: 'test', uuid: 'u', shard: 0, type: '_doc', mapping, index: x.index, translog: log });
+  const batch = (ids: string[], n: number): Promise<unknown> => {
+    s.beginBatch();
+    for (const id of ids) res(s.indexNow({ id, source: src({ n, s: id.repeat(50) }) }));
+    return s.endBatch();
+  };
+  const write = (i: number): void => {
+    written.push(pending[i].records.map((r) => { const o = decodeTranslogOp(r.type, r.payload, 'test'); return `${o.id}:${Buffer.from(o.source!).toString()}`; }));
+    pending[i].done();
+  };
+  const a = batch(['a1', 'a2', 'a3'], 1);
+  const b = batch(['b1', 'b2'], 2); // while a is not durable: must not write over a's records
+  write(0); await a;
+  write(1); await b;
+  const c = batch(['c1', 'c2', 'c3', 'c4'], 3); // now a's (or b's) buffer may be taken again
+  write(2); await c;
+  const expect = (ids: string[], n: number): string[] => ids.map((id) => `${id}:${JSON.stringify({ n, s: id.repeat(50) })}`);
+  assert.deepEqual(written, [expect(['a1', 'a2', 'a3'], 1), expect(['b1', 'b2'], 2), expect(['c1', 'c2', 'c3', 'c4'], 3)]);
+});
+
 class MemTranslog implements Translog {
   records: { type: number; payload: Uint8Array }[] = [];
   appends = 0;

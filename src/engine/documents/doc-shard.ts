@@ -21,12 +21,15 @@ import type { DeleteOp, IndexOp, MappingNeeded, ShardStats, StoredDoc, UpdateOp,
 /** The translog operations a shard needs (the project's `Wal` satisfies it). */
 export interface Translog {
   append(type: number, payload: Uint8Array): Promise<unknown>;
-  /** Several records in order, durable together. */
+  /** Several records in order, durable together. Their payloads are read only until the promise settles. */
   appendBatch(records: readonly { type: number; payload: Uint8Array }[]): Promise<unknown>;
 }
 
 /** First size of a write batch's record buffer (a 2,000-document bulk body's share of a shard grows it a few times). */
 const BATCH_BUFFER_BYTES = 64 * 1024;
+
+/** Written batches' record buffers kept for reuse: a few bulk bodies in flight each hold one until durable. */
+const SPARE_BATCH_BUFFERS = 4;
 
 /** What `log` returns inside a write batch: the batch's own promise (`endBatch`) says when it is durable. */
 const IN_BATCH: Promise<unknown> = Promise.resolve();
@@ -79,6 +82,8 @@ export class DocShard {
   private readonly sources = new ByteSlab();
   /** The open write batch (`beginBatch`): its records' bytes, types and end offsets; null outside one. */
   private batch: { bytes: ByteWriter; types: number[]; ends: number[] } | null = null;
+  /** Record buffers of batches the log has written, for the next batches (`beginBatch`). */
+  private readonly spareBatchBytes: ByteWriter[] = [];
   private readonly gcDeletesMs: number;
   private readonly now: () => number;
 
@@ -260,10 +265,15 @@ export class DocShard {
    */
   beginBatch(sizeHint = 0): void {
     if (this.batch !== null) throw new Error('a write batch is already open');
-    // Not reused across batches: the log holds the views until its write, which may come after the next batch.
     // Sized from the caller's hint (its sources' bytes): a 2,000-item bulk body's records grew a 64 KiB buffer
-    // four times over, a megabyte of copies and of short-lived ArrayBuffers per batch.
-    this.batch = { bytes: new ByteWriter(Math.max(BATCH_BUFFER_BYTES, sizeHint)), types: [], ends: [] };
+    // four times over, a megabyte of copies and of short-lived ArrayBuffers per batch. The buffer of a batch
+    // the log has written is taken again when large enough (see endBatch).
+    const need = Math.max(BATCH_BUFFER_BYTES, sizeHint);
+    let bytes: ByteWriter | undefined;
+    while ((bytes = this.spareBatchBytes.pop()) !== undefined && bytes.buf.byteLength < need);
+    if (bytes === undefined) bytes = new ByteWriter(need);
+    bytes.len = 0;
+    this.batch = { bytes, types: [], ends: [] };
   }
 
   /** Closes the write batch; resolves when all of its records are durable (rejects when the append fails). */
@@ -273,10 +283,20 @@ export class DocShard {
     if (b === null) throw new Error('no write batch is open');
     // The batch's sources are copied: their message's buffer need not stay alive.
     wholeBuffer = null;
-    if (b.types.length === 0 || !this.translog) return Promise.resolve();
+    if (b.types.length === 0 || !this.translog) { this.spare(b.bytes); return Promise.resolve(); }
     const records: { type: number; payload: Uint8Array }[] = new Array(b.types.length);
     for (let i = 0, start = 0; i < records.length; start = b.ends[i++]) records[i] = { type: b.types[i], payload: b.bytes.buf.subarray(start, b.ends[i]) };
-    return this.translog.appendBatch(records);
+    const durable = this.translog.appendBatch(records);
+    // The log reads the records' bytes until they are written; once they are durable a later batch may write
+    // over them. A fresh buffer of a bulk batch's size per batch was hundreds of first-touched pages (~15 µs
+    // each on this project's virtual machines). A failed append keeps its buffer out of reuse.
+    durable.then(() => this.spare(b.bytes), () => {});
+    return durable;
+  }
+
+  /** Keeps a written batch's buffer for a later batch (at most SPARE_BATCH_BUFFERS of them). */
+  private spare(bytes: ByteWriter): void {
+    if (this.spareBatchBytes.length < SPARE_BATCH_BUFFERS) this.spareBatchBytes.push(bytes);
   }
 
   /** Replays one translog record (idempotent: older sequence numbers than what is held are skipped). */

@@ -24,6 +24,26 @@ test('wrap-around: payloads split across the end of the data area survive', () =
   assert.equal(ring.used(), 0);
 });
 
+test('a head and a body written as one message, and a message read in parts, at every wrap position', () => {
+  const ring = SpscRing.create(64);
+  const bytes = (n: number, seed: number): Uint8Array => Uint8Array.from({ length: n }, (_, i) => (i * 13 + seed) & 0xff);
+  for (let i = 0; i < 300; i++) {
+    const head = bytes(1 + (i % 9), i), body = bytes((i * 5) % 37, i + 100);
+    assert.equal(ring.tryWrite(head, body), true, `write ${i}`);
+    const len = ring.nextLength();
+    assert.equal(len, head.byteLength + body.byteLength);
+    // Read the body first, then the head, into one array: parts come from any offset of the message.
+    const out = new Uint8Array(len + 3);
+    ring.copyNext(head.byteLength, body.byteLength, out, 3 + head.byteLength);
+    ring.copyNext(0, head.byteLength, out, 3);
+    assert.equal(ring.nextLength(), len, 'copyNext does not consume');
+    ring.consumeNext();
+    assert.deepEqual(out.subarray(3), Uint8Array.from([...head, ...body]), `read ${i}`);
+    assert.equal(ring.nextLength(), -1);
+  }
+  assert.equal(ring.used(), 0);
+});
+
 test('wrap-around with several queued messages straddling the boundary', () => {
   const ring = SpscRing.create(32);
   assert.ok(ring.tryWrite(msg(20, 1)));

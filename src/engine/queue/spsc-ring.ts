@@ -80,43 +80,73 @@ export class SpscRing {
 
   get closed(): boolean { return Atomics.load(this.ctl, CLOSED) === 1; }
 
-  /** Copies `msg` in if there is room now; false when the ring is full (the caller waits and retries). */
-  tryWrite(msg: Uint8Array): boolean {
-    const need = 4 + align4(msg.byteLength);
+  /**
+   * Copies `msg` (followed by `body`, when given: one message of both, so a caller need not join a header and
+   * its payload into a new array) in if there is room now; false when the ring is full (the caller waits and
+   * retries).
+   */
+  tryWrite(msg: Uint8Array, body?: Uint8Array): boolean {
+    const len = msg.byteLength + (body ? body.byteLength : 0);
+    const need = 4 + align4(len);
     if (need > this.capacity) {
-      throw LimitExceededError.of('LIMIT_EXCEEDED', [`message of ${msg.byteLength} bytes exceeds the ring's ${this.maxMessage}-byte limit`]);
+      throw LimitExceededError.of('LIMIT_EXCEEDED', [`message of ${len} bytes exceeds the ring's ${this.maxMessage}-byte limit`]);
     }
     const tail = Atomics.load(this.ctl, TAIL);
     const head = Atomics.load(this.ctl, HEAD);
     if (this.capacity - ((tail - head) | 0) < need) return false;
     const mask = this.capacity - 1;
     const at = tail & mask;
-    this.view.setUint32(at, msg.byteLength, true);
+    this.view.setUint32(at, len, true);
     const start = (at + 4) & mask;
-    const first = Math.min(msg.byteLength, this.capacity - start);
-    this.data.set(first === msg.byteLength ? msg : msg.subarray(0, first), start);
-    if (first < msg.byteLength) this.data.set(msg.subarray(first), 0);
+    this.copyIn(msg, start);
+    if (body) this.copyIn(body, (start + msg.byteLength) & mask);
     Atomics.store(this.ctl, TAIL, (tail + need) | 0);
     if (Atomics.exchange(this.ctl, READER_SLEEPING, 0) === 1) Atomics.notify(this.ctl, TAIL);
     return true;
   }
 
+  /** Copies `src` into the data area from position `start`, wrapping at its end. */
+  private copyIn(src: Uint8Array, start: number): void {
+    const first = Math.min(src.byteLength, this.capacity - start);
+    this.data.set(first === src.byteLength ? src : src.subarray(0, first), start);
+    if (first < src.byteLength) this.data.set(src.subarray(first), 0);
+  }
+
   /** Copies the next message out, or null when the ring is empty. */
   tryRead(): Uint8Array | null {
-    const head = Atomics.load(this.ctl, HEAD);
-    const tail = Atomics.load(this.ctl, TAIL);
-    if (head === tail) return null;
-    const mask = this.capacity - 1;
-    const at = head & mask;
-    const len = this.view.getUint32(at, true);
-    const start = (at + 4) & mask;
+    const len = this.nextLength();
+    if (len < 0) return null;
     const out = new Uint8Array(len);
-    const first = Math.min(len, this.capacity - start);
-    out.set(this.data.subarray(start, start + first), 0);
-    if (first < len) out.set(this.data.subarray(0, len - first), first);
+    this.copyNext(0, len, out, 0);
+    this.consumeNext();
+    return out;
+  }
+
+  /** Byte length of the next message, or −1 when the ring is empty. */
+  nextLength(): number {
+    const head = Atomics.load(this.ctl, HEAD);
+    if (head === Atomics.load(this.ctl, TAIL)) return -1;
+    return this.view.getUint32(head & (this.capacity - 1), true);
+  }
+
+  /**
+   * Copies bytes `from`..`from + n` of the next message (there must be one: `nextLength` ≥ 0) into `out` at
+   * `at`, without consuming it: a reader can look at a header, then copy the rest straight to where it goes.
+   */
+  copyNext(from: number, n: number, out: Uint8Array, at: number): void {
+    const mask = this.capacity - 1;
+    const start = ((Atomics.load(this.ctl, HEAD) & mask) + 4 + from) & mask;
+    const first = Math.min(n, this.capacity - start);
+    out.set(this.data.subarray(start, start + first), at);
+    if (first < n) out.set(this.data.subarray(0, n - first), at + first);
+  }
+
+  /** Drops the next message (there must be one), freeing its space for the writer. */
+  consumeNext(): void {
+    const head = Atomics.load(this.ctl, HEAD);
+    const len = this.view.getUint32(head & (this.capacity - 1), true);
     Atomics.store(this.ctl, HEAD, (head + 4 + align4(len)) | 0);
     if (Atomics.exchange(this.ctl, WRITER_SLEEPING, 0) === 1) Atomics.notify(this.ctl, HEAD);
-    return out;
   }
 
   /** Blocking write (not on an event-loop thread that must stay responsive); false on timeout or close. */
@@ -187,11 +217,17 @@ export class SpscProducer {
   /** Messages waiting for ring space. */
   get queued(): number { return this.backlog.length; }
 
-  /** Resolves once the message is in the ring. */
-  write(msg: Uint8Array): Promise<void> {
-    if (this.backlog.length === 0 && this.ring.tryWrite(msg)) return Promise.resolve();
+  /**
+   * Resolves once the message (`msg`, then `body` when given, as one) is in the ring. Both are copied before
+   * this returns — into the ring, or into the queue when it must wait — so the caller may reuse them at once.
+   */
+  write(msg: Uint8Array, body?: Uint8Array): Promise<void> {
+    if (this.backlog.length === 0 && this.ring.tryWrite(msg, body)) return Promise.resolve();
+    const own = new Uint8Array(msg.byteLength + (body ? body.byteLength : 0));
+    own.set(msg);
+    if (body) own.set(body, msg.byteLength);
     return new Promise((resolve, reject) => {
-      this.backlog.push({ msg, done: (err) => (err ? reject(err) : resolve()) });
+      this.backlog.push({ msg: own, done: (err) => (err ? reject(err) : resolve()) });
       if (this.backlog.length === 1) void this.drain();
     });
   }
