@@ -309,3 +309,26 @@ test('bodies read into the kept buffer: a shorter body after a longer one, gzip 
   gzip = false;
   assert.deepEqual(seen, [3000, 2, 3000, 5, 4]);
 });
+
+test('samples go to their own series whatever order the target writes them in', async () => {
+  const sink = new MemSink();
+  const loop = loopFor(JOB, sink);
+  const inst = `127.0.0.1:${port}`;
+  const key = (n: string) => `s{env="test",i="${n}",instance="${inst}",job="app"}`;
+  // Each round's value is the series' number plus a round offset, so a sample stored under a neighbour's series shows.
+  const rounds: string[][] = [
+    ['1', '2', '3', '4', '5'],
+    ['1', '2', '3', '4', '5'], // the same order: every guess right
+    ['1', '9', '2', '3', '5', '4'], // a new series in the middle, two swapped
+    ['5', '4', '3', '2', '1', '9'], // reversed
+    ['1', '2', '2', '3'], // a duplicate line: the first one counts
+  ];
+  for (let r = 0; r < rounds.length; r++) {
+    clock += 15_000;
+    body = rounds[r].map((n) => `s{i="${n}"} ${Number(n) + 100 * r}\n`).join('');
+    const res = await loop.scrapeOnce();
+    assert.equal(res.health, 'up', res.error);
+    const got = sink.last();
+    for (const n of new Set(rounds[r])) assert.equal(got.get(key(n)), Number(n) + 100 * r, `round ${r}, series ${n}`);
+  }
+});

@@ -44,3 +44,15 @@ test('compact keeps the chosen ids in order and renumbers them', () => {
   }
   assert.equal(add(t, 'new'), 1667, 'inserts continue after the kept ids');
 });
+
+test('is: a guessed id is confirmed only by the same bytes', () => {
+  const t = new ByteKeyTable();
+  add(t, 'ab'); add(t, 'abc'); add(t, 'xy');
+  const b = Buffer.from('..abc');
+  assert.equal(t.is(1, b, 2, 5), true);
+  assert.equal(t.is(0, b, 2, 5), false, 'a prefix of the key');
+  assert.equal(t.is(2, b, 2, 5), false, 'other bytes');
+  assert.equal(t.is(2, Buffer.from('xz'), 0, 2), false, 'same length, last byte differs');
+  assert.equal(t.is(3, b, 2, 5), false, 'past the last id');
+  assert.equal(t.is(-1, b, 2, 5), false);
+});

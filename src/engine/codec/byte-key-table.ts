@@ -36,6 +36,14 @@ export class ByteKeyTable {
     }
   }
 
+  /**
+   * Whether `id` is the id of `b[from, to)`: one length check and one byte comparison, no hash. For callers
+   * that can guess the id (keys arriving in the same order as before); false for an id not in the table.
+   */
+  is(id: number, b: Uint8Array, from: number, to: number): boolean {
+    return id >= 0 && id < this.count && this.meta[id * META + 1] === to - from && this.equals(id, b, from, to - from);
+  }
+
   /** Adds `b[from, to)` (not present) and returns its id; its `user` value starts at 0. */
   insert(b: Uint8Array, from: number, to: number, hash: number): number {
     const len = to - from;

@@ -42,9 +42,12 @@ export interface SeriesClient {
 
 interface QueryLimits { lookbackMs: number; timeoutMs: number; maxSamples: number; subqueryStepMs: number }
 
-/** Where queries are evaluated: the query threads (`QueryPool`), or an in-process stand-in in tests. */
+/**
+ * Where queries are evaluated: the query threads (`QueryPool`), or an in-process stand-in in tests. `call`
+ * calls `onThreadFree` once, when no thread holds the evaluation any more (possibly after it answered).
+ */
 export interface QueryEvaluator {
-  call(op: 'promql.eval', args: PromqlEvalArgs, signal: AbortSignal): Promise<PromqlEvalReply>;
+  call(op: 'promql.eval', args: PromqlEvalArgs, signal: AbortSignal, onThreadFree: () => void): Promise<PromqlEvalReply>;
   close(): Promise<void>;
 }
 
@@ -72,6 +75,9 @@ export function registerQueryRoutes(router: Router, ctx: ServerContext, client: 
     try {
       const queued = performance.now();
       const release = await gate.acquire(q.signal);
+      // From the evaluation on, the evaluator releases the slot once its thread is free, which can be after the
+      // answer: a cancelled query is answered before its thread dropped or stopped it.
+      let slotHere = true;
       try {
         q.phase = 'preparation';
         const started = performance.now();
@@ -80,10 +86,11 @@ export function registerQueryRoutes(router: Router, ctx: ServerContext, client: 
         const prepared = performance.now();
         slices.observe(['prepare_time'], (prepared - started) / 1000);
         q.phase = 'expression evaluation';
-        const reply = await evaluator.call('promql.eval', args, q.signal);
+        slotHere = false;
+        const reply = await evaluator.call('promql.eval', args, q.signal, release);
         slices.observe(['inner_eval'], (performance.now() - prepared) / 1000);
         return { reply, started, prepared };
-      } finally { release(); }
+      } finally { if (slotHere) release(); }
     } finally { q.dispose(); }
   };
   const readInterval = async (): Promise<void> => {
