@@ -164,3 +164,20 @@ test('a query cut before a query thread took it leaves the thread alone, and the
     await node.destroy();
   }
 });
+
+// Prometheus exits on SIGTERM without waiting for queries to finish. The node used to drain its listeners first,
+// and a query with a 10-minute deadline held that drain (and the exit) for its whole run.
+test('SIGTERM while a query evaluates: the query is answered as canceled and the node exits cleanly', async () => {
+  const node = await startNode(['--query.timeout', '10m', '--query.max-concurrency', '2']);
+  try {
+    const heavy = query(HEAVY, AbortSignal.timeout(30_000), node);
+    await queriesReach(1, node);
+    const exitCode = await node.stop();
+    const r = await heavy;
+    assert.equal(r.status, 503, JSON.stringify(r.body));
+    assert.equal(r.body.errorType, 'canceled');
+    assert.equal(exitCode, 0, node.stderr());
+  } finally {
+    await node.destroy();
+  }
+});
