@@ -74,6 +74,15 @@ test('a heavy subquery is cut at --query.timeout and frees its slot', async () =
   await queriesReach(0);
 });
 
+// A literal over 3·10¹⁰ subquery steps: more points than --query.max-samples on its own, so Prometheus's
+// "too many samples" (422), where the evaluator used to ask V8 for arrays past their largest length (500).
+test('a subquery of more steps than the sample limit is refused as too many samples', async () => {
+  const r = await query(encodeURIComponent('count_over_time(vector(1)[1y:1ms])'));
+  assert.equal(r.status, 422, JSON.stringify(r.body));
+  assert.equal(r.body.errorType, 'execution');
+  assert.match(r.body.error!, /query processing would load too many samples into memory in query execution/);
+});
+
 // On a node with a 10-minute deadline the heavy queries hold both slots until their clients hang up, so every
 // step below happens while they evaluate, whatever the machine's load: no step races the deadline (with a 1 s
 // deadline a loaded machine could free the slots before the queued query arrived, or count too few GETs).
