@@ -32,6 +32,11 @@ export interface ServiceHooks {
   start?(): Promise<void>;
   /** SIGHUP or `/-/reload`; throws to refuse a bad config (the old one keeps running). */
   reload?(): Promise<void>;
+  /**
+   * SIGTERM, before the listeners drain: cut work that would hold an in-flight request for long (a PromQL query
+   * runs up to its timeout), so the drain, and the exit, do not wait for it.
+   */
+  stopping?(): void;
   /** Flush and fsync what is pending; called on SIGTERM after listeners stop. */
   stop?(): Promise<void>;
 }
@@ -41,6 +46,7 @@ export function combineHooks(...all: ServiceHooks[]): ServiceHooks {
   return {
     start: async () => { for (const h of all) await h.start?.(); },
     reload: async () => { for (const h of all) await h.reload?.(); },
+    stopping: () => { for (const h of all) h.stopping?.(); },
     stop: async () => { for (const h of [...all].reverse()) await h.stop?.(); },
   };
 }

@@ -95,6 +95,9 @@ export async function startTessera(flags: Flags): Promise<Tessera> {
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       log.info('shutting down');
+      for (const h of hooks) {
+        try { h.stopping?.(); } catch (err) { log.error('service stopping failed', { err }); }
+      }
       await Promise.all(servers.map((s) => s.close()));
       for (const h of [...hooks].reverse()) {
         try { await h.stop?.(); } catch (err) { log.error('service stop failed', { err }); }

@@ -11,6 +11,7 @@ import { SpscProducer, SpscRing } from '../engine/queue/spsc-ring.ts';
 import { createLinkBuffers, readMessages, writeFrames, type LinkBuffers } from '../workers/ring-link.ts';
 import { RUNNING_COMPILED } from '../runtime/running-compiled.ts';
 import { EngineError, fromWire, OverloadedError, formatMessage } from '../engine/errors.ts';
+import { QUERY_CANCEL_WORD, QUERY_CONTROL_WORDS, QUERY_STARTED_WORD } from '../workers/protocol.ts';
 import type { BatchMessage, CallResult, OpArgs, OpName, OpResult, TaskCall, WorkerInit, WorkerTransport } from '../workers/protocol.ts';
 
 export interface ShardPoolOptions {
@@ -270,6 +271,11 @@ const STOP_GRACE_MS = 250;
  * through a shared word the evaluator checks; if it is still running `STOP_GRACE_MS` later (a loop without
  * a check), its thread is terminated and Piscina starts a replacement.
  *
+ * A query cancelled before its thread took it is answered at once and its thread is left alone: Piscina
+ * hands tasks to threads that are still loading (seconds on a loaded machine), and terminating one of those
+ * threw its start-up away, so the next query waited for yet another thread to load and timed out too. The
+ * thread, once loaded, sees the cancel word and drops the task without evaluating it.
+ *
  * The threads start with the first query, not with the node: an idle query thread holds about 15 MB of
  * resident memory (its own V8 heap and module graph), and a node that only ingests (or serves documents)
  * never evaluates. From the first query on, one thread stays, as before.
@@ -284,42 +290,62 @@ export class QueryPool {
   get started(): boolean { return this.piscina !== null; }
 
   private pool(): Piscina {
-    this.piscina ??= new Piscina({
+    if (this.piscina) return this.piscina;
+    // Piscina's own balancer hands a task to any idle thread, one still loading its modules too: the task then
+    // waits out that start-up while a loaded thread may be free. Threads count as loaded from Piscina's
+    // 'workerCreate' (emitted once a thread is ready; thread ids are never reused within a process).
+    const loaded = new Set<number>();
+    const piscina = new Piscina({
       filename: QUERY_WORKER_FILE,
       minThreads: 1,
       maxThreads: Math.max(1, this.threads),
       concurrentTasksPerWorker: 1,
       idleTimeout: 60_000,
       execArgv: workerExecArgv(),
+      loadBalancer: (_task, threads) => {
+        for (const t of threads) if (t.currentUsage === 0 && loaded.has(t.id)) return t;
+        return null;
+      },
     });
-    return this.piscina;
+    piscina.on('workerCreate', (t: { id: number }) => loaded.add(t.id));
+    piscina.on('workerDestroy', (t: { id: number }) => loaded.delete(t.id));
+    this.piscina = piscina;
+    return piscina;
   }
 
-  /** Runs `op` on a query thread; rejects with `signal.reason` once the signal aborts. */
-  async call<K extends OpName>(op: K, args: OpArgs<K>, signal: AbortSignal): Promise<OpResult<K>> {
-    const cancel = new SharedArrayBuffer(4);
+  /**
+   * Runs `op` on a query thread; rejects with `signal.reason` once the signal aborts (at once if no thread
+   * has taken the call yet). `onThreadFree` is called once, when no thread holds the call any more — later
+   * than the answer when a thread still has to drop or stop it.
+   */
+  call<K extends OpName>(op: K, args: OpArgs<K>, signal: AbortSignal, onThreadFree: () => void = () => {}): Promise<OpResult<K>> {
+    if (this.closed) { onThreadFree(); return Promise.reject(new Error('query threads are closed')); }
+    const control = new Int32Array(new SharedArrayBuffer(QUERY_CONTROL_WORDS * 4));
     const kill = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
-    const onAbort = (): void => {
-      Atomics.store(new Int32Array(cancel), 0, 1);
-      timer = setTimeout(() => kill.abort(), STOP_GRACE_MS);
-    };
-    if (signal.aborted) onAbort(); else signal.addEventListener('abort', onAbort, { once: true });
     const batch = packWithViews([{ op, args }]);
-    try {
-      if (this.closed) throw new Error('query threads are closed');
-      const reply: BatchMessage = await this.pool().run({ batch, cancel }, { transferList: transferList(batch), signal: kill.signal });
-      const [r] = unpackWithViews<CallResult[]>(reply);
-      if (r.ok) return r.value as OpResult<K>;
-      throw fromWire(r.error);
-    } catch (err) {
-      // The reason names the phase and cause (timed out / canceled) whatever the thread answered.
-      if (signal.aborted) throw signal.reason;
-      throw err;
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-    }
+    const task = this.pool().run({ batch, control: control.buffer }, { transferList: transferList(batch), signal: kill.signal });
+    return new Promise<OpResult<K>>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const onAbort = (): void => {
+        Atomics.store(control, QUERY_CANCEL_WORD, 1);
+        // Not taken yet: the thread will drop it (see runQuery). Taken: the evaluator should stop at its next check.
+        if (Atomics.load(control, QUERY_STARTED_WORD) === 0) reject(signal.reason);
+        else timer = setTimeout(() => kill.abort(), STOP_GRACE_MS);
+      };
+      task.then((reply: BatchMessage) => {
+        const [r] = unpackWithViews<CallResult[]>(reply);
+        if (r.ok) resolve(r.value as OpResult<K>);
+        else reject(signal.aborted ? signal.reason : fromWire(r.error));
+      }, (err: unknown) => {
+        // The reason names the phase and cause (timed out / canceled) whatever the thread answered.
+        reject(signal.aborted ? signal.reason : err);
+      }).finally(() => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        onThreadFree();
+      });
+      if (signal.aborted) onAbort(); else signal.addEventListener('abort', onAbort, { once: true });
+    });
   }
 
   close(): Promise<void> {

@@ -131,11 +131,18 @@ export interface PromqlEvalArgs {
   /** Per selector range, every shard worker's reply (merged here, off the HTTP thread). */
   selected: PackedSelect[][];
   /**
-   * Set by the query thread, not sent in the message: one shared word the main thread sets to 1 to stop
-   * the evaluation (client gone, deadline passed).
+   * Set by the query thread, not sent in the message: the task's control words (`QUERY_CANCEL_WORD` is the
+   * one the evaluator reads).
    */
   cancel?: Int32Array;
 }
+
+/**
+ * A query task's control words, shared between the main thread and the query thread (`Int32Array` indexes).
+ * The main thread sets `QUERY_CANCEL_WORD` to 1 to stop the evaluation (client gone, deadline passed); the
+ * query thread sets `QUERY_STARTED_WORD` to 1 as it takes the task, before it reads the cancel word.
+ */
+export const QUERY_CANCEL_WORD = 0, QUERY_STARTED_WORD = 1, QUERY_CONTROL_WORDS = 2;
 
 /** The encoded `data` object without its closing brace, as UTF-8 bytes (bytes cross threads without re-encoding). */
 export interface PromqlEvalReply { json: Uint8Array; evalMs: number; samples: number }

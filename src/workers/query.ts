@@ -5,20 +5,30 @@
  */
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { packWithViews, transferList, unpackWithViews } from '../engine/codec/msgpack.ts';
-import { toWire } from '../engine/errors.ts';
+import { QueryCanceledError, formatMessage, toWire } from '../engine/errors.ts';
+import { QUERY_CANCEL_WORD, QUERY_STARTED_WORD } from './protocol.ts';
 import type { BatchMessage, CallResult, PromqlEvalArgs, TaskCall } from './protocol.ts';
 import { promqlTasks } from './promql-tasks.ts';
 
-/** A task: the packed call, and the shared cancel word (`PromqlEvalArgs.cancel`). */
-export interface QueryTask { batch: BatchMessage; cancel: SharedArrayBuffer }
+/** A task: the packed call, and its shared control words (`QUERY_CONTROL_WORDS` Int32 words). */
+export interface QueryTask { batch: BatchMessage; control: SharedArrayBuffer }
+
+// Tests only (TESSERA_TEST_HOOKS): a thread start as slow as a loaded machine running the TypeScript sources.
+const startDelayMs = process.env.TESSERA_TEST_HOOKS === '1' ? Number(process.env.TESSERA_TEST_QUERY_THREAD_START_MS ?? 0) : 0;
+if (startDelayMs > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, startDelayMs);
 
 export default function runQuery(task: QueryTask): unknown {
-  const [call] = unpackWithViews<TaskCall[]>(task.batch);
+  const control = new Int32Array(task.control);
+  // Stored before the cancel word is read: the main thread, which stores the cancel word before it reads this
+  // one, either sees the task started (and waits for the evaluator to notice) or is seen here to have cancelled.
+  Atomics.store(control, QUERY_STARTED_WORD, 1);
   let result: CallResult;
   try {
+    if (Atomics.load(control, QUERY_CANCEL_WORD) !== 0) throw new QueryCanceledError('QUERY_CANCELED', formatMessage('QUERY_CANCELED', ['query queue']));
+    const [call] = unpackWithViews<TaskCall[]>(task.batch);
     if (call.op !== 'promql.eval') throw new Error(`query threads do not run ${call.op}`);
     const args = call.args as PromqlEvalArgs;
-    args.cancel = new Int32Array(task.cancel);
+    args.cancel = control;
     result = { ok: true, value: promqlTasks['promql.eval'](args) };
   } catch (err) {
     result = { ok: false, error: toWire(err) };

@@ -19,7 +19,7 @@ const AT = `time=${(T0 + 3_600_000) / 1000}`;
 let srv: TestServer;
 
 /** A data directory with two 1 h series of `m` in one block, and a node on it with `args`. */
-async function startNode(args: string[]): Promise<TestServer> {
+async function startNode(args: string[], env: Record<string, string> = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-qlimits-'));
   const n = 240;
   const t = Float64Array.from({ length: n }, (_, i) => T0 + i * 15_000);
@@ -27,7 +27,7 @@ async function startNode(args: string[]): Promise<TestServer> {
   await writeBlock(path.join(dataDir, 'tsdb'), series, T0, T0 + 2 * 3_600_000);
   const config = path.join(dataDir, 'prometheus.yml');
   writeFileSync(config, 'scrape_configs: []\n');
-  return startServer({ dataDir, services: ['documents', 'metrics'], workers: 2, args: ['--config.file', config, ...args] });
+  return startServer({ dataDir, services: ['documents', 'metrics'], workers: 2, env, args: ['--config.file', config, ...args] });
 }
 
 before(async () => {
@@ -68,10 +68,19 @@ test('a heavy subquery is cut at --query.timeout and frees its slot', async () =
     assert.equal(h.body.errorType, 'timeout');
     assert.match(h.body.error!, /query timed out in expression evaluation/);
   }
-  // Both slots come free. (A query sent next is not asserted here: its own 1 s deadline can pass on a loaded
-  // machine while the query threads finish stopping the cut evaluations; the 10-minute node below proves freed
-  // slots answer.)
+  // Both slots come free. (A query sent next is not asserted here: on a loaded machine its own 1 s deadline can
+  // pass while the node's first query threads are still loading; the 10-minute node below proves freed slots
+  // answer, and the last test that a cut query costs no thread.)
   await queriesReach(0);
+});
+
+// A literal over 3·10¹⁰ subquery steps: more points than --query.max-samples on its own, so Prometheus's
+// "too many samples" (422), where the evaluator used to ask V8 for arrays past their largest length (500).
+test('a subquery of more steps than the sample limit is refused as too many samples', async () => {
+  const r = await query(encodeURIComponent('count_over_time(vector(1)[1y:1ms])'));
+  assert.equal(r.status, 422, JSON.stringify(r.body));
+  assert.equal(r.body.errorType, 'execution');
+  assert.match(r.body.error!, /query processing would load too many samples into memory in query execution/);
 });
 
 // On a node with a 10-minute deadline the heavy queries hold both slots until their clients hang up, so every
@@ -129,6 +138,45 @@ test('a query whose client went away stops and frees its slot', async () => {
     await queriesReach(0, node);
     const q = await query(encodeURIComponent('1+1'), AbortSignal.timeout(8000), node);
     assert.equal(q.status, 200, JSON.stringify(q.body));
+  } finally {
+    await node.destroy();
+  }
+});
+
+// Piscina hands a task to a query thread that is still loading its modules (seconds on a loaded machine running
+// the sources; the test hook makes every thread take QUERY_THREAD_START_MS). A query cut before its thread took
+// it used to terminate that thread after the stop grace: the start-up was lost, the next query waited for a new
+// thread to load from scratch and timed out as well. Timings: the first thread is ready at QUERY_THREAD_START_MS
+// plus its own loading time; the follow-up query's deadline is at CUT_MS + QUERY_THREAD_START_MS, so it is
+// answered when the first thread survives (its own loading takes less than CUT_MS) and never when that thread
+// was terminated at CUT_MS + 250 ms and a new one started.
+test('a query cut before a query thread took it leaves the thread alone, and the next query is answered by it', async () => {
+  const QUERY_THREAD_START_MS = 6000, CUT_MS = 4000;
+  const node = await startNode(['--query.timeout', '10m', '--query.max-concurrency', '2'], { TESSERA_TEST_QUERY_THREAD_START_MS: String(QUERY_THREAD_START_MS) });
+  try {
+    const cut = await query(`${encodeURIComponent('1+1')}&timeout=${CUT_MS}ms`, AbortSignal.timeout(60_000), node);
+    assert.equal(cut.status, 503, JSON.stringify(cut.body));
+    assert.match(cut.body.error!, /query timed out/);
+    const next = await query(`${encodeURIComponent('1+1')}&timeout=${QUERY_THREAD_START_MS}ms`, AbortSignal.timeout(60_000), node);
+    assert.equal(next.status, 200, JSON.stringify(next.body));
+    assert.deepEqual((next.body as unknown as { data: { result: unknown } }).data.result, [(T0 + 3_600_000) / 1000, '2']);
+  } finally {
+    await node.destroy();
+  }
+});
+
+// Prometheus exits on SIGTERM without waiting for queries to finish. The node used to drain its listeners first,
+// and a query with a 10-minute deadline held that drain (and the exit) for its whole run.
+test('SIGTERM while a query evaluates: the query is answered as canceled and the node exits cleanly', async () => {
+  const node = await startNode(['--query.timeout', '10m', '--query.max-concurrency', '2']);
+  try {
+    const heavy = query(HEAVY, AbortSignal.timeout(30_000), node);
+    await queriesReach(1, node);
+    const exitCode = await node.stop();
+    const r = await heavy;
+    assert.equal(r.status, 503, JSON.stringify(r.body));
+    assert.equal(r.body.errorType, 'canceled');
+    assert.equal(exitCode, 0, node.stderr());
   } finally {
     await node.destroy();
   }

@@ -38,7 +38,7 @@ export function setup(opts: { timeout?: string; maxSamples?: number; slowClient?
   } as unknown as ServerContext;
   const router = new Router();
   // Evaluation runs on this thread through the same task and error round trip as a query thread.
-  const evaluator = { call: (op: 'promql.eval', args: Parameters<typeof pool.call<'promql.eval'>>[2]) => pool.call(0, op, args), close: async () => {} };
+  const evaluator = { call: (op: 'promql.eval', args: Parameters<typeof pool.call<'promql.eval'>>[2], _signal: AbortSignal, onThreadFree: () => void) => pool.call(0, op, args).finally(onThreadFree), close: async () => {} };
   const hooks = registerQueryRoutes(router, ctx, client, { evaluator });
   opts.hooks?.(hooks);
   return router;

@@ -123,6 +123,9 @@ export class Evaluator {
   }
 
   constant(v: number): ResultSeries {
+    // One series of more steps than the sample limit is past it on its own (Prometheus counts a literal's points
+    // too); checked before the arrays are made, which past 2^32 - 1 elements V8 refuses outright.
+    if (this.steps > this.sh.opts.maxSamples) throw tooManySamples();
     const s: ResultSeries = { metric: [], t: new Array(this.steps), v: new Array(this.steps) };
     for (let i = 0; i < this.steps; i++) { this.tick(); s.t[i] = this.startMs + i * this.intervalMs; s.v[i] = v; }
     return s;
@@ -148,7 +151,7 @@ export class Evaluator {
       const ser: ResultSeries = { metric: s.labels, t: [], v: [] };
       if (at !== null) {
         const i = sampleAt(s, at - vs.offset, lookback);
-        if (i >= 0) for (let ts = this.startMs; ts <= this.endMs; ts += this.intervalMs) { this.tick(); ser.t.push(ts); ser.v.push(s.v[i]); }
+        if (i >= 0) for (let ts = this.startMs; ts <= this.endMs; ts += this.intervalMs) { this.tick(); this.pushChecked(ser, ts, s.v[i]); }
       } else {
         // Steps only move forward, so the newest sample at or before each step is found by walking on.
         let i = -1;
@@ -157,12 +160,21 @@ export class Evaluator {
           const ref = ts - vs.offset;
           while (i + 1 < s.n && s.t[i + 1] <= ref) i++;
           if (i < 0 || s.t[i] < ref - lookback || (s.stale !== null && s.stale[i] === 1)) continue;
-          ser.t.push(ts); ser.v.push(s.v[i]);
+          this.pushChecked(ser, ts, s.v[i]);
         }
       }
       if (ser.t.length > 0) { this.addSamples(ser.t.length); out.push(ser); }
     }
     return out;
+  }
+
+  /**
+   * Appends a point to a series still being built (counted with `addSamples` once it is complete): the limit is
+   * checked as it grows, so a `[1y:1ms]` subquery over a selector stops at the limit, not at the heap's end.
+   */
+  private pushChecked(ser: ResultSeries, ts: number, v: number): void {
+    if (this.sh.samples + ser.t.length >= this.sh.opts.maxSamples) throw tooManySamples();
+    ser.t.push(ts); ser.v.push(v);
   }
 
   /** A vector selector whose values are the samples' own timestamps (for `timestamp()`). */

@@ -1,13 +1,12 @@
 /**
- * The bounded cache of decoded segment data (term blocks, postings, doc-value columns, stored-field blocks):
+ * The bounded cache of decoded segment data (term blocks, postings, doc-value columns):
  * what keeps hot parts of on-disk segments in memory without letting memory grow with the data. One cache per
  * shard worker, shared by all its segments; least recently used entries go first once the byte budget is
  * exceeded. Entries are immutable decoded values, so a caller may keep one after it was evicted (it is then
  * simply no longer counted).
  *
- * Stored-field blocks have a section of their own (STORED_SHARE of the budget): a search fetches its hits'
- * blocks at random across the shard, so in one shared LRU they would push out the postings and columns every
- * query reads again. Columns (doc values, norms) have one too (COLUMN_SHARE): there are few of them (fields ×
+ * Stored-field blocks are not cached (stored-fields-format.ts says why). Columns (doc values, norms) have a
+ * section of their own (COLUMN_SHARE of the budget): there are few of them (fields ×
  * segments), nearly every sorted, filtered or aggregating query reads them, and one costs milliseconds to
  * decode again — while searches over varied words decode postings of ever new terms, which in a shared LRU
  * pushed the columns out (seen on 1M docs: a third of the aggregation and range queries' time went to
@@ -17,7 +16,7 @@
 export interface CacheStats { entries: number; bytes: number; budgetBytes: number; hits: number; misses: number; evictions: number }
 
 /**
- * One reader's key space in the cache (a segment's term dictionary, stored fields, postings, columns): its
+ * One reader's key space in the cache (a segment's term dictionary, postings, columns): its
  * entries by numeric key, dropped together when the segment closes. Keys were strings (a segment prefix and a
  * block or term number) concatenated and hashed anew at every lookup: 4–8% of a search's CPU on a shard.
  */
@@ -29,7 +28,6 @@ export class CacheOwner {
 /** A cached value, linked in its section's recency list (oldest at `head`). */
 interface Entry { owner: CacheOwner; key: number; section: Lru; value: unknown; bytes: number; older: Entry | null; newer: Entry | null }
 
-const STORED_SHARE = 1 / 8;
 const COLUMN_SHARE = 1 / 4;
 
 /**
@@ -49,16 +47,12 @@ class Lru {
 
   constructor(public budgetBytes: number) {}
 
-  get<T>(owner: CacheOwner, key: number, load: () => { value: T; bytes: number }, usable?: (cached: T) => boolean): T {
+  get<T>(owner: CacheOwner, key: number, load: () => { value: T; bytes: number }): T {
     const e = owner.entries.get(key);
     if (e !== undefined) {
-      if (usable === undefined || usable(e.value as T)) {
-        this.hits++;
-        if (e !== this.tail) { this.unlink(e); this.append(e); }
-        return e.value as T;
-      }
-      // Loaded again below, in full or further: the new value replaces this one.
-      this.remove(e);
+      this.hits++;
+      if (e !== this.tail) { this.unlink(e); this.append(e); }
+      return e.value as T;
     }
     this.misses++;
     const loaded = load();
@@ -116,8 +110,7 @@ class Lru {
 export class BlockCache {
   private readonly main = new Lru(0);
   private readonly columns = new Lru(0);
-  private readonly storedBlocks = new Lru(0);
-  private readonly sections = [this.main, this.columns, this.storedBlocks];
+  private readonly sections = [this.main, this.columns];
 
   constructor(private budgetBytes: number) {
     this.setBudget(budgetBytes);
@@ -133,14 +126,6 @@ export class BlockCache {
     return this.columns.get(owner, key, load);
   }
 
-  /**
-   * As `get`, for stored-field blocks (their own section of the budget). A block may be cached in part (the
-   * entries up to the one a search fetched): `usable` says whether the cached part serves this read.
-   */
-  getStored<T>(owner: CacheOwner, key: number, load: () => { value: T; bytes: number }, usable: (cached: T) => boolean): T {
-    return this.storedBlocks.get(owner, key, load, usable);
-  }
-
   /** Drops every entry of `owner` (a closed segment's reader). */
   drop(owner: CacheOwner): void {
     for (const e of owner.entries.values()) e.section.forget(e);
@@ -154,9 +139,8 @@ export class BlockCache {
 
   setBudget(budgetBytes: number): void {
     this.budgetBytes = budgetBytes;
-    this.storedBlocks.budgetBytes = Math.floor(budgetBytes * STORED_SHARE);
     this.columns.budgetBytes = Math.floor(budgetBytes * COLUMN_SHARE);
-    this.main.budgetBytes = budgetBytes - this.storedBlocks.budgetBytes - this.columns.budgetBytes;
+    this.main.budgetBytes = budgetBytes - this.columns.budgetBytes;
     for (const l of this.sections) l.evict();
   }
 

@@ -101,7 +101,7 @@ export class DiskSegment implements Segment {
     this.existsByName = new Map(info.exists.map((c) => [c.name, c]));
     this.bloom = new BloomFilter(indexes.bloomWords);
     this.ids = new TermDictionaryReader(this.file('ids'), indexes.ids, cache, this.cacheOwner());
-    this.storedFields = new StoredFieldsReader(this.file('fdt'), indexes.stored, cache, this.cacheOwner());
+    this.storedFields = new StoredFieldsReader(this.file('fdt'), indexes.stored);
     for (let i = 0; i < info.fields.length; i++) {
       const f = info.fields[i];
       this.fieldByName.set(f.name, new DiskFieldPostings(this, f, new TermDictionaryReader(this.file('tim'), indexes.terms[i], cache, this.cacheOwner())));
@@ -217,7 +217,7 @@ export class DiskSegment implements Segment {
 
   stored(doc: number): StoredFields { return this.storedEntry(doc); }
   storedEntry(doc: number): StoredEntry { return this.storedFields.get(doc); }
-  /** Every root doc's stored entry in doc order (for merges; bypasses the cache). */
+  /** Every root doc's stored entry in doc order (for merges). */
   storedEntries(): Generator<StoredEntry> { return this.storedFields.entries(); }
   /** The stored-fields blocks as written (merges copy them whole). */
   get storedBlocks(): StoredFieldsReader { return this.storedFields; }

@@ -1,11 +1,10 @@
 /**
- * Stored-field blocks read back in any order, through the block cache or without it: a fetch inflates a block
- * only up to the entry it reads, and a later read further into a partly cached block inflates it again.
+ * Stored-field blocks read back in any order: a fetch inflates a block only up to the entry it reads, and a
+ * later read further into a partly inflated block inflates it again.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StoredFieldsReader, StoredFieldsWriter, STORED_BLOCK_BYTES, type StoredEntry } from './stored-fields-format.ts';
-import { BlockCache, CacheOwner } from './block-cache.ts';
 import { CorruptionError } from '../errors.ts';
 import type { RegionRef, RegionSource, SegmentFileWriter } from './segment-file.ts';
 import { mulberry32 } from '../../../bench/support/mulberry32.ts';
@@ -31,12 +30,12 @@ function entries(count: number, seed: number): StoredEntry[] {
   return out;
 }
 
-function written(list: StoredEntry[]): { reader: (cache: BlockCache | null) => StoredFieldsReader; regions: Uint8Array[] } {
+function written(list: StoredEntry[]): { reader: () => StoredFieldsReader; regions: Uint8Array[] } {
   const f = memoryFile();
   const w = new StoredFieldsWriter(f.writer);
   for (const e of list) w.add(e.doc, e.id, e.routing, e.seqNo, e.version, e.primaryTerm, e.source);
   const index = w.finish();
-  return { regions: f.regions, reader: (cache) => new StoredFieldsReader(f.source, index, cache, new CacheOwner()) };
+  return { regions: f.regions, reader: () => new StoredFieldsReader(f.source, index) };
 }
 
 const plain = (e: StoredEntry) => ({ ...e, source: Buffer.from(e.source).toString('latin1') });
@@ -46,21 +45,19 @@ for (const [what, order] of [
   ['descending', (n: number) => Array.from({ length: n }, (_, i) => n - 1 - i)],
   ['random', (n: number) => { const r = mulberry32(5); return Array.from({ length: n * 2 }, () => Math.floor(r() * n)); }],
 ] as const) {
-  test(`stored fields read back in ${what} order, with and without the cache`, () => {
+  test(`stored fields read back in ${what} order`, () => {
     const list = entries(600, 11);
     const { reader } = written(list);
-    for (const cache of [null, new BlockCache(64 << 20), new BlockCache(64 * 1024)]) {
-      const r = reader(cache);
-      assert.ok(r.blockCount > 10);
-      for (const i of order(list.length)) assert.deepEqual(plain(r.get(list[i].doc)), plain(list[i]), `entry ${i}`);
-    }
+    const r = reader();
+    assert.ok(r.blockCount > 10);
+    for (const i of order(list.length)) assert.deepEqual(plain(r.get(list[i].doc)), plain(list[i]), `entry ${i}`);
   });
 }
 
-test('entries() yields every entry whole after partial fetches were cached', () => {
+test('entries() yields every entry whole after partial fetches', () => {
   const list = entries(300, 3);
   const { reader } = written(list);
-  const r = reader(new BlockCache(64 << 20));
+  const r = reader();
   for (let i = 0; i < list.length; i += 7) r.get(list[i].doc);
   assert.deepEqual([...r.entries()].map(plain), list.map(plain));
 });
@@ -68,30 +65,31 @@ test('entries() yields every entry whole after partial fetches were cached', () 
 test('a missing doc and a damaged block are corruption, partly inflated or not', () => {
   const list = entries(200, 8);
   const { reader, regions } = written(list);
-  const r = reader(new BlockCache(64 << 20));
+  const r = reader();
   assert.throws(() => r.get(list[1].doc - 1 === list[0].doc ? list[list.length - 1].doc + 1 : list[1].doc - 1), CorruptionError);
   // Truncate block 2's compressed bytes: a read of its last entry runs out of input.
   const b = 2;
   const first = r.blockFirstDoc(b), next = r.blockFirstDoc(b + 1);
   const last = list.filter((e) => e.doc >= first && e.doc < next).at(-1)!;
   regions[b] = regions[b].subarray(0, regions[b].byteLength >> 1);
-  assert.throws(() => reader(null).get(last.doc), (e: unknown) => e instanceof CorruptionError && /stored block/.test(e.message));
+  assert.throws(() => reader().get(last.doc), (e: unknown) => e instanceof CorruptionError && /stored block/.test(e.message));
 });
 
-test('a fetch of a block\'s first entry inflates and caches only the start of the block', () => {
+test('a fetch of a block\'s first entry inflates only the start of the block; the block read last serves the next reads of it', () => {
   // Small, equal entries: a block holds many, so its first one ends within the first inflate step.
   const list = entries(400, 21).map((e, i) => ({ ...e, doc: i, source: e.source.subarray(0, Math.min(e.source.byteLength, 200)) }));
   const { reader } = written(list);
-  const cache = new BlockCache(64 << 20);
-  const r = reader(cache);
+  const r = reader();
   const next = r.blockFirstDoc(1);
-  r.get(0);
-  const partBytes = cache.stats().bytes;
-  r.get(next - 1);
-  const s = cache.stats();
-  assert.equal(s.entries, 1);
-  assert.equal(s.misses, 2, 'the block was inflated again for its last entry');
-  assert.ok(partBytes * 2 < s.bytes, `first entry cached ${partBytes} bytes, whole block ${s.bytes}`);
-  r.get(1);
-  assert.equal(cache.stats().hits, 1, 'the whole block serves every later read');
+  assert.deepEqual(plain(r.get(0)), plain(list[0]));
+  const part = r.inflatedBytes;
+  assert.deepEqual(plain(r.get(next - 1)), plain(list[next - 1]));
+  const whole = r.inflatedBytes - part;
+  assert.ok(part * 2 < whole, `first entry inflated ${part} bytes, the whole block ${whole}`);
+  assert.deepEqual(plain(r.get(1)), plain(list[1]));
+  assert.equal(r.inflatedBytes, part + whole, 'the whole block serves every later read of it');
+  assert.deepEqual(plain(r.get(next)), plain(list[next]));
+  assert.ok(r.inflatedBytes > part + whole, 'another block is inflated');
+  assert.deepEqual(plain(r.get(0)), plain(list[0]));
+  assert.ok(r.inflatedBytes > part + whole + part / 2, 'a block read before is inflated again: no cache across reads of other blocks');
 });

@@ -15,7 +15,6 @@
 import { ByteReader, ByteWriter } from '../codec/byte-buf.ts';
 import { deflateRawTransient, inflateRawPrefix, type InflatedPrefix } from '../codec/zlib-reuse.ts';
 import { CorruptionError } from '../errors.ts';
-import type { BlockCache, CacheOwner } from './block-cache.ts';
 import type { RegionRef, RegionSource, SegmentFileWriter } from './segment-file.ts';
 
 /**
@@ -144,7 +143,20 @@ function entryEnd(buf: Uint8Array, pos: number, len: number): number {
 const utf8 = new TextDecoder();
 
 export class StoredFieldsReader {
-  constructor(private readonly file: RegionSource, private readonly index: StoredIndex, private readonly cache: BlockCache | null, private readonly owner: CacheOwner) {}
+  /**
+   * The block read last, kept for the next read of the same block (several hits of one fetch in a block, a
+   * scroll or reindex reading consecutive docs). Blocks are not kept across searches — as Lucene, which
+   * decompresses stored fields per fetch and leaves the compressed bytes to the page cache: a search's hits
+   * fall at random across the shard (a cache of inflated blocks hit 5% of fetches on 1M load-test documents),
+   * and keeping each inflated block meant a copy of it in fresh memory (~15 µs a page on this project's
+   * virtual machines). Measured in process, `bench/search/shard-query.bench.ts` on a kept 1M-doc shard: fetch
+   * median 302–316 → 252–257 µs for 2-term AND, 367–380 → 343–346 µs for the date-sorted range query.
+   */
+  private last: { b: number; block: InflatedBlock } | null = null;
+  /** Bytes inflated so far (how much of its blocks this reader had to decompress). */
+  inflatedBytes = 0;
+
+  constructor(private readonly file: RegionSource, private readonly index: StoredIndex) {}
 
   /** The stored entry of root doc `doc`; CorruptionError when the index says it should exist and it does not. */
   get(doc: number): StoredEntry {
@@ -153,9 +165,10 @@ export class StoredFieldsReader {
     while (lo < hi) { const m = (lo + hi) >>> 1; if (f[m] <= doc) lo = m + 1; else hi = m; }
     const b = lo - 1;
     if (b < 0) throw new CorruptionError(this.file.path, 0, `no stored fields for doc ${doc}`);
-    const block = this.cache
-      ? this.cache.getStored(this.owner, b, () => this.load(b, doc), (c: InflatedBlock) => c.complete || c.docs[c.docs.length - 1] >= doc)
-      : this.load(b, doc).value;
+    const m = this.last;
+    let block: InflatedBlock;
+    if (m !== null && m.b === b && (m.block.complete || m.block.docs[m.block.docs.length - 1] >= doc)) block = m.block;
+    else { block = this.load(b, doc); this.last = { b, block }; }
     lo = 0; hi = block.docs.length;
     while (lo < hi) { const m = (lo + hi) >>> 1; if (block.docs[m] < doc) lo = m + 1; else hi = m; }
     if (lo >= block.docs.length || block.docs[lo] !== doc) throw new CorruptionError(this.file.path, this.index.blockOff[b], `doc ${doc} missing from its stored block`);
@@ -173,10 +186,10 @@ export class StoredFieldsReader {
     return payload;
   }
 
-  /** Every stored entry in doc order (merges read sequentially, bypassing the cache). */
+  /** Every stored entry in doc order (merges read sequentially). */
   *entries(): Generator<StoredEntry> {
     for (let b = 0; b < this.index.firstDocs.length; b++) {
-      const block = this.load(b).value;
+      const block = this.load(b);
       for (let i = 0; i < block.docs.length; i++) yield this.entry(block, i);
     }
   }
@@ -196,7 +209,7 @@ export class StoredFieldsReader {
    * Inflates block `b` — only as far as the entry of doc `upToDoc` when that is given — and finds its entries'
    * starts (skipping over their bytes: no strings or objects).
    */
-  private load(b: number, upToDoc = Infinity): { value: InflatedBlock; bytes: number } {
+  private load(b: number, upToDoc = Infinity): InflatedBlock {
     const ref: RegionRef = { off: this.index.blockOff[b], len: this.index.blockLen[b] };
     // Inflating copies the block out, so the region itself can be read into the reused buffer.
     const payload = this.file.readRegionTransient(ref);
@@ -229,12 +242,13 @@ export class StoredFieldsReader {
       throw new CorruptionError(this.file.path, ref.off, `stored block does not decompress: ${(e as Error).message}`);
     }
     const { out, complete } = inflated;
-    // With the whole block inflated, every entry is found: the cached block then serves any later read.
+    // With the whole block inflated, every entry is found: the kept block then serves any later read of it.
     upTo = Infinity;
     if (complete && (!scan(out, out.byteLength) || found < count)) throw new CorruptionError(this.file.path, ref.off, `stored block ends inside an entry`);
-    // The inflated bytes are copied out of the reused buffer: the cache keeps the block.
+    this.inflatedBytes += out.byteLength;
+    // The inflated bytes are copied out of the reused buffer: entries returned keep views of them.
     const raw = out.slice(0, pos);
     const n = found;
-    return { value: { raw, docs: docs.subarray(0, n), starts: starts.subarray(0, n), complete: n === count }, bytes: raw.byteLength + n * 8 + 64 };
+    return { raw, docs: docs.subarray(0, n), starts: starts.subarray(0, n), complete: n === count };
   }
 }

@@ -11,6 +11,7 @@ import { applyBucketSorts } from '../../engine/search/index.ts';
 import { formatDate, parseDate } from '../../engine/search/index.ts';
 import { jd, jf } from './java-format.ts';
 import { RawJson } from './json.ts';
+import { LimitExceededError } from '../../engine/errors.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -234,6 +235,13 @@ function tzOffset(tz: string | undefined, ms: number): number {
   } catch { return 0; }
 }
 
+/**
+ * Buckets a histogram may have once its gaps are filled (min_doc_count 0, extended_bounds): two documents far
+ * apart at a small interval would otherwise build millions of empty buckets in this thread. Past it the search
+ * is refused rather than answered with the buckets cut short.
+ */
+const MAX_FILLED_BUCKETS = 100_000;
+
 function fillGaps(s: AggSpec, p: AggPartial, buckets: any[]): any[] {
   const date = s.type === 'date_histogram';
   const interval = String(s.params.interval ?? s.params.calendar_interval ?? s.params.fixed_interval);
@@ -254,7 +262,10 @@ function fillGaps(s: AggSpec, p: AggPartial, buckets: any[]): any[] {
   const byKey = new Map(buckets.map((b) => [b.key, b]));
   const empty = s.subs.length ? null : [];
   const out: any[] = [];
-  for (let k = lo, guard = 0; k <= hi && guard < 100_000; k = step(k), guard++) {
+  for (let k = lo; k <= hi; k = step(k)) {
+    if (out.length === MAX_FILLED_BUCKETS) {
+      throw new LimitExceededError('LIMIT_EXCEEDED', `[${s.name}] would create more than [${MAX_FILLED_BUCKETS}] buckets between [${lo}] and [${hi}]; use a larger interval, min_doc_count above 0 or narrower extended_bounds`);
+    }
     out.push(byKey.get(k) ?? { key: k, docCount: 0, subs: empty ?? emptySubs(s, buckets) });
   }
   return out;

@@ -42,9 +42,12 @@ export interface SeriesClient {
 
 interface QueryLimits { lookbackMs: number; timeoutMs: number; maxSamples: number; subqueryStepMs: number }
 
-/** Where queries are evaluated: the query threads (`QueryPool`), or an in-process stand-in in tests. */
+/**
+ * Where queries are evaluated: the query threads (`QueryPool`), or an in-process stand-in in tests. `call`
+ * calls `onThreadFree` once, when no thread holds the evaluation any more (possibly after it answered).
+ */
 export interface QueryEvaluator {
-  call(op: 'promql.eval', args: PromqlEvalArgs, signal: AbortSignal): Promise<PromqlEvalReply>;
+  call(op: 'promql.eval', args: PromqlEvalArgs, signal: AbortSignal, onThreadFree: () => void): Promise<PromqlEvalReply>;
   close(): Promise<void>;
 }
 
@@ -64,14 +67,20 @@ export function registerQueryRoutes(router: Router, ctx: ServerContext, client: 
   const gate = deps.gate ?? new QueryGate(ctx.flags['query.max-concurrency'] ?? 20);
   const evaluator = deps.evaluator ?? new QueryPool(Math.min(gate.max, cpus().length));
   const slices = registerEngineMetrics(ctx, gate);
+  /** Queries waiting for a slot or running: cancelled at shutdown. */
+  const active = new Set<QueryControl>();
   /** Waits for a slot, fetches the selectors' data, evaluates on a query thread; cut at the deadline. */
   const execute = async (req: HttpRequest, expr: Expr, query: string, kind: 'instant' | 'range', startMs: number,
     endMs: number, stepMs: number, timeoutMs: number): Promise<{ reply: PromqlEvalReply; started: number; prepared: number }> => {
     const deadlineMs = Date.now() + timeoutMs;
     const q = new QueryControl(req.signal, deadlineMs);
+    active.add(q);
     try {
       const queued = performance.now();
       const release = await gate.acquire(q.signal);
+      // From the evaluation on, the evaluator releases the slot once its thread is free, which can be after the
+      // answer: a cancelled query is answered before its thread dropped or stopped it.
+      let slotHere = true;
       try {
         q.phase = 'preparation';
         const started = performance.now();
@@ -80,11 +89,12 @@ export function registerQueryRoutes(router: Router, ctx: ServerContext, client: 
         const prepared = performance.now();
         slices.observe(['prepare_time'], (prepared - started) / 1000);
         q.phase = 'expression evaluation';
-        const reply = await evaluator.call('promql.eval', args, q.signal);
+        slotHere = false;
+        const reply = await evaluator.call('promql.eval', args, q.signal, release);
         slices.observe(['inner_eval'], (performance.now() - prepared) / 1000);
         return { reply, started, prepared };
-      } finally { release(); }
-    } finally { q.dispose(); }
+      } finally { if (slotHere) release(); }
+    } finally { q.dispose(); active.delete(q); }
   };
   const readInterval = async (): Promise<void> => {
     const file = ctx.flags['config.file'];
@@ -147,12 +157,13 @@ export function registerQueryRoutes(router: Router, ctx: ServerContext, client: 
     // Go's JSON encoder escapes <, > and & (`x \u003e bool y`); the envelope helper would not.
     return { status: 200, headers: { 'Content-Type': 'application/json' }, body: `{"status":"success","data":${jsonString(prettyExpr(expr))}}` };
   }));
-  return { start: readInterval, reload: readInterval, stop: () => evaluator.close() };
+  // At shutdown running queries are cancelled (answered 503 canceled) rather than waited for, as Prometheus exits.
+  return { start: readInterval, reload: readInterval, stopping: () => { for (const q of active) q.cancel(); }, stop: () => evaluator.close() };
 }
 
 /**
- * One query's cancellation: `signal` aborts when the client goes away (canceled) or at the deadline (timed
- * out), naming the phase the query was in as Prometheus does ("query timed out in query queue").
+ * One query's cancellation: `signal` aborts when the client goes away or the node shuts down (canceled) or at
+ * the deadline (timed out), naming the phase the query was in as Prometheus does ("query timed out in query queue").
  */
 class QueryControl {
   phase = 'query queue';
@@ -163,12 +174,17 @@ class QueryControl {
   constructor(private readonly client: AbortSignal | undefined, deadlineMs: number) {
     const wait = Math.max(0, deadlineMs - Date.now());
     this.timer = setTimeout(() => this.timeout(), wait);
-    this.onClientGone = () => this.ac.abort(new QueryCanceledError('QUERY_CANCELED', formatMessage('QUERY_CANCELED', [this.phase])));
+    this.onClientGone = () => this.cancel();
     if (client?.aborted) this.onClientGone();
     else client?.addEventListener('abort', this.onClientGone, { once: true });
   }
 
   get signal(): AbortSignal { return this.ac.signal; }
+
+  /** Stops the query as canceled (client gone, node shutting down). */
+  cancel(): void {
+    if (!this.ac.signal.aborted) this.ac.abort(new QueryCanceledError('QUERY_CANCELED', formatMessage('QUERY_CANCELED', [this.phase])));
+  }
 
   private timeout(): void {
     this.ac.abort(new QueryTimeoutError('QUERY_TIMEOUT', formatMessage('QUERY_TIMEOUT', [this.phase])));

@@ -24,7 +24,7 @@ export function trackReloads(ctx: ServerContext, hooks: ServiceHooks, status: Re
     status.success = true;
     status.lastSuccessMs = ctx.now();
   };
-  return { start: tracked(hooks.start), reload: tracked(hooks.reload), stop: hooks.stop };
+  return { start: tracked(hooks.start), reload: tracked(hooks.reload), stopping: hooks.stopping, stop: hooks.stop };
 }
 
 export function registerReloadMetrics(ctx: ServerContext, status: ReloadStatus): void {
