@@ -335,8 +335,8 @@ export class QueryPool {
       task.then((reply: BatchMessage) => {
         const [r] = unpackWithViews<CallResult[]>(reply);
         if (r.ok) resolve(r.value as OpResult<K>);
-        else reject(signal.aborted ? signal.reason : fromWire(r.error));
-      }, (err: unknown) => {
+        else throw fromWire(r.error);
+      }).catch((err: unknown) => {
         // The reason names the phase and cause (timed out / canceled) whatever the thread answered.
         reject(signal.aborted ? signal.reason : err);
       }).finally(() => {
