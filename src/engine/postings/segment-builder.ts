@@ -110,7 +110,11 @@ export class SegmentBuilder {
     }
   }
 
-  private readonly prevFields: ReadonlyMap<string, FieldAcc> | null;
+  /**
+   * The previous buffer's accumulators not yet taken over: each leaves the map as this buffer takes it, so
+   * the old one's term strings are not kept alive with it.
+   */
+  private readonly prevFields: Map<string, FieldAcc> | null;
 
   get docCount(): number { return this.maxDoc; }
 
@@ -219,6 +223,7 @@ export class SegmentBuilder {
     let fa = this.fields.get(name);
     if (!fa) {
       const prev = this.prevFields?.get(name);
+      if (prev) this.prevFields!.delete(name);
       fa = new FieldAcc(withFreqs, withNorms, prev && prev.withFreqs === withFreqs && prev.withNorms === withNorms ? prev : undefined);
       this.fields.set(name, fa);
     }

@@ -114,7 +114,9 @@ export class PushStore {
     return { groups: [...this.groups.values()].map((g) => ({ labels: g.labels, pushTimeSec: g.pushTimeSec, failureTimeSec: g.failureTimeSec, families: [...g.families] })) };
   }
 
+  /** Replaces every group with those of `s` (a `state()` taken earlier, or the persistence file's). */
   restore(s: PushStoreState): void {
+    this.groups.clear();
     for (const g of s.groups) {
       this.groups.set(groupKey(g.labels), { labels: g.labels, pushTimeSec: g.pushTimeSec, failureTimeSec: g.failureTimeSec, families: new Map(g.families) });
     }

@@ -27,29 +27,25 @@ const PUSHGATEWAY_CORS = {
 export function registerPushRoutes(router: Router, ctx: ServerContext): { start(): Promise<void>; stop(): Promise<void> } {
   const store = new PushStore();
   const file = join(ctx.dataDir, 'pushgateway.json');
-  // Saves coalesce: a change waits for the first save that starts after it, so one write and fsync covers
-  // every change made while the previous save ran.
-  let running: Promise<void> = Promise.resolve();
-  let next: Promise<void> | null = null;
-
   /** Writes the groups durably (temp file, fsync, rename, fsync of the directory), as Pushgateway's persistence file. */
   const save = async (): Promise<void> => {
     await writeFileAtomic(file, JSON.stringify(store.state()));
     await syncDir(ctx.dataDir);
   };
 
-  /** Resolves once the current state is on disk; rejects with the save's error. */
-  const persist = (): Promise<void> => {
-    if (next) return next;
-    const mine: Promise<void> = running.catch(() => undefined).then(() => { next = null; return save(); });
-    next = mine;
-    running = mine;
+  // Changes run one at a time, each with its own save: a change whose save fails is undone before the next one
+  // starts, so a push answered 500 is never served (a shared save would leave others' unsaved changes applied).
+  let last: Promise<unknown> = Promise.resolve();
+  const serially = (f: () => Promise<HttpResponse>): Promise<HttpResponse> => {
+    const mine = last.then(f, f);
+    last = mine.catch(() => undefined);
     return mine;
   };
 
-  /** Applies a push or delete, and answers once it is on disk (a save failure is the client's 500). */
-  const handle = async (method: string, rest: string, body: Buffer, contentType: string): Promise<HttpResponse> => {
+  /** Applies a push or delete, and answers once it is on disk (a save failure is the client's 500, the change undone). */
+  const handle = (method: string, rest: string, body: Buffer, contentType: string): Promise<HttpResponse> => serially(async () => {
     let status: number;
+    const saved = store.state();
     try {
       const grouping = parseGroupingPath(rest);
       if (method === 'DELETE') {
@@ -67,13 +63,14 @@ export function registerPushRoutes(router: Router, ctx: ServerContext): { start(
       throw e;
     }
     try {
-      await persist();
+      await save();
     } catch (e) {
-      ctx.log.error('saving push gateway groups failed', { err: e });
+      store.restore(saved);
+      ctx.log.error('saving push gateway groups failed; the change is undone', { err: e });
       return { status: 500, headers: TEXT, body: `saving the push gateway state failed: ${(e as Error).message}\n` };
     }
     return { status, headers: TEXT, body: '' };
-  };
+  });
 
   for (const pattern of ['/metrics/job/:job', '/metrics/job/:job/*labels']) {
     router.add(['PUT', 'POST', 'DELETE'], pattern, (req, params) => {
@@ -110,7 +107,7 @@ export function registerPushRoutes(router: Router, ctx: ServerContext): { start(
       }
     },
     async stop() {
-      await running.catch(() => undefined);
+      await last;
     },
   };
 }
