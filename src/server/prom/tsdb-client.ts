@@ -258,9 +258,10 @@ export class TsdbClient {
     this.epochs[w] = reply.epoch;
     const got = reply.refs;
     if (got) for (let j = 0; j < m; j++) if (got[j] > 0) e.setRef(j, got[j], w, reply.epoch);
-    const unknown = reply.unknown, resend = reply.resend;
-    if (!unknown?.length || !resend || !useRefs) return reply;
+    const unknown = reply.unknown;
+    if (!unknown?.length || !useRefs) return reply;
     // Rare (a ref went stale): resend just the unknown entries' samples (the worker gave them back), with labels.
+    const resend = reply.resend!;
     const retry = newGroup(e.subset(unknown), resend.sidx.length);
     const entryOf = new Map<number, number>();
     for (let k = 0; k < unknown.length; k++) { const j = unknown[k]; e.clearRef(j); entryOf.set(j, k); }
