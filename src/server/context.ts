@@ -8,12 +8,9 @@ import type { ShardPool } from './pool.ts';
 import type { SelfMetrics } from './self-metrics.ts';
 import type { Flags } from './flags.ts';
 
-export interface Logger {
-  debug(msg: string, fields?: Record<string, unknown>): void;
-  info(msg: string, fields?: Record<string, unknown>): void;
-  warn(msg: string, fields?: Record<string, unknown>): void;
-  error(msg: string, fields?: Record<string, unknown>): void;
-}
+import type { Logger } from '../runtime/logger.ts';
+
+export type { Logger };
 
 export interface ServerContext {
   readonly flags: Flags;

@@ -10,7 +10,7 @@ import { bytesOf, type Flags } from './flags.ts';
 import type { ServerContext, ServiceHooks } from './context.ts';
 import { ShardPool } from './pool.ts';
 import { SelfMetrics } from './self-metrics.ts';
-import { createLogger } from './logger.ts';
+import { createLogger, logProcessWarnings } from '../runtime/logger.ts';
 import { acquireLock } from './lock-file.ts';
 import { startHttpServer, type HttpServer, type InFlightBudget } from './http.ts';
 import { listenerWebConfig, type ListenerWebConfig } from './web-listener.ts';
@@ -37,6 +37,7 @@ export interface Tessera {
 
 export async function startTessera(flags: Flags): Promise<Tessera> {
   const log = createLogger(flags['log.level']);
+  logProcessWarnings(log);
   const services = new Set(flags.services);
   // Web config files are checked before anything starts, so a bad one fails start-up at once (exit 2).
   const webOf = (service: string, flag: 'web.config.file' | 'http.web-config.file' | 'workflow.web-config.file', gate: GateEnvelopes): ListenerWebConfig =>
@@ -158,6 +159,7 @@ function workerOptions(flags: Flags): Record<string, unknown> {
     tsdbPath: flags['storage.tsdb.path'] ? resolve(flags['storage.tsdb.path']) : '',
     services: flags.services,
     allowCrashTask: process.env.TESSERA_TEST_HOOKS === '1',
+    logLevel: flags['log.level'],
   };
 }
 

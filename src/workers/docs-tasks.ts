@@ -20,7 +20,7 @@ export function shardRegistry(init: WorkerInit): ShardRegistry {
   const per = (total: unknown, def: number): number => Math.max(1 << 20, Math.floor((typeof total === 'number' && total > 0 ? total : def) / init.workerCount));
   registry ??= new ShardRegistry({
     dataDir: init.dataDir, cacheBytes: per(init.options.segmentCacheBytes, 128 << 20), indexBufferBytes: per(init.options.indexBufferBytes, 128 << 20),
-    walRepair: init.options.walRepair === true, onWarning: (m) => console.warn(m), onInfo: (m) => console.log(m),
+    walRepair: init.options.walRepair === true, onWarning: (m) => process.emitWarning(m, 'TesseraShardWarning'), onInfo: (m) => console.log(m),
   });
   // The pool runs workers with `atomics: 'async'`, so a timer runs in an idle worker too; every call also ticks.
   startTimer();

@@ -13,8 +13,11 @@ import type { BatchMessage, CallResult, OpName, TaskCall, TaskHandler, WorkerIni
 import { readMessages, writeFrames, type LinkBuffers } from './ring-link.ts';
 import { isLazyOp, loadDocumentTasks, TASKS } from './tasks.ts';
 import { BACKGROUND_CHECKS, startIdleGc } from '../runtime/idle-gc.ts';
+import { createLogger, logProcessWarnings, type Level } from '../runtime/logger.ts';
 
 const init = workerData as WorkerInit;
+// WAL repairs and other warnings of the engine reach the node's structured log, marked with this worker.
+logProcessWarnings(createLogger((init.options.logLevel as Level | undefined) ?? 'info'), { worker: init.workerId });
 // Merges keep a worker busy for seconds after a bulk load: it collects during them once its clients have gone.
 const idleGc = startIdleGc(undefined, undefined, BACKGROUND_CHECKS);
 

@@ -63,7 +63,7 @@ function dropShards(cause: unknown): void {
   if (!opened) return;
   const dbs = opened;
   opened = null;
-  console.warn(`TSDB WAL write failed (${(cause as Error).message}); reopening the shard from disk`);
+  process.emitWarning(`TSDB WAL write failed (${(cause as Error).message}); reopening the shard from disk`, 'TesseraWalWarning');
   startClosing(dbs, cause);
 }
 
@@ -73,7 +73,7 @@ function startClosing(dbs: Promise<Shards>, cause: unknown): void {
     s.shared?.close();
     const results = await Promise.allSettled(s.all.map((d) => d.close()));
     const bad = results.find((r) => r.status === 'rejected');
-    if (bad) { console.warn(`TSDB: putting back the WAL failed (${String((bad as PromiseRejectedResult).reason)}); retrying on the next call`); return false; }
+    if (bad) { process.emitWarning(`TSDB: putting back the WAL failed (${String((bad as PromiseRejectedResult).reason)}); retrying on the next call`, 'TesseraWalWarning'); return false; }
     if (closing === c) closing = null;
     return true;
   }, () => true);

@@ -1,8 +1,16 @@
-/** logfmt lines on stderr (`ts=… level=… msg="…" key=value`), filtered by `--log.level`. */
-import type { Logger } from './context.ts';
+/**
+ * logfmt lines on stderr (`ts=… level=… msg="…" key=value`), filtered by `--log.level`: the structured log of
+ * the main thread and of every worker thread.
+ */
+export interface Logger {
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
 
 const LEVELS = { debug: 0, info: 1, warn: 2, error: 3 } as const;
-type Level = keyof typeof LEVELS;
+export type Level = keyof typeof LEVELS;
 
 export function createLogger(level: Level, write: (line: string) => void = (l) => process.stderr.write(l)): Logger {
   const min = LEVELS[level];
@@ -23,4 +31,13 @@ export function createLogger(level: Level, write: (line: string) => void = (l) =
 function quote(v: unknown): string {
   const s = typeof v === 'string' ? v : JSON.stringify(v) ?? String(v);
   return /^[\w.:/@+-]+$/.test(s) ? s : JSON.stringify(s);
+}
+
+/**
+ * Sends this thread's process warnings (`process.emitWarning`: WAL repairs, torn tails, format upgrades) to `log`
+ * as warn lines with `fields`, in place of Node's own `(node:PID) Warning:` printer.
+ */
+export function logProcessWarnings(log: Logger, fields: Record<string, unknown> = {}): void {
+  process.removeAllListeners('warning');
+  process.on('warning', (w: Error) => log.warn(w.message, { ...fields, warning: w.name }));
 }
