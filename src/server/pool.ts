@@ -322,8 +322,14 @@ export class QueryPool {
     if (this.closed) { onThreadFree(); return Promise.reject(new Error('query threads are closed')); }
     const control = new Int32Array(new SharedArrayBuffer(QUERY_CONTROL_WORDS * 4));
     const kill = new AbortController();
-    const batch = packWithViews([{ op, args }]);
-    const task = this.pool().run({ batch, control: control.buffer }, { transferList: transferList(batch), signal: kill.signal });
+    let task: Promise<BatchMessage>;
+    try {
+      const batch = packWithViews([{ op, args }]);
+      task = this.pool().run({ batch, control: control.buffer }, { transferList: transferList(batch), signal: kill.signal });
+    } catch (err) {
+      onThreadFree();
+      return Promise.reject(err);
+    }
     return new Promise<OpResult<K>>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const onAbort = (): void => {
@@ -332,7 +338,7 @@ export class QueryPool {
         if (Atomics.load(control, QUERY_STARTED_WORD) === 0) reject(signal.reason);
         else timer = setTimeout(() => kill.abort(), STOP_GRACE_MS);
       };
-      task.then((reply: BatchMessage) => {
+      task.then((reply) => {
         const [r] = unpackWithViews<CallResult[]>(reply);
         if (r.ok) resolve(r.value as OpResult<K>);
         else throw fromWire(r.error);
