@@ -51,12 +51,7 @@ export interface ClusterState {
 
 export const EMPTY_STATE: ClusterState = { version: 0, indices: {}, templates: {}, persistentSettings: {}, transientSettings: {}, pipelines: {} };
 
-/** Simple `*` wildcard match (ES's `Regex.simpleMatch`). */
-export function simpleMatch(pattern: string, value: string): boolean {
-  if (!pattern.includes('*')) return pattern === value;
-  const re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
-  return re.test(value);
-}
+export { simpleMatch } from '../regex/index.ts';
 
 /** Index names that carry alias `alias`, sorted. */
 export function indicesOfAlias(state: ClusterState, alias: string): string[] {

@@ -4,6 +4,7 @@
  */
 import type { FieldMappingJson, MappingJson } from '../search/api.ts';
 import type { CompletionKeyOptions } from './completion-terms.ts';
+import { simpleMatch } from '../regex/index.ts';
 
 export const NUMERIC_TYPES = new Set(['long', 'integer', 'short', 'byte', 'double', 'float', 'half_float', 'scaled_float']);
 export const INTEGER_TYPES = new Set(['long', 'integer', 'short', 'byte']);
@@ -84,7 +85,6 @@ export class FieldInfos {
   /** Field paths matching a pattern with `*` wildcards, in mapping order. */
   expand(pattern: string): string[] {
     if (!pattern.includes('*')) return this.fields.has(pattern) ? [pattern] : [];
-    const re = new RegExp('^' + pattern.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$');
-    return this.order.filter((p) => re.test(p));
+    return this.order.filter((p) => simpleMatch(pattern, p));
   }
 }

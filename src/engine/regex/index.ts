@@ -4,3 +4,4 @@ export { compileGoRegex, compileGoRegexUnanchored, goRegexPredicate } from './go
 export { compileLuceneRegex } from './lucene-regex.ts';
 export { expandGoTemplate } from './expand.ts';
 export { compileLuceneWildcard } from './lucene-wildcard.ts';
+export { simpleMatch } from './simple-match.ts';

@@ -4,20 +4,17 @@
  */
 import { parse, stringify } from '../codec/lossless-json.ts';
 import type { SourceFilter } from './search-request.ts';
+import { simpleMatch } from '../regex/index.ts';
 
-function toRegExp(p: string): RegExp {
-  return new RegExp('^' + p.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$');
-}
+interface Compiled { inc: string[]; exc: string[] }
 
-interface Compiled { inc: RegExp[]; incRaw: string[]; exc: RegExp[] }
-
-function matchesAny(res: RegExp[], path: string): boolean {
-  for (const r of res) if (r.test(path)) return true;
+function matchesAny(patterns: string[], path: string): boolean {
+  for (const p of patterns) if (simpleMatch(p, path)) return true;
   return false;
 }
 
 function mayMatchBelow(c: Compiled, path: string): boolean {
-  for (const p of c.incRaw) if (p.includes('*') || p.startsWith(path + '.')) return true;
+  for (const p of c.inc) if (p.includes('*') || p.startsWith(path + '.')) return true;
   return false;
 }
 
@@ -56,7 +53,7 @@ function isNumberObj(x: object): boolean { return (x as { isLosslessNumber?: boo
 export function filterSource(raw: string, f: SourceFilter): string | null {
   if (!f.enabled) return null;
   if (f.includes.length === 0 && f.excludes.length === 0) return raw;
-  const c: Compiled = { inc: f.includes.map(toRegExp), incRaw: f.includes, exc: f.excludes.map(toRegExp) };
+  const c: Compiled = { inc: f.includes, exc: f.excludes };
   const v = parse(raw);
   const out = filterValue(v, '', c, f.includes.length === 0) ?? {};
   return stringify(out) ?? '{}';

@@ -7,6 +7,7 @@
 import type { EsCluster, ResolvedIndex } from './cluster.ts';
 import type { IndexMeta } from '../../engine/documents/cluster-state.ts';
 import type { SearchRequest } from '../../engine/search/index.ts';
+import { simpleMatch } from '../../engine/regex/index.ts';
 import type { ShardHit, ShardResult } from '../../engine/search/index.ts';
 import type { Query } from '../../engine/search/index.ts';
 import { parseQuery } from '../../engine/search/index.ts';
@@ -68,10 +69,7 @@ export function shardTargets(cluster: EsCluster, indices: ResolvedIndex[], routi
 
 /** The first `indices_boost` entry naming this index (or a wildcard matching it), as ES applies them. */
 function indexBoost(req: SearchRequest, name: string): number {
-  for (const [pat, b] of req.indicesBoost) {
-    const re = new RegExp('^' + pat.split('*').map((x) => x.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$');
-    if (re.test(name)) return b;
-  }
+  for (const [pat, b] of req.indicesBoost) if (simpleMatch(pat, name)) return b;
   return 1;
 }
 

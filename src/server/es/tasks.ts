@@ -5,6 +5,7 @@
  * running time; searches, by-query and reindex are the cancellable kinds. Shard-level child tasks are not modelled.
  */
 import type { HttpRequest } from '../http.ts';
+import { simpleMatch } from '../../engine/regex/index.ts';
 
 export interface RunningTask {
   id: number;
@@ -83,8 +84,8 @@ export class TaskRegistry {
   list(actions: string | null): RunningTask[] {
     const all = [...this.running.values()];
     if (!actions) return all;
-    const res = actions.split(',').map((a) => new RegExp('^' + a.split('*').map((x) => x.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$'));
-    return all.filter((t) => res.some((r) => r.test(t.action)));
+    const patterns = actions.split(',');
+    return all.filter((t) => patterns.some((p) => simpleMatch(p, t.action)));
   }
 
   /** Nanoseconds since the task started. */
