@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { labelsFromRecord } from './labels.ts';
 import {
   decodeSamplesRecord, decodeSeriesRecord, decodeTombstonesRecord, encodeSamplesRecord, encodeSeriesRecord,
-  encodeTombstonesRecord, recordType, SampleBatch,
+  encodeTombstonesRecord, recordType, SampleBatch, samplesRecordBound,
 } from './prom-wal-records.ts';
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
@@ -50,6 +50,18 @@ test('samples round trip: large refs, negative times and deltas, NaN payloads (s
   decodeSamplesRecord(samples(big), 'f', b);
   assert.equal(b.n, 5000);
   assert.equal(b.vs[4999], 4999 / 3);
+});
+
+test('a samples record written into a reused buffer is the same bytes, whatever the buffer held', () => {
+  const list: [number, number, number][] = Array.from({ length: 300 }, (_, i) => [i * 7 + 1, 1e12 + i * 15_000 - (i % 5) * 1e6, i % 11 === 0 ? STALE : i / 7]);
+  const refs = list.map((x) => x[0]), ts = list.map((x) => x[1]), vs = Float64Array.from(list.map((x) => x[2])), idx = list.map((_, i) => i);
+  const fresh = encodeSamplesRecord(refs, ts, vs, idx, list.length);
+  for (const fill of [0x00, 0xff, 0x80]) {
+    const buf = new Uint8Array(samplesRecordBound(list.length) + 64).fill(fill);
+    const rec = encodeSamplesRecord(refs, ts, vs, idx, list.length, buf);
+    assert.equal(rec.buffer, buf.buffer, 'written into the given buffer');
+    assert.equal(hex(rec), hex(fresh), `buffer filled with ${fill}`);
+  }
 });
 
 test('tombstones record: type 3, then ref <u64be> · mint <varint> · maxt <varint> per interval', () => {

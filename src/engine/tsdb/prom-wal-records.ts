@@ -99,12 +99,16 @@ export function encodeSeriesRecord(list: readonly SeriesRec[]): Uint8Array {
   return o.done();
 }
 
+/** Bytes `encodeSamplesRecord` may need for `n` samples (its header and each sample at their longest). */
+export function samplesRecordBound(n: number): number { return 17 + n * 28; }
+
 /**
  * Samples `idx[0..n)` of the parallel arrays as one record; the first sample is the base. `vs` must be a
- * Float64Array so its bytes can be copied.
+ * Float64Array so its bytes can be copied. Written into `into` when given (at least `samplesRecordBound(n)`
+ * bytes, contents irrelevant: every byte of the record is written), else into a new array.
  */
-export function encodeSamplesRecord(refs: ArrayLike<number>, ts: ArrayLike<number>, vs: Float64Array, idx: ArrayLike<number>, n: number): Uint8Array {
-  const b = new Uint8Array(17 + n * 28);
+export function encodeSamplesRecord(refs: ArrayLike<number>, ts: ArrayLike<number>, vs: Float64Array, idx: ArrayLike<number>, n: number, into?: Uint8Array): Uint8Array {
+  const b = into ?? new Uint8Array(samplesRecordBound(n));
   b[0] = REC_SAMPLES;
   if (n === 0) return b.subarray(0, 1);
   const vBytes = new Uint8Array(vs.buffer, vs.byteOffset, vs.byteLength);
