@@ -8,11 +8,15 @@ import assert from 'node:assert/strict';
 import { startServer, type TestServer } from '../support/server.ts';
 
 let srv: TestServer;
-before(async () => { srv = await startServer({ services: ['documents'], workers: 1 }); });
-after(async () => { await srv?.destroy(); });
-
 const FIELD = 'a'.repeat(40);
 const BOMB = `${'*a'.repeat(12)}*b`;
+
+before(async () => {
+  srv = await startServer({ services: ['documents'], workers: 1 });
+  const put = await fetch(`${srv.esUrl}/wild/_doc/1?refresh=true`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ [FIELD]: 'hello world', other: 'x' }) });
+  assert.equal(put.status, 201);
+});
+after(async () => { await srv?.destroy(); });
 
 async function search(body: unknown): Promise<{ status: number; json: any }> {
   const r = await fetch(`${srv.esUrl}/wild/_search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
@@ -20,8 +24,6 @@ async function search(body: unknown): Promise<{ status: number; json: any }> {
 }
 
 test('highlight, _source and query_string field patterns match without backtracking, and GETs keep answering', async () => {
-  const put = await fetch(`${srv.esUrl}/wild/_doc/1?refresh=true`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ [FIELD]: 'hello world', other: 'x' }) });
-  assert.equal(put.status, 201);
   const hl = await search({ query: { match: { [FIELD]: 'hello' } }, highlight: { fields: { [BOMB]: {} } } });
   assert.equal(hl.status, 200, JSON.stringify(hl.json));
   assert.equal(hl.json.hits.hits[0].highlight, undefined);
@@ -33,4 +35,19 @@ test('highlight, _source and query_string field patterns match without backtrack
   assert.equal(qs.json.hits.total, 1);
   const get = await fetch(`${srv.esUrl}/wild/_doc/1`, { signal: AbortSignal.timeout(30_000) });
   assert.equal(get.status, 200);
+});
+
+// Type and setting-name patterns of the mapping and settings APIs: `*` only, other characters literal (a `[`
+// used to reach a RegExp unescaped and fail as a 500).
+test('_mapping type and _settings name patterns treat everything but * literally', async () => {
+  const get = async (path: string): Promise<{ status: number; json: any }> => {
+    const r = await fetch(`${srv.esUrl}${path}`, { signal: AbortSignal.timeout(30_000) });
+    return { status: r.status, json: await r.json() };
+  };
+  assert.equal((await get('/wild/_mapping/_d*')).status, 200);
+  assert.equal((await get('/wild/_mapping/[*')).status, 404);
+  assert.equal((await get('/wild/_mapping/.doc*')).status, 404);
+  const s = await get('/wild/_settings/index.number_of_*');
+  assert.deepEqual(Object.keys(s.json.wild.settings.index).sort(), ['number_of_replicas', 'number_of_shards']);
+  assert.deepEqual((await get('/wild/_settings/index.number.of.*')).json.wild.settings, {});
 });

@@ -3,7 +3,7 @@ import type { IndexMeta } from '../../engine/documents/cluster-state.ts';
 import { docError, illegalArgument, indexNotFound } from '../../engine/documents/doc-errors.ts';
 import { countFields, mergeMapping, validateRootMapping } from '../../engine/documents/mapping.ts';
 import { expandDottedFields } from '../../engine/documents/mapping-dots.ts';
-import { customAnalyzers } from '../../engine/documents/cluster-state.ts';
+import { customAnalyzers, simpleMatch } from '../../engine/documents/cluster-state.ts';
 import { validateTypeName } from '../../engine/documents/names.ts';
 import { flattenSettings, numberOfReplicas, numberOfShards, validateSettingNames, validateSettings } from '../../engine/documents/settings.ts';
 import type { HttpRequest } from '../http.ts';
@@ -74,7 +74,7 @@ export function registerIndexRoutes(router: Router, cluster: EsCluster): void {
       let s = m.settings;
       if (p.name) {
         const pats = p.name.split(',');
-        s = Object.fromEntries(Object.entries(s).filter(([k]) => pats.some((x) => new RegExp(`^${x.replace(/[.]/g, '\\.').replace(/\*/g, '.*')}$`).test(k))));
+        s = Object.fromEntries(Object.entries(s).filter(([k]) => pats.some((x) => simpleMatch(x, k))));
       }
       out[m.name] = { settings: renderSettings(s, boolParam(req, 'flat_settings')) };
     }
@@ -146,7 +146,7 @@ function getMapping(cluster: EsCluster, req: HttpRequest, index: string | undefi
     return json(req, 200, out);
   }
   const wanted = type.split(',');
-  const match = (t: string | null): boolean => t !== null && wanted.some((w) => w === t || (w.includes('*') && new RegExp(`^${w.replace(/\*/g, '.*')}$`).test(t)));
+  const match = (t: string | null): boolean => t !== null && wanted.some((w) => simpleMatch(w, t));
   const found = new Set<string>();
   for (const m of metas) {
     if (match(m.type)) { out[m.name] = { mappings: renderMappings(m, typeless) }; found.add(m.type!); }
