@@ -29,12 +29,15 @@ export class TermHash {
   private table: Int32Array;
   private mask: number;
 
-  /** `expected`: how many terms to make room for before the first growth. */
-  constructor(expected = 0) {
+  /**
+   * `expected`: how many terms to make room for before the first growth; `table`: an emptied table to use
+   * instead of a new one (see `cleared`).
+   */
+  constructor(expected = 0, table?: Int32Array) {
     let slots = 1024;
     while (slots < 2 * expected + 2) slots *= 2;
-    this.table = new Int32Array(slots * W).fill(-1);
-    this.mask = slots - 1;
+    this.table = table ?? new Int32Array(slots * W).fill(-1);
+    this.mask = this.table.length / W - 1;
   }
 
   /**
@@ -42,10 +45,7 @@ export class TermHash {
    * vocabulary is mostly the same). This hash must not be used afterwards.
    */
   cleared(): TermHash {
-    const h = new TermHash();
-    h.table = this.table.fill(-1);
-    h.mask = this.mask;
-    return h;
+    return new TermHash(0, this.table.fill(-1));
   }
 
   get size(): number { return this.terms.length; }
