@@ -8,6 +8,7 @@ import { WORKFLOW_COMMIT_DB, WORKFLOW_COMMIT_KEY, WORKFLOW_META_KEY, WORKFLOW_ST
 import { CorruptionError } from '../errors.ts';
 import { CommitLog, decodeCommit, encodeCommit } from './commit-log.ts';
 import { WorkflowEngine } from './engine.ts';
+import { failNextWrite } from '../../../test/support/fail-next-write.ts';
 import type { KvWrite } from './kv.ts';
 import { LmdbKv } from './lmdb-kv.ts';
 import type { Meta } from './store.ts';
@@ -138,5 +139,20 @@ test('layout 4 (no commit log) opens with the log: its records are read and the 
   assert.equal((kv.get('meta', WORKFLOW_META_KEY) as Meta).layout, 5);
   assert.equal(kv.get('inbound_events', '1\u001fev-2'), 6);
   assert.equal(kv.get('x', 'k'), 2);
+  await kv.close();
+}));
+
+test('a commit the log refuses never reaches LMDB, even when LMDB has room for it', inTempDir(async (dir) => {
+  let kv = await LmdbKv.openLogged(dir);
+  await kv.commit([put('s', 'a', 1)]);
+  await failNextWrite(); // the log's next write fails as on a full disk; LMDB's file still has room
+  await assert.rejects(kv.commit([put('s', 'b', 2)]));
+  // Settles once LMDB took the commit (or it was never to): LMDB is written behind the log.
+  await kv.applied().catch(() => undefined);
+  assert.equal(kv.get('s', 'b'), undefined, 'the refused commit is not readable');
+  await kv.close().catch(() => undefined);
+  kv = await LmdbKv.openLogged(dir);
+  assert.equal(kv.get('s', 'a'), 1);
+  assert.equal(kv.get('s', 'b'), undefined, 'nor after a reopen');
   await kv.close();
 }));

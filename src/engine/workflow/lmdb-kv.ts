@@ -198,11 +198,18 @@ export class LmdbKv implements KvBackend {
     if (this.failure !== null) return Promise.reject(this.failure);
     const no = ++this.seq;
     const durable = this.log!.append(no, writes);
-    const applied = new Promise<void>((resolve, reject) => { this.unapplied.push({ no, writes, resolve, reject }); });
+    // A commit goes to LMDB only once the log holds it: one the log refused (a full disk) is answered as failed
+    // and must never become readable — written to LMDB ahead of its log record, it was, whenever LMDB still had
+    // room inside its file while the log could not grow. The log settles its appends in commit order.
+    const applied = new Promise<void>((resolve, reject) => {
+      durable.then(() => {
+        this.unapplied.push({ no, writes, resolve, reject });
+        this.unappliedWrites += writes.length;
+        this.applyNext();
+      }, reject);
+    });
     applied.catch(() => undefined); // reported through `applied()` and the failure latch
     this.lastApplied = applied;
-    this.unappliedWrites += writes.length;
-    this.applyNext();
     const logged = durable.catch((err: unknown) => { this.failure ??= err; throw err; });
     return this.unappliedWrites > MAX_UNAPPLIED_WRITES ? Promise.all([logged, applied]).then(() => undefined) : logged;
   }
