@@ -83,7 +83,7 @@ function cpuTicks(pid: number): number {
   return Number(p[11]) + Number(p[12]);
 }
 
-interface MemRow { name: string; accepted: number; non2xx: number; loadSec: number; settleSec: number; rssMb: number; anonMb: number }
+interface MemRow { name: string; accepted: number; headSeries: number; non2xx: number; loadSec: number; settleSec: number; rssMb: number; anonMb: number }
 
 /** Memory mode: every body once, in order, on 8 connections; then waits for the server to go quiet and reads its memory. */
 async function fill(name: string, url: string, pid: number, list: Buffer[]): Promise<MemRow> {
@@ -104,8 +104,11 @@ async function fill(name: string, url: string, pid: number, list: Buffer[]): Pro
     await new Promise((r) => setTimeout(r, 1000));
     quiet = cpuTicks(pid) - c <= 2 ? quiet + 1 : 0;
   }
-  return { name, accepted, non2xx, loadSec: (t1 - t0) / 1000, settleSec: (Date.now() - t1) / 1000,
-    rssMb: Math.round(statusMb(pid, 'VmRSS')), anonMb: Math.round(statusMb(pid, 'RssAnon')) };
+  const settleSec = (Date.now() - t1) / 1000, rssMb = Math.round(statusMb(pid, 'VmRSS')), anonMb = Math.round(statusMb(pid, 'RssAnon'));
+  // The head's series count (`/api/v1/status/tsdb`), read after the memory: every series must be there.
+  const status = await (await fetch(url.replace('/api/v1/write', '/api/v1/status/tsdb'))).json() as { data: { headStats: { numSeries: number } } };
+  return { name, accepted, headSeries: status.data.headStats.numSeries, non2xx, loadSec: (t1 - t0) / 1000, settleSec,
+    rssMb, anonMb };
 }
 
 function startPrometheus(port: number): Promise<ChildProcess | null> {
@@ -147,9 +150,9 @@ try {
     tessera = await startTessera();
     rows.push(await fill('tessera', `http://127.0.0.1:${promPort}/api/v1/write`, tessera.pid!, list));
     console.log(`${SERIES} series × ${ROUNDS} samples, ${BATCH} samples/request, ${list.length} bodies, at most ${seconds} s\n`);
-    console.log('| server | samples accepted | non-2xx | load s | settle s | VmRSS MB | RssAnon MB | ratio (RSS / anon) |\n|---|---|---|---|---|---|---|---|');
+    console.log('| server | samples accepted | head series | non-2xx | load s | settle s | VmRSS MB | RssAnon MB | ratio (RSS / anon) |\n|---|---|---|---|---|---|---|---|---|');
     for (const r of rows) {
-      console.log(`| ${r.name} | ${r.accepted} | ${r.non2xx} | ${r.loadSec.toFixed(1)} | ${r.settleSec.toFixed(0)} | ${r.rssMb} | ${r.anonMb} | ${(r.rssMb / rows[0].rssMb).toFixed(2)}× / ${(r.anonMb / rows[0].anonMb).toFixed(2)}× |`);
+      console.log(`| ${r.name} | ${r.accepted} | ${r.headSeries} | ${r.non2xx} | ${r.loadSec.toFixed(1)} | ${r.settleSec.toFixed(0)} | ${r.rssMb} | ${r.anonMb} | ${(r.rssMb / rows[0].rssMb).toFixed(2)}× / ${(r.anonMb / rows[0].anonMb).toFixed(2)}× |`);
     }
   } else {
     tessera = await startTessera();
