@@ -172,6 +172,9 @@ export class BlockIndexReader {
     return s;
   }
 
+  /** Entries of this reader in the thread's series cache now (for tests). */
+  cachedSeries(): number { return this.seriesCache.size; }
+
   /** Label names, sorted. */
   labelNames(): string[] { return [...this.pairs.keys()]; }
 

@@ -23,6 +23,9 @@ const EMPTY = Buffer.alloc(0);
 const holding = new Set<ReadAheadFile>();
 let heldBytes = 0;
 
+/** Window bytes this thread keeps now (for tests and memory figures). */
+export function keptWindowBytes(): number { return heldBytes; }
+
 export class ReadAheadFile {
   private buf: Buffer = Buffer.alloc(0);
   /** File offset of `buf[0]`; `len` valid bytes. */
