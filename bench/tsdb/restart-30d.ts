@@ -14,6 +14,7 @@
  *   node --import tsx bench/tsdb/restart-30d.ts [RUNS=3]
  *
  * BLOCKS_DIR=dir keeps the generated blocks there (made when missing) to reuse them across invocations.
+ * TESSERA_B=path/to/bin/tessera adds a second Tessera build (an A/B in the same run), measured in turn.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -92,6 +93,7 @@ interface Run { name: string; readyMs: number; atReady: string; afterQueries: st
 
 /** Starts one server on its own copy of the blocks and takes the figures; `tsdbDir` is where its blocks go. */
 async function measure(name: string, blocks: string, work: string): Promise<Run> {
+  const bin = name === 'tessera B' ? process.env.TESSERA_B! : join(import.meta.dirname, '../../bin/tessera');
   rmSync(work, { recursive: true, force: true });
   const port = await freePort();
   let child: ChildProcess;
@@ -103,7 +105,7 @@ async function measure(name: string, blocks: string, work: string): Promise<Run>
   } else {
     cpSync(blocks, join(work, 'data', 'tsdb'), { recursive: true });
     writeFileSync(join(work, 'empty.yml'), 'global: {}\n');
-    child = spawn(process.execPath, [join(import.meta.dirname, '../../bin/tessera'), '--path.data', join(work, 'data'), '--services', 'metrics',
+    child = spawn(process.execPath, [bin, '--path.data', join(work, 'data'), '--services', 'metrics',
       '--web.listen-address', `127.0.0.1:${port}`, '--config.file', join(work, 'empty.yml'), '--storage.tsdb.retention.time=100y', '--log.level', 'error'],
     { stdio: 'ignore' });
   }
@@ -147,12 +149,14 @@ try {
   const runs: Run[] = [];
   console.log('| run | server | start-up until ready ms | VmRSS / RssAnon MB at ready | after the queries | settled (s after spawn) | answers identical to Prometheus\'s |');
   console.log('|---|---|---|---|---|---|---|');
+  const servers = ['prometheus', 'tessera', ...(process.env.TESSERA_B ? ['tessera B'] : [])];
   for (let i = 1; i <= RUNS; i++) {
-    for (const name of i % 2 ? ['prometheus', 'tessera'] : ['tessera', 'prometheus']) {
+    // Each run starts with the next server of the list, so none always goes first.
+    for (const name of [...servers.slice((i - 1) % servers.length), ...servers.slice(0, (i - 1) % servers.length)]) {
       const r = await measure(name, blocks, join(dir, 'run'));
       runs.push(r);
       const prom = runs.filter((x) => x.name === 'prometheus').at(-1);
-      const same = r.name === 'tessera' && prom ? `${r.answers.filter((a, k) => sameResults(a, prom.answers[k])).length} of ${QUERIES.length}` : '';
+      const same = r.name !== 'prometheus' && prom ? `${r.answers.filter((a, k) => sameResults(a, prom.answers[k])).length} of ${QUERIES.length}` : '';
       console.log(`| ${i} | ${name} | ${r.readyMs.toFixed(0)} | ${r.atReady} | ${r.afterQueries} | ${r.settled} (${r.settledAfterS.toFixed(0)}) | ${same} |`);
     }
   }
@@ -160,8 +164,9 @@ try {
   const anon = (s: string): number => Number(s.split(' / ')[1]);
   for (const [label, f] of [['start-up ms', (r: Run) => r.readyMs], ['RssAnon at ready', (r: Run) => anon(r.atReady)],
     ['RssAnon after queries', (r: Run) => anon(r.afterQueries)], ['RssAnon settled', (r: Run) => anon(r.settled)]] as [string, (r: Run) => number][]) {
-    const t = med('tessera', f), p = med('prometheus', f);
-    console.log(`median ${label}: Tessera ${t.toFixed(0)}, Prometheus ${p.toFixed(0)} (${(t / p).toFixed(2)}×)`);
+    const p = med('prometheus', f);
+    const others = servers.slice(1).map((name) => `${name} ${med(name, f).toFixed(0)} (${(med(name, f) / p).toFixed(2)}×)`);
+    console.log(`median ${label}: Prometheus ${p.toFixed(0)}, ${others.join(', ')}`);
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
