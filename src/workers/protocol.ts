@@ -67,6 +67,8 @@ export interface ForceMergeArgs extends ShardListArgs { maxNumSegments: number; 
 export interface SearchArgs extends ShardCall {
   index: string; type?: string; boost?: number; req: SearchRequest; filter: Query | null; nowMs: number; shardCount: number;
   stats?: DfsStats; scroll?: { key: string; keepAliveMs: number };
+  /** `search.max_buckets` (-1: unset). */
+  maxBuckets?: number;
   /** Two-phase search: keep the reader under this key for the fetch phase, return hits without sources. */
   fetchKey?: string;
 }

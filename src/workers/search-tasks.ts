@@ -45,7 +45,7 @@ function query(a: SearchArgs, init: WorkerInit): Promise<ShardResult | Stale> {
 }
 
 function queryPhase(a: SearchArgs, reader: IndexReader): ShardResult {
-  const opts = { index: a.index, type: a.type, boost: a.boost, nowMs: a.nowMs, filter: a.filter, shardCount: a.shardCount, stats: a.stats ? new GlobalStats(a.stats) : undefined };
+  const opts = { index: a.index, type: a.type, boost: a.boost, nowMs: a.nowMs, filter: a.filter, shardCount: a.shardCount, maxBuckets: a.maxBuckets, stats: a.stats ? new GlobalStats(a.stats) : undefined };
   if (a.fetchKey) {
     const key = a.fetchKey;
     // The reader stays open (its segments with it) until the fetch phase or a minute passes.

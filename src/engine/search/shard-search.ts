@@ -14,6 +14,7 @@ import { TermScorer } from './scorers.ts';
 import { WindowSumScorer } from './window-scorer.ts';
 import { filterSource } from './source-filter.ts';
 import { createAggCollectors, type AggPartial } from './aggs/agg-collectors.ts';
+import { BucketBudget, consumePartialBuckets } from './aggs/bucket-budget.ts';
 import { highlightHit } from './highlighter.ts';
 import type { Query } from './query-ast.ts';
 import { explainQuery, type Explanation } from './explain.ts';
@@ -46,6 +47,8 @@ export interface ShardResult {
   maxScore: number;
   hits: ShardHit[];
   aggs: AggPartial[] | null;
+  /** Buckets in `aggs`, sub-aggregations included (the coordinator warns past 10,000 as 6.8 does). */
+  aggBuckets: number;
   terminatedEarly: boolean | null;
   /** The shard's term suggestions (requests with `suggest`). */
   suggest?: SuggestResult;
@@ -67,6 +70,8 @@ export interface ShardSearchOptions {
   type?: string;
   /** Score multiplier of this index (`indices_boost`). */
   boost?: number;
+  /** `search.max_buckets` (-1 or absent: unset). */
+  maxBuckets?: number;
 }
 
 export function compileContext(reader: IndexReader, index: string, nowMs: number, stats?: StatsSource, type?: string): CompileContext {
@@ -145,7 +150,15 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
   const maxScore = groups ? groups.maxScore : scoreTop ? scoreTop.maxScore : fieldTop!.maxScore;
   const hits = opts.noFetch ? top.map((h) => bareHit(h.doc, h.score, h.keys)) : fetchHits(reader, req, top, opts, ctx);
   if (grouped) for (let i = 0; i < hits.length; i++) hits[i].group = grouped[i].group;
-  const out: ShardResult = { total, maxScore, hits, aggs: aggs ? aggs.partials() : null, terminatedEarly: req.terminateAfter > 0 ? terminated : null };
+  const aggParts = aggs ? aggs.partials() : null;
+  let aggBuckets = 0;
+  if (aggParts) {
+    // As ES's shard-side buildAggregation: the buckets this shard built count against search.max_buckets.
+    const budget = new BucketBudget(opts.maxBuckets ?? -1);
+    consumePartialBuckets(req.aggs!, aggParts, budget);
+    aggBuckets = budget.count;
+  }
+  const out: ShardResult = { total, maxScore, hits, aggs: aggParts, aggBuckets, terminatedEarly: req.terminateAfter > 0 ? terminated : null };
   if (req.suggest) out.suggest = suggestShard(ctx, req.suggest, req.source.enabled);
   return out;
 }
