@@ -20,6 +20,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RoaringBitmap32 } from '../src/engine/postings/segment.ts';
 import { MemoryFieldPostings, MemorySegment } from '../src/engine/postings/memory-segment.ts';
+import { ByteColumn } from '../src/engine/codec/byte-column.ts';
+import { IdTable } from '../src/engine/postings/id-table.ts';
 import { encodeNorm } from '../src/engine/postings/norms.ts';
 import { AnalyzerRegistry } from '../src/engine/analysis/analyzers.ts';
 import { FieldInfos } from '../src/engine/indexing/field-infos.ts';
@@ -72,10 +74,14 @@ posStart[total] = positions.length;
 const norms = new Uint8Array(N);
 for (let d = 0; d < N; d++) norms[d] = encodeNorm(lengths[d]);
 const fp = new MemoryFieldPostings(terms, docStart, docs, freqs, posStart, Uint32Array.from(positions), norms, N, lengths.reduce((a, b) => a + b, 0));
-const empty = new Uint8Array(0);
-const seg = new MemorySegment('_0', N, Array.from({ length: N }, (_, i) => String(i)), new Int32Array(N).fill(-1), new Array(N).fill(''),
-  new Map([['body', fp]]), new Map(), new Map(), new Map(), new Array(N).fill(empty), new Array(N).fill(null),
-  new Float64Array(N), new Float64Array(N).fill(1), new Float64Array(N).fill(1), new Map());
+// Ids "0".."N-1", empty sources, no nested docs: only the postings matter here.
+const ids = new ByteColumn(), sources = new ByteColumn(), empty = new Uint8Array(0);
+const liveIds = new IdTable(ids, N);
+for (let d = 0; d < N; d++) { ids.setString(d, String(d)); sources.set(d, empty); liveIds.set(String(d), d); }
+const seg = new MemorySegment('_0', N, {
+  ids, liveIds, parents: new Int32Array(N).fill(-1), pathNames: [''], pathIds: new Uint16Array(N), sources, routings: new Map(),
+  seqNos: new Float64Array(N), versions: new Float64Array(N).fill(1), primaryTerms: new Float64Array(N).fill(1),
+}, new Map([['body', fp]]), new Map(), new Map(), new Map());
 const infos = new FieldInfos({ properties: { body: { type: 'text' } } });
 const analyzers = new AnalyzerRegistry({});
 const reader = new IndexReader([seg], [null], infos, analyzers);

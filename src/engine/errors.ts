@@ -102,6 +102,8 @@ export const ERRORS = {
   SEARCH_SCRIPT_RUNTIME: '%s',
   /** A request option that needs a search context the request does not have (`slice` without `scroll`). */
   SEARCH_CONTEXT: '%s',
+  /** An aggregation built more buckets than `search.max_buckets` allows (ES's TooManyBucketsException); details {max_buckets}. */
+  SEARCH_TOO_MANY_BUCKETS: 'Trying to create too many buckets. Must be less than or equal to: [%s] but was [%s]. This limit can be set by changing the [search.max_buckets] cluster level setting.',
 
   // ── metrics (TSDB, scrape) ──────────────────────────────────────────────
   /** A sample older than the series' newest in the head (Prometheus `storage.ErrOutOfOrderSample`). */

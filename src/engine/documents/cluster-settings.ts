@@ -2,12 +2,12 @@
  * Cluster-wide dynamic settings (`PUT/GET /_cluster/settings`): persistent ones survive a restart (LMDB),
  * transient ones do not, and a transient value overrides a persistent one, as in Elasticsearch 6.8. The
  * settings this node knows are listed with their defaults (what `include_defaults` shows); those that change
- * what it does: `action.auto_create_index`, `action.destructive_requires_name` and the `cluster.blocks.*`
- * write blocks. Other known settings are stored and shown but have nothing to act on in a one-node cluster.
+ * what it does: `action.auto_create_index`, `action.destructive_requires_name`, the `cluster.blocks.*`
+ * write blocks, the disk watermarks and `search.max_buckets`. Other known settings are stored and shown but have nothing to act on in a one-node cluster.
  */
 import { parseWatermark } from './disk-watermark.ts';
 import { parseTimeValue } from './settings.ts';
-import { docError, illegalArgument } from './doc-errors.ts';
+import { cause, docError, illegalArgument } from './doc-errors.ts';
 import { simpleMatch } from './cluster-state.ts';
 
 export type FlatClusterSettings = Readonly<Record<string, string>>;
@@ -46,6 +46,18 @@ const ENUMS: Record<string, string[]> = {
   'cluster.routing.rebalance.enable': ['all', 'primaries', 'replicas', 'none'],
 };
 
+/** Integer settings and their least value (ES's Setting.intSetting). */
+const INT_MINIMUMS: Record<string, number> = { 'search.max_buckets': -1 };
+
+/** As Setting.intSetting's parser: a Java int at least `min`; what is not an int fails as its NumberFormatException. */
+function parseIntSetting(v: string, key: string, min: number): void {
+  const n = /^[+-]?\d+$/.test(v) ? Number(v) : NaN;
+  if (!(n >= -2147483648 && n <= 2147483647)) {
+    throw illegalArgument(`Failed to parse value [${v}] for setting [${key}]`, { cause: cause('DOC_NUMBER_FORMAT', [`For input string: "${v}"`]) });
+  }
+  if (n < min) throw illegalArgument(`Failed to parse value [${v}] for setting [${key}] must be >= ${min}`);
+}
+
 /** The settings of a PUT body section, flattened: `null` removes a setting. */
 export function parseSettingsUpdate(section: unknown, scope: 'persistent' | 'transient'): Record<string, string | null> {
   if (section === undefined || section === null) return {};
@@ -67,6 +79,7 @@ export function parseSettingsUpdate(section: unknown, scope: 'persistent' | 'tra
     if (ENUMS[k] && !ENUMS[k].includes(v.toLowerCase())) throw illegalArgument(`No enum constant for [${k}]: [${v}]`);
     if (k.startsWith(WATERMARK_PREFIX)) parseWatermark(v, k);
     if (k === 'cluster.info.update.interval') parseTimeValue(v, k);
+    if (k in INT_MINIMUMS) parseIntSetting(v, k, INT_MINIMUMS[k]);
   }
   return out;
 }

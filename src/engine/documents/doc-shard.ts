@@ -5,7 +5,6 @@
  * index synchronously (so later operations and real-time GETs see it in order), appends its translog record,
  * and is acknowledged only when that append is durable; searches see it after a refresh.
  */
-import { ByteSlab } from '../codec/byte-slab.ts';
 import type { MappingJson } from '../search/api.ts';
 import type { IndexStats, ShardIndex } from '../indexing/shard-index.ts';
 import { ByteWriter } from '../codec/byte-buf.ts';
@@ -78,8 +77,6 @@ export class DocShard {
   translogOps = 0;
   translogBytes = 0;
   private refreshWaiters: (() => void)[] = [];
-  /** Where the sources of buffered writes are copied (no ArrayBuffer per document). */
-  private readonly sources = new ByteSlab();
   /** The open write batch (`beginBatch`): its records' bytes, types and end offsets; null outside one. */
   private batch: { bytes: ByteWriter; types: number[]; ends: number[] } | null = null;
   /** Record buffers of batches the log has written, for the next batches (`beginBatch`). */
@@ -135,9 +132,9 @@ export class DocShard {
     if (op.create && live) this.conflict(op.id, `document already exists (current version [${cur!.version}])`);
     this.checkConditions(op.id, op, cur);
     const version = nextVersion(op, cur);
-    // Own copy: `op.source` is usually a view into a whole task batch, which it would otherwise keep alive.
-    const source = this.sources.copy(op.source);
-    const entry: DocEntry = { source, version, seqNo: this.maxSeqNo + 1, primaryTerm: PRIMARY_TERM, routing: op.routing };
+    // `op.source` is usually a view into a whole task batch: the translog record and the indexing buffer take
+    // copies of it (the buffer into its source column), so nothing keeps the batch alive.
+    const entry: DocEntry = { source: op.source, version, seqNo: this.maxSeqNo + 1, primaryTerm: PRIMARY_TERM, routing: op.routing };
     // The version lookup above already found whether a live copy exists: the index need not look again.
     this.apply(op.id, entry, doc, !live);
     const durable = this.log(entry, op.id);
@@ -305,7 +302,7 @@ export class DocShard {
     // Records the last commit already holds (those between the translog cut and the commit) are skipped.
     const cur = this.versionEntry(op.id);
     if (cur && cur.seqNo >= op.seqNo) { if (op.seqNo > this.maxSeqNo) this.maxSeqNo = op.seqNo; return; }
-    const entry: DocEntry = { source: op.source ? this.sources.copy(op.source) : null, version: op.version, seqNo: op.seqNo, primaryTerm: op.primaryTerm };
+    const entry: DocEntry = { source: op.source, version: op.version, seqNo: op.seqNo, primaryTerm: op.primaryTerm };
     if (op.routing !== null) entry.routing = op.routing;
     if (op.deletedAt !== null) entry.deletedAt = op.deletedAt;
     this.apply(op.id, entry, null, false);

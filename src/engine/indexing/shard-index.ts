@@ -95,14 +95,6 @@ export class ShardIndex {
   readonly defaultAnalyzer: string;
   readonly defaultSearchAnalyzer: string | undefined;
   private builder = new SegmentBuilder();
-  /** Live buffered copy of each id: its root doc in the builder. */
-  private bufferIds = new Map<string, number>();
-  /**
-   * The in-memory segment holding the live copy of each id that is in one (Elasticsearch's live version map):
-   * with `bufferIds` it answers every lookup of a recent write without a look at each in-memory segment, and
-   * it is bounded by the indexing buffer budget (entries leave when their segment is written to disk).
-   */
-  private memoryIds = new Map<string, SegmentEntry>();
   /** Deleted buffered docs (whole blocks). */
   private bufferDead: number[] = [];
   private entries: SegmentEntry[] = [];
@@ -189,7 +181,7 @@ export class ShardIndex {
     if (!isNew) this.delete(id);
     const root = this.indexer.index(this.builder, id, source);
     this.builder.setStored(root, sourceBytes, routing, v.version, v.seqNo, v.primaryTerm);
-    this.bufferIds.set(id, root);
+    this.builder.setLive(id, root);
     if (++this.writesSinceCheck >= 256) {
       this.writesSinceCheck = 0;
       this.opts.memory?.check((e) => this.backgroundError(e));
@@ -199,23 +191,21 @@ export class ShardIndex {
   /** Deletes the live copy of `id`, if any; returns whether there was one. */
   delete(id: string): boolean {
     this.checkOpen();
-    const b = this.bufferIds.get(id);
-    if (b !== undefined) {
-      this.bufferIds.delete(id);
+    const b = this.builder.deleteLive(id);
+    if (b >= 0) {
       this.bufferDead.push(b);
       for (let d = b - 1; d >= 0 && this.builder.isChild(d); d--) this.bufferDead.push(d);
       return true;
     }
     if (!this.locate(id)) return false;
     this.found.entry.deleteBlock(this.found.doc);
-    this.memoryIds.delete(id);
     return true;
   }
 
   /** Version data of the live copy of `id` (real time: unrefreshed writes included), or null. */
   version(id: string): DocVersion | null {
-    const b = this.bufferIds.get(id);
-    if (b !== undefined) return { seqNo: this.builder.seqNo(b), version: this.builder.version(b), primaryTerm: this.builder.primaryTerm(b) };
+    const b = this.builder.liveDoc(id);
+    if (b >= 0) return { seqNo: this.builder.seqNo(b), version: this.builder.version(b), primaryTerm: this.builder.primaryTerm(b) };
     if (!this.locate(id)) return null;
     const f = this.found;
     if (f.seqNo >= 0) return { seqNo: f.seqNo, version: f.version, primaryTerm: f.primaryTerm };
@@ -225,8 +215,8 @@ export class ShardIndex {
 
   /** The live copy of `id` with its source (real-time GET), or null. */
   get(id: string): LiveDoc | null {
-    const b = this.bufferIds.get(id);
-    if (b !== undefined) {
+    const b = this.builder.liveDoc(id);
+    if (b >= 0) {
       return { source: this.builder.storedSource(b)!, routing: this.builder.storedRouting(b), seqNo: this.builder.seqNo(b), version: this.builder.version(b), primaryTerm: this.builder.primaryTerm(b) };
     }
     if (!this.locate(id)) return null;
@@ -238,21 +228,22 @@ export class ShardIndex {
   private readonly found = { entry: null as unknown as SegmentEntry, doc: -1, seqNo: -1, version: -1, primaryTerm: -1 };
 
   /**
-   * Finds the live copy of `id` in the segments (not the buffer): in-memory segments through `memoryIds`, disk
-   * segments through their `_id` dictionaries, the Bloom hashes computed once for all of them. Newest first.
+   * Finds the live copy of `id` in the segments (not the buffer), newest first: in-memory segments through
+   * their id tables, disk segments through their `_id` dictionaries, the Bloom hashes computed once for all.
    */
   private locate(id: string): boolean {
     const f = this.found;
-    const mem = this.memoryIds.get(id);
-    if (mem !== undefined) {
-      f.entry = mem; f.doc = mem.seg.lookupId(id); f.seqNo = f.version = f.primaryTerm = -1;
-      return true;
-    }
-    const h1 = bloomHash1(id), h2 = bloomHash2(id);
+    let h1 = 0, h2 = 0, hashed = false;
     for (let i = this.entries.length - 1; i >= 0; i--) {
       const e = this.entries[i];
       const disk = e.disk;
-      if (disk === null) continue;
+      if (disk === null) {
+        const d = e.seg.lookupId(id);
+        if (d < 0 || !e.isLive(d)) continue;
+        f.entry = e; f.doc = d; f.seqNo = f.version = f.primaryTerm = -1;
+        return true;
+      }
+      if (!hashed) { h1 = bloomHash1(id); h2 = bloomHash2(id); hashed = true; }
       const hit = disk.lookupHashed(id, h1, h2);
       if (hit === null || !e.isLive(hit.doc)) continue;
       f.entry = e; f.doc = hit.doc; f.seqNo = hit.seqNo; f.version = hit.version; f.primaryTerm = hit.primaryTerm;
@@ -293,7 +284,7 @@ export class ShardIndex {
   /** The buffered docs as a new in-memory segment (visible or not), with buffered deletes applied. */
   private cutBuffer(visible: boolean): void {
     if (this.builder.docCount === 0) return;
-    const seg: MemorySegment = this.builder.build(this.files.newSegmentName(), this.bufferIds);
+    const seg: MemorySegment = this.builder.build(this.files.newSegmentName());
     let live: Uint8Array | null = null, delCount = 0, delRoots = 0;
     if (this.bufferDead.length) {
       live = new Uint8Array(seg.maxDoc).fill(1);
@@ -309,9 +300,7 @@ export class ShardIndex {
     if (seg.hasNested) { roots = 0; const p = seg.parentOf(); for (let d = 0; d < seg.maxDoc; d++) if (p[d] === -1) roots++; }
     const entry = new SegmentEntry(seg, roots, live, delCount, delRoots, visible);
     this.entries.push(entry);
-    for (const id of this.bufferIds.keys()) this.memoryIds.set(id, entry);
     this.builder = new SegmentBuilder(this.builder);
-    this.bufferIds = new Map();
     this.bufferDead = [];
   }
 
@@ -333,13 +322,6 @@ export class ShardIndex {
     // Merged inputs the old reader still showed kept their files at the merge and at any commit made before this
     // refresh; a commit that already names the merged segment leaves nothing else to delete them.
     if (dropped) this.files.deleteUnreferenced(this.inUse());
-  }
-
-  /** Drops the live-version entries of in-memory segments that were written to disk (the disk `_id`s take over). */
-  private forgetMemoryIds(group: SegmentEntry[]): void {
-    for (const e of group) {
-      for (const id of (e.seg as MemorySegment).idsInMemory()) if (this.memoryIds.get(id) === e) this.memoryIds.delete(id);
-    }
   }
 
   /** The live docs the current reader shows for `e`'s segment (undefined when the reader does not show it). */
@@ -481,7 +463,6 @@ export class ShardIndex {
       const rest = this.entries.filter((e) => !group.includes(e));
       rest.splice(Math.min(at, rest.length), 0, entry);
       this.entries = rest;
-      if (writeOut) this.forgetMemoryIds(group);
       for (const e of group) { e.disk?.openAll(); e.seg.decRef(); }
       if (republish) this.republishReplacing(group.map((e) => e.seg), entry);
       if (merge) {

@@ -9,6 +9,8 @@ import {
   type Bitmap, type FieldPostings, NumericDocValues, OrdinalDocValues, type OrdinalTerms, RoaringBitmap32,
   type Segment, type StoredFields, type TermPostings,
 } from './segment.ts';
+import type { ByteColumn } from '../codec/byte-column.ts';
+import type { IdTable } from './id-table.ts';
 
 export class MemoryFieldPostings implements FieldPostings {
   /** Term → id, built on the first lookup: a segment that is only written to disk never needs it. */
@@ -87,48 +89,41 @@ export class ArrayOrdinalTerms implements OrdinalTerms {
   term(ord: number): string { return this.terms[ord]; }
 }
 
+/** The per-doc columns of a memory segment, as its builder hands them over. */
+export interface MemoryDocColumns {
+  /** `_id` per root doc (none for nested children), and which root holds each id's live copy. */
+  ids: ByteColumn;
+  liveIds: IdTable;
+  parents: Int32Array;
+  /** Nested path per doc as an id into `pathNames` (0: the root path ''). */
+  pathNames: string[];
+  pathIds: Uint16Array;
+  /** Source bytes per root doc, and the routing of those that have one. */
+  sources: ByteColumn;
+  routings: Map<number, string>;
+  /** seq_no, version and primary term per doc (0 for nested children). */
+  seqNos: Float64Array;
+  versions: Float64Array;
+  primaryTerms: Float64Array;
+}
+
+const NO_SOURCE = new Uint8Array(0);
+
 export class MemorySegment implements Segment {
   readonly hasNested: boolean;
   readonly onDisk = false;
   readonly sizeBytes: number;
-  private readonly pathNames: string[];
-  private readonly pathIds: Uint16Array;
 
   constructor(
     readonly name: string,
     readonly maxDoc: number,
-    /** `_id` per doc ('' for nested child docs). */
-    private readonly ids: string[],
-    private readonly parents: Int32Array,
-    nestedPaths: string[],
+    private readonly docs: MemoryDocColumns,
     private readonly fields: Map<string, MemoryFieldPostings>,
     private readonly numericDv: Map<string, NumericDocValues>,
     private readonly ordinalDv: Map<string, OrdinalDocValues>,
     private readonly existsDocs: Map<string, Uint32Array>,
-    /** Source bytes and routing per doc (null for nested children). */
-    private readonly sources: (Uint8Array | null)[],
-    private readonly routings: (string | null)[],
-    /** seq_no, version and primary term per doc (0 for nested children). */
-    private readonly seqNos: Float64Array,
-    private readonly versions: Float64Array,
-    private readonly primaryTerms: Float64Array,
-    /** `_id` → root doc of its live copy (the builder's id map, handed over); deleted copies are not in it. */
-    private readonly idToDoc: Map<string, number>,
   ) {
-    // A per-doc string array costs the GC a pointer per doc; a Uint16 id per doc does not.
-    const pathIndex = new Map<string, number>([['', 0]]);
-    this.pathNames = [''];
-    this.pathIds = new Uint16Array(maxDoc);
-    let nested = false;
-    for (let d = 0; d < maxDoc; d++) {
-      const p = nestedPaths[d];
-      if (p === '') continue;
-      nested = true;
-      let id = pathIndex.get(p);
-      if (id === undefined) { id = this.pathNames.length; this.pathNames.push(p); pathIndex.set(p, id); }
-      this.pathIds[d] = id;
-    }
-    this.hasNested = nested;
+    this.hasNested = docs.pathNames.length > 1;
     this.sizeBytes = estimateBytes(this);
   }
 
@@ -140,17 +135,16 @@ export class MemorySegment implements Segment {
   ordinals(name: string): OrdinalDocValues | null { return this.ordinalDv.get(name) ?? null; }
   existsNames(): readonly string[] { return [...this.existsDocs.keys()]; }
   exists(name: string): Uint32Array | null { return this.existsDocs.get(name) ?? null; }
-  parentOf(): Int32Array { return this.parents; }
-  pathOf(doc: number): string { return this.pathNames[this.pathIds[doc]]; }
-  id(doc: number): string { return this.ids[doc]; }
-  lookupId(id: string): number { return this.idToDoc.get(id) ?? -1; }
-
-  /** The `_id`s this segment held live when it was built. */
-  idsInMemory(): IterableIterator<string> { return this.idToDoc.keys(); }
+  parentOf(): Int32Array { return this.docs.parents; }
+  pathOf(doc: number): string { return this.docs.pathNames[this.docs.pathIds[doc]]; }
+  id(doc: number): string { return this.docs.ids.getString(doc); }
+  /** The root doc of `id`'s copy that was live when this segment was built (it may have been deleted since), or −1. */
+  lookupId(id: string): number { return this.docs.liveIds.get(id); }
   stored(doc: number): StoredFields {
+    const c = this.docs;
     return {
-      id: this.ids[doc], source: this.sources[doc] ?? new Uint8Array(0), routing: this.routings[doc],
-      seqNo: this.seqNos[doc], version: this.versions[doc], primaryTerm: this.primaryTerms[doc],
+      id: c.ids.getString(doc), source: c.sources.get(doc) ?? NO_SOURCE, routing: c.routings.get(doc) ?? null,
+      seqNo: c.seqNos[doc], version: c.versions[doc], primaryTerm: c.primaryTerms[doc],
     };
   }
 
@@ -164,11 +158,7 @@ export class MemorySegment implements Segment {
   }
 
   /** Source bytes held by this segment (what the index buffer budget counts besides postings). */
-  sourceBytes(): number {
-    let n = 0;
-    for (let d = 0; d < this.maxDoc; d++) n += this.sources[d]?.byteLength ?? 0;
-    return n;
-  }
+  sourceBytes(): number { return this.docs.sources.bytes; }
 }
 
 function estimateBytes(s: MemorySegment): number {

@@ -29,7 +29,7 @@ test('standard analyzer: terms looked up from spans build the same segment as lo
     plain.analyze(text, tokens.clear(), 0);
     viaStrings.addTokens(i, 'f', tokens);
   }
-  const a = viaSpans.build('a', new Map()).field('f')!, b = viaStrings.build('b', new Map()).field('f')!;
+  const a = viaSpans.build('a').field('f')!, b = viaStrings.build('b').field('f')!;
   assert.deepEqual(a.terms, b.terms);
   assert.ok(a.terms.includes('fox') && !a.terms.includes('FOX') && a.terms.includes('i̇stanbul'));
   assert.deepEqual([a.docStart, a.docs, a.freqs, a.posStart, a.positions], [b.docStart, b.docs, b.freqs, b.posStart, b.positions]);
@@ -45,9 +45,11 @@ test('a buffer over the previous buffer\'s recycled columns builds the same segm
     for (const [i, text] of texts.entries()) {
       const d = b.addDoc(`d${i}`, '');
       b.setStored(d, new Uint8Array([i]), null, 1, i, 1);
+      b.setLive(`d${i}`, d);
       standard.analyzeLowerSpans(text, tokens.clear(), 0);
       b.addLowerSpans(d, 'f', text, tokens);
       b.addTerm(d, 'k', `${words}${i % 3}`);
+      b.addOrdinal(d, 'o', `${words}${i % 5}`);
       b.addNumeric(d, 'n', i * 2);
     }
   };
@@ -58,13 +60,17 @@ test('a buffer over the previous buffer\'s recycled columns builds the same segm
   const child = first.addDoc('', 'nested');
   const root = first.addDoc('root', '');
   first.setParent(child, root);
-  const built = first.build('a', new Map());
+  first.setStored(root, new Uint8Array([7, 7]), 'r1', 1, 700, 1);
+  first.setLive('root', root);
+  const built = first.build('a');
   const before = built.field('f')!;
   const snapshot = [before.terms.slice(), before.docStart.slice(), before.docs.slice(), before.freqs!.slice(), before.positions!.slice(), before.norms()!.slice()];
+  const docsOfFirst = [0, 3, 699, root];
+  const storedBefore = docsOfFirst.map((d) => structuredClone(built.stored(d)));
 
   const recycled = new SegmentBuilder(first), fresh = new SegmentBuilder();
   fill(recycled, small, 'y'); fill(fresh, small, 'y');
-  const a = recycled.build('b', new Map()), b = fresh.build('c', new Map());
+  const a = recycled.build('b'), b = fresh.build('c');
   for (const f of ['f', 'k']) {
     const x = a.field(f)!, y = b.field(f)!;
     assert.deepEqual(x.terms, y.terms, f);
@@ -72,8 +78,12 @@ test('a buffer over the previous buffer\'s recycled columns builds the same segm
   }
   assert.deepEqual(a.parentOf(), b.parentOf(), 'no parent carried over from the first buffer');
   assert.deepEqual(a.numeric('n'), b.numeric('n'));
+  assert.deepEqual(a.ordinals('o'), b.ordinals('o'));
+  assert.deepEqual([a.lookupId('d3'), a.lookupId('d4'), a.lookupId('root')], [3, -1, -1], 'ids of the second buffer only');
   assert.deepEqual([0, 1, 2, 3].map((d) => a.stored(d)), [0, 1, 2, 3].map((d) => b.stored(d)));
   assert.ok(!a.field('f')!.terms.includes('gamma'), 'no term of the first buffer');
   const after = built.field('f')!;
   assert.deepEqual([after.terms, after.docStart, after.docs, after.freqs, after.positions, after.norms()], snapshot, 'the first segment is unchanged');
+  assert.deepEqual(docsOfFirst.map((d) => structuredClone(built.stored(d))), storedBefore, 'its ids and sources too');
+  assert.deepEqual([built.lookupId('d3'), built.lookupId('d699'), built.lookupId('root'), built.pathOf(child)], [3, 699, root, 'nested']);
 });

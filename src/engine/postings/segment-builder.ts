@@ -9,6 +9,8 @@ import type { TokenBuf } from '../analysis/token-buf.ts';
 import { TermHash } from './term-hash.ts';
 import { sortTerms } from './sort-terms.ts';
 import { grown } from '../codec/typed-grow.ts';
+import { ByteColumn } from '../codec/byte-column.ts';
+import { IdTable } from './id-table.ts';
 
 /**
  * One field's buffered tokens as a flat stream (term id, doc, position) in growable typed arrays, inverted by
@@ -56,9 +58,39 @@ class FieldAcc {
   }
 }
 
-class DvAcc<V> {
-  docs: number[] = [];
-  values: V[] = [];
+/**
+ * A keyword column's (doc, term id) pairs in arrival order, in growable typed arrays, its distinct values in a
+ * term hash: the buffer keeps one string per distinct value, not one per document (a per-doc string array kept
+ * every parsed value alive until the refresh, and the garbage collector copied them all out of the young
+ * generation).
+ */
+class OrdinalAcc {
+  readonly hash = new TermHash();
+  docs: Int32Array = new Int32Array(256);
+  ids: Int32Array = new Int32Array(256);
+  n = 0;
+
+  add(doc: number, value: string): void {
+    if (this.n === this.docs.length) {
+      this.docs = grown(this.docs, this.n * 2);
+      this.ids = grown(this.ids, this.n * 2);
+    }
+    this.docs[this.n] = doc;
+    this.ids[this.n++] = this.hash.add(value);
+  }
+}
+
+/** Docs with a value in a field, in arrival order, in a growable typed array (the `exists` column). */
+class DocsAcc {
+  docs: Int32Array = new Int32Array(256);
+  n = 0;
+
+  /** Adds `doc` unless it is the last one added (a doc's values arrive together). */
+  add(doc: number): void {
+    if (this.n > 0 && this.docs[this.n - 1] === doc) return;
+    if (this.n === this.docs.length) this.docs = grown(this.docs, this.n * 2);
+    this.docs[this.n++] = doc;
+  }
 }
 
 /** A numeric column's (doc, value) pairs in arrival order, in growable typed arrays (no JS array growth per value). */
@@ -79,16 +111,22 @@ class NumericAcc {
 
 export class SegmentBuilder {
   private maxDoc = 0;
-  private readonly ids: string[] = [];
-  /** Per doc (typed, grown together in `addDoc`): its nested parent (−1: none) and version metadata. */
+  /** `_id` per root doc, and which root holds each id's live copy (see `IdTable`). */
+  private readonly ids: ByteColumn;
+  private readonly liveIds: IdTable;
+  /** Per doc (typed, grown together in `addDoc`): its nested parent (−1: none), nested path and version metadata. */
   private parentOf = new Int32Array(256).fill(-1);
-  private readonly paths: string[] = [];
+  private pathIds = new Uint16Array(256);
+  /** Nested paths by id (0: the root path ''). */
+  private readonly pathNames: string[] = [''];
+  private readonly pathIndex = new Map<string, number>([['', 0]]);
   private readonly fields = new Map<string, FieldAcc>();
   private readonly numeric = new Map<string, NumericAcc>();
-  private readonly ordinals = new Map<string, DvAcc<string>>();
-  private readonly exists = new Map<string, number[]>();
-  private readonly sources: (Uint8Array | null)[] = [];
-  private readonly routings: (string | null)[] = [];
+  private readonly ordinals = new Map<string, OrdinalAcc>();
+  private readonly exists = new Map<string, DocsAcc>();
+  private readonly sources: ByteColumn;
+  /** Custom routing of the root docs that have one (few do). */
+  private readonly routings = new Map<number, string>();
   private seqNos = new Float64Array(256);
   private versions = new Float64Array(256);
   private primaryTerms = new Float64Array(256);
@@ -106,8 +144,12 @@ export class SegmentBuilder {
     this.prevFields = prev?.fields ?? null;
     if (prev) {
       this.parentOf = prev.parentOf.fill(-1);
+      this.pathIds = prev.pathIds.fill(0);
       this.seqNos = prev.seqNos; this.versions = prev.versions; this.primaryTerms = prev.primaryTerms;
     }
+    this.ids = new ByteColumn(64 * 1024, prev?.ids);
+    this.sources = new ByteColumn(256 * 1024, prev?.sources);
+    this.liveIds = new IdTable(this.ids, prev?.maxDoc ?? 0);
   }
 
   /**
@@ -122,10 +164,12 @@ export class SegmentBuilder {
   addDoc(id: string, nestedPath: string): number {
     const d = this.maxDoc++;
     if (d === this.parentOf.length) this.growDocs();
-    this.ids.push(id);
-    this.paths.push(nestedPath);
-    this.sources.push(null);
-    this.routings.push(null);
+    if (id !== '') this.ids.setString(d, id);
+    if (nestedPath !== '') {
+      let p = this.pathIndex.get(nestedPath);
+      if (p === undefined) { p = this.pathNames.push(nestedPath) - 1; this.pathIndex.set(nestedPath, p); }
+      this.pathIds[d] = p;
+    }
     this.bufferedBytes += 64 + id.length * 2;
     return d;
   }
@@ -133,18 +177,28 @@ export class SegmentBuilder {
   private growDocs(): void {
     const n = this.parentOf.length;
     this.parentOf = grown(this.parentOf, n * 2).fill(-1, n);
+    this.pathIds = grown(this.pathIds, n * 2);
     this.seqNos = grown(this.seqNos, n * 2); this.versions = grown(this.versions, n * 2); this.primaryTerms = grown(this.primaryTerms, n * 2);
   }
 
   /** Stored fields and version metadata of a root doc. */
   setStored(doc: number, source: Uint8Array, routing: string | null, version: number, seqNo: number, primaryTerm: number): void {
-    this.sources[doc] = source;
-    this.routings[doc] = routing;
+    this.sources.set(doc, source);
+    if (routing !== null) this.routings.set(doc, routing);
     this.bufferedBytes += source.byteLength;
     this.seqNos[doc] = seqNo;
     this.versions[doc] = version;
     this.primaryTerms[doc] = primaryTerm;
   }
+
+  /** The buffered root doc holding the live copy of `id`, or −1. */
+  liveDoc(id: string): number { return this.liveIds.get(id); }
+
+  /** Makes root doc `doc` (added with `id`) the live copy of `id`. */
+  setLive(id: string, doc: number): void { this.liveIds.set(id, doc); }
+
+  /** Marks the buffered live copy of `id` deleted; returns its root doc, or −1 when the buffer has none. */
+  deleteLive(id: string): number { return this.liveIds.delete(id); }
 
   /** Version data of a buffered root doc (real-time GET and version checks before a refresh). */
   seqNo(doc: number): number { return this.seqNos[doc]; }
@@ -209,14 +263,14 @@ export class SegmentBuilder {
 
   addOrdinal(doc: number, field: string, value: string): void {
     let dv = this.ordinals.get(field);
-    if (!dv) { dv = new DvAcc(); this.ordinals.set(field, dv); }
-    dv.docs.push(doc); dv.values.push(value);
+    if (!dv) { dv = new OrdinalAcc(); this.ordinals.set(field, dv); }
+    dv.add(doc, value);
   }
 
   markExists(doc: number, field: string): void {
     let e = this.exists.get(field);
-    if (!e) { e = []; this.exists.set(field, e); }
-    if (e[e.length - 1] !== doc) e.push(doc);
+    if (!e) { e = new DocsAcc(); this.exists.set(field, e); }
+    e.add(doc);
   }
 
   private field(name: string, withFreqs: boolean, withNorms: boolean): FieldAcc {
@@ -230,8 +284,8 @@ export class SegmentBuilder {
     return fa;
   }
 
-  /** The buffer as an immutable segment; `idToDoc` maps each live `_id` to its root doc (kept by the caller). */
-  build(name: string, idToDoc: Map<string, number>): MemorySegment {
+  /** The buffer as an immutable segment (its live ids as `setLive`/`deleteLive` left them). */
+  build(name: string): MemorySegment {
     const maxDoc = this.maxDoc;
     const fields = new Map<string, MemoryFieldPostings>();
     for (const [name, fa] of this.fields) fields.set(name, buildField(fa, maxDoc));
@@ -240,14 +294,19 @@ export class SegmentBuilder {
     const ordinals = new Map<string, OrdinalDocValues>();
     for (const [name, dv] of this.ordinals) ordinals.set(name, buildOrdinals(dv, maxDoc));
     const exists = new Map<string, Uint32Array>();
-    for (const [name, e] of this.exists) exists.set(name, Uint32Array.from(e));
-    return new MemorySegment(name, maxDoc, this.ids.slice(), this.parentOf.slice(0, maxDoc), this.paths.slice(), fields, numeric, ordinals, exists,
-      this.sources.slice(), this.routings.slice(), this.seqNos.slice(0, maxDoc), this.versions.slice(0, maxDoc), this.primaryTerms.slice(0, maxDoc), idToDoc);
+    for (const [name, e] of this.exists) exists.set(name, Uint32Array.from(e.docs.subarray(0, e.n)));
+    const ids = this.ids.frozen(maxDoc);
+    return new MemorySegment(name, maxDoc, {
+      ids, liveIds: this.liveIds.over(ids), parents: this.parentOf.slice(0, maxDoc),
+      pathNames: this.pathNames, pathIds: this.pathIds.slice(0, maxDoc),
+      sources: this.sources.frozen(maxDoc), routings: this.routings,
+      seqNos: this.seqNos.slice(0, maxDoc), versions: this.versions.slice(0, maxDoc), primaryTerms: this.primaryTerms.slice(0, maxDoc),
+    }, fields, numeric, ordinals, exists);
   }
 
   /** Stored source of a buffered root doc (real-time GET before a refresh). */
-  storedSource(doc: number): Uint8Array | null { return this.sources[doc]; }
-  storedRouting(doc: number): string | null { return this.routings[doc]; }
+  storedSource(doc: number): Uint8Array | null { return this.sources.get(doc); }
+  storedRouting(doc: number): string | null { return this.routings.get(doc) ?? null; }
 }
 
 function buildField(fa: FieldAcc, maxDoc: number): MemoryFieldPostings {
@@ -315,18 +374,18 @@ function buildNumeric(dv: NumericAcc, maxDoc: number): NumericDocValues {
   return new NumericDocValues(start, values);
 }
 
-function buildOrdinals(dv: DvAcc<string>, maxDoc: number): OrdinalDocValues {
-  const ordTerms = [...new Set(dv.values)].sort();
-  const ordOf = new Map<string, number>();
-  for (let i = 0; i < ordTerms.length; i++) ordOf.set(ordTerms[i], i);
+function buildOrdinals(dv: OrdinalAcc, maxDoc: number): OrdinalDocValues {
+  const { terms: ordTerms, ids: rank } = sortTerms(dv.hash.terms);
+  const ordOf = new Int32Array(ordTerms.length);
+  for (let r = 0; r < rank.length; r++) ordOf[rank[r]] = r;
   // Counting sort of the (doc, ord) pairs by doc, then each doc's run sorted and de-duplicated in place.
-  const n = dv.docs.length;
+  const n = dv.n;
   const start = new Uint32Array(maxDoc + 1);
   for (let i = 0; i < n; i++) start[dv.docs[i] + 1]++;
   for (let d = 0; d < maxDoc; d++) start[d + 1] += start[d];
   const byDoc = new Uint32Array(n);
   const fill = start.slice(0, maxDoc);
-  for (let i = 0; i < n; i++) byDoc[fill[dv.docs[i]]++] = ordOf.get(dv.values[i])!;
+  for (let i = 0; i < n; i++) byDoc[fill[dv.docs[i]]++] = ordOf[dv.ids[i]];
   const outStart = new Uint32Array(maxDoc + 1);
   let o = 0;
   for (let d = 0; d < maxDoc; d++) {

@@ -86,6 +86,8 @@ export const ES_ERRORS: Readonly<Record<GenericErrorCode | DocumentsErrorCode | 
   SEARCH_SHARD_REFUSED: { type: 'search_exception', status: 500 },
   SEARCH_SCRIPT_RUNTIME: { type: 'script_exception', status: 500 },
   SEARCH_CONTEXT: { type: 'search_context_exception', status: 500 },
+  // 6.8's TooManyBucketsException answers 503 (400 only from 7.x on).
+  SEARCH_TOO_MANY_BUCKETS: { type: 'too_many_buckets_exception', status: 503 },
 };
 
 const META_ORDER = ['resource.type', 'resource.id', 'index_uuid', 'shard', 'index'];

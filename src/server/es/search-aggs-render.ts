@@ -11,13 +11,17 @@ import { applyBucketSorts } from '../../engine/search/index.ts';
 import { formatDate, parseDate } from '../../engine/search/index.ts';
 import { jd, jf } from './java-format.ts';
 import { RawJson } from './json.ts';
-import { LimitExceededError } from '../../engine/errors.ts';
+import type { BucketBudget } from '../../engine/search/index.ts';
 
 type Obj = Record<string, unknown>;
 
-export function renderAggs(specs: AggSpec[], parts: AggPartial[], typedKeys: boolean): Obj {
+/**
+ * `bb` counts the buckets of the final reduce against `search.max_buckets` as ES's reduce does: the buckets each
+ * aggregation keeps (terms after its size cut, histograms after gap filling and min_doc_count), nested ones too.
+ */
+export function renderAggs(specs: AggSpec[], parts: AggPartial[], typedKeys: boolean, bb: BucketBudget): Obj {
   const out: Obj = {};
-  specs.forEach((s, i) => { out[typedKeys ? `${typedName(s, parts[i])}#${s.name}` : s.name] = renderOne(s, parts[i], typedKeys); });
+  specs.forEach((s, i) => { out[typedKeys ? `${typedName(s, parts[i])}#${s.name}` : s.name] = renderOne(s, parts[i], typedKeys, bb); });
   return out;
 }
 
@@ -35,8 +39,8 @@ const fmt = (p: AggPartial, v: number): string => (isDate(p) ? formatDate(v, p.f
 
 function withMeta(s: AggSpec, body: Obj): Obj { return s.meta !== undefined ? { meta: s.meta, ...body } : body; }
 
-function renderOne(s: AggSpec, p: AggPartial, tk: boolean): Obj {
-  return withMeta(s, renderBody(s, p, tk));
+function renderOne(s: AggSpec, p: AggPartial, tk: boolean, bb: BucketBudget): Obj {
+  return withMeta(s, renderBody(s, p, tk, bb));
 }
 
 function single(p: AggPartial, v: number | null): Obj {
@@ -45,7 +49,7 @@ function single(p: AggPartial, v: number | null): Obj {
   return o;
 }
 
-function renderBody(s: AggSpec, p: AggPartial, tk: boolean): Obj {
+function renderBody(s: AggSpec, p: AggPartial, tk: boolean, bb: BucketBudget): Obj {
   switch (s.type) {
     case 'avg': return single(p, p.count ? p.sum / p.count : null);
     case 'sum': return { value: jd(p.sum) };
@@ -56,16 +60,19 @@ function renderBody(s: AggSpec, p: AggPartial, tk: boolean): Obj {
     case 'stats': case 'extended_stats': return renderStats(s, p);
     case 'percentiles': return renderPercentiles(s, p);
     case 'top_hits': return { hits: { total: p.total, max_score: p.hits.length && Number.isFinite(p.maxScore) ? jf(p.maxScore) : null, hits: p.hits.map((h: any) => topHit(h)) } };
-    case 'terms': return renderTerms(s, p, tk);
-    case 'histogram': case 'date_histogram': return renderHistogram(s, p, tk);
-    case 'geohash_grid': return { buckets: (p.buckets as { key: string; docCount: number; subs: AggPartial[] }[]).map((b) => ({ key: b.key, doc_count: b.docCount, ...renderAggs(s.subs, b.subs, tk) })) };
-    case 'range': case 'date_range': case 'geo_distance': return renderRanges(s, p, tk);
-    case 'composite': return renderComposite(s, p, tk);
+    case 'terms': return renderTerms(s, p, tk, bb);
+    case 'histogram': case 'date_histogram': return renderHistogram(s, p, tk, bb);
+    case 'geohash_grid':
+      bb.consume(p.buckets.length);
+      return { buckets: (p.buckets as { key: string; docCount: number; subs: AggPartial[] }[]).map((b) => ({ key: b.key, doc_count: b.docCount, ...renderAggs(s.subs, b.subs, tk, bb) })) };
+    case 'range': case 'date_range': case 'geo_distance': return renderRanges(s, p, tk, bb);
+    case 'composite': return renderComposite(s, p, tk, bb);
     case 'filters': {
-      const bs = applyBucketSorts(s, p.buckets as any[]).map((b: any) => ({ key: b.key, body: { doc_count: b.docCount, ...renderAggs(s.subs, b.subs, tk) } }));
+      bb.consume(p.buckets.length);
+      const bs = applyBucketSorts(s, p.buckets as any[]).map((b: any) => ({ key: b.key, body: { doc_count: b.docCount, ...renderAggs(s.subs, b.subs, tk, bb) } }));
       return { buckets: p.keyed ? Object.fromEntries(bs.map((b: any) => [b.key, b.body])) : bs.map((b: any) => b.body) };
     }
-    default: return { doc_count: p.docCount, ...renderAggs(s.subs, p.subs, tk) };
+    default: return { doc_count: p.docCount, ...renderAggs(s.subs, p.subs, tk, bb) };
   }
 }
 
@@ -153,7 +160,7 @@ function subValue(b: any, path: string, specs: AggSpec[]): number {
   }
 }
 
-function renderTerms(s: AggSpec, p: AggPartial, tk: boolean): Obj {
+function renderTerms(s: AggSpec, p: AggPartial, tk: boolean, bb: BucketBudget): Obj {
   const size = s.params.size === undefined ? 10 : Number(s.params.size);
   const minDoc = s.params.min_doc_count === undefined ? 1 : Number(s.params.min_doc_count);
   const order = termsOrder(s.params.order);
@@ -165,6 +172,7 @@ function renderTerms(s: AggSpec, p: AggPartial, tk: boolean): Obj {
     }
     return compareBucketKeys(a.key, b.key);
   });
+  bb.consume(Math.min(size, buckets.length));
   const top = applyBucketSorts(s, buckets.slice(0, size));
   const total = (p.buckets as any[]).reduce((a: number, b: any) => a + b.docCount, 0) + p.otherDocCount;
   // sum_other_doc_count counts what the terms cut dropped, not what a bucket_sort dropped after it.
@@ -173,15 +181,18 @@ function renderTerms(s: AggSpec, p: AggPartial, tk: boolean): Obj {
     doc_count_error_upper_bound: p.docCountError ?? 0,
     sum_other_doc_count: total - shown,
     buckets: top.map((b) => ({ ...bucketKey(p, b.key), doc_count: b.docCount,
-      ...(s.params.show_term_doc_count_error === true ? { doc_count_error_upper_bound: b.docCountError ?? 0 } : {}), ...renderAggs(s.subs, b.subs, tk) })),
+      ...(s.params.show_term_doc_count_error === true ? { doc_count_error_upper_bound: b.docCountError ?? 0 } : {}), ...renderAggs(s.subs, b.subs, tk, bb) })),
   };
 }
 
-function renderHistogram(s: AggSpec, p: AggPartial, tk: boolean): Obj {
+function renderHistogram(s: AggSpec, p: AggPartial, tk: boolean, bb: BucketBudget): Obj {
   const minDoc = s.params.min_doc_count === undefined ? 0 : Number(s.params.min_doc_count);
   let buckets = (p.buckets as any[]).slice().sort((a, b) => a.key - b.key);
-  if (minDoc === 0) buckets = fillGaps(s, p, buckets);
-  buckets = buckets.filter((b) => b.docCount >= minDoc);
+  if (minDoc === 0) buckets = fillGaps(s, p, buckets, bb);
+  else {
+    buckets = buckets.filter((b) => b.docCount >= minDoc);
+    bb.consume(buckets.length);
+  }
   const order = s.params.order ? termsOrder(s.params.order) : [];
   if (order.length) buckets.sort((a, b) => { for (const o of order) { const c = o.key === '_count' ? a.docCount - b.docCount : a.key - b.key; if (c) return o.asc ? c : -c; } return a.key - b.key; });
   buckets = applyBucketSorts(s, buckets);
@@ -189,7 +200,7 @@ function renderHistogram(s: AggSpec, p: AggPartial, tk: boolean): Obj {
   const format: string | undefined = s.params.format ?? p.format;
   const tz = s.params.time_zone as string | undefined;
   const rendered = buckets.map((b) => {
-    const subs = renderAggs(s.subs, b.subs, tk);
+    const subs = renderAggs(s.subs, b.subs, tk, bb);
     if (!date) return { key: jd(b.key), doc_count: b.docCount, ...subs };
     return { key_as_string: formatDate(b.key, format, tzOffset(tz, b.key)), key: b.key, doc_count: b.docCount, ...subs };
   });
@@ -214,12 +225,13 @@ function compositeKey(s: AggSpec, p: AggPartial, key: (number | string | null)[]
   return out;
 }
 
-function renderComposite(s: AggSpec, p: AggPartial, tk: boolean): Obj {
+function renderComposite(s: AggSpec, p: AggPartial, tk: boolean, bb: BucketBudget): Obj {
+  bb.consume(p.buckets.length);
   const buckets = applyBucketSorts(s, p.buckets as { key: (number | string | null)[]; docCount: number; subs: AggPartial[] }[]);
   const o: Obj = {};
   // after_key: the last bucket's key (none on an empty page), as 6.8's InternalComposite.
   if (buckets.length) o.after_key = compositeKey(s, p, buckets[buckets.length - 1].key);
-  o.buckets = buckets.map((b) => ({ key: compositeKey(s, p, b.key), doc_count: b.docCount, ...renderAggs(s.subs, b.subs, tk) }));
+  o.buckets = buckets.map((b) => ({ key: compositeKey(s, p, b.key), doc_count: b.docCount, ...renderAggs(s.subs, b.subs, tk, bb) }));
   return o;
 }
 
@@ -236,13 +248,11 @@ function tzOffset(tz: string | undefined, ms: number): number {
 }
 
 /**
- * Buckets a histogram may have once its gaps are filled (min_doc_count 0, extended_bounds): two documents far
- * apart at a small interval would otherwise build millions of empty buckets in this thread. Past it the search
- * is refused rather than answered with the buckets cut short.
+ * The buckets between the first and last key (min_doc_count 0, extended_bounds), each consumed from `bb` as it
+ * is made: two documents far apart at a small interval fail the search at the bucket limit instead of building
+ * millions of empty buckets in this thread.
  */
-const MAX_FILLED_BUCKETS = 100_000;
-
-function fillGaps(s: AggSpec, p: AggPartial, buckets: any[]): any[] {
+function fillGaps(s: AggSpec, p: AggPartial, buckets: any[], bb: BucketBudget): any[] {
   const date = s.type === 'date_histogram';
   const interval = String(s.params.interval ?? s.params.calendar_interval ?? s.params.fixed_interval);
   const step = (k: number): number => date ? nextKey(interval, s.params.time_zone, s.params.offset, k) : k + Number(s.params.interval);
@@ -258,14 +268,12 @@ function fillGaps(s: AggSpec, p: AggPartial, buckets: any[]): any[] {
     if (eb.min !== undefined) lo = Math.min(lo, round(conv(eb.min)));
     if (eb.max !== undefined) hi = Math.max(hi, round(conv(eb.max)));
   }
-  if (!Number.isFinite(lo)) return buckets;
+  if (!Number.isFinite(lo)) { bb.consume(buckets.length); return buckets; }
   const byKey = new Map(buckets.map((b) => [b.key, b]));
   const empty = s.subs.length ? null : [];
   const out: any[] = [];
   for (let k = lo; k <= hi; k = step(k)) {
-    if (out.length === MAX_FILLED_BUCKETS) {
-      throw new LimitExceededError('LIMIT_EXCEEDED', `[${s.name}] would create more than [${MAX_FILLED_BUCKETS}] buckets between [${lo}] and [${hi}]; use a larger interval, min_doc_count above 0 or narrower extended_bounds`);
-    }
+    bb.consume(1);
     out.push(byKey.get(k) ?? { key: k, docCount: 0, subs: empty ?? emptySubs(s, buckets) });
   }
   return out;
@@ -287,7 +295,8 @@ function rangeKey(p: AggPartial, v: number | null): string {
   return p.valueType === 'date' ? formatDate(v, p.format) : (jd(v) as RawJson).text;
 }
 
-function renderRanges(s: AggSpec, p: AggPartial, tk: boolean): Obj {
+function renderRanges(s: AggSpec, p: AggPartial, tk: boolean, bb: BucketBudget): Obj {
+  bb.consume(p.buckets.length);
   const date = s.type === 'date_range' || p.valueType === 'date';
   const bs = applyBucketSorts(s, (p.buckets as any[]).map((b) => ({ ...b, key: b.key ?? `${rangeKey(p, b.from)}-${rangeKey(p, b.to)}` }))).map((b) => {
     const key = b.key;
@@ -295,7 +304,7 @@ function renderRanges(s: AggSpec, p: AggPartial, tk: boolean): Obj {
     if (b.from !== null) { o.from = jd(b.from); if (date) o.from_as_string = formatDate(b.from, p.format); }
     if (b.to !== null) { o.to = jd(b.to); if (date) o.to_as_string = formatDate(b.to, p.format); }
     o.doc_count = b.docCount;
-    return { key, body: { ...o, ...renderAggs(s.subs, b.subs, tk) } };
+    return { key, body: { ...o, ...renderAggs(s.subs, b.subs, tk, bb) } };
   });
   if (p.keyed) return { buckets: Object.fromEntries(bs.map((b) => { const { key: _k, ...rest } = b.body as Obj; return [b.key, rest]; })) };
   return { buckets: bs.map((b) => b.body) };

@@ -39,6 +39,8 @@ export interface SearchOutcome {
   sortKinds: string[] | null;
   /** Per-shard results (scroll keeps offsets). */
   perShard: (ShardResult | null)[];
+  /** The most aggregation buckets one shard built (6.8 warns past 10,000). */
+  shardAggBuckets: number;
   suggest?: SuggestResult;
 }
 
@@ -73,7 +75,13 @@ function indexBoost(req: SearchRequest, name: string): number {
   return 1;
 }
 
-export interface ExecOptions { dfs: boolean; nowMs: number; scroll?: { keyPrefix: string; keepAliveMs: number } }
+export interface ExecOptions {
+  dfs: boolean; nowMs: number; scroll?: { keyPrefix: string; keepAliveMs: number };
+  /** `search.max_buckets` (-1 or absent: unset). */
+  maxBuckets?: number;
+  /** The client's: the shard searches stop in the workers once it goes away. */
+  signal?: AbortSignal;
+}
 
 export async function executeSearch(cluster: EsCluster, targets: ShardTarget[], req: SearchRequest, o: ExecOptions): Promise<SearchOutcome> {
   if (req.slice) {
@@ -92,10 +100,10 @@ export async function executeSearch(cluster: EsCluster, targets: ShardTarget[], 
   // round trip to the workers (the larger cost here, where shards share the process) is saved.
   const fetchId = !o.scroll && targets.length > 1 && req.size > 0 && targets.length * (req.from + req.size) > SINGLE_PHASE_MAX_HITS ? `f${++fetchSeq}` : null;
   const settled = await Promise.allSettled(targets.map((t) => cluster.shardCall(t.meta, t.shard, 'search.query', {
-    index: t.index.name, type: t.index.type ?? '_doc', boost: indexBoost(req, t.index.name), req, filter: t.filter, nowMs: o.nowMs, shardCount, stats,
+    index: t.index.name, type: t.index.type ?? '_doc', boost: indexBoost(req, t.index.name), req, filter: t.filter, nowMs: o.nowMs, shardCount, stats, maxBuckets: o.maxBuckets,
     scroll: o.scroll ? { key: `${o.scroll.keyPrefix}/${t.order}`, keepAliveMs: o.scroll.keepAliveMs } : undefined,
     fetchKey: fetchId ? `${fetchId}/${t.order}` : undefined,
-  })));
+  }, o.signal)));
   const failures: { t: ShardTarget; err: EngineError | Error }[] = [];
   const perShard: (ShardResult | null)[] = settled.map((s, i) => {
     if (s.status === 'fulfilled') return s.value;
@@ -137,7 +145,7 @@ async function fetchPage(cluster: EsCluster, targets: ShardTarget[], perShard: (
 }
 
 function merge(targets: ShardTarget[], perShard: (ShardResult | null)[], req: SearchRequest, failures: { t: ShardTarget; err: Error }[]): SearchOutcome {
-  let total = 0, maxScore = -Infinity, terminated: boolean | null = null;
+  let total = 0, maxScore = -Infinity, terminated: boolean | null = null, shardAggBuckets = 0;
   const all: MergedHit[] = [];
   const aggParts: AggPartial[][] = [];
   perShard.forEach((r, i) => {
@@ -147,6 +155,7 @@ function merge(targets: ShardTarget[], perShard: (ShardResult | null)[], req: Se
     if (r.maxScore > maxScore) maxScore = r.maxScore;
     if (r.terminatedEarly !== null) terminated = (terminated ?? false) || r.terminatedEarly;
     if (r.aggs) aggParts.push(r.aggs);
+    if (r.aggBuckets > shardAggBuckets) shardAggBuckets = r.aggBuckets;
     // The shard's hits were decoded for this search alone: completed in place (a spread copy per hit went
     // through V8's slow object-clone path, ~5% of the HTTP thread's time per search).
     const type = t.index.type ?? '_doc';
@@ -161,7 +170,7 @@ function merge(targets: ShardTarget[], perShard: (ShardResult | null)[], req: Se
   const aggs = req.aggs && aggParts.length ? reduceAggs(req.aggs, aggParts) : null;
   const shards: SearchOutcome['shards'] = { total: targets.length, successful: targets.length - failures.length, skipped: 0, failed: failures.length };
   if (failures.length) shards.failures = failures.map((f) => shardFailure(f.t, f.err));
-  const out: SearchOutcome = { total, maxScore, hits, aggs, shards, terminatedEarly: terminated, sortKinds, perShard };
+  const out: SearchOutcome = { total, maxScore, hits, aggs, shards, terminatedEarly: terminated, sortKinds, perShard, shardAggBuckets };
   const suggests = perShard.flatMap((r) => (r?.suggest ? [r.suggest] : []));
   if (req.suggest && suggests.length) out.suggest = reduceSuggest(req.suggest, suggests);
   return out;
@@ -198,12 +207,25 @@ function compareSortValues(a: SortValue[], b: SortValue[], rev: boolean[], first
 }
 
 /** Script failures carry no index metadata in ES (a ScriptException is not tied to an index). */
-const NO_INDEX_META = new Set(['DOC_SCRIPT', 'SEARCH_SCRIPT_RUNTIME', 'SEARCH_CONTEXT']);
+const NO_INDEX_META = new Set(['DOC_SCRIPT', 'SEARCH_SCRIPT_RUNTIME', 'SEARCH_CONTEXT', 'SEARCH_TOO_MANY_BUCKETS']);
 
 function shardFailure(t: ShardTarget, err: Error): Record<string, unknown> {
   const e = asErrorLike(err);
   const withIdx = NO_INDEX_META.has(e.code) ? e : { code: e.code, message: e.message, details: { ...e.details, index_uuid: t.index.uuid, index: t.index.name } };
   return { shard: t.shard, index: t.index.name, node: 'tessera-node', reason: errorObject(withIdx, true) };
+}
+
+/**
+ * The final reduce failed (every shard answered): as 6.8, where the reduce runs in the fetch phase, a
+ * search_phase_execution_exception of phase `fetch` with no shard failures and the status of its cause.
+ */
+export function reducePhaseFailure(err: EngineError): EngineError {
+  return new InvalidArgumentError(phaseFailedCode(esErrorType(err.code).status), '', { phase: 'fetch', grouped: true, failed_shards: [], cause: err });
+}
+
+/** As Elasticsearch's SearchPhaseExecutionException: the status of the failures it wraps. */
+function phaseFailedCode(status: number): 'SEARCH_PHASE_FAILED_503' | 'SEARCH_PHASE_FAILED_500' | 'SEARCH_PHASE_FAILED' {
+  return status === 503 ? 'SEARCH_PHASE_FAILED_503' : status >= 500 ? 'SEARCH_PHASE_FAILED_500' : 'SEARCH_PHASE_FAILED';
 }
 
 /** All shards failed: ES's search_phase_execution_exception with identical causes grouped. */
@@ -219,10 +241,7 @@ export function phaseFailure(failures: { t: ShardTarget; err: Error }[]): Engine
   }
   const first = asErrorLike(failures[0].err);
   const firstWithIdx = { code: first.code, message: first.message, details: { ...first.details, index_uuid: failures[0].t.index.uuid, index: failures[0].t.index.name } };
-  const status = esErrorType(first.code).status;
-  // As Elasticsearch's SearchPhaseExecutionException: the status of the shard failures.
-  const code = status === 503 ? 'SEARCH_PHASE_FAILED_503' : status >= 500 ? 'SEARCH_PHASE_FAILED_500' : 'SEARCH_PHASE_FAILED';
-  return new InvalidArgumentError(code, 'all shards failed', {
+  return new InvalidArgumentError(phaseFailedCode(esErrorType(first.code).status), 'all shards failed', {
     phase: 'query', grouped: true, failed_shards: grouped, cause: firstWithIdx
   });
 }

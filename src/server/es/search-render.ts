@@ -6,8 +6,11 @@
 import type { SearchRequest } from '../../engine/search/index.ts';
 import type { SortValue } from '../../engine/search/index.ts';
 import type { SuggestResult } from '../../engine/search/index.ts';
+import type { AggPartial, AggSpec } from '../../engine/search/index.ts';
+import { BucketBudget } from '../../engine/search/index.ts';
+import { EngineError } from '../../engine/errors.ts';
 import { renderAggs } from './search-aggs-render.ts';
-import type { MergedHit, SearchOutcome } from './search-exec.ts';
+import { reducePhaseFailure, type MergedHit, type SearchOutcome } from './search-exec.ts';
 import { jd, jf } from './java-format.ts';
 import { RawJson, json } from './json.ts';
 import { asErrorLike, errorBody, errorObject } from './errors.ts';
@@ -21,7 +24,11 @@ function sortValue(v: SortValue, kind: string): unknown {
   return v;
 }
 
-export interface RenderOptions { typedKeys: boolean; scrollId?: string; tookMs: number; fieldTypes?: (field: string) => string | undefined }
+export interface RenderOptions {
+  typedKeys: boolean; scrollId?: string; tookMs: number; fieldTypes?: (field: string) => string | undefined;
+  /** Counts the final reduce's buckets; absent: `search.max_buckets` unset. */
+  buckets?: BucketBudget;
+}
 
 function renderHit(h: MergedHit, req: SearchRequest, out: SearchOutcome, o: RenderOptions): Obj {
   const scored = !out.sortKinds || req.trackScores || out.sortKinds.includes('score');
@@ -82,18 +89,28 @@ export function renderSearch(req: SearchRequest, out: SearchOutcome, o: RenderOp
   if (out.terminatedEarly !== null) body.terminated_early = out.terminatedEarly;
   body._shards = out.shards;
   body.hits = renderHits(req, out, o);
-  if (req.aggs && out.aggs) body.aggregations = renderAggs(req.aggs, out.aggs, o.typedKeys);
+  if (req.aggs && out.aggs) body.aggregations = reduceAndRender(req.aggs, out.aggs, o.typedKeys, o.buckets ?? new BucketBudget(-1));
   else if (req.aggs) body.aggregations = {};
   if (out.suggest) body.suggest = renderSuggest(out.suggest, o.typedKeys);
   return body;
 }
 
+function reduceAndRender(specs: AggSpec[], parts: AggPartial[], typedKeys: boolean, bb: BucketBudget): Obj {
+  try {
+    return renderAggs(specs, parts, typedKeys, bb);
+  } catch (e) {
+    if (e instanceof EngineError && e.code === 'SEARCH_TOO_MANY_BUCKETS') throw reducePhaseFailure(e);
+    throw e;
+  }
+}
+
 /** Error reply; all-shards failures list each shard cause as a root cause, as ES does. */
 export function searchErrorReply(req: HttpRequest, err: unknown): HttpResponse {
   const e = asErrorLike(err);
-  if (e.code !== 'SEARCH_PHASE_FAILED' && e.code !== 'SEARCH_PHASE_FAILED_500') return json(req, errorBody(err).status, errorBody(err));
-  const body = errorBody(err);
   const failed = (e.details.failed_shards ?? []) as { reason: Obj }[];
+  // A reduce failure has no shard failures: its root cause is its cause's.
+  if (!e.code.startsWith('SEARCH_PHASE_FAILED') || failed.length === 0) return json(req, errorBody(err).status, errorBody(err));
+  const body = errorBody(err);
   const roots = failed.map((f) => { const { caused_by: _c, ...rest } = f.reason; return rest; });
   const { root_cause: _r, ...rest } = body.error;
   return json(req, body.status, { error: { root_cause: roots, ...rest }, status: body.status });

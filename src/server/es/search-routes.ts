@@ -18,7 +18,8 @@ import { executeSearch, phaseFailure, shardTargets, type ShardTarget } from './s
 import { countBody, renderSearch, searchErrorReply } from './search-render.ts';
 import { ScrollRegistry } from './search-scroll.ts';
 import { checkCollapse, expandCollapsedHits } from './search-collapse.ts';
-import { NUMERIC_TYPES, FieldInfos } from '../../engine/search/index.ts';
+import { NUMERIC_TYPES, FieldInfos, BucketBudget, bucketWarning } from '../../engine/search/index.ts';
+import { warningHeader } from './warning-header.ts';
 
 const SEARCH_PARAMS = ['analyzer', 'analyze_wildcard', 'default_operator', 'df', 'explain', 'stored_fields', 'docvalue_fields', 'from',
   'ignore_unavailable', 'ignore_throttled', 'allow_no_indices', 'expand_wildcards', 'lenient', 'preference', 'q', 'routing', 'scroll',
@@ -117,12 +118,22 @@ export class SearchService {
     checkCollapse(r, targets, scrollParam !== null);
     const searchType = httpReq.query.get('search_type') ?? 'query_then_fetch';
     if (!['query_then_fetch', 'dfs_query_then_fetch'].includes(searchType)) throw new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', `No search type for [${searchType}]`);
-    if (scrollParam && !count) return json(httpReq, 200, await this.scrolls.start(r, targets, scrollParam, searchType === 'dfs_query_then_fetch', started, fieldTypeLookup(indices), boolParam(httpReq, 'typed_keys')));
+    if (scrollParam && !count) return json(httpReq, 200, await this.scrolls.start(r, targets, scrollParam, searchType === 'dfs_query_then_fetch', started, fieldTypeLookup(indices), boolParam(httpReq, 'typed_keys'), this.maxBuckets()));
     const nowMs = this.ctx.now();
-    const out = await executeSearch(this.cluster, targets, r, { dfs: searchType === 'dfs_query_then_fetch', nowMs });
+    const maxBuckets = this.maxBuckets();
+    const out = await executeSearch(this.cluster, targets, r, { dfs: searchType === 'dfs_query_then_fetch', nowMs, maxBuckets, signal: httpReq.signal });
     if (count) return json(httpReq, 200, countBody(out));
     await expandCollapsedHits(this.cluster, targets, r, out, nowMs);
-    return json(httpReq, 200, renderSearch(r, out, { typedKeys: boolParam(httpReq, 'typed_keys'), tookMs: Date.now() - started, fieldTypes: fieldTypeLookup(indices) }));
+    const buckets = new BucketBudget(maxBuckets);
+    const reply = renderSearch(r, out, { typedKeys: boolParam(httpReq, 'typed_keys'), tookMs: Date.now() - started, fieldTypes: fieldTypeLookup(indices), buckets });
+    // One warning for the whole search: the shards' and the reduce's have the same text, which ES sends once.
+    const warning = bucketWarning(maxBuckets, Math.max(out.shardAggBuckets, buckets.count));
+    return json(httpReq, 200, reply, warning ? { warning: warningHeader(warning, new Date(this.ctx.now())) } : undefined);
+  }
+
+  /** The `search.max_buckets` cluster setting (-1: unset). */
+  maxBuckets(): number {
+    return Number(this.cluster.setting('search.max_buckets'));
   }
 
   /** Per-index request limits (result window, scroll batch, docvalue_fields), failing the shards as ES does. */

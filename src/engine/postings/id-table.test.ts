@@ -1,0 +1,25 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ByteColumn } from '../codec/byte-column.ts';
+import { IdTable } from './id-table.ts';
+
+test('an id table finds each id\'s live doc through growth, deletes, re-adds and non-ASCII ids', () => {
+  const ids = new ByteColumn(4096);
+  const t = new IdTable(ids);
+  const live = new Map<string, number>();
+  let doc = 0;
+  const add = (id: string): void => { ids.setString(doc, id); t.set(id, doc); live.set(id, doc); doc++; };
+  // 5,000 ids grow the 1,024-slot table several times; every third is deleted, every ninth then added again
+  // (a new doc over its dead slot); ids differ by one character or one byte of a multi-byte character.
+  const name = (i: number): string => (i % 10 === 0 ? `ü-${i}-€` : `id-${i}`);
+  for (let i = 0; i < 5000; i++) add(name(i));
+  for (let i = 0; i < 5000; i += 3) { assert.equal(t.delete(name(i)), live.get(name(i))); live.delete(name(i)); }
+  for (let i = 0; i < 5000; i += 9) add(name(i));
+  for (let i = 0; i < 5000; i++) assert.equal(t.get(name(i)), live.get(name(i)) ?? -1, name(i));
+  assert.equal(t.delete('id-3'), -1, 'a deleted id is not deleted twice');
+  assert.equal(t.get('id-'), -1);
+  assert.equal(t.get('id-50000'), -1);
+
+  const frozen = t.over(ids.frozen(doc));
+  for (let i = 0; i < 5000; i += 7) assert.equal(frozen.get(name(i)), live.get(name(i)) ?? -1, `${name(i)} after freezing`);
+});
