@@ -12,6 +12,9 @@
  *
  * `addLowerSpan` looks a term up straight from the analysed text (the standard tokenizer's span followed by
  * the lowercase filter), so a term already in the hash costs no string at all: no slice, no lowercased copy.
+ * A term new to this hash but held by the previous buffer's (`cleared`) takes that one's string: each refresh
+ * starts a new hash, and re-creating the strings of its whole vocabulary (tens of thousands per field) made the
+ * term strings the largest survivors of the young generation on a bulk load (a heap profile of a shard worker).
  */
 const FNV_OFFSET = 0x811c9dc5 | 0; // as int32, the form the table stores (an empty term keeps it unmixed)
 const FNV_PRIME = 0x01000193;
@@ -28,6 +31,8 @@ export class TermHash {
   /** Slot p: `table[4p]` the term id (−1 empty), `[4p + 1]` its hash, `[4p + 2]`/`[4p + 3]` the inline key. */
   private table: Int32Array;
   private mask: number;
+  /** The previous buffer's hash (its table and terms, no longer written), whose strings new terms reuse. */
+  private prev: TermHash | null = null;
 
   /**
    * `expected`: how many terms to make room for before the first growth; `table`: an emptied table to use
@@ -41,11 +46,42 @@ export class TermHash {
   }
 
   /**
-   * An empty hash over this one's table, emptied: the next indexing buffer's, sized as this one grew (its
-   * vocabulary is mostly the same). This hash must not be used afterwards.
+   * An empty hash for the next indexing buffer, whose vocabulary is mostly this one's: sized as this one grew,
+   * over the table of the hash before this one (emptied; two tables take turns), and looking new terms up in
+   * this one for their strings. This hash must not be written afterwards.
    */
   cleared(): TermHash {
-    return new TermHash(0, this.table.fill(-1));
+    const spare = this.prev?.table;
+    const next = new TermHash(0, spare !== undefined && spare.length === this.table.length ? spare.fill(-1) : new Int32Array(this.table.length).fill(-1));
+    this.prev = null;
+    next.prev = this;
+    return next;
+  }
+
+  /**
+   * The previous buffer's string for the ASCII span `text[start, end)` lowercased (hash `h`, inline key
+   * `k0`/`k1`, or NOT_INLINE), or a new one.
+   */
+  private spanString(text: string, start: number, end: number, h: number, k0: number, k1: number): string {
+    const prev = this.prev;
+    if (prev !== null) {
+      const table = prev.table, mask = prev.mask, len = end - start;
+      probe: for (let p = h & mask; ; p = (p + 1) & mask) {
+        const q = p * W, id = table[q];
+        if (id < 0) break;
+        if (table[q + 1] !== h || table[q + 2] !== k0 || table[q + 3] !== k1) continue;
+        const t = prev.terms[id];
+        if (k0 !== NOT_INLINE) return t;
+        if (t.length !== len) continue;
+        for (let k = 0; k < len; k++) {
+          let c = text.charCodeAt(start + k);
+          if (c >= 65 && c <= 90) c += 32;
+          if (t.charCodeAt(k) !== c) continue probe;
+        }
+        return t;
+      }
+    }
+    return text.slice(start, end).toLowerCase();
   }
 
   get size(): number { return this.terms.length; }
@@ -98,7 +134,7 @@ export class TermHash {
         if (table[q + 1] === h && table[q + 2] === k0 && table[q + 3] === k1) return id;
         p = (p + 1) & mask;
       }
-      return this.insert(text.slice(start, end).toLowerCase(), h, k0, k1, p);
+      return this.insert(this.spanString(text, start, end, h, k0, k1), h, k0, k1, p);
     }
     const terms = this.terms;
     probe: for (;;) {
@@ -117,7 +153,7 @@ export class TermHash {
       }
       p = (p + 1) & mask;
     }
-    return this.insert(text.slice(start, end).toLowerCase(), h, NOT_INLINE, 0, p);
+    return this.insert(this.spanString(text, start, end, h, NOT_INLINE, 0), h, NOT_INLINE, 0, p);
   }
 
   /** Adds `t` (hash `h`, inline key `k0`/`k1`) at the empty slot `p`. */
