@@ -26,8 +26,13 @@ const INLINE_CHARS = 8;
 const NOT_INLINE = -1;
 
 export class TermHash {
-  /** Terms by id. */
-  readonly terms: string[] = [];
+  /**
+   * Terms by id, the first `count` of them: a hash made by `cleared` writes over the array of the hash before
+   * last (its own strings are copied into the segment built from it), so a buffer's array does not grow again
+   * through every doubling of a vocabulary the size of the last one.
+   */
+  private list: string[] = [];
+  private count = 0;
   /** Slot p: `table[4p]` the term id (−1 empty), `[4p + 1]` its hash, `[4p + 2]`/`[4p + 3]` the inline key. */
   private table: Int32Array;
   private mask: number;
@@ -51,8 +56,9 @@ export class TermHash {
    * this one for their strings. This hash must not be written afterwards.
    */
   cleared(): TermHash {
-    const spare = this.prev?.table;
-    const next = new TermHash(0, spare !== undefined && spare.length === this.table.length ? spare.fill(-1) : new Int32Array(this.table.length).fill(-1));
+    const spare = this.prev;
+    const next = new TermHash(0, spare !== null && spare.table.length === this.table.length ? spare.table.fill(-1) : new Int32Array(this.table.length).fill(-1));
+    if (spare !== null) next.list = spare.list;
     this.prev = null;
     next.prev = this;
     return next;
@@ -70,7 +76,7 @@ export class TermHash {
         const q = p * W, id = table[q];
         if (id < 0) break;
         if (table[q + 1] !== h || table[q + 2] !== k0 || table[q + 3] !== k1) continue;
-        const t = prev.terms[id];
+        const t = prev.list[id];
         if (k0 !== NOT_INLINE) return t;
         if (t.length !== len) continue;
         for (let k = 0; k < len; k++) {
@@ -84,7 +90,13 @@ export class TermHash {
     return text.slice(start, end).toLowerCase();
   }
 
-  get size(): number { return this.terms.length; }
+  get size(): number { return this.count; }
+
+  /** Terms by id (the array is this hash's: read it once the hash is complete). */
+  get terms(): string[] {
+    if (this.list.length !== this.count) this.list.length = this.count;
+    return this.list;
+  }
 
   /** The id of `t`, adding it (with the next id) when new. */
   add(t: string): number {
@@ -99,7 +111,7 @@ export class TermHash {
       else k1 |= c << (8 * (i - 4));
     }
     if (!inline) { k0 = NOT_INLINE; k1 = 0; }
-    const table = this.table, mask = this.mask, terms = this.terms;
+    const table = this.table, mask = this.mask, terms = this.list;
     let p = h & mask;
     for (;;) {
       const q = p * W, id = table[q];
@@ -136,7 +148,7 @@ export class TermHash {
       }
       return this.insert(this.spanString(text, start, end, h, k0, k1), h, k0, k1, p);
     }
-    const terms = this.terms;
+    const terms = this.list;
     probe: for (;;) {
       const q = p * W, id = table[q];
       if (id < 0) break;
@@ -158,12 +170,12 @@ export class TermHash {
 
   /** Adds `t` (hash `h`, inline key `k0`/`k1`) at the empty slot `p`. */
   private insert(t: string, h: number, k0: number, k1: number, p: number): number {
-    const id = this.terms.length;
-    this.terms.push(t);
+    const id = this.count++;
+    if (id < this.list.length) this.list[id] = t; else this.list.push(t);
     const q = p * W, table = this.table;
     table[q] = id; table[q + 1] = h; table[q + 2] = k0; table[q + 3] = k1;
     // Keep the load factor under 1/2 so probes stay short.
-    if (this.terms.length * 2 > this.mask) this.grow();
+    if (this.count * 2 > this.mask) this.grow();
     return id;
   }
 
