@@ -96,6 +96,8 @@ export async function startTessera(flags: Flags): Promise<Tessera> {
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       log.info('shutting down');
+      // Reads in the workers stop now rather than hold the drain below (Prometheus exits without waiting for queries).
+      pool.stopReads();
       for (const h of hooks) {
         try { h.stopping?.(); } catch (err) { log.error('service stopping failed', { err }); }
       }
@@ -159,6 +161,7 @@ function workerOptions(flags: Flags): Record<string, unknown> {
     tsdbPath: flags['storage.tsdb.path'] ? resolve(flags['storage.tsdb.path']) : '',
     services: flags.services,
     allowCrashTask: process.env.TESSERA_TEST_HOOKS === '1',
+    testStallReads: process.env.TESSERA_TEST_HOOKS === '1' && process.env.TESSERA_TEST_SHARD_READ_STALL === '1',
     logLevel: flags['log.level'],
   };
 }

@@ -11,7 +11,7 @@ import { SpscProducer, SpscRing } from '../engine/queue/spsc-ring.ts';
 import { createLinkBuffers, readMessages, writeFrames, type LinkBuffers } from '../workers/ring-link.ts';
 import { RUNNING_COMPILED } from '../runtime/running-compiled.ts';
 import { EngineError, fromWire, OverloadedError, formatMessage } from '../engine/errors.ts';
-import { QUERY_CANCEL_WORD, QUERY_CONTROL_WORDS, QUERY_STARTED_WORD } from '../workers/protocol.ts';
+import { QUERY_CANCEL_WORD, QUERY_CONTROL_WORDS, QUERY_STARTED_WORD, STOP_WORDS } from '../workers/protocol.ts';
 import type { BatchMessage, CallResult, OpArgs, OpName, OpResult, TaskCall, WorkerInit, WorkerTransport } from '../workers/protocol.ts';
 
 export interface ShardPoolOptions {
@@ -91,11 +91,27 @@ class WorkerLane {
   inFlight = 0;
   /** Document batches go through the ring link once attached; metrics batches (and all, until then) through Piscina. */
   link: LinkEnd | null = null;
-  constructor(piscina: Piscina) {
+  constructor(piscina: Piscina, readonly stops: StopWords) {
     this.piscina = piscina;
     for (let c = 0; c < CLASSES; c++) { this.queued.push([]); this.scheduled.push(false); }
   }
   get queuedCount(): number { let n = 0; for (const q of this.queued) n += q.length; return n; }
+}
+
+/**
+ * The main thread's end of a worker's stop words (WorkerInit.stopWords): a read that may be abandoned borrows
+ * a word for its run, and setting it stops the read where the worker checks its deadline. Word 0 stops all.
+ */
+class StopWords {
+  readonly buffer = new SharedArrayBuffer(STOP_WORDS * 4);
+  private readonly words = new Int32Array(this.buffer);
+  private readonly free: number[] = [];
+  constructor() { for (let i = STOP_WORDS - 1; i >= 1; i--) this.free.push(i); }
+  /** A cleared word of its own for a read, or 0 when all are lent (the read then stops only with the rest). */
+  borrow(): number { return this.free.pop() ?? 0; }
+  /** Back from a read that has ended (the worker no longer looks at it). */
+  giveBack(slot: number): void { if (slot !== 0) { Atomics.store(this.words, slot, 0); this.free.push(slot); } }
+  stop(slot: number): void { Atomics.store(this.words, slot, 1); }
 }
 
 const MB = 1024 * 1024;
@@ -123,7 +139,8 @@ export class ShardPool implements WorkerTransport {
     this.maxPending = opts.maxPendingPerWorker ?? 50_000;
     this.onWorkerError = opts.onWorkerError;
     for (let i = 0; i < n; i++) {
-      const init: WorkerInit = { workerId: i, workerCount: n, dataDir: opts.dataDir, options: opts.options };
+      const stops = new StopWords();
+      const init: WorkerInit = { workerId: i, workerCount: n, dataDir: opts.dataDir, options: opts.options, stopWords: stops.buffer };
       const piscina = new Piscina({
         filename: WORKER_FILE,
         minThreads: 1,
@@ -142,7 +159,7 @@ export class ShardPool implements WorkerTransport {
       });
       // A thread that dies fails its in-flight batch (see flush); Piscina starts a replacement.
       piscina.on('error', (err: unknown) => this.onWorkerError?.(i, err));
-      this.lanes.push(new WorkerLane(piscina));
+      this.lanes.push(new WorkerLane(piscina, stops));
       this.attach(i);
     }
   }
@@ -178,8 +195,29 @@ export class ShardPool implements WorkerTransport {
     return lane.inFlight + lane.queuedCount;
   }
 
-  /** Runs `op` on worker `workerId`; rejects with the engine error the worker threw. */
-  call<K extends OpName>(workerId: number, op: K, args: OpArgs<K>): Promise<OpResult<K>> {
+  /**
+   * Runs `op` on worker `workerId`; rejects with the engine error the worker threw. A read given `signal`
+   * (an op whose args take `stopSlot`) is stopped in the worker once the signal aborts.
+   */
+  call<K extends OpName>(workerId: number, op: K, args: OpArgs<K>, signal?: AbortSignal): Promise<OpResult<K>> {
+    if (signal === undefined) return this.enqueue(workerId, op, args);
+    if (signal.aborted) return Promise.reject(signal.reason);
+    const stops = this.lanes[workerId].stops;
+    const slot = stops.borrow();
+    const onAbort = (): void => stops.stop(slot);
+    if (slot !== 0) signal.addEventListener('abort', onAbort, { once: true });
+    return this.enqueue(workerId, op, slot === 0 ? args : { ...args, stopSlot: slot }).finally(() => {
+      signal.removeEventListener('abort', onAbort);
+      stops.giveBack(slot);
+    });
+  }
+
+  /** Stops every read in the workers, and those to come (shutdown). */
+  stopReads(): void {
+    for (const l of this.lanes) l.stops.stop(0);
+  }
+
+  private enqueue<K extends OpName>(workerId: number, op: K, args: OpArgs<K>): Promise<OpResult<K>> {
     const lane = this.lanes[workerId];
     if (lane.inFlight + lane.queuedCount >= this.maxPending) {
       return Promise.reject(new OverloadedError('OVERLOADED', formatMessage('OVERLOADED', [this.maxPending]), { workerId }));

@@ -26,7 +26,15 @@ export interface WorkerInit {
   dataDir: string;
   /** Service options the engine needs in the worker (WAL compression, segment size, retention, …). */
   options: Record<string, unknown>;
+  /**
+   * `STOP_WORDS` Int32 words shared with the main thread: word 0 set stops every read (shutdown), word `stopSlot`
+   * of a read's args set stops that read (its client went away). Absent: reads stop only at their deadline.
+   */
+  stopWords?: SharedArrayBuffer;
 }
+
+/** Stop words per worker: word 0 for shutdown, the rest lent to reads in flight (more wait for none of their own). */
+export const STOP_WORDS = 1024;
 
 /** A call that needs index metadata the worker may not have yet gets this back and is repeated with `meta`. */
 export interface Stale { stale: true }
@@ -71,6 +79,8 @@ export interface SearchArgs extends ShardCall {
   maxBuckets?: number;
   /** Two-phase search: keep the reader under this key for the fetch phase, return hits without sources. */
   fetchKey?: string;
+  /** The read's word in `WorkerInit.stopWords` (0 or absent: none). */
+  stopSlot?: number;
 }
 export interface FetchArgs extends ShardCall { key: string; hits: { doc: number; score: number; sort: SortValue[] | null }[] }
 export interface ScrollArgs extends ShardCall { key: string; offset: number; size: number; keepAliveMs: number }
@@ -114,6 +124,8 @@ export interface SelectArgs {
   matchers: MatcherWire[]; mint: number; maxt: number;
   /** The query's deadline (ms since the epoch): the worker stops selecting past it. */
   deadlineMs?: number;
+  /** The read's word in `WorkerInit.stopWords` (0 or absent: none). */
+  stopSlot?: number;
 }
 
 /** Concatenated samples: series i owns `[offsets[i], offsets[i+1])` of t and v. */
@@ -225,7 +237,8 @@ export type OpResult<K extends OpName> = WorkerOps[K]['result'];
 /** What calls workers: the real pool (`server/pool.ts`) or a test's in-process stand-in. */
 export interface WorkerTransport {
   readonly size: number;
-  call<K extends OpName>(workerId: number, op: K, args: OpArgs<K>): Promise<OpResult<K>>;
+  /** `signal` (reads whose args take `stopSlot`): the worker stops the read once it aborts. */
+  call<K extends OpName>(workerId: number, op: K, args: OpArgs<K>, signal?: AbortSignal): Promise<OpResult<K>>;
 }
 
 /** A worker-side task: runs engine code for one call. May return a promise (e.g. waiting for fsync). */

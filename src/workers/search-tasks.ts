@@ -3,6 +3,7 @@
  * pages over a held reader, and `_analyze`. Shards come from the worker's shard registry; a search that hits
  * damaged files fails its shard there.
  */
+import { readStopOf } from './read-stop-of.ts';
 import type { SearchArgs, ShardCall, Stale, TaskSubset, WorkerInit } from './protocol.ts';
 import { shardRegistry } from './docs-tasks.ts';
 import {
@@ -41,11 +42,11 @@ function onHeld<T>(c: ShardCall, init: WorkerInit, fn: () => T): T | Promise<T> 
 }
 
 function query(a: SearchArgs, init: WorkerInit): Promise<ShardResult | Stale> {
-  return withReader(a, init, (reader) => queryPhase(a, reader));
+  return withReader(a, init, (reader) => queryPhase(a, reader, init));
 }
 
-function queryPhase(a: SearchArgs, reader: IndexReader): ShardResult {
-  const opts = { index: a.index, type: a.type, boost: a.boost, nowMs: a.nowMs, filter: a.filter, shardCount: a.shardCount, maxBuckets: a.maxBuckets, stats: a.stats ? new GlobalStats(a.stats) : undefined };
+function queryPhase(a: SearchArgs, reader: IndexReader, init: WorkerInit): ShardResult {
+  const opts = { index: a.index, type: a.type, boost: a.boost, nowMs: a.nowMs, filter: a.filter, shardCount: a.shardCount, maxBuckets: a.maxBuckets, stop: readStopOf(undefined, a.stopSlot, init), stats: a.stats ? new GlobalStats(a.stats) : undefined };
   if (a.fetchKey) {
     const key = a.fetchKey;
     // The reader stays open (its segments with it) until the fetch phase or a minute passes.

@@ -17,6 +17,7 @@ import { checkTsdbLayout, cleanSharedTombstones, maintainShared, SharedBlocks, c
 import type { AppendArgs, AppendReply, OpArgs, OpResult, MatcherWire, SelectArgs, SelectReply, SelectorRangeArgs, TaskSubset, WorkerInit } from './protocol.ts';
 import { packSelect, type PackedSelect } from '../engine/tsdb/packed-series.ts';
 import { outOfBand } from '../engine/codec/msgpack.ts';
+import { readStopOf } from './read-stop-of.ts';
 import { sortedUnion, sortedUnionBy } from '../engine/tsdb/sorted-union.ts';
 import { compareFlatLabels } from '../engine/tsdb/labels.ts';
 import type { MultiSourceQuerier } from '../engine/tsdb/querier.ts';
@@ -142,7 +143,8 @@ function matchers(ws: readonly MatcherWire[]): Matcher[] {
 async function select(a: SelectArgs, ctx: WorkerInit): Promise<SelectReply> {
   const ms = matchers(a.matchers);
   const got: FetchedSeries[] = [];
-  for (const d of (await shards(ctx)).all) got.push(...d.select(ms, a.mint, a.maxt, a.deadlineMs));
+  const stop = readStopOf(a.deadlineMs, a.stopSlot, ctx);
+  for (const d of (await shards(ctx)).all) got.push(...d.select(ms, a.mint, a.maxt, stop));
   const offsets = new Uint32Array(got.length + 1);
   for (let i = 0; i < got.length; i++) offsets[i + 1] = offsets[i] + got[i].t.length;
   const t = new Float64Array(offsets[got.length]), v = new Float64Array(offsets[got.length]);
@@ -157,10 +159,11 @@ async function select(a: SelectArgs, ctx: WorkerInit): Promise<SelectReply> {
 async function selectPacked(a: SelectArgs, ctx: WorkerInit): Promise<PackedSelect> {
   const ms = matchers(a.matchers);
   const dbs = (await shards(ctx)).all;
+  const stop = readStopOf(a.deadlineMs, a.stopSlot, ctx);
   const got: FetchedSeries[] = [];
   let sources = 0;
   for (const d of dbs) {
-    const part = d.select(ms, a.mint, a.maxt, a.deadlineMs);
+    const part = d.select(ms, a.mint, a.maxt, stop);
     if (part.length > 0) sources++;
     for (let i = 0; i < part.length; i++) got.push(part[i]);
   }

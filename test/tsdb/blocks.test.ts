@@ -6,7 +6,8 @@ import { MATCH_EQUAL, MATCH_REGEXP, newMatcher } from '../../src/engine/tsdb/api
 import { cleanTombstones, headSizeBytes, mergeOverlappingBlocks, snapshot, tick } from '../../src/engine/tsdb/db-maintenance.ts';
 import { writeBlock } from '../../src/engine/tsdb/block-writer.ts';
 import { ULID_RE } from '../../src/engine/tsdb/ulid.ts';
-import { QueryTimeoutError } from '../../src/engine/errors.ts';
+import { QueryCanceledError, QueryTimeoutError } from '../../src/engine/errors.ts';
+import { ReadStop } from '../../src/engine/read-stop.ts';
 import { labelsFromRecord } from '../../src/engine/tsdb/labels.ts';
 import type { Tsdb } from '../../src/engine/tsdb/db.ts';
 import { batch, openTestDb, tempDir, TestClock } from './support/db.ts';
@@ -215,8 +216,27 @@ test('a select past its deadline stops with QueryTimeoutError (blocks and head),
     await ingest(db, 3, 0, 4);
     await tick(db);
     assert.ok(db.blocks.length > 0, 'a block and the head are both read');
-    assert.throws(() => db.select(ALL, 0, 4 * H, Date.now() - 1), (e: Error) => e instanceof QueryTimeoutError && e.message === 'query timed out in expanding series');
-    assert.equal(db.select(ALL, 0, 4 * H, Date.now() + 60_000).length, 3);
+    assert.throws(() => db.select(ALL, 0, 4 * H, new ReadStop(Date.now() - 1, null, 0)), (e: Error) => e instanceof QueryTimeoutError && e.message === 'query timed out in expanding series');
+    assert.equal(db.select(ALL, 0, 4 * H, new ReadStop(Date.now() + 60_000, null, 0)).length, 3);
+    await db.close();
+  } finally { cleanup(); }
+});
+
+test('a select whose stop word another thread set, or the shutdown word, stops with QueryCanceledError', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const { db } = await openTestDb(path.join(dir, 'db'), undefined, { maxBlockDurationMs: 2 * H });
+    await ingest(db, 3, 0, 4);
+    await tick(db);
+    const words = new Int32Array(new SharedArrayBuffer(4 * 4));
+    const stop = new ReadStop(Infinity, words, 2);
+    assert.equal(db.select(ALL, 0, 4 * H, stop).length, 3);
+    const canceled = (e: Error) => e instanceof QueryCanceledError && e.message === 'query was canceled in expanding series';
+    Atomics.store(words, 2, 1);
+    assert.throws(() => db.select(ALL, 0, 4 * H, stop), canceled);
+    Atomics.store(words, 2, 0);
+    Atomics.store(words, 0, 1);
+    assert.throws(() => db.select(ALL, 0, 4 * H, stop), canceled, 'word 0 stops every read');
     await db.close();
   } finally { cleanup(); }
 });

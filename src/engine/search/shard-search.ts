@@ -15,6 +15,7 @@ import { WindowSumScorer } from './window-scorer.ts';
 import { filterSource } from './source-filter.ts';
 import { createAggCollectors, type AggPartial } from './aggs/agg-collectors.ts';
 import { BucketBudget, consumePartialBuckets } from './aggs/bucket-budget.ts';
+import { ReadStop } from '../read-stop.ts';
 import { highlightHit } from './highlighter.ts';
 import type { Query } from './query-ast.ts';
 import { explainQuery, type Explanation } from './explain.ts';
@@ -72,7 +73,11 @@ export interface ShardSearchOptions {
   boost?: number;
   /** `search.max_buckets` (-1 or absent: unset). */
   maxBuckets?: number;
+  /** When the search stops early (its client went away, the node shuts down); checked every 4,096 matches. */
+  stop?: ReadStop;
 }
+
+const SEARCH_PHASE = 'shard search';
 
 export function compileContext(reader: IndexReader, index: string, nowMs: number, stats?: StatsSource, type?: string): CompileContext {
   return { reader, stats: stats ?? reader, index, type, field: (p) => reader.infos.get(p), nowMs };
@@ -102,9 +107,12 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
   // matches are not scored: a BM25 score reads the doc's norm at random, most of a sorted query's collection.
   // Anything that may read a score keeps them (aggregations: top_hits and scripts can).
   const needsScores = !sort || req.trackScores || sort.needsScores || aggs !== null || req.minScore !== null || req.explain || groups !== null;
+  const stop = opts.stop ?? ReadStop.NEVER;
+  let sinceCheck = 0;
   if (simple && weight.matchAllScore !== undefined) {
     total = collectMatchAll(reader, weight.matchAllScore, scoreTop!, topN);
   } else segments: for (let ord = 0; ord < reader.segments.length; ord++) {
+    stop.check(SEARCH_PHASE);
     const seg = reader.segments[ord];
     const scorer = weight.scorer(ord, seg);
     if (!scorer) continue;
@@ -115,6 +123,7 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
     const live = reader.live[ord], parentOf = seg.hasNested ? seg.parentOf() : null, base = reader.docBases[ord];
     if (simple && (scorer instanceof TermScorer || scorer instanceof WindowSumScorer)) { total += scorer.collectAll(base, parentOf, live, scoreTop!); continue; }
     for (let d = scorer.next(); d !== NO_MORE_DOCS; d = scorer.next()) {
+      if (++sinceCheck === 4096) { sinceCheck = 0; stop.check(SEARCH_PHASE); }
       if ((parentOf !== null && parentOf[d] !== -1) || (live !== null && live[d] === 0)) continue;
       const score = needsScores ? scorer.score() : 0;
       if (req.minScore !== null && score < req.minScore) continue;

@@ -12,6 +12,7 @@ import type { SeriesSource } from './chunk-meta.ts';
 import { APPEND_DUP_IGNORED, APPEND_OK, ERR_DUPLICATE, ERR_OUT_OF_BOUNDS, ERR_OUT_OF_ORDER, Head } from './head.ts';
 import { compareLabels, labelsFromFlat, labelsKey } from './labels.ts';
 import { fetchSeries, MultiSourceQuerier } from './querier.ts';
+import { ReadStop } from '../read-stop.ts';
 import type { OpenWal, TsdbWal } from './wal-port.ts';
 import { encodeSamplesRecord, encodeSeriesRecord, encodeTombstonesRecord, samplesRecordBound } from './prom-wal-records.ts';
 import type { SeriesRec, TombstoneRec } from './prom-wal-records.ts';
@@ -240,9 +241,9 @@ export class Tsdb {
     return new MultiSourceQuerier(this.sources(withShared), mint, maxt);
   }
 
-  /** Series matching `ms` with their samples in `[mint, maxt]`; throws QueryTimeoutError past `deadlineMs`. */
-  select(ms: readonly Matcher[], mint: number, maxt: number, deadlineMs = Infinity): FetchedSeries[] {
-    return fetchSeries(this.querier(mint, maxt), ms, mint, maxt, deadlineMs);
+  /** Series matching `ms` with their samples in `[mint, maxt]`; throws once `stop` says so (ReadStop.check). */
+  select(ms: readonly Matcher[], mint: number, maxt: number, stop: ReadStop = ReadStop.NEVER): FetchedSeries[] {
+    return fetchSeries(this.querier(mint, maxt), ms, mint, maxt, stop);
   }
 
   /** Label sets of the series matching any of the selectors, in range, sorted and distinct. */

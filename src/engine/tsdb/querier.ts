@@ -10,7 +10,7 @@ import { isDeleted } from './chunk-meta.ts';
 import { compareLabels, labelsKey } from './labels.ts';
 import { ListSeriesSet } from './list-series-set.ts';
 import { mergeTwo, sortedUnion } from './sorted-union.ts';
-import { QueryTimeoutError } from '../errors.ts';
+import { ReadStop } from '../read-stop.ts';
 import { decodeXor, xorCount } from './xor-chunk.ts';
 
 /** One chunk plus the deletions that apply to it. */
@@ -143,9 +143,11 @@ export class MultiSourceQuerier implements Querier {
     return new ListSeriesSet(this.collect(ms, mint, maxt));
   }
 
-  /** Series (merged across sources, sorted by labels) that have at least one chunk in range. */
-  /** …; past `deadlineMs` (checked every 256 series) it throws QueryTimeoutError, so an abandoned query stops. */
-  collect(ms: readonly Matcher[], mint: number, maxt: number, deadlineMs = Infinity): MergedSeries[] {
+  /**
+   * Series (merged across sources, sorted by labels) that have at least one chunk in range; once `stop` says so
+   * (checked every 256 series: deadline passed, client gone, shutdown) it throws, so an abandoned query stops.
+   */
+  collect(ms: readonly Matcher[], mint: number, maxt: number, stop: ReadStop = ReadStop.NEVER): MergedSeries[] {
     // Each source's series, then one series per label set: sources whose lists come sorted (blocks list
     // series in label order) are merged by comparing label sets; only otherwise is a key string built per
     // series (that cost more than everything else in a select).
@@ -156,7 +158,7 @@ export class MultiSourceQuerier implements Querier {
       const refs = src.index.select(ms).toUint32Array();
       const list: MergedSeries[] = [];
       for (let i = 0; i < refs.length; i++) {
-        if ((i & 255) === 0) checkDeadline(deadlineMs);
+        if ((i & 255) === 0) stop.check(SELECT_PHASE);
         tmp.length = 0;
         src.chunksOf(refs[i], mint, maxt, tmp);
         const del = src.deletedOf(refs[i]);
@@ -227,8 +229,8 @@ export class MultiSourceQuerier implements Querier {
  * not overlap (the common case) are decoded chunk by chunk straight into the output and filtered in place;
  * overlapping ones go through the merging cursor.
  */
-export function fetchSeries(q: MultiSourceQuerier, ms: readonly Matcher[], mint: number, maxt: number, deadlineMs = Infinity): FetchedSeries[] {
-  const sel = q.collect(ms, mint, maxt, deadlineMs);
+export function fetchSeries(q: MultiSourceQuerier, ms: readonly Matcher[], mint: number, maxt: number, stop: ReadStop = ReadStop.NEVER): FetchedSeries[] {
+  const sel = q.collect(ms, mint, maxt, stop);
   // Every series decodes into one pair of flat arrays and gets views of its part: `packSelect` then sends
   // those arrays as they are instead of copying each series again.
   let cap = 0;
@@ -238,7 +240,7 @@ export function fetchSeries(q: MultiSourceQuerier, ms: readonly Matcher[], mint:
   let cur: SampleCursor | null = null;
   let n = 0;
   for (let i = 0; i < sel.length; i++) {
-    if ((i & 255) === 0) checkDeadline(deadlineMs);
+    if ((i & 255) === 0) stop.check(SELECT_PHASE);
     const s = sel[i];
     const start = n;
     if (overlapping(s.chunks)) {
@@ -268,10 +270,8 @@ function decodeFiltered(r: ChunkRef, t: Float64Array, v: Float64Array, n: number
 }
 
 /**
- * Selects run in the shard workers, apart from the query's own deadline on the main thread: without this
- * check a select the client has given up on would keep the worker (and the document requests queued
- * behind it) busy to its end.
+ * Selects run in the shard workers, apart from the query's own deadline and cancellation on the main thread:
+ * without the checks a select the client has given up on would keep the worker (and the document requests
+ * queued behind it) busy to its end.
  */
-function checkDeadline(deadlineMs: number): void {
-  if (Date.now() > deadlineMs) throw new QueryTimeoutError('QUERY_TIMEOUT', 'query timed out in expanding series');
-}
+const SELECT_PHASE = 'expanding series';

@@ -197,8 +197,11 @@ export class EsCluster {
     return { name: m.name, type: m.type ?? '_doc', mapping: m.mapping, mappingVersion: m.mappingVersion, settings: m.settings };
   }
 
-  /** Calls `op` on the worker owning the shard, sending metadata when the worker may lack it. */
-  async shardCall<K extends ShardOp>(meta: IndexMeta, shard: number, op: K, args: ShardOpArgs<K>): Promise<Exclude<OpResult<K>, Stale>> {
+  /**
+   * Calls `op` on the worker owning the shard, sending metadata when the worker may lack it; a read given
+   * `signal` stops in the worker once it aborts (its client went away).
+   */
+  async shardCall<K extends ShardOp>(meta: IndexMeta, shard: number, op: K, args: ShardOpArgs<K>, signal?: AbortSignal): Promise<Exclude<OpResult<K>, Stale>> {
     const w = this.shardWorker(meta.uuid, shard);
     const key = `${w}/${meta.uuid}`;
     const base = { ...args, uuid: meta.uuid, shard, mv: meta.mappingVersion } as OpArgs<K>;
@@ -206,7 +209,7 @@ export class EsCluster {
     const pool = this.threadPools.begin(op);
     let rejected = false;
     try {
-      let r = await this.ctx.pool.call(w, op, withMeta ? { ...base, meta: this.shardMeta(meta) } : base).catch((e: unknown) => {
+      let r = await this.ctx.pool.call(w, op, withMeta ? { ...base, meta: this.shardMeta(meta) } : base, signal).catch((e: unknown) => {
         const code = (e as { code?: string }).code;
         if (code === 'DOC_SHARD_FAILED') this.failures.set(`${meta.uuid}/${shard}`, (e as Error).message);
         rejected = code === 'OVERLOADED';
@@ -214,7 +217,7 @@ export class EsCluster {
       });
       if (withMeta) this.sent.set(key, meta.mappingVersion);
       if (isStale(r)) {
-        r = await this.ctx.pool.call(w, op, { ...base, meta: this.shardMeta(meta) });
+        r = await this.ctx.pool.call(w, op, { ...base, meta: this.shardMeta(meta) }, signal);
         this.sent.set(key, meta.mappingVersion);
       }
       return r as Exclude<OpResult<K>, Stale>;

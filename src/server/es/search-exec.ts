@@ -79,6 +79,8 @@ export interface ExecOptions {
   dfs: boolean; nowMs: number; scroll?: { keyPrefix: string; keepAliveMs: number };
   /** `search.max_buckets` (-1 or absent: unset). */
   maxBuckets?: number;
+  /** The client's: the shard searches stop in the workers once it goes away. */
+  signal?: AbortSignal;
 }
 
 export async function executeSearch(cluster: EsCluster, targets: ShardTarget[], req: SearchRequest, o: ExecOptions): Promise<SearchOutcome> {
@@ -101,7 +103,7 @@ export async function executeSearch(cluster: EsCluster, targets: ShardTarget[], 
     index: t.index.name, type: t.index.type ?? '_doc', boost: indexBoost(req, t.index.name), req, filter: t.filter, nowMs: o.nowMs, shardCount, stats, maxBuckets: o.maxBuckets,
     scroll: o.scroll ? { key: `${o.scroll.keyPrefix}/${t.order}`, keepAliveMs: o.scroll.keepAliveMs } : undefined,
     fetchKey: fetchId ? `${fetchId}/${t.order}` : undefined,
-  })));
+  }, o.signal)));
   const failures: { t: ShardTarget; err: EngineError | Error }[] = [];
   const perShard: (ShardResult | null)[] = settled.map((s, i) => {
     if (s.status === 'fulfilled') return s.value;

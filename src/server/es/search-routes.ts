@@ -121,7 +121,7 @@ export class SearchService {
     if (scrollParam && !count) return json(httpReq, 200, await this.scrolls.start(r, targets, scrollParam, searchType === 'dfs_query_then_fetch', started, fieldTypeLookup(indices), boolParam(httpReq, 'typed_keys'), this.maxBuckets()));
     const nowMs = this.ctx.now();
     const maxBuckets = this.maxBuckets();
-    const out = await executeSearch(this.cluster, targets, r, { dfs: searchType === 'dfs_query_then_fetch', nowMs, maxBuckets });
+    const out = await executeSearch(this.cluster, targets, r, { dfs: searchType === 'dfs_query_then_fetch', nowMs, maxBuckets, signal: httpReq.signal });
     if (count) return json(httpReq, 200, countBody(out));
     await expandCollapsedHits(this.cluster, targets, r, out, nowMs);
     const buckets = new BucketBudget(maxBuckets);

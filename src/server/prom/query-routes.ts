@@ -37,7 +37,7 @@ export { mergeSeries } from '../../engine/tsdb/packed-series.ts';
  */
 export interface SeriesClient {
   select(matchers: readonly Matcher[], mintMs: number, maxtMs: number): Promise<FetchedSeries[]>;
-  selectPacked?(matchers: readonly Matcher[], mintMs: number, maxtMs: number, deadlineMs?: number): Promise<PackedSelect[]>;
+  selectPacked?(matchers: readonly Matcher[], mintMs: number, maxtMs: number, deadlineMs?: number, signal?: AbortSignal): Promise<PackedSelect[]>;
 }
 
 interface QueryLimits { lookbackMs: number; timeoutMs: number; maxSamples: number; subqueryStepMs: number }
@@ -85,7 +85,7 @@ export function registerQueryRoutes(router: Router, ctx: ServerContext, client: 
         q.phase = 'preparation';
         const started = performance.now();
         slices.observe(['queue_time'], (started - queued) / 1000);
-        const args = await prepare(client, expr, query, kind, startMs, endMs, stepMs, deadlineMs, limits);
+        const args = await prepare(client, expr, query, kind, startMs, endMs, stepMs, deadlineMs, limits, q.signal);
         const prepared = performance.now();
         slices.observe(['prepare_time'], (prepared - started) / 1000);
         q.phase = 'expression evaluation';
@@ -228,18 +228,18 @@ function parseQuery(query: string, prefixed: boolean): Expr {
  * arrays transferred on to the evaluating worker), which merges them per label set.
  */
 async function prepare(client: SeriesClient, expr: Expr, query: string, kind: 'instant' | 'range', startMs: number,
-  endMs: number, stepMs: number, deadlineMs: number, limits: QueryLimits): Promise<PromqlEvalArgs> {
+  endMs: number, stepMs: number, deadlineMs: number, limits: QueryLimits, signal: AbortSignal): Promise<PromqlEvalArgs> {
   const ranges = selectorRanges(expr, startMs, endMs, { lookbackMs: limits.lookbackMs, defaultSubqueryStepMs: limits.subqueryStepMs });
-  const fetched = await withDeadline(Promise.all(ranges.map((r) => fetchPacked(client, r.matchers, r.mintMs, r.maxtMs, deadlineMs))), deadlineMs);
+  const fetched = await withDeadline(Promise.all(ranges.map((r) => fetchPacked(client, r.matchers, r.mintMs, r.maxtMs, deadlineMs, signal))), deadlineMs);
   return {
     query, kind, startMs, endMs, stepMs, deadlineMs, lookbackMs: limits.lookbackMs, maxSamples: limits.maxSamples,
     defaultSubqueryStepMs: limits.subqueryStepMs, selected: fetched.map((replies) => replies.map(forward)),
   };
 }
 
-async function fetchPacked(client: SeriesClient, ms: readonly Matcher[], mintMs: number, maxtMs: number, deadlineMs: number): Promise<PackedSelect[]> {
-  // The workers get the deadline too, so they stop a select this thread has stopped waiting for.
-  if (client.selectPacked) return client.selectPacked(ms, mintMs, maxtMs, deadlineMs);
+async function fetchPacked(client: SeriesClient, ms: readonly Matcher[], mintMs: number, maxtMs: number, deadlineMs: number, signal: AbortSignal): Promise<PackedSelect[]> {
+  // The workers get the deadline and the query's cancellation too, so they stop a select nobody waits for.
+  if (client.selectPacked) return client.selectPacked(ms, mintMs, maxtMs, deadlineMs, signal);
   return [packSelect(await client.select(ms, mintMs, maxtMs), true)];
 }
 

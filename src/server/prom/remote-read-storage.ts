@@ -28,9 +28,12 @@ export class RemoteReadStorage implements SeriesClient {
     this.clients = cfgs.map((c) => new RemoteReadClient(c, externalLabels));
   }
 
-  /** The packed fast path, offered only while no remote endpoint needs merging in. */
-  get selectPacked(): ((ms: readonly Matcher[], mintMs: number, maxtMs: number) => Promise<PackedSelect[]>) | undefined {
-    return this.clients.length === 0 ? (ms, mint, maxt) => this.local.selectPacked(ms, mint, maxt) : undefined;
+  /**
+   * The packed fast path, offered only while no remote endpoint needs merging in; the workers get the query's
+   * deadline and cancellation with it.
+   */
+  get selectPacked(): ((ms: readonly Matcher[], mintMs: number, maxtMs: number, deadlineMs?: number, signal?: AbortSignal) => Promise<PackedSelect[]>) | undefined {
+    return this.clients.length === 0 ? (ms, mint, maxt, deadlineMs, signal) => this.local.selectPacked(ms, mint, maxt, deadlineMs, signal) : undefined;
   }
 
   async select(matchers: readonly Matcher[], mintMs: number, maxtMs: number): Promise<FetchedSeries[]> {

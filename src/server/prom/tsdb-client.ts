@@ -313,9 +313,9 @@ export class TsdbClient {
   }
 
   /** Each worker's reply for the query path, undecoded (see `mergeSelected` for how they combine). */
-  selectPacked(matchers: readonly MatcherLike[], mintMs: number, maxtMs: number, deadlineMs?: number): Promise<PackedSelect[]> {
+  selectPacked(matchers: readonly MatcherLike[], mintMs: number, maxtMs: number, deadlineMs?: number, signal?: AbortSignal): Promise<PackedSelect[]> {
     const args: SelectArgs = { matchers: wire(matchers), mint: mintMs, maxt: maxtMs, deadlineMs };
-    return this.all('tsdb.selectPacked', args);
+    return this.all('tsdb.selectPacked', args, signal);
   }
 
   async labelNames(selectors: readonly (readonly MatcherLike[])[], mintMs = -Infinity, maxtMs = Infinity): Promise<string[]> {
@@ -397,9 +397,9 @@ export class TsdbClient {
     return { selectors: selectors.map(wire), mint, maxt };
   }
 
-  private all<K extends OpName>(op: K, args: OpArgs<K>): Promise<OpResult<K>[]> {
+  private all<K extends OpName>(op: K, args: OpArgs<K>, signal?: AbortSignal): Promise<OpResult<K>[]> {
     const out: Promise<OpResult<K>>[] = [];
-    for (let w = 0; w < this.pool.size; w++) out.push(this.pool.call(w, op, args));
+    for (let w = 0; w < this.pool.size; w++) out.push(this.pool.call(w, op, args, signal));
     return Promise.all(out);
   }
 }
