@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { MATCH_EQUAL, MATCH_REGEXP, newMatcher } from '../../src/engine/tsdb/api.ts';
 import { cleanTombstones, headSizeBytes, mergeOverlappingBlocks, snapshot, tick } from '../../src/engine/tsdb/db-maintenance.ts';
 import { writeBlock } from '../../src/engine/tsdb/block-writer.ts';
 import { ULID_RE } from '../../src/engine/tsdb/ulid.ts';
-import { QueryCanceledError, QueryTimeoutError } from '../../src/engine/errors.ts';
+import { CorruptionError, QueryCanceledError, QueryTimeoutError } from '../../src/engine/errors.ts';
 import { ReadStop } from '../../src/engine/read-stop.ts';
 import { labelsFromRecord } from '../../src/engine/tsdb/labels.ts';
 import type { Tsdb } from '../../src/engine/tsdb/db.ts';
@@ -238,5 +238,30 @@ test('a select whose stop word another thread set, or the shutdown word, stops w
     Atomics.store(words, 0, 1);
     assert.throws(() => db.select(ALL, 0, 4 * H, stop), canceled, 'word 0 stops every read');
     await db.close();
+  } finally { cleanup(); }
+});
+
+test('many blocks open at once and are all served; one damaged block fails the open with its error and leaves no file open', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const imp = path.join(dir, 'import');
+    const ids: string[] = [];
+    for (let b = 0; b < 40; b++) {
+      const t = Float64Array.from([b * 2 * H, b * 2 * H + 1000]), v = Float64Array.from([b, b]);
+      ids.push(await writeBlock(imp, [{ labels: labelsFromRecord({ __name__: 'x', b: String(b) }), t, v }], b * 2 * H, (b + 1) * 2 * H));
+    }
+    const { db } = await openTestDb(path.join(dir, 'shard'), undefined, { extraBlockDirs: [imp] });
+    const got = db.select(ALL, 0, 80 * H);
+    assert.deepEqual(got.map((s) => s.v[0]).sort((a, b) => a - b), Array.from({ length: 40 }, (_, b) => b));
+    await db.close();
+
+    const fdsBefore = readdirSync('/proc/self/fd').length;
+    const index = path.join(imp, ids[17], 'index');
+    const bytes = readFileSync(index);
+    bytes.writeUInt32BE(0x12345678, 0);
+    writeFileSync(index, bytes);
+    await assert.rejects(openTestDb(path.join(dir, 'shard'), undefined, { extraBlockDirs: [imp] }),
+      (e: Error) => e instanceof CorruptionError && e.file === index && /invalid magic number 12345678/.test(e.message));
+    assert.equal(readdirSync('/proc/self/fd').length, fdsBefore, 'the blocks opened before the failure are closed');
   } finally { cleanup(); }
 });

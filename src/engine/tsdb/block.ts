@@ -200,18 +200,21 @@ export async function openBlock(dir: string): Promise<Block> {
 export async function listBlockDirs(parents: readonly string[]): Promise<string[]> {
   const out: string[] = [];
   for (const parent of parents) {
-    const names = await fsp.readdir(parent).catch(() => [] as string[]);
-    for (const n of names) {
-      if (!ULID_RE.test(n)) continue;
-      const dir = path.join(parent, n);
-      const meta = path.join(dir, 'meta.json');
-      try { await fsp.access(meta); } catch {
-        // Deleted by another worker (renamed to .deleted) since the listing: gone, not damaged.
-        if (!await fsp.access(dir).then(() => true, () => false)) continue;
-        throw new CorruptionError(meta, 0, 'block directory has no meta.json: restore the block from a backup or move its directory away');
-      }
-      out.push(dir);
-    }
+    const names = (await fsp.readdir(parent).catch(() => [] as string[])).filter((n) => ULID_RE.test(n));
+    // Checked all at once: one at a time, their round trips to libuv's pool added up over hundreds of blocks.
+    const dirs = await Promise.all(names.map((n) => blockDirAt(path.join(parent, n))));
+    for (const d of dirs) if (d !== null) out.push(d);
   }
   return out;
+}
+
+/** `dir` when it holds a meta.json, null when it is gone, a CorruptionError when it lacks one. */
+async function blockDirAt(dir: string): Promise<string | null> {
+  const meta = path.join(dir, 'meta.json');
+  try { await fsp.access(meta); } catch {
+    // Deleted by another worker (renamed to .deleted) since the listing: gone, not damaged.
+    if (!await fsp.access(dir).then(() => true, () => false)) return null;
+    throw new CorruptionError(meta, 0, 'block directory has no meta.json: restore the block from a backup or move its directory away');
+  }
+  return dir;
 }

@@ -328,18 +328,20 @@ async function loadBlocks(opts: TsdbOptions, open: { blocks: readonly Block[]; s
     const sharedBlocks: Block[] = [];
     const metas: BlockMeta[] = [];
     if (sh) {
-      for (const d of await listBlockDirs([sh.dir])) {
+      const dirs = await listBlockDirs([sh.dir]);
+      if (sh.serve) await openNew(dirs, byDir);
+      for (const d of dirs) {
         if (!sh.serve) { metas.push(await readMeta(d)); continue; }
-        const b = byDir.get(d) ?? await openBlock(d);
-        byDir.set(d, b);
+        const b = byDir.get(d)!;
         sharedBlocks.push(b);
         metas.push(b.meta);
       }
     }
     const ownAll: Block[] = [];
-    for (const d of await listBlockDirs([opts.dir, ...(opts.extraBlockDirs ?? [])])) {
-      const b = byDir.get(d) ?? await openBlock(d);
-      byDir.set(d, b);
+    const ownDirs = await listBlockDirs([opts.dir, ...(opts.extraBlockDirs ?? [])]);
+    await openNew(ownDirs, byDir);
+    for (const d of ownDirs) {
+      const b = byDir.get(d)!;
       ownAll.push(b);
       metas.push(b.meta);
     }
@@ -365,6 +367,31 @@ async function loadBlocks(opts: TsdbOptions, open: { blocks: readonly Block[]; s
     for (const b of byDir.values()) if (!known.has(b)) b.close(); // opened by this attempt
     throw err;
   }
+}
+
+/**
+ * Blocks opened at once. Opening one is some twenty file-system calls through libuv's thread pool (meta.json,
+ * tombstones, sizes, chunk files, index), each a round trip to it; one block at a time, a shard worker's
+ * start-up on 360 blocks (30 days of 2 h blocks) was mostly those waits (docs/benchmarks.md, issue 11).
+ */
+const OPEN_CONCURRENCY = 16;
+
+/**
+ * Opens the directories of `dirs` not in `byDir` yet, up to OPEN_CONCURRENCY at once, adding each block to
+ * `byDir` as it opens, so that the caller closes them when another fails; that first failure is thrown once
+ * every open has settled.
+ */
+async function openNew(dirs: readonly string[], byDir: Map<string, Block>): Promise<void> {
+  const todo = dirs.filter((d) => !byDir.has(d));
+  let next = 0, failed = false, failure: unknown;
+  const lane = async (): Promise<void> => {
+    while (next < todo.length && !failed) {
+      const d = todo[next++];
+      try { byDir.set(d, await openBlock(d)); } catch (err) { if (!failed) { failed = true; failure = err; } }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(OPEN_CONCURRENCY, todo.length) }, lane));
+  if (failed) throw failure;
 }
 
 /** The shared blocks' metas this shard's head bound is read from (all of them when it does not serve them). */
