@@ -123,13 +123,23 @@ export class BlockIndexReader {
     const n = r.u32be();
     for (let i = 0; i < n; i++) {
       if (r.uvarint() !== 2) throw new CorruptionError(this.file, off, 'postings offset entry without two keys');
-      const name = r.str(), value = r.str(), at = r.uvarint();
+      const name = this.asSymbol(r.str()), value = this.asSymbol(r.str()), at = r.uvarint();
       if (name === '' && value === '') { this.allOffset = at; continue; }
       let e = this.pairs.get(name);
       if (!e) this.pairs.set(name, e = { values: [], offsets: [] });
       e.values.push(value);
       e.offsets.push(at);
     }
+  }
+
+  /**
+   * The symbol table's string equal to `s` (every name and value of a Prometheus index is a symbol), or `s`:
+   * the postings table then holds no second copy of each string. A block keeps both tables for its life, and
+   * with 360 blocks open in each shard worker the copies were some 35 MB (docs/benchmarks.md, issue 11).
+   */
+  private asSymbol(s: string): string {
+    const i = binarySearch(this.symbols, s);
+    return i < 0 ? s : this.symbols[i];
   }
 
   private symbol(i: number, off: number): string {
