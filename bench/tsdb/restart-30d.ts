@@ -15,6 +15,7 @@
  *
  * BLOCKS_DIR=dir keeps the generated blocks there (made when missing) to reuse them across invocations.
  * TESSERA_B=path/to/bin/tessera adds a second Tessera build (an A/B in the same run), measured in turn.
+ * STARTUP_ONLY=1 stops each server once it is ready (start-up and memory at ready only; RUNS=7 is quick).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -119,6 +120,7 @@ async function measure(name: string, blocks: string, work: string): Promise<Run>
     }
     const readyMs = performance.now() - t0;
     const atReady = memory(child.pid!);
+    if (process.env.STARTUP_ONLY === '1') return { name, readyMs, atReady, afterQueries: '- / -', settled: '- / -', settledAfterS: 0, answers: [] };
     const answers: string[] = [];
     for (const [, params] of QUERIES) { answers.push((await timed(base, params)).body); await timed(base, params); }
     const afterQueries = memory(child.pid!);
@@ -156,14 +158,15 @@ try {
       const r = await measure(name, blocks, join(dir, 'run'));
       runs.push(r);
       const prom = runs.filter((x) => x.name === 'prometheus').at(-1);
-      const same = r.name !== 'prometheus' && prom ? `${r.answers.filter((a, k) => sameResults(a, prom.answers[k])).length} of ${QUERIES.length}` : '';
+      const same = r.name !== 'prometheus' && prom && r.answers.length ? `${r.answers.filter((a, k) => sameResults(a, prom.answers[k])).length} of ${QUERIES.length}` : '';
       console.log(`| ${i} | ${name} | ${r.readyMs.toFixed(0)} | ${r.atReady} | ${r.afterQueries} | ${r.settled} (${r.settledAfterS.toFixed(0)}) | ${same} |`);
     }
   }
   const med = (name: string, f: (r: Run) => number): number => median(runs.filter((r) => r.name === name).map(f));
   const anon = (s: string): number => Number(s.split(' / ')[1]);
+  const figures = process.env.STARTUP_ONLY === '1' ? 2 : 4;
   for (const [label, f] of [['start-up ms', (r: Run) => r.readyMs], ['RssAnon at ready', (r: Run) => anon(r.atReady)],
-    ['RssAnon after queries', (r: Run) => anon(r.afterQueries)], ['RssAnon settled', (r: Run) => anon(r.settled)]] as [string, (r: Run) => number][]) {
+    ['RssAnon after queries', (r: Run) => anon(r.afterQueries)], ['RssAnon settled', (r: Run) => anon(r.settled)]].slice(0, figures) as [string, (r: Run) => number][]) {
     const p = med('prometheus', f);
     const others = servers.slice(1).map((name) => `${name} ${med(name, f).toFixed(0)} (${(med(name, f) / p).toFixed(2)}×)`);
     console.log(`median ${label}: Prometheus ${p.toFixed(0)}, ${others.join(', ')}`);
