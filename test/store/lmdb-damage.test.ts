@@ -73,3 +73,78 @@ test('a deleted metadata store beside index data refuses start-up instead of sta
     await s.destroy();
   }
 });
+
+/** An environment of `n` entries of 100 bytes (about 180 pages at n = 3,000), closed cleanly. */
+async function filledEnv(dir: string, n: number): Promise<string> {
+  const s = Store.open(dir);
+  const db = s.db<Uint8Array>('x');
+  await s.transaction(() => { for (let i = 0; i < n; i++) db.putSync(`key-${i}`, new Uint8Array(100).fill(i & 255)); });
+  await s.close();
+  return join(dir, 'data.mdb');
+}
+
+/** Garbles the page type of every page after the two meta pages (LMDB aborts on an assertion reading them). */
+function damagePageHeaders(file: string): void {
+  const b = readFileSync(file);
+  for (let at = 2 * 4096; at + 4096 <= b.length; at += 4096) b.writeUInt16LE(0x7777, at + 0x12);
+  writeFileSync(file, b);
+}
+
+test('a clean close leaves the marker, an open takes it away: after a crash it is absent', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-lmdb-clean-'));
+  try {
+    const marker = join(dir, 'closed-cleanly');
+    await filledEnv(dir, 10);
+    assert.equal(existsSync(marker), true, 'written by the clean close');
+    const s = Store.open(dir);
+    assert.equal(existsSync(marker), false, 'removed while the environment is open');
+    assert.equal(s.db<Uint8Array>('x').get('key-3')?.[0], 3);
+    await s.close();
+    assert.equal(existsSync(marker), true);
+    // A secondary open (another Store of the process owns the environment) leaves the marker alone.
+    const owner = Store.open(dir);
+    const second = Store.open(dir, { secondary: true });
+    await second.close();
+    assert.equal(existsSync(marker), false, 'the owner still has it open');
+    await owner.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('after an unclean close LMDB\'s consistency read reports damaged pages as a CorruptionError, not a crash', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-lmdb-unclean-'));
+  try {
+    const file = await filledEnv(dir, 3000);
+    const pristine = readFileSync(file);
+    // Unclean and intact: read through, then open as usual with every entry there.
+    rmSync(join(dir, 'closed-cleanly'));
+    const s = Store.open(dir);
+    assert.equal(s.db<Uint8Array>('x').get('key-2999')?.[0], 2999 & 255);
+    await s.close();
+    // Unclean and damaged past the meta pages: refused, naming the file and what to do.
+    rmSync(join(dir, 'closed-cleanly'));
+    damagePageHeaders(file);
+    assert.throws(() => Store.open(dir), (e: unknown) => e instanceof CorruptionError && e.file === file &&
+      /consistency read after an unclean shutdown failed .*restore this directory from a backup/.test(e.message));
+    assert.equal(existsSync(join(dir, 'closed-cleanly')), false, 'still unclean: the next start checks again');
+    writeFileSync(file, pristine);
+    (await Store.open(dir).close());
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a node killed with -9 whose metadata store was damaged refuses to start, naming data.mdb', async () => {
+  let s = await startServer({ services: ['documents'], workers: 1 });
+  try {
+    for (let i = 0; i < 200; i++) assert.equal((await esCall(s, 'PUT', `/idx-${i}`, { settings: { number_of_shards: 1 } })).status, 200);
+    await s.kill9();
+    const dataFile = join(s.dataDir, 'lmdb', 'data.mdb');
+    assert.equal(existsSync(join(s.dataDir, 'lmdb', 'closed-cleanly')), false, 'kill -9 leaves no clean-close marker');
+    damagePageHeaders(dataFile);
+    await assert.rejects(s.restart(), new RegExp(`${dataFile.replaceAll('/', '\\/')}.*consistency read after an unclean shutdown failed`));
+  } finally {
+    await s.destroy();
+  }
+});
