@@ -14,7 +14,7 @@ import { open, type Database, type RootDatabase, type Key } from 'lmdb';
 import { existsSync, mkdirSync, rmSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkLmdbMetaPages } from './lmdb-meta-pages.ts';
-import { readThroughLmdb } from './lmdb-consistency.ts';
+import { FOREGROUND_BUDGET_MS, readThroughWithin, startReadThrough, type BackgroundRead } from './lmdb-consistency.ts';
 import { syncDirSync, writeFileAtomicSync } from './durable-files.ts';
 import { CorruptionError, FormatVersionError, OverloadedError } from '../errors.ts';
 import { pack, unpack } from '../codec/msgpack.ts';
@@ -73,6 +73,10 @@ export class Store {
   private readonly versioned = new Map<string, Database<Buffer, Key>>();
   /** Set when a commit of this environment failed (see `close`). */
   private commitFailed = false;
+  /** The consistency read left to the background (lmdb-consistency.ts), or null. */
+  private backgroundRead: BackgroundRead | null = null;
+  /** Damage the background read found: the environment must not be marked closed cleanly. */
+  private damage: CorruptionError | null = null;
 
   private constructor(path: string, root: RootDatabase, readonly created: boolean, private readonly owner: boolean) {
     this.path = path;
@@ -94,6 +98,7 @@ export class Store {
     const dataFile = join(path, 'data.mdb');
     const existed = existsSync(dataFile);
     const owner = opts.secondary !== true;
+    let readLater = false;
     if (existed && owner) {
       checkLmdbMetaPages(dataFile);
       const marker = join(path, STORE_CLEAN_CLOSE_FILE);
@@ -102,7 +107,7 @@ export class Store {
         rmSync(marker);
         syncDirSync(path);
       } else {
-        readThroughLmdb(path, import.meta.resolve('lmdb'));
+        readLater = !readThroughWithin(path, import.meta.resolve('lmdb'), FOREGROUND_BUDGET_MS);
       }
     }
     // trackMetrics (missing from lmdb-js's type declarations): LMDB counts the time its commits spend
@@ -116,7 +121,19 @@ export class Store {
       root.close();
       throw err;
     }
+    if (readLater) store.readThroughInBackground();
     return store;
+  }
+
+  /**
+   * The consistency read that did not finish within its foreground budget, done again in a child process
+   * while the node serves; damage it finds is reported as a process warning (the structured log) naming the file.
+   */
+  private readThroughInBackground(): void {
+    this.backgroundRead = startReadThrough(this.path, import.meta.resolve('lmdb'), (err) => {
+      this.damage = err;
+      process.emitWarning(err.message, 'TesseraCorruptionWarning');
+    });
   }
 
   /** The named database `name` (opened once per Store and cached). */
@@ -212,8 +229,11 @@ export class Store {
   async close(): Promise<void> {
     if (this.commitFailed) await this.root.transaction(() => undefined).catch(() => undefined);
     await this.root.close();
-    // Every commit is flushed (close waited for it): the next open can skip the consistency read.
-    if (this.owner) {
+    // Every commit is flushed (close waited for it): the next open can skip the consistency read — unless that
+    // read found damage or had not finished.
+    const unverified = this.backgroundRead !== null && !this.backgroundRead.finished;
+    this.backgroundRead?.stop();
+    if (this.owner && this.damage === null && !unverified) {
       writeFileAtomicSync(join(this.path, STORE_CLEAN_CLOSE_FILE), []);
       syncDirSync(this.path);
     }
