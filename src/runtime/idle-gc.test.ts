@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BACKGROUND_CHECKS, shouldCollect, shouldRelease, type CheckState, type ReleaseState } from './idle-gc.ts';
+import { BACKGROUND_CHECKS, shouldCollect, shouldRelease, usedBytes, usedWithTransferredBytes, type CheckState, type ReleaseState } from './idle-gc.ts';
 
 const MB = 1 << 20;
 const base: CheckState = { worked: false, activeMs: 0, checkMs: 500, checksWithoutTask: 1, grownBytes: 20 * MB, thresholdBytes: 16 * MB, backgroundChecks: 0 };
@@ -43,3 +43,16 @@ for (const [what, change, releases] of RELEASES) {
     assert.equal(shouldRelease({ ...quiet, ...change }), releases);
   });
 }
+
+test('arrays another thread transferred in count in usedWithTransferredBytes, not in usedBytes', async () => {
+  const { Worker } = await import('node:worker_threads');
+  const w = new Worker(`const { parentPort } = require('node:worker_threads');
+    const a = new Float64Array(4 * 1024 * 1024); a.fill(1); parentPort.postMessage(a, [a.buffer]);`, { eval: true });
+  try {
+    const before = usedBytes(), beforeAll = usedWithTransferredBytes();
+    const got = await new Promise<Float64Array>((resolve) => w.once('message', resolve));
+    assert.equal(got.length, 4 * 1024 * 1024);
+    assert.ok(usedWithTransferredBytes() - beforeAll >= 32 * MB, 'the 32 MB array is counted');
+    assert.ok(usedBytes() - before < 16 * MB, 'the thread\'s own ArrayBuffer figure leaves it out');
+  } finally { await w.terminate(); }
+});

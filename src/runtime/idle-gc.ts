@@ -90,13 +90,25 @@ export function shouldRelease(r: ReleaseState): boolean {
   return r.backgroundChecks > 0 && r.checksWithoutTask >= r.backgroundChecks && r.shrunkBytes >= r.thresholdBytes * BACKGROUND_GROWTH;
 }
 
-function usedBytes(): number {
+/** Heap plus the ArrayBuffers this thread allocated (`arrayBuffers` counts only its own allocator's). */
+export function usedBytes(): number {
   const m = process.memoryUsage();
   return m.heapUsed + m.arrayBuffers;
 }
 
-export function startIdleGc(checkMs = 500, thresholdBytes = 16 * 1024 * 1024, backgroundChecks = 0): IdleGc {
+/**
+ * Heap plus all external memory, ArrayBuffers other threads transferred in included: V8 counts those in this
+ * isolate's external memory, while `arrayBuffers` leaves them to the thread that allocated them.
+ */
+export function usedWithTransferredBytes(): number {
+  const m = process.memoryUsage();
+  return m.heapUsed + m.external;
+}
+
+/** `used` is the figure growth is measured on (`usedWithTransferredBytes` for a thread fed transferred arrays). */
+export function startIdleGc(checkMs = 500, thresholdBytes = 16 * 1024 * 1024, backgroundChecks = 0, used = usedBytes): IdleGc {
   const gc = gcFunction();
+  const usedBytes = used;
   let worked = false;
   let base = usedBytes();
   let peak = base;

@@ -339,6 +339,9 @@ export class QueryPool {
       maxThreads: Math.max(1, this.threads),
       concurrentTasksPerWorker: 1,
       idleTimeout: 60_000,
+      // As for shard workers: Piscina's default blocks an idle thread in Atomics.wait, where its timers never
+      // fire, and the idle collector (query.ts) could not free the last query's transferred samples.
+      atomics: 'async',
       execArgv: workerExecArgv(),
       loadBalancer: (_task, threads) => {
         for (const t of threads) if (t.currentUsage === 0 && loaded.has(t.id)) return t;

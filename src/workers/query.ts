@@ -9,6 +9,7 @@ import { QueryCanceledError, formatMessage, toWire } from '../engine/errors.ts';
 import { QUERY_CANCEL_WORD, QUERY_STARTED_WORD } from './protocol.ts';
 import type { BatchMessage, CallResult, PromqlEvalArgs, TaskCall } from './protocol.ts';
 import { promqlTasks } from './promql-tasks.ts';
+import { startIdleGc, usedWithTransferredBytes } from '../runtime/idle-gc.ts';
 
 /** A task: the packed call, and its shared control words (`QUERY_CONTROL_WORDS` Int32 words). */
 export interface QueryTask { batch: BatchMessage; control: SharedArrayBuffer }
@@ -17,7 +18,16 @@ export interface QueryTask { batch: BatchMessage; control: SharedArrayBuffer }
 const startDelayMs = process.env.TESSERA_TEST_HOOKS === '1' ? Number(process.env.TESSERA_TEST_QUERY_THREAD_START_MS ?? 0) : 0;
 if (startDelayMs > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, startDelayMs);
 
+/**
+ * A query's selected samples arrive transferred (the shards' arrays, 16 bytes a sample: 0.7 GB for a 30-day
+ * range over 1,000 series at 60 s) and are garbage once it is answered; V8 collects only when the thread
+ * allocates again, so without this an idle query thread kept them resident (docs/benchmarks.md, issue 11).
+ * Growth is measured with the transferred arrays, which the thread's own ArrayBuffer figure leaves out.
+ */
+const idleGc = startIdleGc(undefined, undefined, 0, usedWithTransferredBytes);
+
 export default function runQuery(task: QueryTask): unknown {
+  idleGc.busy();
   const control = new Int32Array(task.control);
   // Stored before the cancel word is read: the main thread, which stores the cancel word before it reads this
   // one, either sees the task started (and waits for the evaluator to notice) or is seen here to have cancelled.

@@ -65,3 +65,21 @@ test('terms that differ only in length or one character get their own ids', () =
   assert.equal(h.addLowerSpan(text, 15, 17), 0, 'aB is ab');
   assert.deepEqual(h.terms, ['ab', 'abc', 'abd']);
 });
+
+test('hashes that follow one another (cleared) give the terms and ids of fresh ones, however their vocabularies overlap', () => {
+  // Three buffers in turn (two tables alternate): each shares part of the previous one's words, in other
+  // cases, next to words of the same length and hash-table neighbourhood, and long words (compared by string).
+  const vocab = [...SPECIAL, ...words(6_000, 2), ...words(300, 3).map((w) => `${w}-long-suffix-${w.length}`)];
+  const buffers = [vocab.slice(0, 4_000), vocab.slice(2_000, 6_000).map((w, i) => (i % 3 === 0 ? w.toUpperCase() : w)), vocab.slice(1_000, 3_000).concat(vocab.slice(5_000))];
+  let recycled = new TermHash();
+  for (const [n, list] of buffers.entries()) {
+    if (n > 0) recycled = recycled.cleared();
+    const fresh = new TermHash(), text = list.join(' ');
+    let at = 0;
+    for (const w of list) {
+      assert.equal(recycled.addLowerSpan(text, at, at + w.length), fresh.addLowerSpan(text, at, at + w.length), `buffer ${n}: ${w}`);
+      at += w.length + 1;
+    }
+    assert.deepEqual(recycled.terms, fresh.terms, `buffer ${n}`);
+  }
+});

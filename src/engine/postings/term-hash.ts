@@ -12,6 +12,9 @@
  *
  * `addLowerSpan` looks a term up straight from the analysed text (the standard tokenizer's span followed by
  * the lowercase filter), so a term already in the hash costs no string at all: no slice, no lowercased copy.
+ * A term new to this hash but held by the previous buffer's (`cleared`) takes that one's string: each refresh
+ * starts a new hash, and re-creating the strings of its whole vocabulary (tens of thousands per field) made the
+ * term strings the largest survivors of the young generation on a bulk load (a heap profile of a shard worker).
  */
 const FNV_OFFSET = 0x811c9dc5 | 0; // as int32, the form the table stores (an empty term keeps it unmixed)
 const FNV_PRIME = 0x01000193;
@@ -23,11 +26,18 @@ const INLINE_CHARS = 8;
 const NOT_INLINE = -1;
 
 export class TermHash {
-  /** Terms by id. */
-  readonly terms: string[] = [];
+  /**
+   * Terms by id, the first `count` of them: a hash made by `cleared` writes over the array of the hash before
+   * last (its own strings are copied into the segment built from it), so a buffer's array does not grow again
+   * through every doubling of a vocabulary the size of the last one.
+   */
+  private list: string[] = [];
+  private count = 0;
   /** Slot p: `table[4p]` the term id (−1 empty), `[4p + 1]` its hash, `[4p + 2]`/`[4p + 3]` the inline key. */
   private table: Int32Array;
   private mask: number;
+  /** The previous buffer's hash (its table and terms, no longer written), whose strings new terms reuse. */
+  private prev: TermHash | null = null;
 
   /**
    * `expected`: how many terms to make room for before the first growth; `table`: an emptied table to use
@@ -41,14 +51,52 @@ export class TermHash {
   }
 
   /**
-   * An empty hash over this one's table, emptied: the next indexing buffer's, sized as this one grew (its
-   * vocabulary is mostly the same). This hash must not be used afterwards.
+   * An empty hash for the next indexing buffer, whose vocabulary is mostly this one's: sized as this one grew,
+   * over the table of the hash before this one (emptied; two tables take turns), and looking new terms up in
+   * this one for their strings. This hash must not be written afterwards.
    */
   cleared(): TermHash {
-    return new TermHash(0, this.table.fill(-1));
+    const spare = this.prev;
+    const next = new TermHash(0, spare !== null && spare.table.length === this.table.length ? spare.table.fill(-1) : new Int32Array(this.table.length).fill(-1));
+    if (spare !== null) next.list = spare.list;
+    this.prev = null;
+    next.prev = this;
+    return next;
   }
 
-  get size(): number { return this.terms.length; }
+  /**
+   * The previous buffer's string for the ASCII span `text[start, end)` lowercased (hash `h`, inline key
+   * `k0`/`k1`, or NOT_INLINE), or a new one.
+   */
+  private spanString(text: string, start: number, end: number, h: number, k0: number, k1: number): string {
+    const prev = this.prev;
+    if (prev !== null) {
+      const table = prev.table, mask = prev.mask, len = end - start;
+      probe: for (let p = h & mask; ; p = (p + 1) & mask) {
+        const q = p * W, id = table[q];
+        if (id < 0) break;
+        if (table[q + 1] !== h || table[q + 2] !== k0 || table[q + 3] !== k1) continue;
+        const t = prev.list[id];
+        if (k0 !== NOT_INLINE) return t;
+        if (t.length !== len) continue;
+        for (let k = 0; k < len; k++) {
+          let c = text.charCodeAt(start + k);
+          if (c >= 65 && c <= 90) c += 32;
+          if (t.charCodeAt(k) !== c) continue probe;
+        }
+        return t;
+      }
+    }
+    return text.slice(start, end).toLowerCase();
+  }
+
+  get size(): number { return this.count; }
+
+  /** Terms by id (the array is this hash's: read it once the hash is complete). */
+  get terms(): string[] {
+    if (this.list.length !== this.count) this.list.length = this.count;
+    return this.list;
+  }
 
   /** The id of `t`, adding it (with the next id) when new. */
   add(t: string): number {
@@ -63,7 +111,7 @@ export class TermHash {
       else k1 |= c << (8 * (i - 4));
     }
     if (!inline) { k0 = NOT_INLINE; k1 = 0; }
-    const table = this.table, mask = this.mask, terms = this.terms;
+    const table = this.table, mask = this.mask, terms = this.list;
     let p = h & mask;
     for (;;) {
       const q = p * W, id = table[q];
@@ -98,9 +146,9 @@ export class TermHash {
         if (table[q + 1] === h && table[q + 2] === k0 && table[q + 3] === k1) return id;
         p = (p + 1) & mask;
       }
-      return this.insert(text.slice(start, end).toLowerCase(), h, k0, k1, p);
+      return this.insert(this.spanString(text, start, end, h, k0, k1), h, k0, k1, p);
     }
-    const terms = this.terms;
+    const terms = this.list;
     probe: for (;;) {
       const q = p * W, id = table[q];
       if (id < 0) break;
@@ -117,17 +165,17 @@ export class TermHash {
       }
       p = (p + 1) & mask;
     }
-    return this.insert(text.slice(start, end).toLowerCase(), h, NOT_INLINE, 0, p);
+    return this.insert(this.spanString(text, start, end, h, NOT_INLINE, 0), h, NOT_INLINE, 0, p);
   }
 
   /** Adds `t` (hash `h`, inline key `k0`/`k1`) at the empty slot `p`. */
   private insert(t: string, h: number, k0: number, k1: number, p: number): number {
-    const id = this.terms.length;
-    this.terms.push(t);
+    const id = this.count++;
+    if (id < this.list.length) this.list[id] = t; else this.list.push(t);
     const q = p * W, table = this.table;
     table[q] = id; table[q + 1] = h; table[q + 2] = k0; table[q + 3] = k1;
     // Keep the load factor under 1/2 so probes stay short.
-    if (this.terms.length * 2 > this.mask) this.grow();
+    if (this.count * 2 > this.mask) this.grow();
     return id;
   }
 

@@ -138,6 +138,7 @@ export class Block implements SeriesSource {
     this.closed = true;
     for (const fd of this.fds.values()) closeSync(fd);
     this.fds.clear();
+    for (const r of this.readers.values()) r.release();
     this.readers.clear();
     this.reader.close();
   }

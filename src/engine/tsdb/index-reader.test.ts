@@ -29,3 +29,41 @@ test('a label referring past the symbol table is a CorruptionError naming the fi
     } finally { r.close(); }
   } finally { rmSync(dir, { recursive: true, force: true }); }
 });
+
+test('decoded series entries are bounded over all open readers and stay right across evictions and a close', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'index-reader-'));
+  const readers: BlockIndexReader[] = [];
+  try {
+    // Five blocks of 5,000 series: together more entries than the thread's cache of 16,384 holds (a cache of
+    // 4,096 per block would hold 20,480).
+    const N = 5000, B = 5, pad = (i: number): string => String(i).padStart(5, '0');
+    for (let b = 0; b < B; b++) {
+      const series = Array.from({ length: N }, (_, i) => ({
+        labels: [{ name: '__name__', value: 'up' }, { name: 'block', value: String(b) }, { name: 'i', value: pad(i) }],
+        chunks: [{ mint: i, maxt: i + 10, ref: 8 + i * 32 }],
+      }));
+      const file = path.join(dir, `index-${b}`);
+      writeFileSync(file, encodeIndex(series));
+      readers.push(new BlockIndexReader(file));
+    }
+    const refs = readers.map((r) => r.allPostings());
+    const check = (b: number, i: number): void => {
+      const s = readers[b].series(refs[b][i]);
+      assert.deepEqual(s.labels.map((l) => l.value), ['up', String(b), pad(i)]);
+      assert.equal(s.chunks[0].mint, i);
+    };
+    for (let pass = 0; pass < 2; pass++) {
+      for (let i = 0; i < N; i++) for (let b = 0; b < B; b++) check(b, i);
+      const cached = readers.reduce((n, r) => n + r.cachedSeries(), 0);
+      assert.ok(cached <= 16_384, `${cached} entries cached`);
+      assert.ok(readers.every((r) => r.cachedSeries() > 0));
+    }
+    readers[0].close();
+    assert.equal(readers[0].cachedSeries(), 0);
+    for (let i = N - 1; i >= 0; i--) for (let b = 1; b < B; b++) check(b, i);
+    assert.ok(readers.reduce((n, r) => n + r.cachedSeries(), 0) <= 16_384);
+  } finally {
+    for (const r of readers.slice(1)) r.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -19,11 +19,22 @@ import { grown } from '../codec/typed-grow.ts';
 const TOC_BYTES = 6 * 8 + 4;
 const TWO32 = 4294967296;
 /**
- * Series entries decoded most recently (a select asks for a series' chunks, then its labels). Large enough
- * that a repeated query over a few thousand series finds them all decoded: at 256 a 1,000-series select
- * re-decoded every entry each time, and the garbage was most of its cost. A few MB per block at most.
+ * Series entries decoded most recently, over all blocks this thread has open (a select asks for a series'
+ * chunks, then its labels). Large enough that a repeated query over a few thousand series in a few blocks finds
+ * them all decoded: at 256 a 1,000-series select re-decoded every entry each time, and the garbage was most of
+ * its cost. One bound for all blocks, not one per block: with 360 blocks (30 days of 2 h blocks) a query over
+ * them left some 0.2 GB of decoded entries per shard worker (docs/benchmarks.md, issue 11). A few MB.
  */
-const SERIES_CACHE_ENTRIES = 4096;
+const SERIES_CACHE_ENTRIES = 16_384;
+
+/**
+ * The cached entries of every reader in insertion order (a ring; `cachedReaders[i]` null when empty), so the
+ * oldest is evicted in constant time: taking it from a Map's key iterator walked over every entry deleted
+ * before it, and a select of more series than the cache holds spent most of its time there. Per thread.
+ */
+const cachedReaders: (BlockIndexReader | null)[] = new Array(SERIES_CACHE_ENTRIES).fill(null);
+const cachedRefs = new Float64Array(SERIES_CACHE_ENTRIES);
+let cacheNext = 0;
 
 interface Toc { symbols: number; series: number; labelIndices: number; labelTable: number; postings: number; postingsTable: number }
 
@@ -35,14 +46,8 @@ export class BlockIndexReader {
   private readonly pairs = new Map<string, { values: string[]; offsets: number[] }>();
   private allOffset = -1;
   private file_: ReadAheadFile | null = null;
+  /** This reader's entries in the thread's series cache (`cachedReaders`). */
   private readonly seriesCache = new Map<number, IndexSeries>();
-  /**
-   * The cached refs in insertion order (a ring; -1 empty), so the oldest is evicted in constant time: taking
-   * it from the Map's key iterator walked over every entry deleted before it, and a select of more series
-   * than the cache holds spent most of its time there.
-   */
-  private readonly cachedRefs = new Float64Array(SERIES_CACHE_ENTRIES).fill(-1);
-  private cacheNext = 0;
   /** `postingsWhere`'s result, reused. */
   private unionScratch = new Uint32Array(256);
 
@@ -65,7 +70,13 @@ export class BlockIndexReader {
     }
   }
 
-  close(): void { closeSync(this.fd); }
+  close(): void {
+    closeSync(this.fd);
+    this.file_?.release();
+    // Out of the ring too, or its slots would keep this reader (symbols, postings table) alive after close.
+    for (let i = 0; i < SERIES_CACHE_ENTRIES; i++) if (cachedReaders[i] === this) cachedReaders[i] = null;
+    this.seriesCache.clear();
+  }
 
   /** `n` bytes at `off` (a view of the read-ahead window). */
   private read(off: number, n: number): Buffer {
@@ -153,13 +164,16 @@ export class BlockIndexReader {
       chunks[i] = { mint, maxt, ref: cref };
     }
     const s: IndexSeries = { labels, chunks };
-    const evicted = this.cachedRefs[this.cacheNext];
-    if (evicted >= 0) this.seriesCache.delete(evicted);
-    this.cachedRefs[this.cacheNext] = ref;
-    this.cacheNext = (this.cacheNext + 1) % SERIES_CACHE_ENTRIES;
+    cachedReaders[cacheNext]?.seriesCache.delete(cachedRefs[cacheNext]);
+    cachedReaders[cacheNext] = this;
+    cachedRefs[cacheNext] = ref;
+    cacheNext = (cacheNext + 1) % SERIES_CACHE_ENTRIES;
     this.seriesCache.set(ref, s);
     return s;
   }
+
+  /** Entries of this reader in the thread's series cache now (for tests). */
+  cachedSeries(): number { return this.seriesCache.size; }
 
   /** Label names, sorted. */
   labelNames(): string[] { return [...this.pairs.keys()]; }

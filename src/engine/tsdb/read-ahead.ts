@@ -4,11 +4,27 @@
  * 4-byte length plus one per body (thousands per query) cost more than the data itself. The window grows
  * while reads move forward within reach of it (up to `MAX_WINDOW_BYTES`) and shrinks back after a jump, so
  * scattered lookups do not copy large windows.
+ *
+ * The windows a thread keeps between reads are bounded together (`KEPT_WINDOW_BYTES`), least recently
+ * refilled first out: every open block keeps one for its index and one per chunk file, and with hundreds of
+ * blocks (30 days of 2 h blocks) the windows a query had grown stayed resident after it, 512 KB each — about
+ * 0.4 GB per shard worker (docs/benchmarks.md, issue 11). Prometheus reads the same bytes through memory maps,
+ * which the kernel may drop.
  */
 import { readSync } from 'node:fs';
 
 const MIN_WINDOW_BYTES = 4096;
 const MAX_WINDOW_BYTES = 512 * 1024;
+/** Window bytes this thread keeps between reads, over all files; a window being read is never dropped. */
+const KEPT_WINDOW_BYTES = 8 * 1024 * 1024;
+const EMPTY = Buffer.alloc(0);
+
+/** The files holding a window, least recently refilled first (a Set keeps insertion order), and their bytes. Per thread. */
+const holding = new Set<ReadAheadFile>();
+let heldBytes = 0;
+
+/** Window bytes this thread keeps now (for tests and memory figures). */
+export function keptWindowBytes(): number { return heldBytes; }
 
 export class ReadAheadFile {
   private buf: Buffer = Buffer.alloc(0);
@@ -31,7 +47,22 @@ export class ReadAheadFile {
     const want = Math.max(n, Math.min(this.window, this.sizeBytes - off));
     const buf = Buffer.allocUnsafe(want);
     const got = want > 0 ? readSync(this.fd, buf, 0, want, off) : 0;
+    this.release();
     this.buf = buf; this.start = off; this.len = got;
+    holding.add(this);
+    heldBytes += buf.length;
+    // Invariant: `this` is the newest entry, so the loop stops at it at the latest.
+    for (const f of holding) {
+      if (heldBytes <= KEPT_WINDOW_BYTES || f === this) break;
+      f.release();
+    }
     return buf.subarray(0, Math.min(n, got));
+  }
+
+  /** Drops the window (views handed out stay valid: they hold their own reference). */
+  release(): void {
+    if (!holding.delete(this)) return;
+    heldBytes -= this.buf.length;
+    this.buf = EMPTY; this.start = 0; this.len = 0;
   }
 }
