@@ -322,16 +322,18 @@ const STOP_GRACE_MS = 250;
 export class QueryPool {
   private piscina: Piscina | null = null;
   private closed = false;
-  /** Threads that have loaded (Piscina's 'workerCreate'; thread ids are never reused within a process). */
+  /** Threads that are up (Piscina's 'workerCreate'; thread ids are never reused within a process). */
   private readonly loaded = new Set<number>();
+  /** The first thread's warm-up (`warm`), once asked for. */
+  private warming: Promise<void> | null = null;
 
   constructor(private readonly threads: number) {}
 
   /** Whether a query thread was ever started (for tests). */
   get started(): boolean { return this.piscina !== null; }
 
-  /** Query threads loaded and ready for a query. */
-  get loadedThreads(): number { return this.loaded.size; }
+  /** Query threads that are up (for tests). */
+  get threadsUp(): number { return this.loaded.size; }
 
   /**
    * Starts the first query thread now; resolves once it has loaded its modules (or could not). Piscina's
@@ -352,7 +354,6 @@ export class QueryPool {
     this.warming = up.then(() => piscina.run({ batch: packWithViews([]), control: control.buffer })).then(() => undefined, () => undefined);
     return this.warming;
   }
-  private warming: Promise<void> | null = null;
 
   private pool(): Piscina {
     if (this.piscina) return this.piscina;

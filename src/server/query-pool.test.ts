@@ -22,11 +22,11 @@ test('no query thread runs until the first query; the first query starts one and
 
 test('warm starts the first query thread and resolves once it has run a task, before any query', async () => {
   const pool = new QueryPool(2);
-  assert.equal(pool.loadedThreads, 0);
+  assert.equal(pool.threadsUp, 0);
   await pool.warm();
   assert.equal(pool.started, true);
-  assert.equal(pool.loadedThreads, 1, 'one thread up and waiting for the first query');
+  assert.equal(pool.threadsUp, 1, 'one thread up and waiting for the first query');
   await pool.warm();
-  assert.equal(pool.loadedThreads, 1, 'warming again starts no other thread');
+  assert.equal(pool.threadsUp, 1, 'warming again starts no other thread');
   await pool.close();
 });
