@@ -314,25 +314,52 @@ const STOP_GRACE_MS = 250;
  * threw its start-up away, so the next query waited for yet another thread to load and timed out too. The
  * thread, once loaded, sees the cancel word and drops the task without evaluating it.
  *
- * The threads start with the first query, not with the node: an idle query thread holds about 15 MB of
- * resident memory (its own V8 heap and module graph), and a node that only ingests (or serves documents)
- * never evaluates. From the first query on, one thread stays, as before.
+ * Nothing starts with the pool: a node without the metrics service never makes one. The metrics service starts
+ * one thread with the node (`warm`, before `/-/ready` answers ready), so that the first query does not wait for
+ * a thread to load its modules (seconds on a loaded machine, past short query timeouts); an idle query thread
+ * holds about 15 MB of resident memory (its own V8 heap and module graph). One thread stays from then on.
  */
 export class QueryPool {
   private piscina: Piscina | null = null;
   private closed = false;
+  /** Threads that are up (Piscina's 'workerCreate'; thread ids are never reused within a process). */
+  private readonly loaded = new Set<number>();
+  /** The first thread's warm-up (`warm`), once asked for. */
+  private warming: Promise<void> | null = null;
 
   constructor(private readonly threads: number) {}
 
   /** Whether a query thread was ever started (for tests). */
   get started(): boolean { return this.piscina !== null; }
 
+  /** Query threads that are up (for tests). */
+  get threadsUp(): number { return this.loaded.size; }
+
+  /**
+   * Starts the first query thread now; resolves once it has loaded its modules (or could not). Piscina's
+   * 'workerCreate' comes before that (a thread imports its task module with its first task), so once the thread
+   * is up it is given a task already cancelled, which it drops unevaluated. (A task queued before the thread is
+   * up would make Piscina start a second thread for it.)
+   */
+  warm(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    if (this.warming) return this.warming;
+    const piscina = this.pool();
+    const up = this.loaded.size > 0 ? Promise.resolve() : new Promise<void>((resolve) => {
+      piscina.once('workerCreate', () => resolve());
+      piscina.once('error', () => resolve());
+    });
+    const control = new Int32Array(new SharedArrayBuffer(QUERY_CONTROL_WORDS * 4));
+    Atomics.store(control, QUERY_CANCEL_WORD, 1);
+    this.warming = up.then(() => piscina.run({ batch: packWithViews([]), control: control.buffer })).then(() => undefined, () => undefined);
+    return this.warming;
+  }
+
   private pool(): Piscina {
     if (this.piscina) return this.piscina;
     // Piscina's own balancer hands a task to any idle thread, one still loading its modules too: the task then
-    // waits out that start-up while a loaded thread may be free. Threads count as loaded from Piscina's
-    // 'workerCreate' (emitted once a thread is ready; thread ids are never reused within a process).
-    const loaded = new Set<number>();
+    // waits out that start-up while a loaded thread may be free.
+    const loaded = this.loaded;
     const piscina = new Piscina({
       filename: QUERY_WORKER_FILE,
       minThreads: 1,

@@ -1,4 +1,4 @@
-/** The PromQL query threads start with the first query, not with the node. */
+/** The PromQL query threads start with the first query, or with `warm` (the metrics service, before the node is ready). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
@@ -18,4 +18,15 @@ test('no query thread runs until the first query; the first query starts one and
   if (process.platform === 'linux') assert.ok(threads() > before, 'no thread was started for the query');
   await pool.close();
   await assert.rejects(pool.call('core.stats', {} as never, new AbortController().signal), /closed/);
+});
+
+test('warm starts the first query thread and resolves once it has run a task, before any query', async () => {
+  const pool = new QueryPool(2);
+  assert.equal(pool.threadsUp, 0);
+  await pool.warm();
+  assert.equal(pool.started, true);
+  assert.equal(pool.threadsUp, 1, 'one thread up and waiting for the first query');
+  await pool.warm();
+  assert.equal(pool.threadsUp, 1, 'warming again starts no other thread');
+  await pool.close();
 });

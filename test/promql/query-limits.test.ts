@@ -144,22 +144,44 @@ test('a query whose client went away stops and frees its slot', async () => {
 });
 
 // Piscina hands a task to a query thread that is still loading its modules (seconds on a loaded machine running
-// the sources; the test hook makes every thread take QUERY_THREAD_START_MS). A query cut before its thread took
-// it used to terminate that thread after the stop grace: the start-up was lost, the next query waited for a new
-// thread to load from scratch and timed out as well. Timings: the first thread is ready at QUERY_THREAD_START_MS
-// plus its own loading time; the follow-up query's deadline is at CUT_MS + QUERY_THREAD_START_MS, so it is
-// answered when the first thread survives (its own loading takes less than CUT_MS) and never when that thread
-// was terminated at CUT_MS + 250 ms and a new one started.
+// the sources; the test hook makes every thread take QUERY_THREAD_START_MS). The node starts its first query
+// thread before it is ready, so a query meets a loading thread when every loaded one is busy: here a heavy query
+// holds the first, and the next query goes to a second thread that starts for it. A query cut before its thread
+// took it used to terminate that thread after the stop grace: the start-up was lost, the next query waited for a
+// new thread to load from scratch and timed out as well. Timings: the second thread is ready at
+// QUERY_THREAD_START_MS plus its own loading time after the cut query came; the follow-up query's deadline is at
+// CUT_MS + QUERY_THREAD_START_MS, so it is answered when that thread survives (its own loading takes less than
+// CUT_MS) and never when it was terminated at CUT_MS + 250 ms and a new one started.
 test('a query cut before a query thread took it leaves the thread alone, and the next query is answered by it', async () => {
   const QUERY_THREAD_START_MS = 6000, CUT_MS = 4000;
-  const node = await startNode(['--query.timeout', '10m', '--query.max-concurrency', '2'], { TESSERA_TEST_QUERY_THREAD_START_MS: String(QUERY_THREAD_START_MS) });
+  const node = await startNode(['--query.timeout', '10m', '--query.max-concurrency', '3'], { TESSERA_TEST_QUERY_THREAD_START_MS: String(QUERY_THREAD_START_MS) });
+  const heavyClient = new AbortController();
   try {
+    const heavy = query(HEAVY, heavyClient.signal, node).catch((e: Error) => e.name);
+    await queriesReach(1, node);
     const cut = await query(`${encodeURIComponent('1+1')}&timeout=${CUT_MS}ms`, AbortSignal.timeout(60_000), node);
     assert.equal(cut.status, 503, JSON.stringify(cut.body));
     assert.match(cut.body.error!, /query timed out/);
     const next = await query(`${encodeURIComponent('1+1')}&timeout=${QUERY_THREAD_START_MS}ms`, AbortSignal.timeout(60_000), node);
     assert.equal(next.status, 200, JSON.stringify(next.body));
     assert.deepEqual((next.body as unknown as { data: { result: unknown } }).data.result, [(T0 + 3_600_000) / 1000, '2']);
+    heavyClient.abort();
+    assert.equal(await heavy, 'AbortError');
+  } finally {
+    heavyClient.abort();
+    await node.destroy();
+  }
+});
+
+// The node loads its first query thread before `/-/ready` answers ready: the first query does not wait for a
+// thread start (with the hook, QUERY_THREAD_START_MS, far past the query's own timeout).
+test('the first query after start-up finds a query thread loaded', async () => {
+  const QUERY_THREAD_START_MS = 8000;
+  const node = await startNode(['--query.timeout', '10m'], { TESSERA_TEST_QUERY_THREAD_START_MS: String(QUERY_THREAD_START_MS) });
+  try {
+    assert.equal((await fetch(`${node.promUrl}/-/ready`)).status, 200);
+    const first = await query(`${encodeURIComponent('1+1')}&timeout=${QUERY_THREAD_START_MS / 2}ms`, AbortSignal.timeout(60_000), node);
+    assert.equal(first.status, 200, JSON.stringify(first.body));
   } finally {
     await node.destroy();
   }

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Store } from '../../src/engine/store/lmdb.ts';
 import { CorruptionError } from '../../src/engine/errors.ts';
+import { readThroughWithin, startReadThrough } from '../../src/engine/store/lmdb-consistency.ts';
 import { startServer } from '../support/server.ts';
 import { esCall } from '../support/es-call.ts';
 
@@ -71,5 +72,130 @@ test('a deleted metadata store beside index data refuses start-up instead of sta
     assert.equal((await esCall(s, 'GET', '/_cat/indices?format=json')).body.length, 0);
   } finally {
     await s.destroy();
+  }
+});
+
+/** An environment of `n` entries of 100 bytes (about 180 pages at n = 3,000), closed cleanly. */
+async function filledEnv(dir: string, n: number): Promise<string> {
+  const s = Store.open(dir);
+  const db = s.db<Uint8Array>('x');
+  await s.transaction(() => { for (let i = 0; i < n; i++) db.putSync(`key-${i}`, new Uint8Array(100).fill(i & 255)); });
+  await s.close();
+  return join(dir, 'data.mdb');
+}
+
+/** Garbles the page type of every page after the two meta pages (LMDB aborts on an assertion reading them). */
+function damagePageHeaders(file: string): void {
+  const b = readFileSync(file);
+  for (let at = 2 * 4096; at + 4096 <= b.length; at += 4096) b.writeUInt16LE(0x7777, at + 0x12);
+  writeFileSync(file, b);
+}
+
+test('a clean close leaves the marker, an open takes it away: after a crash it is absent', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-lmdb-clean-'));
+  try {
+    const marker = join(dir, 'closed-cleanly');
+    await filledEnv(dir, 10);
+    assert.equal(existsSync(marker), true, 'written by the clean close');
+    const s = Store.open(dir);
+    assert.equal(existsSync(marker), false, 'removed while the environment is open');
+    assert.equal(s.db<Uint8Array>('x').get('key-3')?.[0], 3);
+    await s.close();
+    assert.equal(existsSync(marker), true);
+    // A secondary open (another Store of the process owns the environment) leaves the marker alone.
+    const owner = Store.open(dir);
+    const second = Store.open(dir, { secondary: true });
+    await second.close();
+    assert.equal(existsSync(marker), false, 'the owner still has it open');
+    await owner.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('after an unclean close LMDB\'s consistency read reports damaged pages as a CorruptionError, not a crash', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-lmdb-unclean-'));
+  try {
+    const file = await filledEnv(dir, 3000);
+    const pristine = readFileSync(file);
+    // Unclean and intact: read through, then open as usual with every entry there.
+    rmSync(join(dir, 'closed-cleanly'));
+    const s = Store.open(dir);
+    assert.equal(s.db<Uint8Array>('x').get('key-2999')?.[0], 2999 & 255);
+    await s.close();
+    // Unclean and damaged past the meta pages: refused, naming the file and what to do.
+    rmSync(join(dir, 'closed-cleanly'));
+    damagePageHeaders(file);
+    assert.throws(() => Store.open(dir), (e: unknown) => e instanceof CorruptionError && e.file === file &&
+      /consistency read after an unclean shutdown failed .*restore this directory from a backup/.test(e.message));
+    assert.equal(existsSync(join(dir, 'closed-cleanly')), false, 'still unclean: the next start checks again');
+    writeFileSync(file, pristine);
+    (await Store.open(dir).close());
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** Garbles the page type of every page that holds `marker` (leaf and branch pages of one database's keys). */
+function damagePagesHolding(file: string, marker: string): number {
+  const b = readFileSync(file);
+  let n = 0;
+  for (let at = 2 * 4096; at + 4096 <= b.length; at += 4096) {
+    if (b.subarray(at, at + 4096).includes(marker)) { b.writeUInt16LE(0x7777, at + 0x12); n++; }
+  }
+  writeFileSync(file, b);
+  return n;
+}
+
+// The damage is in a database the node does not read at start-up, so the node itself does not trip on it: only
+// the consistency read can find it — before serving when it fits its foreground budget (start-up refused), in
+// the background otherwise (the structured log names the file). Either way it is reported, never silent.
+test('a node killed with -9 reports damage its metadata store holds, naming data.mdb and what to do', { timeout: 120_000 }, async () => {
+  let s = await startServer({ services: ['documents'], workers: 1 });
+  try {
+    assert.equal((await esCall(s, 'PUT', '/kept/_doc/1?refresh=true', { n: 1 })).status, 201);
+    await s.kill9();
+    const env = join(s.dataDir, 'lmdb');
+    assert.equal(existsSync(join(env, 'closed-cleanly')), false, 'kill -9 leaves no clean-close marker');
+    const store = Store.open(env);
+    const cold = store.db<string>('cold');
+    await store.transaction(() => { for (let i = 0; i < 3000; i++) cold.putSync(`coldkey-${i}`, 'x'.repeat(100)); });
+    await store.close();
+    rmSync(join(env, 'closed-cleanly'));
+    assert.ok(damagePagesHolding(join(env, 'data.mdb'), 'coldkey-') > 10);
+    const report = /corruption in .*lmdb\/data\.mdb at offset 0: LMDB's consistency read after an unclean shutdown failed .*restore this directory from a backup/;
+    try {
+      s = await s.restart();
+    } catch (e) {
+      assert.match((e as Error).message, report, 'refused before serving');
+      return;
+    }
+    const giveUp = AbortSignal.timeout(60_000);
+    while (!report.test(s.stderr()) && !giveUp.aborted) await new Promise((r) => setImmediate(r));
+    assert.match(s.stderr(), report, 'reported by the background read');
+    assert.equal((await esCall(s, 'GET', '/kept/_doc/1')).status, 200);
+  } finally {
+    await s.destroy();
+  }
+});
+
+test('a consistency read past its foreground budget is left unfinished, and the background read reports damage', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-lmdb-background-'));
+  try {
+    const file = await filledEnv(dir, 3000);
+    const url = import.meta.resolve('lmdb');
+    assert.equal(readThroughWithin(dir, url, 60_000), true, 'an intact environment is read through');
+    assert.equal(readThroughWithin(dir, url, 1), false, 'stopped at a 1 ms budget');
+    const intact = startReadThrough(dir, url, () => assert.fail('no damage in an intact environment'));
+    await intact.ended;
+    assert.equal(intact.finished, true);
+    damagePageHeaders(file);
+    let reported: CorruptionError | null = null;
+    const bad = startReadThrough(dir, url, (e) => { reported = e; });
+    await bad.ended;
+    assert.equal(bad.finished, false);
+    assert.ok(reported !== null && (reported as CorruptionError).file === file && /restore this directory from a backup/.test((reported as CorruptionError).message));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

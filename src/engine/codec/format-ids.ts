@@ -37,6 +37,11 @@ export const STORE_SCHEMA_VERSION = 1;
 export const STORE_SCHEMA_MIN_VERSION = 1;
 /** Leading byte of every LMDB value: the value-encoding version (1 = msgpack). */
 export const STORE_VALUE_VERSION = 1;
+/**
+ * Empty file beside an LMDB environment's `data.mdb`, written (fsync'd) when the environment was closed cleanly
+ * and removed when it is opened: absent at an open, the last close was not clean and LMDB's consistency read runs.
+ */
+export const STORE_CLEAN_CLOSE_FILE = 'closed-cleanly';
 
 // ── documents ───────────────────────────────────────────────────────────────
 /** 'TDSS': document shard snapshot (docs/format.md "Document shard snapshot"). */

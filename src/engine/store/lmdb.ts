@@ -11,13 +11,15 @@
  * the JS thread. Writes resolve once the commit is flushed to disk.
  */
 import { open, type Database, type RootDatabase, type Key } from 'lmdb';
-import { existsSync, mkdirSync, statfsSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkLmdbMetaPages } from './lmdb-meta-pages.ts';
+import { FOREGROUND_BUDGET_MS, readThroughWithin, startReadThrough, type BackgroundRead } from './lmdb-consistency.ts';
+import { syncDirSync, writeFileAtomicSync } from './durable-files.ts';
 import { CorruptionError, FormatVersionError, OverloadedError } from '../errors.ts';
 import { pack, unpack } from '../codec/msgpack.ts';
 import {
-  STORE_META_DB, STORE_SCHEMA_KEY, STORE_SCHEMA_MIN_VERSION, STORE_SCHEMA_VERSION, STORE_VALUE_VERSION,
+  STORE_CLEAN_CLOSE_FILE, STORE_META_DB, STORE_SCHEMA_KEY, STORE_SCHEMA_MIN_VERSION, STORE_SCHEMA_VERSION, STORE_VALUE_VERSION,
 } from '../codec/format-ids.ts';
 
 export type StoreKey = string | number | (string | number)[];
@@ -71,8 +73,12 @@ export class Store {
   private readonly versioned = new Map<string, Database<Buffer, Key>>();
   /** Set when a commit of this environment failed (see `close`). */
   private commitFailed = false;
+  /** The consistency read left to the background (lmdb-consistency.ts), or null. */
+  private backgroundRead: BackgroundRead | null = null;
+  /** Damage the background read found: the environment must not be marked closed cleanly. */
+  private damage: CorruptionError | null = null;
 
-  private constructor(path: string, root: RootDatabase, readonly created: boolean) {
+  private constructor(path: string, root: RootDatabase, readonly created: boolean, private readonly owner: boolean) {
     this.path = path;
     this.root = root;
   }
@@ -81,25 +87,53 @@ export class Store {
    * Opens (creating when absent) the environment in directory `path` and checks its schema-version record:
    * FormatVersionError when it is outside what this build reads, CorruptionError when it does not decode.
    * A new environment gets the current schema version (and `created` is true). The meta pages of an existing one
-   * are checked first (lmdb-meta-pages.ts), so damage is reported rather than crashing the process.
+   * are checked first (lmdb-meta-pages.ts), and after an unclean close (no `STORE_CLEAN_CLOSE_FILE`) every entry
+   * is read through once (lmdb-consistency.ts), so damage is reported rather than crashing the process.
+   *
+   * `secondary`: another Store of this process owns the environment (it is open there too): this one neither
+   * checks it nor touches the clean-close marker, whose state is the owner's.
    */
-  static open(path: string): Store {
+  static open(path: string, opts: { secondary?: boolean } = {}): Store {
     mkdirSync(path, { recursive: true });
     const dataFile = join(path, 'data.mdb');
     const existed = existsSync(dataFile);
-    if (existed) checkLmdbMetaPages(dataFile);
+    const owner = opts.secondary !== true;
+    let readLater = false;
+    if (existed && owner) {
+      checkLmdbMetaPages(dataFile);
+      const marker = join(path, STORE_CLEAN_CLOSE_FILE);
+      if (existsSync(marker)) {
+        // From here until the next clean close, a crash must leave the marker absent.
+        rmSync(marker);
+        syncDirSync(path);
+      } else {
+        readLater = !readThroughWithin(path, import.meta.resolve('lmdb'), FOREGROUND_BUDGET_MS);
+      }
+    }
     // trackMetrics (missing from lmdb-js's type declarations): LMDB counts the time its commits spend
     // writing and syncing (a clock read or two per transaction), for `commitMetrics`.
     const options = { path, noSubdir: false, maxDbs: 128, encoding: 'binary' as const, trackMetrics: true };
     const root = open(options);
-    const store = new Store(path, root, !existed);
+    const store = new Store(path, root, !existed, owner);
     try {
       store.checkSchema();
     } catch (err) {
       root.close();
       throw err;
     }
+    if (readLater) store.readThroughInBackground();
     return store;
+  }
+
+  /**
+   * The consistency read that did not finish within its foreground budget, done again in a child process
+   * while the node serves; damage it finds is reported as a process warning (the structured log) naming the file.
+   */
+  private readThroughInBackground(): void {
+    this.backgroundRead = startReadThrough(this.path, import.meta.resolve('lmdb'), (err) => {
+      this.damage = err;
+      process.emitWarning(err.message, 'TesseraCorruptionWarning');
+    });
   }
 
   /** The named database `name` (opened once per Store and cached). */
@@ -195,6 +229,14 @@ export class Store {
   async close(): Promise<void> {
     if (this.commitFailed) await this.root.transaction(() => undefined).catch(() => undefined);
     await this.root.close();
+    // Every commit is flushed (close waited for it): the next open can skip the consistency read — unless that
+    // read found damage or had not finished.
+    const unverified = this.backgroundRead !== null && !this.backgroundRead.finished;
+    this.backgroundRead?.stop();
+    if (this.owner && this.damage === null && !unverified) {
+      writeFileAtomicSync(join(this.path, STORE_CLEAN_CLOSE_FILE), []);
+      syncDirSync(this.path);
+    }
   }
 
   /** What a failed commit stands for (`commitFailure`); remembers the failure for `close`. */

@@ -49,7 +49,8 @@ export async function openPartition(o: PartitionOptions): Promise<{ engine: Work
 async function convertFromShared(o: PartitionOptions, kv: LmdbKv): Promise<number> {
   const v1Dir = join(o.dataDir, STORE_DIR_NAME);
   if (!existsSync(join(v1Dir, 'data.mdb'))) return 0;
-  const v1 = Store.open(v1Dir);
+  // The documents metadata store owns this environment (it may be open on the main thread now).
+  const v1 = Store.open(v1Dir, { secondary: true });
   try {
     const src: V1Source = {
       // Layout-1 values are msgpack bytes stored through the store's value encoding (so: decoded twice).

@@ -49,6 +49,8 @@ interface QueryLimits { lookbackMs: number; timeoutMs: number; maxSamples: numbe
 export interface QueryEvaluator {
   call(op: 'promql.eval', args: PromqlEvalArgs, signal: AbortSignal, onThreadFree: () => void): Promise<PromqlEvalReply>;
   close(): Promise<void>;
+  /** Gets a thread ready for the first query (resolves once it is). */
+  warm?(): Promise<void>;
 }
 
 export interface QueryDeps {
@@ -158,7 +160,12 @@ export function registerQueryRoutes(router: Router, ctx: ServerContext, client: 
     return { status: 200, headers: { 'Content-Type': 'application/json' }, body: `{"status":"success","data":${jsonString(prettyExpr(expr))}}` };
   }));
   // At shutdown running queries are cancelled (answered 503 canceled) rather than waited for, as Prometheus exits.
-  return { start: readInterval, reload: readInterval, stopping: () => { for (const q of active) q.cancel(); }, stop: () => evaluator.close() };
+  // The first query thread loads while the rest of the node starts; the node is ready once it has.
+  const warmed = evaluator.warm?.() ?? Promise.resolve();
+  return {
+    start: async () => { await readInterval(); await warmed; }, reload: readInterval,
+    stopping: () => { for (const q of active) q.cancel(); }, stop: () => evaluator.close(),
+  };
 }
 
 /**
