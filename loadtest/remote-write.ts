@@ -21,12 +21,12 @@
  *   node --import tsx loadtest/remote-write.ts 300 1000000 500 3
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { freePort, spawnPinned } from './support/run.ts';
+import { cpuTicks, freePort, spawnPinned, statusMb } from './support/run.ts';
 import { encodeWriteRequest } from '../src/engine/remote/remote-write-codec.ts';
 import type { IngestSample } from '../src/engine/scrape/sample-sink.ts';
 
@@ -69,18 +69,6 @@ async function drive(name: string, url: string, pid: number, list: Buffer[]): Pr
   // Requests beyond the pre-encoded bodies repeat the last one (accepted as same-value duplicates): not counted.
   const ok = Math.min(r['2xx'], list.length);
   return { name, samplesPerSec: (ok * BATCH) / seconds, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, rssMb: Math.round(statusMb(pid, 'VmRSS')) };
-}
-
-/** `/proc/PID/status` fields in MB. */
-function statusMb(pid: number, key: string): number {
-  return Number(new RegExp(`${key}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-}
-
-/** CPU time (all threads) in 10 ms ticks, from /proc/PID/stat. */
-function cpuTicks(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const p = f.slice(f.lastIndexOf(')') + 2).split(' ');
-  return Number(p[11]) + Number(p[12]);
 }
 
 interface MemRow { name: string; accepted: number; headSeries: number; non2xx: number; loadSec: number; settleSec: number; rssMb: number; anonMb: number }

@@ -18,10 +18,10 @@
  * STARTUP_ONLY=1 stops each server once it is ready (start-up and memory at ready only; RUNS=7 is quick).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../loadtest/support/run.ts';
+import { cpuTicks, freePort, statusMb } from '../../loadtest/support/run.ts';
 import { benchQueries, sameResults, timed } from '../promql/support/queries.ts';
 
 const RUNS = Number(process.argv[2] ?? 3);
@@ -78,17 +78,7 @@ async function makeBlocks(out: string, scratch: string): Promise<void> {
   await Promise.all(running);
 }
 
-function statusMb(pid: number, key: string): number {
-  return Math.round(Number(new RegExp(`${key}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
-}
-const memory = (pid: number): string => `${statusMb(pid, 'VmRSS')} / ${statusMb(pid, 'RssAnon')}`;
-
-/** CPU time (all threads) in 10 ms ticks, from /proc/PID/stat. */
-function cpuTicks(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const p = f.slice(f.lastIndexOf(')') + 2).split(' ');
-  return Number(p[11]) + Number(p[12]);
-}
+const memory = (pid: number): string => `${Math.round(statusMb(pid, 'VmRSS'))} / ${Math.round(statusMb(pid, 'RssAnon'))}`;
 
 interface Run { name: string; readyMs: number; atReady: string; afterQueries: string; settled: string; settledAfterS: number; answers: string[] }
 

@@ -1,7 +1,20 @@
 /** Shared pieces of the load tests: child processes pinned to a core, free ports, bounded autocannon runs. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import autocannon from 'autocannon';
+
+/** A `/proc/PID/status` figure (`VmRSS`, `RssAnon`, …) in MB. */
+export function statusMb(pid: number, key: string): number {
+  return Number(new RegExp(`${key}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+}
+
+/** CPU time of a process (user + system, all threads) in 10 ms ticks, from /proc/PID/stat. */
+export function cpuTicks(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const p = f.slice(f.lastIndexOf(')') + 2).split(' ');
+  return Number(p[11]) + Number(p[12]);
+}
 
 export function freePort(): Promise<number> {
   return new Promise((resolve) => {
