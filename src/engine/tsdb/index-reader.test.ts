@@ -67,3 +67,30 @@ test('decoded series entries are bounded over all open readers and stay right ac
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('open readers hold one interned copy of each symbol, released when the last reader holding it closes', async () => {
+  const { internedSymbols } = await import('./symbol-intern.ts');
+  const dir = mkdtempSync(path.join(tmpdir(), 'index-reader-'));
+  try {
+    const at = (i: number) => ({ labels: [{ name: '__name__', value: 'up' }, { name: 'i', value: `v${i}` }], chunks: [{ mint: 0, maxt: 1, ref: 8 }] });
+    writeFileSync(path.join(dir, 'a'), encodeIndex([at(1), at(2)]));
+    const b = Buffer.from(encodeIndex([at(2), at(3)]));
+    writeFileSync(path.join(dir, 'b'), b);
+    const base = internedSymbols();
+    const ra = new BlockIndexReader(path.join(dir, 'a')); // __name__ i up v1 v2
+    assert.equal(internedSymbols() - base, 5);
+    const rb = new BlockIndexReader(path.join(dir, 'b')); // adds v3
+    assert.equal(internedSymbols() - base, 6);
+    assert.deepEqual(rb.labelValues('i'), ['v2', 'v3']);
+    ra.close();
+    assert.equal(internedSymbols() - base, 5); // v1 was a's alone
+    rb.close();
+    assert.equal(internedSymbols() - base, 0);
+    // A reader that fails after its symbol table (a damaged postings offset table) holds none of them.
+    const toc = b.length - 52, postingsTable = b.readUInt32BE(toc + 5 * 8 + 4);
+    b[postingsTable + 4 + 1] ^= 0xff;
+    writeFileSync(path.join(dir, 'b'), b);
+    assert.throws(() => new BlockIndexReader(path.join(dir, 'b')), (e: Error) => e instanceof CorruptionError && /postings offset table checksum/.test(e.message));
+    assert.equal(internedSymbols() - base, 0);
+  } finally { rmSync(dir, { recursive: true, force: true }); }
+});

@@ -15,6 +15,7 @@ import { PROM_INDEX_MAGIC, PROM_INDEX_VERSION } from '../codec/format-ids.ts';
 import type { ChunkLoc, IndexSeries } from './index-writer.ts';
 import { compareUtf8 } from './labels.ts';
 import { grown } from '../codec/typed-grow.ts';
+import { internSymbol, releaseSymbols } from './symbol-intern.ts';
 
 const TOC_BYTES = 6 * 8 + 4;
 const TWO32 = 4294967296;
@@ -53,6 +54,7 @@ export class BlockIndexReader {
 
   constructor(readonly file: string) {
     this.fd = openSync(file, 'r');
+    let symbols: string[] | null = null;
     try {
       this.sizeBytes = fstatSync(this.fd).size;
       this.file_ = new ReadAheadFile(this.fd, this.sizeBytes);
@@ -62,9 +64,11 @@ export class BlockIndexReader {
       }
       if (head[4] !== PROM_INDEX_VERSION) throw new FormatVersionError(file, head[4], PROM_INDEX_VERSION, PROM_INDEX_VERSION);
       const toc = this.readToc();
-      this.symbols = this.readSymbols(toc.symbols);
+      symbols = this.readSymbols(toc.symbols);
+      this.symbols = symbols;
       if (toc.postingsTable !== 0) this.readPostingsTable(toc.postingsTable);
     } catch (e) {
+      if (symbols) releaseSymbols(symbols);
       closeSync(this.fd);
       throw e;
     }
@@ -76,6 +80,7 @@ export class BlockIndexReader {
     // Out of the ring too, or its slots would keep this reader (symbols, postings table) alive after close.
     for (let i = 0; i < SERIES_CACHE_ENTRIES; i++) if (cachedReaders[i] === this) cachedReaders[i] = null;
     this.seriesCache.clear();
+    releaseSymbols(this.symbols);
   }
 
   /** `n` bytes at `off` (a view of the read-ahead window). */
@@ -113,7 +118,13 @@ export class BlockIndexReader {
     const r = new ByteReader(body, this.file);
     const n = r.u32be();
     const out: string[] = new Array(n);
-    for (let i = 0; i < n; i++) out[i] = r.str();
+    let i = 0;
+    try {
+      for (; i < n; i++) out[i] = internSymbol(r.str());
+    } catch (e) {
+      releaseSymbols(out.slice(0, i));
+      throw e;
+    }
     return out;
   }
 
