@@ -24,7 +24,8 @@ const TWO32 = 4294967296;
  * chunks, then its labels). Large enough that a repeated query over a few thousand series in a few blocks finds
  * them all decoded: at 256 a 1,000-series select re-decoded every entry each time, and the garbage was most of
  * its cost. One bound for all blocks, not one per block: with 360 blocks (30 days of 2 h blocks) a query over
- * them left some 0.2 GB of decoded entries per shard worker (docs/benchmarks.md, issue 11). A few MB.
+ * them could leave up to 4,096 entries per block, ~0.2 GB per shard worker by estimate (docs/benchmarks.md,
+ * issue 11). A few MB.
  */
 const SERIES_CACHE_ENTRIES = 16_384;
 
@@ -146,7 +147,7 @@ export class BlockIndexReader {
   /**
    * The symbol table's string equal to `s` (every name and value of a Prometheus index is a symbol), or `s`:
    * the postings table then holds no second copy of each string. A block keeps both tables for its life, and
-   * with 360 blocks open in each shard worker the copies were some 35 MB (docs/benchmarks.md, issue 11).
+   * with 360 blocks open in each shard worker the copies were tens of MB by estimate (docs/benchmarks.md, issue 11).
    */
   private asSymbol(s: string): string {
     const i = binarySearch(this.symbols, s);

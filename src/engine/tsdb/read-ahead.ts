@@ -7,8 +7,8 @@
  *
  * The windows a thread keeps between reads are bounded together (`KEPT_WINDOW_BYTES`), least recently
  * refilled first out: every open block keeps one for its index and one per chunk file, and with hundreds of
- * blocks (30 days of 2 h blocks) the windows a query had grown stayed resident after it, 512 KB each — about
- * 0.4 GB per shard worker (docs/benchmarks.md, issue 11). Prometheus reads the same bytes through memory maps,
+ * blocks (30 days of 2 h blocks) the windows a query had grown stayed resident after it, up to 512 KB each:
+ * up to 0.4 GB per shard worker (docs/benchmarks.md, issue 11). Prometheus reads the same bytes through memory maps,
  * which the kernel may drop.
  */
 import { readSync } from 'node:fs';
