@@ -310,7 +310,13 @@ export class WorkflowStore {
   }
 
   private tail: Promise<void> = Promise.resolve();
-  /** The first commit failure: nothing committed after it may be acknowledged (the thread ends on it). */
+  /**
+   * The first commit that failed to become durable: nothing committed after it may be acknowledged (the
+   * thread ends on it). A commit that is durable but could not be made readable (with a commit log: LMDB
+   * failed behind it) is not one: its log record replays at the next open, so it is acknowledged — refusing it
+   * answered a write as failed that the restarted partition then served (the disk-full test saw it) — and the
+   * backend refuses every later commit.
+   */
   private failure: unknown = null;
 
   /**
@@ -335,7 +341,7 @@ export class WorkflowStore {
     // the commit is durable), and retire in the order they were taken.
     const readable = this.kv.applied?.() ?? done;
     this.retired = Promise.all([this.retired, readable]).then(() => { for (const s of this.all) s.committed(); })
-      .catch((e: unknown) => { this.failure ??= e; });
+      .catch(() => undefined); // snapshots stay readable (and in memory) until the thread ends
     const p = Promise.all([this.tail, done]).then(() => {
       if (this.failure !== null) throw this.failure;
       this.commitMs += performance.now() - started;
