@@ -53,8 +53,6 @@ export class IdTable {
     this.mask = n - 1;
   }
 
-  get size(): number { return this.used; }
-
   /** The slot of `id` (just encoded into `key`, `n` bytes, hash `h`), or the empty slot where it would go. */
   private find(n: number, h: number): number {
     const slots = this.slots, mask = this.mask;
