@@ -14,8 +14,20 @@ const FNV_OFFSET = 0x811c9dc5 | 0;
 const FNV_PRIME = 0x01000193;
 const EMPTY = -1;
 
-/** The last key looked up, UTF-8 (grown on demand; one table works at a time per thread). */
+/** The last id looked up, UTF-8 in `key` (grown on demand; one table works at a time per thread), its length and hash. */
 let key = new Uint8Array(256);
+let keyId: string | null = null, keyLength = 0, keyHash = 0;
+
+/**
+ * Makes `id` the key: a shard looks one id up in the buffer and in each in-memory segment in turn, and
+ * encodes and hashes it once for all of them.
+ */
+function useKey(id: string): void {
+  if (id === keyId) return;
+  keyLength = encodeKey(id);
+  keyHash = hashOf(key, keyLength);
+  keyId = id;
+}
 
 /** Encodes `id` into `key`; returns its byte length. */
 function encodeKey(id: string): number {
@@ -64,24 +76,24 @@ export class IdTable {
 
   /** The live root doc of `id`, or −1. */
   get(id: string): number {
-    const n = encodeKey(id);
-    const v = this.slots[this.find(n, hashOf(key, n))];
+    useKey(id);
+    const v = this.slots[this.find(keyLength, keyHash)];
     return v >= 0 ? v : -1;
   }
 
   /** Makes `doc` (whose id in the column is `id`) the live copy of `id`. */
   set(id: string, doc: number): void {
     if (2 * (this.used + 1) > this.slots.length) this.grow();
-    const n = encodeKey(id);
-    const p = this.find(n, hashOf(key, n));
+    useKey(id);
+    const p = this.find(keyLength, keyHash);
     if (this.slots[p] === EMPTY) this.used++;
     this.slots[p] = doc;
   }
 
   /** Marks the live copy of `id` deleted; returns its doc, or −1 when it had none. */
   delete(id: string): number {
-    const n = encodeKey(id);
-    const p = this.find(n, hashOf(key, n));
+    useKey(id);
+    const p = this.find(keyLength, keyHash);
     const v = this.slots[p];
     if (v < 0) return -1;
     this.slots[p] = -2 - v;
