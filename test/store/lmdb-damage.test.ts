@@ -199,3 +199,37 @@ test('a consistency read past its foreground budget is left unfinished, and the 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('damage the background read finds fails the Store: reads and writes throw it, listeners hear it, no clean mark', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-lmdb-bg-fail-'));
+  try {
+    const file = await filledEnv(dir, 10);
+    rmSync(join(dir, 'closed-cleanly'));
+    // Damage only the pages of a database this test does not read, so that the open itself gets through.
+    const s0 = Store.open(dir);
+    const cold = s0.db<string>('cold');
+    await s0.transaction(() => { for (let i = 0; i < 3000; i++) cold.putSync(`coldkey-${i}`, 'x'.repeat(100)); });
+    await s0.close();
+    rmSync(join(dir, 'closed-cleanly'));
+    assert.ok(damagePagesHolding(file, 'coldkey-') > 10);
+    const s = Store.open(dir, { foregroundReadMs: 0 });
+    const heard = new Promise<CorruptionError>((resolve) => s.onDamage(resolve));
+    const db = s.db<Uint8Array>('x');
+    assert.equal(db.get('key-7')?.[0], 7, 'served until the background read has finished');
+    const err = await heard;
+    assert.ok(err instanceof CorruptionError && err.file === file && /restore this directory from a backup/.test(err.message));
+    const isIt = (e: unknown) => e === err;
+    assert.throws(() => db.get('key-7'), isIt);
+    assert.throws(() => [...db.getRange()], isIt);
+    assert.throws(() => db.getStored('key-7'), isIt);
+    await assert.rejects(db.put('key-7', new Uint8Array(1)), isIt);
+    await assert.rejects(s.transaction(() => db.putSync('key-8', new Uint8Array(1))), isIt);
+    let late: CorruptionError | null = null;
+    s.onDamage((e) => { late = e; });
+    assert.equal(late, err, 'a listener added after the finding hears it at once');
+    await s.close();
+    assert.equal(existsSync(join(dir, 'closed-cleanly')), false, 'a damaged environment is never marked closed cleanly');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
