@@ -20,6 +20,10 @@ const POLL_MS = 1000;
 const SWEEP_MS = 10_000;
 
 const init = workerData as WorkflowWorkerInit;
+// Tests only (TESSERA_TEST_HOOKS): LMDB's start-up consistency read left to the background (0), as for a
+// partition too large to read within its budget.
+const lmdbForegroundReadMs = process.env.TESSERA_TEST_HOOKS === '1' && process.env.TESSERA_TEST_LMDB_FOREGROUND_MS !== undefined
+  ? Number(process.env.TESSERA_TEST_LMDB_FOREGROUND_MS) : undefined;
 const port = parentPort!;
 const post = (m: WorkflowReply): void => port.postMessage(m);
 /**
@@ -40,7 +44,10 @@ async function main(): Promise<void> {
   const { engine, kv } = openedKv = await openPartition({
     dataDir: init.dataDir, partition: init.partition, partitions: init.partitions, testClock: init.testClock,
     cacheEntries: init.cacheEntries, retentionMs: init.retentionMs, allowPrivateWebhookTargets: init.allowPrivateWebhookTargets,
+    lmdbForegroundReadMs,
   });
+  // Damage LMDB's background consistency read finds fails the partition (fatal), which then serves nothing.
+  kv.store.onDamage(fatal);
   const sched = new Scheduler(engine);
   // After a burst (a bulk load, a million timers fired) the garbage it left is collected once the thread is quiet.
   const idleGc = startIdleGc();
@@ -124,12 +131,13 @@ let exiting = false;
 
 /**
  * A failed commit leaves changes in memory that LMDB refused: the thread reports and ends, and the main
- * thread restarts the partition from LMDB when the failure was a full disk (partition-link.ts).
+ * thread restarts the partition from LMDB when the failure was a full disk (partition-link.ts). A damaged
+ * environment (CORRUPTION) ends the thread too; the main thread marks the partition failed.
  */
 function fatal(err: unknown): void {
   const wire = toWire(err);
   post({ type: 'fatal', error: wire });
-  if (wire.code !== 'DISK_FULL' || exiting) return;
+  if ((wire.code !== 'DISK_FULL' && wire.code !== 'CORRUPTION') || exiting) return;
   exiting = true;
   void (openedKv?.kv.close() ?? Promise.resolve()).catch(() => undefined).finally(() => process.exit(75));
 }

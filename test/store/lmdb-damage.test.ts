@@ -233,3 +233,55 @@ test('damage the background read finds fails the Store: reads and writes throw i
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/** Adds a database of 3,000 entries that nothing reads at start-up to the environment `env`, and damages its pages. */
+async function damageColdDatabase(env: string): Promise<void> {
+  const store = Store.open(env);
+  const cold = store.db<string>('cold');
+  await store.transaction(() => { for (let i = 0; i < 3000; i++) cold.putSync(`coldkey-${i}`, 'x'.repeat(100)); });
+  await store.close();
+  rmSync(join(env, 'closed-cleanly'));
+  assert.ok(damagePagesHolding(join(env, 'data.mdb'), 'coldkey-') > 10);
+  assert.throws(() => readThroughWithin(env, import.meta.resolve('lmdb'), 60_000), CorruptionError, 'the damage is one the consistency read finds');
+}
+
+// With the consistency read left to the background (the test hook: as for a partition too large to read
+// within the start-up budget), the partition serves until the read finds the damage; then it is failed.
+test('damage the background read finds in a workflow partition fails the workflow API with 503 naming data.mdb', { timeout: 120_000 }, async () => {
+  const args = ['--workflow.partitions', '1'];
+  let s = await startServer({ services: ['workflow'], workers: 1, args });
+  try {
+    const channel = await fetch(`${s.flowUrl}/livestream/channels`, { method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ businessId: 1, channelId: 'ch1', name: 'x', liveStatus: 'live', startTime: null }) });
+    assert.equal(channel.status, 200);
+    await s.kill9();
+    const env = join(s.dataDir, 'workflow', 'p0');
+    await damageColdDatabase(env);
+    s = await s.restart({ env: { TESSERA_TEST_LMDB_FOREGROUND_MS: '0' } });
+    const report = /corruption in .*workflow\/p0\/data\.mdb at offset 0: LMDB's consistency read after an unclean shutdown failed .*restore this directory from a backup/;
+    // Until the background read has finished the partition serves; then every call gets the damage.
+    let health: Response;
+    for (;;) {
+      health = await fetch(`${s.flowUrl}/health`);
+      if (health.status !== 200) break;
+      await health.arrayBuffer();
+      await new Promise((r) => setImmediate(r));
+    }
+    const body = await health.json() as { success: boolean; error: string };
+    assert.equal(health.status, 503);
+    assert.equal(body.success, false);
+    assert.match(body.error, /^SERVICE_UNAVAILABLE: /);
+    assert.match(body.error, report);
+    const read = await fetch(`${s.flowUrl}/livestream/channels/businessId/1`);
+    assert.equal(read.status, 503);
+    const write = await fetch(`${s.flowUrl}/livestream/channels`, { method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ businessId: 1, channelId: 'ch2', name: 'y', liveStatus: 'live', startTime: null }) });
+    assert.equal(write.status, 503);
+    assert.match((await write.json() as { error: string }).error, report);
+    assert.match(s.stderr(), report, 'the log names the file');
+    await s.stop();
+    assert.equal(existsSync(join(env, 'closed-cleanly')), false, 'never marked closed cleanly: the next start checks it again');
+  } finally {
+    await s.destroy();
+  }
+});
