@@ -12,6 +12,7 @@ import { packMessage, unpack } from '../engine/codec/msgpack.ts';
 import { SpscRing } from '../engine/queue/spsc-ring.ts';
 import { EVENT_COMMITS_IN_FLIGHT, openPartition, type WorkflowEngine } from '../engine/workflow/index.ts';
 import { startIdleGc } from '../runtime/idle-gc.ts';
+import { lmdbForegroundReadMs } from '../runtime/lmdb-test-hook.ts';
 import type { WorkflowReply, WorkflowRequest, WorkflowRequestBatch, WorkflowWorkerInit } from './workflow-protocol.ts';
 
 const BATCH = 1024;
@@ -20,10 +21,6 @@ const POLL_MS = 1000;
 const SWEEP_MS = 10_000;
 
 const init = workerData as WorkflowWorkerInit;
-// Tests only (TESSERA_TEST_HOOKS): LMDB's start-up consistency read left to the background (0), as for a
-// partition too large to read within its budget.
-const lmdbForegroundReadMs = process.env.TESSERA_TEST_HOOKS === '1' && process.env.TESSERA_TEST_LMDB_FOREGROUND_MS !== undefined
-  ? Number(process.env.TESSERA_TEST_LMDB_FOREGROUND_MS) : undefined;
 const port = parentPort!;
 const post = (m: WorkflowReply): void => port.postMessage(m);
 /**
@@ -44,7 +41,7 @@ async function main(): Promise<void> {
   const { engine, kv } = openedKv = await openPartition({
     dataDir: init.dataDir, partition: init.partition, partitions: init.partitions, testClock: init.testClock,
     cacheEntries: init.cacheEntries, retentionMs: init.retentionMs, allowPrivateWebhookTargets: init.allowPrivateWebhookTargets,
-    lmdbForegroundReadMs,
+    lmdbForegroundReadMs: lmdbForegroundReadMs(),
   });
   // Damage LMDB's background consistency read finds fails the partition (fatal), which then serves nothing.
   kv.store.onDamage(fatal);

@@ -173,7 +173,9 @@ test('a node killed with -9 reports damage its metadata store holds, naming data
     const giveUp = AbortSignal.timeout(60_000);
     while (!report.test(s.stderr()) && !giveUp.aborted) await new Promise((r) => setImmediate(r));
     assert.match(s.stderr(), report, 'reported by the background read');
-    assert.equal((await esCall(s, 'GET', '/kept/_doc/1')).status, 200);
+    // Reported, and never served from: every shard is failed (the next test pins the whole reply).
+    while ((await esCall(s, 'GET', '/_cluster/health')).body.status !== 'red' && !giveUp.aborted) await new Promise((r) => setImmediate(r));
+    assert.equal((await esCall(s, 'GET', '/kept/_doc/1')).status, 503);
   } finally {
     await s.destroy();
   }
@@ -281,6 +283,46 @@ test('damage the background read finds in a workflow partition fails the workflo
     assert.match(s.stderr(), report, 'the log names the file');
     await s.stop();
     assert.equal(existsSync(join(env, 'closed-cleanly')), false, 'never marked closed cleanly: the next start checks it again');
+  } finally {
+    await s.destroy();
+  }
+});
+
+test('damage the background read finds in the documents metadata store fails every shard, saying so', { timeout: 120_000 }, async () => {
+  let s = await startServer({ services: ['documents'], workers: 1 });
+  try {
+    assert.equal((await esCall(s, 'PUT', '/kept/_doc/1?refresh=true', { n: 1 })).status, 201);
+    await s.kill9();
+    await damageColdDatabase(join(s.dataDir, 'lmdb'));
+    s = await s.restart({ env: { TESSERA_TEST_LMDB_FOREGROUND_MS: '0' } });
+    const report = /corruption in .*lmdb\/data\.mdb at offset 0: LMDB's consistency read after an unclean shutdown failed .*restore this directory from a backup/;
+    let health: { status: number; body: any };
+    for (;;) {
+      health = await esCall(s, 'GET', '/_cluster/health');
+      // Yellow (unassigned replicas) until the background read has finished; red once every shard is failed.
+      if (health.body.status === 'red') break;
+      await new Promise((r) => setImmediate(r));
+    }
+    assert.equal(health.body.status, 'red');
+    assert.equal(health.body.active_primary_shards, 0);
+    const shards = await esCall(s, 'GET', '/_cat/shards/kept?format=json');
+    assert.deepEqual([...new Set(shards.body.map((r: any) => r.state))], ['UNASSIGNED']);
+    const get = await esCall(s, 'GET', '/kept/_doc/1');
+    assert.equal(get.status, 503);
+    assert.equal(get.body.error.type, 'no_shard_available_action_exception');
+    assert.match(get.body.error.reason, report);
+    const write = await esCall(s, 'PUT', '/kept/_doc/2', { n: 2 });
+    assert.equal(write.status, 503);
+    const search = await esCall(s, 'POST', '/kept/_search', { query: { match_all: {} } });
+    assert.equal(search.status, 503);
+    const create = await esCall(s, 'PUT', '/other', {});
+    assert.equal(create.status, 500);
+    assert.equal(create.body.error.type, 'corrupt_index_exception');
+    assert.match(create.body.error.reason, report);
+    assert.match(s.stderr(), /documents metadata store damaged/);
+    assert.match(s.stderr(), report, 'the log names the file');
+    await s.stop();
+    assert.equal(existsSync(join(s.dataDir, 'lmdb', 'closed-cleanly')), false, 'never marked closed cleanly');
   } finally {
     await s.destroy();
   }
