@@ -96,6 +96,22 @@ test('unset: past 10,000 buckets 6.8 warns, past 65,535 the default bound fails 
   await settings({}, { 'search.max_buckets': null });
 });
 
+test('a scroll warns on its first response, which computes the aggregations; its pages carry none, as 6.8', async () => {
+  const aggs = { h: { histogram: { field: 'v', interval: 1, extended_bounds: { min: 0, max: 10_000 } } } };
+  const first = await fetch(`${s.esUrl}/mb/_search?scroll=1m`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ size: 5, query: { range: { v: { lte: 18 } } }, aggs }) });
+  const body = await first.json() as any;
+  assert.equal(first.status, 200);
+  assert.equal(body.aggregations.h.buckets.length, 10_001);
+  assert.match(first.headers.get('warning') ?? '', /^299 Elasticsearch-6\.8\.23-4f67856 "This aggregation creates too many buckets \(10001\)/);
+  const page = await fetch(`${s.esUrl}/_search/scroll`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ scroll: '1m', scroll_id: body._scroll_id }) });
+  const pageBody = await page.json() as any;
+  assert.equal(page.status, 200);
+  assert.equal(pageBody.hits.hits.length, 5);
+  assert.equal(pageBody.aggregations, undefined);
+  assert.equal(page.headers.get('warning'), null);
+  await esCall(s, 'DELETE', '/_search/scroll', { scroll_id: body._scroll_id });
+});
+
 test('the setting takes an int of at least -1, as Setting.intSetting', async () => {
   let r = await settings({}, { 'search.max_buckets': 'many' });
   assert.equal(r.status, 400);

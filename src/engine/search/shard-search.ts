@@ -97,7 +97,7 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
   const topN = opts.topN ?? req.from + req.size;
   const scoreTop = sort ? null : new TopScoreCollector(topN);
   const fieldTop = sort ? new TopFieldCollector(topN, sort.kinds, sort.reverse, sort.missingFirst) : null;
-  const aggs = req.aggs ? createAggCollectors(req.aggs, ctx, opts.shardCount ?? 1) : null;
+  const aggs = req.aggs ? createAggCollectors(req.aggs, ctx, opts.shardCount ?? 1, opts.maxBuckets ?? -1) : null;
   const after = req.searchAfter && sort ? req.searchAfter.map((v) => v as SortValue) : null;
   let total = 0, terminated = false;
   const groupValues = req.collapse ? new GroupValues(req.collapse.field, ctx, req.collapse.innerHits.length > 0) : null;

@@ -14,7 +14,7 @@ import { parseSearchBodyText, parseSort, parseSourceFilter, parseTimeMs, type An
 import { parseJsonWithPos, parseSuggest } from '../../engine/search/index.ts';
 import { InvalidArgumentError, EngineError, ParseError } from '../../engine/errors.ts';
 import { murmur3Utf16 } from '../../engine/documents/routing.ts';
-import { executeSearch, phaseFailure, shardTargets, type ShardTarget } from './search-exec.ts';
+import { executeSearch, phaseFailure, shardTargets, type SearchOutcome, type ShardTarget } from './search-exec.ts';
 import { countBody, renderSearch, searchErrorReply } from './search-render.ts';
 import { ScrollRegistry } from './search-scroll.ts';
 import { checkCollapse, expandCollapsedHits } from './search-collapse.ts';
@@ -118,16 +118,27 @@ export class SearchService {
     checkCollapse(r, targets, scrollParam !== null);
     const searchType = httpReq.query.get('search_type') ?? 'query_then_fetch';
     if (!['query_then_fetch', 'dfs_query_then_fetch'].includes(searchType)) throw new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', `No search type for [${searchType}]`);
-    if (scrollParam && !count) return json(httpReq, 200, await this.scrolls.start(r, targets, scrollParam, searchType === 'dfs_query_then_fetch', started, fieldTypeLookup(indices), boolParam(httpReq, 'typed_keys'), this.maxBuckets()));
-    const nowMs = this.ctx.now();
     const maxBuckets = this.maxBuckets();
+    const buckets = new BucketBudget(maxBuckets);
+    if (scrollParam && !count) {
+      const { reply, outcome } = await this.scrolls.start(r, targets, scrollParam, searchType === 'dfs_query_then_fetch', started, fieldTypeLookup(indices), boolParam(httpReq, 'typed_keys'), buckets);
+      return this.searchReply(httpReq, reply, outcome, buckets);
+    }
+    const nowMs = this.ctx.now();
     const out = await executeSearch(this.cluster, targets, r, { dfs: searchType === 'dfs_query_then_fetch', nowMs, maxBuckets, signal: httpReq.signal });
     if (count) return json(httpReq, 200, countBody(out));
     await expandCollapsedHits(this.cluster, targets, r, out, nowMs);
-    const buckets = new BucketBudget(maxBuckets);
     const reply = renderSearch(r, out, { typedKeys: boolParam(httpReq, 'typed_keys'), tookMs: Date.now() - started, fieldTypes: fieldTypeLookup(indices), buckets });
-    // One warning for the whole search: the shards' and the reduce's have the same text, which ES sends once.
-    const warning = bucketWarning(maxBuckets, Math.max(out.shardAggBuckets, buckets.count));
+    return this.searchReply(httpReq, reply, out, buckets);
+  }
+
+  /**
+   * A search's 200, with 6.8's deprecation warning when its aggregations built more than 10,000 buckets and
+   * `search.max_buckets` is unset. One warning for the whole search: the shards' and the reduce's have the same
+   * text, which ES sends once.
+   */
+  private searchReply(httpReq: HttpRequest, reply: unknown, out: SearchOutcome, buckets: BucketBudget): HttpResponse {
+    const warning = bucketWarning(buckets.maxBuckets, Math.max(out.shardAggBuckets, buckets.count));
     return json(httpReq, 200, reply, warning ? { warning: warningHeader(warning, new Date(this.ctx.now())) } : undefined);
   }
 

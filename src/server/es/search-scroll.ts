@@ -9,7 +9,7 @@ import type { HttpRequest, HttpResponse } from '../http.ts';
 import type { Params } from '../router.ts';
 import type { EsCluster } from './cluster.ts';
 import type { SearchRequest } from '../../engine/search/index.ts';
-import { BucketBudget, parseTimeMs } from '../../engine/search/index.ts';
+import { parseTimeMs, type BucketBudget } from '../../engine/search/index.ts';
 import { EngineError, InvalidArgumentError } from '../../engine/errors.ts';
 import { executeSearch, hitComparator, sortKindsOf, type MergedHit, type SearchOutcome, type ShardTarget } from './search-exec.ts';
 import { renderSearch } from './search-render.ts';
@@ -44,15 +44,20 @@ export class ScrollRegistry {
     s.timer.unref();
   }
 
-  async start(req: SearchRequest, targets: ShardTarget[], scroll: string, dfs: boolean, started: number, fieldTypes: (f: string) => string | undefined, typedKeys: boolean, maxBuckets: number): Promise<unknown> {
+  /**
+   * Runs a scroll's first search: its aggregations are computed here and only here (continuation pages carry
+   * none, as 6.8 drops them after the first query phase). Returns the reply and the outcome, whose bucket
+   * counts together with `buckets` (the reduce's) decide 6.8's deprecation warning.
+   */
+  async start(req: SearchRequest, targets: ShardTarget[], scroll: string, dfs: boolean, started: number, fieldTypes: (f: string) => string | undefined, typedKeys: boolean, buckets: BucketBudget): Promise<{ reply: unknown; outcome: SearchOutcome }> {
     const keepAliveMs = this.keepAlive(scroll);
     const id = randomBytes(24).toString('base64url');
-    const out = await executeSearch(this.cluster, targets, { ...req, from: 0 }, { dfs, nowMs: this.ctx.now(), scroll: { keyPrefix: id, keepAliveMs }, maxBuckets });
+    const out = await executeSearch(this.cluster, targets, { ...req, from: 0 }, { dfs, nowMs: this.ctx.now(), scroll: { keyPrefix: id, keepAliveMs }, maxBuckets: buckets.maxBuckets });
     const state: ScrollState = { id, targets, offsets: targets.map(() => 0), req, outcome: out, keepAliveMs, timer: setTimeout(() => {}, 0), fieldTypes, typedKeys };
     this.consume(state, out.hits);
     this.states.set(id, state);
     this.arm(state);
-    return renderSearch(req, out, { typedKeys, scrollId: id, tookMs: Date.now() - started, fieldTypes, buckets: new BucketBudget(maxBuckets) });
+    return { reply: renderSearch(req, out, { typedKeys, scrollId: id, tookMs: Date.now() - started, fieldTypes, buckets }), outcome: out };
   }
 
   private consume(s: ScrollState, hits: MergedHit[]): void {

@@ -16,6 +16,7 @@ import { TopHitsCollector } from './top-hits.ts';
 import { stringColumn } from '../fielddata.ts';
 import { rejectNestedComposite } from './composite.ts';
 import { validatePipelines } from './bucket-sort.ts';
+import { BucketBudget } from './bucket-budget.ts';
 
 export type AggPartial = { name: string; type: string; [k: string]: any };
 
@@ -25,7 +26,12 @@ export interface AggCollector {
   partial(): AggPartial;
 }
 
-export interface AggEnv { ctx: CompileContext; shardCount: number }
+/**
+ * What every collector of one shard search shares. `subBuckets` counts the buckets whose sub-collectors have been
+ * built (bucket-collectors.ts `BucketSet`): against `search.max_buckets`, as 6.8's request circuit breaker would
+ * stop a shard building them without bound.
+ */
+export interface AggEnv { ctx: CompileContext; shardCount: number; subBuckets: BucketBudget }
 
 /** The collectors of one aggregation level. */
 export class AggCollectors {
@@ -35,10 +41,11 @@ export class AggCollectors {
   partials(): AggPartial[] { return this.list.map((c) => c.partial()); }
 }
 
-export function createAggCollectors(specs: AggSpec[], ctx: CompileContext, shardCount: number): AggCollectors {
+/** @param maxBuckets `search.max_buckets` (-1: unset). */
+export function createAggCollectors(specs: AggSpec[], ctx: CompileContext, shardCount: number, maxBuckets: number): AggCollectors {
   rejectNestedComposite(specs);
   validatePipelines(specs);
-  const env: AggEnv = { ctx, shardCount };
+  const env: AggEnv = { ctx, shardCount, subBuckets: new BucketBudget(maxBuckets) };
   return new AggCollectors(specs.map((s) => createCollector(s, env)));
 }
 

@@ -54,11 +54,14 @@ export function bucketWarning(maxBuckets: number, count: number): string | null 
 const MULTI_BUCKET = new Set(['terms', 'histogram', 'date_histogram', 'range', 'date_range', 'geo_distance', 'filters', 'geohash_grid', 'composite']);
 const SINGLE_BUCKET = new Set(['filter', 'missing', 'nested', 'reverse_nested']);
 
+/** Whether an aggregation of `type` builds buckets that count against the limit (single-bucket ones do not). */
+export function isMultiBucket(type: string): boolean { return MULTI_BUCKET.has(type); }
+
 /** Consumes the buckets of a shard's partial results, sub-aggregations included (what its aggregators built). */
 export function consumePartialBuckets(specs: AggSpec[], parts: AggPartial[], budget: BucketBudget): void {
   for (let i = 0; i < specs.length; i++) {
     const spec = specs[i], p = parts[i];
-    if (MULTI_BUCKET.has(spec.type)) {
+    if (isMultiBucket(spec.type)) {
       const buckets = p.buckets as { subs: AggPartial[] }[];
       budget.consume(buckets.length);
       if (spec.subs.length > 0) for (const b of buckets) consumePartialBuckets(spec.subs, b.subs, budget);

@@ -21,6 +21,8 @@ import { dateRounding } from './date-rounding.ts';
 import { parsingError } from '../query-parser.ts';
 import { compileLuceneRegex } from '../../regex/index.ts';
 import { CompositeCollector } from './composite.ts';
+import { isMultiBucket } from './bucket-budget.ts';
+import { DeferredHits } from './deferred-hits.ts';
 
 export type BucketKey = number | string;
 
@@ -28,30 +30,48 @@ export class Bucket {
   count = 0;
   subs: AggCollectors | null = null;
   segOrd = -1;
-  constructor(readonly key: BucketKey) {}
+  /** The bucket's place in its set's creation order (`BucketSet.byOrd`). */
+  constructor(readonly key: BucketKey, readonly ord: number) {}
 }
 
 /** Buckets keyed by value with per-bucket sub-collectors. */
 export class BucketSet {
   readonly map = new Map<BucketKey, Bucket>();
+  /** The buckets in creation order (`Bucket.ord`). */
+  readonly byOrd: Bucket[] = [];
   private segOrd = -1;
   private seg: Segment | null = null;
-  constructor(private readonly spec: AggSpec, private readonly env: AggEnv) {}
+  /** Whether this aggregation's buckets count against the budget of sub-collectors (single-bucket ones do not). */
+  private readonly counted: boolean;
+  constructor(private readonly spec: AggSpec, private readonly env: AggEnv) {
+    this.counted = isMultiBucket(spec.type);
+  }
   setSegment(ord: number, seg: Segment): void { this.segOrd = ord; this.seg = seg; }
   bucket(key: BucketKey): Bucket {
     let b = this.map.get(key);
-    if (!b) { b = new Bucket(key); this.map.set(key, b); }
+    if (!b) { b = new Bucket(key, this.byOrd.length); this.map.set(key, b); this.byOrd.push(b); }
     return b;
   }
   hit(b: Bucket, doc: number, score: number): void {
     b.count++;
-    if (this.spec.subs.length === 0) return;
-    if (!b.subs) b.subs = new AggCollectors(this.spec.subs.map((s) => createCollector(s, this.env)));
+    if (this.spec.subs.length > 0) this.collectSubs(b, doc, score);
+  }
+  /**
+   * Collects `doc` into the bucket's sub-aggregations. Every bucket whose sub-collectors are built counts against
+   * the search's bucket limit as it is built (`AggEnv.subBuckets`), so a shard never holds sub-collectors for
+   * more buckets than `search.max_buckets` allows.
+   */
+  collectSubs(b: Bucket, doc: number, score: number): void {
+    if (!b.subs) {
+      if (this.counted) this.env.subBuckets.consume(1);
+      b.subs = new AggCollectors(this.spec.subs.map((s) => createCollector(s, this.env)));
+    }
     if (b.segOrd !== this.segOrd) { b.subs.setSegment(this.segOrd, this.seg!); b.segOrd = this.segOrd; }
     b.subs.collect(doc, score);
   }
-  subPartials(b: Bucket): AggPartial[] {
-    return b.subs ? b.subs.partials() : this.spec.subs.map((s) => createCollector(s, this.env).partial());
+  /** The partials of a bucket's sub-aggregations (empty ones for a bucket that got no docs, or none at all). */
+  subPartials(b: Bucket | undefined): AggPartial[] {
+    return b?.subs ? b.subs.partials() : this.spec.subs.map((s) => createCollector(s, this.env).partial());
   }
 }
 
@@ -82,10 +102,22 @@ class TermsCollector implements AggCollector {
   private readonly src: ValuesSource;
   private readonly buckets: BucketSet;
   private readonly include: ((k: number | string) => boolean) | null;
+  private readonly order: OrderSpec[];
+  /** Ordered by count and key alone: the shard cut needs no sub-aggregation. */
+  private readonly simpleOrder: boolean;
+  /**
+   * The hits whose sub-aggregations wait for the shard cut (breadth_first: deferred-hits.ts), or null when they
+   * are collected at once (depth_first): no sub-aggregations, `collect_mode: depth_first`, or an order by a
+   * sub-aggregation, which needs every bucket's.
+   */
+  private readonly deferred: DeferredHits | null;
   constructor(private readonly spec: AggSpec, private readonly env: AggEnv) {
     this.src = valuesSource(String(spec.params.field), env, spec.params.missing, spec.params.value_type);
     this.buckets = new BucketSet(spec, env);
     this.include = includeExclude(spec.params.include, spec.params.exclude, this.src, env);
+    this.order = termsOrder(spec.params.order);
+    this.simpleOrder = this.order.every((o) => o.key === '_count' || o.key === '_key');
+    this.deferred = spec.subs.length > 0 && this.simpleOrder && spec.params.collect_mode !== 'depth_first' ? new DeferredHits() : null;
   }
   /**
    * Fast path for a keyword field with no sub-aggregations or include/exclude: counts per segment ordinal in a
@@ -98,6 +130,7 @@ class TermsCollector implements AggCollector {
     this.flushOrdCounts();
     this.src.setSegment(seg);
     this.buckets.setSegment(ord, seg);
+    this.deferred?.setSegment(ord, seg);
     const col = this.spec.subs.length === 0 && !this.include ? this.src.ordinalColumn() : null;
     this.ordColumn = col;
     this.ordCounts = col ? new Int32Array(col.terms.size) : null;
@@ -121,13 +154,16 @@ class TermsCollector implements AggCollector {
       return;
     }
     const n = this.src.values(doc, this.vals);
+    const deferred = this.deferred;
     let prev: number | string | undefined;
     for (let i = 0; i < n; i++) {
       const v = this.vals[i];
       if (v === prev) continue; // count a doc once per distinct value
       prev = v;
       if (this.include && !this.include(v)) continue;
-      this.buckets.hit(this.buckets.bucket(v), doc, score);
+      const b = this.buckets.bucket(v);
+      if (deferred === null) this.buckets.hit(b, doc, score);
+      else { b.count++; deferred.record(b.ord, doc, score); }
     }
   }
   partial(): AggPartial {
@@ -135,20 +171,28 @@ class TermsCollector implements AggCollector {
     const p = this.spec.params;
     const size = p.size === undefined ? 10 : Number(p.size);
     const shardSize = p.shard_size !== undefined ? Math.max(Number(p.shard_size), size) : this.env.shardCount === 1 ? size : Math.floor(size * 1.5 + 10);
-    const order = termsOrder(p.order);
+    const order = this.order;
     let list = [...this.buckets.map.values()];
     const minDoc = p.min_doc_count === undefined ? 1 : Number(p.min_doc_count);
     list = list.filter((b) => b.count >= Math.min(minDoc, 1));
     let other = 0;
-    const simple = order.every((o) => o.key === '_count' || o.key === '_key');
-    if (simple) {
+    if (this.simpleOrder) {
       list.sort((a, b) => compareSimple(order, a.count, a.key, b.count, b.key));
       if (list.length > shardSize) { for (const b of list.slice(shardSize)) other += b.count; list = list.slice(0, shardSize); }
     }
+    if (this.deferred !== null) this.collectSurvivors(this.deferred, list);
     return {
       name: this.spec.name, type: 'terms', valueType: this.src.type, format: p.format ?? this.src.format, shardSize, otherDocCount: other,
       buckets: list.map((b) => ({ key: b.key, docCount: b.count, subs: this.buckets.subPartials(b) })),
     };
+  }
+
+  /** Breadth-first's second pass: the sub-aggregations of the buckets that survived the cut, from the recorded hits. */
+  private collectSurvivors(deferred: DeferredHits, survivors: Bucket[]): void {
+    const keep = new Uint8Array(this.buckets.byOrd.length);
+    for (const b of survivors) keep[b.ord] = 1;
+    const buckets = this.buckets, byOrd = buckets.byOrd;
+    deferred.replay(keep, (ord, seg) => buckets.setSegment(ord, seg), (b, doc, score) => buckets.collectSubs(byOrd[b], doc, score));
   }
 }
 
@@ -283,7 +327,7 @@ class RangeCollector implements AggCollector {
     return { name: this.spec.name, type: this.spec.type, valueType: this.src.type, format: this.spec.params.format ?? this.src.format, keyed: this.spec.params.keyed === true,
       buckets: this.ranges.map((r, i) => {
         const b = this.buckets.map.get(i);
-        return { key: r.key ?? null, from: r.from, to: r.to, docCount: b ? b.count : 0, subs: b ? this.buckets.subPartials(b) : this.buckets.subPartials(new Bucket(i)) };
+        return { key: r.key ?? null, from: r.from, to: r.to, docCount: b ? b.count : 0, subs: this.buckets.subPartials(b) };
       }) };
   }
 }
@@ -305,8 +349,8 @@ class FiltersCollector implements AggCollector {
   }
   partial(): AggPartial {
     const buckets = this.filters.map((f, i) => {
-      const b = this.buckets.map.get(i) ?? new Bucket(i);
-      return { key: f.key, docCount: b.count, subs: this.buckets.subPartials(b) };
+      const b = this.buckets.map.get(i);
+      return { key: f.key, docCount: b ? b.count : 0, subs: this.buckets.subPartials(b) };
     });
     if (this.spec.type === 'filter') return { name: this.spec.name, type: 'filter', docCount: buckets[0].docCount, subs: buckets[0].subs };
     return { name: this.spec.name, type: this.spec.type, keyed: this.spec.filtersKeyed !== false, buckets };
