@@ -324,7 +324,7 @@ export class EsCluster {
     return out;
   }
 
-  /** Shard numbers of `meta` that failed, as last reported by the workers. */
+  /** Shard numbers of `meta` that failed, as last reported by the workers (all of them once the metadata store is damaged). */
   failedShards(meta: IndexMeta): number[] {
     const out: number[] = [];
     for (let s = 0; s < numberOfShards(meta.settings); s++) if (this.metadataDamage || this.failures.has(`${meta.uuid}/${s}`)) out.push(s);
