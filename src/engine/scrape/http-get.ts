@@ -5,6 +5,7 @@
  * redirects (unless `follow_redirects: false`), an HTTP proxy (absolute-URL requests for http targets, a
  * CONNECT tunnel for https targets, as Go's transport; credentials in the proxy URL go as Basic
  * `Proxy-Authorization`, `proxy_connect_header` with the CONNECT), and a limit on the uncompressed body size.
+ * Scrapes of plain http targets without a proxy read straight into their kept buffer (`plain-http-get.ts`).
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -61,9 +62,11 @@ function getOnce(url: string, headers: Record<string, string>, deadline: number,
       else if (e.code === 'ENOTFOUND') fail(`dial tcp: lookup ${u.hostname}: no such host`);
       else fail(e.message);
     };
-    const redirectTo = (status: number, location: string | undefined): string => (
-      opts.followRedirects !== false && status >= 301 && status <= 308 && location && redirects < 10 ? new URL(location, u).toString() : ''
-    );
+    /** The URL to follow, or '' (then the 3xx itself is the answer, also when its Location is not a URL). */
+    const redirectTo = (status: number, location: string | undefined): string => {
+      if (opts.followRedirects === false || status < 301 || status > 308 || !location || redirects >= 10) return '';
+      try { return new URL(location, u).toString(); } catch { return ''; }
+    };
     const into = opts.into;
     if (into && u.protocol === 'http:' && !opts.proxyUrl) {
       // A scrape into a kept buffer: read straight into it (see plain-http-get.ts).
