@@ -5,7 +5,7 @@
  * `meta`, answers `{stale: true}` and the main thread repeats it with `meta`.
  */
 import { ShardRegistry, type OpenShard, type ShardState } from '../engine/documents/shard-registry.ts';
-import type { ShardStats, StoredDoc } from '../engine/documents/doc-shard-types.ts';
+import { failedStats, type ShardStats, type StoredDoc } from '../engine/documents/doc-shard-types.ts';
 import type { SegmentReport } from '../engine/indexing/index.ts';
 import { toWire } from '../engine/errors.ts';
 import { shardTermVectors } from '../engine/documents/doc-term-vectors.ts';
@@ -125,13 +125,6 @@ async function stats(args: ShardListArgs, init: WorkerInit): Promise<Stale | Sha
     out.push(shardStats);
   }
   return out;
-}
-
-function failedStats(failure: string): ShardStats {
-  return {
-    docsCount: 0, docsDeleted: 0, rootDocs: 0, storeBytes: 0, maxSeqNo: -1, translogOps: 0, translogBytes: 0, segments: 0, segmentsMemoryBytes: 0,
-    merges: { total: 0, current: 0, currentDocs: 0, currentBytes: 0, totalDocs: 0, totalBytes: 0, totalTimeMs: 0 }, refreshes: 0, refreshMs: 0, flushes: 0, flushMs: 0, failure,
-  };
 }
 
 export const docsTasks = {

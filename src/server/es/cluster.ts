@@ -7,6 +7,7 @@ import { ThreadPools } from './thread-pools.ts';
 import { checkIndexWriteBlock } from './index-blocks.ts';
 import type { MappingJson } from '../../engine/search/api.ts';
 import type { ServerContext } from '../context.ts';
+import { EngineError, formatMessage, toWire } from '../../engine/errors.ts';
 import { EMPTY_STATE, type ClusterState, type IndexMeta } from '../../engine/documents/cluster-state.ts';
 import { resolveRead, resolveWrite, type ResolveOptions } from '../../engine/documents/resolve.ts';
 import { buildIndex } from '../../engine/documents/index-create.ts';
@@ -22,7 +23,7 @@ import type { ItemOutcome, OpArgs, OpResult, ShardCall, ShardMeta, Stale, WriteI
 /** Worker operations addressed to one shard: they take a `ShardCall` and may answer `Stale`. */
 type ShardOp = 'docs.write' | 'docs.get' | 'docs.termvectors' | 'docs.refresh' | 'docs.flush' | 'docs.stats' | 'docs.state' | 'docs.segments' | 'docs.forceMerge' | 'search.query' | 'search.dfs' | 'search.fetch' | 'search.scroll' | 'search.clearScroll';
 type ShardOpArgs<K extends ShardOp> = Omit<OpArgs<K>, keyof ShardCall>;
-import type { ShardStats, StoredDoc } from '../../engine/documents/doc-shard-types.ts';
+import { failedStats, type ShardStats, type StoredDoc } from '../../engine/documents/doc-shard-types.ts';
 
 export interface ResolvedIndex {
   name: string;
@@ -47,6 +48,11 @@ export class EsCluster {
   private readonly sent = new Map<string, number>();
   /** Shards the workers reported failed (damaged files), `uuid/shard` → the failure message. */
   private readonly failures = new Map<string, string>();
+  /**
+   * The damage found in the metadata store after start-up (LMDB's background consistency read), or null. The
+   * index metadata every shard is served by came from that store, so every shard is then failed.
+   */
+  private metadataDamage: EngineError | null = null;
 
   constructor(readonly ctx: ServerContext, private readonly persistence: MetaPersistence) {}
 
@@ -54,9 +60,25 @@ export class EsCluster {
     this.state = this.persistence.load() ?? EMPTY_STATE;
   }
 
+  /**
+   * The metadata store was found damaged while the node served: from now on every shard is failed (red in
+   * `_cluster/health`, UNASSIGNED in `_cat/shards`, its calls answered no_shard_available_action_exception
+   * naming the file) and no cluster state change is written.
+   */
+  metadataFailed(err: EngineError): void {
+    this.metadataDamage = err;
+  }
+
+  /** The failure every shard of `meta` reports once the metadata store was found damaged. */
+  private metadataShardFailure(meta: IndexMeta, shard: number): EngineError {
+    const d = this.metadataDamage!;
+    return new EngineError('DOC_SHARD_FAILED', formatMessage('DOC_SHARD_FAILED', [meta.name, shard, d.message]), { index: meta.name, shard, cause: toWire(d) });
+  }
+
   /** Runs `fn` on the current state after earlier changes; persists and swaps in its result. */
   mutate<T = void>(fn: (s: ClusterState) => { state: ClusterState; value?: T }): Promise<T> {
     const run = async (): Promise<T> => {
+      if (this.metadataDamage) throw this.metadataDamage;
       const prev = this.state;
       const { state, value } = fn(prev);
       if (state !== prev) {
@@ -202,6 +224,7 @@ export class EsCluster {
    * `signal` stops in the worker once it aborts (its client went away).
    */
   async shardCall<K extends ShardOp>(meta: IndexMeta, shard: number, op: K, args: ShardOpArgs<K>, signal?: AbortSignal): Promise<Exclude<OpResult<K>, Stale>> {
+    if (this.metadataDamage) throw this.metadataShardFailure(meta, shard);
     const w = this.shardWorker(meta.uuid, shard);
     const key = `${w}/${meta.uuid}`;
     const base = { ...args, uuid: meta.uuid, shard, mv: meta.mappingVersion } as OpArgs<K>;
@@ -288,6 +311,9 @@ export class EsCluster {
   /** Shard statistics of the open indices among `metas` (closed ones have no open shards and are left out). */
   async stats(metas: IndexMeta[]): Promise<Map<string, ShardStats[]>> {
     metas = metas.filter((m) => !m.closed);
+    if (this.metadataDamage) {
+      return new Map(metas.map((m) => [m.name, Array.from({ length: numberOfShards(m.settings) }, (_, s) => failedStats(this.metadataShardFailure(m, s).message))]));
+    }
     const out = await this.allShards(metas, 'docs.stats');
     for (const m of metas) {
       out.get(m.name)!.forEach((s, shard) => {
@@ -298,10 +324,10 @@ export class EsCluster {
     return out;
   }
 
-  /** Shard numbers of `meta` that failed, as last reported by the workers. */
+  /** Shard numbers of `meta` that failed, as last reported by the workers (all of them once the metadata store is damaged). */
   failedShards(meta: IndexMeta): number[] {
     const out: number[] = [];
-    for (let s = 0; s < numberOfShards(meta.settings); s++) if (this.failures.has(`${meta.uuid}/${s}`)) out.push(s);
+    for (let s = 0; s < numberOfShards(meta.settings); s++) if (this.metadataDamage || this.failures.has(`${meta.uuid}/${s}`)) out.push(s);
     return out;
   }
 
