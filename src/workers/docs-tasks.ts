@@ -11,7 +11,7 @@ import { toWire, type WireError } from '../engine/errors.ts';
 import { shardTermVectors } from '../engine/documents/doc-term-vectors.ts';
 import { clearFielddata, fielddataBytes } from '../engine/search/index.ts';
 import { setDocumentsFigures } from './documents-figures.ts';
-import { newWriteOutcomes, OUTCOME_FORCED_REFRESH, OUTCOME_OTHER, OUTCOME_PENDING, setOutcome, WRITE_RESULTS } from './protocol.ts';
+import { newWriteOutcomes, OUTCOME_FORCED_REFRESH, OUTCOME_OTHER, OUTCOME_PENDING, setOutcome, setResult, WRITE_RESULTS } from './protocol.ts';
 import type { ItemOutcome, ShardCall, ShardListArgs, Stale, TaskSubset, WorkerInit, WriteArgs, WriteOutcomes } from './protocol.ts';
 
 let registry: ShardRegistry | null = null;
@@ -67,7 +67,7 @@ async function write(args: WriteArgs, init: WorkerInit): Promise<Stale | WriteOu
           const r = it.action === 'delete' ? s.deleteNow(it.op) : it.action === 'update' ? s.updateNow(it.op) : s.indexNow(it.op);
           // A mapping update stops the batch here: later items may use the new fields.
           if ('mappingUpdate' in r) { setOutcome(out, i, r); stopped = true; continue; }
-          setOutcome(out, i, { ok: r.result });
+          if (r.result.getSource === undefined) setResult(out, i, r.result); else setOutcome(out, i, { ok: r.result });
           wrote = true;
         } catch (e) {
           setOutcome(out, i, { err: toWire(e) });

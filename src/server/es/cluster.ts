@@ -258,7 +258,6 @@ export class EsCluster {
   }
 
   /** Writes items to one shard, applying dynamic mapping updates between rounds. Outcomes in item order. */
-  /** Runs `items` on their shard in order; a mapping update an item needs is applied and the rest sent again. */
   async writeShard(meta: IndexMeta, shard: number, items: WriteItem[], refresh?: 'true' | 'wait_for'): Promise<WriteOutcomes> {
     this.checkWriteBlock();
     const first = await this.shardCall(meta, shard, 'docs.write', { items, refresh });
@@ -266,7 +265,7 @@ export class EsCluster {
     const out = newWriteOutcomes(items.length);
     let idx = items.map((_, i) => i);
     let m = meta;
-    let res: WriteOutcomes | null = first;
+    let res = first;
     for (;;) {
       const next: number[] = [];
       for (let j = 0, k = 0; j < idx.length; j++) {
