@@ -18,7 +18,8 @@ import { compilePipeline, type Pipeline } from '../../engine/documents/ingest/pi
 import { resolveDateMathName } from '../../engine/documents/date-math-names.ts';
 import { numberOfShards, type FlatSettings } from '../../engine/documents/settings.ts';
 import { murmur3Utf16 } from '../../engine/documents/routing.ts';
-import type { ItemOutcome, OpArgs, OpResult, ShardCall, ShardMeta, Stale, WriteItem } from '../../workers/protocol.ts';
+import { newWriteOutcomes, OUTCOME_OTHER, OUTCOME_PENDING, setOutcome } from '../../workers/protocol.ts';
+import type { OpArgs, OpResult, ShardCall, ShardMeta, Stale, WriteItem, WriteOutcomes } from '../../workers/protocol.ts';
 
 /** Worker operations addressed to one shard: they take a `ShardCall` and may answer `Stale`. */
 type ShardOp = 'docs.write' | 'docs.get' | 'docs.termvectors' | 'docs.refresh' | 'docs.flush' | 'docs.stats' | 'docs.state' | 'docs.segments' | 'docs.forceMerge' | 'search.query' | 'search.dfs' | 'search.fetch' | 'search.scroll' | 'search.clearScroll';
@@ -257,32 +258,41 @@ export class EsCluster {
   }
 
   /** Writes items to one shard, applying dynamic mapping updates between rounds. Outcomes in item order. */
-  async writeShard(meta: IndexMeta, shard: number, items: WriteItem[], refresh?: 'true' | 'wait_for'): Promise<ItemOutcome[]> {
+  /** Runs `items` on their shard in order; a mapping update an item needs is applied and the rest sent again. */
+  async writeShard(meta: IndexMeta, shard: number, items: WriteItem[], refresh?: 'true' | 'wait_for'): Promise<WriteOutcomes> {
     this.checkWriteBlock();
-    const out: ItemOutcome[] = new Array(items.length);
+    const first = await this.shardCall(meta, shard, 'docs.write', { items, refresh });
+    if (first.otherAt.length === 0) return first; // the common batch: every item ran and has a plain result
+    const out = newWriteOutcomes(items.length);
     let idx = items.map((_, i) => i);
     let m = meta;
-    while (idx.length) {
-      const res = await this.shardCall(m, shard, 'docs.write', { items: idx.map((i) => items[i]), refresh });
+    let res: WriteOutcomes | null = first;
+    for (;;) {
       const next: number[] = [];
-      for (let j = 0; j < res.length; j++) {
-        const r = res[j];
-        const i = idx[j];
-        if ('pending' in r) { next.push(i); continue; }
+      for (let j = 0, k = 0; j < idx.length; j++) {
+        const c = res.code[j], i = idx[j];
+        if (c === OUTCOME_PENDING) { next.push(i); continue; }
+        if (c !== OUTCOME_OTHER) {
+          out.code[i] = c; out.version[i] = res.version[j]; out.seqNo[i] = res.seqNo[j]; out.primaryTerm[i] = res.primaryTerm[j];
+          continue;
+        }
+        const r = res.others[k++];
         if ('mappingUpdate' in r) {
           try {
             m = await this.applyMapping(m.name, m.uuid, r.mappingUpdate);
             next.push(i);
           } catch (e) {
-            out[i] = { err: { code: (e as { code?: string }).code ?? 'INTERNAL', message: (e as Error).message, details: (e as { details?: Record<string, unknown> }).details ?? {}, category: 'InvalidArgumentError' } };
+            setOutcome(out, i, { err: { code: (e as { code?: string }).code ?? 'INTERNAL', message: (e as Error).message, details: (e as { details?: Record<string, unknown> }).details ?? {}, category: 'InvalidArgumentError' } });
           }
           continue;
         }
-        out[i] = r;
+        setOutcome(out, i, r);
       }
+      if (next.length === 0) break;
       idx = next;
+      res = await this.shardCall(m, shard, 'docs.write', { items: idx.map((i) => items[i]), refresh });
     }
-    return out;
+    return out; // items come back in ascending order, so `otherAt` stays ascending
   }
 
   getDoc(meta: IndexMeta, shard: number, id: string): Promise<StoredDoc | null> {
