@@ -20,6 +20,7 @@ import { RANGE_FUNCS } from './functions-range.ts';
 import type { RangeArgs } from './functions-range.ts';
 import { absentLabels } from './functions.ts';
 import { SlidingExtremum } from './sliding-extremum.ts';
+import type { DecodedSeriesBound } from './decoded-series.ts';
 
 export interface EngineOptions {
   lookbackMs: number;
@@ -29,6 +30,11 @@ export interface EngineOptions {
   defaultSubqueryStepMs: number;
   /** Evaluation stops (canceled) once another thread sets element 0 non-zero; checked with the deadline. */
   cancel?: Int32Array;
+  /**
+   * Where still encoded series (the querier's `deferred` ones) are decoded as the evaluation reads them, and
+   * how many decoded samples it keeps; without it they are decoded when selected.
+   */
+  decoded?: DecodedSeriesBound;
 }
 export const DEFAULT_ENGINE_OPTIONS: EngineOptions = { lookbackMs: 300_000, maxSamples: 50_000_000, timeoutMs: 120_000, defaultSubqueryStepMs: 60_000 };
 
@@ -94,7 +100,7 @@ export class Evaluator {
 
   fetch(vs: VectorSelector): StoredSeries[] {
     let d = this.sh.data.get(vs);
-    if (!d) { d = readSeries(this.sh.querier, vs.matchers); this.sh.data.set(vs, d); }
+    if (!d) { d = readSeries(this.sh.querier, vs.matchers, this.sh.opts.decoded ?? null); this.sh.data.set(vs, d); }
     return d;
   }
 

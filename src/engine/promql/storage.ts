@@ -4,9 +4,9 @@
  * looked up per step by binary search. Mirrors `vectorSelectorSingle` and `matrixIterSlice` of 2.42,
  * whose windows are closed on both sides: `[t - range, t]`.
  */
-import type { Labels, Matcher, Querier } from '../tsdb/api.ts';
+import type { FetchedSeries, Labels, Matcher, Querier } from '../tsdb/api.ts';
+import { DeferredStoredSeries, staleFlags, type DecodedSeriesBound } from './decoded-series.ts';
 import { VAL_NONE } from '../tsdb/api.ts';
-import { isStaleNaN } from './value.ts';
 import { compareLabels } from './labels.ts';
 
 export interface StoredSeries {
@@ -19,26 +19,25 @@ export interface StoredSeries {
   readonly n: number;
 }
 
-/** A series that can hand out its samples as arrays (the in-memory querier does), skipping the cursor. */
-interface ArraySeries { arrays(): { t: Float64Array; v: Float64Array } }
+/**
+ * A series that can hand out its samples as arrays (the in-memory querier does), skipping the cursor; or,
+ * when they are still encoded, a function that decodes them.
+ */
+interface ArraySeries { arrays(): { t: Float64Array; v: Float64Array }; deferred(): (() => FetchedSeries) | null }
 
-function staleFlags(v: Float64Array, n: number): Uint8Array | null {
-  let flags: Uint8Array | null = null;
-  for (let i = 0; i < n; i++) {
-    const x = v[i];
-    if (x === x || !isStaleNaN(x)) continue;
-    flags ??= new Uint8Array(n);
-    flags[i] = 1;
-  }
-  return flags;
-}
 
-export function readSeries(q: Querier, matchers: readonly Matcher[]): StoredSeries[] {
+/**
+ * The series of one selector; series still encoded are decoded when first read, within `bound` (without one,
+ * at once).
+ */
+export function readSeries(q: Querier, matchers: readonly Matcher[], bound: DecodedSeriesBound | null = null): StoredSeries[] {
   const set = q.select(true, null, matchers);
   const out: StoredSeries[] = [];
   let cur = null;
   while (set.next()) {
     const s = set.at();
+    const deferred = bound !== null ? (s as Partial<ArraySeries>).deferred?.call(s) : null;
+    if (deferred) { out.push(new DeferredStoredSeries(s.labels, deferred, bound!)); continue; }
     const direct = (s as Partial<ArraySeries>).arrays;
     if (direct) {
       const { t, v } = direct.call(s);

@@ -1,11 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mergeSelected, mergeSeries, packSelect, unpackSelect } from './packed-series.ts';
+import { mergeSelected, mergeSeries, packSelect, SelectedSeries, unpackSelect } from './packed-series.ts';
 import type { FetchedSeries, Labels } from './api.ts';
 
 const lbl = (o: Record<string, string>): Labels => Object.keys(o).sort().map((name) => ({ name, value: o[name] }));
 const ser = (o: Record<string, string>, t: number[], v: number[]): FetchedSeries => ({ labels: lbl(o), t: Float64Array.from(t), v: Float64Array.from(v) });
-const plain = (list: FetchedSeries[]) => list.map((s) => ({ labels: s.labels, t: [...s.t], v: [...s.v] }));
+const plain = (list: (FetchedSeries | SelectedSeries)[]) => list.map((x) => {
+  const s = x instanceof SelectedSeries ? x.samples() : x;
+  return { labels: s.labels, t: [...s.t], v: [...s.v] };
+});
 
 test('packSelect interns label strings and round-trips series (stale NaN bits kept)', () => {
   // The stale marker is a signalling NaN: build it from bytes (a JS number round trip may quiet it).
