@@ -1,0 +1,48 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DecodedSeriesBound, DeferredStoredSeries } from './decoded-series.ts';
+
+const series = (name: string, n: number, decodes: string[], bound: DecodedSeriesBound): DeferredStoredSeries =>
+  new DeferredStoredSeries([{ name: 'a', value: name }], () => {
+    decodes.push(name);
+    const t = Float64Array.from({ length: n }, (_, i) => i * 1000);
+    return { labels: [], t, v: t.map((x) => x / 1000) };
+  }, bound);
+
+test('a deferred series is decoded once on first read and kept while the bound allows', () => {
+  const decodes: string[] = [];
+  const bound = new DecodedSeriesBound(100);
+  const s = series('x', 10, decodes, bound);
+  assert.deepEqual(decodes, []);
+  assert.equal(s.n, 10);
+  assert.equal(s.v[3], 3);
+  assert.equal(s.t[9], 9000);
+  assert.equal(s.stale, null);
+  assert.deepEqual(decodes, ['x']);
+  assert.equal(bound.loaded, 10);
+});
+
+test('over the bound the oldest decoded series are dropped, and decoded again when read again', () => {
+  const decodes: string[] = [];
+  const bound = new DecodedSeriesBound(25);
+  const [a, b, c] = ['a', 'b', 'c'].map((k) => series(k, 10, decodes, bound));
+  assert.equal(a.n + b.n, 20);
+  assert.equal(c.n, 10); // 30 > 25: a is dropped
+  assert.equal(b.t[1], 1000);
+  assert.equal(c.t[1], 1000);
+  assert.deepEqual(decodes, ['a', 'b', 'c']);
+  assert.equal(a.v[2], 2); // decoded again, which drops b
+  assert.equal(b.n, 10);
+  assert.deepEqual(decodes, ['a', 'b', 'c', 'a', 'b']);
+  // Statistics count each series' samples once.
+  assert.equal(bound.loaded, 30);
+});
+
+test('a series larger than the bound is still served whole', () => {
+  const decodes: string[] = [];
+  const bound = new DecodedSeriesBound(5);
+  const s = series('big', 50, decodes, bound);
+  assert.equal(s.n, 50);
+  assert.equal(s.t[49], 49000);
+  assert.deepEqual(decodes, ['big']);
+});
