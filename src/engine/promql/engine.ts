@@ -160,13 +160,14 @@ export class Evaluator {
         if (i >= 0) for (let ts = this.startMs; ts <= this.endMs; ts += this.intervalMs) { this.tick(); this.pushChecked(ser, ts, s.v[i]); }
       } else {
         // Steps only move forward, so the newest sample at or before each step is found by walking on.
+        const t = s.t, v = s.v, n = s.n, stale = s.stale;
         let i = -1;
         for (let ts = this.startMs; ts <= this.endMs; ts += this.intervalMs) {
           this.tick();
           const ref = ts - vs.offset;
-          while (i + 1 < s.n && s.t[i + 1] <= ref) i++;
-          if (i < 0 || s.t[i] < ref - lookback || (s.stale !== null && s.stale[i] === 1)) continue;
-          this.pushChecked(ser, ts, s.v[i]);
+          while (i + 1 < n && t[i + 1] <= ref) i++;
+          if (i < 0 || t[i] < ref - lookback || (stale !== null && stale[i] === 1)) continue;
+          this.pushChecked(ser, ts, v[i]);
         }
       }
       if (ser.t.length > 0) { this.addSamples(ser.t.length); out.push(ser); }

@@ -63,20 +63,22 @@ export function readSeries(q: Querier, matchers: readonly Matcher[], bound: Deco
 
 /** Index of the last sample with `t <= ts`, or -1. */
 export function lastAtOrBefore(s: StoredSeries, ts: number): number {
+  const t = s.t;
   let lo = 0, hi = s.n - 1, ans = -1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    if (s.t[mid] <= ts) { ans = mid; lo = mid + 1; } else hi = mid - 1;
+    if (t[mid] <= ts) { ans = mid; lo = mid + 1; } else hi = mid - 1;
   }
   return ans;
 }
 
 /** Index of the first sample with `t >= ts` (n when none). */
 export function firstAtOrAfter(s: StoredSeries, ts: number): number {
+  const t = s.t;
   let lo = 0, hi = s.n;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (s.t[mid] < ts) lo = mid + 1; else hi = mid;
+    if (t[mid] < ts) lo = mid + 1; else hi = mid;
   }
   return lo;
 }
@@ -109,24 +111,26 @@ export class Window {
   private lastMint = -Infinity;
 
   load(ser: StoredSeries, mint: number, maxt: number): void {
+    // Read once: a deferred series' arrays are getters (decoded on first read).
+    const t = ser.t, v = ser.v, sn = ser.n, stale = ser.stale;
     let lo: number, hi: number;
     if (ser === this.cur && mint >= this.lastMint) {
       // Steps move forward: slide the previous bounds instead of searching again.
       lo = this.lo; hi = this.hi;
-      while (lo < ser.n && ser.t[lo] < mint) lo++;
+      while (lo < sn && t[lo] < mint) lo++;
       if (hi < lo) hi = lo;
     } else {
       lo = firstAtOrAfter(ser, mint);
       hi = lo;
     }
-    while (hi < ser.n && ser.t[hi] <= maxt) hi++;
-    while (hi > lo && ser.t[hi - 1] > maxt) hi--;
+    while (hi < sn && t[hi] <= maxt) hi++;
+    while (hi > lo && t[hi - 1] > maxt) hi--;
     this.cur = ser; this.lo = lo; this.hi = hi; this.lastMint = mint;
-    if (ser.stale === null) { this.t = ser.t; this.v = ser.v; this.s = lo; this.n = hi - lo; return; }
+    if (stale === null) { this.t = t; this.v = v; this.s = lo; this.n = hi - lo; return; }
     let n = 0;
     for (let i = lo; i < hi; i++) {
-      if (ser.stale[i] === 1) continue;
-      this.bt[n] = ser.t[i]; this.bv[n] = ser.v[i]; n++;
+      if (stale[i] === 1) continue;
+      this.bt[n] = t[i]; this.bv[n] = v[i]; n++;
     }
     this.t = this.bt; this.v = this.bv; this.s = 0; this.n = n;
   }
