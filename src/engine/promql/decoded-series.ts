@@ -4,7 +4,9 @@
  * selector's steps, a range function's windows), so holding every decoded series to the end of the query was
  * what made a 30-day range query hold 16 bytes for each of its 69 M samples (docs/benchmarks.md, issue 11);
  * the selection itself stays as its XOR chunks (~1.3 bytes a sample). A series dropped from the bound is
- * decoded again if read again.
+ * decoded again if read again — and from then on the evaluation keeps every series it decodes: an expression
+ * that reads the selection once per step (`timestamp(x)` walks every series at each step) would otherwise
+ * decode the whole selection at every step.
  */
 import type { FetchedSeries, Labels } from '../tsdb/api.ts';
 import type { StoredSeries } from './storage.ts';
@@ -23,10 +25,14 @@ export class DecodedSeriesBound {
   /** Samples decoded by first reads (what the query's statistics count as loaded). */
   loaded = 0;
 
-  constructor(private readonly budget = DECODED_SAMPLES_BUDGET) {}
+  constructor(private budget = DECODED_SAMPLES_BUDGET) {}
 
-  /** `s` has just been decoded (`n` samples); drops the oldest others while over budget. */
-  hold(s: DeferredStoredSeries, n: number): void {
+  /**
+   * `s` has just been decoded (`n` samples; `again` when it had been dropped before); drops the oldest others
+   * while over budget.
+   */
+  hold(s: DeferredStoredSeries, n: number, again: boolean): void {
+    if (again) this.budget = Infinity;
     this.held.push(s);
     this.total += n;
     while (this.total > this.budget && this.held.length - this.first > 1) {
@@ -61,8 +67,9 @@ export class DeferredStoredSeries implements StoredSeries {
     const { t, v } = this.decode();
     const d: Decoded = { t, v, stale: staleFlags(v, t.length), n: t.length };
     this.d = d;
-    if (!this.counted) { this.counted = true; this.bound.loaded += d.n; }
-    this.bound.hold(this, d.n);
+    const again = this.counted;
+    if (!again) { this.counted = true; this.bound.loaded += d.n; }
+    this.bound.hold(this, d.n, again);
     return d;
   }
 }
