@@ -18,7 +18,7 @@ import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { docsTasks, shardRegistry } from '../../src/workers/docs-tasks.ts';
-import type { ItemOutcome, WriteItem } from '../../src/workers/protocol.ts';
+import { outcomeAt, type WriteItem, type WriteOutcomes } from '../../src/workers/protocol.ts';
 import { pack, unpack } from '../../src/engine/codec/msgpack.ts';
 import { logDocument, logVocabulary } from '../../loadtest/support/log-docs.ts';
 import { mulberry32 } from '../support/mulberry32.ts';
@@ -49,8 +49,8 @@ try {
   let c0 = process.cpuUsage(), t0 = performance.now();
   const figures: string[] = [];
   for (let k = 0; k < calls.length; k++) {
-    const out = (await docsTasks['docs.write'](unpack(calls[k]), init)) as ItemOutcome[];
-    if (!('ok' in out[0])) throw new Error(`write failed: ${JSON.stringify(out[0])}`);
+    const out = outcomeAt((await docsTasks['docs.write'](unpack(calls[k]), init)) as WriteOutcomes, 0);
+    if (!('ok' in out)) throw new Error(`write failed: ${JSON.stringify(out)}`);
     shardRegistry(init).tick();
     if (k === half - 1 || k === calls.length - 1) {
       const c = process.cpuUsage(c0), dt = performance.now() - t0, n = (k === half - 1 ? half : calls.length - half) * PER_CALL;

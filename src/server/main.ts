@@ -71,7 +71,11 @@ export async function startTessera(flags: Flags): Promise<Tessera> {
   let markStopped!: () => void;
   const stopped = new Promise<void>((r) => { markStopped = r; });
 
-  const idleGc = startIdleGc();
+  // Half the default growth: since scrapes read straight into kept buffers, a 100k-series scrape leaves ~3 MB
+  // of ArrayBuffers here instead of ~11, and at 16 MB the collections (and the malloc trims after them) came
+  // so rarely that freed memory stayed resident: RssAnon 261-281 MB against 206-258 at 8 MB, at the same CPU
+  // (loadtest/scrape-ingest.ts 10 100000, docs/benchmarks.md).
+  const idleGc = startIdleGc(undefined, 8 * 1024 * 1024);
   // One budget for the request bodies of every listener: memory is the node's, whichever API fills it.
   const inFlightBudget: InFlightBudget = { limitBytes: bytesOf(flags['network.breaker.inflight_requests.limit']), usedBytes: 0 };
   const listen = async (api: string, host: string, port: number, maxBodyBytes: number, router: Router,

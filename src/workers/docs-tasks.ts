@@ -5,13 +5,14 @@
  * `meta`, answers `{stale: true}` and the main thread repeats it with `meta`.
  */
 import { ShardRegistry, type OpenShard, type ShardState } from '../engine/documents/shard-registry.ts';
-import type { ShardStats, StoredDoc } from '../engine/documents/doc-shard-types.ts';
+import { failedStats, type ShardStats, type StoredDoc } from '../engine/documents/doc-shard-types.ts';
 import type { SegmentReport } from '../engine/indexing/index.ts';
-import { toWire } from '../engine/errors.ts';
+import { toWire, type WireError } from '../engine/errors.ts';
 import { shardTermVectors } from '../engine/documents/doc-term-vectors.ts';
 import { clearFielddata, fielddataBytes } from '../engine/search/index.ts';
 import { setDocumentsFigures } from './documents-figures.ts';
-import type { ItemOutcome, ShardCall, ShardListArgs, Stale, TaskSubset, WorkerInit, WriteArgs } from './protocol.ts';
+import { newWriteOutcomes, OUTCOME_FORCED_REFRESH, OUTCOME_OTHER, OUTCOME_PENDING, setOutcome, setResult, WRITE_RESULTS } from './protocol.ts';
+import type { ItemOutcome, ShardCall, ShardListArgs, Stale, TaskSubset, WorkerInit, WriteArgs, WriteOutcomes } from './protocol.ts';
 
 let registry: ShardRegistry | null = null;
 
@@ -42,32 +43,34 @@ function shardFor(c: ShardCall, init: WorkerInit): Promise<OpenShard | null> {
 }
 
 /** Applies every item in order (each changes memory before the next), then awaits their translog appends. */
-async function write(args: WriteArgs, init: WorkerInit): Promise<Stale | ItemOutcome[]> {
+async function write(args: WriteArgs, init: WorkerInit): Promise<Stale | WriteOutcomes> {
+  const n = args.items.length;
+  const out = newWriteOutcomes(n);
   const refused = shardRegistry(init).diskFullRefusal(args.uuid, args.shard);
-  if (refused) return args.items.map(() => ({ err: toWire(refused) }));
+  if (refused) { const err = { err: toWire(refused) }; for (let i = 0; i < n; i++) setOutcome(out, i, err); return out; }
   const o = await shardFor(args, init);
   if (!o) return { stale: true };
   return shardRegistry(init).guard(o, async () => {
     const s = o.stored.shard;
-    const out: ItemOutcome[] = new Array(args.items.length);
-    let stopped = false;
+    let stopped = false, wrote = false;
     // The items' translog records go to the log as one batch once all are applied (doc-shard.ts `beginBatch`).
     let bytes = 0;
     for (const it of args.items) if (it.action === 'index' || it.action === 'create') bytes += it.op.source.byteLength + 64;
     s.beginBatch(bytes);
     let durable: Promise<unknown>;
     try {
-      for (let i = 0; i < args.items.length; i++) {
+      for (let i = 0; i < n; i++) {
         const it = args.items[i];
-        if (stopped) { out[i] = { pending: true }; continue; }
+        if (stopped) { out.code[i] = OUTCOME_PENDING; continue; }
         try {
           if (it.action === 'create') it.op.create = true;
           const r = it.action === 'delete' ? s.deleteNow(it.op) : it.action === 'update' ? s.updateNow(it.op) : s.indexNow(it.op);
           // A mapping update stops the batch here: later items may use the new fields.
-          if ('mappingUpdate' in r) { out[i] = r; stopped = true; continue; }
-          out[i] = { ok: r.result };
+          if ('mappingUpdate' in r) { setOutcome(out, i, r); stopped = true; continue; }
+          if (r.result.getSource === undefined) setResult(out, i, r.result); else setOutcome(out, i, { ok: r.result });
+          wrote = true;
         } catch (e) {
-          out[i] = { err: toWire(e) };
+          setOutcome(out, i, { err: toWire(e) });
         }
       }
     } finally {
@@ -77,11 +80,11 @@ async function write(args: WriteArgs, init: WorkerInit): Promise<Stale | ItemOut
       await durable;
     } catch (e) {
       // Every record of the batch failed with it; a noop update wrote none and stands.
-      const err = toWire(e);
-      for (let i = 0; i < out.length; i++) { const r = out[i]; if ('ok' in r && r.ok.result !== 'noop') out[i] = { err }; }
+      failWritten(out, toWire(e));
+      wrote = out.others.some((r) => 'ok' in r) || out.code.some((c) => c < OUTCOME_PENDING);
     }
     // A failed translog append dropped the shard (shard-registry.ts): there is nothing left to refresh.
-    const wrote = !o.dropped && out.some((r) => 'ok' in r);
+    wrote &&= !o.dropped;
     if (args.refresh === 'true' && wrote) { s.refresh(); o.lastRefresh = Date.now(); markForced(out); }
     else if (args.refresh === 'wait_for' && wrote) {
       if (o.refreshMs === null) { s.refresh(); markForced(out); } else await s.waitForRefresh();
@@ -90,8 +93,31 @@ async function write(args: WriteArgs, init: WorkerInit): Promise<Stale | ItemOut
   });
 }
 
-function markForced(out: ItemOutcome[]): void {
-  for (const r of out) if ('ok' in r && r.ok.result !== 'noop') r.ok.forcedRefresh = true;
+const NOOP = WRITE_RESULTS.indexOf('noop');
+
+/** Turns every written item's result (all but noops) into `err`. */
+function failWritten(out: WriteOutcomes, err: WireError): void {
+  const n = out.code.length, failed = { err };
+  const otherAt: number[] = [], others: ItemOutcome[] = [];
+  for (let i = 0, k = 0; i < n; i++) {
+    const c = out.code[i];
+    const r = c === OUTCOME_OTHER ? out.others[k++] : null;
+    if (c === OUTCOME_PENDING || c === NOOP || (r !== null && !('ok' in r && r.ok.result !== 'noop'))) {
+      if (r !== null) { otherAt.push(i); others.push(r); }
+      continue;
+    }
+    out.code[i] = OUTCOME_OTHER;
+    otherAt.push(i); others.push(failed);
+  }
+  out.otherAt = otherAt; out.others = others;
+}
+
+function markForced(out: WriteOutcomes): void {
+  for (let i = 0; i < out.code.length; i++) {
+    const c = out.code[i];
+    if (c < OUTCOME_PENDING && c !== NOOP) out.code[i] = c | OUTCOME_FORCED_REFRESH;
+  }
+  for (const r of out.others) if ('ok' in r && r.ok.result !== 'noop') r.ok.forcedRefresh = true;
 }
 
 async function get(args: ShardCall & { id: string }, init: WorkerInit): Promise<Stale | { doc: StoredDoc | null }> {
@@ -125,13 +151,6 @@ async function stats(args: ShardListArgs, init: WorkerInit): Promise<Stale | Sha
     out.push(shardStats);
   }
   return out;
-}
-
-function failedStats(failure: string): ShardStats {
-  return {
-    docsCount: 0, docsDeleted: 0, rootDocs: 0, storeBytes: 0, maxSeqNo: -1, translogOps: 0, translogBytes: 0, segments: 0, segmentsMemoryBytes: 0,
-    merges: { total: 0, current: 0, currentDocs: 0, currentBytes: 0, totalDocs: 0, totalBytes: 0, totalTimeMs: 0 }, refreshes: 0, refreshMs: 0, flushes: 0, flushMs: 0, failure,
-  };
 }
 
 export const docsTasks = {

@@ -64,6 +64,57 @@ export type WriteItem =
 
 export type ItemOutcome = { ok: WriteResult } | { err: WireError } | MappingNeeded | { pending: true };
 
+/** `WriteOutcomes.code` of a plain result: its index here, plus OUTCOME_FORCED_REFRESH when the batch refreshed. */
+export const WRITE_RESULTS: readonly WriteResult['result'][] = ['created', 'updated', 'deleted', 'not_found', 'noop'];
+export const OUTCOME_FORCED_REFRESH = 0x10;
+/** The item was not run (an earlier item of its batch needs a mapping update first): the caller sends it again. */
+export const OUTCOME_PENDING = 0xfe;
+/** The item's outcome is in `WriteOutcomes.others` (an error, a mapping update, or a result carrying a source). */
+export const OUTCOME_OTHER = 0xff;
+
+/**
+ * A write batch's outcomes by item, as columns: a bulk batch's thousands of plain results cross the thread
+ * boundary as four typed arrays instead of an object per item that both threads build, encode or decode and
+ * keep for the whole batch. Only the rare outcome (`OUTCOME_OTHER`) is an object.
+ */
+export interface WriteOutcomes {
+  code: Uint8Array;
+  version: Float64Array;
+  seqNo: Float64Array;
+  primaryTerm: Float64Array;
+  /** The items whose code is OUTCOME_OTHER, ascending, and their outcomes. */
+  otherAt: number[];
+  others: ItemOutcome[];
+}
+
+export function newWriteOutcomes(n: number): WriteOutcomes {
+  return { code: new Uint8Array(n), version: new Float64Array(n), seqNo: new Float64Array(n), primaryTerm: new Float64Array(n), otherAt: [], others: [] };
+}
+
+/** Records item `i`'s outcome (items in ascending order for an OUTCOME_OTHER one). */
+export function setOutcome(o: WriteOutcomes, i: number, r: ItemOutcome): void {
+  if ('pending' in r) { o.code[i] = OUTCOME_PENDING; return; }
+  if ('ok' in r && r.ok.getSource === undefined) { setResult(o, i, r.ok); return; }
+  o.code[i] = OUTCOME_OTHER;
+  o.otherAt.push(i);
+  o.others.push(r);
+}
+
+export function setResult(o: WriteOutcomes, i: number, r: WriteResult): void {
+  o.code[i] = WRITE_RESULTS.indexOf(r.result) | (r.forcedRefresh ? OUTCOME_FORCED_REFRESH : 0);
+  o.version[i] = r.version; o.seqNo[i] = r.seqNo; o.primaryTerm[i] = r.primaryTerm;
+}
+
+/** Item `i`'s outcome as an object (single-document writes and by-query batches read it this way). */
+export function outcomeAt(o: WriteOutcomes, i: number): ItemOutcome {
+  const c = o.code[i];
+  if (c === OUTCOME_PENDING) return { pending: true };
+  if (c === OUTCOME_OTHER) return o.others[o.otherAt.indexOf(i)];
+  const ok: WriteResult = { result: WRITE_RESULTS[c & ~OUTCOME_FORCED_REFRESH], version: o.version[i], seqNo: o.seqNo[i], primaryTerm: o.primaryTerm[i] };
+  if (c & OUTCOME_FORCED_REFRESH) ok.forcedRefresh = true;
+  return { ok };
+}
+
 export interface WriteArgs extends ShardCall { items: WriteItem[]; refresh?: 'true' | 'wait_for' }
 /** Per-shard maintenance over several shards of one worker; results in `keys` order. */
 export interface ShardListArgs { keys: ShardCall[] }
@@ -179,7 +230,7 @@ export interface WorkerOps {
   /** Tests only (enabled by `allowCrashTask`): kills the worker thread. */
   'core.crash': { args: { message?: string }; result: never };
 
-  'docs.write': { args: WriteArgs; result: Stale | ItemOutcome[] };
+  'docs.write': { args: WriteArgs; result: Stale | WriteOutcomes };
   'docs.get': { args: ShardCall & { id: string }; result: Stale | { doc: StoredDoc | null } };
   'docs.termvectors': { args: ShardCall & TermVectorsRequest; result: Stale | TermVectorsResult };
   'docs.refresh': { args: ShardListArgs; result: Stale | boolean[] };

@@ -12,6 +12,7 @@ import { packMessage, unpack } from '../engine/codec/msgpack.ts';
 import { SpscRing } from '../engine/queue/spsc-ring.ts';
 import { EVENT_COMMITS_IN_FLIGHT, openPartition, type WorkflowEngine } from '../engine/workflow/index.ts';
 import { startIdleGc } from '../runtime/idle-gc.ts';
+import { lmdbForegroundReadMs } from '../runtime/lmdb-test-hook.ts';
 import type { WorkflowReply, WorkflowRequest, WorkflowRequestBatch, WorkflowWorkerInit } from './workflow-protocol.ts';
 
 const BATCH = 1024;
@@ -40,7 +41,10 @@ async function main(): Promise<void> {
   const { engine, kv } = openedKv = await openPartition({
     dataDir: init.dataDir, partition: init.partition, partitions: init.partitions, testClock: init.testClock,
     cacheEntries: init.cacheEntries, retentionMs: init.retentionMs, allowPrivateWebhookTargets: init.allowPrivateWebhookTargets,
+    lmdbForegroundReadMs: lmdbForegroundReadMs(),
   });
+  // Damage LMDB's background consistency read finds fails the partition (fatal), which then serves nothing.
+  kv.store.onDamage(fatal);
   const sched = new Scheduler(engine);
   // After a burst (a bulk load, a million timers fired) the garbage it left is collected once the thread is quiet.
   const idleGc = startIdleGc();
@@ -124,12 +128,13 @@ let exiting = false;
 
 /**
  * A failed commit leaves changes in memory that LMDB refused: the thread reports and ends, and the main
- * thread restarts the partition from LMDB when the failure was a full disk (partition-link.ts).
+ * thread restarts the partition from LMDB when the failure was a full disk (partition-link.ts). A damaged
+ * environment (CORRUPTION) ends the thread too; the main thread marks the partition failed.
  */
 function fatal(err: unknown): void {
   const wire = toWire(err);
   post({ type: 'fatal', error: wire });
-  if (wire.code !== 'DISK_FULL' || exiting) return;
+  if ((wire.code !== 'DISK_FULL' && wire.code !== 'CORRUPTION') || exiting) return;
   exiting = true;
   void (openedKv?.kv.close() ?? Promise.resolve()).catch(() => undefined).finally(() => process.exit(75));
 }

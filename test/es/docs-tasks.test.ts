@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { docsTasks, shardRegistry } from '../../src/workers/docs-tasks.ts';
-import type { ItemOutcome, WriteItem } from '../../src/workers/protocol.ts';
+import { outcomeAt, type ItemOutcome, type WriteItem, type WriteOutcomes } from '../../src/workers/protocol.ts';
 import { failNextWrite } from '../support/fail-next-write.ts';
 
 const meta = { name: 't', type: '_doc', mapping: { properties: { a: { type: 'keyword' } } }, mappingVersion: 1, settings: { 'index.number_of_shards': '1' } };
@@ -19,8 +19,8 @@ test('concurrent first writes to a shard open it once', async () => {
   const init = { workerId: 0, workerCount: 1, dataDir, options: {} };
   try {
     const calls = Array.from({ length: 8 }, (_, i) => docsTasks['docs.write']({ uuid: 'u1', shard: 0, mv: 1, meta, items: [item(String(i))] }, init));
-    const results = (await Promise.all(calls)) as { ok?: { seqNo: number } }[][];
-    assert.deepEqual(results.map((r) => r[0].ok!.seqNo).sort(), [0, 1, 2, 3, 4, 5, 6, 7]);
+    const results = (await Promise.all(calls)) as WriteOutcomes[];
+    assert.deepEqual(results.map((r) => (outcomeAt(r, 0) as { ok: { seqNo: number } }).ok.seqNo).sort(), [0, 1, 2, 3, 4, 5, 6, 7]);
     assert.equal(shardRegistry(init).get('u1', 0)!.stored.shard.shardIndex.version('7') !== null, true);
     assert.deepEqual(readdirSync(join(dataDir, 'es', 'indices', 'u1', '0', 'translog')), ['00000000']);
     assert.deepEqual(await docsTasks['docs.get']({ uuid: 'u1', shard: 0, mv: 2, id: '1' }, init), { stale: true }, 'newer mapping without meta');
@@ -37,7 +37,10 @@ test('concurrent first writes to a shard open it once', async () => {
 test('a write batch goes to the translog as one append: when it fails, every item that wrote a record fails and none is kept', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'docs-tasks-'));
   const init = { workerId: 0, workerCount: 1, dataDir, options: {} };
-  const write = (items: WriteItem[]) => docsTasks['docs.write']({ uuid: 'u2', shard: 0, mv: 1, meta, items }, init) as Promise<ItemOutcome[]>;
+  const write = async (items: WriteItem[]): Promise<ItemOutcome[]> => {
+    const out = (await docsTasks['docs.write']({ uuid: 'u2', shard: 0, mv: 1, meta, items }, init)) as WriteOutcomes;
+    return items.map((_, i) => outcomeAt(out, i));
+  };
   try {
     const first = await write([item('a'), item('b')]);
     assert.deepEqual(first.map((r) => 'ok' in r && r.ok.seqNo), [0, 1]);

@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parseBody, formatSeries, formatSampleValue, isOpenMetrics } from '../../src/engine/exposition/exposition.ts';
 import { ExpositionParser, ENTRY_EOF, ENTRY_SERIES } from '../../src/engine/exposition/exposition-parser.ts';
+import { ByteKeyTable, hashBytes } from '../../src/engine/codec/byte-key-table.ts';
+import { ParseError } from '../../src/engine/errors.ts';
 
 interface Case { name: string; om: boolean; body: string; want: string[]; error: string | null }
 
@@ -72,6 +74,41 @@ test('series key is the series text as written and labels() is lazy', () => {
   assert.equal(k1, 'a{x="1"}');
   assert.deepEqual(p.labels(), [{ name: '__name__', value: 'a' }, { name: 'x', value: '1' }]);
   assert.equal(p.next(), ENTRY_EOF);
+});
+
+test('expectSeries: the named text followed by a blank skips the label scan; a longer name or another text is scanned', () => {
+  const keys = new ByteKeyTable();
+  for (const k of ['a{x="1"}', 'foo']) { const b = Buffer.from(k); keys.insert(b, 0, b.length, hashBytes(b, 0, b.length)); }
+  const p = new ExpositionParser('a{x="1"} 1\n# HELP foo F.\nfoo_bar 2\nfoo{y="2"} 3\nfoo\t4\na{x="1"}5\n', { openMetrics: false });
+  const step = (id: number) => { p.expectSeries(keys, id); return p.next(); };
+  assert.equal(step(0), ENTRY_SERIES);
+  assert.equal(p.expectedHit, true);
+  assert.equal(p.seriesKey, 'a{x="1"}');
+  assert.equal(p.value, 1);
+  assert.deepEqual(p.labels(), [{ name: '__name__', value: 'a' }, { name: 'x', value: '1' }], 'labels of a matched line');
+  assert.notEqual(step(1), ENTRY_SERIES, 'the HELP line');
+  assert.equal(p.next(), ENTRY_SERIES, 'the expectation still applies to the next sample line');
+  assert.equal(p.expectedHit, false);
+  assert.equal(p.seriesKey, 'foo_bar');
+  assert.equal(step(1), ENTRY_SERIES);
+  assert.equal(p.expectedHit, false);
+  assert.equal(p.seriesKey, 'foo{y="2"}');
+  assert.deepEqual(p.labels(), [{ name: '__name__', value: 'foo' }, { name: 'y', value: '2' }]);
+  assert.equal(step(1), ENTRY_SERIES);
+  assert.equal(p.expectedHit, true, 'a tab after the text');
+  assert.equal(p.value, 4);
+  assert.throws(() => step(0), ParseError, 'the text with no blank after it');
+});
+
+test('expectSeries: a matched line is still checked after its series text', () => {
+  const keys = new ByteKeyTable();
+  const b = Buffer.from('m{k="v"}');
+  keys.insert(b, 0, b.length, hashBytes(b, 0, b.length));
+  for (const line of ['m{k="v"} x\n', 'm{k="v"} 1 2 3\n', 'm{k="v"} 1 1.5\n']) {
+    const p = new ExpositionParser(line, { openMetrics: false });
+    p.expectSeries(keys, 0);
+    assert.throws(() => p.next(), ParseError, line);
+  }
 });
 
 test('skipCreated drops _created series of counters only', () => {

@@ -194,6 +194,24 @@ test('OpenMetrics responses are parsed as OpenMetrics', async () => {
   assert.equal(c.t, 100_500);
 });
 
+test('a series text read from a text-format body is checked again when the target turns to OpenMetrics', async () => {
+  const sink = new MemSink();
+  const loop = loopFor(JOB, sink);
+  body = 'a{b="c",} 1\nz 2\n'; // a trailing comma: text format accepts it, OpenMetrics does not
+  assert.equal((await loop.scrapeOnce()).health, 'up');
+  contentType = 'application/openmetrics-text; version=1.0.0; charset=utf-8';
+  body = 'a{b="c",} 1\nz 2\n# EOF\n';
+  try {
+    for (let i = 0; i < 2; i++) {
+      const r = await loop.scrapeOnce();
+      assert.equal(r.health, 'down', `OpenMetrics scrape ${i + 1}`);
+      assert.match(r.error, /unexpected "}" after ","/);
+    }
+  } finally {
+    contentType = 'text/plain; version=0.0.4';
+  }
+});
+
 test('manager: file SD targets appear, reload keeps survivors, removed targets go stale', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'tessera-sd-'));
   try {

@@ -78,6 +78,12 @@ test('depth first builds a bucket\'s sub-collectors for every value: refused at 
   assert.equal((await search(topTerms())).status, 200);
 });
 
+test('collect_mode takes depth_first or breadth_first; anything else fails the field', async () => {
+  const r = await search(topTerms({ collect_mode: 'widest_first' }));
+  assert.equal(r.status, 400);
+  assert.equal(r.body.error.root_cause[0].reason, '[terms] failed to parse field [collect_mode]');
+});
+
 test('both modes answer the same where both fit: nested terms, top_hits by score, several segments', async () => {
   const aggs = (mode: string) => ({
     g: {

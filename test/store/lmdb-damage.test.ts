@@ -173,7 +173,9 @@ test('a node killed with -9 reports damage its metadata store holds, naming data
     const giveUp = AbortSignal.timeout(60_000);
     while (!report.test(s.stderr()) && !giveUp.aborted) await new Promise((r) => setImmediate(r));
     assert.match(s.stderr(), report, 'reported by the background read');
-    assert.equal((await esCall(s, 'GET', '/kept/_doc/1')).status, 200);
+    // Reported, and never served from: every shard is failed (the next test pins the whole reply).
+    while ((await esCall(s, 'GET', '/_cluster/health')).body.status !== 'red' && !giveUp.aborted) await new Promise((r) => setImmediate(r));
+    assert.equal((await esCall(s, 'GET', '/kept/_doc/1')).status, 503);
   } finally {
     await s.destroy();
   }
@@ -197,5 +199,131 @@ test('a consistency read past its foreground budget is left unfinished, and the 
     assert.ok(reported !== null && (reported as CorruptionError).file === file && /restore this directory from a backup/.test((reported as CorruptionError).message));
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('damage the background read finds fails the Store: reads and writes throw it, listeners hear it, no clean mark', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-lmdb-bg-fail-'));
+  try {
+    const file = await filledEnv(dir, 10);
+    rmSync(join(dir, 'closed-cleanly'));
+    // Damage only the pages of a database this test does not read, so that the open itself gets through.
+    const s0 = Store.open(dir);
+    const cold = s0.db<string>('cold');
+    await s0.transaction(() => { for (let i = 0; i < 3000; i++) cold.putSync(`coldkey-${i}`, 'x'.repeat(100)); });
+    await s0.close();
+    rmSync(join(dir, 'closed-cleanly'));
+    assert.ok(damagePagesHolding(file, 'coldkey-') > 10);
+    const s = Store.open(dir, { foregroundReadMs: 0 });
+    const heard = new Promise<CorruptionError>((resolve) => s.onDamage(resolve));
+    const db = s.db<Uint8Array>('x');
+    assert.equal(db.get('key-7')?.[0], 7, 'served until the background read has finished');
+    const err = await heard;
+    assert.ok(err instanceof CorruptionError && err.file === file && /restore this directory from a backup/.test(err.message));
+    const isIt = (e: unknown) => e === err;
+    assert.throws(() => db.get('key-7'), isIt);
+    assert.throws(() => [...db.getRange()], isIt);
+    assert.throws(() => db.getStored('key-7'), isIt);
+    await assert.rejects(db.put('key-7', new Uint8Array(1)), isIt);
+    await assert.rejects(s.transaction(() => db.putSync('key-8', new Uint8Array(1))), isIt);
+    let late: CorruptionError | null = null;
+    s.onDamage((e) => { late = e; });
+    assert.equal(late, err, 'a listener added after the finding hears it at once');
+    await s.close();
+    assert.equal(existsSync(join(dir, 'closed-cleanly')), false, 'a damaged environment is never marked closed cleanly');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** Adds a database of 3,000 entries that nothing reads at start-up to the environment `env`, and damages its pages. */
+async function damageColdDatabase(env: string): Promise<void> {
+  const store = Store.open(env);
+  const cold = store.db<string>('cold');
+  await store.transaction(() => { for (let i = 0; i < 3000; i++) cold.putSync(`coldkey-${i}`, 'x'.repeat(100)); });
+  await store.close();
+  rmSync(join(env, 'closed-cleanly'));
+  assert.ok(damagePagesHolding(join(env, 'data.mdb'), 'coldkey-') > 10);
+  assert.throws(() => readThroughWithin(env, import.meta.resolve('lmdb'), 60_000), CorruptionError, 'the damage is one the consistency read finds');
+}
+
+// With the consistency read left to the background (the test hook: as for a partition too large to read
+// within the start-up budget), the partition serves until the read finds the damage; then it is failed.
+test('damage the background read finds in a workflow partition fails the workflow API with 503 naming data.mdb', { timeout: 120_000 }, async () => {
+  const args = ['--workflow.partitions', '1'];
+  let s = await startServer({ services: ['workflow'], workers: 1, args });
+  try {
+    const channel = await fetch(`${s.flowUrl}/livestream/channels`, { method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ businessId: 1, channelId: 'ch1', name: 'x', liveStatus: 'live', startTime: null }) });
+    assert.equal(channel.status, 200);
+    await s.kill9();
+    const env = join(s.dataDir, 'workflow', 'p0');
+    await damageColdDatabase(env);
+    s = await s.restart({ env: { TESSERA_TEST_LMDB_FOREGROUND_MS: '0' } });
+    const report = /corruption in .*workflow\/p0\/data\.mdb at offset 0: LMDB's consistency read after an unclean shutdown failed .*restore this directory from a backup/;
+    // Until the background read has finished the partition serves; then every call gets the damage.
+    let health: Response;
+    for (;;) {
+      health = await fetch(`${s.flowUrl}/health`);
+      if (health.status !== 200) break;
+      await health.arrayBuffer();
+      await new Promise((r) => setImmediate(r));
+    }
+    const body = await health.json() as { success: boolean; error: string };
+    assert.equal(health.status, 503);
+    assert.equal(body.success, false);
+    assert.match(body.error, /^SERVICE_UNAVAILABLE: /);
+    assert.match(body.error, report);
+    const read = await fetch(`${s.flowUrl}/livestream/channels/businessId/1`);
+    assert.equal(read.status, 503);
+    const write = await fetch(`${s.flowUrl}/livestream/channels`, { method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ businessId: 1, channelId: 'ch2', name: 'y', liveStatus: 'live', startTime: null }) });
+    assert.equal(write.status, 503);
+    assert.match((await write.json() as { error: string }).error, report);
+    assert.match(s.stderr(), report, 'the log names the file');
+    await s.stop();
+    assert.equal(existsSync(join(env, 'closed-cleanly')), false, 'never marked closed cleanly: the next start checks it again');
+  } finally {
+    await s.destroy();
+  }
+});
+
+test('damage the background read finds in the documents metadata store fails every shard, saying so', { timeout: 120_000 }, async () => {
+  let s = await startServer({ services: ['documents'], workers: 1 });
+  try {
+    assert.equal((await esCall(s, 'PUT', '/kept/_doc/1?refresh=true', { n: 1 })).status, 201);
+    await s.kill9();
+    await damageColdDatabase(join(s.dataDir, 'lmdb'));
+    s = await s.restart({ env: { TESSERA_TEST_LMDB_FOREGROUND_MS: '0' } });
+    const report = /corruption in .*lmdb\/data\.mdb at offset 0: LMDB's consistency read after an unclean shutdown failed .*restore this directory from a backup/;
+    let health: { status: number; body: any };
+    for (;;) {
+      health = await esCall(s, 'GET', '/_cluster/health');
+      // Yellow (unassigned replicas) until the background read has finished; red once every shard is failed.
+      if (health.body.status === 'red') break;
+      await new Promise((r) => setImmediate(r));
+    }
+    assert.equal(health.body.status, 'red');
+    assert.equal(health.body.active_primary_shards, 0);
+    const shards = await esCall(s, 'GET', '/_cat/shards/kept?format=json');
+    assert.deepEqual([...new Set(shards.body.map((r: any) => r.state))], ['UNASSIGNED']);
+    const get = await esCall(s, 'GET', '/kept/_doc/1');
+    assert.equal(get.status, 503);
+    assert.equal(get.body.error.type, 'no_shard_available_action_exception');
+    assert.match(get.body.error.reason, report);
+    const write = await esCall(s, 'PUT', '/kept/_doc/2', { n: 2 });
+    assert.equal(write.status, 503);
+    const search = await esCall(s, 'POST', '/kept/_search', { query: { match_all: {} } });
+    assert.equal(search.status, 503);
+    const create = await esCall(s, 'PUT', '/other', {});
+    assert.equal(create.status, 500);
+    assert.equal(create.body.error.type, 'corrupt_index_exception');
+    assert.match(create.body.error.reason, report);
+    assert.match(s.stderr(), /documents metadata store damaged/);
+    assert.match(s.stderr(), report, 'the log names the file');
+    await s.stop();
+    assert.equal(existsSync(join(s.dataDir, 'lmdb', 'closed-cleanly')), false, 'never marked closed cleanly');
+  } finally {
+    await s.destroy();
   }
 });

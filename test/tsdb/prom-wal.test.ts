@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PromWal, type PromWalOptions } from '../../src/engine/tsdb/prom-wal.ts';
 import { FragmentEncoder } from '../../src/engine/tsdb/prom-wal-pages.ts';
@@ -143,6 +143,28 @@ test('damage in an earlier segment is a CorruptionError naming file and offset; 
     assert.equal(statSync(f1).size, 0);
     assert.ok(segs(dir).every((n) => n <= names[1] || Number(n) > Number(names[names.length - 1])), 'later segments deleted');
     await w2.close();
+  } finally { cleanup(); }
+});
+
+test('a deleted segment in the middle is a CorruptionError naming the missing file, not a silent gap (issue 16 §4)', async () => {
+  const { dir, cleanup } = tempDir('prom-wal-');
+  try {
+    const opts = { dir, compress: false, segmentSizeBytes: PAGE };
+    await writeRecords(opts, Array.from({ length: 12 }, (_, i) => rec(i, 10_000)));
+    const names = segs(dir);
+    assert.ok(names.length >= 4);
+    const gone = path.join(dir, names[2]);
+    rmSync(gone);
+    const wal = await PromWal.open(opts);
+    const seen: string[] = [];
+    await assert.rejects(wal.replay((r) => { seen.push(hex(r)); }), (err: Error & { code?: string; details?: { file: string } }) => {
+      assert.equal(err.code, 'CORRUPTION');
+      assert.equal(err.details?.file, gone);
+      assert.match(err.message, /WAL segment is missing/);
+      return true;
+    });
+    assert.deepEqual(seen, [], 'nothing replayed past the gap unnoticed');
+    await wal.close();
   } finally { cleanup(); }
 });
 

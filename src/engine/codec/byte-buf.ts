@@ -95,6 +95,12 @@ export class ByteWriter {
 
   bytes(b: Uint8Array): void { this.ensure(b.length); this.buf.set(b, this.len); this.len += b.length; }
 
+  /** The UTF-8 bytes of `s`, with no length before them (text assembled piece by piece). */
+  utf8(s: string): void {
+    this.ensure(s.length * 3);
+    this.len += enc.encodeInto(s, this.buf.subarray(this.len)).written;
+  }
+
   /** A copy of what was written. */
   finish(): Uint8Array { return this.buf.slice(0, this.len); }
 }

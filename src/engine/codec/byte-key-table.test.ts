@@ -45,14 +45,15 @@ test('compact keeps the chosen ids in order and renumbers them', () => {
   assert.equal(add(t, 'new'), 1667, 'inserts continue after the kept ids');
 });
 
-test('is: a guessed id is confirmed only by the same bytes', () => {
+test('prefixLength: a guessed id is confirmed by its bytes at an offset, whatever follows them', () => {
   const t = new ByteKeyTable();
   add(t, 'ab'); add(t, 'abc'); add(t, 'xy');
-  const b = Buffer.from('..abc');
-  assert.equal(t.is(1, b, 2, 5), true);
-  assert.equal(t.is(0, b, 2, 5), false, 'a prefix of the key');
-  assert.equal(t.is(2, b, 2, 5), false, 'other bytes');
-  assert.equal(t.is(2, Buffer.from('xz'), 0, 2), false, 'same length, last byte differs');
-  assert.equal(t.is(3, b, 2, 5), false, 'past the last id');
-  assert.equal(t.is(-1, b, 2, 5), false);
+  const b = Buffer.from('..abc 1');
+  assert.equal(t.prefixLength(1, b, 2), 3);
+  assert.equal(t.prefixLength(0, b, 2), 2, 'a shorter key is a prefix too: the caller checks the byte after it');
+  assert.equal(t.prefixLength(2, b, 2), -1, 'other bytes');
+  assert.equal(t.prefixLength(2, Buffer.from('xz'), 0), -1, 'last byte differs');
+  assert.equal(t.prefixLength(1, Buffer.from('..ab'), 2), -1, 'the buffer ends inside the key');
+  assert.equal(t.prefixLength(3, b, 2), -1, 'past the last id');
+  assert.equal(t.prefixLength(-1, b, 2), -1);
 });

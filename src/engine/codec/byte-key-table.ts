@@ -37,11 +37,14 @@ export class ByteKeyTable {
   }
 
   /**
-   * Whether `id` is the id of `b[from, to)`: one length check and one byte comparison, no hash. For callers
-   * that can guess the id (keys arriving in the same order as before); false for an id not in the table.
+   * The length of key `id` when `b` holds its bytes at `from` (whatever follows them), else -1: one byte
+   * comparison, no hash, and the caller need not know where the key would end. For callers that can guess the
+   * id (keys arriving in the same order as before); -1 for an id not in the table.
    */
-  is(id: number, b: Uint8Array, from: number, to: number): boolean {
-    return id >= 0 && id < this.count && this.meta[id * META + 1] === to - from && this.equals(id, b, from, to - from);
+  prefixLength(id: number, b: Uint8Array, from: number): number {
+    if (id < 0 || id >= this.count) return -1;
+    const len = this.meta[id * META + 1];
+    return from + len <= b.length && this.equals(id, b, from, len) ? len : -1;
   }
 
   /** Adds `b[from, to)` (not present) and returns its id; its `user` value starts at 0. */

@@ -51,3 +51,13 @@ test('a large message leaves no large encoder slab behind, and its bytes stay va
   assert.ok(encoderSlabBytes() <= SLAB_KEEP_BYTES);
   assert.deepEqual(unpackWithViews<{ big: string[] }>(viaViews).big, big);
 });
+
+test('a message up to SLAB_KEEP_BYTES after a large one is written into the kept slab, without growing it', () => {
+  pack(Array.from({ length: 40_000 }, (_, i) => `large_${i}_${'x'.repeat(80)}`));
+  // A shard's half of a 2,000-document bulk: ~1,000 items of ~400-byte sources.
+  const items = Array.from({ length: 1000 }, (_, i) => ({ action: 'index', op: { id: `log-${i}`, source: Buffer.alloc(400, 97) } }));
+  const bytes = packMessage([{ op: 'docs.write', args: { items } }]);
+  assert.ok(bytes.byteLength > 400_000 && bytes.byteLength < SLAB_KEEP_BYTES, `${bytes.byteLength}`);
+  assert.equal(bytes.buffer.byteLength, SLAB_KEEP_BYTES, 'the message was written into a slab of the kept size');
+  assert.equal(encoderSlabBytes(), SLAB_KEEP_BYTES);
+});

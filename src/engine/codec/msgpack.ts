@@ -16,7 +16,13 @@ export function pack(value: unknown): Buffer {
  * returned bytes (a view into it) do. Steady-state messages (samples by series ref) fit in the small one.
  */
 export const SLAB_KEEP_BYTES = 1 << 20;
-const FRESH_SLAB_BYTES = 64 * 1024;
+/**
+ * The fresh slab is the largest one kept: msgpackr grows a slab to 4× what it has written, rounded up past a
+ * page, so a 64 KiB slab grew twice for a bulk batch's ~400 KB message (into 260 KB, then 1 MiB + 4 KiB, just
+ * over the limit) and was dropped again: two fresh arrays, their page faults and copies on every write batch.
+ * Only the pages a message writes become resident.
+ */
+const FRESH_SLAB_BYTES = SLAB_KEEP_BYTES;
 
 /** Gives the encoder a fresh small buffer when `out` was written into a slab larger than `SLAB_KEEP_BYTES`. */
 function dropLargeSlab<T extends Uint8Array>(out: T): T {

@@ -101,3 +101,11 @@ export interface ShardStats {
   /** Bytes of text-field fielddata loaded for the current reader's segments, per field. */
   fielddata?: Record<string, number>;
 }
+
+/** The statistics of a failed shard: its failure, every figure zero. */
+export function failedStats(failure: string): ShardStats {
+  return {
+    docsCount: 0, docsDeleted: 0, rootDocs: 0, storeBytes: 0, maxSeqNo: -1, translogOps: 0, translogBytes: 0, segments: 0, segmentsMemoryBytes: 0,
+    merges: { total: 0, current: 0, currentDocs: 0, currentBytes: 0, totalDocs: 0, totalBytes: 0, totalTimeMs: 0 }, refreshes: 0, refreshMs: 0, flushes: 0, flushMs: 0, failure,
+  };
+}

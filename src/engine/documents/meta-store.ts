@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CorruptionError } from '../errors.ts';
-import { Store, type StoreDb } from '../store/lmdb.ts';
+import { Store, type StoreDb, type StoreOpenOptions } from '../store/lmdb.ts';
 import { DOC_META_CLUSTER_DB, DOC_META_INDICES_DB, DOC_META_TEMPLATES_DB, STORE_DIR_NAME } from '../codec/format-ids.ts';
 import type { ClusterState, IndexMeta, TemplateMeta } from './cluster-state.ts';
 
@@ -32,8 +32,8 @@ export class MetaStore {
    * Opens the metadata store. A new (empty) store beside index directories means the metadata was lost (a deleted
    * `data.mdb`): starting would show no indices and orphan their data, so it is refused with what to do.
    */
-  static open(dataDir: string): MetaStore {
-    const store = Store.open(join(dataDir, STORE_DIR_NAME));
+  static open(dataDir: string, opts: StoreOpenOptions = {}): MetaStore {
+    const store = Store.open(join(dataDir, STORE_DIR_NAME), opts);
     const indicesDir = join(dataDir, 'es', 'indices');
     const orphans = store.created && existsSync(indicesDir) ? readdirSync(indicesDir).length : 0;
     if (orphans > 0) {
@@ -70,6 +70,11 @@ export class MetaStore {
         for (const [id, body] of Object.entries(next.pipelines)) if (prev.pipelines[id] !== body) this.cluster.putSync(PIPELINE_KEY_PREFIX + id, body);
       }
     });
+  }
+
+  /** Calls `fn` when LMDB's background consistency read finds the store damaged (lmdb.ts `onDamage`). */
+  onDamage(fn: (err: CorruptionError) => void): void {
+    this.store.onDamage(fn);
   }
 
   close(): Promise<void> {

@@ -5,6 +5,7 @@
  * redirects (unless `follow_redirects: false`), an HTTP proxy (absolute-URL requests for http targets, a
  * CONNECT tunnel for https targets, as Go's transport; credentials in the proxy URL go as Basic
  * `Proxy-Authorization`, `proxy_connect_header` with the CONNECT), and a limit on the uncompressed body size.
+ * Scrapes of plain http targets without a proxy read straight into their kept buffer (`plain-http-get.ts`).
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -12,6 +13,7 @@ import { connect as tlsConnect } from 'node:tls';
 import type { Socket } from 'node:net';
 import { createGunzip } from 'node:zlib';
 import type { BodyBuffer } from './body-buffer.ts';
+import { plainHttpGet, PlainHttpError } from './plain-http-get.ts';
 
 export interface GetResult { status: number; statusText: string; contentType: string; body: Buffer }
 
@@ -55,6 +57,30 @@ function getOnce(url: string, headers: Record<string, string>, deadline: number,
       return;
     }
     const fail = (msg: string): void => reject(new Error(`Get "${url}": ${msg}`));
+    const failWith = (e: NodeJS.ErrnoException & { address?: string; port?: number }): void => {
+      if (e.code === 'ECONNREFUSED') fail(`dial tcp ${e.address}:${e.port}: connect: connection refused`);
+      else if (e.code === 'ENOTFOUND') fail(`dial tcp: lookup ${u.hostname}: no such host`);
+      else fail(e.message);
+    };
+    /** The URL to follow, or '' (then the 3xx itself is the answer, also when its Location is not a URL). */
+    const redirectTo = (status: number, location: string | undefined): string => {
+      if (opts.followRedirects === false || status < 301 || status > 308 || !location || redirects >= 10) return '';
+      try { return new URL(location, u).toString(); } catch { return ''; }
+    };
+    const into = opts.into;
+    if (into && u.protocol === 'http:' && !opts.proxyUrl) {
+      // A scrape into a kept buffer: read straight into it (see plain-http-get.ts).
+      const host = u.hostname.startsWith('[') ? u.hostname.slice(1, -1) : u.hostname;
+      plainHttpGet(host, Number(u.port || 80), u.pathname + u.search, u.host, headers, deadline, into, opts.maxBodyBytes ?? 0).then((r) => {
+        const next = redirectTo(r.status, r.location);
+        if (next !== '') { getOnce(next, headers, deadline, redirects + 1, opts).then(resolve, reject); return; }
+        resolve({ status: r.status, statusText: r.statusText, contentType: r.contentType, body: into.view() });
+      }, (e: Error) => {
+        if (e instanceof PlainHttpError && e.code === 'LIMIT') reject(new Error(BODY_SIZE_LIMIT_ERROR));
+        else failWith(e);
+      });
+      return;
+    }
     const reqHeaders = { ...headers, 'Accept-Encoding': 'gzip' };
     let req;
     if (opts.proxyUrl && u.protocol === 'http:') {
@@ -82,21 +108,18 @@ function getOnce(url: string, headers: Record<string, string>, deadline: number,
       const timer = setTimeout(() => { req.destroy(new Error('context deadline exceeded')); }, Math.max(1, deadline - Date.now()));
       req.on('error', (e: NodeJS.ErrnoException & { address?: string; port?: number }) => {
         clearTimeout(timer);
-        if (e.code === 'ECONNREFUSED') fail(`dial tcp ${e.address}:${e.port}: connect: connection refused`);
-        else if (e.code === 'ENOTFOUND') fail(`dial tcp: lookup ${u.hostname}: no such host`);
-        else fail(e.message);
+        failWith(e);
       });
       req.on('response', (res: IncomingMessage) => {
-        const loc = res.headers.location;
-        if (opts.followRedirects !== false && res.statusCode && res.statusCode >= 301 && res.statusCode <= 308 && loc && redirects < 10) {
+        const next = redirectTo(res.statusCode ?? 0, res.headers.location);
+        if (next !== '') {
           clearTimeout(timer);
           res.resume();
-          getOnce(new URL(loc, u).toString(), headers, deadline, redirects + 1, opts).then(resolve, reject);
+          getOnce(next, headers, deadline, redirects + 1, opts).then(resolve, reject);
           return;
         }
         const gzip = res.headers['content-encoding'] === 'gzip';
         const stream = gzip ? res.pipe(createGunzip()) : res;
-        const into = opts.into;
         into?.start(gzip ? 0 : Number(res.headers['content-length'] ?? 0) || 0);
         const chunks: Buffer[] = [];
         let size = 0;

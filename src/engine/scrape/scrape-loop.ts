@@ -59,6 +59,8 @@ export class ScrapeLoop {
   private keys = new ByteKeyTable();
   private keySeries = new Int32Array(1024);
   private keySeen = new Int32Array(1024);
+  /** Whether a key was read from a text-format body: OpenMetrics rejects some texts the text format accepts. */
+  private textKeys = false;
   /**
    * The stored series of this target, by label set. Several series texts may resolve to the same labels
    * (after relabelling, or written differently), so they share one series: dedupe and staleness go by
@@ -222,13 +224,18 @@ export class ScrapeLoop {
     let scraped = 0, added = 0, postRelabel = 0;
     const honorTs = this.cfg.honorTimestamps;
     // Targets write their series in the same order every scrape, and texts get ids in the order first seen:
-    // the line after text `id` is most likely text `id + 1`, which one byte comparison confirms without hashing.
+    // the line after text `id` is most likely text `id + 1`, which one byte comparison confirms without hashing
+    // and without scanning the line's labels (`expectSeries`).
     let guess = 0;
-    for (let e = p.next(); e !== ENTRY_EOF; e = p.next()) {
+    const expect = !om || !this.textKeys;
+    for (;;) {
+      if (expect) p.expectSeries(this.keys, guess);
+      const e = p.next();
+      if (e === ENTRY_EOF) break;
       if (e !== ENTRY_SERIES) { recordMetadata(metadata, e, p.metricName, p.text); continue; }
       scraped++;
       const b = p.bytes, from = p.seriesStart, to = p.seriesEnd;
-      let id = this.keys.is(guess, b, from, to) ? guess : -1;
+      let id = p.expectedHit ? guess : -1;
       const hash = id < 0 ? hashBytes(b, from, to) : 0;
       if (id < 0) id = this.keys.find(b, from, to, hash);
       if (id < 0) {
@@ -237,6 +244,7 @@ export class ScrapeLoop {
         if (limitErr !== '') return { scraped, postRelabel, added, error: limitErr };
         const sid = final === null ? -1 : table.intern(final);
         id = this.keys.insert(b, from, to, hash);
+        if (!om) this.textKeys = true;
         if (id === this.keySeen.length) { this.keySeen = grown(this.keySeen); this.keySeries = grown(this.keySeries); }
         this.keySeries[id] = sid;
         if (sid >= 0 && table.seen(sid) === 0) added++;

@@ -66,6 +66,8 @@ export interface StoreDb<V> {
   putPackedSync(key: StoreKey, body: Uint8Array): void;
 }
 
+export interface StoreOpenOptions { secondary?: boolean; foregroundReadMs?: number }
+
 export class Store {
   readonly path: string;
   private readonly root: RootDatabase;
@@ -75,8 +77,12 @@ export class Store {
   private commitFailed = false;
   /** The consistency read left to the background (lmdb-consistency.ts), or null. */
   private backgroundRead: BackgroundRead | null = null;
-  /** Damage the background read found: the environment must not be marked closed cleanly. */
+  /**
+   * Damage the background read found: from then on every read and write through this Store throws it, and the
+   * environment is not marked closed cleanly.
+   */
   private damage: CorruptionError | null = null;
+  private readonly damageListeners: ((err: CorruptionError) => void)[] = [];
 
   private constructor(path: string, root: RootDatabase, readonly created: boolean, private readonly owner: boolean) {
     this.path = path;
@@ -91,9 +97,11 @@ export class Store {
    * is read through once (lmdb-consistency.ts), so damage is reported rather than crashing the process.
    *
    * `secondary`: another Store of this process owns the environment (it is open there too): this one neither
-   * checks it nor touches the clean-close marker, whose state is the owner's.
+   * checks it nor touches the clean-close marker, whose state is the owner's. `foregroundReadMs`: how long the
+   * open waits for the consistency read before leaving it to the background (`FOREGROUND_BUDGET_MS`; 0 leaves
+   * it to the background at once, as tests do to meet that path).
    */
-  static open(path: string, opts: { secondary?: boolean } = {}): Store {
+  static open(path: string, opts: StoreOpenOptions = {}): Store {
     mkdirSync(path, { recursive: true });
     const dataFile = join(path, 'data.mdb');
     const existed = existsSync(dataFile);
@@ -107,7 +115,8 @@ export class Store {
         rmSync(marker);
         syncDirSync(path);
       } else {
-        readLater = !readThroughWithin(path, import.meta.resolve('lmdb'), FOREGROUND_BUDGET_MS);
+        const budget = opts.foregroundReadMs ?? FOREGROUND_BUDGET_MS;
+        readLater = budget === 0 || !readThroughWithin(path, import.meta.resolve('lmdb'), budget);
       }
     }
     // trackMetrics (missing from lmdb-js's type declarations): LMDB counts the time its commits spend
@@ -127,20 +136,34 @@ export class Store {
 
   /**
    * The consistency read that did not finish within its foreground budget, done again in a child process
-   * while the node serves; damage it finds is reported as a process warning (the structured log) naming the file.
+   * while the node serves. Damage it finds fails the Store (`checkUsable`), goes to the `onDamage` listeners
+   * (the owner marks its component failed) and is reported as a process warning (the structured log) naming
+   * the file.
    */
   private readThroughInBackground(): void {
     this.backgroundRead = startReadThrough(this.path, import.meta.resolve('lmdb'), (err) => {
       this.damage = err;
       process.emitWarning(err.message, 'TesseraCorruptionWarning');
+      for (const fn of this.damageListeners) fn(err);
     });
+  }
+
+  /** Calls `fn` when the background consistency read finds damage (at once when it has already). */
+  onDamage(fn: (err: CorruptionError) => void): void {
+    if (this.damage !== null) fn(this.damage);
+    else this.damageListeners.push(fn);
+  }
+
+  /** Throws the damage the background consistency read found: nothing is read from or written to it after. */
+  checkUsable(): void {
+    if (this.damage !== null) throw this.damage;
   }
 
   /** The named database `name` (opened once per Store and cached). */
   db<V = unknown>(name: string): StoreDb<V> {
     let db = this.dbs.get(name);
     if (!db) {
-      db = new LmdbStoreDb<unknown>(this.path, name, this.root.openDB<Buffer, Key>({ name, encoding: 'binary' }), this.root, (e) => this.failed(e));
+      db = new LmdbStoreDb<unknown>(this, name, this.root.openDB<Buffer, Key>({ name, encoding: 'binary' }), this.root, (e) => this.failed(e));
       this.dbs.set(name, db);
     }
     return db as StoreDb<V>;
@@ -151,6 +174,7 @@ export class Store {
    * result once the transaction is committed and flushed. A throw from `fn` aborts the transaction.
    */
   async transaction<T>(fn: () => T): Promise<T> {
+    this.checkUsable();
     // A child transaction, so that a throw from `fn` rolls back its writes (a plain async transaction
     // would commit whatever ran before the throw together with the rest of its batch).
     const result = (await this.root.childTransaction(fn).catch((e: unknown) => this.failed(e))) as T;
@@ -173,6 +197,7 @@ export class Store {
    * thread may start before this thread has even heard of the failure.
    */
   async writePacked(writes: readonly { db: StoreDb<unknown>; key: StoreKey; value: Uint8Array | null }[], guard: WriteGuard): Promise<boolean> {
+    this.checkUsable();
     const g = this.versionedDb(guard.db);
     const body = prefixVersion(pack(guard.version));
     // Writes inside the block resolve at once (lmdb-js gives them no promise of their own); the block's
@@ -207,6 +232,7 @@ export class Store {
 
   /** The version of a guard entry (`WriteGuard`), or undefined when it does not exist. */
   guardVersion(db: string, key: StoreKey): number | undefined {
+    this.checkUsable();
     return this.versionedDb(db).getEntry(key)?.version;
   }
 
@@ -271,25 +297,32 @@ class LmdbStoreDb<V> implements StoreDb<V> {
   /** The store's handler of a failed commit (types it, and remembers it for `Store.close`). */
   private readonly failed: (e: unknown) => Promise<never>;
 
-  constructor(path: string, name: string, db: Database<Buffer, Key>, root: RootDatabase, failed: (e: unknown) => Promise<never>) {
+  /** The owning Store: every call checks it is usable (not found damaged). */
+  private readonly store: Store;
+
+  constructor(store: Store, name: string, db: Database<Buffer, Key>, root: RootDatabase, failed: (e: unknown) => Promise<never>) {
+    this.store = store;
     this.failed = failed;
-    this.where = `${path} (${name})`;
+    this.where = `${store.path} (${name})`;
     this.db = db;
     this.root = root;
   }
 
   get(key: StoreKey): V | undefined {
+    this.store.checkUsable();
     const bytes = this.db.getBinary(key);
     return bytes === undefined ? undefined : this.decode(bytes, key);
   }
 
   async put(key: StoreKey, value: V): Promise<boolean> {
+    this.store.checkUsable();
     const ok = await this.db.put(key, encodeValue(value)).catch(this.failed);
     await this.root.flushed;
     return ok;
   }
 
   async remove(key: StoreKey): Promise<boolean> {
+    this.store.checkUsable();
     // An async `remove` resolves true whether or not the key existed; removeSync in a transaction tells.
     const existed = await this.root.transaction(() => this.db.removeSync(key)).catch(this.failed);
     await this.root.flushed;
@@ -297,24 +330,32 @@ class LmdbStoreDb<V> implements StoreDb<V> {
   }
 
   getRange(opts: RangeOptions = {}): Iterable<{ key: StoreKey; value: V }> {
+    this.store.checkUsable();
     return this.db.getRange(opts).map(({ key, value }) => ({ key: key as StoreKey, value: this.decode(value, key as StoreKey) }));
   }
 
-  getStored(key: StoreKey): Uint8Array | undefined { return this.db.getBinary(key); }
+  getStored(key: StoreKey): Uint8Array | undefined {
+    this.store.checkUsable();
+    return this.db.getBinary(key);
+  }
 
   getStoredRange(opts: RangeOptions = {}): Iterable<{ key: StoreKey; value: Uint8Array }> {
+    this.store.checkUsable();
     return this.db.getRange(opts).map(({ key, value }) => ({ key: key as StoreKey, value }));
   }
 
   putSync(key: StoreKey, value: V): void {
+    this.store.checkUsable();
     this.db.putSync(key, encodeValue(value));
   }
 
   removeSync(key: StoreKey): boolean {
+    this.store.checkUsable();
     return this.db.removeSync(key);
   }
 
   putPackedSync(key: StoreKey, body: Uint8Array): void {
+    this.store.checkUsable();
     this.db.putSync(key, prefixVersion(body));
   }
 

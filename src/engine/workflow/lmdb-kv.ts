@@ -17,7 +17,7 @@
  * nothing acknowledged: the log's records that LMDB lacks are applied again at the next open.
  */
 import { readdirSync } from 'node:fs';
-import { Store, type StoreDb } from '../store/lmdb.ts';
+import { Store, type StoreDb, type StoreOpenOptions } from '../store/lmdb.ts';
 import { WORKFLOW_COMMIT_DB, WORKFLOW_COMMIT_KEY, WORKFLOW_V2_DB_PREFIX } from '../codec/format-ids.ts';
 import { CorruptionError, InternalError } from '../errors.ts';
 import { CommitLog, type LoggedCommit } from './commit-log.ts';
@@ -58,8 +58,8 @@ export class LmdbKv implements KvBackend {
    * Opens with the commit log (layout 5): first applies the logged commits LMDB lacks, in one transaction,
    * and waits until LMDB has flushed them; then the log starts afresh.
    */
-  static async openLogged(path: string): Promise<LmdbKv> {
-    const kv = new LmdbKv(Store.open(path));
+  static async openLogged(path: string, opts: StoreOpenOptions = {}): Promise<LmdbKv> {
+    const kv = new LmdbKv(Store.open(path, opts));
     try {
       const missing: LoggedCommit[] = [];
       const log = await CommitLog.open(path, (c) => { if (c.no > kv.seq) missing.push(c); });

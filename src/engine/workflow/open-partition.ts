@@ -17,6 +17,8 @@ export interface PartitionOptions extends Omit<EngineOptions, 'kv'> {
   dataDir: string;
   partition: number;
   partitions: number;
+  /** LMDB's start-up consistency read budget (`StoreOpenOptions.foregroundReadMs`; tests set 0). */
+  lmdbForegroundReadMs?: number;
 }
 
 export const partitionDir = (dataDir: string, partition: number): string => join(dataDir, WORKFLOW_DIR, `p${partition}`);
@@ -24,13 +26,14 @@ export const partitionDir = (dataDir: string, partition: number): string => join
 /** Opens (converting layout 1 first when needed) and returns the engine of one partition. */
 export async function openPartition(o: PartitionOptions): Promise<{ engine: WorkflowEngine; kv: LmdbKv; converted: number }> {
   const dir = partitionDir(o.dataDir, o.partition);
-  let kv = await LmdbKv.openLogged(dir);
+  const storeOpts = { foregroundReadMs: o.lmdbForegroundReadMs };
+  let kv = await LmdbKv.openLogged(dir, storeOpts);
   const meta = kv.get('meta', WORKFLOW_META_KEY) as Meta | undefined;
   if (meta?.converting) {
     // A conversion died half-way: start it again from nothing.
     await kv.close();
     rmSync(dir, { recursive: true, force: true });
-    kv = await LmdbKv.openLogged(dir);
+    kv = await LmdbKv.openLogged(dir, storeOpts);
   }
   let converted = 0;
   try {

@@ -9,7 +9,7 @@
 import { docError, illegalArgument, validationFailed } from '../../engine/documents/doc-errors.ts';
 import { ingest } from './routes-ingest.ts';
 import { parseSearchBodyText, parseTimeMs, type SearchRequest } from '../../engine/search/index.ts';
-import type { WriteItem } from '../../workers/protocol.ts';
+import { outcomeAt, type WriteItem } from '../../workers/protocol.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
 import type { Params, Router } from '../router.ts';
 import type { EsCluster } from './cluster.ts';
@@ -133,7 +133,7 @@ async function writeBatch(cluster: EsCluster, targets: ShardTarget[], hits: Merg
       return item;
     });
     const outcomes = await cluster.writeShard(t.meta, t.shard, items);
-    outcomes.forEach((o, k) => countOutcome(o, { index: list[k].indexName, type: list[k].type, id: list[k].id }, proceed, c, CONFLICT_CODES));
+    for (let k = 0; k < items.length; k++) countOutcome(outcomeAt(outcomes, k), { index: list[k].indexName, type: list[k].type, id: list[k].id }, proceed, c, CONFLICT_CODES);
   }));
 }
 

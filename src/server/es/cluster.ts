@@ -7,6 +7,7 @@ import { ThreadPools } from './thread-pools.ts';
 import { checkIndexWriteBlock } from './index-blocks.ts';
 import type { MappingJson } from '../../engine/search/api.ts';
 import type { ServerContext } from '../context.ts';
+import { EngineError, formatMessage, toWire } from '../../engine/errors.ts';
 import { EMPTY_STATE, type ClusterState, type IndexMeta } from '../../engine/documents/cluster-state.ts';
 import { resolveRead, resolveWrite, type ResolveOptions } from '../../engine/documents/resolve.ts';
 import { buildIndex } from '../../engine/documents/index-create.ts';
@@ -17,12 +18,13 @@ import { compilePipeline, type Pipeline } from '../../engine/documents/ingest/pi
 import { resolveDateMathName } from '../../engine/documents/date-math-names.ts';
 import { numberOfShards, type FlatSettings } from '../../engine/documents/settings.ts';
 import { murmur3Utf16 } from '../../engine/documents/routing.ts';
-import type { ItemOutcome, OpArgs, OpResult, ShardCall, ShardMeta, Stale, WriteItem } from '../../workers/protocol.ts';
+import { newWriteOutcomes, OUTCOME_OTHER, OUTCOME_PENDING, setOutcome } from '../../workers/protocol.ts';
+import type { OpArgs, OpResult, ShardCall, ShardMeta, Stale, WriteItem, WriteOutcomes } from '../../workers/protocol.ts';
 
 /** Worker operations addressed to one shard: they take a `ShardCall` and may answer `Stale`. */
 type ShardOp = 'docs.write' | 'docs.get' | 'docs.termvectors' | 'docs.refresh' | 'docs.flush' | 'docs.stats' | 'docs.state' | 'docs.segments' | 'docs.forceMerge' | 'search.query' | 'search.dfs' | 'search.fetch' | 'search.scroll' | 'search.clearScroll';
 type ShardOpArgs<K extends ShardOp> = Omit<OpArgs<K>, keyof ShardCall>;
-import type { ShardStats, StoredDoc } from '../../engine/documents/doc-shard-types.ts';
+import { failedStats, type ShardStats, type StoredDoc } from '../../engine/documents/doc-shard-types.ts';
 
 export interface ResolvedIndex {
   name: string;
@@ -47,6 +49,11 @@ export class EsCluster {
   private readonly sent = new Map<string, number>();
   /** Shards the workers reported failed (damaged files), `uuid/shard` → the failure message. */
   private readonly failures = new Map<string, string>();
+  /**
+   * The damage found in the metadata store after start-up (LMDB's background consistency read), or null. The
+   * index metadata every shard is served by came from that store, so every shard is then failed.
+   */
+  private metadataDamage: EngineError | null = null;
 
   constructor(readonly ctx: ServerContext, private readonly persistence: MetaPersistence) {}
 
@@ -54,9 +61,25 @@ export class EsCluster {
     this.state = this.persistence.load() ?? EMPTY_STATE;
   }
 
+  /**
+   * The metadata store was found damaged while the node served: from now on every shard is failed (red in
+   * `_cluster/health`, UNASSIGNED in `_cat/shards`, its calls answered no_shard_available_action_exception
+   * naming the file) and no cluster state change is written.
+   */
+  metadataFailed(err: EngineError): void {
+    this.metadataDamage = err;
+  }
+
+  /** The failure every shard of `meta` reports once the metadata store was found damaged. */
+  private metadataShardFailure(meta: IndexMeta, shard: number): EngineError {
+    const d = this.metadataDamage!;
+    return new EngineError('DOC_SHARD_FAILED', formatMessage('DOC_SHARD_FAILED', [meta.name, shard, d.message]), { index: meta.name, shard, cause: toWire(d) });
+  }
+
   /** Runs `fn` on the current state after earlier changes; persists and swaps in its result. */
   mutate<T = void>(fn: (s: ClusterState) => { state: ClusterState; value?: T }): Promise<T> {
     const run = async (): Promise<T> => {
+      if (this.metadataDamage) throw this.metadataDamage;
       const prev = this.state;
       const { state, value } = fn(prev);
       if (state !== prev) {
@@ -202,6 +225,7 @@ export class EsCluster {
    * `signal` stops in the worker once it aborts (its client went away).
    */
   async shardCall<K extends ShardOp>(meta: IndexMeta, shard: number, op: K, args: ShardOpArgs<K>, signal?: AbortSignal): Promise<Exclude<OpResult<K>, Stale>> {
+    if (this.metadataDamage) throw this.metadataShardFailure(meta, shard);
     const w = this.shardWorker(meta.uuid, shard);
     const key = `${w}/${meta.uuid}`;
     const base = { ...args, uuid: meta.uuid, shard, mv: meta.mappingVersion } as OpArgs<K>;
@@ -234,32 +258,40 @@ export class EsCluster {
   }
 
   /** Writes items to one shard, applying dynamic mapping updates between rounds. Outcomes in item order. */
-  async writeShard(meta: IndexMeta, shard: number, items: WriteItem[], refresh?: 'true' | 'wait_for'): Promise<ItemOutcome[]> {
+  async writeShard(meta: IndexMeta, shard: number, items: WriteItem[], refresh?: 'true' | 'wait_for'): Promise<WriteOutcomes> {
     this.checkWriteBlock();
-    const out: ItemOutcome[] = new Array(items.length);
+    const first = await this.shardCall(meta, shard, 'docs.write', { items, refresh });
+    if (first.otherAt.length === 0) return first; // the common batch: every item ran and has a plain result
+    const out = newWriteOutcomes(items.length);
     let idx = items.map((_, i) => i);
     let m = meta;
-    while (idx.length) {
-      const res = await this.shardCall(m, shard, 'docs.write', { items: idx.map((i) => items[i]), refresh });
+    let res = first;
+    for (;;) {
       const next: number[] = [];
-      for (let j = 0; j < res.length; j++) {
-        const r = res[j];
-        const i = idx[j];
-        if ('pending' in r) { next.push(i); continue; }
+      for (let j = 0, k = 0; j < idx.length; j++) {
+        const c = res.code[j], i = idx[j];
+        if (c === OUTCOME_PENDING) { next.push(i); continue; }
+        if (c !== OUTCOME_OTHER) {
+          out.code[i] = c; out.version[i] = res.version[j]; out.seqNo[i] = res.seqNo[j]; out.primaryTerm[i] = res.primaryTerm[j];
+          continue;
+        }
+        const r = res.others[k++];
         if ('mappingUpdate' in r) {
           try {
             m = await this.applyMapping(m.name, m.uuid, r.mappingUpdate);
             next.push(i);
           } catch (e) {
-            out[i] = { err: { code: (e as { code?: string }).code ?? 'INTERNAL', message: (e as Error).message, details: (e as { details?: Record<string, unknown> }).details ?? {}, category: 'InvalidArgumentError' } };
+            setOutcome(out, i, { err: { code: (e as { code?: string }).code ?? 'INTERNAL', message: (e as Error).message, details: (e as { details?: Record<string, unknown> }).details ?? {}, category: 'InvalidArgumentError' } });
           }
           continue;
         }
-        out[i] = r;
+        setOutcome(out, i, r);
       }
+      if (next.length === 0) break;
       idx = next;
+      res = await this.shardCall(m, shard, 'docs.write', { items: idx.map((i) => items[i]), refresh });
     }
-    return out;
+    return out; // items come back in ascending order, so `otherAt` stays ascending
   }
 
   getDoc(meta: IndexMeta, shard: number, id: string): Promise<StoredDoc | null> {
@@ -288,6 +320,9 @@ export class EsCluster {
   /** Shard statistics of the open indices among `metas` (closed ones have no open shards and are left out). */
   async stats(metas: IndexMeta[]): Promise<Map<string, ShardStats[]>> {
     metas = metas.filter((m) => !m.closed);
+    if (this.metadataDamage) {
+      return new Map(metas.map((m) => [m.name, Array.from({ length: numberOfShards(m.settings) }, (_, s) => failedStats(this.metadataShardFailure(m, s).message))]));
+    }
     const out = await this.allShards(metas, 'docs.stats');
     for (const m of metas) {
       out.get(m.name)!.forEach((s, shard) => {
@@ -298,10 +333,10 @@ export class EsCluster {
     return out;
   }
 
-  /** Shard numbers of `meta` that failed, as last reported by the workers. */
+  /** Shard numbers of `meta` that failed, as last reported by the workers (all of them once the metadata store is damaged). */
   failedShards(meta: IndexMeta): number[] {
     const out: number[] = [];
-    for (let s = 0; s < numberOfShards(meta.settings); s++) if (this.failures.has(`${meta.uuid}/${s}`)) out.push(s);
+    for (let s = 0; s < numberOfShards(meta.settings); s++) if (this.metadataDamage || this.failures.has(`${meta.uuid}/${s}`)) out.push(s);
     return out;
   }
 

@@ -17,7 +17,7 @@ import { shardFor } from '../../engine/documents/routing.ts';
 import { numberOfShards } from '../../engine/documents/settings.ts';
 import { parseScriptSpec } from '../../engine/documents/update.ts';
 import { parseSearchBodyText } from '../../engine/search/index.ts';
-import type { WriteItem } from '../../workers/protocol.ts';
+import { outcomeAt, type WriteItem } from '../../workers/protocol.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
 import type { Router } from '../router.ts';
 import type { EsCluster } from './cluster.ts';
@@ -183,7 +183,7 @@ async function writeBatch(cluster: EsCluster, docs: SourceDoc[], dest: Dest, scr
   }
   await Promise.all([...groups.values()].map(async (g) => {
     const outcomes = await cluster.writeShard(g.meta, g.shard, g.items);
-    outcomes.forEach((o, k) => countOutcome(o, { index: g.index, type: g.type, id: g.ids[k] }, proceed, c));
+    for (let k = 0; k < g.items.length; k++) countOutcome(outcomeAt(outcomes, k), { index: g.index, type: g.type, id: g.ids[k] }, proceed, c);
   }));
 }
 

@@ -3,6 +3,7 @@
  * (order kept within a shard), runs the shards in parallel across workers, and answers per-item results.
  */
 import { parseBulk, type BulkItem } from '../../engine/documents/bulk-parse.ts';
+import { ByteWriter } from '../../engine/codec/byte-buf.ts';
 import type { IndexMeta } from '../../engine/documents/cluster-state.ts';
 import { newDocId } from '../../engine/documents/names.ts';
 import { shardFor } from '../../engine/documents/routing.ts';
@@ -11,13 +12,17 @@ import type { WriteConditions, WriteResult } from '../../engine/documents/doc-sh
 import { validateTypeName } from '../../engine/documents/names.ts';
 import { validationFailed } from '../../engine/documents/doc-errors.ts';
 import { ingest } from './routes-ingest.ts';
-import type { ItemOutcome, WriteItem } from '../../workers/protocol.ts';
+import { newWriteOutcomes, OUTCOME_FORCED_REFRESH, OUTCOME_OTHER, OUTCOME_PENDING, outcomeAt, WRITE_RESULTS, type ItemOutcome, type WriteItem } from '../../workers/protocol.ts';
 import type { Router } from '../router.ts';
 import type { EsCluster } from './cluster.ts';
 import { itemError, JSON_HEADERS } from './errors.ts';
 import { bodyBytes, route } from './handler.ts';
 import { compact, json, RawJson, wantsPretty } from './json.ts';
 import { checkId, conditions, notFoundExpr, refreshParam, routingRequired, writeBody } from './routes-docs.ts';
+
+/** Outcome code of an item no shard ran (it failed before, or its shard's call failed as a whole). */
+const OUTCOME_NOT_RUN = 0xfd;
+const COMMA = 0x2c;
 
 const BULK_PARAMS = ['refresh', 'routing', 'timeout', 'wait_for_active_shards', 'pipeline', 'type', '_source', '_source_includes',
   '_source_excludes', '_source_include', '_source_exclude', 'fields'];
@@ -48,39 +53,50 @@ export function registerBulkRoutes(router: Router, cluster: EsCluster): void {
         g.idx.push(i);
       } catch (e) { pl.error = e; }
     }
-    const outcomes: (ItemOutcome | undefined)[] = new Array(planned.length);
+    // The shards' outcomes, as columns by request item (protocol.ts `WriteOutcomes`); OUTCOME_NOT_RUN: no shard ran it.
+    const n = planned.length;
+    const all = newWriteOutcomes(n);
+    const { code, version, seqNo, primaryTerm } = all;
+    code.fill(OUTCOME_NOT_RUN);
+    const others = new Map<number, ItemOutcome>();
     await Promise.all(groups.map(async (g) => {
       try {
         const res = await cluster.writeShard(g.meta, g.shard, g.ops, refresh);
-        for (let j = 0; j < g.idx.length; j++) outcomes[g.idx[j]] = res[j];
+        for (let j = 0; j < g.idx.length; j++) {
+          const i = g.idx[j];
+          code[i] = res.code[j]; version[i] = res.version[j]; seqNo[i] = res.seqNo[j]; primaryTerm[i] = res.primaryTerm[j];
+        }
+        for (let k = 0; k < res.otherAt.length; k++) others.set(g.idx[res.otherAt[k]], res.others[k]);
       } catch (e) {
         for (const i of g.idx) planned[i].error = e;
       }
     }));
     const pretty = wantsPretty(req) || req.query.has('filter_path'); // object path: json() prints or filters it
     let errors = false;
-    const parts: string[] = new Array(planned.length);
-    const objs: unknown[] = new Array(planned.length);
+    const parts: string[] = new Array(n);
+    const objs: unknown[] = new Array(n);
     let lastMeta: IndexMeta | null = null, lastType = '', indexAndType = '', shards = '';
-    for (let i = 0; i < planned.length; i++) {
+    for (let i = 0; i < n; i++) {
       const pl = planned[i];
-      const o = outcomes[i];
+      const c = code[i];
       if (pl.dropped) {
         // As ES: a document its pipeline dropped is a no-op with version -3 and nothing written.
         const v = { [pl.item.action]: { _index: pl.item.index, _type: pl.item.type, _id: pl.id, _version: -3, result: 'noop', _shards: { total: 0, successful: 0, failed: 0 }, status: 200 } };
         if (pretty) objs[i] = v; else parts[i] = compact(v);
         continue;
       }
-      if (pl.error !== undefined || !o || 'err' in o) {
+      const o = c === OUTCOME_OTHER ? others.get(i)! : null;
+      if (pl.error !== undefined || c === OUTCOME_NOT_RUN || c === OUTCOME_PENDING || (o !== null && !('ok' in o))) {
         errors = true;
-        const e = itemError(pl.error ?? (o && 'err' in o ? o.err : new Error('item not executed')));
+        const e = itemError(pl.error ?? (o !== null && 'err' in o ? o.err : new Error('item not executed')));
         const v = { [pl.item.action]: { _index: pl.meta?.name ?? pl.item.index, _type: pl.item.type, _id: pl.id, status: e.status, error: e.error } };
         if (pretty) objs[i] = v; else parts[i] = compact(v);
         continue;
       }
-      const r = (o as { ok: WriteResult }).ok;
-      const status = r.result === 'created' ? 201 : r.result === 'not_found' ? 404 : 200;
-      if (pretty || r.getSource !== undefined || r.result === 'noop') {
+      const result = o !== null ? (o as { ok: WriteResult }).ok.result : WRITE_RESULTS[c & ~OUTCOME_FORCED_REFRESH];
+      const status = result === 'created' ? 201 : result === 'not_found' ? 404 : 200;
+      if (pretty || o !== null || result === 'noop') {
+        const r = o !== null ? (o as { ok: WriteResult }).ok : (outcomeAt(all, i) as { ok: WriteResult }).ok;
         const b = writeBody(pl.meta!, pl.item.type, pl.id, r);
         if (r.getSource !== undefined) b.get = { ...(r.result !== 'noop' ? { _seq_no: r.seqNo, _primary_term: r.primaryTerm } : {}), found: true, _source: new RawJson(r.getSource) };
         b.status = status;
@@ -95,17 +111,22 @@ export function registerBulkRoutes(router: Router, cluster: EsCluster): void {
         indexAndType = `"_index":${JSON.stringify(m.name)},"_type":${JSON.stringify(lastType)},"_id":`;
         shards = `"_shards":{"total":${1 + numberOfReplicas(m.settings)},"successful":1,"failed":0}`;
       }
-      parts[i] = `{"${pl.item.action}":{${indexAndType}${JSON.stringify(pl.id)},"_version":${r.version},"result":"${r.result}",${r.forcedRefresh ? '"forced_refresh":true,' : ''}${shards},"_seq_no":${r.seqNo},"_primary_term":${r.primaryTerm},"status":${status}}}`;
+      parts[i] = `{"${pl.item.action}":{${indexAndType}${JSON.stringify(pl.id)},"_version":${version[i]},"result":"${result}",${c & OUTCOME_FORCED_REFRESH ? '"forced_refresh":true,' : ''}${shards},"_seq_no":${seqNo[i]},"_primary_term":${primaryTerm[i]},"status":${status}}}`;
     }
     const took = Date.now() - started;
     if (pretty) return json(req, 200, { took, errors, items: objs });
-    // One join makes the whole body one flat string: head and tail added around a join made a rope of three,
-    // which the reply's first byte count flattened into a second fresh copy of a bulk response's size.
-    const head = `{"took":${took},"errors":${errors},"items":[`;
-    if (parts.length === 0) return { status: 200, headers: JSON_HEADERS, body: `${head}]}` };
-    parts[0] = head + parts[0];
-    parts[parts.length - 1] += ']}';
-    return { status: 200, headers: JSON_HEADERS, body: parts.join(',') };
+    // The items' text goes straight into the body's bytes. A join of the items made one 400 KB flat string
+    // from 2,000 ropes for a 2,000-item bulk: ~1.4 µs per item on the main thread (the join, not the items'
+    // templates), and the reply then encoded the string to UTF-8 once more; encoding each item as it is
+    // made costs ~0.3 µs.
+    const body = new ByteWriter(n * 256 + 64);
+    body.utf8(`{"took":${took},"errors":${errors},"items":[`);
+    for (let i = 0; i < n; i++) {
+      if (i > 0) body.u8(COMMA);
+      body.utf8(parts[i]);
+    }
+    body.utf8(']}');
+    return { status: 200, headers: JSON_HEADERS, body: body.buf.subarray(0, body.len) };
   });
   for (const path of ['/_bulk', '/:index/_bulk', '/:index/:type/_bulk']) router.add(['POST', 'PUT'], path, bulk);
 }

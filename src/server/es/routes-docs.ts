@@ -8,7 +8,7 @@ import { shardFor } from '../../engine/documents/routing.ts';
 import { numberOfReplicas, numberOfShards } from '../../engine/documents/settings.ts';
 import { filterSource, parseLossless, sourceFilterOf, stringifyLossless } from '../../engine/documents/source.ts';
 import { fromWire } from '../../engine/errors.ts';
-import type { ItemOutcome, WriteItem } from '../../workers/protocol.ts';
+import { outcomeAt, type ItemOutcome, type WriteItem } from '../../workers/protocol.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
 import type { Params, Router } from '../router.ts';
 import type { EsCluster } from './cluster.ts';
@@ -134,8 +134,7 @@ async function indexDoc(cluster: EsCluster, req: HttpRequest, p: Params, create:
   // A generated id is new by construction: the shard need not look for an earlier copy (ES's append-only path).
   const item: WriteItem = { action: isCreate ? 'create' : 'index', op: { id, source: src, routing, ...conditions((k) => req.query.get(k)), ...(ing.id === undefined ? { autoId: true } : {}) } };
   const shard = shardFor(routing ?? id, numberOfShards(meta!.settings));
-  const [o] = await cluster.writeShard(meta!, shard, [item], refreshParam(req));
-  const r = outcome(o);
+  const r = outcome(outcomeAt(await cluster.writeShard(meta!, shard, [item], refreshParam(req)), 0));
   const headers = r.result === 'created' ? { location: `/${meta!.name}/${p.type}/${encodeURIComponent(id)}${routing ? `?routing=${encodeURIComponent(routing)}` : ''}` } : undefined;
   return json(req, writeStatus(r), writeBody(meta!, p.type, id, r), headers);
 }
@@ -166,8 +165,7 @@ async function deleteDoc(cluster: EsCluster, req: HttpRequest, p: Params): Promi
   const routing = req.query.get('routing') ?? aliasRouting;
   routingRequired(meta, routing, p.id);
   const shard = shardFor(routing ?? p.id, numberOfShards(meta.settings));
-  const [o] = await cluster.writeShard(meta, shard, [{ action: 'delete', op: { id: p.id, routing, ...conditions((k) => req.query.get(k)) } }], refreshParam(req));
-  const r = outcome(o);
+  const r = outcome(outcomeAt(await cluster.writeShard(meta, shard, [{ action: 'delete', op: { id: p.id, routing, ...conditions((k) => req.query.get(k)) } }], refreshParam(req)), 0));
   return json(req, writeStatus(r), writeBody(meta, p.type, p.id, r));
 }
 
@@ -180,8 +178,7 @@ async function updateDoc(cluster: EsCluster, req: HttpRequest, p: Params): Promi
   const op: UpdateOp = { id: p.id, routing, body: text, ifSeqNo: c.ifSeqNo, ifPrimaryTerm: c.ifPrimaryTerm, version: c.version,
     retryOnConflict: intParam(req, 'retry_on_conflict'), fetchSource: updateFetch(req, text) };
   const shard = shardFor(routing ?? p.id, numberOfShards(meta!.settings));
-  const [o] = await cluster.writeShard(meta!, shard, [{ action: 'update', op }], refreshParam(req));
-  const r = outcome(o);
+  const r = outcome(outcomeAt(await cluster.writeShard(meta!, shard, [{ action: 'update', op }], refreshParam(req)), 0));
   const b = writeBody(meta!, p.type, p.id, r);
   if (r.getSource !== undefined) {
     const g: Record<string, unknown> = {};

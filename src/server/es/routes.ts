@@ -4,6 +4,7 @@
  */
 import { startDiskWatermarks, type DiskWatermarks } from './disk-watermarks.ts';
 import { MetaStore } from '../../engine/documents/meta-store.ts';
+import { lmdbForegroundReadMs } from '../../runtime/lmdb-test-hook.ts';
 import type { ServerContext, ServiceHooks } from '../context.ts';
 import type { Router } from '../router.ts';
 import { bannerResponse } from './banner.ts';
@@ -63,8 +64,12 @@ export function registerEsRoutes(router: Router, ctx: ServerContext): ServiceHoo
   registerExplainRoutes(router, cluster, search);
   return {
     start: async () => {
-      store = MetaStore.open(ctx.dataDir);
+      store = MetaStore.open(ctx.dataDir, { foregroundReadMs: lmdbForegroundReadMs() });
       cluster.start();
+      store.onDamage((err) => {
+        cluster.metadataFailed(err);
+        ctx.log.error('documents metadata store damaged: every shard is failed until it is restored', { err: err.message });
+      });
       watermarks = startDiskWatermarks(cluster);
       // Recover every shard (snapshot + translog replay) before the node reports ready, as ES recovers
       // its shards at start-up, instead of paying it on each shard's first request.

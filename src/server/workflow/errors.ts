@@ -26,7 +26,9 @@ const TABLE: Readonly<Record<GenericErrorCode | WorkflowErrorCode, readonly [str
   LIMIT_EXCEEDED: ['PAYLOAD_TOO_LARGE', 413],
   OVERLOADED: ['RATE_LIMITED', 429],
   DISK_FULL: ['SERVICE_UNAVAILABLE', 503],
-  INTERNAL: null, NOT_FOUND: null, CONFLICT: null, PARSE: null, CORRUPTION: null, FORMAT_VERSION: null, QUERY_TIMEOUT: null,
+  // A damaged partition store: the message names the file and what to do.
+  CORRUPTION: ['SERVICE_UNAVAILABLE', 503],
+  INTERNAL: null, NOT_FOUND: null, CONFLICT: null, PARSE: null, FORMAT_VERSION: null, QUERY_TIMEOUT: null,
   QUERY_CANCELED: null, WORKER_CRASHED: null, LOCKED: null,
 };
 

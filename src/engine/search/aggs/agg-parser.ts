@@ -100,6 +100,10 @@ function parseOne(name: string, type: string, v: unknown, holder: Obj): AggSpec 
       throw parsingError(`Required one of fields [field, script], but none were specified. `, locOfKey(holder, type));
     }
   }
+  // SubAggCollectionMode.parse: anything but its two names fails the field.
+  if (type === 'terms' && v.collect_mode !== undefined && v.collect_mode !== 'depth_first' && v.collect_mode !== 'breadth_first') {
+    throw parsingError('[terms] failed to parse field [collect_mode]', locOfKey(v, 'collect_mode'));
+  }
   if (type === 'histogram' && v.interval === undefined) throw parsingError(`[interval] must be specified for histogram aggregation [${name}]`, locOfKey(holder, type));
   if (type === 'date_histogram' && v.interval === undefined && v.calendar_interval === undefined && v.fixed_interval === undefined) {
     throw parsingError(`[interval] must be specified for date_histogram aggregation [${name}]`, locOfKey(holder, type));

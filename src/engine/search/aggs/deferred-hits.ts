@@ -10,9 +10,11 @@
 import type { Segment } from '../../postings/segment.ts';
 
 export class DeferredHits {
-  private docs = new Int32Array(1024);
-  private bucketOrds = new Int32Array(1024);
-  private scores = new Float64Array(1024);
+  // Empty until the first hit: a terms aggregation under another bucket aggregation has one of these per parent
+  // bucket, most of which see few hits.
+  private docs = new Int32Array(0);
+  private bucketOrds = new Int32Array(0);
+  private scores = new Float64Array(0);
   private n = 0;
   /** The segments hits were recorded in, and where each one's hits start. */
   private readonly segments: { ord: number; seg: Segment; from: number }[] = [];
@@ -47,7 +49,7 @@ export class DeferredHits {
   }
 
   private grow(): void {
-    const size = this.docs.length * 2;
+    const size = Math.max(64, this.docs.length * 2);
     const docs = new Int32Array(size), ords = new Int32Array(size), scores = new Float64Array(size);
     docs.set(this.docs); ords.set(this.bucketOrds); scores.set(this.scores);
     this.docs = docs; this.bucketOrds = ords; this.scores = scores;
