@@ -7,24 +7,24 @@ import { outOfBand } from '../engine/codec/msgpack.ts';
 import { parseExpr, instantQuery, rangeQuery, resultJsonOpen, matrixJson } from '../engine/promql/index.ts';
 import type { EngineOptions } from '../engine/promql/index.ts';
 import { MemQuerier } from '../engine/tsdb/mem-querier.ts';
-import { mergeSelected, mergeSeries } from '../engine/tsdb/packed-series.ts';
+import { mergeSelected, mergeSelections } from '../engine/tsdb/packed-series.ts';
+import { DecodedSeriesBound } from '../engine/promql/decoded-series.ts';
 
 export const promqlTasks = {
   'promql.eval': (a): PromqlEvalReply => {
     const started = performance.now();
     const expr = parseExpr(a.query);
-    const series = mergeSeries(a.selected.map(mergeSelected));
-    let samples = 0;
-    for (let i = 0; i < series.length; i++) samples += series[i].t.length;
-    const q = new MemQuerier(series);
+    // Series stay as their chunks until the evaluation reads them (see DecodedSeriesBound).
+    const q = new MemQuerier(mergeSelections(a.selected.map(mergeSelected)));
+    const decoded = new DecodedSeriesBound();
     const opts: EngineOptions = {
       lookbackMs: a.lookbackMs, maxSamples: a.maxSamples, defaultSubqueryStepMs: a.defaultSubqueryStepMs,
-      timeoutMs: Math.max(0, a.deadlineMs - Date.now()), cancel: a.cancel,
+      timeoutMs: Math.max(0, a.deadlineMs - Date.now()), cancel: a.cancel, decoded,
     };
     const json = a.kind === 'range'
       ? matrixJson(rangeQuery(q, expr, a.startMs, a.endMs, a.stepMs, opts), a.startMs, a.stepMs)
       : resultJsonOpen(instantQuery(q, expr, a.startMs, opts));
     // The encoded result (megabytes for a long range query) is transferred rather than copied through msgpack.
-    return { json: outOfBand(json), evalMs: performance.now() - started, samples };
+    return { json: outOfBand(json), evalMs: performance.now() - started, samples: decoded.loaded };
   },
 } satisfies TaskSubset;

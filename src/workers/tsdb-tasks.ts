@@ -15,12 +15,12 @@ import { newMatcher } from '../engine/tsdb/api.ts';
 import { InvalidArgumentError } from '../engine/errors.ts';
 import { checkTsdbLayout, cleanSharedTombstones, maintainShared, SharedBlocks, cleanTombstones, flushHead, headStatus, importPrometheusWal, mergeOverlappingBlocks, PromWal, refreshBlocks, shardFigures, snapshot, tick, Tsdb } from '../engine/tsdb/index.ts';
 import type { AppendArgs, AppendReply, OpArgs, OpResult, MatcherWire, SelectArgs, SelectReply, SelectorRangeArgs, TaskSubset, WorkerInit } from './protocol.ts';
-import { packSelect, type PackedSelect } from '../engine/tsdb/packed-series.ts';
+import { packCollected, type PackedSelect } from '../engine/tsdb/packed-series.ts';
 import { outOfBand } from '../engine/codec/msgpack.ts';
 import { readStopOf } from './read-stop-of.ts';
 import { sortedUnion, sortedUnionBy } from '../engine/tsdb/sorted-union.ts';
 import { compareFlatLabels } from '../engine/tsdb/labels.ts';
-import type { MultiSourceQuerier } from '../engine/tsdb/querier.ts';
+import type { MergedSeries, MultiSourceQuerier } from '../engine/tsdb/querier.ts';
 
 /** This worker's shards; `shared` (worker 0 only) maintains the shared blocks. */
 interface Shards { own: Tsdb; all: Tsdb[]; shared: SharedBlocks | null }
@@ -153,22 +153,23 @@ async function select(a: SelectArgs, ctx: WorkerInit): Promise<SelectReply> {
 }
 
 /**
- * The query path's select: label sets interned, samples in flat arrays sent out of band (transferred), so
- * the main thread can forward the reply to the evaluating worker without decoding it.
+ * The query path's select: label sets interned, samples as their stored XOR chunks in one byte array sent
+ * out of band (transferred), so the main thread forwards the reply to the evaluating worker without decoding
+ * it, and that worker decodes a series when the evaluation reaches it.
  */
 async function selectPacked(a: SelectArgs, ctx: WorkerInit): Promise<PackedSelect> {
   const ms = matchers(a.matchers);
   const dbs = (await shards(ctx)).all;
   const stop = readStopOf(a.deadlineMs, a.stopSlot, ctx);
-  const got: FetchedSeries[] = [];
+  const got: MergedSeries[] = [];
   let sources = 0;
   for (const d of dbs) {
-    const part = d.select(ms, a.mint, a.maxt, stop);
+    const part = d.querier(a.mint, a.maxt).collect(ms, a.mint, a.maxt, stop);
     if (part.length > 0) sources++;
     for (let i = 0; i < part.length; i++) got.push(part[i]);
   }
-  const p = packSelect(got, sources <= 1);
-  return { ...p, refs: outOfBand(p.refs), lOff: outOfBand(p.lOff), offsets: outOfBand(p.offsets), t: outOfBand(p.t), v: outOfBand(p.v) };
+  const p = packCollected(got, a.mint, a.maxt, sources <= 1);
+  return { ...p, refs: outOfBand(p.refs), lOff: outOfBand(p.lOff), cOff: outOfBand(p.cOff), bOff: outOfBand(p.bOff), data: outOfBand(p.data) };
 }
 
 /**

@@ -20,6 +20,7 @@ import { RANGE_FUNCS } from './functions-range.ts';
 import type { RangeArgs } from './functions-range.ts';
 import { absentLabels } from './functions.ts';
 import { SlidingExtremum } from './sliding-extremum.ts';
+import type { DecodedSeriesBound } from './decoded-series.ts';
 
 export interface EngineOptions {
   lookbackMs: number;
@@ -29,6 +30,11 @@ export interface EngineOptions {
   defaultSubqueryStepMs: number;
   /** Evaluation stops (canceled) once another thread sets element 0 non-zero; checked with the deadline. */
   cancel?: Int32Array;
+  /**
+   * Where still encoded series (the querier's `deferred` ones) are decoded as the evaluation reads them, and
+   * how many decoded samples it keeps; without it they are decoded when selected.
+   */
+  decoded?: DecodedSeriesBound;
 }
 export const DEFAULT_ENGINE_OPTIONS: EngineOptions = { lookbackMs: 300_000, maxSamples: 50_000_000, timeoutMs: 120_000, defaultSubqueryStepMs: 60_000 };
 
@@ -94,7 +100,7 @@ export class Evaluator {
 
   fetch(vs: VectorSelector): StoredSeries[] {
     let d = this.sh.data.get(vs);
-    if (!d) { d = readSeries(this.sh.querier, vs.matchers); this.sh.data.set(vs, d); }
+    if (!d) { d = readSeries(this.sh.querier, vs.matchers, this.sh.opts.decoded ?? null); this.sh.data.set(vs, d); }
     return d;
   }
 
@@ -154,13 +160,14 @@ export class Evaluator {
         if (i >= 0) for (let ts = this.startMs; ts <= this.endMs; ts += this.intervalMs) { this.tick(); this.pushChecked(ser, ts, s.v[i]); }
       } else {
         // Steps only move forward, so the newest sample at or before each step is found by walking on.
+        const t = s.t, v = s.v, n = s.n, stale = s.stale;
         let i = -1;
         for (let ts = this.startMs; ts <= this.endMs; ts += this.intervalMs) {
           this.tick();
           const ref = ts - vs.offset;
-          while (i + 1 < s.n && s.t[i + 1] <= ref) i++;
-          if (i < 0 || s.t[i] < ref - lookback || (s.stale !== null && s.stale[i] === 1)) continue;
-          this.pushChecked(ser, ts, s.v[i]);
+          while (i + 1 < n && t[i + 1] <= ref) i++;
+          if (i < 0 || t[i] < ref - lookback || (stale !== null && stale[i] === 1)) continue;
+          this.pushChecked(ser, ts, v[i]);
         }
       }
       if (ser.t.length > 0) { this.addSamples(ser.t.length); out.push(ser); }

@@ -4,9 +4,9 @@
  * looked up per step by binary search. Mirrors `vectorSelectorSingle` and `matrixIterSlice` of 2.42,
  * whose windows are closed on both sides: `[t - range, t]`.
  */
-import type { Labels, Matcher, Querier } from '../tsdb/api.ts';
+import type { FetchedSeries, Labels, Matcher, Querier } from '../tsdb/api.ts';
+import { DeferredStoredSeries, staleFlags, type DecodedSeriesBound } from './decoded-series.ts';
 import { VAL_NONE } from '../tsdb/api.ts';
-import { isStaleNaN } from './value.ts';
 import { compareLabels } from './labels.ts';
 
 export interface StoredSeries {
@@ -19,26 +19,25 @@ export interface StoredSeries {
   readonly n: number;
 }
 
-/** A series that can hand out its samples as arrays (the in-memory querier does), skipping the cursor. */
-interface ArraySeries { arrays(): { t: Float64Array; v: Float64Array } }
+/**
+ * A series that can hand out its samples as arrays (the in-memory querier does), skipping the cursor; or,
+ * when they are still encoded, a function that decodes them.
+ */
+interface ArraySeries { arrays(): { t: Float64Array; v: Float64Array }; deferred(): (() => FetchedSeries) | null }
 
-function staleFlags(v: Float64Array, n: number): Uint8Array | null {
-  let flags: Uint8Array | null = null;
-  for (let i = 0; i < n; i++) {
-    const x = v[i];
-    if (x === x || !isStaleNaN(x)) continue;
-    flags ??= new Uint8Array(n);
-    flags[i] = 1;
-  }
-  return flags;
-}
 
-export function readSeries(q: Querier, matchers: readonly Matcher[]): StoredSeries[] {
+/**
+ * The series of one selector; series still encoded are decoded when first read, within `bound` (without one,
+ * at once).
+ */
+export function readSeries(q: Querier, matchers: readonly Matcher[], bound: DecodedSeriesBound | null = null): StoredSeries[] {
   const set = q.select(true, null, matchers);
   const out: StoredSeries[] = [];
   let cur = null;
   while (set.next()) {
     const s = set.at();
+    const deferred = bound !== null ? (s as Partial<ArraySeries>).deferred?.call(s) : null;
+    if (deferred) { out.push(new DeferredStoredSeries(s.labels, deferred, bound!)); continue; }
     const direct = (s as Partial<ArraySeries>).arrays;
     if (direct) {
       const { t, v } = direct.call(s);
@@ -64,20 +63,22 @@ export function readSeries(q: Querier, matchers: readonly Matcher[]): StoredSeri
 
 /** Index of the last sample with `t <= ts`, or -1. */
 export function lastAtOrBefore(s: StoredSeries, ts: number): number {
+  const t = s.t;
   let lo = 0, hi = s.n - 1, ans = -1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    if (s.t[mid] <= ts) { ans = mid; lo = mid + 1; } else hi = mid - 1;
+    if (t[mid] <= ts) { ans = mid; lo = mid + 1; } else hi = mid - 1;
   }
   return ans;
 }
 
 /** Index of the first sample with `t >= ts` (n when none). */
 export function firstAtOrAfter(s: StoredSeries, ts: number): number {
+  const t = s.t;
   let lo = 0, hi = s.n;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (s.t[mid] < ts) lo = mid + 1; else hi = mid;
+    if (t[mid] < ts) lo = mid + 1; else hi = mid;
   }
   return lo;
 }
@@ -110,24 +111,26 @@ export class Window {
   private lastMint = -Infinity;
 
   load(ser: StoredSeries, mint: number, maxt: number): void {
+    // Read once: a deferred series' arrays are getters (decoded on first read).
+    const t = ser.t, v = ser.v, sn = ser.n, stale = ser.stale;
     let lo: number, hi: number;
     if (ser === this.cur && mint >= this.lastMint) {
       // Steps move forward: slide the previous bounds instead of searching again.
       lo = this.lo; hi = this.hi;
-      while (lo < ser.n && ser.t[lo] < mint) lo++;
+      while (lo < sn && t[lo] < mint) lo++;
       if (hi < lo) hi = lo;
     } else {
       lo = firstAtOrAfter(ser, mint);
       hi = lo;
     }
-    while (hi < ser.n && ser.t[hi] <= maxt) hi++;
-    while (hi > lo && ser.t[hi - 1] > maxt) hi--;
+    while (hi < sn && t[hi] <= maxt) hi++;
+    while (hi > lo && t[hi - 1] > maxt) hi--;
     this.cur = ser; this.lo = lo; this.hi = hi; this.lastMint = mint;
-    if (ser.stale === null) { this.t = ser.t; this.v = ser.v; this.s = lo; this.n = hi - lo; return; }
+    if (stale === null) { this.t = t; this.v = v; this.s = lo; this.n = hi - lo; return; }
     let n = 0;
     for (let i = lo; i < hi; i++) {
-      if (ser.stale[i] === 1) continue;
-      this.bt[n] = ser.t[i]; this.bv[n] = ser.v[i]; n++;
+      if (stale[i] === 1) continue;
+      this.bt[n] = t[i]; this.bv[n] = v[i]; n++;
     }
     this.t = this.bt; this.v = this.bv; this.s = 0; this.n = n;
   }

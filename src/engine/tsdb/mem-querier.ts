@@ -22,13 +22,27 @@ class ArraySampleCursor implements SampleCursor {
   }
 }
 
+/**
+ * A series whose samples stay encoded until asked for (`SelectedSeries`: the chunks a query selected); each
+ * call decodes them afresh.
+ */
+export interface DeferredSeries { readonly labels: Labels; samples(): FetchedSeries }
+
+type HeldSeries = FetchedSeries | DeferredSeries;
+
+const isDeferred = (s: HeldSeries): s is DeferredSeries => typeof (s as DeferredSeries).samples === 'function';
+const decoded = (s: HeldSeries): FetchedSeries => (isDeferred(s) ? s.samples() : s);
+
 class ArraySeries implements Series {
-  constructor(private readonly data: FetchedSeries) {}
+  constructor(private readonly data: HeldSeries) {}
   get labels(): Labels { return this.data.labels; }
   /** The samples as arrays, so readers that can take them skip the cursor. */
-  arrays(): { t: Float64Array; v: Float64Array } { return { t: this.data.t as Float64Array, v: this.data.v as Float64Array }; }
+  arrays(): { t: Float64Array; v: Float64Array } { const d = decoded(this.data); return { t: d.t as Float64Array, v: d.v as Float64Array }; }
+  /** For still encoded samples, their decoder, so a reader can decode them when it needs them. */
+  deferred(): (() => FetchedSeries) | null { const d = this.data; return isDeferred(d) ? () => d.samples() : null; }
   iterator(reuse: SampleCursor | null): SampleCursor {
-    return reuse instanceof ArraySampleCursor ? reuse.reset(this.data) : new ArraySampleCursor(this.data);
+    const d = decoded(this.data);
+    return reuse instanceof ArraySampleCursor ? reuse.reset(d) : new ArraySampleCursor(d);
   }
 }
 
@@ -52,12 +66,12 @@ function compareLabels(a: Labels, b: Labels): number {
 }
 
 export class MemQuerier implements Querier {
-  private readonly byKey = new Map<string, FetchedSeries>();
-  private sorted: FetchedSeries[] | null = null;
+  private readonly byKey = new Map<string, HeldSeries>();
+  private sorted: HeldSeries[] | null = null;
   /** Appended samples not yet merged into `byKey` (tests load series incrementally). */
   private pending = new Map<string, { labels: Labels; t: Float64Array; v: Float64Array; n: number }>();
 
-  constructor(series: readonly FetchedSeries[] = []) {
+  constructor(series: readonly HeldSeries[] = []) {
     for (const s of series) this.byKey.set(labelsKey(s.labels), s);
   }
 
@@ -76,7 +90,8 @@ export class MemQuerier implements Querier {
 
   private flush(): void {
     for (const [k, p] of this.pending) {
-      const old = this.byKey.get(k);
+      const held = this.byKey.get(k);
+      const old = held && decoded(held);
       const n0 = old ? old.t.length : 0, n1 = p.n;
       // Values stay in Float64Arrays throughout: plain JS double arrays may canonicalise the stale-NaN payload.
       const t = new Float64Array(n0 + n1), v = new Float64Array(n0 + n1);
@@ -94,7 +109,7 @@ export class MemQuerier implements Querier {
     this.pending.clear();
   }
 
-  private all(): FetchedSeries[] {
+  private all(): HeldSeries[] {
     if (this.pending.size) this.flush();
     if (!this.sorted) this.sorted = [...this.byKey.values()].sort((a, b) => compareLabels(a.labels, b.labels));
     return this.sorted;
@@ -104,7 +119,7 @@ export class MemQuerier implements Querier {
     const out: Series[] = [];
     for (const s of this.all()) {
       if (!matchesAll(s.labels, matchers)) continue;
-      if (hints && !hasSampleIn(s, hints.startMs, hints.endMs)) continue;
+      if (hints && !hasSampleIn(decoded(s), hints.startMs, hints.endMs)) continue;
       out.push(new ArraySeries(s));
     }
     return new ListSeriesSet(out);

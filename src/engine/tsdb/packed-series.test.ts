@@ -1,11 +1,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mergeSelected, mergeSeries, packSelect, unpackSelect } from './packed-series.ts';
+import fc from 'fast-check';
+import { mergeSelected, mergeSelections, mergeSeries, packCollected, packSelect, SelectedSeries, unpackSelect } from './packed-series.ts';
 import type { FetchedSeries, Labels } from './api.ts';
+import { VAL_FLOAT } from './api.ts';
+import type { Interval } from './chunk-meta.ts';
+import { MergedSeries } from './querier.ts';
+import { XorAppender } from './xor-chunk.ts';
 
 const lbl = (o: Record<string, string>): Labels => Object.keys(o).sort().map((name) => ({ name, value: o[name] }));
 const ser = (o: Record<string, string>, t: number[], v: number[]): FetchedSeries => ({ labels: lbl(o), t: Float64Array.from(t), v: Float64Array.from(v) });
-const plain = (list: FetchedSeries[]) => list.map((s) => ({ labels: s.labels, t: [...s.t], v: [...s.v] }));
+const plain = (list: (FetchedSeries | SelectedSeries)[]) => list.map((x) => {
+  const s = x instanceof SelectedSeries ? x.samples() : x;
+  return { labels: s.labels, t: [...s.t], v: [...s.v] };
+});
 
 test('packSelect interns label strings and round-trips series (stale NaN bits kept)', () => {
   // The stale marker is a signalling NaN: build it from bytes (a JS number round trip may quiet it).
@@ -49,4 +57,36 @@ test('mergeSelected merges repeats inside one unsorted reply (a worker with seve
 test('mergeSeries unites samples of one series fetched for two ranges', () => {
   const out = mergeSeries([[ser({ a: 'x' }, [1, 2], [1, 2])], [ser({ a: 'x' }, [2, 3], [2, 3]), ser({ a: 'y' }, [9], [9])]]);
   assert.deepEqual(plain(out), [{ labels: lbl({ a: 'x' }), t: [1, 2, 3], v: [1, 2, 3] }, { labels: lbl({ a: 'y' }), t: [9], v: [9] }]);
+});
+
+test('a reply decodes to the samples the merging cursor reads: chunks as stored or re-encoded, clipped to [mint, maxt]', () => {
+  // Random layouts: chunks that overlap (a backfilled block over the head) and deletions are re-encoded by the
+  // worker, plain ones are sent as stored and clipped when decoded.
+  const arbChunks = fc.array(fc.uniqueArray(fc.integer({ min: 0, max: 500 }), { minLength: 1, maxLength: 30 }).map((a) => a.sort((x, y) => x - y)), { minLength: 1, maxLength: 4 });
+  const arbDel = fc.option(fc.tuple(fc.integer({ min: 0, max: 500 }), fc.integer({ min: 0, max: 60 })).map(([a, w]): Interval => [a, a + w]));
+  fc.assert(fc.property(arbChunks, arbDel, fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 600 }), fc.boolean(), (lists, del, mint, span, chained) => {
+    const maxt = mint + span;
+    // `chained`: one series' chunks one after another in time (the common, plain case).
+    let off = 0;
+    const chunks = lists.map((ts, i) => {
+      const at = chained ? ts.map((t) => t + off) : ts;
+      off = at[at.length - 1] + 1;
+      const a = new XorAppender();
+      for (const t of at) a.append(t, t * 10 + i / 10);
+      return { c: { mint: at[0], maxt: at[at.length - 1], bytes: a.bytes().slice() }, del: i === 0 && del !== null ? [del] : undefined };
+    }).sort((x, y) => x.c.mint - y.c.mint);
+    const s = new MergedSeries(lbl({ a: 'x' }), mint, maxt);
+    s.chunks.push(...chunks);
+    const want: number[][] = [];
+    const cur = s.iterator(null);
+    while (cur.next() === VAL_FLOAT) want.push([cur.t, cur.v]);
+    const got = unpackSelect(packCollected([s], mint, maxt, true));
+    assert.deepEqual(got.length === 0 ? [] : [...got[0].t].map((t, i) => [t, got[0].v[i]]), want);
+  }), { numRuns: 300, seed: 7 });
+});
+
+test('mergeSelections keeps a series fetched for two ranges as one, the first range winning a tie', () => {
+  const a = mergeSelected([packSelect([ser({ a: 'x' }, [1, 2], [1, 2])], true, 0, 10)]);
+  const b = mergeSelected([packSelect([ser({ a: 'x' }, [2, 3], [20, 3]), ser({ a: 'y' }, [9], [9])], true, 0, 10)]);
+  assert.deepEqual(plain(mergeSelections([a, b])), [{ labels: lbl({ a: 'x' }), t: [1, 2, 3], v: [1, 2, 3] }, { labels: lbl({ a: 'y' }), t: [9], v: [9] }]);
 });

@@ -1,119 +1,230 @@
 /**
  * Selected series packed for thread hops. A shard worker answers a select with its series' label sets
- * interned into one symbol table and their samples in two flat arrays; the main thread forwards those
- * replies untouched to the evaluating worker, which unpacks and merges them (the typed arrays are
- * transferred, so the samples are never re-encoded or copied on the HTTP thread).
+ * interned into one symbol table and their samples as the XOR chunks they are stored in (about 1.3 bytes a
+ * sample where decoded samples took 16); the main thread forwards those replies untouched to the evaluating
+ * worker (the typed arrays are transferred), which decodes one series at a time as the evaluation reaches it
+ * (`SelectedSeries`), as Prometheus's evaluator walks chunk iterators. A 30-day range query over 1,600 series
+ * had put 0.7 GB of decoded samples in flight between the threads (docs/benchmarks.md, issue 11).
  */
-import type { FetchedSeries, Label } from './api.ts';
+import type { FetchedSeries, Label, Labels } from './api.ts';
+import { VAL_FLOAT } from './api.ts';
 import { compareLabels, labelsKey } from './labels.ts';
+import type { MergedSeries } from './querier.ts';
 import { sortedUnionBy } from './sorted-union.ts';
+import { decodeXor, XorAppender, xorCount } from './xor-chunk.ts';
 
 /**
  * One worker's selected series: series i has the label pairs `refs[lOff[i]..lOff[i+1])` (name and value
- * symbol ids alternating) and the samples `[offsets[i], offsets[i+1])` of `t` and `v`. `sorted` says the
- * series are in label order with no label set repeated (they came from one TSDB).
+ * symbol ids alternating) and the chunks `[cOff[i], cOff[i+1])`; chunk j is the XOR chunk
+ * `data[bOff[j], bOff[j+1])`. A series' chunks are in time order, do not overlap and carry no deleted
+ * samples (the worker re-encodes a series that needed merging); samples outside `[mint, maxt]` are dropped
+ * when decoded. `sorted` says the series are in label order with no label set repeated (one TSDB).
  */
 export interface PackedSelect {
   symbols: string[];
   refs: Uint32Array;
   lOff: Uint32Array;
-  offsets: Uint32Array;
-  t: Float64Array;
-  v: Float64Array;
+  cOff: Uint32Array;
+  bOff: Uint32Array;
+  data: Uint8Array;
+  mint: number;
+  maxt: number;
   sorted: boolean;
 }
 
-export function packSelect(got: readonly FetchedSeries[], sorted: boolean): PackedSelect {
-  const ids = new Map<string, number>();
-  const symbols: string[] = [];
-  const sym = (s: string): number => {
-    let id = ids.get(s);
-    if (id === undefined) { id = symbols.length; symbols.push(s); ids.set(s, id); }
-    return id;
-  };
-  let pairs = 0, n = 0;
-  for (let i = 0; i < got.length; i++) { pairs += got[i].labels.length; n += got[i].t.length; }
-  const refs = new Uint32Array(pairs * 2), lOff = new Uint32Array(got.length + 1), offsets = new Uint32Array(got.length + 1);
-  const flat = contiguous(got, n);
-  const t = flat ? flat[0] : new Float64Array(n), v = flat ? flat[1] : new Float64Array(n);
-  let r = 0;
-  for (let i = 0; i < got.length; i++) {
-    const s = got[i];
-    for (let j = 0; j < s.labels.length; j++) { refs[r++] = sym(s.labels[j].name); refs[r++] = sym(s.labels[j].value); }
-    lOff[i + 1] = r;
-    if (!flat) { t.set(s.t, offsets[i]); v.set(s.v, offsets[i]); }
-    offsets[i + 1] = offsets[i] + s.t.length;
+/** Samples per chunk when a series is (re-)encoded: the count field allows 65,535; this keeps the bit writer small. */
+const PACK_CHUNK_SAMPLES = 1024;
+
+/** Builds a PackedSelect: labels interned, chunk bytes appended to one growing buffer. */
+class SelectPacker {
+  private readonly ids = new Map<string, number>();
+  private readonly symbols: string[] = [];
+  private refs: number[] = [];
+  private lOff: number[] = [0];
+  private cOff: number[] = [0];
+  private bOff: number[] = [0];
+  private data = new Uint8Array(4096);
+  private len = 0;
+  private readonly enc = new XorAppender(256);
+
+  series(labels: Labels): void {
+    for (let j = 0; j < labels.length; j++) { this.refs.push(this.sym(labels[j].name)); this.refs.push(this.sym(labels[j].value)); }
+    this.lOff.push(this.refs.length);
   }
-  return { symbols, refs, lOff, offsets, t, v, sorted };
+
+  /** Appends one chunk of the current series (bytes copied: block chunks are views of reused read windows). */
+  chunk(b: Uint8Array): void {
+    if (this.len + b.length > this.data.length) {
+      let cap = this.data.length * 2;
+      while (cap < this.len + b.length) cap *= 2;
+      const next = new Uint8Array(cap);
+      next.set(this.data.subarray(0, this.len));
+      this.data = next;
+    }
+    this.data.set(b, this.len);
+    this.len += b.length;
+    this.bOff.push(this.len);
+  }
+
+  /** Encodes `n` decoded samples as chunks of the current series. */
+  samples(t: ArrayLike<number>, v: ArrayLike<number>, n: number): void {
+    for (let i = 0; i < n; i += PACK_CHUNK_SAMPLES) {
+      const a = this.enc;
+      a.resume(new Uint8Array(256), 0, 256, 16, 0, 0, 0, 0, 0, 0xff, 0);
+      for (let k = i; k < Math.min(n, i + PACK_CHUNK_SAMPLES); k++) a.append(t[k], v[k]);
+      this.chunk(a.bytes());
+    }
+  }
+
+  endSeries(): void { this.cOff.push(this.bOff.length - 1); }
+
+  done(mint: number, maxt: number, sorted: boolean): PackedSelect {
+    return {
+      symbols: this.symbols, refs: Uint32Array.from(this.refs), lOff: Uint32Array.from(this.lOff), cOff: Uint32Array.from(this.cOff),
+      bOff: Uint32Array.from(this.bOff), data: this.data.slice(0, this.len), mint, maxt, sorted,
+    };
+  }
+
+  private sym(s: string): number {
+    let id = this.ids.get(s);
+    if (id === undefined) { id = this.symbols.length; this.symbols.push(s); this.ids.set(s, id); }
+    return id;
+  }
+}
+
+/** Decoded series packed (their samples encoded as chunks): a storage without chunks, and tests. */
+export function packSelect(got: readonly FetchedSeries[], sorted: boolean, mint = -Infinity, maxt = Infinity): PackedSelect {
+  const p = new SelectPacker();
+  for (const s of got) {
+    p.series(s.labels);
+    p.samples(s.t, s.v, s.t.length);
+    p.endSeries();
+  }
+  return p.done(mint, maxt, sorted);
 }
 
 /**
- * When the series' samples are consecutive views of one pair of arrays (as `fetchSeries` returns them), the
- * views spanning all of them, so nothing is copied; otherwise null.
+ * A shard's selected series (`MultiSourceQuerier.collect`) packed as they are stored: the chunks of a series
+ * whose chunks neither overlap nor have deletions are copied as they are; any other series is read through
+ * the merging cursor (deletions applied, `[mint, maxt]` kept) and encoded again.
  */
-function contiguous(got: readonly FetchedSeries[], n: number): [Float64Array, Float64Array] | null {
-  if (got.length === 0) return null;
-  const t0 = got[0].t, v0 = got[0].v;
-  if (!(t0 instanceof Float64Array) || !(v0 instanceof Float64Array)) return null;
-  let tEnd = t0.byteOffset, vEnd = v0.byteOffset;
-  for (let i = 0; i < got.length; i++) {
-    const s = got[i];
-    if (s.t.buffer !== t0.buffer || s.v.buffer !== v0.buffer || s.t.byteOffset !== tEnd || s.v.byteOffset !== vEnd) return null;
-    tEnd += s.t.byteLength; vEnd += s.v.byteLength;
+export function packCollected(sel: readonly MergedSeries[], mint: number, maxt: number, sorted: boolean): PackedSelect {
+  const p = new SelectPacker();
+  let t = new Float64Array(0), v = new Float64Array(0);
+  let cur = null;
+  for (const s of sel) {
+    p.series(s.labels);
+    if (s.plain()) {
+      for (const r of s.chunks) p.chunk(r.c.bytes);
+    } else {
+      let n = 0;
+      cur = s.iterator(cur);
+      while (cur.next() === VAL_FLOAT) {
+        if (n === t.length) { const t2 = new Float64Array(Math.max(256, n * 2)); t2.set(t); t = t2; const v2 = new Float64Array(t2.length); v2.set(v); v = v2; }
+        t[n] = cur.t; v[n] = cur.v; n++;
+      }
+      p.samples(t, v, n);
+    }
+    p.endSeries();
   }
-  return [new Float64Array(t0.buffer, t0.byteOffset, n), new Float64Array(v0.buffer, v0.byteOffset, n)];
+  return p.done(mint, maxt, sorted);
 }
 
-/** The series of one reply; samples are views into its flat arrays. */
-export function unpackSelect(p: PackedSelect): FetchedSeries[] {
-  const t = asF64(p.t), v = asF64(p.v);
-  const out: FetchedSeries[] = new Array(p.offsets.length - 1);
-  for (let i = 0; i < out.length; i++) {
-    const labels: Label[] = new Array((p.lOff[i + 1] - p.lOff[i]) >> 1);
-    for (let j = p.lOff[i], k = 0; j < p.lOff[i + 1]; j += 2, k++) labels[k] = { name: p.symbols[p.refs[j]], value: p.symbols[p.refs[j + 1]] };
-    out[i] = { labels, t: t.subarray(p.offsets[i], p.offsets[i + 1]), v: v.subarray(p.offsets[i], p.offsets[i + 1]) };
+/** One reply's series `i`: where its chunks are. */
+interface Part { p: PackedSelect; i: number }
+
+/**
+ * One series of a query's selection: its label set, and its samples decoded from the replies' chunks when
+ * asked for (each call decodes afresh; the evaluator bounds how many decoded series it keeps). Parts from
+ * several workers or selector ranges are merged in part order, the earlier part winning a timestamp tie.
+ */
+export class SelectedSeries {
+  constructor(readonly labels: Labels, readonly parts: Part[]) {}
+
+  /** The samples in `[mint, maxt]` of every part, ascending, one per timestamp. */
+  samples(): FetchedSeries {
+    if (this.parts.length === 1) return decodePart(this.labels, this.parts[0]);
+    return mergeSamples(this.parts.map((x) => decodePart(this.labels, x)));
   }
+}
+
+function decodePart(labels: Labels, { p, i }: Part): FetchedSeries {
+  let cap = 0;
+  for (let j = p.cOff[i]; j < p.cOff[i + 1]; j++) cap += xorCount(p.data.subarray(p.bOff[j], p.bOff[j + 1]));
+  const t = new Float64Array(cap), v = new Float64Array(cap);
+  const mint = p.mint, maxt = p.maxt;
+  let n = 0;
+  for (let j = p.cOff[i]; j < p.cOff[i + 1]; j++) {
+    const cnt = decodeXor(p.data.subarray(p.bOff[j], p.bOff[j + 1]), t, v, n);
+    let k = n;
+    for (let x = n; x < n + cnt; x++) {
+      const tx = t[x];
+      if (tx < mint || tx > maxt) continue;
+      if (k !== x) { t[k] = tx; v[k] = v[x]; } // typed-array copies keep NaN payloads (stale markers)
+      k++;
+    }
+    n = k;
+  }
+  return { labels, t: t.subarray(0, n), v: v.subarray(0, n) };
+}
+
+function labelsOf(p: PackedSelect, i: number): Labels {
+  const labels: Label[] = new Array((p.lOff[i + 1] - p.lOff[i]) >> 1);
+  for (let j = p.lOff[i], k = 0; j < p.lOff[i + 1]; j += 2, k++) labels[k] = { name: p.symbols[p.refs[j]], value: p.symbols[p.refs[j + 1]] };
+  return labels;
+}
+
+/** The series of one reply, not yet decoded. */
+function seriesOf(p: PackedSelect): SelectedSeries[] {
+  const out: SelectedSeries[] = new Array(p.lOff.length - 1);
+  for (let i = 0; i < out.length; i++) out[i] = new SelectedSeries(labelsOf(p, i), [{ p, i }]);
   return out;
 }
 
-/** A decoder may hand typed arrays back as byte views; samples are read as Float64Array (NaN bits kept). */
-function asF64(x: Float64Array | Uint8Array): Float64Array {
-  if (x instanceof Float64Array) return x;
-  return new Float64Array(x.buffer.slice(x.byteOffset, x.byteOffset + x.byteLength));
+/** The series of one reply, decoded (tests, and readers that want every sample at once). */
+export function unpackSelect(p: PackedSelect): FetchedSeries[] {
+  return seriesOf(p).map((s) => s.samples()).filter((s) => s.t.length > 0);
 }
+
+const joinParts = (x: SelectedSeries, y: SelectedSeries): SelectedSeries => new SelectedSeries(x.labels, [...x.parts, ...y.parts]);
 
 /**
  * Every worker's reply for one selector, as one sorted list with one series per label set (a series can
  * have data on two workers, e.g. an imported block on worker 0 and live samples on its owner).
  */
-export function mergeSelected(replies: readonly PackedSelect[]): FetchedSeries[] {
-  let only: PackedSelect | null = null, nonEmpty = 0;
-  for (const r of replies) if (r.offsets.length > 1) { only = r; nonEmpty++; }
-  if (nonEmpty === 0) return [];
-  if (nonEmpty === 1 && only!.sorted) return unpackSelect(only!);
-  if (replies.every((r) => r.sorted || r.offsets.length <= 1)) return mergeSortedReplies(replies);
-  const byKey = new Map<string, FetchedSeries[]>();
+export function mergeSelected(replies: readonly PackedSelect[]): SelectedSeries[] {
+  const lists: SelectedSeries[][] = [];
+  let allSorted = true;
   for (const r of replies) {
-    for (const s of unpackSelect(r)) {
-      const key = labelsKey(s.labels);
-      const list = byKey.get(key);
-      if (list) list.push(s); else byKey.set(key, [s]);
-    }
+    if (r.lOff.length <= 1) continue;
+    lists.push(seriesOf(r));
+    allSorted &&= r.sorted;
   }
-  const out: FetchedSeries[] = [];
-  for (const list of byKey.values()) out.push(list.length === 1 ? list[0] : mergeSamples(list));
-  return out.sort((a, b) => compareLabels(a.labels, b.labels));
+  if (lists.length === 0) return [];
+  // Replies that are each sorted with distinct label sets (one TSDB per worker, the usual case) merge in one
+  // pass: a key string per series, a map and a sort cost more than the rest of the merge.
+  if (allSorted) return lists.length === 1 ? lists[0] : sortedUnionBy(lists, (x, y) => compareLabels(x.labels, y.labels), joinParts);
+  return byLabelSet(lists).sort((a, b) => compareLabels(a.labels, b.labels));
 }
 
-
 /**
- * Replies that are each sorted with distinct label sets (one TSDB per worker, the usual case) merged in one
- * pass: a key string per series, a map and a sort cost more than the rest of the merge. A label set on
- * several workers gets its samples merged in reply order, as the keyed path does.
+ * One series per label set over several selections, each with distinct label sets (a selector fetched for
+ * several ranges), parts in list order.
  */
-function mergeSortedReplies(replies: readonly PackedSelect[]): FetchedSeries[] {
-  const lists = replies.filter((r) => r.offsets.length > 1).map(unpackSelect);
-  return sortedUnionBy(lists, (x, y) => compareLabels(x.labels, y.labels), (x, y) => mergeSamples([x, y]));
+export function mergeSelections(lists: readonly SelectedSeries[][]): SelectedSeries[] {
+  return lists.length === 1 ? lists[0] : byLabelSet(lists);
+}
+
+function byLabelSet(lists: readonly SelectedSeries[][]): SelectedSeries[] {
+  const byKey = new Map<string, SelectedSeries>();
+  for (const list of lists) {
+    for (const s of list) {
+      const k = labelsKey(s.labels);
+      const old = byKey.get(k);
+      byKey.set(k, old ? joinParts(old, s) : s);
+    }
+  }
+  return [...byKey.values()];
 }
 
 /**

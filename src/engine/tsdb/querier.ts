@@ -16,9 +16,15 @@ import { decodeXor, xorCount } from './xor-chunk.ts';
 /** One chunk plus the deletions that apply to it. */
 interface ChunkRef { c: ChunkMeta; del: readonly Interval[] | undefined }
 
-class MergedSeries implements Series {
+export class MergedSeries implements Series {
   readonly chunks: ChunkRef[] = [];
   constructor(readonly labels: Labels, private readonly mint: number, private readonly maxt: number) {}
+
+  /** Whether the chunks can be read one after the other as they are: none overlaps another or has deletions. */
+  plain(): boolean {
+    for (const r of this.chunks) if (r.del !== undefined) return false;
+    return !overlapping(this.chunks);
+  }
 
   iterator(reuse: SampleCursor | null): SampleCursor {
     if (reuse instanceof ChunksCursor) { reuse.reset(this.chunks, this.mint, this.maxt); return reuse; }

@@ -247,12 +247,12 @@ async function prepare(client: SeriesClient, expr: Expr, query: string, kind: 'i
 async function fetchPacked(client: SeriesClient, ms: readonly Matcher[], mintMs: number, maxtMs: number, deadlineMs: number, signal: AbortSignal): Promise<PackedSelect[]> {
   // The workers get the deadline and the query's cancellation too, so they stop a select nobody waits for.
   if (client.selectPacked) return client.selectPacked(ms, mintMs, maxtMs, deadlineMs, signal);
-  return [packSelect(await client.select(ms, mintMs, maxtMs), true)];
+  return [packSelect(await client.select(ms, mintMs, maxtMs), true, mintMs, maxtMs)];
 }
 
 /** Marks a reply's arrays for transfer to the evaluating worker (this thread does not read them again). */
 function forward(p: PackedSelect): PackedSelect {
-  return { ...p, refs: outOfBand(p.refs), lOff: outOfBand(p.lOff), offsets: outOfBand(p.offsets), t: outOfBand(p.t), v: outOfBand(p.v) };
+  return { ...p, refs: outOfBand(p.refs), lOff: outOfBand(p.lOff), cOff: outOfBand(p.cOff), bOff: outOfBand(p.bOff), data: outOfBand(p.data) };
 }
 
 function withDeadline<T>(p: Promise<T>, deadlineMs: number): Promise<T> {

@@ -1,0 +1,87 @@
+/**
+ * Selected series whose samples are decoded when the evaluation first reads them, and a bound on how many
+ * decoded samples one evaluation keeps. The evaluator reads a selector's series one after the other (a vector
+ * selector's steps, a range function's windows), so holding every decoded series to the end of the query was
+ * what made a 30-day range query hold 16 bytes for each of its 69 M samples (docs/benchmarks.md, issue 11);
+ * the selection itself stays as its XOR chunks (~1.3 bytes a sample). A series dropped from the bound is
+ * decoded again if read again — and from then on the evaluation keeps every series it decodes: an expression
+ * that reads the selection once per step (`timestamp(x)` walks every series at each step) would otherwise
+ * decode the whole selection at every step.
+ */
+import type { FetchedSeries, Labels } from '../tsdb/api.ts';
+import type { StoredSeries } from './storage.ts';
+import { isStaleNaN } from './value.ts';
+
+/** Decoded samples an evaluation keeps by default: 64 MB of them. */
+export const DECODED_SAMPLES_BUDGET = 4_000_000;
+
+interface Decoded { t: Float64Array; v: Float64Array; stale: Uint8Array | null; n: number }
+
+/** The decoded series of one evaluation, oldest first; the oldest are dropped while the total is over budget. */
+export class DecodedSeriesBound {
+  private held: DeferredStoredSeries[] = [];
+  private first = 0;
+  private total = 0;
+  /** Samples decoded by first reads (what the query's statistics count as loaded). */
+  loaded = 0;
+
+  constructor(private budget = DECODED_SAMPLES_BUDGET) {}
+
+  /**
+   * `s` has just been decoded (`n` samples; `again` when it had been dropped before); drops the oldest others
+   * while over budget.
+   */
+  hold(s: DeferredStoredSeries, n: number, again: boolean): void {
+    if (again) this.budget = Infinity;
+    this.held.push(s);
+    this.total += n;
+    while (this.total > this.budget && this.held.length - this.first > 1) {
+      const old = this.held[this.first];
+      this.held[this.first++] = undefined as never;
+      this.total -= old.release();
+    }
+    if (this.first > 1024 && this.first * 2 > this.held.length) { this.held = this.held.slice(this.first); this.first = 0; }
+  }
+}
+
+/** A selected series decoded on first read (and again after the bound dropped it). */
+export class DeferredStoredSeries implements StoredSeries {
+  private d: Decoded | null = null;
+  private counted = false;
+
+  constructor(readonly labels: Labels, private readonly decode: () => FetchedSeries, private readonly bound: DecodedSeriesBound) {}
+
+  get t(): Float64Array { return (this.d ?? this.load()).t; }
+  get v(): Float64Array { return (this.d ?? this.load()).v; }
+  get stale(): Uint8Array | null { return (this.d ?? this.load()).stale; }
+  get n(): number { return (this.d ?? this.load()).n; }
+
+  /** Forgets the decoded samples (they are decoded again when read); returns how many there were. */
+  release(): number {
+    const n = this.d?.n ?? 0;
+    this.d = null;
+    return n;
+  }
+
+  private load(): Decoded {
+    const { t, v } = this.decode();
+    const d: Decoded = { t, v, stale: staleFlags(v, t.length), n: t.length };
+    this.d = d;
+    const again = this.counted;
+    if (!again) { this.counted = true; this.bound.loaded += d.n; }
+    this.bound.hold(this, d.n, again);
+    return d;
+  }
+}
+
+/** 1 where a sample is a stale marker; null when the series has none (the common case). */
+export function staleFlags(v: Float64Array, n: number): Uint8Array | null {
+  let flags: Uint8Array | null = null;
+  for (let i = 0; i < n; i++) {
+    const x = v[i];
+    if (x === x || !isStaleNaN(x)) continue;
+    flags ??= new Uint8Array(n);
+    flags[i] = 1;
+  }
+  return flags;
+}
