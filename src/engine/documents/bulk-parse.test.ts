@@ -73,3 +73,12 @@ test('action lines: the common shape skips JSON.parse and gives what JSON.parse 
   assert.deepEqual({ ...fast, source: null }, { ...slow, source: null });
   assert.equal(fast.version, 7);
 });
+
+test('a body that is a plain Uint8Array window into a larger buffer parses from its own first byte', () => {
+  const text = '{"index":{"_id":"é1"}}\n{"a":1}\n{"delete":{"_id":"2"}}\n';
+  const backing = Buffer.from(`xxxx${text}yyyy`);
+  const body = new Uint8Array(backing.buffer, backing.byteOffset + 4, Buffer.byteLength(text));
+  const items = parseBulk(body, { index: 'i', type: '_doc' });
+  assert.deepEqual(items.map((it) => [it.action, it.id]), [['index', 'é1'], ['delete', '2']]);
+  assert.equal(Buffer.from(items[0].source!).toString(), '{"a":1}');
+});
