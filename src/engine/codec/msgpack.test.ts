@@ -61,3 +61,18 @@ test('a message up to SLAB_KEEP_BYTES after a large one is written into the kept
   assert.equal(bytes.buffer.byteLength, SLAB_KEEP_BYTES, 'the message was written into a slab of the kept size');
   assert.equal(encoderSlabBytes(), SLAB_KEEP_BYTES);
 });
+
+test('consecutive messages are written over the same bytes of the slab; bytes of an earlier plain pack are left alone', () => {
+  const held = pack({ keep: 'x'.repeat(100) });
+  const copy = Buffer.from(held);
+  const batch = (k: number) => [{ op: 'docs.write', args: { items: Array.from({ length: 1000 }, (_, i) => ({ action: 'index', op: { id: `d-${k}-${i}`, source: Buffer.alloc(400, 97 + k) } })) } }];
+  const first = packMessage(batch(0));
+  const at = first.byteOffset, buffer = first.buffer;
+  for (let k = 1; k < 6; k++) {
+    const m = packMessage(batch(k));
+    assert.equal(m.buffer, buffer, `message ${k} was written into a new slab`);
+    assert.equal(m.byteOffset, at, `message ${k} did not reuse the previous message's bytes`);
+    assert.equal((unpack(m) as ReturnType<typeof batch>)[0].args.items[999].op.id, `d-${k}-999`);
+  }
+  assert.ok(copy.equals(held), 'a later message wrote over the bytes of an earlier plain pack');
+});
