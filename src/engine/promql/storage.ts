@@ -1,7 +1,8 @@
 /**
  * The evaluator's view of selected data: each selector's series read once from the `Querier` into flat
- * arrays (stale markers flagged separately, since V8 may canonicalise NaN payloads in plain arrays), then
- * looked up per step by binary search. Mirrors `vectorSelectorSingle` and `matrixIterSlice` of 2.42,
+ * arrays — or, when the querier holds them encoded, decoded when first read (`decoded-series.ts`) — with
+ * stale markers flagged separately (V8 may canonicalise NaN payloads in plain arrays), then looked up per
+ * step by binary search. Mirrors `vectorSelectorSingle` and `matrixIterSlice` of 2.42,
  * whose windows are closed on both sides: `[t - range, t]`.
  */
 import type { FetchedSeries, Labels, Matcher, Querier } from '../tsdb/api.ts';
@@ -24,7 +25,6 @@ export interface StoredSeries {
  * when they are still encoded, a function that decodes them.
  */
 interface ArraySeries { arrays(): { t: Float64Array; v: Float64Array }; deferred(): (() => FetchedSeries) | null }
-
 
 /**
  * The series of one selector; series still encoded are decoded when first read, within `bound` (without one,

@@ -204,7 +204,7 @@ export function mergeSelected(replies: readonly PackedSelect[]): SelectedSeries[
   // Replies that are each sorted with distinct label sets (one TSDB per worker, the usual case) merge in one
   // pass: a key string per series, a map and a sort cost more than the rest of the merge.
   if (allSorted) return lists.length === 1 ? lists[0] : sortedUnionBy(lists, (x, y) => compareLabels(x.labels, y.labels), joinParts);
-  return byLabelSet(lists).sort((a, b) => compareLabels(a.labels, b.labels));
+  return groupByLabelSet(lists, joinParts).sort((a, b) => compareLabels(a.labels, b.labels));
 }
 
 /**
@@ -212,16 +212,17 @@ export function mergeSelected(replies: readonly PackedSelect[]): SelectedSeries[
  * several ranges), parts in list order.
  */
 export function mergeSelections(lists: readonly SelectedSeries[][]): SelectedSeries[] {
-  return lists.length === 1 ? lists[0] : byLabelSet(lists);
+  return lists.length === 1 ? lists[0] : groupByLabelSet(lists, joinParts);
 }
 
-function byLabelSet(lists: readonly SelectedSeries[][]): SelectedSeries[] {
-  const byKey = new Map<string, SelectedSeries>();
+/** One entry per label set over `lists`, in first-seen order; entries with equal label sets combined in list order. */
+function groupByLabelSet<T extends { labels: Labels }>(lists: readonly (readonly T[])[], combine: (a: T, b: T) => T): T[] {
+  const byKey = new Map<string, T>();
   for (const list of lists) {
     for (const s of list) {
       const k = labelsKey(s.labels);
       const old = byKey.get(k);
-      byKey.set(k, old ? joinParts(old, s) : s);
+      byKey.set(k, old ? combine(old, s) : s);
     }
   }
   return [...byKey.values()];
@@ -251,27 +252,7 @@ export function mergeSamples(list: FetchedSeries[]): FetchedSeries {
   return { labels: list[0].labels, t: t.subarray(0, k), v: v.subarray(0, k) };
 }
 
-/** One series per label set; samples of the same series fetched for different ranges are united. */
+/** One series per label set; samples of the same series fetched for different ranges are united (the earlier list wins a tie). */
 export function mergeSeries(lists: FetchedSeries[][]): FetchedSeries[] {
-  if (lists.length === 1) return lists[0];
-  const byKey = new Map<string, FetchedSeries>();
-  for (const list of lists) {
-    for (const s of list) {
-      const k = labelsKey(s.labels);
-      const old = byKey.get(k);
-      byKey.set(k, old ? unite(old, s) : s);
-    }
-  }
-  return [...byKey.values()];
-}
-
-function unite(a: FetchedSeries, b: FetchedSeries): FetchedSeries {
-  const t = new Float64Array(a.t.length + b.t.length), v = new Float64Array(t.length);
-  let i = 0, j = 0, n = 0;
-  while (i < a.t.length || j < b.t.length) {
-    if (j >= b.t.length || (i < a.t.length && a.t[i] < b.t[j])) { t[n] = a.t[i]; v[n++] = a.v[i++]; }
-    else if (i >= a.t.length || b.t[j] < a.t[i]) { t[n] = b.t[j]; v[n++] = b.v[j++]; }
-    else { t[n] = a.t[i]; v[n++] = a.v[i++]; j++; }
-  }
-  return { labels: a.labels, t: t.subarray(0, n), v: v.subarray(0, n) };
+  return lists.length === 1 ? lists[0] : groupByLabelSet(lists, (a, b) => mergeSamples([a, b]));
 }
