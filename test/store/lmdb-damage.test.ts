@@ -118,15 +118,18 @@ test('after an unclean close LMDB\'s consistency read reports damaged pages as a
   try {
     const file = await filledEnv(dir, 3000);
     const pristine = readFileSync(file);
+    // The foreground read is what this test is about: a budget no loaded machine exceeds (with the default
+    // 1 s, a CI run on a busy machine left the read to the background, and the close no clean mark).
+    const foreground = { foregroundReadMs: 120_000 };
     // Unclean and intact: read through, then open as usual with every entry there.
     rmSync(join(dir, 'closed-cleanly'));
-    const s = Store.open(dir);
+    const s = Store.open(dir, foreground);
     assert.equal(s.db<Uint8Array>('x').get('key-2999')?.[0], 2999 & 255);
     await s.close();
     // Unclean and damaged past the meta pages: refused, naming the file and what to do.
     rmSync(join(dir, 'closed-cleanly'));
     damagePageHeaders(file);
-    assert.throws(() => Store.open(dir), (e: unknown) => e instanceof CorruptionError && e.file === file &&
+    assert.throws(() => Store.open(dir, foreground), (e: unknown) => e instanceof CorruptionError && e.file === file &&
       /consistency read after an unclean shutdown failed .*restore this directory from a backup/.test(e.message));
     assert.equal(existsSync(join(dir, 'closed-cleanly')), false, 'still unclean: the next start checks again');
     writeFileSync(file, pristine);
