@@ -6,7 +6,7 @@ import type { FetchedSeries, Labels } from './api.ts';
 import { VAL_FLOAT } from './api.ts';
 import type { Interval } from './chunk-meta.ts';
 import { MergedSeries } from './querier.ts';
-import { XorAppender } from './xor-chunk.ts';
+import { XorAppender, xorCount } from './xor-chunk.ts';
 
 const lbl = (o: Record<string, string>): Labels => Object.keys(o).sort().map((name) => ({ name, value: o[name] }));
 const ser = (o: Record<string, string>, t: number[], v: number[]): FetchedSeries => ({ labels: lbl(o), t: Float64Array.from(t), v: Float64Array.from(v) });
@@ -80,8 +80,13 @@ test('a reply decodes to the samples the merging cursor reads: chunks as stored 
     const want: number[][] = [];
     const cur = s.iterator(null);
     while (cur.next() === VAL_FLOAT) want.push([cur.t, cur.v]);
-    const got = unpackSelect(packCollected([s], mint, maxt, true));
+    const packed = packCollected([s], mint, maxt, true);
+    const got = unpackSelect(packed);
     assert.deepEqual(got.length === 0 ? [] : [...got[0].t].map((t, i) => [t, got[0].v[i]]), want);
+    // The worker sends only samples in range: chunks reaching past [mint, maxt] are cut, not left to the reader.
+    let sent = 0;
+    for (let j = 0; j + 1 < packed.bOff.length; j++) sent += xorCount(packed.data.subarray(packed.bOff[j], packed.bOff[j + 1]));
+    assert.equal(sent, want.length);
   }), { numRuns: 300, seed: 7 });
 });
 

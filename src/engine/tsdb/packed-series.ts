@@ -11,7 +11,7 @@ import { VAL_FLOAT } from './api.ts';
 import { compareLabels, labelsKey } from './labels.ts';
 import type { MergedSeries } from './querier.ts';
 import { sortedUnionBy } from './sorted-union.ts';
-import { decodeXor, XorAppender, xorCount } from './xor-chunk.ts';
+import { decodeXor, XOR_MAX_SAMPLES, XorAppender, xorCount } from './xor-chunk.ts';
 
 /**
  * One worker's selected series: series i has the label pairs `refs[lOff[i]..lOff[i+1])` (name and value
@@ -104,23 +104,40 @@ export function packSelect(got: readonly FetchedSeries[], sorted: boolean, mint 
 }
 
 /**
- * A shard's selected series (`MultiSourceQuerier.collect`) packed as they are stored: the chunks of a series
- * whose chunks neither overlap nor have deletions are copied as they are; any other series is read through
- * the merging cursor (deletions applied, `[mint, maxt]` kept) and encoded again.
+ * A shard's selected series (`MultiSourceQuerier.collect`) packed as they are stored: a chunk inside
+ * `[mint, maxt]` of a series whose chunks neither overlap nor have deletions is copied as it is; one that
+ * reaches past either end is decoded and its samples in range encoded again — an instant query's 5-minute
+ * window takes a few samples of each series' 120-sample chunk, and the query thread (one, where the shard
+ * workers are two) would otherwise decode the whole chunk: the instant `rate` over 1,000 series went from 1.08×
+ * to 1.87× Prometheus's latency. Any other series is read through the merging cursor (deletions applied,
+ * `[mint, maxt]` kept) and encoded again.
  */
 export function packCollected(sel: readonly MergedSeries[], mint: number, maxt: number, sorted: boolean): PackedSelect {
   const p = new SelectPacker();
-  let t = new Float64Array(0), v = new Float64Array(0);
+  let t = new Float64Array(XOR_MAX_SAMPLES), v = new Float64Array(XOR_MAX_SAMPLES);
   let cur = null;
   for (const s of sel) {
     p.series(s.labels);
     if (s.plain()) {
-      for (const r of s.chunks) p.chunk(r.c.bytes);
+      for (const r of s.chunks) {
+        const c = r.c;
+        if (c.mint >= mint && c.maxt <= maxt) { p.chunk(c.bytes); continue; }
+        const cnt = xorCount(c.bytes);
+        if (cnt > t.length) { t = new Float64Array(cnt); v = new Float64Array(cnt); }
+        decodeXor(c.bytes, t, v);
+        let k = 0;
+        for (let x = 0; x < cnt; x++) {
+          if (t[x] < mint || t[x] > maxt) continue;
+          if (k !== x) { t[k] = t[x]; v[k] = v[x]; } // typed-array copies keep NaN payloads (stale markers)
+          k++;
+        }
+        if (k > 0) p.samples(t, v, k);
+      }
     } else {
       let n = 0;
       cur = s.iterator(cur);
       while (cur.next() === VAL_FLOAT) {
-        if (n === t.length) { const t2 = new Float64Array(Math.max(256, n * 2)); t2.set(t); t = t2; const v2 = new Float64Array(t2.length); v2.set(v); v = v2; }
+        if (n === t.length) { const t2 = new Float64Array(n * 2); t2.set(t); t = t2; const v2 = new Float64Array(t2.length); v2.set(v); v = v2; }
         t[n] = cur.t; v[n] = cur.v; n++;
       }
       p.samples(t, v, n);
