@@ -9,6 +9,7 @@
  * decode the whole selection at every step.
  */
 import type { FetchedSeries, Labels } from '../tsdb/api.ts';
+import type { SampleAllocator } from '../tsdb/packed-series.ts';
 import type { StoredSeries } from './storage.ts';
 import { isStaleNaN } from './value.ts';
 
@@ -17,6 +18,9 @@ export const DECODED_SAMPLES_BUDGET = 4_000_000;
 
 interface Decoded { t: Float64Array; v: Float64Array; stale: Uint8Array | null; n: number }
 
+/** Samples per array the bound decodes series into (1 MB for times and values); a longer series gets its own. */
+const ARENA_SAMPLES = 65_536;
+
 /** The decoded series of one evaluation, oldest first; the oldest are dropped while the total is over budget. */
 export class DecodedSeriesBound {
   private held: DeferredStoredSeries[] = [];
@@ -24,8 +28,28 @@ export class DecodedSeriesBound {
   private total = 0;
   /** Samples decoded by first reads (what the query's statistics count as loaded). */
   loaded = 0;
+  /**
+   * Series are decoded into slices of shared arrays, filled in order and never written again: a dropped
+   * series' slice is garbage once its array's other slices are.
+   */
+  private arenaT: Float64Array | null = null;
+  private arenaV: Float64Array | null = null;
+  private arenaUsed = 0;
 
   constructor(private budget = DECODED_SAMPLES_BUDGET) {}
+
+  /** Room for `n` decoded samples (`SampleAllocator`). */
+  readonly alloc: SampleAllocator = (n) => {
+    if (n > ARENA_SAMPLES / 4) return { t: new Float64Array(n), v: new Float64Array(n), at: 0 };
+    if (this.arenaT === null || this.arenaUsed + n > ARENA_SAMPLES) {
+      this.arenaT = new Float64Array(ARENA_SAMPLES);
+      this.arenaV = new Float64Array(ARENA_SAMPLES);
+      this.arenaUsed = 0;
+    }
+    const at = this.arenaUsed;
+    this.arenaUsed += n;
+    return { t: this.arenaT, v: this.arenaV!, at };
+  };
 
   /**
    * `s` has just been decoded (`n` samples; `again` when it had been dropped before); drops the oldest others
@@ -49,7 +73,7 @@ export class DeferredStoredSeries implements StoredSeries {
   private d: Decoded | null = null;
   private counted = false;
 
-  constructor(readonly labels: Labels, private readonly decode: () => FetchedSeries, private readonly bound: DecodedSeriesBound) {}
+  constructor(readonly labels: Labels, private readonly decode: (alloc: SampleAllocator) => FetchedSeries, private readonly bound: DecodedSeriesBound) {}
 
   get t(): Float64Array { return (this.d ?? this.load()).t; }
   get v(): Float64Array { return (this.d ?? this.load()).v; }
@@ -64,7 +88,7 @@ export class DeferredStoredSeries implements StoredSeries {
   }
 
   private load(): Decoded {
-    const { t, v } = this.decode();
+    const { t, v } = this.decode(this.bound.alloc);
     const d: Decoded = { t, v, stale: staleFlags(v, t.length), n: t.length };
     this.d = d;
     const again = this.counted;

@@ -7,6 +7,7 @@
  */
 import type { FetchedSeries, Labels, Matcher, Querier } from '../tsdb/api.ts';
 import { DeferredStoredSeries, staleFlags, type DecodedSeriesBound } from './decoded-series.ts';
+import type { SampleAllocator } from '../tsdb/packed-series.ts';
 import { VAL_NONE } from '../tsdb/api.ts';
 import { compareLabels } from './labels.ts';
 
@@ -24,7 +25,7 @@ export interface StoredSeries {
  * A series that can hand out its samples as arrays (the in-memory querier does), skipping the cursor; or,
  * when they are still encoded, a function that decodes them.
  */
-interface ArraySeries { arrays(): { t: Float64Array; v: Float64Array }; deferred(): (() => FetchedSeries) | null }
+interface ArraySeries { arrays(): { t: Float64Array; v: Float64Array }; deferred(): ((alloc: SampleAllocator) => FetchedSeries) | null }
 
 /**
  * The series of one selector; series still encoded are decoded when first read, within `bound` (without one,

@@ -7,6 +7,7 @@ import type { FetchedSeries, Labels, Matcher, Querier, SampleCursor, SelectHints
 import { VAL_FLOAT, VAL_NONE } from './api.ts';
 import { labelsKey } from './labels.ts';
 import { ListSeriesSet } from './list-series-set.ts';
+import type { SampleAllocator } from './packed-series.ts';
 
 class ArraySampleCursor implements SampleCursor {
   private i = -1;
@@ -26,7 +27,7 @@ class ArraySampleCursor implements SampleCursor {
  * A series whose samples stay encoded until asked for (`SelectedSeries`: the chunks a query selected); each
  * call decodes them afresh.
  */
-export interface DeferredSeries { readonly labels: Labels; samples(): FetchedSeries }
+export interface DeferredSeries { readonly labels: Labels; samples(alloc?: SampleAllocator): FetchedSeries }
 
 type HeldSeries = FetchedSeries | DeferredSeries;
 
@@ -39,7 +40,7 @@ class ArraySeries implements Series {
   /** The samples as arrays, so readers that can take them skip the cursor. */
   arrays(): { t: Float64Array; v: Float64Array } { const d = decoded(this.data); return { t: d.t as Float64Array, v: d.v as Float64Array }; }
   /** For still encoded samples, their decoder, so a reader can decode them when it needs them. */
-  deferred(): (() => FetchedSeries) | null { const d = this.data; return isDeferred(d) ? () => d.samples() : null; }
+  deferred(): ((alloc: SampleAllocator) => FetchedSeries) | null { const d = this.data; return isDeferred(d) ? (alloc) => d.samples(alloc) : null; }
   iterator(reuse: SampleCursor | null): SampleCursor {
     const d = decoded(this.data);
     return reuse instanceof ArraySampleCursor ? reuse.reset(d) : new ArraySampleCursor(d);

@@ -108,9 +108,9 @@ export function packSelect(got: readonly FetchedSeries[], sorted: boolean, mint 
  * `[mint, maxt]` of a series whose chunks neither overlap nor have deletions is copied as it is; one that
  * reaches past either end is decoded and its samples in range encoded again — an instant query's 5-minute
  * window takes a few samples of each series' 120-sample chunk, and the query thread (one, where the shard
- * workers are two) would otherwise decode the whole chunk: the instant `rate` over 1,000 series went from 1.08×
- * to 1.87× Prometheus's latency. Any other series is read through the merging cursor (deletions applied,
- * `[mint, maxt]` kept) and encoded again.
+ * workers are two) would otherwise decode whole chunks (the instant `rate` over 1,000 series took 34.7 against
+ * 24.3 ms when it did, docs/benchmarks.md, issue 11). Any other series is read through the merging cursor
+ * (deletions applied, `[mint, maxt]` kept) and encoded again.
  */
 export function packCollected(sel: readonly MergedSeries[], mint: number, maxt: number, sorted: boolean): PackedSelect {
   const p = new SelectPacker();
@@ -151,6 +151,14 @@ export function packCollected(sel: readonly MergedSeries[], mint: number, maxt: 
 interface Part { p: PackedSelect; i: number }
 
 /**
+ * Where `n` decoded samples go: `t` and `v` from index `at` on. An evaluation hands out slices of larger
+ * arrays (`DecodedSeriesBound`): two arrays (and a word alias for the decoder) per series cost more than
+ * decoding a short series.
+ */
+export type SampleAllocator = (n: number) => { t: Float64Array; v: Float64Array; at: number };
+const fresh: SampleAllocator = (n) => ({ t: new Float64Array(n), v: new Float64Array(n), at: 0 });
+
+/**
  * One series of a query's selection: its label set, and its samples decoded from the replies' chunks when
  * asked for (each call decodes afresh; the evaluator bounds how many decoded series it keeps). Parts from
  * several workers or selector ranges are merged in part order, the earlier part winning a timestamp tie.
@@ -158,21 +166,22 @@ interface Part { p: PackedSelect; i: number }
 export class SelectedSeries {
   constructor(readonly labels: Labels, readonly parts: Part[]) {}
 
-  /** The samples in `[mint, maxt]` of every part, ascending, one per timestamp. */
-  samples(): FetchedSeries {
-    if (this.parts.length === 1) return decodePart(this.labels, this.parts[0]);
-    return mergeSamples(this.parts.map((x) => decodePart(this.labels, x)));
+  /** The samples in `[mint, maxt]` of every part, ascending, one per timestamp (in `alloc`'s room for one part). */
+  samples(alloc: SampleAllocator = fresh): FetchedSeries {
+    if (this.parts.length === 1) return decodePart(this.labels, this.parts[0], alloc);
+    return mergeSamples(this.parts.map((x) => decodePart(this.labels, x, fresh)));
   }
 }
 
-function decodePart(labels: Labels, { p, i }: Part): FetchedSeries {
+function decodePart(labels: Labels, { p, i }: Part, alloc: SampleAllocator): FetchedSeries {
+  const data = p.data, bOff = p.bOff;
   let cap = 0;
-  for (let j = p.cOff[i]; j < p.cOff[i + 1]; j++) cap += xorCount(p.data.subarray(p.bOff[j], p.bOff[j + 1]));
-  const t = new Float64Array(cap), v = new Float64Array(cap);
+  for (let j = p.cOff[i]; j < p.cOff[i + 1]; j++) cap += (data[bOff[j]] << 8) | data[bOff[j] + 1]; // xorCount
+  const { t, v, at } = alloc(cap);
   const mint = p.mint, maxt = p.maxt;
-  let n = 0;
+  let n = at;
   for (let j = p.cOff[i]; j < p.cOff[i + 1]; j++) {
-    const cnt = decodeXor(p.data.subarray(p.bOff[j], p.bOff[j + 1]), t, v, n);
+    const cnt = decodeXor(data.subarray(bOff[j], bOff[j + 1]), t, v, n);
     let k = n;
     for (let x = n; x < n + cnt; x++) {
       const tx = t[x];
@@ -182,7 +191,7 @@ function decodePart(labels: Labels, { p, i }: Part): FetchedSeries {
     }
     n = k;
   }
-  return { labels, t: t.subarray(0, n), v: v.subarray(0, n) };
+  return { labels, t: t.subarray(at, n), v: v.subarray(at, n) };
 }
 
 function labelsOf(p: PackedSelect, i: number): Labels {
