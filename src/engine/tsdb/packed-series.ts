@@ -68,11 +68,14 @@ class SelectPacker {
 
   /** Encodes `n` decoded samples as chunks of the current series. */
   samples(t: ArrayLike<number>, v: ArrayLike<number>, n: number): void {
+    const a = this.enc;
     for (let i = 0; i < n; i += PACK_CHUNK_SAMPLES) {
-      const a = this.enc;
-      a.resume(new Uint8Array(256), 0, 256, 16, 0, 0, 0, 0, 0, 0xff, 0);
+      // The appender writes into its own buffer (grown as needed), zeroed again after each chunk is copied out.
+      a.resume(a.buf, 0, a.buf.length, 16, 0, 0, 0, 0, 0, 0xff, 0);
       for (let k = i; k < Math.min(n, i + PACK_CHUNK_SAMPLES); k++) a.append(t[k], v[k]);
-      this.chunk(a.bytes());
+      const b = a.bytes();
+      this.chunk(b);
+      a.buf.fill(0, 0, b.length + 1);
     }
   }
 
