@@ -160,13 +160,6 @@ export class ByteReader {
     this.pos += 8;
   }
 
-  /** Steps over a string (`str`'s layout) without decoding it. */
-  skipStr(): void {
-    const n = this.uvarint();
-    this.need(n);
-    this.pos += n;
-  }
-
   str(): string {
     const n = this.uvarint();
     this.need(n);

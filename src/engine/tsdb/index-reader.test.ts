@@ -94,39 +94,3 @@ test('open readers hold one interned copy of each symbol, released when the last
     assert.equal(internedSymbols() - base, 0);
   } finally { rmSync(dir, { recursive: true, force: true }); }
 });
-
-test('postings, label values and value picks read the postings offset table through its in-memory samples', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'index-reader-'));
-  try {
-    // 100 values of `v` (samples at 0, 32, 64, 96: lookups at, between and past samples), 1 of `a`, 3 of `z`.
-    const vals = Array.from({ length: 100 }, (_, i) => `x${String(i * 2).padStart(3, '0')}`);
-    const series = vals.map((v, i) => ({
-      labels: [{ name: 'a', value: '1' }, { name: 'v', value: v }, { name: 'z', value: `z${i % 3}` }],
-      chunks: [{ mint: i, maxt: i + 1, ref: 8 + i * 32 }],
-    }));
-    const file = path.join(dir, 'index');
-    writeFileSync(file, encodeIndex(series));
-    const r = new BlockIndexReader(file);
-    try {
-      const all = r.allPostings();
-      assert.equal(all.length, 100);
-      const vOf = (ref: number): string => r.series(ref).labels[1].value;
-      for (let i = 0; i < 100; i++) {
-        const p = r.postings('v', vals[i]);
-        assert.ok(p !== null && p.length === 1 && vOf(p[0]) === vals[i], vals[i]);
-        // Absent values before, between and after the present ones.
-        assert.equal(r.postings('v', `x${String(i * 2 + 1).padStart(3, '0')}`), null);
-      }
-      assert.equal(r.postings('v', 'a'), null);
-      assert.equal(r.postings('v', 'y'), null);
-      assert.equal(r.postings('w', 'x000'), null);
-      assert.equal(r.postings('a', '1')!.length, 100);
-      assert.equal(r.postings('z', 'z2')!.length, 33);
-      assert.deepEqual(r.labelNames(), ['a', 'v', 'z']);
-      assert.deepEqual(r.labelValues('v'), vals);
-      assert.deepEqual(r.labelValues('z'), ['z0', 'z1', 'z2']);
-      assert.deepEqual([...r.postingsWhere('v', (v) => v.endsWith('00'))].map(vOf), ['x000', 'x100']);
-      assert.deepEqual(r.valuesWithAnyRef('z', (ref) => vOf(ref) === 'x004'), ['z2']);
-    } finally { r.close(); }
-  } finally { rmSync(dir, { recursive: true, force: true }); }
-});

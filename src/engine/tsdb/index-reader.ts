@@ -40,26 +40,12 @@ let cacheNext = 0;
 
 interface Toc { symbols: number; series: number; labelIndices: number; labelTable: number; postings: number; postingsTable: number }
 
-/** Entries of the postings offset table kept in memory: one in this many per label name (Prometheus's figure). */
-const POSTINGS_SAMPLE = 32;
-
-/** One label name's run of postings offset table entries (sorted by value). */
-interface NameEntries {
-  /** Values of entries 0, POSTINGS_SAMPLE, 2 · POSTINGS_SAMPLE, … of the run. */
-  samples: string[];
-  /** File offsets of those entries. */
-  sampleAt: number[];
-  /** File offset just past the run's last entry. */
-  end: number;
-  count: number;
-}
-
 export class BlockIndexReader {
   private readonly fd: number;
   readonly sizeBytes: number;
   private readonly symbols: string[];
-  /** Label name → where its postings offset table entries are, every POSTINGS_SAMPLE-th of them in memory. */
-  private readonly pairs = new Map<string, NameEntries>();
+  /** Label name → its values (sorted) and each value's postings offset. */
+  private readonly pairs = new Map<string, { values: string[]; offsets: number[] }>();
   private allOffset = -1;
   private file_: ReadAheadFile | null = null;
   /** This reader's entries in the thread's series cache (`cachedReaders`). */
@@ -146,52 +132,18 @@ export class BlockIndexReader {
     return out;
   }
 
-  /**
-   * Reads the postings offset table once through (its CRC checked), keeping per label name the file offsets
-   * of its entries' run and every POSTINGS_SAMPLE-th entry's value, as Prometheus's index reader does: with
-   * hundreds of blocks open in each shard worker, every entry's value and offset in the heap came to 23 KB per
-   * block for 1,600 series (docs/benchmarks.md, issue 11). A lookup reads at most POSTINGS_SAMPLE entries
-   * back from the file (the page cache holds them).
-   */
   private readPostingsTable(off: number): void {
-    const body = this.sectionView(off, 'postings offset table');
-    // Entries are read again from the file: `base` is the file offset of body[0].
-    const base = off + 4;
+    const body = this.section(off, 'postings offset table');
     const r = new ByteReader(body, this.file);
     const n = r.u32be();
-    let cur: NameEntries | null = null, curName = '';
     for (let i = 0; i < n; i++) {
-      const at = base + r.pos;
       if (r.uvarint() !== 2) throw new CorruptionError(this.file, off, 'postings offset entry without two keys');
-      const name = r.str(), value = r.str(), postings = r.uvarint();
-      if (name === '' && value === '') { this.allOffset = postings; continue; }
-      if (cur === null || name !== curName) {
-        if (cur !== null) cur.end = at;
-        curName = name;
-        cur = { samples: [], sampleAt: [], end: 0, count: 0 };
-        this.pairs.set(this.asSymbol(name), cur);
-      }
-      if (cur.count % POSTINGS_SAMPLE === 0) { cur.samples.push(this.asSymbol(value)); cur.sampleAt.push(at); }
-      cur.count++;
-      if (i === n - 1) cur.end = base + r.pos;
-    }
-    // An '' / '' entry last would leave the final name's end unset.
-    if (cur !== null && cur.end === 0) cur.end = base + body.length;
-  }
-
-  /**
-   * Walks the entries of `e` from its sample `k` on (to its end), calling `fn(value, postingsOffset)` until it
-   * returns false. Values are new strings (not kept).
-   */
-  private walkEntries(e: NameEntries, k: number, fn: (value: string, postings: number) => boolean): void {
-    const from = e.sampleAt[k];
-    const b = this.read(from, e.end - from);
-    const r = new ByteReader(b, this.file);
-    while (r.pos < b.length) {
-      if (r.uvarint() !== 2) throw new CorruptionError(this.file, from + r.pos, 'postings offset entry without two keys');
-      r.skipStr();
-      const value = r.str(), postings = r.uvarint();
-      if (!fn(value, postings)) return;
+      const name = this.asSymbol(r.str()), value = this.asSymbol(r.str()), at = r.uvarint();
+      if (name === '' && value === '') { this.allOffset = at; continue; }
+      let e = this.pairs.get(name);
+      if (!e) this.pairs.set(name, e = { values: [], offsets: [] });
+      e.values.push(value);
+      e.offsets.push(at);
     }
   }
 
@@ -252,31 +204,14 @@ export class BlockIndexReader {
   labelNames(): string[] { return [...this.pairs.keys()]; }
 
   /** Values of `name`, sorted. */
-  labelValues(name: string): readonly string[] {
-    const e = this.pairs.get(name);
-    const out: string[] = [];
-    if (e) this.walkEntries(e, 0, (value) => { out.push(value); return true; });
-    return out;
-  }
+  labelValues(name: string): readonly string[] { return this.pairs.get(name)?.values ?? []; }
 
   /** Series refs of `name=value` (ascending), or null when the pair does not occur. */
   postings(name: string, value: string): Uint32Array | null {
     const e = this.pairs.get(name);
     if (!e) return null;
-    // The last sample at or before `value`; the entry is among the POSTINGS_SAMPLE from there.
-    let lo = 0, hi = e.samples.length - 1, k = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (compareUtf8(e.samples[mid], value) <= 0) { k = mid; lo = mid + 1; } else hi = mid - 1;
-    }
-    if (k < 0) return null;
-    let found = -1;
-    this.walkEntries(e, k, (v, postings) => {
-      const c = compareUtf8(v, value);
-      if (c === 0) found = postings;
-      return c < 0;
-    });
-    return found < 0 ? null : this.postingsAt(found);
+    const i = binarySearch(e.values, value);
+    return i < 0 ? null : this.postingsAt(e.offsets[i]);
   }
 
   /** Every series ref, ascending. */
@@ -290,12 +225,10 @@ export class BlockIndexReader {
    */
   postingsWhere(name: string, pick: (value: string) => boolean): Uint32Array {
     const e = this.pairs.get(name);
-    if (!e) return this.unionScratch.subarray(0, 0);
-    // Picked first, read after: a postings list read moves the read-ahead window off the entries.
-    const picked: number[] = [];
-    this.walkEntries(e, 0, (value, postings) => { if (pick(value)) picked.push(postings); return true; });
     let n = 0;
-    for (let i = 0; i < picked.length; i++) n = this.appendPostings(picked[i], n);
+    if (e) {
+      for (let i = 0; i < e.values.length; i++) if (pick(e.values[i])) n = this.appendPostings(e.offsets[i], n);
+    }
     return this.unionScratch.subarray(0, n);
   }
 
@@ -304,12 +237,10 @@ export class BlockIndexReader {
     const e = this.pairs.get(name);
     const out: string[] = [];
     if (!e) return out;
-    const values: string[] = [], lists: number[] = [];
-    this.walkEntries(e, 0, (value, postings) => { values.push(value); lists.push(postings); return true; });
-    for (let i = 0; i < values.length; i++) {
-      const n = this.appendPostings(lists[i], 0);
+    for (let i = 0; i < e.values.length; i++) {
+      const n = this.appendPostings(e.offsets[i], 0);
       const refs = this.unionScratch;
-      for (let j = 0; j < n; j++) if (has(refs[j])) { out.push(values[i]); break; }
+      for (let j = 0; j < n; j++) if (has(refs[j])) { out.push(e.values[i]); break; }
     }
     return out;
   }
