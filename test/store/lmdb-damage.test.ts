@@ -160,12 +160,7 @@ test('a node killed with -9 reports damage its metadata store holds, naming data
     await s.kill9();
     const env = join(s.dataDir, 'lmdb');
     assert.equal(existsSync(join(env, 'closed-cleanly')), false, 'kill -9 leaves no clean-close marker');
-    const store = Store.open(env);
-    const cold = store.db<string>('cold');
-    await store.transaction(() => { for (let i = 0; i < 3000; i++) cold.putSync(`coldkey-${i}`, 'x'.repeat(100)); });
-    await store.close();
-    rmSync(join(env, 'closed-cleanly'));
-    assert.ok(damagePagesHolding(join(env, 'data.mdb'), 'coldkey-') > 10);
+    await damageColdDatabase(env);
     const report = /corruption in .*lmdb\/data\.mdb at offset 0: LMDB's consistency read after an unclean shutdown failed .*restore this directory from a backup/;
     try {
       s = await s.restart();
