@@ -52,7 +52,9 @@ test('arrays another thread transferred in count in usedWithTransferredBytes, no
     const before = usedBytes(), beforeAll = usedWithTransferredBytes();
     const got = await new Promise<Float64Array>((resolve) => w.once('message', resolve));
     assert.equal(got.length, 4 * 1024 * 1024);
-    assert.ok(usedWithTransferredBytes() - beforeAll >= 32 * MB, 'the 32 MB array is counted');
+    // Not 32 MB exactly: a collection between the two reads may free some of the thread's other external memory
+    // (one clean-clone CI run fell short of 32 MB); the contrast is the 16 MB bound below.
+    assert.ok(usedWithTransferredBytes() - beforeAll >= 28 * MB, 'the 32 MB array is counted');
     assert.ok(usedBytes() - before < 16 * MB, 'the thread\'s own ArrayBuffer figure leaves it out');
   } finally { await w.terminate(); }
 });
