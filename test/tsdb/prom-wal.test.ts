@@ -119,13 +119,19 @@ function encodedLength(recs: Uint8Array[]): number {
   return e.used;
 }
 
+/** A WAL in `dir` of 12 records of 10,000 bytes over one-page segments: at least four segment files. */
+async function fourSegments(dir: string): Promise<{ opts: { dir: string; compress: boolean; segmentSizeBytes: number }; names: string[] }> {
+  const opts = { dir, compress: false, segmentSizeBytes: PAGE };
+  await writeRecords(opts, Array.from({ length: 12 }, (_, i) => rec(i, 10_000)));
+  const names = segs(dir);
+  assert.ok(names.length >= 4);
+  return { opts, names };
+}
+
 test('damage in an earlier segment is a CorruptionError naming file and offset; repair truncates and drops later segments', async () => {
   const { dir, cleanup } = tempDir('prom-wal-');
   try {
-    const opts = { dir, compress: false, segmentSizeBytes: PAGE };
-    await writeRecords(opts, Array.from({ length: 12 }, (_, i) => rec(i, 10_000)));
-    const names = segs(dir);
-    assert.ok(names.length >= 4);
+    const { opts, names } = await fourSegments(dir);
     const f1 = path.join(dir, names[1]);
     const b = readFileSync(f1);
     b[20] ^= 0xff;
@@ -149,10 +155,7 @@ test('damage in an earlier segment is a CorruptionError naming file and offset; 
 test('a deleted segment in the middle is a CorruptionError naming the missing file, not a silent gap (issue 16 §4)', async () => {
   const { dir, cleanup } = tempDir('prom-wal-');
   try {
-    const opts = { dir, compress: false, segmentSizeBytes: PAGE };
-    await writeRecords(opts, Array.from({ length: 12 }, (_, i) => rec(i, 10_000)));
-    const names = segs(dir);
-    assert.ok(names.length >= 4);
+    const { opts, names } = await fourSegments(dir);
     const gone = path.join(dir, names[2]);
     rmSync(gone);
     const wal = await PromWal.open(opts);
