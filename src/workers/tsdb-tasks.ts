@@ -168,7 +168,7 @@ async function selectPacked(a: SelectArgs, ctx: WorkerInit): Promise<PackedSelec
     if (part.length > 0) sources++;
     for (let i = 0; i < part.length; i++) got.push(part[i]);
   }
-  const p = packCollected(got, a.mint, a.maxt, sources <= 1);
+  const p = packCollected(got, a.mint, a.maxt, sources <= 1, stop);
   return { ...p, refs: outOfBand(p.refs), lOff: outOfBand(p.lOff), cOff: outOfBand(p.cOff), bOff: outOfBand(p.bOff), data: outOfBand(p.data) };
 }
 

@@ -9,7 +9,8 @@
 import type { FetchedSeries, Label, Labels } from './api.ts';
 import { VAL_FLOAT } from './api.ts';
 import { compareLabels, labelsKey } from './labels.ts';
-import type { MergedSeries } from './querier.ts';
+import { SELECT_PHASE, type MergedSeries } from './querier.ts';
+import { ReadStop } from '../read-stop.ts';
 import { sortedUnionBy } from './sorted-union.ts';
 import { decodeXor, XOR_MAX_SAMPLES, XorAppender, xorCount } from './xor-chunk.ts';
 
@@ -115,11 +116,16 @@ export function packSelect(got: readonly FetchedSeries[], sorted: boolean, mint 
  * 24.3 ms when it did, docs/benchmarks.md, issue 11). Any other series is read through the merging cursor
  * (deletions applied, `[mint, maxt]` kept) and encoded again.
  */
-export function packCollected(sel: readonly MergedSeries[], mint: number, maxt: number, sorted: boolean): PackedSelect {
+export function packCollected(sel: readonly MergedSeries[], mint: number, maxt: number, sorted: boolean, stop: ReadStop = ReadStop.NEVER): PackedSelect {
   const p = new SelectPacker();
   let t = new Float64Array(XOR_MAX_SAMPLES), v = new Float64Array(XOR_MAX_SAMPLES);
   let cur = null;
-  for (const s of sel) {
+  // Reading the chunks is most of a long select: it stops as the series listing does (every 256 series, and
+  // once even when nothing matched, so a stopped read never answers as if it had finished).
+  stop.check(SELECT_PHASE);
+  for (let i = 0; i < sel.length; i++) {
+    if ((i & 255) === 255) stop.check(SELECT_PHASE);
+    const s = sel[i];
     p.series(s.labels);
     if (s.plain()) {
       for (const r of s.chunks) {

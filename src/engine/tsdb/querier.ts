@@ -280,4 +280,4 @@ function decodeFiltered(r: ChunkRef, t: Float64Array, v: Float64Array, n: number
  * without the checks a select the client has given up on would keep the worker (and the document requests
  * queued behind it) busy to its end.
  */
-const SELECT_PHASE = 'expanding series';
+export const SELECT_PHASE = 'expanding series';
