@@ -61,6 +61,7 @@ export class Block implements SeriesSource {
 
   get minTime(): number { return this.meta.minTime; }
   get maxTime(): number { return this.meta.maxTime; }
+  get refsInLabelOrder(): boolean { return this.reader.utf16Ordered; }
   get ulid(): string { return this.meta.ulid; }
 
   labelsOf(ref: number): Labels { return this.reader.series(ref).labels; }

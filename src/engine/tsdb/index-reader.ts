@@ -44,6 +44,11 @@ export class BlockIndexReader {
   private readonly fd: number;
   readonly sizeBytes: number;
   private readonly symbols: string[];
+  /**
+   * Whether every symbol is below U+D800, where UTF-16 code unit order (`compareLabels`) is the UTF-8 byte
+   * order the series are sorted in: then ascending series refs are in `compareLabels` order.
+   */
+  readonly utf16Ordered: boolean;
   /** Label name → its values (sorted) and each value's postings offset. */
   private readonly pairs = new Map<string, { values: string[]; offsets: number[] }>();
   private allOffset = -1;
@@ -67,6 +72,7 @@ export class BlockIndexReader {
       const toc = this.readToc();
       symbols = this.readSymbols(toc.symbols);
       this.symbols = symbols;
+      this.utf16Ordered = symbols.every((s) => !/[\ud800-\uffff]/.test(s));
       if (toc.postingsTable !== 0) this.readPostingsTable(toc.postingsTable);
       // What opening read (TOC, symbols, the postings table) is kept in the heap now; a window left over
       // would sit in the thread's kept windows (up to 8 MB of them at ready with hundreds of blocks open).
