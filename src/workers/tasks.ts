@@ -9,6 +9,7 @@
  * have yet.
  */
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type { TaskTable } from './protocol.ts';
 import { coreTasks } from './core-tasks.ts';
 import type { docsTasks } from './docs-tasks.ts';
@@ -41,25 +42,26 @@ export function isLazyOp(op: string): boolean {
 
 /** Imports the documents areas into `TASKS` (once; concurrent callers share the import). */
 export function loadDocumentTasks(): Promise<void> {
-  loading ??= Promise.all([importArea<typeof import('./docs-tasks.ts')>('./docs-tasks.ts'),
-    importArea<typeof import('./search-tasks.ts')>('./search-tasks.ts')]).then(([d, s]) => {
+  loading ??= Promise.all([importArea<typeof import('./docs-tasks.ts')>(new URL('./docs-tasks.ts', import.meta.url)),
+    importArea<typeof import('./search-tasks.ts')>(new URL('./search-tasks.ts', import.meta.url))]).then(([d, s]) => {
     Object.assign(TASKS, d.docsTasks, s.searchTasks);
   });
   return loading;
 }
 
 /**
- * `import(specifier)`, or `require` where the worker's modules were loaded by `require`: run from the
+ * `import(url)`, or `require` where the worker's modules were loaded by `require`: run from the
  * TypeScript sources, Piscina loads the worker file with `require` (tsx compiles the graph to CommonJS), and
  * in a worker thread tsx's ESM hooks do not see a later `import()` (ERR_UNKNOWN_FILE_EXTENSION on Node 20).
  * `require` then reaches the same module instances as the rest of the worker. The compiled build is ESM
- * throughout and takes the `import()`.
+ * throughout and takes the `import()`; there the areas are entries of their own (scripts/build.mjs bundles
+ * what a `new URL('….ts', import.meta.url)` names), beside the worker's bundle.
  */
-async function importArea<T>(specifier: string): Promise<T> {
+async function importArea<T>(url: URL): Promise<T> {
   try {
-    return (await import(specifier)) as T;
+    return (await import(url.href)) as T;
   } catch (err) {
     if ((err as { code?: string }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw err;
-    return createRequire(import.meta.url)(specifier) as T;
+    return createRequire(import.meta.url)(fileURLToPath(url)) as T;
   }
 }

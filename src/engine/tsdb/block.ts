@@ -66,6 +66,9 @@ export class Block implements SeriesSource {
 
   labelsOf(ref: number): Labels { return this.reader.series(ref).labels; }
 
+  /** `labelsHash(labelsOf(ref))`, without decoding the series entry. */
+  labelsHashOf(ref: number): number { return this.reader.labelsHashOf(ref); }
+
   chunksOf(ref: number, mint: number, maxt: number, out: ChunkMeta[]): void {
     const cs = this.reader.series(ref).chunks;
     for (let i = 0; i < cs.length; i++) {
