@@ -60,6 +60,9 @@ export class Block implements SeriesSource {
 
   labelsOf(ref: number): Labels { return this.reader.series(ref).labels; }
 
+  /** `labelsHash(labelsOf(ref))`, without decoding the series entry. */
+  labelsHashOf(ref: number): number { return this.reader.labelsHashOf(ref); }
+
   chunksOf(ref: number, mint: number, maxt: number, out: ChunkMeta[]): void {
     for (const c of this.reader.series(ref).chunks) {
       if (c.maxt < mint || c.mint > maxt) continue;

@@ -94,3 +94,37 @@ test('open readers hold one interned copy of each symbol, released when the last
     assert.equal(internedSymbols() - base, 0);
   } finally { rmSync(dir, { recursive: true, force: true }); }
 });
+
+test('a series hash read from the entry equals the hash of its decoded labels, and checks the entry', async () => {
+  const { labelsHash } = await import('./labels.ts');
+  const dir = mkdtempSync(path.join(tmpdir(), 'index-reader-'));
+  try {
+    const series = Array.from({ length: 300 }, (_, i) => ({
+      labels: [{ name: '__name__', value: 'req_total' }, { name: 'code', value: String(200 + (i % 5)) }, { name: 'i', value: `é${i}` }],
+      chunks: [{ mint: i, maxt: i + 10, ref: 8 }],
+    }));
+    const bytes = Buffer.from(encodeIndex(series));
+    const file = path.join(dir, 'index');
+    writeFileSync(file, bytes);
+    const r = new BlockIndexReader(file);
+    try {
+      const refs = r.allPostings();
+      assert.equal(refs.length, 300);
+      // Uncached first (nothing decoded yet), then the same refs once their entries are in the cache.
+      const fromEntry = [...refs].map((ref) => r.labelsHashOf(ref));
+      assert.equal(r.cachedSeries(), 0, 'hashing decodes and caches nothing');
+      const decoded = [...refs].map((ref) => labelsHash(r.series(ref).labels));
+      assert.deepEqual(fromEntry, decoded);
+      assert.equal(new Set(decoded).size, 300);
+      assert.deepEqual([...refs].map((ref) => r.labelsHashOf(ref)), decoded);
+    } finally { r.close(); }
+    // A damaged entry is refused as when it is decoded.
+    const first = Math.ceil((5 + 8 + bytes.readUInt32BE(5)) / 16) * 16;
+    bytes[first + 3] ^= 1;
+    writeFileSync(file, bytes);
+    const d = new BlockIndexReader(file);
+    try {
+      assert.throws(() => d.labelsHashOf(first / 16), (e: Error) => e instanceof CorruptionError && /series checksum mismatch/.test(e.message));
+    } finally { d.close(); }
+  } finally { rmSync(dir, { recursive: true, force: true }); }
+});

@@ -43,29 +43,36 @@ export function labelsKeyOfFlat(flat: readonly string[]): string {
  * the routing the HTTP-side TSDB client uses; a change moves series between workers, so it is pinned by a test.
  */
 export function shardOfSeries(flat: readonly string[], n: number): number {
-  return (flatLabelsHash(flat) >>> 0) % n;
+  return shardOfHash(flatLabelsHash(flat), n);
 }
 
-/** `shardOfSeries` of the same set given as `Labels` (a worker deciding which series of a shared block are its own). */
-export function shardOfLabels(ls: Labels, n: number): number {
-  return (labelsHash(ls) >>> 0) % n;
+/** The shard of a series whose `labelsHash` is `h`. */
+export function shardOfHash(h: number, n: number): number {
+  return (h >>> 0) % n;
 }
 
 /** 32-bit hash of a flat label set: FNV-1a over each element followed by a 0xff byte (as `shardOfSeries` routes). */
 export function flatLabelsHash(flat: readonly string[]): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < flat.length; i++) h = fnvString(h, flat[i]);
+  let h = LABELS_HASH_SEED;
+  for (let i = 0; i < flat.length; i++) h = hashLabelString(h, flat[i]);
   return h | 0;
 }
 
 /** `flatLabelsHash` of the same set given as `Labels`. */
 export function labelsHash(ls: Labels): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < ls.length; i++) h = fnvString(fnvString(h, ls[i].name), ls[i].value);
+  let h = LABELS_HASH_SEED;
+  for (let i = 0; i < ls.length; i++) h = hashLabelString(hashLabelString(h, ls[i].name), ls[i].value);
   return h | 0;
 }
 
-function fnvString(h: number, s: string): number {
+/** The hash of an empty label set, before `hashLabelString` steps. */
+export const LABELS_HASH_SEED = 0x811c9dc5;
+
+/**
+ * One step of `labelsHash`: `s` (a name or a value, in order) hashed into `h`; for a reader that has the
+ * strings without label objects. The result of the last step, `| 0`, is the set's hash.
+ */
+export function hashLabelString(h: number, s: string): number {
   for (let j = 0; j < s.length; j++) { h ^= s.charCodeAt(j); h = Math.imul(h, 0x01000193); }
   h ^= 0xff;
   return Math.imul(h, 0x01000193);

@@ -6,15 +6,15 @@
 import type { Labels } from './api.ts';
 import type { Block } from './block.ts';
 import type { ChunkMeta, Interval, SeriesSource } from './chunk-meta.ts';
-import { shardOfLabels } from './labels.ts';
+import { shardOfHash } from './labels.ts';
 import type { PostingsIndex } from './postings.ts';
 
 const UNKNOWN = 0, OWN = 1, OTHER = 2;
 
 export class OwnedBlock implements SeriesSource {
   /**
-   * Per series ref, whether this shard owns it, decided on first sight and kept: a series' labels are read
-   * (and hashed) once per block and worker, later selects pay one array load per selected series. Refs of a
+   * Per series ref, whether this shard owns it, decided on first sight and kept: a series' labels are hashed
+   * from its index entry once per block and worker, later selects pay one array load per selected series. Refs of a
    * v2 index are the series' offsets / 16, so the array has one byte per 16 bytes of series section; it grows
    * to the largest ref seen.
    */
@@ -36,7 +36,7 @@ export class OwnedBlock implements SeriesSource {
     }
     let s = o[ref];
     if (s === UNKNOWN) {
-      s = shardOfLabels(this.block.labelsOf(ref), this.shards) === this.shard ? OWN : OTHER;
+      s = shardOfHash(this.block.labelsHashOf(ref), this.shards) === this.shard ? OWN : OTHER;
       o[ref] = s;
     }
     return s === OWN;

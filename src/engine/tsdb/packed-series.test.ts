@@ -95,3 +95,27 @@ test('mergeSelections keeps a series fetched for two ranges as one, the first ra
   const b = mergeSelected([packSelect([ser({ a: 'x' }, [2, 3], [20, 3]), ser({ a: 'y' }, [9], [9])], true, 0, 10)]);
   assert.deepEqual(plain(mergeSelections([a, b])), [{ labels: lbl({ a: 'x' }), t: [1, 2, 3], v: [1, 2, 3] }, { labels: lbl({ a: 'y' }), t: [9], v: [9] }]);
 });
+
+test('a reply larger than the packer first reserves round-trips and crosses threads as its own whole buffer', async () => {
+  const { outOfBand, packWithViews, transferList, unpackWithViews } = await import('../codec/msgpack.ts');
+  // 100 series × 2,000 samples of noise: MBs of chunk bytes, so the packer's buffer grows several times.
+  let x = 12345;
+  const rnd = (): number => ((x = Math.imul(x ^ (x >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0) / 2 ** 32;
+  const list = Array.from({ length: 100 }, (_, i) => {
+    const t = Array.from({ length: 2000 }, (_, k) => 1_000 + k * 15_000 + Math.floor(rnd() * 1000));
+    return ser({ __name__: 'm', i: String(i).padStart(3, '0') }, t, t.map(() => rnd() * 1e6));
+  });
+  const p = packSelect(list, true);
+  assert.ok(p.data.length > 1 << 20, `${p.data.length} bytes`);
+  assert.equal(p.data.byteOffset, 0);
+  assert.equal(p.data.buffer.byteLength, p.data.length, 'the buffer is cut to the bytes sent');
+  const msg = packWithViews({ data: outOfBand(p.data) });
+  assert.equal(msg.x[0], p.data, 'sent as it is, not copied');
+  assert.equal(transferList(msg).length, 2);
+  const { port1, port2 } = new MessageChannel();
+  const got = await new Promise<{ m: Uint8Array; x: ArrayBufferView[] }>((resolve) => { port2.once('message', resolve); port1.postMessage(msg, transferList(msg)); });
+  port1.close();
+  assert.equal(p.data.byteLength, 0, 'transferred');
+  const back = unpackSelect({ ...p, data: unpackWithViews<{ data: Uint8Array }>(got).data });
+  assert.deepEqual(plain(back), plain(list));
+});

@@ -33,6 +33,9 @@ export interface PackedSelect {
   sorted: boolean;
 }
 
+/** Address space a packer reserves for its chunk bytes (a reply past it fails the select). */
+const MAX_PACKED_BYTES = 2 ** 31;
+
 /** Samples per chunk when a series is (re-)encoded: the count field allows 65,535; this keeps the bit writer small. */
 const PACK_CHUNK_SAMPLES = 1024;
 
@@ -44,7 +47,14 @@ class SelectPacker {
   private lOff: number[] = [0];
   private cOff: number[] = [0];
   private bOff: number[] = [0];
-  private data = new Uint8Array(4096);
+  /**
+   * The chunk bytes, in a resizable buffer that grows in place and is handed over at its final length: a
+   * buffer doubled by copying, then cut to length by one more copy, touched three to four times the bytes it
+   * sent, and on this machine a first-touched page costs ~15 µs (packing a 30-day select of 35 MB took
+   * ~33,000 page faults, docs/benchmarks.md, issue 11). Only address space is reserved up front.
+   */
+  private readonly buf = new ArrayBuffer(0, { maxByteLength: MAX_PACKED_BYTES });
+  private data = new Uint8Array(this.buf);
   private len = 0;
   private readonly enc = new XorAppender(256);
 
@@ -55,12 +65,10 @@ class SelectPacker {
 
   /** Appends one chunk of the current series (bytes copied: block chunks are views of reused read windows). */
   chunk(b: Uint8Array): void {
-    if (this.len + b.length > this.data.length) {
-      let cap = this.data.length * 2;
-      while (cap < this.len + b.length) cap *= 2;
-      const next = new Uint8Array(cap);
-      next.set(this.data.subarray(0, this.len));
-      this.data = next;
+    const need = this.len + b.length;
+    if (need > this.buf.byteLength) {
+      if (need > MAX_PACKED_BYTES) throw new RangeError(`a select's chunks exceed ${MAX_PACKED_BYTES} bytes`);
+      this.buf.resize(Math.min(MAX_PACKED_BYTES, Math.max(need, 2 * this.buf.byteLength, 65536)));
     }
     this.data.set(b, this.len);
     this.len += b.length;
@@ -85,8 +93,14 @@ class SelectPacker {
   done(mint: number, maxt: number, sorted: boolean): PackedSelect {
     return {
       symbols: this.symbols, refs: Uint32Array.from(this.refs), lOff: Uint32Array.from(this.lOff), cOff: Uint32Array.from(this.cOff),
-      bOff: Uint32Array.from(this.bOff), data: this.data.slice(0, this.len), mint, maxt, sorted,
+      bOff: Uint32Array.from(this.bOff), data: this.finalData(), mint, maxt, sorted,
     };
+  }
+
+  /** The chunk bytes as one view spanning its whole buffer (transferred as it is, see `owning` in codec/msgpack). */
+  private finalData(): Uint8Array {
+    this.buf.resize(this.len);
+    return new Uint8Array(this.buf, 0, this.len);
   }
 
   private sym(s: string): number {
