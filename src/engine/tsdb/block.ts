@@ -3,7 +3,7 @@
  * Tessera or by Prometheus, opened for queries. The index is read lazily (BlockIndexReader); chunk bytes are
  * read on demand with positioned reads (the worker thread may block on disk; the main thread never calls this).
  */
-import { crc32c } from '../codec/crc32c.ts';
+import { crc32c, crc32cShort } from '../codec/crc32c.ts';
 import { closeSync, fstatSync, openSync, promises as fsp, readdirSync, readSync } from 'node:fs';
 import { ReadAheadFile } from './read-ahead.ts';
 import path from 'node:path';
@@ -13,6 +13,7 @@ import { addInterval } from './chunk-meta.ts';
 import { CorruptionError, FormatVersionError, InternalError } from '../errors.ts';
 import { readMeta, writeMeta, type BlockMeta } from './block-meta.ts';
 import { BlockIndexReader } from './index-reader.ts';
+import type { ChunkLoc } from './index-writer.ts';
 import { BlockPostings } from './block-postings.ts';
 import { isLegacyBlock, upgradeLegacyBlock } from './legacy-block.ts';
 import { PROM_CHUNKS_MAGIC, PROM_CHUNKS_VERSION, TSDB_CHUNK_ENC_XOR } from '../codec/format-ids.ts';
@@ -30,9 +31,13 @@ export const chunkSegmentName = (seq: number): string => String(seq + 1).padStar
  */
 class LazyChunk implements ChunkMeta {
   private data: Uint8Array | null = null;
-  constructor(private readonly block: Block, readonly mint: number, readonly maxt: number, private readonly ref: number) {}
+  // The index entry's location rather than copies of its numbers: a timestamp field is a heap number of its
+  // own, and a select makes one of these per chunk it reads.
+  constructor(private readonly block: Block, private readonly loc: ChunkLoc) {}
+  get mint(): number { return this.loc.mint; }
+  get maxt(): number { return this.loc.maxt; }
   get bytes(): Uint8Array {
-    return this.data ??= this.block.readChunk(this.ref);
+    return this.data ??= this.block.readChunk(this.loc.ref);
   }
 }
 
@@ -56,6 +61,7 @@ export class Block implements SeriesSource {
 
   get minTime(): number { return this.meta.minTime; }
   get maxTime(): number { return this.meta.maxTime; }
+  get refsInLabelOrder(): boolean { return this.reader.utf16Ordered; }
   get ulid(): string { return this.meta.ulid; }
 
   labelsOf(ref: number): Labels { return this.reader.series(ref).labels; }
@@ -64,9 +70,11 @@ export class Block implements SeriesSource {
   labelsHashOf(ref: number): number { return this.reader.labelsHashOf(ref); }
 
   chunksOf(ref: number, mint: number, maxt: number, out: ChunkMeta[]): void {
-    for (const c of this.reader.series(ref).chunks) {
+    const cs = this.reader.series(ref).chunks;
+    for (let i = 0; i < cs.length; i++) {
+      const c = cs[i];
       if (c.maxt < mint || c.mint > maxt) continue;
-      out.push(new LazyChunk(this, c.mint, c.maxt, c.ref));
+      out.push(new LazyChunk(this, c));
     }
   }
 
@@ -76,24 +84,28 @@ export class Block implements SeriesSource {
   readChunk(ref: number): Uint8Array {
     const seq = Math.floor(ref / TWO32), off = ref % TWO32;
     const rd = this.reader_(seq);
-    const file = (): string => path.join(this.dir, 'chunks', chunkSegmentName(seq));
-    const head = rd.read(off, 11);
-    const v = uvarintAt(head, 0, head.length);
-    if (!v) throw new CorruptionError(file(), off, 'bad chunk length');
-    const len = v.value, p = v.next - 1;
-    const enc = head[p + 1];
-    if (enc !== TSDB_CHUNK_ENC_XOR) {
-      throw InternalError.of('INTERNAL', [`chunk encoding ${enc} in ${file()} at offset ${off} is not supported (only float samples, XOR)`]);
-    }
+    // Positions in the read-ahead window rather than views of it: the chunk's view is the one object made.
+    let at = rd.at(off, 11);
+    const v = uvarintAt(rd.windowBytes, at, Math.min(at + 11, rd.windowLength));
+    if (!v) throw new CorruptionError(this.chunkFile(seq), off, 'bad chunk length');
+    const len = v.value, p = v.next - at;
     // Encoding byte, data and the CRC-32C that follows (over the encoding byte and the data, as Prometheus
-    // writes it); a view of the read-ahead window, which is never overwritten.
-    const out = rd.read(off + p + 1, len + 5);
-    if (out.length !== len + 5) throw new CorruptionError(file(), off, 'short chunk read');
-    const want = out.readUInt32BE(len + 1);
-    const crc = crc32c(out.subarray(0, len + 1));
-    if (want !== crc) throw new CorruptionError(file(), off, `chunk checksum mismatch (stored ${want}, computed ${crc})`);
-    return new Uint8Array(out.buffer, out.byteOffset + 1, len);
+    // writes it); the window is never overwritten, so the view stays valid.
+    at = rd.at(off + p, len + 5);
+    const w = rd.windowBytes;
+    const enc = at < rd.windowLength ? w[at] : -1;
+    if (enc !== TSDB_CHUNK_ENC_XOR) {
+      throw InternalError.of('INTERNAL', [`chunk encoding ${enc} in ${this.chunkFile(seq)} at offset ${off} is not supported (only float samples, XOR)`]);
+    }
+    if (rd.windowLength - at < len + 5) throw new CorruptionError(this.chunkFile(seq), off, 'short chunk read');
+    const data = new Uint8Array(w.buffer, w.byteOffset + at + 1, len);
+    const want = w.readUInt32BE(at + 1 + len);
+    const crc = crc32c(data, crc32cShort(w, at, at + 1));
+    if (want !== crc) throw new CorruptionError(this.chunkFile(seq), off, `chunk checksum mismatch (stored ${want}, computed ${crc})`);
+    return data;
   }
+
+  private chunkFile(seq: number): string { return path.join(this.dir, 'chunks', chunkSegmentName(seq)); }
 
   private reader_(seq: number): ReadAheadFile {
     let r = this.readers.get(seq);

@@ -18,6 +18,11 @@ export interface SeriesSource {
   readonly minTime: number;
   readonly maxTime: number;
   readonly index: PostingsIndex;
+  /**
+   * Whether ascending refs list the series in `compareLabels` order (a block's index, whose series are
+   * sorted, unless its strings order differently in UTF-8 and UTF-16; not the head, whose refs follow creation).
+   */
+  readonly refsInLabelOrder: boolean;
   labelsOf(ref: number): Labels;
   /** Appends the chunks of `ref` that overlap `[mint, maxt]`, in time order. */
   chunksOf(ref: number, mint: number, maxt: number, out: ChunkMeta[]): void;

@@ -69,6 +69,7 @@ export class Head implements SeriesSource {
   nextRef = 1;
   minTime = Infinity;
   maxTime = -Infinity;
+  readonly refsInLabelOrder = false;
   /** Samples before this are refused ("out of bounds"): the max time of the newest block. */
   minValidTime = -Infinity;
 

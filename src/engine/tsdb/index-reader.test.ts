@@ -128,3 +128,46 @@ test('a series hash read from the entry equals the hash of its decoded labels, a
     } finally { d.close(); }
   } finally { rmSync(dir, { recursive: true, force: true }); }
 });
+
+/**
+ * `postingsWhere` reads each picked list in place in the read window and checks its checksum, in JavaScript for
+ * short lists (one ref) and natively for long ones (20 refs): a flipped ref is a CorruptionError at that list.
+ */
+test('postingsWhere gathers the picked lists and reports a damaged short or long list', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'index-reader-'));
+  try {
+    // id=a0..a9 one series each; group=g (all 30), id=b0..b19 share kind=many.
+    const series = Array.from({ length: 30 }, (_, i) => ({
+      labels: [{ name: 'g', value: 'g' }, { name: 'id', value: i < 10 ? `a${i}` : `b${String(i).padStart(2, '0')}` }, { name: 'kind', value: i < 10 ? 'one' : 'many' }],
+      chunks: [{ mint: i, maxt: i + 10, ref: 8 + i * 32 }],
+    }));
+    const bytes = Buffer.from(encodeIndex(series));
+    const file = path.join(dir, 'index');
+    writeFileSync(file, bytes);
+    const r = new BlockIndexReader(file);
+    let all: number[], many: number[];
+    try {
+      all = [...r.allPostings()];
+      assert.deepEqual([...r.postingsWhere('id', (v) => v === 'a3' || v === 'a7' || v === 'b12')], [all[3], all[7], all[12]]);
+      many = [...r.postings('kind', 'many')!];
+      assert.deepEqual([...r.postingsWhere('kind', (v) => v === 'many')], all.slice(10));
+    } finally { r.close(); }
+    // Flip the last byte of a7's one ref, then one ref in the middle of kind=many's list: each list's checksum fails.
+    const listAt = (ref: number, count: number): number => {
+      for (let at = 0; at + 8 <= bytes.length; at += 4) {
+        if (bytes.readUInt32BE(at) === 4 + 4 * count && bytes.readUInt32BE(at + 4) === count && bytes.readUInt32BE(at + 8) === ref) return at;
+      }
+      throw new Error('list not found');
+    };
+    for (const [name, value, at] of [['id', 'a7', listAt(all[7], 1) + 8 + 3], ['kind', 'many', listAt(many[0], 20) + 8 + 4 * 9 + 3]] as const) {
+      const damaged = Buffer.from(bytes);
+      damaged[at] ^= 1;
+      writeFileSync(file, damaged);
+      const d = new BlockIndexReader(file);
+      try {
+        assert.throws(() => d.postingsWhere(name, (v) => v === value),
+          (e: Error) => e instanceof CorruptionError && e.file === file && /postings list checksum mismatch/.test(e.message));
+      } finally { d.close(); }
+    }
+  } finally { rmSync(dir, { recursive: true, force: true }); }
+});

@@ -24,6 +24,7 @@ export class OwnedBlock implements SeriesSource {
 
   get minTime(): number { return this.block.minTime; }
   get maxTime(): number { return this.block.maxTime; }
+  get refsInLabelOrder(): boolean { return this.block.refsInLabelOrder; }
   get index(): PostingsIndex { return this.block.index; }
 
   /** Whether the client routes series `ref` of the block to this shard. */

@@ -75,8 +75,7 @@ test('a reply decodes to the samples the merging cursor reads: chunks as stored 
       for (const t of at) a.append(t, t * 10 + i / 10);
       return { c: { mint: at[0], maxt: at[at.length - 1], bytes: a.bytes().slice() }, del: i === 0 && del !== null ? [del] : undefined };
     }).sort((x, y) => x.c.mint - y.c.mint);
-    const s = new MergedSeries(lbl({ a: 'x' }), mint, maxt);
-    s.chunks.push(...chunks);
+    const s = new MergedSeries(lbl({ a: 'x' }), { mint, maxt }, chunks);
     const want: number[][] = [];
     const cur = s.iterator(null);
     while (cur.next() === VAL_FLOAT) want.push([cur.t, cur.v]);

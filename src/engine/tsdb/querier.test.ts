@@ -9,7 +9,14 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { VAL_FLOAT, VAL_NONE } from './api.ts';
 import type { ChunkMeta, Interval } from './chunk-meta.ts';
-import { ChunksCursor } from './querier.ts';
+import { ChunksCursor, MultiSourceQuerier } from './querier.ts';
+import { MATCH_EQUAL, newMatcher } from './api.ts';
+import { openBlock } from './block.ts';
+import { writeBlockDir, type BlockSeries } from './block-writer.ts';
+import { labelsFromRecord } from './labels.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { XorAppender } from './xor-chunk.ts';
 
 function chunk(ts: number[], base: number): ChunkMeta {
@@ -43,4 +50,29 @@ test('ChunksCursor matches a naive merge (next and seek)', () => {
       assert.equal(cur2.seek(seekTo), first ? VAL_FLOAT : VAL_NONE);
       if (first) assert.equal(cur2.t, first[0]);
     }), { numRuns: 300, seed: 42 });
+});
+
+/**
+ * `collect` over two blocks holding the same series in the same order, as Prometheus writes them: by UTF-8
+ * bytes. With only strings below U+D800 that is `compareLabels`'s order and the lists merge as they are; with
+ * U+FF01 and a surrogate pair (U+1F600 sorts after U+FF01 in UTF-8, before it in UTF-16) they do not, and each
+ * label set must still come out once, with the chunks of both blocks, in `compareLabels` order.
+ */
+test('collect merges block lists whose ref order is or is not compareLabels order', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'querier-order-'));
+  try {
+    for (const values of [['a', 'b', 'c'], ['\uff01', '\u{1F600}']]) {
+      const series = (t0: number): BlockSeries[] => values.map((v) => ({ labels: labelsFromRecord({ __name__: 'm', v }), chunks: [chunk([t0, t0 + 1], 0)] }));
+      const blocks = [];
+      for (const t0 of [0, 100]) blocks.push(await openBlock(path.join(dir, await writeBlockDir(dir, series(t0), { minTime: t0, maxTime: t0 + 99, level: 1 }))));
+      assert.equal(blocks[0].refsInLabelOrder, values[0] === 'a');
+      const got = new MultiSourceQuerier(blocks, 0, 199).collect([newMatcher(MATCH_EQUAL, '__name__', 'm')], 0, 199);
+      const want = [...values].sort((x, y) => (x < y ? -1 : 1));
+      assert.deepEqual(got.map((s) => s.labels.find((l) => l.name === 'v')!.value), want);
+      for (const s of got) assert.deepEqual(s.chunks.map((r) => r.c.mint), [0, 100]);
+      for (const b of blocks) b.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -40,7 +40,17 @@ export class ReadAheadFile {
    * a refill allocates a new window rather than overwriting the old one.
    */
   read(off: number, n: number): Buffer {
-    if (off >= this.start && off + n <= this.start + this.len) return this.buf.subarray(off - this.start, off - this.start + n);
+    const at = this.at(off, n);
+    return this.buf.subarray(at, Math.min(at + n, this.len));
+  }
+
+  /**
+   * Makes the window hold `[off, off + n)` (up to the end of the file) and returns where `off` is in
+   * `windowBytes`, valid until the next `read` or `at`: the allocation-free form of `read` for callers that
+   * take a few fields and one view (a select reads thousands of chunks, and each view is an object).
+   */
+  at(off: number, n: number): number {
+    if (off >= this.start && off + n <= this.start + this.len) return off - this.start;
     // Invariant: forward reads near the window are the sequential pattern; anything else starts small again.
     const forward = this.len > 0 && off >= this.start && off < this.start + this.len + this.window;
     this.window = forward ? Math.min(this.window * 2, MAX_WINDOW_BYTES) : MIN_WINDOW_BYTES;
@@ -56,8 +66,12 @@ export class ReadAheadFile {
       if (heldBytes <= KEPT_WINDOW_BYTES || f === this) break;
       f.release();
     }
-    return buf.subarray(0, Math.min(n, got));
+    return 0;
   }
+
+  /** The window `at` positions into: its bytes `[0, windowLength)` are the file's from the window's start. */
+  get windowBytes(): Buffer { return this.buf; }
+  get windowLength(): number { return this.len; }
 
   /** Drops the window (views handed out stay valid: they hold their own reference). */
   release(): void {
