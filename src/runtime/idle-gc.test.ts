@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BACKGROUND_CHECKS, shouldCollect, shouldRelease, usedBytes, usedWithTransferredBytes, type CheckState, type ReleaseState } from './idle-gc.ts';
+import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
+import { BACKGROUND_CHECKS, shouldCollect, shouldRelease, startIdleGc, usedBytes, usedWithTransferredBytes, type CheckState, type ReleaseState } from './idle-gc.ts';
 
 const MB = 1 << 20;
 const base: CheckState = { worked: false, activeMs: 0, checkMs: 500, checksWithoutTask: 1, grownBytes: 20 * MB, thresholdBytes: 16 * MB, backgroundChecks: 0 };
@@ -57,4 +58,26 @@ test('arrays another thread transferred in count in usedWithTransferredBytes, no
     assert.ok(usedWithTransferredBytes() - beforeAll >= 28 * MB, 'the 32 MB array is counted');
     assert.ok(usedBytes() - before < 16 * MB, 'the thread\'s own ArrayBuffer figure leaves it out');
   } finally { await w.terminate(); }
+});
+
+test('an idle thread grown past the threshold runs a full collection (V8\'s gc function, taken on the first one)', { timeout: 30_000 }, async () => {
+  const major = new Promise<void>((resolve) => {
+    const obs = new PerformanceObserver((list) => {
+      // Forced: the collector's own, not one V8 started by itself (its memory reducer collects idle heaps too).
+      const forced = (e: PerformanceEntry): boolean => {
+        const d = (e as PerformanceEntry & { detail: { kind: number; flags: number } }).detail;
+        return d.kind === constants.NODE_PERFORMANCE_GC_MAJOR && (d.flags & constants.NODE_PERFORMANCE_GC_FLAGS_FORCED) !== 0;
+      };
+      if (!list.getEntries().some(forced)) return;
+      obs.disconnect();
+      resolve();
+    });
+    obs.observe({ entryTypes: ['gc'] });
+  });
+  // Every reading 1 MB above the last: each check of this idle thread sees it grown past the 64 KB threshold.
+  let used = 0;
+  const collector = startIdleGc(20, 64 * 1024, 0, () => (used += MB));
+  // The collector's timer does not hold the process open (a server's listeners do).
+  const open = setInterval(() => {}, 1000);
+  try { await major; } finally { collector.stop(); clearInterval(open); }
 });

@@ -32,6 +32,10 @@ export interface IdleGc {
 
 let collect: (() => void) | null = null;
 
+/**
+ * Taken on the first collection, not when the collector starts: the context it comes from costs 10-35 ms and
+ * ~2 MB of resident memory per thread, and every thread starts a collector at start-up (docs/benchmarks.md, issue 11).
+ */
 function gcFunction(): () => void {
   if (!collect) {
     setFlagsFromString('--expose-gc');
@@ -107,7 +111,6 @@ export function usedWithTransferredBytes(): number {
 
 /** `used` is the figure growth is measured on (`usedWithTransferredBytes` for a thread fed transferred arrays). */
 export function startIdleGc(checkMs = 500, thresholdBytes = 16 * 1024 * 1024, backgroundChecks = 0, used = usedBytes): IdleGc {
-  const gc = gcFunction();
   const usedBytes = used;
   let worked = false;
   let base = usedBytes();
@@ -139,7 +142,7 @@ export function startIdleGc(checkMs = 500, thresholdBytes = 16 * 1024 * 1024, ba
     if (!collectNow && !releaseNow) return;
     const t0 = performance.now();
     if (collectNow) {
-      gc();
+      gcFunction()();
       base = usedBytes();
     } else {
       releaseFreeMemory();

@@ -329,6 +329,9 @@ export class QueryPool {
 
   constructor(private readonly threads: number) {}
 
+  /** Threads for `--query.max-concurrency` queries at once: no more than there are cores to run them. */
+  static threadsFor(maxConcurrency: number): number { return Math.min(maxConcurrency, cpus().length); }
+
   /** Whether a query thread was ever started (for tests). */
   get started(): boolean { return this.piscina !== null; }
 

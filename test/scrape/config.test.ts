@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { loadConfig, defaultConfigYaml } from '../../src/engine/scrape/config.ts';
+import { loadConfig, defaultConfig } from '../../src/engine/scrape/config.ts';
 import { buildTargets } from '../../src/engine/scrape/target.ts';
 import { formatDuration, parseDurationMs } from '../../src/engine/model/duration.ts';
 
@@ -81,9 +81,18 @@ scrape_configs:
 });
 
 test('built-in config scrapes self and the push gateway with honor_labels', () => {
-  const cfg = loadConfig(defaultConfigYaml('127.0.0.1:9090'), '');
+  const cfg = defaultConfig('127.0.0.1:9090');
   assert.deepEqual(cfg.scrapeConfigs.map((c) => [c.jobName, c.metricsPath, c.honorLabels]),
     [['tessera', '/metrics', false], ['pushgateway', '/pushgateway/metrics', true]]);
+  // Built without the YAML parser, it is what the same file loads to (its /status/config YAML included).
+  const file = 'global:\n  scrape_interval: 15s\n  scrape_timeout: 10s\n  evaluation_interval: 15s\nscrape_configs:\n' +
+    '  - job_name: tessera\n    static_configs:\n      - targets: ["127.0.0.1:9090"]\n' +
+    '  - job_name: pushgateway\n    honor_labels: true\n    metrics_path: /pushgateway/metrics\n' +
+    '    static_configs:\n      - targets: ["127.0.0.1:9090"]\n';
+  const loaded = loadConfig(file, '');
+  assert.equal(cfg.yaml, loaded.yaml);
+  assert.deepEqual(JSON.parse(JSON.stringify(cfg)), JSON.parse(JSON.stringify(loaded)));
+  assert.match(cfg.yaml, /- job_name: pushgateway\n  honor_labels: true\n/);
 });
 
 test('durations parse and print as Prometheus does', () => {

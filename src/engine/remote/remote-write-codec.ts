@@ -4,7 +4,8 @@
  * samples; exemplars, native histograms and metadata fields are declared so they decode, and are ignored.
  * Encoding uses protobufjs (the sender's path); decoding uses the hand-written `write-request-reader.ts`.
  */
-import protobuf from 'protobufjs';
+import { createRequire } from 'node:module';
+import type { Type } from 'protobufjs';
 import { InvalidArgumentError } from '../errors.ts';
 import { compress, uncompress } from '../codec/snappy.ts';
 import type { Label } from '../tsdb/api.ts';
@@ -46,7 +47,18 @@ message Label {
 }
 `;
 
-const WriteRequest = protobuf.parse(SCHEMA, { keepCase: true }).root.lookupType('prometheus.WriteRequest');
+let writeRequest: Type | null = null;
+
+/**
+ * The WriteRequest type, built on the first encode: protobufjs (46 modules) and the schema's parse cost the main
+ * thread ~40 ms at every start, and only a node that sends remote writes encodes.
+ */
+function writeRequestType(): Type {
+  if (writeRequest) return writeRequest;
+  const protobuf = createRequire(import.meta.url)('protobufjs') as typeof import('protobufjs');
+  writeRequest = protobuf.parse(SCHEMA, { keepCase: true }).root.lookupType('prometheus.WriteRequest');
+  return writeRequest;
+}
 
 /**
  * Decodes a remote-write body into samples, for cold paths (tests, tools); the receiver ingests through
@@ -82,6 +94,6 @@ export async function encodeWriteRequest(samples: readonly IngestSample[]): Prom
     series[i].samples.push({ value: s.v, timestamp: s.t });
   }
   for (const ts of series) ts.samples.sort((a, b) => a.timestamp - b.timestamp);
-  const bytes = WriteRequest.encode({ timeseries: series }).finish();
+  const bytes = writeRequestType().encode({ timeseries: series }).finish();
   return compress(bytes);
 }

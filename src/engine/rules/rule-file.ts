@@ -4,7 +4,7 @@
  * with the texts rulefmt uses (`5:15: group "g", rule 1, "x": could not parse expression: …`).
  * Alert label and annotation templates are compiled here so a bad template refuses the file.
  */
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node as YNode, type Pair, type YAMLMap } from '../codec/yaml.ts';
+import { isMap, isScalar, isSeq, lineCounter, parseDocument, type LineCounter, type Node as YNode, type Pair, type YAMLMap } from '../codec/yaml.ts';
 import type { Expr } from '../promql/ast.ts';
 import { parseExpr } from '../promql/parser.ts';
 import type { Label } from '../tsdb/api.ts';
@@ -114,7 +114,7 @@ export function parseRuleFile(text: string, file: string): { groups: RuleGroupSp
 
 /** `rulefmt.Parse`: decoding errors first (then nothing else is checked), then validation errors. */
 export function parseRules(text: string): { groups: RuleGroupSpec[]; errors: string[] } {
-  const lc = new LineCounter();
+  const lc = lineCounter();
   const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: false });
   if (doc.errors.length) {
     const e = doc.errors[0];

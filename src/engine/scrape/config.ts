@@ -103,7 +103,13 @@ export function loadConfig(text: string, filename: string): PromConfig {
 function buildConfig(text: string, dir: string): PromConfig {
   let raw: unknown;
   try { raw = parseYaml(text, { uniqueKeys: true }); } catch (e) { bad(`yaml: ${(e as Error).message.split('\n')[0]}`); }
+  return configOf(raw, dir);
+}
+
+/** Validates a parsed config; relative paths resolve against `dir`. */
+function configOf(raw: unknown, dir: string): PromConfig {
   const top = asObj(raw, 'config');
+  let text: string | null = null;
   checkFields(top, ['global', 'scrape_configs', 'rule_files', 'alerting', 'remote_write', 'remote_read', 'storage', 'tracing'], 'config.plain');
   const global = parseGlobal(asObj(top.global, 'global'), dir);
   const ruleFiles = asList(top.rule_files, 'rule_files').map(String);
@@ -124,9 +130,9 @@ function buildConfig(text: string, dir: string): PromConfig {
     tracing: top.tracing === undefined || top.tracing === null ? null : parseTracing(asObj(top.tracing, 'tracing'), dir),
     remoteWrite: parseRemoteWrites(asList(top.remote_write, 'remote_write'), dir),
     remoteRead: parseRemoteReads(asList(top.remote_read, 'remote_read'), dir),
-    yaml: '',
+    // Written when asked for (`/api/v1/status/config`): the YAML writer is not loaded to start a node.
+    get yaml(): string { return (text ??= marshalConfig(cfg)); },
   };
-  cfg.yaml = marshalConfig(cfg);
   return cfg;
 }
 
@@ -294,13 +300,17 @@ function marshalTracing(t: TracingConfig): Obj {
   });
 }
 
-/** The built-in config: Tessera scrapes its own `/metrics` and the push gateway groups it holds. */
-export function defaultConfigYaml(selfAddress: string): string {
-  return [
-    'global:', '  scrape_interval: 15s', '  scrape_timeout: 10s', '  evaluation_interval: 15s',
-    'scrape_configs:',
-    '  - job_name: tessera', '    static_configs:', `      - targets: ["${selfAddress}"]`,
-    '  - job_name: pushgateway', '    honor_labels: true', '    metrics_path: /pushgateway/metrics',
-    '    static_configs:', `      - targets: ["${selfAddress}"]`, '',
-  ].join('\n');
+/**
+ * The built-in config: Tessera scrapes its own `/metrics` and the push gateway groups it holds. Built from its
+ * parsed form, as a file saying the same would be, without the YAML parser (which a node started without
+ * config files then never loads).
+ */
+export function defaultConfig(selfAddress: string): PromConfig {
+  return configOf({
+    global: { scrape_interval: '15s', scrape_timeout: '10s', evaluation_interval: '15s' },
+    scrape_configs: [
+      { job_name: 'tessera', static_configs: [{ targets: [selfAddress] }] },
+      { job_name: 'pushgateway', honor_labels: true, metrics_path: '/pushgateway/metrics', static_configs: [{ targets: [selfAddress] }] },
+    ],
+  }, process.cwd());
 }

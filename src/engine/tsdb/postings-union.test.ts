@@ -82,3 +82,18 @@ test('a regex over a high-cardinality label selects the same series from a block
     } finally { reader.close(); }
   } finally { rmSync(dir, { recursive: true, force: true }); }
 });
+
+test('an empty head index (its all-series bitmap is made with the first series) selects nothing and takes removals', () => {
+  const index = new LabelIndex();
+  const labels: Labels = [{ name: '__name__', value: 'm' }, { name: 'id', value: 's1' }];
+  index.remove(1, labels);
+  // Only a matcher that matches "" starts from all series.
+  assert.deepEqual([...index.select([newMatcher(MATCH_NOT_REGEXP, 'id', 'x')])], []);
+  assert.deepEqual([...index.select([newMatcher(MATCH_EQUAL, 'id', 's1')])], []);
+  index.add(1, labels);
+  index.add(2, [{ name: '__name__', value: 'm' }, { name: 'id', value: 's2' }]);
+  assert.deepEqual([...index.select([newMatcher(MATCH_NOT_REGEXP, 'id', 'x')])], [1, 2]);
+  index.remove(1, labels);
+  assert.deepEqual([...index.select([newMatcher(MATCH_NOT_REGEXP, 'id', 'x')])], [2]);
+  assert.deepEqual([...index.all], [2]);
+});

@@ -4,14 +4,17 @@
  * `PostingsForMatchers`: matchers that do not match "" intersect, matchers that match "" subtract the series
  * whose value fails them, and a selector made only of the latter starts from all series.
  */
-import { RoaringBitmap32, type Bitmap } from '../codec/roaring.ts';
+import { roaringBitmap32, type Bitmap } from '../codec/roaring.ts';
 import type { Labels, Matcher } from './api.ts';
 import { MATCH_EQUAL } from './api.ts';
 
 export type { Bitmap };
 
-/** A bitmap of ascending refs (a postings list read from a block). */
-export const bitmapOf = (refs: Uint32Array): Bitmap => new RoaringBitmap32(refs);
+/** A bitmap of `refs` (a postings list read from a block, or the head's refs), or an empty one. */
+export function bitmapOf(refs?: Uint32Array | number[]): Bitmap {
+  const Bitmap32 = roaringBitmap32();
+  return refs === undefined ? new Bitmap32() : new Bitmap32(refs);
+}
 
 /**
  * What matcher evaluation needs of an index, in memory (the head) or on disk (a block): the postings of one
@@ -40,7 +43,7 @@ export abstract class PostingsIndex {
       if (m.matches('')) { subtract.push(this.union(m.name, m, false)); continue; }
       if (m.type === MATCH_EQUAL) {
         const bm = this.postings(m.name, m.value);
-        if (bm === undefined) return new RoaringBitmap32();
+        if (bm === undefined) return bitmapOf();
         pos.push(bm);
       } else {
         const bm = this.union(m.name, m, true);
@@ -74,7 +77,7 @@ export abstract class PostingsIndex {
   protected unionWhere(name: string, pick: (value: string) => boolean): Bitmap {
     const parts: Bitmap[] = [];
     for (const v of this.valuesOf(name)) if (pick(v)) parts.push(this.postings(name, v)!);
-    return parts.length === 0 ? new RoaringBitmap32() : RoaringBitmap32.orMany(parts);
+    return parts.length === 0 ? bitmapOf() : roaringBitmap32().orMany(parts);
   }
 
   /** Sorted label names with at least one series in `refs` (all when null). */
@@ -112,11 +115,18 @@ export class LabelIndex extends PostingsIndex {
    * would cost some hundred bytes), a roaring bitmap from the second on.
    */
   readonly byName = new Map<string, Map<string, Bitmap | number>>();
-  readonly all: Bitmap = new RoaringBitmap32();
+  /** Made with the first series: an empty head (a fresh node) then never loads the bitmap package to start. */
+  private allSeries: Bitmap | null = null;
+
+  /** Every series of the head (the caller must not mutate it). */
+  get all(): Bitmap {
+    this.allSeries ??= bitmapOf();
+    return this.allSeries;
+  }
 
   protected postings(name: string, value: string): Bitmap | undefined {
     const p = this.byName.get(name)?.get(value);
-    return typeof p === 'number' ? new RoaringBitmap32([p]) : p;
+    return typeof p === 'number' ? bitmapOf([p]) : p;
   }
   protected valuesOf(name: string): Iterable<string> { return this.byName.get(name)?.keys() ?? []; }
   protected names(): Iterable<string> { return this.byName.keys(); }
@@ -128,9 +138,9 @@ export class LabelIndex extends PostingsIndex {
     const single: number[] = [];
     const parts: Bitmap[] = [];
     if (values) for (const [v, p] of values) if (pick(v)) { if (typeof p === 'number') single.push(p); else parts.push(p); }
-    if (parts.length === 0) return new RoaringBitmap32(single);
-    if (single.length > 0) parts.push(new RoaringBitmap32(single));
-    return RoaringBitmap32.orMany(parts);
+    if (parts.length === 0) return bitmapOf(single);
+    if (single.length > 0) parts.push(bitmapOf(single));
+    return roaringBitmap32().orMany(parts);
   }
 
   /** Whether some series carries `name=value`. */
@@ -153,13 +163,13 @@ export class LabelIndex extends PostingsIndex {
       if (!values) { values = new Map(); this.byName.set(ls[i].name, values); }
       const p = values.get(ls[i].value);
       if (p === undefined) values.set(ls[i].value, ref);
-      else if (typeof p === 'number') { if (p !== ref) values.set(ls[i].value, new RoaringBitmap32([p, ref])); }
+      else if (typeof p === 'number') { if (p !== ref) values.set(ls[i].value, bitmapOf([p, ref])); }
       else p.add(ref);
     }
   }
 
   remove(ref: number, ls: Labels): void {
-    this.all.remove(ref);
+    this.allSeries?.remove(ref);
     for (let i = 0; i < ls.length; i++) {
       const values = this.byName.get(ls[i].name);
       const p = values?.get(ls[i].value);

@@ -13,7 +13,6 @@ import type { Summary } from '../self-metrics.ts';
 import { loadConfig } from '../../engine/scrape/config.ts';
 import type { HttpRequest, HttpResponse } from '../http.ts';
 import { durationMs } from '../flags.ts';
-import { cpus } from 'node:os';
 import { EngineError, InvalidArgumentError, QueryCanceledError, QueryTimeoutError, formatMessage } from '../../engine/errors.ts';
 import { QueryPool } from '../pool.ts';
 import { QueryGate } from './query-gate.ts';
@@ -67,7 +66,7 @@ export interface QueryDeps {
 export function registerQueryRoutes(router: Router, ctx: ServerContext, client: SeriesClient, deps: QueryDeps = {}): ServiceHooks {
   const limits = limitsOf(ctx);
   const gate = deps.gate ?? new QueryGate(ctx.flags['query.max-concurrency'] ?? 20);
-  const evaluator = deps.evaluator ?? new QueryPool(Math.min(gate.max, cpus().length));
+  const evaluator = deps.evaluator ?? new QueryPool(QueryPool.threadsFor(gate.max));
   const slices = registerEngineMetrics(ctx, gate);
   /** Queries waiting for a slot or running: cancelled at shutdown. */
   const active = new Set<QueryControl>();

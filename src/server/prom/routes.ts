@@ -5,7 +5,7 @@ import type { Router } from '../router.ts';
 import { registerLifecycleRoutes, type Lifecycle } from './lifecycle-routes.ts';
 import { registerGraphRoutes } from './graph-routes.ts';
 import { registerUiRoutes } from './ui-routes.ts';
-import { registerQueryRoutes } from './query-routes.ts';
+import { registerQueryRoutes, type QueryEvaluator } from './query-routes.ts';
 import { QueryGate } from './query-gate.ts';
 import { registerRulesRoutes } from './rules-routes.ts';
 import { registerScrapeRoutes } from './scrape-routes.ts';
@@ -27,7 +27,8 @@ export function guardUntilReady(router: Router, life: Pick<Lifecycle, 'isReady'>
   router.guard('/api/', check).guard('/federate', check);
 }
 
-export function registerMetricsRoutes(router: Router, ctx: ServerContext, life: Lifecycle): ServiceHooks {
+/** `evaluator`: the query threads, when the node started them already (server/main.ts); otherwise started here. */
+export function registerMetricsRoutes(router: Router, ctx: ServerContext, life: Lifecycle, evaluator?: QueryEvaluator): ServiceHooks {
   const gate = new QueryGate(ctx.flags['query.max-concurrency']);
   registerLifecycleRoutes(router, ctx, life, () => gate.waiting > 0);
   guardUntilReady(router, life);
@@ -38,7 +39,7 @@ export function registerMetricsRoutes(router: Router, ctx: ServerContext, life: 
   const tsdb = new TsdbClient(ctx.pool);
   // PromQL reads the TSDB merged with the config's remote_read endpoints.
   const readStorage = new RemoteReadStorage(tsdb, (msg) => ctx.log.warn(msg));
-  const query = registerQueryRoutes(router, ctx, readStorage, { gate });
+  const query = registerQueryRoutes(router, ctx, readStorage, { gate, evaluator });
   const reloadStatus = new ReloadStatus();
   registerReloadMetrics(ctx, reloadStatus);
   const scrape = registerScrapeRoutes(router, ctx, tsdb, {

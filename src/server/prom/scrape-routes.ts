@@ -15,7 +15,7 @@ import type { Label } from '../../engine/tsdb/api.ts';
 import type { Router } from '../router.ts';
 import { FLAG_SPECS, retentionTime } from '../flags.ts';
 import { promError, promSuccess } from './respond.ts';
-import { defaultConfigYaml, loadConfig, type PromConfig } from '../../engine/scrape/config.ts';
+import { defaultConfig, loadConfig, type PromConfig } from '../../engine/scrape/config.ts';
 import { ScrapeManager } from '../../engine/scrape/scrape-manager.ts';
 import { httpGet } from '../../engine/scrape/http-get.ts';
 import { fetchPost, RemoteWriteQueue } from '../../engine/remote/remote-write-queue.ts';
@@ -91,7 +91,7 @@ export function registerScrapeRoutes(router: Router, ctx: ServerContext, client:
 
   const readConfig = async (): Promise<PromConfig> => {
     const file = ctx.flags['config.file'];
-    if (file === '') return loadConfig(defaultConfigYaml(selfAddress(ctx, opts)), '');
+    if (file === '') return defaultConfig(selfAddress(ctx, opts));
     let text: string;
     try { text = await readFile(file, 'utf8'); } catch (e) { throw new Error(`couldn't load configuration (--config.file="${file}"): ${(e as Error).message}`); }
     return loadConfig(text, file);
