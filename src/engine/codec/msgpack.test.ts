@@ -17,6 +17,19 @@ test('outOfBand arrays travel beside the bytes, each owning its buffer, and come
   assert.equal(back.b[1], 'x');
 });
 
+test('a window of a Buffer is copied into a Buffer of its own, a window of a Uint8Array into a Uint8Array', () => {
+  const json = Buffer.from('{"resultType":"vector"} and more');
+  const bytes = new Uint8Array([1, 2, 3, 4, 5]);
+  const msg = packWithViews({ j: outOfBand(json.subarray(0, 23)), u: outOfBand(bytes.subarray(1, 4)) });
+  const back = unpackWithViews<{ j: Buffer; u: Uint8Array }>(msg);
+  assert.ok(Buffer.isBuffer(back.j));
+  assert.equal(back.j.toString(), '{"resultType":"vector"}');
+  assert.equal(back.j.byteLength, back.j.buffer.byteLength);
+  assert.ok(!Buffer.isBuffer(back.u) && back.u instanceof Uint8Array);
+  assert.deepEqual([...back.u], [2, 3, 4]);
+  assert.equal(back.u.byteLength, back.u.buffer.byteLength);
+});
+
 test('plain pack writes outOfBand arrays inline', () => {
   const back = unpack<{ a: Float64Array }>(pack({ a: outOfBand(new Float64Array([5, 6])) }));
   assert.deepEqual([...back.a], [5, 6]);

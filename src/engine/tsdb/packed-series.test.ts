@@ -118,3 +118,12 @@ test('a reply larger than the packer first reserves round-trips and crosses thre
   const back = unpackSelect({ ...p, data: unpackWithViews<{ data: Uint8Array }>(got).data });
   assert.deepEqual(plain(back), plain(list));
 });
+
+test('small replies are packed in a buffer the thread reuses and each comes out in a buffer of its own', () => {
+  const a = packSelect([ser({ __name__: 'a' }, [1, 2, 3], [1, 2, 3])], true);
+  const b = packSelect([ser({ __name__: 'b' }, [4, 5], [40, 50]), ser({ __name__: 'c' }, [6], [60])], true);
+  for (const p of [a, b]) assert.equal(p.data.buffer.byteLength, p.data.length, 'a whole buffer of its own');
+  assert.notEqual(a.data.buffer, b.data.buffer);
+  assert.deepEqual(plain(unpackSelect(a)), [{ labels: lbl({ __name__: 'a' }), t: [1, 2, 3], v: [1, 2, 3] }]);
+  assert.deepEqual(plain(unpackSelect(b)), [{ labels: lbl({ __name__: 'b' }), t: [4, 5], v: [40, 50] }, { labels: lbl({ __name__: 'c' }), t: [6], v: [60] }]);
+});

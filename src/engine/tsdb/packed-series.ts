@@ -36,6 +36,12 @@ export interface PackedSelect {
 /** Address space a packer reserves for its chunk bytes (a reply past it fails the select). */
 const MAX_PACKED_BYTES = 2 ** 31;
 
+/**
+ * Where a select's chunk bytes are packed while they fit (`SelectPacker.data`), reused by every select of the
+ * thread: its pages stay committed. Not re-entrant (a packer runs from start to `done` synchronously).
+ */
+const smallPackBytes = new Uint8Array(64 * 1024);
+
 /** Samples per chunk when a series is (re-)encoded: the count field allows 65,535; this keeps the bit writer small. */
 const PACK_CHUNK_SAMPLES = 1024;
 
@@ -48,13 +54,16 @@ class SelectPacker {
   private cOff: number[] = [0];
   private bOff: number[] = [0];
   /**
-   * The chunk bytes, in a resizable buffer that grows in place and is handed over at its final length: a
-   * buffer doubled by copying, then cut to length by one more copy, touched three to four times the bytes it
-   * sent, and on this machine a first-touched page costs ~15 µs (packing a 30-day select of 35 MB took
-   * ~33,000 page faults, docs/benchmarks.md, issue 11). Only address space is reserved up front.
+   * The chunk bytes: first in this thread's `smallPackBytes`, copied out at their length when the select is
+   * done; once they outgrow it, in a resizable buffer that grows in place and is handed over at its final
+   * length — a buffer doubled by copying, then cut to length by one more copy, touched three to four times the
+   * bytes it sent, and on this machine a first-touched page costs ~15 µs (packing a 30-day select of 35 MB
+   * took ~33,000 page faults, docs/benchmarks.md, issue 11). Only address space is reserved up front, but
+   * reserving 2 GB, committing pages and giving them back at the end cost an instant query's select (a few
+   * tens of KB) a tenth of its time in mmap, madvise and page faults.
    */
-  private readonly buf = new ArrayBuffer(0, { maxByteLength: MAX_PACKED_BYTES });
-  private data = new Uint8Array(this.buf);
+  private buf: ArrayBuffer | null = null;
+  private data = smallPackBytes;
   private len = 0;
   private readonly enc = new XorAppender(256);
 
@@ -66,10 +75,7 @@ class SelectPacker {
   /** Appends one chunk of the current series (bytes copied: block chunks are views of reused read windows). */
   chunk(b: Uint8Array): void {
     const need = this.len + b.length;
-    if (need > this.buf.byteLength) {
-      if (need > MAX_PACKED_BYTES) throw new RangeError(`a select's chunks exceed ${MAX_PACKED_BYTES} bytes`);
-      this.buf.resize(Math.min(MAX_PACKED_BYTES, Math.max(need, 2 * this.buf.byteLength, 65536)));
-    }
+    if (need > this.data.length) this.grow(need);
     this.data.set(b, this.len);
     this.len += b.length;
     this.bOff.push(this.len);
@@ -97,8 +103,23 @@ class SelectPacker {
     };
   }
 
+  /** Room for `need` chunk bytes: the reserved buffer from the first time they outgrow `smallPackBytes`. */
+  private grow(need: number): void {
+    if (need > MAX_PACKED_BYTES) throw new RangeError(`a select's chunks exceed ${MAX_PACKED_BYTES} bytes`);
+    const size = Math.min(MAX_PACKED_BYTES, Math.max(need, 2 * this.data.length));
+    if (this.buf === null) {
+      this.buf = new ArrayBuffer(size, { maxByteLength: MAX_PACKED_BYTES });
+      const data = new Uint8Array(this.buf);
+      data.set(this.data.subarray(0, this.len));
+      this.data = data;
+    } else {
+      this.buf.resize(size);
+    }
+  }
+
   /** The chunk bytes as one view spanning its whole buffer (transferred as it is, see `owning` in codec/msgpack). */
   private finalData(): Uint8Array {
+    if (this.buf === null) return this.data.slice(0, this.len);
     this.buf.resize(this.len);
     return new Uint8Array(this.buf, 0, this.len);
   }
