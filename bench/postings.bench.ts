@@ -18,7 +18,7 @@ import { ArrayCursor, IntersectCursor, NO_MORE_DOCS, UnionCursor } from '../src/
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RoaringBitmap32 } from '../src/engine/postings/segment.ts';
+import { bitmapOf, type Bitmap } from '../src/engine/codec/roaring.ts';
 import { MemoryFieldPostings, MemorySegment } from '../src/engine/postings/memory-segment.ts';
 import { ByteColumn } from '../src/engine/codec/byte-column.ts';
 import { IdTable } from '../src/engine/postings/id-table.ts';
@@ -93,7 +93,7 @@ const cur = (t: string): ArrayCursor => fp.cursor(fp.termId(t));
 function count(c: { next(): number }): number { let n = 0; while (c.next() !== NO_MORE_DOCS) n++; return n; }
 let sink = 0;
 
-const bm = (t: string): InstanceType<typeof RoaringBitmap32> => new RoaringBitmap32(lists[t]);
+const bm = (t: string): Bitmap => bitmapOf(lists[t]);
 const rb = { a1: bm('a1'), b1: bm('b1'), a10: bm('a10'), b10: bm('b10') };
 const searchIn = (r: IndexReader, body: unknown): number => searchShard(r, parseSearchBodyText(JSON.stringify(body)), { index: 'b', nowMs: 0, noFetch: true }).total;
 const search = (body: unknown): number => searchIn(reader, body);

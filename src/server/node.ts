@@ -41,7 +41,8 @@ export interface NodeThreads { pool: ShardPool; queries: QueryPool | null }
 /** Starts the node on threads already starting; on failure the caller closes them. */
 export async function startNode(flags: Flags, log: Logger, { pool, queries }: NodeThreads): Promise<Tessera> {
   const services = new Set(flags.services);
-  // Web config files are checked before anything starts, so a bad one fails start-up at once (exit 2).
+  // Web config files are checked before the lock is taken or anything listens, so a bad one fails start-up at once
+  // (exit 2; main.ts closes the threads it started).
   const webOf = (service: string, flag: 'web.config.file' | 'http.web-config.file' | 'workflow.web-config.file', gate: GateEnvelopes): ListenerWebConfig =>
     (services.has(service) ? listenerWebConfig(flags[flag], gate, log) : {});
   const esWeb = webOf('documents', 'http.web-config.file', esGate);

@@ -6,11 +6,12 @@
  */
 import { ArrayCursor, type DocCursor, emptyCursor } from './cursor.ts';
 import {
-  type Bitmap, type FieldPostings, NumericDocValues, OrdinalDocValues, type OrdinalTerms, RoaringBitmap32,
+  type Bitmap, type FieldPostings, NumericDocValues, OrdinalDocValues, type OrdinalTerms,
   type Segment, type StoredFields, type TermPostings,
 } from './segment.ts';
 import type { ByteColumn } from '../codec/byte-column.ts';
 import type { IdTable } from './id-table.ts';
+import { bitmapOf } from '../codec/roaring.ts';
 
 export class MemoryFieldPostings implements FieldPostings {
   /** Term → id, built on the first lookup: a segment that is only written to disk never needs it. */
@@ -66,7 +67,7 @@ export class MemoryFieldPostings implements FieldPostings {
   bitmap(t: number): Bitmap {
     let b = this.bitmaps[t];
     if (!b) {
-      b = new RoaringBitmap32(this.docs.subarray(this.docStart[t], this.docStart[t + 1]));
+      b = bitmapOf(this.docs.subarray(this.docStart[t], this.docStart[t + 1]));
       this.bitmaps[t] = b;
     }
     return b;

@@ -10,12 +10,10 @@
  * Lifetime: arrays returned by these methods stay valid for as long as the caller holds them (a disk segment
  * hands out decoded copies from its block cache, never views of a buffer it reuses).
  */
-import { roaringBitmap32, type Bitmap } from '../codec/roaring.ts';
+import type { Bitmap } from '../codec/roaring.ts';
 import type { ArrayCursor } from './cursor.ts';
 
 export type { Bitmap };
-// The documents side uses bitmaps from its first segment on: the class is taken when this module loads.
-export const RoaringBitmap32 = roaringBitmap32();
 
 /**
  * One term's postings as views into arrays: docs[start..end) ascending; for posting p in that range, its

@@ -4,10 +4,11 @@
  */
 import { ArrayCursor, NO_MORE_DOCS } from '../postings/cursor.ts';
 import { avgFieldLength, idf, normCache, weightValue } from '../postings/bm25.ts';
-import { RoaringBitmap32, type FieldPostings, type NumericDocValues, type Segment } from '../postings/segment.ts';
+import { type FieldPostings, type NumericDocValues, type Segment } from '../postings/segment.ts';
 import { ConstScorer, TermScorer, type Scorer } from './scorers.ts';
 import { WindowSumScorer } from './window-scorer.ts';
 import { NULL_WEIGHT, type CompileContext, type Weight } from './weight.ts';
+import { bitmapOf } from '../codec/roaring.ts';
 
 /** BM25 term query; `statsTerm` lets fuzzy expansions use blended statistics. */
 export function termWeight(ctx: CompileContext, field: string, term: string, boost: number, df?: { docFreq: number }): Weight {
@@ -37,7 +38,7 @@ export function termSetWeight(field: string, boost: number, pick: (fp: FieldPost
       const ids = pick(fp, seg);
       if (ids.length === 0) return null;
       if (ids.length === 1) return new ConstScorer(fp.cursor(ids[0]), boost);
-      const bm = new RoaringBitmap32();
+      const bm = bitmapOf();
       for (const t of ids) bm.orInPlace(fp.bitmap(t));
       return new ConstScorer(new ArrayCursor(bm.toUint32Array()), boost);
     },

@@ -14,7 +14,7 @@ import {
 import { CorruptionError } from '../errors.ts';
 import { ArrayCursor } from '../postings/cursor.ts';
 import {
-  type Bitmap, type FieldPostings, NumericDocValues, OrdinalDocValues, RoaringBitmap32, type Segment,
+  type Bitmap, type FieldPostings, NumericDocValues, OrdinalDocValues, type Segment,
   type StoredFields, type TermPostings,
 } from '../postings/segment.ts';
 import { BlockCache, CacheOwner } from './block-cache.ts';
@@ -30,6 +30,7 @@ import {
 } from './segment-info.ts';
 import { StoredFieldsReader, type StoredEntry } from './stored-fields-format.ts';
 import { TermDictionaryReader } from './term-dictionary.ts';
+import { bitmapOf } from '../codec/roaring.ts';
 
 /** Values per field-dictionary entry in `.tim`: docFreq, ttf−docFreq, .doc offset, .doc length, .pos offset, .pos length. */
 export const FIELD_TERM_ARITY = 6;
@@ -360,7 +361,7 @@ export class DiskFieldPostings implements FieldPostings {
 
   bitmap(t: number): Bitmap {
     return this.seg.cache.get(this.owner, 3 * t + 2, () => {
-      const b = new RoaringBitmap32(this.decoded(t, false).docs);
+      const b = bitmapOf(this.decoded(t, false).docs);
       return { value: b, bytes: 64 + b.getSerializationSizeInBytes(false) };
     });
   }

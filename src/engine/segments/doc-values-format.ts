@@ -16,7 +16,8 @@
  */
 import { ByteReader, ByteWriter } from '../codec/byte-buf.ts';
 import { CorruptionError } from '../errors.ts';
-import { NumericDocValues, OrdinalDocValues, ordArray, type OrdinalTerms, RoaringBitmap32 } from '../postings/segment.ts';
+import { NumericDocValues, OrdinalDocValues, ordArray, type OrdinalTerms } from '../postings/segment.ts';
+import { bitmapOf, portableBitmap } from '../codec/roaring.ts';
 
 const NUM_PACKED = 0;
 const NUM_RAW = 1;
@@ -102,7 +103,7 @@ export function encodeNumeric(dv: NumericDocValues, maxDoc: number): Uint8Array 
     if (withValue < maxDoc) {
       const docs: number[] = [];
       for (let d = 0; d < maxDoc; d++) if (dv.start[d + 1] > dv.start[d]) docs.push(d);
-      const bytes = new RoaringBitmap32(docs).serialize(true);
+      const bytes = bitmapOf(docs).serialize(true);
       w.uvarint(bytes.byteLength);
       w.bytes(bytes);
     }
@@ -128,7 +129,7 @@ export function decodeNumeric(src: Uint8Array, maxDoc: number, file: string, off
     if (withValue > maxDoc) throw new CorruptionError(file, offset, `${withValue} values for ${maxDoc} docs`);
     if (withValue < maxDoc) {
       const len = r.uvarint();
-      const docs = RoaringBitmap32.deserialize(Buffer.from(r.bytes(len)), true).toUint32Array();
+      const docs = portableBitmap(Buffer.from(r.bytes(len))).toUint32Array();
       if (docs.length !== withValue) throw new CorruptionError(file, offset, 'value presence does not match its count');
       let k = 0;
       for (let d = 0; d < maxDoc; d++) { start[d] = k; if (k < withValue && docs[k] === d) k++; }
@@ -242,13 +243,13 @@ export function decodeOrdinalTerms(src: Uint8Array, file: string): PackedOrdinal
 
 /** A doc list (exists) as a roaring bitmap, portable format. */
 export function encodeDocList(docs: Uint32Array): Uint8Array {
-  const bm = new RoaringBitmap32(docs);
+  const bm = bitmapOf(docs);
   bm.runOptimize();
   return bm.serialize(true);
 }
 
 export function decodeDocList(src: Uint8Array): Uint32Array {
-  return RoaringBitmap32.deserialize(Buffer.from(src.buffer, src.byteOffset, src.byteLength), true).toUint32Array();
+  return portableBitmap(Buffer.from(src.buffer, src.byteOffset, src.byteLength)).toUint32Array();
 }
 
 /** The nested structure: parent per doc (zig-zag uvarint of parent-doc, -1 → 0), path id per doc, path names. */

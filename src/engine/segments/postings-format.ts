@@ -16,7 +16,7 @@
  * Decoders fill caller-owned typed arrays; the hot loops are hand-written uvarint reads (32-bit values only).
  */
 import { CorruptionError } from '../errors.ts';
-import { RoaringBitmap32 } from '../postings/segment.ts';
+import { bitmapOf, portableBitmap } from '../codec/roaring.ts';
 
 export const POSTINGS_DELTAS = 0;
 export const POSTINGS_ROARING = 1;
@@ -67,7 +67,7 @@ export class VarintBuffer {
  */
 export function encodeDocs(out: VarintBuffer, docs: Uint32Array, n: number, freqs: Uint32Array | null): void {
   if (n >= ROARING_MIN_DOCS) {
-    const bitmap = new RoaringBitmap32(docs.subarray(0, n));
+    const bitmap = bitmapOf(docs.subarray(0, n));
     bitmap.runOptimize();
     // Deltas take at least one byte per doc (plus frequencies); a bitmap wins for dense terms.
     if (bitmap.getSerializationSizeInBytes(true) < deltaBytes(docs, n)) {
@@ -109,7 +109,7 @@ export function decodeDocs(src: Uint8Array, start: number, end: number, docFreq:
   let p = start + 1;
   const enc = src[start];
   if (enc === POSTINGS_ROARING) {
-    const bm = RoaringBitmap32.deserialize(Buffer.from(src.buffer, src.byteOffset + p, end - p), true);
+    const bm = portableBitmap(Buffer.from(src.buffer, src.byteOffset + p, end - p));
     if (bm.size !== docFreq) throw new CorruptionError(file, offset, `postings hold ${bm.size} docs, dictionary says ${docFreq}`);
     bm.toUint32Array(docs.subarray(0, docFreq));
     p += bm.getSerializationSizeInBytes(true);

@@ -2,7 +2,8 @@
  * A block's postings, read from its index file on demand (nothing is kept between lookups: the page cache
  * holds the bytes, as Prometheus's memory-mapped index does).
  */
-import { bitmapOf, PostingsIndex, type Bitmap } from './postings.ts';
+import { bitmapOf, type Bitmap } from '../codec/roaring.ts';
+import { PostingsIndex } from './postings.ts';
 import type { BlockIndexReader } from './index-reader.ts';
 
 export class BlockPostings extends PostingsIndex {

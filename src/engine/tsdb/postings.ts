@@ -4,17 +4,11 @@
  * `PostingsForMatchers`: matchers that do not match "" intersect, matchers that match "" subtract the series
  * whose value fails them, and a selector made only of the latter starts from all series.
  */
-import { roaringBitmap32, type Bitmap } from '../codec/roaring.ts';
+import { bitmapOf, bitmapUnion, type Bitmap } from '../codec/roaring.ts';
 import type { Labels, Matcher } from './api.ts';
 import { MATCH_EQUAL } from './api.ts';
 
 export type { Bitmap };
-
-/** A bitmap of `refs` (a postings list read from a block, or the head's refs), or an empty one. */
-export function bitmapOf(refs?: Uint32Array | number[]): Bitmap {
-  const Bitmap32 = roaringBitmap32();
-  return refs === undefined ? new Bitmap32() : new Bitmap32(refs);
-}
 
 /**
  * What matcher evaluation needs of an index, in memory (the head) or on disk (a block): the postings of one
@@ -77,7 +71,7 @@ export abstract class PostingsIndex {
   protected unionWhere(name: string, pick: (value: string) => boolean): Bitmap {
     const parts: Bitmap[] = [];
     for (const v of this.valuesOf(name)) if (pick(v)) parts.push(this.postings(name, v)!);
-    return parts.length === 0 ? bitmapOf() : roaringBitmap32().orMany(parts);
+    return parts.length === 0 ? bitmapOf() : bitmapUnion(parts);
   }
 
   /** Sorted label names with at least one series in `refs` (all when null). */
@@ -140,7 +134,7 @@ export class LabelIndex extends PostingsIndex {
     if (values) for (const [v, p] of values) if (pick(v)) { if (typeof p === 'number') single.push(p); else parts.push(p); }
     if (parts.length === 0) return bitmapOf(single);
     if (single.length > 0) parts.push(bitmapOf(single));
-    return roaringBitmap32().orMany(parts);
+    return bitmapUnion(parts);
   }
 
   /** Whether some series carries `name=value`. */
