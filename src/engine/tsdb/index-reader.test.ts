@@ -68,7 +68,7 @@ test('decoded series entries are bounded over all open readers and stay right ac
   }
 });
 
-test('open readers hold one interned copy of each symbol, released when the last reader holding it closes', async () => {
+test('readers decode their symbols at first use, hold one interned copy of each, released when the last reader holding it closes', async () => {
   const { internedSymbols } = await import('./symbol-intern.ts');
   const dir = mkdtempSync(path.join(tmpdir(), 'index-reader-'));
   try {
@@ -78,19 +78,29 @@ test('open readers hold one interned copy of each symbol, released when the last
     writeFileSync(path.join(dir, 'b'), b);
     const base = internedSymbols();
     const ra = new BlockIndexReader(path.join(dir, 'a')); // __name__ i up v1 v2
-    assert.equal(internedSymbols() - base, 5);
     const rb = new BlockIndexReader(path.join(dir, 'b')); // adds v3
-    assert.equal(internedSymbols() - base, 6);
+    assert.equal(internedSymbols() - base, 0, 'opening checks the tables and decodes neither');
+    assert.deepEqual(ra.labelNames(), ['__name__', 'i']);
+    assert.equal(internedSymbols() - base, 5);
     assert.deepEqual(rb.labelValues('i'), ['v2', 'v3']);
+    assert.equal(internedSymbols() - base, 6);
     ra.close();
     assert.equal(internedSymbols() - base, 5); // v1 was a's alone
     rb.close();
     assert.equal(internedSymbols() - base, 0);
-    // A reader that fails after its symbol table (a damaged postings offset table) holds none of them.
+    // A damaged postings offset table is refused at open (its checksum is checked there), holding no symbols.
     const toc = b.length - 52, postingsTable = b.readUInt32BE(toc + 5 * 8 + 4);
     b[postingsTable + 4 + 1] ^= 0xff;
     writeFileSync(path.join(dir, 'b'), b);
     assert.throws(() => new BlockIndexReader(path.join(dir, 'b')), (e: Error) => e instanceof CorruptionError && /postings offset table checksum/.test(e.message));
+    assert.equal(internedSymbols() - base, 0);
+    // A reader closed before it used its tables releases nothing it did not hold.
+    const unused = new BlockIndexReader(path.join(dir, 'a'));
+    const used = new BlockIndexReader(path.join(dir, 'a'));
+    assert.deepEqual(used.labelValues('i'), ['v1', 'v2']);
+    unused.close();
+    assert.equal(internedSymbols() - base, 5);
+    used.close();
     assert.equal(internedSymbols() - base, 0);
   } finally { rmSync(dir, { recursive: true, force: true }); }
 });

@@ -1,9 +1,10 @@
 /**
  * Reads a block's `index` file (Prometheus index format v2, written by Tessera or by Prometheus) lazily, as
- * Prometheus's index.Reader does: the TOC, the symbol table and the postings offset table are read at open
- * and kept; series entries and postings lists are read on demand with positioned reads into reused buffers,
- * so a block's heap cost is its symbols and label pairs, not its series. Every section's CRC32C is checked
- * when it is read; a mismatch is a CorruptionError naming the file and offset.
+ * Prometheus's index.Reader does: the TOC is read at open and the symbol table and postings offset table are
+ * checked there, then decoded at first use and kept; series entries and postings lists are read on demand with
+ * positioned reads into reused buffers, so a block's heap cost is its symbols and label pairs once it is used,
+ * not its series. Every section's CRC32C is checked when it is read; a mismatch is a CorruptionError naming the
+ * file and offset.
  */
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import { ReadAheadFile } from './read-ahead.ts';
@@ -40,20 +41,20 @@ const cachedReaders: (BlockIndexReader | null)[] = new Array(SERIES_CACHE_ENTRIE
 const cachedRefs = new Float64Array(SERIES_CACHE_ENTRIES);
 let cacheNext = 0;
 
+/** Label name → its values (sorted) and each value's postings offset; `all`: the offset of every series' list (−1: none). */
+interface PostingsTable { pairs: Map<string, { values: string[]; offsets: number[] }>; all: number }
+
 interface Toc { symbols: number; series: number; labelIndices: number; labelTable: number; postings: number; postingsTable: number }
 
 export class BlockIndexReader {
   private readonly fd: number;
   readonly sizeBytes: number;
-  private readonly symbols: string[];
-  /**
-   * Whether every symbol is below U+D800, where UTF-16 code unit order (`compareLabels`) is the UTF-8 byte
-   * order the series are sorted in: then ascending series refs are in `compareLabels` order.
-   */
-  readonly utf16Ordered: boolean;
-  /** Label name → its values (sorted) and each value's postings offset. */
-  private readonly pairs = new Map<string, { values: string[]; offsets: number[] }>();
-  private allOffset = -1;
+  private readonly toc: Toc;
+  /** The symbol table, decoded at first use (`symbols`). */
+  private symbols_: string[] | null = null;
+  private utf16Ordered_: boolean | null = null;
+  /** The postings offset table, decoded at first use (`table`). */
+  private table_: PostingsTable | null = null;
   private file_: ReadAheadFile | null = null;
   /** This reader's entries in the thread's series cache (`cachedReaders`). */
   private readonly seriesCache = new Map<number, IndexSeries>();
@@ -62,7 +63,6 @@ export class BlockIndexReader {
 
   constructor(readonly file: string) {
     this.fd = openSync(file, 'r');
-    let symbols: string[] | null = null;
     try {
       this.sizeBytes = fstatSync(this.fd).size;
       this.file_ = new ReadAheadFile(this.fd, this.sizeBytes);
@@ -71,19 +71,45 @@ export class BlockIndexReader {
         throw new CorruptionError(file, 0, `invalid magic number ${this.sizeBytes >= 4 ? head.readUInt32BE(0).toString(16) : ''}`);
       }
       if (head[4] !== PROM_INDEX_VERSION) throw new FormatVersionError(file, head[4], PROM_INDEX_VERSION, PROM_INDEX_VERSION);
-      const toc = this.readToc();
-      symbols = this.readSymbols(toc.symbols);
-      this.symbols = symbols;
-      this.utf16Ordered = symbols.every((s) => !/[\ud800-\uffff]/.test(s));
-      if (toc.postingsTable !== 0) this.readPostingsTable(toc.postingsTable);
-      // What opening read (TOC, symbols, the postings table) is kept in the heap now; a window left over
-      // would sit in the thread's kept windows (up to 8 MB of them at ready with hundreds of blocks open).
+      this.toc = this.readToc();
+      // Both tables are checked now, as Prometheus's reader reads them at open, so a damaged block is refused at
+      // start-up; they are decoded when first used. Decoding them at open was most of opening a block (1.3–1.6 ms
+      // each, in each shard worker: 360 blocks of 30 days took ~0.9 s of a worker's start and ~60 KB of heap
+      // apiece, docs/benchmarks.md, issue 11), and a query over recent data reads only the newest blocks.
+      this.sectionView(this.toc.symbols, 'symbol table');
+      if (this.toc.postingsTable !== 0) this.sectionView(this.toc.postingsTable, 'postings offset table');
+      // A window left over would sit in the thread's kept windows (up to 8 MB of them with hundreds of blocks open).
       this.file_.release();
     } catch (e) {
-      if (symbols) releaseSymbols(symbols);
       closeSync(this.fd);
       throw e;
     }
+  }
+
+  /** The symbol table (every label name and value), decoded and interned at first use. */
+  private get symbols(): string[] {
+    if (this.symbols_ === null) {
+      this.symbols_ = this.readSymbols(this.toc.symbols);
+      this.file_!.release();
+    }
+    return this.symbols_;
+  }
+
+  /**
+   * Whether every symbol is below U+D800, where UTF-16 code unit order (`compareLabels`) is the UTF-8 byte
+   * order the series are sorted in: then ascending series refs are in `compareLabels` order.
+   */
+  get utf16Ordered(): boolean {
+    return this.utf16Ordered_ ??= this.symbols.every((s) => !/[\ud800-\uffff]/.test(s));
+  }
+
+  /** The postings offset table, decoded at first use. */
+  private get table(): PostingsTable {
+    if (this.table_ === null) {
+      this.table_ = this.toc.postingsTable === 0 ? { pairs: new Map(), all: -1 } : this.readPostingsTable(this.toc.postingsTable);
+      this.file_!.release();
+    }
+    return this.table_;
   }
 
   close(): void {
@@ -92,7 +118,7 @@ export class BlockIndexReader {
     // Out of the ring too, or its slots would keep this reader (symbols, postings table) alive after close.
     for (let i = 0; i < SERIES_CACHE_ENTRIES; i++) if (cachedReaders[i] === this) cachedReaders[i] = null;
     this.seriesCache.clear();
-    releaseSymbols(this.symbols);
+    if (this.symbols_ !== null) releaseSymbols(this.symbols_);
   }
 
   /** `n` bytes at `off` (a view of the read-ahead window). */
@@ -140,19 +166,21 @@ export class BlockIndexReader {
     return out;
   }
 
-  private readPostingsTable(off: number): void {
+  private readPostingsTable(off: number): PostingsTable {
     const body = this.section(off, 'postings offset table');
     const r = new ByteReader(body, this.file);
     const n = r.u32be();
+    const t: PostingsTable = { pairs: new Map(), all: -1 };
     for (let i = 0; i < n; i++) {
       if (r.uvarint() !== 2) throw new CorruptionError(this.file, off, 'postings offset entry without two keys');
       const name = this.asSymbol(r.str()), value = this.asSymbol(r.str()), at = r.uvarint();
-      if (name === '' && value === '') { this.allOffset = at; continue; }
-      let e = this.pairs.get(name);
-      if (!e) this.pairs.set(name, e = { values: [], offsets: [] });
+      if (name === '' && value === '') { t.all = at; continue; }
+      let e = t.pairs.get(name);
+      if (!e) t.pairs.set(name, e = { values: [], offsets: [] });
       e.values.push(value);
       e.offsets.push(at);
     }
+    return t;
   }
 
   /**
@@ -231,14 +259,14 @@ export class BlockIndexReader {
   cachedSeries(): number { return this.seriesCache.size; }
 
   /** Label names, sorted. */
-  labelNames(): string[] { return [...this.pairs.keys()]; }
+  labelNames(): string[] { return [...this.table.pairs.keys()]; }
 
   /** Values of `name`, sorted. */
-  labelValues(name: string): readonly string[] { return this.pairs.get(name)?.values ?? []; }
+  labelValues(name: string): readonly string[] { return this.table.pairs.get(name)?.values ?? []; }
 
   /** Series refs of `name=value` (ascending), or null when the pair does not occur. */
   postings(name: string, value: string): Uint32Array | null {
-    const e = this.pairs.get(name);
+    const e = this.table.pairs.get(name);
     if (!e) return null;
     const i = binarySearch(e.values, value);
     return i < 0 ? null : this.postingsAt(e.offsets[i]);
@@ -246,7 +274,8 @@ export class BlockIndexReader {
 
   /** Every series ref, ascending. */
   allPostings(): Uint32Array {
-    return this.allOffset < 0 ? new Uint32Array(0) : this.postingsAt(this.allOffset);
+    const all = this.table.all;
+    return all < 0 ? new Uint32Array(0) : this.postingsAt(all);
   }
 
   /**
@@ -254,7 +283,7 @@ export class BlockIndexReader {
    * across lists), in an array reused by the next call: no copy or array per list.
    */
   postingsWhere(name: string, pick: (value: string) => boolean): Uint32Array {
-    const e = this.pairs.get(name);
+    const e = this.table.pairs.get(name);
     let n = 0;
     if (e) {
       for (let i = 0; i < e.values.length; i++) if (pick(e.values[i])) n = this.appendPostings(e.offsets[i], n);
@@ -264,7 +293,7 @@ export class BlockIndexReader {
 
   /** The values of `name` (sorted) whose postings hold a ref `has` accepts; each list is read into a reused array. */
   valuesWithAnyRef(name: string, has: (ref: number) => boolean): string[] {
-    const e = this.pairs.get(name);
+    const e = this.table.pairs.get(name);
     const out: string[] = [];
     if (!e) return out;
     for (let i = 0; i < e.values.length; i++) {
