@@ -1,5 +1,5 @@
 /** `meta.json` of a block, shaped like Prometheus's (`tsdb/block.go` BlockMeta) plus a Tessera section. */
-import { promises as fsp } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CorruptionError, FormatVersionError } from '../errors.ts';
 import { writeFileAtomic } from '../store/durable-files.ts';
@@ -24,7 +24,7 @@ export async function readMeta(dir: string): Promise<BlockMeta> {
   const file = path.join(dir, 'meta.json');
   let meta: BlockMeta;
   try {
-    meta = JSON.parse(await fsp.readFile(file, 'utf8')) as BlockMeta;
+    meta = JSON.parse(readFileSync(file, 'utf8')) as BlockMeta;
   } catch (err) {
     throw new CorruptionError(file, 0, `cannot read meta.json: ${(err as Error).message}`);
   }

@@ -4,7 +4,7 @@
  * read on demand with positioned reads (the worker thread may block on disk; the main thread never calls this).
  */
 import { crc32c, crc32cShort } from '../codec/crc32c.ts';
-import { closeSync, fstatSync, openSync, promises as fsp, readdirSync, readSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { ReadAheadFile } from './read-ahead.ts';
 import path from 'node:path';
 import type { Labels, Matcher } from './api.ts';
@@ -186,11 +186,16 @@ function openChunkFiles(dir: string): Map<number, number> {
   return fds;
 }
 
+/** Bytes of the files under `dir` (read synchronously, as the rest of opening a block: see `isLegacyBlock`). */
 export async function dirSize(dir: string): Promise<number> {
+  return dirSizeSync(dir);
+}
+
+function dirSizeSync(dir: string): number {
   let n = 0;
-  for (const e of await fsp.readdir(dir, { withFileTypes: true })) {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = path.join(dir, e.name);
-    n += e.isDirectory() ? await dirSize(p) : (await fsp.stat(p)).size;
+    n += e.isDirectory() ? dirSizeSync(p) : statSync(p).size;
   }
   return n;
 }
@@ -215,21 +220,22 @@ export async function openBlock(dir: string): Promise<Block> {
 export async function listBlockDirs(parents: readonly string[]): Promise<string[]> {
   const out: string[] = [];
   for (const parent of parents) {
-    const names = (await fsp.readdir(parent).catch(() => [] as string[])).filter((n) => ULID_RE.test(n));
-    // Checked all at once: one at a time, their round trips to libuv's pool added up over hundreds of blocks.
-    const dirs = await Promise.all(names.map((n) => blockDirAt(path.join(parent, n))));
-    for (const d of dirs) if (d !== null) out.push(d);
+    let names: string[];
+    try { names = readdirSync(parent); } catch { continue; }
+    for (const n of names) {
+      if (!ULID_RE.test(n)) continue;
+      const d = blockDirAt(path.join(parent, n));
+      if (d !== null) out.push(d);
+    }
   }
   return out;
 }
 
 /** `dir` when it holds a meta.json, null when it is gone, a CorruptionError when it lacks one. */
-async function blockDirAt(dir: string): Promise<string | null> {
+function blockDirAt(dir: string): string | null {
   const meta = path.join(dir, 'meta.json');
-  try { await fsp.access(meta); } catch {
-    // Deleted by another worker (renamed to .deleted) since the listing: gone, not damaged.
-    if (!await fsp.access(dir).then(() => true, () => false)) return null;
-    throw new CorruptionError(meta, 0, 'block directory has no meta.json: restore the block from a backup or move its directory away');
-  }
-  return dir;
+  if (existsSync(meta)) return dir;
+  // Deleted by another worker (renamed to .deleted) since the listing: gone, not damaged.
+  if (!existsSync(dir)) return null;
+  throw new CorruptionError(meta, 0, 'block directory has no meta.json: restore the block from a backup or move its directory away');
 }

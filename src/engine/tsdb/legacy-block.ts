@@ -20,12 +20,14 @@ const TWO32 = 4294967296;
 
 /** True when `dir`'s index file is a layout-1 index. */
 export async function isLegacyBlock(dir: string): Promise<boolean> {
-  const fh = await fsp.open(path.join(dir, 'index'), 'r');
+  // Synchronous reads (here and in the other per-block reads of opening a block): a shard worker opens every
+  // block at start-up, and each promise-based call cost it more CPU than the read (docs/benchmarks.md, issue 11).
+  const fd = openSync(path.join(dir, 'index'), 'r');
   try {
     const b = Buffer.alloc(4);
-    await fh.read(b, 0, 4, 0);
+    readSync(fd, b, 0, 4, 0);
     return b.readUInt32BE(0) === LEGACY_INDEX_MAGIC;
-  } finally { await fh.close(); }
+  } finally { closeSync(fd); }
 }
 
 interface LegacySeries { labels: Label[]; chunks: { mint: number; maxt: number; ref: number; len: number }[] }

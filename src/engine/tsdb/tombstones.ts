@@ -3,7 +3,7 @@
  * `tsdb/docs/format/tombstones.md`): magic, version, one `series ref · mint · maxt` entry per deleted
  * interval, then the CRC32C of the entries. Rewritten whole (atomically) on every delete, as Prometheus does.
  */
-import { promises as fsp } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Interval } from './chunk-meta.ts';
 import { addInterval } from './chunk-meta.ts';
@@ -49,7 +49,7 @@ export function decodeTombstones(b: Uint8Array, file: string): Tombstones {
 export async function readTombstones(dir: string): Promise<Tombstones> {
   const file = path.join(dir, 'tombstones');
   let b: Uint8Array;
-  try { b = new Uint8Array(await fsp.readFile(file)); } catch { return new Map(); }
+  try { b = new Uint8Array(readFileSync(file)); } catch { return new Map(); }
   return decodeTombstones(b, file);
 }
 
