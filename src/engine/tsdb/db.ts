@@ -370,28 +370,12 @@ async function loadBlocks(opts: TsdbOptions, open: { blocks: readonly Block[]; s
 }
 
 /**
- * Blocks opened at once. Opening one is some twenty file-system calls through libuv's thread pool (meta.json,
- * tombstones, sizes, chunk files, index), each a round trip to it; one block at a time, a shard worker's
- * start-up on 360 blocks (30 days of 2 h blocks) was mostly those waits (docs/benchmarks.md, issue 11).
- */
-const OPEN_CONCURRENCY = 16;
-
-/**
- * Opens the directories of `dirs` not in `byDir` yet, up to OPEN_CONCURRENCY at once, adding each block to
- * `byDir` as it opens, so that the caller closes them when another fails; that first failure is thrown once
- * every open has settled.
+ * Opens the directories of `dirs` not in `byDir` yet, adding each block to `byDir` as it opens, so that the caller
+ * closes them when another fails; the first failure stops the opening and is thrown. One at a time: opening reads
+ * its files synchronously (see `isLegacyBlock`), so there are no waits to overlap.
  */
 async function openNew(dirs: readonly string[], byDir: Map<string, Block>): Promise<void> {
-  const todo = dirs.filter((d) => !byDir.has(d));
-  let next = 0, failed = false, failure: unknown;
-  const lane = async (): Promise<void> => {
-    while (next < todo.length && !failed) {
-      const d = todo[next++];
-      try { byDir.set(d, await openBlock(d)); } catch (err) { if (!failed) { failed = true; failure = err; } }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(OPEN_CONCURRENCY, todo.length) }, lane));
-  if (failed) throw failure;
+  for (const d of dirs) if (!byDir.has(d)) byDir.set(d, await openBlock(d));
 }
 
 /** The shared blocks' metas this shard's head bound is read from (all of them when it does not serve them). */
