@@ -136,14 +136,34 @@ export class BlockIndexReader {
     return { symbols: u64(0), series: u64(1), labelIndices: u64(2), labelTable: u64(3), postings: u64(4), postingsTable: u64(5) };
   }
 
-  /** A `len <4b> · body · CRC32 <4b>` section's body (a copy), its CRC checked. */
-  /** The checked body of the section at `off`, a view of the read buffer (valid until the next read). */
-  private sectionView(off: number, what: string): Buffer {
-    const len = this.read(off, 4).readUInt32BE(0);
+  /** Body length of the section `sectionAt` last checked: its second result, without an object per call. */
+  private sectionLen = 0;
+
+  /**
+   * Checks the `len <4b> · body · CRC32 <4b>` section at `off` and returns where its body starts in the read
+   * window (`file_.windowBytes`, valid until the next read), its length in `sectionLen`. Short bodies are
+   * checksummed in JavaScript: a regex over a per-series id reads thousands of one-entry postings lists, and a
+   * view and a native checksum call each (about a microsecond) were most of reading them.
+   */
+  private sectionAt(off: number, what: string): number {
+    const f = this.file_!;
+    let at = f.at(off, 4);
+    if (f.windowLength - at < 4) throw new CorruptionError(this.file, off, `unexpected end of file (wanted 4 bytes, got ${f.windowLength - at})`);
+    const len = f.windowBytes.readUInt32BE(at);
     if (off + 8 + len > this.sizeBytes) throw new CorruptionError(this.file, off, `${what} length ${len} past the end of the file`);
-    const b = this.read(off + 4, len + 4);
-    if (b.readUInt32BE(len) !== crc32c(b.subarray(0, len))) throw new CorruptionError(this.file, off, `${what} checksum mismatch`);
-    return b.subarray(0, len);
+    at = f.at(off + 4, len + 4);
+    const b = f.windowBytes;
+    if (f.windowLength - at < len + 4) throw new CorruptionError(this.file, off + 4, `unexpected end of file (wanted ${len + 4} bytes, got ${f.windowLength - at})`);
+    const crc = len <= SHORT_CRC_BYTES ? crc32cShort(b, at, at + len) : crc32c(b.subarray(at, at + len));
+    if (b.readUInt32BE(at + len) !== crc) throw new CorruptionError(this.file, off, `${what} checksum mismatch`);
+    this.sectionLen = len;
+    return at;
+  }
+
+  /** The checked body of the section at `off`, a view of the read window (valid until the next read). */
+  private sectionView(off: number, what: string): Buffer {
+    const at = this.sectionAt(off, what);
+    return this.file_!.windowBytes.subarray(at, at + this.sectionLen);
   }
 
   /** `sectionView`, copied: the caller keeps it. */
@@ -304,22 +324,10 @@ export class BlockIndexReader {
     return out;
   }
 
-  /**
-   * Appends the postings list at `off` to `unionScratch` at `n`; returns the new end. Read in place in the
-   * read-ahead window, without a view: a regex over a per-series id reads thousands of one-entry lists, and
-   * their views and native checksum calls (about a microsecond each) were most of reading them.
-   */
+  /** Appends the postings list at `off` to `unionScratch` at `n` (read in place in the window); returns the new end. */
   private appendPostings(off: number, n: number): number {
-    const f = this.file_!;
-    let at = f.at(off, 4);
-    if (f.windowLength - at < 4) throw new CorruptionError(this.file, off, `unexpected end of file (wanted 4 bytes, got ${f.windowLength - at})`);
-    const len = f.windowBytes.readUInt32BE(at);
-    if (off + 8 + len > this.sizeBytes) throw new CorruptionError(this.file, off, `postings list length ${len} past the end of the file`);
-    at = f.at(off + 4, len + 4);
-    const b = f.windowBytes;
-    if (f.windowLength - at < len + 4) throw new CorruptionError(this.file, off + 4, `unexpected end of file (wanted ${len + 4} bytes, got ${f.windowLength - at})`);
-    const crc = len <= SHORT_CRC_BYTES ? crc32cShort(b, at, at + len) : crc32c(b.subarray(at, at + len));
-    if (b.readUInt32BE(at + len) !== crc) throw new CorruptionError(this.file, off, 'postings list checksum mismatch');
+    const at = this.sectionAt(off, 'postings list'), len = this.sectionLen;
+    const b = this.file_!.windowBytes;
     const cnt = len >= 4 ? b.readUInt32BE(at) : -1;
     if (cnt < 0 || 4 + cnt * 4 > len) throw new CorruptionError(this.file, off, 'postings list shorter than its count');
     if (n + cnt > this.unionScratch.length) this.unionScratch = grown(this.unionScratch, Math.max(2 * this.unionScratch.length, n + cnt));
