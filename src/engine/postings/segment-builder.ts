@@ -340,17 +340,28 @@ function buildField(fa: FieldAcc, maxDoc: number): MemoryFieldPostings {
   const positions = fa.withFreqs ? new Uint32Array(n) : null;
   // Pass 2, arrival order again: each token lands straight in its final slot.
   last.fill(-1);
-  for (let i = 0; i < n; i++) {
-    const t = tt[i], d = td[i];
-    if (last[t] !== d) {
-      last[t] = d;
-      const k = postAt[t]++;
-      docs[k] = d;
-      if (posStart) posStart[k] = posAt[t];
+  if (positions) {
+    for (let i = 0; i < n; i++) {
+      const t = tt[i], d = td[i];
+      if (last[t] !== d) {
+        last[t] = d;
+        const k = postAt[t]++;
+        docs[k] = d;
+        posStart![k] = posAt[t];
+      }
+      positions[posAt[t]++] = tp[i];
     }
-    if (freqs) { freqs[postAt[t] - 1]++; positions![posAt[t]++] = tp[i]; }
+    // A posting's positions are its term's next ones, so its freq is where the next posting's start: counted
+    // here in order rather than incremented per token above (a read of a random slot of a multi-megabyte
+    // column for every token was a quarter of this function's time).
+    posStart![nPostings] = n;
+    for (let k = 0; k < nPostings; k++) freqs![k] = posStart![k + 1] - posStart![k];
+  } else {
+    for (let i = 0; i < n; i++) {
+      const t = tt[i], d = td[i];
+      if (last[t] !== d) { last[t] = d; docs[postAt[t]++] = d; }
+    }
   }
-  if (posStart) posStart[nPostings] = n;
   let norms: Uint8Array | null = null, docCount = 0, sumTtf = 0;
   if (fa.withNorms) {
     norms = new Uint8Array(maxDoc);
