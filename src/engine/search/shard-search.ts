@@ -78,6 +78,8 @@ export interface ShardSearchOptions {
 }
 
 const SEARCH_PHASE = 'shard search';
+/** Matches handed to the aggregations at once. */
+const AGG_BLOCK = 256;
 
 export function compileContext(reader: IndexReader, index: string, nowMs: number, stats?: StatsSource, type?: string): CompileContext {
   return { reader, stats: stats ?? reader, index, type, field: (p) => reader.infos.get(p), nowMs };
@@ -109,6 +111,9 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
   const needsScores = !sort || req.trackScores || sort.needsScores || aggs !== null || req.minScore !== null || req.explain || groups !== null;
   const stop = opts.stop ?? ReadStop.NEVER;
   let sinceCheck = 0;
+  // Aggregations see the matches a block at a time (AggCollector.collectBlock).
+  const aggDocs = aggs ? new Uint32Array(AGG_BLOCK) : null, aggScores = aggs ? new Float64Array(AGG_BLOCK) : null;
+  let aggN = 0;
   if (simple && weight.matchAllScore !== undefined) {
     total = collectMatchAll(reader, weight.matchAllScore, scoreTop!, topN);
   } else segments: for (let ord = 0; ord < reader.segments.length; ord++) {
@@ -127,7 +132,10 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
       if ((parentOf !== null && parentOf[d] !== -1) || (live !== null && live[d] === 0)) continue;
       const score = needsScores ? scorer.score() : 0;
       if (req.minScore !== null && score < req.minScore) continue;
-      if (aggs) aggs.collect(d, score);
+      if (aggs) {
+        aggDocs![aggN] = d; aggScores![aggN] = score;
+        if (++aggN === AGG_BLOCK) { aggs.collectBlock(aggDocs!, aggScores!, aggN); aggN = 0; }
+      }
       if (post && (!pf || (pf.doc() < d ? pf.seek(d) : pf.doc()) !== d)) continue;
       // hits.total counts every match; search_after only decides which of them can be on the page.
       total++;
@@ -153,7 +161,10 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
       }
       if (req.terminateAfter > 0 && total >= req.terminateAfter) { terminated = true; break segments; }
     }
+    if (aggN > 0) { aggs!.collectBlock(aggDocs!, aggScores!, aggN); aggN = 0; }
   }
+  // A search cut short (terminate_after) left its last block here.
+  if (aggN > 0) aggs!.collectBlock(aggDocs!, aggScores!, aggN);
   const grouped = groups ? groups.top(topN) : null;
   const top = grouped ?? (scoreTop ? scoreTop.sorted().map((h) => ({ doc: h.doc, score: h.score, keys: null as SortValue[] | null })) : fieldTop!.hits);
   const maxScore = groups ? groups.maxScore : scoreTop ? scoreTop.maxScore : fieldTop!.maxScore;
