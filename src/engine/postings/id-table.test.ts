@@ -10,8 +10,9 @@ test('an id table finds each id\'s live doc through growth, deletes, re-adds and
   let doc = 0;
   const add = (id: string): void => { ids.setString(doc, id); t.set(id, doc); live.set(id, doc); doc++; };
   // 5,000 ids grow the 1,024-slot table several times; every third is deleted, every ninth then added again
-  // (a new doc over its dead slot); ids differ by one character or one byte of a multi-byte character.
-  const name = (i: number): string => (i % 10 === 0 ? `ü-${i}-€` : `id-${i}`);
+  // (a new doc over its dead slot); ids differ by one character or one byte of a multi-byte character, and
+  // some are long (hundreds of bytes: longer than the buffer a growing table first copies each id into).
+  const name = (i: number): string => (i % 10 === 0 ? `ü-${i}-€` : i % 97 === 0 ? `${i}-`.padEnd(150 + (i % 362), 'é') : `id-${i}`);
   for (let i = 0; i < 5000; i++) add(name(i));
   for (let i = 0; i < 5000; i += 3) { assert.equal(t.delete(name(i)), live.get(name(i))); live.delete(name(i)); }
   for (let i = 0; i < 5000; i += 9) add(name(i));

@@ -41,6 +41,9 @@ function encodeKey(id: string): number {
   return n;
 }
 
+/** An id being rehashed (`IdTable.grow`). */
+let rehashScratch = new Uint8Array(256);
+
 function hashOf(bytes: Uint8Array, n: number): number {
   let h = FNV_OFFSET;
   for (let i = 0; i < n; i++) { h ^= bytes[i]; h = Math.imul(h, FNV_PRIME); }
@@ -105,14 +108,20 @@ export class IdTable {
     return new IdTable(ids, 0, this);
   }
 
+  /**
+   * Rehashes every id into a table twice the size. Each id is copied into `rehashScratch` rather than viewed
+   * (a subarray per buffered id, tens of thousands of them whenever a buffer outgrew its table).
+   */
   private grow(): void {
     const old = this.slots;
     this.slots = new Int32Array(old.length * 2).fill(EMPTY);
     this.mask = this.slots.length - 1;
     for (const v of old) {
       if (v === EMPTY) continue;
-      const bytes = this.ids.get(v >= 0 ? v : -2 - v)!;
-      for (let p = hashOf(bytes, bytes.length) & this.mask; ; p = (p + 1) & this.mask) {
+      const doc = v >= 0 ? v : -2 - v;
+      if (this.ids.lengthOf(doc) > rehashScratch.length) rehashScratch = new Uint8Array(2 * this.ids.lengthOf(doc));
+      const n = this.ids.copyInto(doc, rehashScratch);
+      for (let p = hashOf(rehashScratch, n) & this.mask; ; p = (p + 1) & this.mask) {
         if (this.slots[p] === EMPTY) { this.slots[p] = v; break; }
       }
     }
