@@ -85,9 +85,10 @@ export class ChunksCursor implements SampleCursor {
   }
 
   private load(r: ChunkRef): void {
-    const cnt = xorCount(r.c.bytes);
+    const b = r.c.bytes;
+    const cnt = xorCount(b);
     if (cnt > this.ts.length) { this.ts = new Float64Array(cnt); this.vs = new Float64Array(cnt); }
-    this.n = decodeXor(r.c.bytes, this.ts, this.vs);
+    this.n = decodeXor(b, this.ts, this.vs);
     this.i = 0;
     this.del = r.del;
   }
@@ -97,9 +98,10 @@ export class ChunksCursor implements SampleCursor {
     const ts: number[] = [], src: [number, number][] = [];
     const vals: Float64Array[] = [];
     for (const r of chunks) {
-      const cnt = xorCount(r.c.bytes);
+      const b = r.c.bytes;
+      const cnt = xorCount(b);
       const t = new Float64Array(cnt), v = new Float64Array(cnt);
-      decodeXor(r.c.bytes, t, v);
+      decodeXor(b, t, v);
       vals.push(v);
       for (let k = 0; k < cnt; k++) if (!isDeleted(r.del, t[k])) { ts.push(t[k]); src.push([vals.length - 1, k]); }
     }
