@@ -136,8 +136,20 @@ function isSorted(list: readonly MergedSeries[]): boolean {
 }
 
 /** Two label-sorted lists (each with distinct label sets) as one; an equal label set keeps a's labels, a's chunks first. */
+/**
+ * The series of `b` merged into `a`'s. A series in both gets `b`'s chunks appended to its own array in place:
+ * a new array per merge (`concat`) made a select over n blocks allocate n²/2 chunk slots per series — 30 days
+ * of 2 h blocks, 65,000 per series, about 250 MB of short-lived arrays per shard worker, which its small young
+ * generation promoted (docs/benchmarks.md, issue 11). Every series here was made by this select.
+ */
 function mergeSorted(a: MergedSeries[], b: MergedSeries[]): MergedSeries[] {
-  return mergeTwo(a, b, (x, y) => compareLabels(x.labels, y.labels), (x, y) => { x.chunks = x.chunks.concat(y.chunks); return x; });
+  return mergeTwo(a, b, (x, y) => compareLabels(x.labels, y.labels), appendChunks);
+}
+
+function appendChunks(x: MergedSeries, y: MergedSeries): MergedSeries {
+  const cs = x.chunks;
+  for (let i = 0; i < y.chunks.length; i++) cs.push(y.chunks[i]);
+  return x;
 }
 
 /**
