@@ -8,6 +8,7 @@ import { Piscina } from 'piscina';
 import { cpus } from 'node:os';
 import { packMessage, packWithViews, transferList, unpack, unpackWithViews } from '../engine/codec/msgpack.ts';
 import { SpscProducer, SpscRing } from '../engine/queue/spsc-ring.ts';
+import { createFetchBoardBuffer, FetchBoard, FetchBoardSlots } from '../engine/search/fetch-board.ts';
 import { createLinkBuffers, readMessages, writeFrames, type LinkBuffers } from '../workers/ring-link.ts';
 import { RUNNING_COMPILED } from '../runtime/running-compiled.ts';
 import { EngineError, fromWire, OverloadedError, formatMessage } from '../engine/errors.ts';
@@ -133,6 +134,8 @@ export class ShardPool implements WorkerTransport {
   private readonly maxPending: number;
   private readonly onWorkerError?: (workerId: number, err: unknown) => void;
   private closing = false;
+  /** One board for all workers: a search's shards may sit on any of them. */
+  readonly fetchBoard = new FetchBoardSlots(new FetchBoard(createFetchBoardBuffer()));
 
   constructor(opts: ShardPoolOptions) {
     const n = Math.max(1, opts.workers || cpus().length);
@@ -140,7 +143,7 @@ export class ShardPool implements WorkerTransport {
     this.onWorkerError = opts.onWorkerError;
     for (let i = 0; i < n; i++) {
       const stops = new StopWords();
-      const init: WorkerInit = { workerId: i, workerCount: n, dataDir: opts.dataDir, options: opts.options, stopWords: stops.buffer };
+      const init: WorkerInit = { workerId: i, workerCount: n, dataDir: opts.dataDir, options: opts.options, stopWords: stops.buffer, fetchBoard: this.fetchBoard.board.buffer };
       const piscina = new Piscina({
         filename: WORKER_FILE,
         minThreads: 1,

@@ -11,7 +11,7 @@
 import type { WireError } from '../engine/errors.ts';
 import type { PackedMessage } from '../engine/codec/msgpack.ts';
 import type { DeleteOp, IndexOp, MappingNeeded, ShardStats, StoredDoc, UpdateOp, WriteResult } from '../engine/documents/doc-shard-types.ts';
-import type { AnalyzeArgs, DfsStats, Query, SearchRequest, ShardHit, ShardResult, SortValue, Token } from '../engine/search/index.ts';
+import type { AnalyzeArgs, BoardSeat, DfsStats, FetchBoardSlots, Query, SearchRequest, ShardHit, ShardResult, SortValue, Token } from '../engine/search/index.ts';
 import type { FetchedSeries, Labels } from '../engine/tsdb/api.ts';
 import type { SegmentReport } from '../engine/indexing/index.ts';
 import type { ShardIndexMeta, ShardState } from '../engine/documents/shard-registry.ts';
@@ -31,6 +31,8 @@ export interface WorkerInit {
    * of a read's args set stops that read (its client went away). Absent: reads stop only at their deadline.
    */
   stopWords?: SharedArrayBuffer;
+  /** The fetch board every worker shares (engine/search/fetch-board.ts). Absent: searches fetch all their hits. */
+  fetchBoard?: SharedArrayBuffer;
 }
 
 /** Stop words per worker: word 0 for shutdown, the rest lent to reads in flight (more wait for none of their own). */
@@ -130,6 +132,8 @@ export interface SearchArgs extends ShardCall {
   maxBuckets?: number;
   /** Two-phase search: keep the reader under this key for the fetch phase, return hits without sources. */
   fetchKey?: string;
+  /** The shard's seat on the search's fetch board: hits that cannot be on the page come back unfetched. */
+  board?: BoardSeat;
   /** The read's word in `WorkerInit.stopWords` (0 or absent: none). */
   stopSlot?: number;
 }
@@ -290,6 +294,8 @@ export interface WorkerTransport {
   readonly size: number;
   /** `signal` (reads whose args take `stopSlot`): the worker stops the read once it aborts. */
   call<K extends OpName>(workerId: number, op: K, args: OpArgs<K>, signal?: AbortSignal): Promise<OpResult<K>>;
+  /** Slots of the fetch board the workers were started with (absent: none). */
+  readonly fetchBoard?: FetchBoardSlots;
 }
 
 /** A worker-side task: runs engine code for one call. May return a promise (e.g. waiting for fsync). */

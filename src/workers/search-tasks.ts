@@ -7,7 +7,7 @@ import { readStopOf } from './read-stop-of.ts';
 import type { SearchArgs, ShardCall, Stale, TaskSubset, WorkerInit } from './protocol.ts';
 import { shardRegistry } from './docs-tasks.ts';
 import {
-  analyzeRequest, collectDfs, fetchPhase, GlobalStats, ScrollStore, searchShard,
+  analyzeRequest, collectDfs, FetchBoard, fetchPhase, GlobalStats, ScrollStore, searchShard,
   type DfsStats, type IndexReader, type SearchRequest, type ShardResult, type ShardSearchOptions,
 } from '../engine/search/index.ts';
 
@@ -41,6 +41,14 @@ function onHeld<T>(c: ShardCall, init: WorkerInit, fn: () => T): T | Promise<T> 
   return o ? reg.guard(o, fn) : fn();
 }
 
+let board: FetchBoard | null = null;
+
+/** This worker's view of the fetch board it was started with. */
+function fetchBoardOf(init: WorkerInit): FetchBoard | null {
+  if (board === null && init.fetchBoard) board = new FetchBoard(init.fetchBoard);
+  return board;
+}
+
 function query(a: SearchArgs, init: WorkerInit): Promise<ShardResult | Stale> {
   return withReader(a, init, (reader) => queryPhase(a, reader, init));
 }
@@ -56,7 +64,10 @@ function queryPhase(a: SearchArgs, reader: IndexReader, init: WorkerInit): Shard
     pendingFetch.set(key, { reader, req: a.req, opts, timer });
     return searchShard(reader, a.req, { ...opts, noFetch: true });
   }
-  if (!a.scroll) return searchShard(reader, a.req, opts);
+  if (!a.scroll) {
+    const b = a.board ? fetchBoardOf(init) : null;
+    return searchShard(reader, a.req, b ? { ...opts, board: { board: b, seat: a.board! } } : opts);
+  }
   const all = searchShard(reader, a.req, { ...opts, topN: reader.maxDoc(), noFetch: true });
   reader.acquire();
   scrolls.put(a.scroll.key, { reader, hits: all.hits, req: a.req, index: a.index, nowMs: a.nowMs }, a.scroll.keepAliveMs);

@@ -26,4 +26,5 @@ export { applyBucketSorts } from './aggs/bucket-sort.ts';
 export { NUMERIC_TYPES, FieldInfos } from '../indexing/field-infos.ts';
 export { formatDate, parseDate } from '../analysis/date-format.ts';
 export { sliceForShard, type SliceSpec } from './slice-query.ts';
+export { boardFits, createFetchBoardBuffer, FetchBoard, FetchBoardSlots, type BoardSeat } from './fetch-board.ts';
 export { BucketBudget, bucketWarning } from './aggs/bucket-budget.ts';

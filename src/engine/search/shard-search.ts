@@ -22,6 +22,7 @@ import { explainQuery, type Explanation } from './explain.ts';
 import { InnerHitsFetcher, nestedWithInnerHits, type InnerHitsResult } from './inner-hits.ts';
 import { GroupTopCollector, GroupValues, type GroupValue } from './collapse.ts';
 import { suggestShard, type SuggestResult } from './suggest.ts';
+import { BOARD_BY_KEY_ASC, BOARD_BY_KEY_DESC, BOARD_BY_SCORE, FETCH_BOARD_MAX_HITS, type BoardSeat, type FetchBoard } from './fetch-board.ts';
 
 
 export interface ShardHit {
@@ -41,6 +42,8 @@ export interface ShardHit {
   innerHits?: Record<string, InnerHitsResult>;
   /** The hit's collapse group (searches with `collapse` only). */
   group?: GroupValue;
+  /** Not fetched: the fetch board showed it cannot be on the page (fetch-board.ts); id, source and the rest are empty. */
+  unfetched?: true;
 }
 
 export interface ShardResult {
@@ -75,9 +78,13 @@ export interface ShardSearchOptions {
   maxBuckets?: number;
   /** When the search stops early (its client went away, the node shuts down); checked every 4,096 matches. */
   stop?: ReadStop;
+  /** This shard's seat on its search's fetch board: only hits that can be on the merged page are fetched. */
+  board?: { board: FetchBoard; seat: BoardSeat };
 }
 
 const SEARCH_PHASE = 'shard search';
+/** Matches handed to the aggregations at once. */
+const AGG_BLOCK = 256;
 
 export function compileContext(reader: IndexReader, index: string, nowMs: number, stats?: StatsSource, type?: string): CompileContext {
   return { reader, stats: stats ?? reader, index, type, field: (p) => reader.infos.get(p), nowMs };
@@ -109,6 +116,9 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
   const needsScores = !sort || req.trackScores || sort.needsScores || aggs !== null || req.minScore !== null || req.explain || groups !== null;
   const stop = opts.stop ?? ReadStop.NEVER;
   let sinceCheck = 0;
+  // Aggregations see the matches a block at a time (AggCollector.collectBlock).
+  const aggDocs = aggs ? new Uint32Array(AGG_BLOCK) : null, aggScores = aggs ? new Float64Array(AGG_BLOCK) : null;
+  let aggN = 0;
   if (simple && weight.matchAllScore !== undefined) {
     total = collectMatchAll(reader, weight.matchAllScore, scoreTop!, topN);
   } else segments: for (let ord = 0; ord < reader.segments.length; ord++) {
@@ -127,7 +137,10 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
       if ((parentOf !== null && parentOf[d] !== -1) || (live !== null && live[d] === 0)) continue;
       const score = needsScores ? scorer.score() : 0;
       if (req.minScore !== null && score < req.minScore) continue;
-      if (aggs) aggs.collect(d, score);
+      if (aggs) {
+        aggDocs![aggN] = d; aggScores![aggN] = score;
+        if (++aggN === AGG_BLOCK) { aggs.collectBlock(aggDocs!, aggScores!, aggN); aggN = 0; }
+      }
       if (post && (!pf || (pf.doc() < d ? pf.seek(d) : pf.doc()) !== d)) continue;
       // hits.total counts every match; search_after only decides which of them can be on the page.
       total++;
@@ -153,11 +166,15 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
       }
       if (req.terminateAfter > 0 && total >= req.terminateAfter) { terminated = true; break segments; }
     }
+    if (aggN > 0) { aggs!.collectBlock(aggDocs!, aggScores!, aggN); aggN = 0; }
   }
+  // A search cut short (terminate_after) left its last block here.
+  if (aggN > 0) aggs!.collectBlock(aggDocs!, aggScores!, aggN);
   const grouped = groups ? groups.top(topN) : null;
   const top = grouped ?? (scoreTop ? scoreTop.sorted().map((h) => ({ doc: h.doc, score: h.score, keys: null as SortValue[] | null })) : fieldTop!.hits);
   const maxScore = groups ? groups.maxScore : scoreTop ? scoreTop.maxScore : fieldTop!.maxScore;
-  const hits = opts.noFetch ? top.map((h) => bareHit(h.doc, h.score, h.keys)) : fetchHits(reader, req, top, opts, ctx);
+  const seated = opts.board && !opts.noFetch && !grouped ? seatedFetch(opts.board.board, opts.board.seat, req, sort, top) : null;
+  const hits = opts.noFetch ? top.map((h) => bareHit(h.doc, h.score, h.keys)) : fetchHits(reader, req, top, opts, ctx, seated);
   if (grouped) for (let i = 0; i < hits.length; i++) hits[i].group = grouped[i].group;
   const aggParts = aggs ? aggs.partials() : null;
   let aggBuckets = 0;
@@ -198,6 +215,23 @@ function collectMatchAll(reader: IndexReader, score: number, top: TopScoreCollec
   return total;
 }
 
+/** A shard's place on its fetch board once it has published its hits: what `fetchHits` asks before each fetch. */
+interface SeatedFetch { board: FetchBoard; seat: BoardSeat; order: number; singleKey: boolean; keys: Float64Array; limit: number }
+
+/** Publishes the shard's sorted top hits on the board (their first keys, as the merge compares them). */
+function seatedFetch(board: FetchBoard, seat: BoardSeat, req: SearchRequest, sort: BoundSort | null, top: { score: number; keys: SortValue[] | null }[]): SeatedFetch | null {
+  const n = top.length;
+  if (n > FETCH_BOARD_MAX_HITS) return null;
+  const keys = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const k = sort ? top[i].keys![0] : top[i].score;
+    keys[i] = typeof k === 'number' ? k : NaN;
+  }
+  board.publish(seat, keys, n);
+  const order = !sort ? BOARD_BY_SCORE : sort.reverse[0] ? BOARD_BY_KEY_DESC : BOARD_BY_KEY_ASC;
+  return { board, seat, order, singleKey: !sort || sort.kinds.length === 1, keys, limit: req.from + req.size };
+}
+
 function bareHit(doc: number, score: number, keys: SortValue[] | null): ShardHit {
   return { id: '', doc, score, sort: keys, source: null, highlight: null };
 }
@@ -213,14 +247,21 @@ export function fetchPhase(reader: IndexReader, req: SearchRequest, top: { doc: 
   return fetchHits(reader, req, top.map((h) => ({ doc: h.doc, score: h.score, keys: h.sort })), opts, ctx);
 }
 
-function fetchHits(reader: IndexReader, req: SearchRequest, top: { doc: number; score: number; keys: SortValue[] | null }[], opts: ShardSearchOptions, ctx: CompileContext): ShardHit[] {
+function fetchHits(reader: IndexReader, req: SearchRequest, top: { doc: number; score: number; keys: SortValue[] | null }[], opts: ShardSearchOptions, ctx: CompileContext, seated: SeatedFetch | null = null): ShardHit[] {
   const out: ShardHit[] = [];
   const nested = nestedWithInnerHits(req.query);
   const inner = nested.length ? new InnerHitsFetcher(ctx, reader, nested) : null;
   // Collapsed hits carry their group value as a docvalue field (ES adds the collapse field to docvalue_fields).
   const dvFields = req.collapse && !req.docvalueFields.includes(req.collapse.field) ? [...req.docvalueFields, req.collapse.field] : req.docvalueFields;
-  for (const h of top) {
+  for (let i = 0; i < top.length; i++) {
+    const h = top[i];
     const hit = bareHit(h.doc, h.score, h.keys);
+    // Asked hit by hit, best first: the other shards may publish while this one fetches.
+    if (seated !== null && !seated.board.mayBeOnPage(seated.seat, seated.order, seated.singleKey, i, seated.keys[i], seated.limit)) {
+      hit.unfetched = true;
+      out.push(hit);
+      continue;
+    }
     const stored = reader.stored(h.doc);
     hit.id = stored.id;
     const raw = decoder.decode(stored.source);

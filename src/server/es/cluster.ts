@@ -4,6 +4,7 @@
  * and shard calls (with the stale-metadata retry and the dynamic-mapping round trip).
  */
 import { ThreadPools } from './thread-pools.ts';
+import type { FetchBoardSlots } from '../../engine/search/index.ts';
 import { checkIndexWriteBlock } from './index-blocks.ts';
 import type { MappingJson } from '../../engine/search/api.ts';
 import type { ServerContext } from '../context.ts';
@@ -252,6 +253,9 @@ export class EsCluster {
 
   private pools: ThreadPools | null = null;
   /** The ES thread pools' figures, counted per shard call (thread-pools.ts). */
+  /** Slots of the workers' fetch board (null without one: every shard then fetches all its top hits). */
+  get fetchBoard(): FetchBoardSlots | null { return this.ctx.pool.fetchBoard ?? null; }
+
   get threadPools(): ThreadPools {
     this.pools ??= new ThreadPools(this.ctx.pool.size);
     return this.pools;

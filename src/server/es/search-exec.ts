@@ -17,6 +17,7 @@ import { reduceSuggest, type SuggestResult } from '../../engine/search/index.ts'
 import type { AggPartial } from '../../engine/search/index.ts';
 import { compareKeys, type SortValue } from '../../engine/search/index.ts';
 import { sliceForShard, type SliceSpec } from '../../engine/search/index.ts';
+import { boardFits } from '../../engine/search/index.ts';
 import { EngineError, InvalidArgumentError } from '../../engine/errors.ts';
 import { asErrorLike, errorObject, esErrorType } from './errors.ts';
 import type { CollapseInnerHits } from './search-collapse.ts';
@@ -81,6 +82,8 @@ export interface ExecOptions {
   maxBuckets?: number;
   /** The client's: the shard searches stop in the workers once it goes away. */
   signal?: AbortSignal;
+  /** Every shard fetches all its top hits (no fetch board): the retry of a search whose page had unfetched hits. */
+  fetchAll?: boolean;
 }
 
 export async function executeSearch(cluster: EsCluster, targets: ShardTarget[], req: SearchRequest, o: ExecOptions): Promise<SearchOutcome> {
@@ -99,11 +102,21 @@ export async function executeSearch(cluster: EsCluster, targets: ShardTarget[], 
   // every shard's page is small: then each shard fetches its own top hits in the query phase and the extra
   // round trip to the workers (the larger cost here, where shards share the process) is saved.
   const fetchId = !o.scroll && targets.length > 1 && req.size > 0 && targets.length * (req.from + req.size) > SINGLE_PHASE_MAX_HITS ? `f${++fetchSeq}` : null;
-  const settled = await Promise.allSettled(targets.map((t) => cluster.shardCall(t.meta, t.shard, 'search.query', {
-    index: t.index.name, type: t.index.type ?? '_doc', boost: indexBoost(req, t.index.name), req, filter: t.filter, nowMs: o.nowMs, shardCount, stats, maxBuckets: o.maxBuckets,
-    scroll: o.scroll ? { key: `${o.scroll.keyPrefix}/${t.order}`, keepAliveMs: o.scroll.keepAliveMs } : undefined,
-    fetchKey: fetchId ? `${fetchId}/${t.order}` : undefined,
-  }, o.signal)));
+  // Single phase over several shards: the shards share a fetch board, and each fetches only the hits that can
+  // still be on the page (engine/search/fetch-board.ts). Collapsed pages keep one hit per group: not ranks.
+  const slots = !fetchId && !o.scroll && !o.fetchAll && !req.collapse && boardFits(targets.length, req.from, req.size) ? cluster.fetchBoard : null;
+  const lent = slots ? slots.borrow() : null;
+  let settled: PromiseSettledResult<ShardResult>[];
+  try {
+    settled = await Promise.allSettled(targets.map((t) => cluster.shardCall(t.meta, t.shard, 'search.query', {
+      index: t.index.name, type: t.index.type ?? '_doc', boost: indexBoost(req, t.index.name), req, filter: t.filter, nowMs: o.nowMs, shardCount, stats, maxBuckets: o.maxBuckets,
+      scroll: o.scroll ? { key: `${o.scroll.keyPrefix}/${t.order}`, keepAliveMs: o.scroll.keepAliveMs } : undefined,
+      fetchKey: fetchId ? `${fetchId}/${t.order}` : undefined,
+      board: lent ? { slot: lent.slot, epoch: lent.epoch, shard: t.order, shardCount } : undefined,
+    }, o.signal)));
+  } finally {
+    if (lent) slots!.giveBack(lent.slot);
+  }
   const failures: { t: ShardTarget; err: EngineError | Error }[] = [];
   const perShard: (ShardResult | null)[] = settled.map((s, i) => {
     if (s.status === 'fulfilled') return s.value;
@@ -112,6 +125,9 @@ export async function executeSearch(cluster: EsCluster, targets: ShardTarget[], 
   });
   if (targets.length > 0 && failures.length === targets.length) throw phaseFailure(failures);
   const out = merge(targets, perShard, req, failures);
+  // A hit the board left unfetched made the page after all (a shard that published its hits then failed): the
+  // board only advises, so the search runs again with every shard fetching its own.
+  if (lent && out.hits.some((h) => h.unfetched)) return executeSearch(cluster, targets, req, { ...o, fetchAll: true });
   if (fetchId) await fetchPage(cluster, targets, perShard, out, fetchId);
   return out;
 }

@@ -166,6 +166,12 @@ class TermsCollector implements AggCollector {
       else { b.count++; deferred.record(b.ord, doc, score); }
     }
   }
+  collectBlock(docs: Uint32Array, scores: Float64Array, n: number): void {
+    const counts = this.ordCounts, col = this.ordColumn;
+    if (counts === null || !col!.dense) { for (let i = 0; i < n; i++) this.collect(docs[i], scores[i]); return; }
+    const ords = col!.ords;
+    for (let i = 0; i < n; i++) counts[ords[docs[i]]]++;
+  }
   partial(): AggPartial {
     this.flushOrdCounts();
     const p = this.spec.params;
