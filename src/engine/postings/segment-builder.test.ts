@@ -87,3 +87,31 @@ test('a buffer over the previous buffer\'s recycled columns builds the same segm
   assert.deepEqual(docsOfFirst.map((d) => structuredClone(built.stored(d))), storedBefore, 'its ids and sources too');
   assert.deepEqual([built.lookupId('d3'), built.lookupId('d699'), built.lookupId('root'), built.pathOf(child)], [3, 699, root, 'nested']);
 });
+
+test('freqs and positions per posting, stacked tokens included; a field without freqs keeps docs only', () => {
+  const b = new SegmentBuilder();
+  const tokens = new TokenBuf();
+  const add = (doc: number, toks: [string, number][]): void => {
+    tokens.clear();
+    for (const [t, p] of toks) tokens.push(t, 0, 0, p, 'word');
+    b.addTokens(doc, 'f', tokens);
+  };
+  for (let d = 0; d < 4; d++) b.addDoc(`d${d}`, '');
+  add(0, [['a', 0], ['b', 1], ['a', 2]]);
+  add(1, [['b', 0]]);
+  add(2, [['a', 0], ['a', 1], ['syn', 1], ['a', 2], ['b', 3]]);
+  add(3, []);
+  b.addTerm(0, 'k', 'x'); b.addTerm(2, 'k', 'x'); b.addTerm(2, 'k', 'y'); b.addTerm(3, 'k', 'x');
+  const seg = b.build('s'), f = seg.field('f')!;
+  assert.deepEqual(f.terms, ['a', 'b', 'syn']);
+  assert.deepEqual([...f.docStart], [0, 2, 5, 6]);
+  assert.deepEqual([...f.docs], [0, 2, 0, 1, 2, 2]);
+  assert.deepEqual([...f.freqs!], [2, 3, 1, 1, 1, 1]);
+  assert.deepEqual([...f.posStart!], [0, 2, 5, 6, 7, 8, 9]);
+  assert.deepEqual([...f.positions!], [0, 2, 0, 1, 2, 1, 0, 3, 1]);
+  const k = seg.field('k')!;
+  assert.deepEqual(k.terms, ['x', 'y']);
+  assert.deepEqual([...k.docs], [0, 2, 3, 2]);
+  assert.equal(k.freqs, null);
+  assert.equal(k.positions, null);
+});
