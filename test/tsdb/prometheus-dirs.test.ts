@@ -126,7 +126,9 @@ test('blocks promtool wrote: Tessera and Prometheus on the same directory answer
 test('a snapshot of Tessera\'s TSDB (head included) served by Prometheus answers as Tessera does', { skip }, async () => {
   const srv: TestServer = await startServer({ services: ['metrics'], args: ['--web.enable-admin-api', '--web.enable-remote-write-receiver', '--storage.tsdb.retention.time', '100y'] });
   cleanups.push(() => srv.destroy());
-  const now = Math.floor(Date.now() / 1000 / 60) * 60;
+  // The next whole minute: the oldest sample (an hour before it) stays inside the head's appendable window
+  // (its max time minus an hour) even once the server's own scrape has moved that max time to the present.
+  const now = Math.ceil(Date.now() / 1000 / 60) * 60;
   const samples = reqAndTempSamples(now, 120, 30);
   await remoteWrite(srv.promUrl, samples);
   const snap = await (await fetch(`${srv.promUrl}/api/v1/admin/tsdb/snapshot`, { method: 'POST' })).json() as { data: { name: string } };
@@ -188,7 +190,7 @@ test('a WAL the real Prometheus wrote (head not yet in a block) replays into Tes
 test('the WAL of a Tessera shard replays in the real Prometheus: same answers as Tessera gave', { skip }, async () => {
   const srv: TestServer = await startServer({ services: ['metrics'], workers: 1, args: ['--web.enable-remote-write-receiver', '--storage.tsdb.retention.time', '100y'] });
   cleanups.push(() => srv.destroy());
-  const now = Math.floor(Date.now() / 1000 / 60) * 60;
+  const now = Math.ceil(Date.now() / 1000 / 60) * 60; // see above
   // 240 samples per series: the first 120 fill a chunk that is closed into chunks_head/ whatever the time of day.
   const samples = reqAndTempSamples(now, 240, 15);
   await remoteWrite(srv.promUrl, samples);

@@ -54,3 +54,19 @@ test('a series larger than the bound is still served whole', () => {
   assert.equal(s.t[49], 49000);
   assert.deepEqual(decodes, ['big']);
 });
+
+test('a series let go with done() leaves the bound at once, and reading it again is a new pass, not a re-read', () => {
+  const decodes: string[] = [];
+  const bound = new DecodedSeriesBound(25);
+  const [a, b, c] = ['a', 'b', 'c'].map((k) => series(k, 10, decodes, bound));
+  assert.equal(a.n, 10);
+  a.done();
+  assert.equal(b.n + c.n, 20); // 30 samples decoded in all, but a's 10 were let go: b and c both stay
+  assert.equal(b.t[1], 1000);
+  assert.deepEqual(decodes, ['a', 'b', 'c']);
+  assert.equal(a.v[4], 4); // decoded again; the bound keeps dropping (a re-read of a kept series would stop it)
+  assert.equal(a.n, 10);
+  assert.equal(b.n, 10); // 30 > 25 again: b, the oldest held, was dropped and is decoded once more
+  assert.deepEqual(decodes, ['a', 'b', 'c', 'a', 'b']);
+  assert.equal(bound.loaded, 30);
+});

@@ -66,12 +66,25 @@ export class DecodedSeriesBound {
     }
     if (this.first > 1024 && this.first * 2 > this.held.length) { this.held = this.held.slice(this.first); this.first = 0; }
   }
+
+  /**
+   * Lets go of `s`'s samples now if it is the series decoded last (`DeferredStoredSeries.done`: a series-major
+   * pass is through with it); otherwise it stays for the bound to drop in turn.
+   */
+  letGo(s: DeferredStoredSeries): boolean {
+    if (this.held.length === this.first || this.held[this.held.length - 1] !== s) return false;
+    this.held.pop();
+    this.total -= s.release();
+    return true;
+  }
 }
 
 /** A selected series decoded on first read (and again after the bound dropped it). */
 export class DeferredStoredSeries implements StoredSeries {
   private d: Decoded | null = null;
   private counted = false;
+  /** Let go by `done`: the next decode is a new pass, not a re-read that the bound failed to keep. */
+  private finished = false;
 
   constructor(readonly labels: Labels, private readonly decode: (alloc: SampleAllocator) => FetchedSeries, private readonly bound: DecodedSeriesBound) {}
 
@@ -87,12 +100,23 @@ export class DeferredStoredSeries implements StoredSeries {
     return n;
   }
 
+  /**
+   * The evaluation is through with this series for now (a range function reads each series' windows for
+   * every step, then the next series): its samples go at once instead of staying in the bound while later
+   * series are decoded — over 30 days that was up to the whole budget of samples no step would read again,
+   * as Prometheus's evaluator holds one series' samples at a time here.
+   */
+  done(): void {
+    if (this.d !== null && this.bound.letGo(this)) this.finished = true;
+  }
+
   private load(): Decoded {
     const { t, v } = this.decode(this.bound.alloc);
     const d: Decoded = { t, v, stale: staleFlags(v, t.length), n: t.length };
     this.d = d;
-    const again = this.counted;
-    if (!again) { this.counted = true; this.bound.loaded += d.n; }
+    const again = this.counted && !this.finished;
+    this.finished = false;
+    if (!this.counted) { this.counted = true; this.bound.loaded += d.n; }
     this.bound.hold(this, d.n, again);
     return d;
   }

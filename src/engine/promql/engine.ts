@@ -330,6 +330,7 @@ export class Evaluator {
         sliding = ext !== null && s.stale === null;
         if (sliding) ext!.reset(s.n);
         eachSeries(s.labels, (mint, maxt) => win.load(s, mint, maxt));
+        s.done?.();
       }
       check = !sameMetricName(data);
     } else {

@@ -19,6 +19,8 @@ export interface StoredSeries {
   readonly stale: Uint8Array | null;
   /** Count of samples; t/v may be longer. */
   readonly n: number;
+  /** The evaluation will not read this series again soon: decoded samples may be let go (see decoded-series.ts). */
+  done?(): void;
 }
 
 /**

@@ -96,10 +96,11 @@ export async function writeBlockDir(parent: string, series: readonly BlockSeries
     if (s.chunks.length === 0) continue;
     const locs: ChunkLoc[] = [];
     for (const c of s.chunks) {
-      const loc = await cw.add(c.bytes);
+      const b = c.bytes;
+      const loc = await cw.add(b);
       loc.mint = c.mint; loc.maxt = c.maxt;
       locs.push(loc);
-      numSamples += xorCount(c.bytes);
+      numSamples += xorCount(b);
       numChunks++;
     }
     idx.push({ labels: s.labels, chunks: locs });

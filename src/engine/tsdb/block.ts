@@ -26,19 +26,20 @@ const TWO32 = 4294967296;
 export const chunkSegmentName = (seq: number): string => String(seq + 1).padStart(6, '0');
 
 /**
- * A block chunk whose bytes are read on first use: listing series (`/api/v1/series`, label names with
- * `match[]`) needs only the chunk time ranges, never the data.
+ * A block chunk whose bytes are read when asked for: listing series (`/api/v1/series`, label names with
+ * `match[]`) needs only the chunk time ranges, never the data. The bytes are not kept: they are a view of a
+ * read-ahead window, and a kept view keeps its whole window (up to 512 KB) alive for as long as the chunk
+ * object — a select over 30 days of blocks held every window it read (about twice its own chunk bytes, the
+ * other shard's series sit between its own) until it was packed (docs/benchmarks.md, issue 11). Callers read
+ * `bytes` once per use.
  */
 class LazyChunk implements ChunkMeta {
-  private data: Uint8Array | null = null;
   // The index entry's location rather than copies of its numbers: a timestamp field is a heap number of its
   // own, and a select makes one of these per chunk it reads.
   constructor(private readonly block: Block, private readonly loc: ChunkLoc) {}
   get mint(): number { return this.loc.mint; }
   get maxt(): number { return this.loc.maxt; }
-  get bytes(): Uint8Array {
-    return this.data ??= this.block.readChunk(this.loc.ref);
-  }
+  get bytes(): Uint8Array { return this.block.readChunk(this.loc.ref); }
 }
 
 export class Block implements SeriesSource {

@@ -6,7 +6,7 @@ export interface ChunkMeta {
   /** First and last sample timestamps (ms, inclusive). */
   mint: number;
   maxt: number;
-  /** XOR-encoded chunk bytes (2-byte count first). */
+  /** XOR-encoded chunk bytes (2-byte count first); a block's are read again at each access, so read once per use. */
   bytes: Uint8Array;
 }
 

@@ -123,9 +123,10 @@ function rewriteDeleted(chunks: BlockChunk[], del: readonly Interval[]): BlockCh
   const vsParts: Float64Array[] = [];
   const idx: [number, number][] = [];
   for (const c of chunks) {
-    const n = xorCount(c.bytes);
+    const b = c.bytes;
+    const n = xorCount(b);
     const t = new Float64Array(n), v = new Float64Array(n);
-    decodeInto(c.bytes, t, v);
+    decodeInto(b, t, v);
     vsParts.push(v);
     for (let i = 0; i < n; i++) if (!isDeleted(del, t[i])) { ts.push(t[i]); idx.push([vsParts.length - 1, i]); }
   }

@@ -164,11 +164,11 @@ export function packCollected(sel: readonly MergedSeries[], mint: number, maxt: 
     p.series(s.labels);
     if (s.plain()) {
       for (const r of s.chunks) {
-        const c = r.c;
-        if (c.mint >= mint && c.maxt <= maxt) { p.chunk(c.bytes); continue; }
-        const cnt = xorCount(c.bytes);
+        const c = r.c, b = c.bytes;
+        if (c.mint >= mint && c.maxt <= maxt) { p.chunk(b); continue; }
+        const cnt = xorCount(b);
         if (cnt > t.length) { t = new Float64Array(cnt); v = new Float64Array(cnt); }
-        decodeXor(c.bytes, t, v);
+        decodeXor(b, t, v);
         let k = 0;
         for (let x = 0; x < cnt; x++) {
           if (t[x] < mint || t[x] > maxt) continue;

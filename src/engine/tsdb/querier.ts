@@ -85,9 +85,10 @@ export class ChunksCursor implements SampleCursor {
   }
 
   private load(r: ChunkRef): void {
-    const cnt = xorCount(r.c.bytes);
+    const b = r.c.bytes;
+    const cnt = xorCount(b);
     if (cnt > this.ts.length) { this.ts = new Float64Array(cnt); this.vs = new Float64Array(cnt); }
-    this.n = decodeXor(r.c.bytes, this.ts, this.vs);
+    this.n = decodeXor(b, this.ts, this.vs);
     this.i = 0;
     this.del = r.del;
   }
@@ -97,9 +98,10 @@ export class ChunksCursor implements SampleCursor {
     const ts: number[] = [], src: [number, number][] = [];
     const vals: Float64Array[] = [];
     for (const r of chunks) {
-      const cnt = xorCount(r.c.bytes);
+      const b = r.c.bytes;
+      const cnt = xorCount(b);
       const t = new Float64Array(cnt), v = new Float64Array(cnt);
-      decodeXor(r.c.bytes, t, v);
+      decodeXor(b, t, v);
       vals.push(v);
       for (let k = 0; k < cnt; k++) if (!isDeleted(r.del, t[k])) { ts.push(t[k]); src.push([vals.length - 1, k]); }
     }
@@ -133,9 +135,21 @@ function isSorted(list: readonly MergedSeries[]): boolean {
   return true;
 }
 
-/** Two label-sorted lists (each with distinct label sets) as one; an equal label set keeps a's labels, a's chunks first. */
+/**
+ * Two label-sorted lists (each with distinct label sets) as one; an equal label set keeps a's labels and gets
+ * b's chunks appended to its own array in place:
+ * a new array per merge (`concat`) made a select over n blocks allocate n²/2 chunk slots per series — 30 days
+ * of 2 h blocks, 65,000 per series, about 250 MB of short-lived arrays per shard worker, which its small young
+ * generation promoted (docs/benchmarks.md, issue 11). Every series here was made by this select.
+ */
 function mergeSorted(a: MergedSeries[], b: MergedSeries[]): MergedSeries[] {
-  return mergeTwo(a, b, (x, y) => compareLabels(x.labels, y.labels), (x, y) => { x.chunks = x.chunks.concat(y.chunks); return x; });
+  return mergeTwo(a, b, (x, y) => compareLabels(x.labels, y.labels), appendChunks);
+}
+
+function appendChunks(x: MergedSeries, y: MergedSeries): MergedSeries {
+  const cs = x.chunks;
+  for (let i = 0; i < y.chunks.length; i++) cs.push(y.chunks[i]);
+  return x;
 }
 
 /**
@@ -175,15 +189,16 @@ export class MultiSourceQuerier implements Querier {
    * (checked every 256 series: deadline passed, client gone, shutdown) it throws, so an abandoned query stops.
    */
   collect(ms: readonly Matcher[], mint: number, maxt: number, stop: ReadStop = ReadStop.NEVER): MergedSeries[] {
-    // Each source's series, then one series per label set: sources whose lists come sorted (blocks list
-    // series in label order) are merged by comparing label sets; only otherwise is a key string built per
-    // series (that cost more than everything else in a select).
-    const lists: MergedSeries[][] = [];
+    // Each source's series, then one series per label set. Lists in label order (blocks list series in label
+    // order by construction; other sources' lists are checked — comparing every neighbour cost a shard worker
+    // 3% of an instant query's select) are merged as they come by comparing label sets, so each source's series
+    // objects and label sets die young (a 30-day select over 360 blocks held 180,000 of them per shard worker
+    // to its end). From the first list out of order on, lists are kept and merged by a key string per series at
+    // the end (that cost more than everything else in a select).
+    let merged: MergedSeries[] | null = null;
+    const rest: MergedSeries[][] = [];
     const tmp: ChunkMeta[] = [];
     const range: TimeRange = { mint, maxt };
-    // Whether a list may be out of label order: comparing the label sets of every neighbour cost a shard worker
-    // 3% of an instant query's select, for lists (the blocks') that are in order by construction.
-    let unordered = false;
     for (const src of this.sources) {
       if (src.maxTime < mint || src.minTime > maxt) continue;
       const refs = src.index.select(ms).toUint32Array();
@@ -199,16 +214,18 @@ export class MultiSourceQuerier implements Querier {
         for (let k = 0; k < tmp.length; k++) chunks[k] = { c: tmp[k], del };
         list.push(new MergedSeries(src.labelsOf(refs[i]), range, chunks));
       }
-      if (list.length > 0) { lists.push(list); if (!src.refsInLabelOrder) unordered = true; }
+      if (list.length === 0) continue;
+      if (rest.length === 0 && (src.refsInLabelOrder || isSorted(list))) merged = merged === null ? list : mergeSorted(merged, list);
+      else rest.push(list);
     }
-    if (lists.length === 0) return [];
     let out: MergedSeries[];
-    if (!unordered || lists.every(isSorted)) {
-      out = lists[0];
-      for (let i = 1; i < lists.length; i++) out = mergeSorted(out, lists[i]);
-    } else if (lists.length === 1) {
-      out = lists[0].sort(byLabels);
+    if (rest.length === 0) {
+      if (merged === null) return [];
+      out = merged;
+    } else if (merged === null && rest.length === 1) {
+      out = rest[0].sort(byLabels);
     } else {
+      const lists = merged === null ? rest : [merged, ...rest];
       const byKey = new Map<string, MergedSeries>();
       for (const list of lists) {
         for (const s of list) {
