@@ -119,7 +119,8 @@ export class IdTable {
     for (const v of old) {
       if (v === EMPTY) continue;
       const doc = v >= 0 ? v : -2 - v;
-      if (this.ids.lengthOf(doc) > rehashScratch.length) rehashScratch = new Uint8Array(2 * this.ids.lengthOf(doc));
+      const len = this.ids.lengthOf(doc);
+      if (len > rehashScratch.length) rehashScratch = new Uint8Array(2 * len);
       const n = this.ids.copyInto(doc, rehashScratch);
       for (let p = hashOf(rehashScratch, n) & this.mask; ; p = (p + 1) & this.mask) {
         if (this.slots[p] === EMPTY) { this.slots[p] = v; break; }
