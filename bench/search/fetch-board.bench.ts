@@ -18,6 +18,7 @@ import { BlockCache, ShardIndex } from '../../src/engine/indexing/index.ts';
 import { parseSearchBody } from '../../src/engine/search/search-request.ts';
 import { createFetchBoardBuffer, FetchBoard, FetchBoardSlots, searchShard } from '../../src/engine/search/index.ts';
 import { mulberry32 } from '../support/mulberry32.ts';
+import { LOG_T0, logVocabulary } from '../../loadtest/support/log-docs.ts';
 
 const src = process.argv[2];
 if (!src) { console.error('usage: fetch-board.bench.ts INDEX_DIR [queries]'); process.exit(2); }
@@ -32,15 +33,8 @@ const shards = [0, 1].map((s) => ShardIndex.open({ dir: join(dir, String(s), 'in
 const readers = shards.map((x) => x.reader(mapping as never));
 const slots = new FetchBoardSlots(new FetchBoard(createFetchBoardBuffer()));
 
-const rnd = mulberry32(42);
-const words: string[] = [];
-for (let i = 0; i < 50_000; i++) {
-  let w = '';
-  const len = 3 + Math.floor(rnd() * 7);
-  for (let j = 0; j < len; j++) w += String.fromCharCode(97 + Math.floor(rnd() * 26));
-  words.push(w);
-}
-const T0 = Date.UTC(2026, 9, 1);
+const { words } = logVocabulary();
+const T0 = LOG_T0;
 function kinds(r: () => number): Record<string, () => Record<string, unknown>> {
   const w = () => words[20 + Math.floor(r() * 1980)];
   return {

@@ -21,6 +21,7 @@ import { BlockCache, ShardIndex } from '../../src/engine/indexing/index.ts';
 import { parseSearchBody } from '../../src/engine/search/search-request.ts';
 import { fetchPhase, searchShard } from '../../src/engine/search/index.ts';
 import { mulberry32 } from '../support/mulberry32.ts';
+import { LOG_T0, logVocabulary } from '../../loadtest/support/log-docs.ts';
 
 const src = process.argv[2];
 if (!src) { console.error('usage: shard-query.bench.ts SHARD_INDEX_DIR [queries]'); process.exit(2); }
@@ -36,17 +37,10 @@ const cache = new BlockCache(CACHE_BYTES);
 const index = ShardIndex.open({ dir, indexSettings: {}, cache, memory: null, autoMerge: false });
 const reader = index.reader(mapping as never);
 
-const rnd = mulberry32(42);
-const words: string[] = [];
-for (let i = 0; i < 50_000; i++) {
-  let w = '';
-  const len = 3 + Math.floor(rnd() * 7);
-  for (let j = 0; j < len; j++) w += String.fromCharCode(97 + Math.floor(rnd() * 26));
-  words.push(w);
-}
+const { words } = logVocabulary();
 const r = mulberry32(11);
 const w = () => words[20 + Math.floor(r() * 1980)];
-const T0 = Date.UTC(2026, 9, 1);
+const T0 = LOG_T0;
 const kinds: Record<string, () => Record<string, unknown>> = {
   and: () => ({ query: { match: { body: { query: `${w()} ${w()}`, operator: 'and' } } } }),
   or: () => ({ query: { match: { body: `${w()} ${w()}` } } }),
