@@ -251,11 +251,11 @@ export class EsCluster {
     }
   }
 
-  private pools: ThreadPools | null = null;
-  /** The ES thread pools' figures, counted per shard call (thread-pools.ts). */
   /** Slots of the workers' fetch board (null without one: every shard then fetches all its top hits). */
   get fetchBoard(): FetchBoardSlots | null { return this.ctx.pool.fetchBoard ?? null; }
 
+  private pools: ThreadPools | null = null;
+  /** The ES thread pools' figures, counted per shard call (thread-pools.ts). */
   get threadPools(): ThreadPools {
     this.pools ??= new ThreadPools(this.ctx.pool.size);
     return this.pools;
