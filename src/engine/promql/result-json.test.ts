@@ -55,3 +55,19 @@ test('label sets are written in place exactly as metricJson prints them', () => 
   const wantM = '{"resultType":"matrix","result":[' + sets.map((m, i) => `{"metric":${metricJson(m)},"values":[[1,"${i}"]]}`).join(',') + ']';
   assert.equal(matrixJson(matrix).toString(), wantM);
 });
+
+test('a result written in many pieces (megabytes) is the same text as its parts printed one by one, in one buffer of its own', () => {
+  // Label values of growing length, some non-ASCII, so writes land on every side of the pieces' boundaries.
+  const matrix = Array.from({ length: 3000 }, (_, i) => ({
+    metric: [{ name: 'i', value: (i % 7 === 0 ? 'é✓' : 'x').repeat(i % 50) + String(i) }],
+    t: Array.from({ length: 60 }, (_, k) => k * 15_000),
+    v: Array.from({ length: 60 }, (_, k) => (k % 3 === 0 ? k / 7 : k * i)),
+  }));
+  const got = matrixJson(matrix, 0, 15_000);
+  const want = '{"resultType":"matrix","result":[' + matrix.map((s) => `{"metric":${metricJson(s.metric)},"values":[` +
+    s.t.map((t, k) => `[${t / 1000},"${formatSampleValue(s.v[k])}"]`).join(',') + ']}').join(',') + ']';
+  assert.ok(got.length > 2 * 1024 * 1024, `${got.length} bytes: pieces of 64 KB doubling, so six of them`);
+  assert.equal(got.toString('utf8'), want);
+  assert.equal(got.byteOffset, 0);
+  assert.equal(got.buffer.byteLength, got.length, 'the text owns its buffer (transferred without a copy)');
+});
