@@ -34,14 +34,13 @@ const readers = shards.map((x) => x.reader(mapping as never));
 const slots = new FetchBoardSlots(new FetchBoard(createFetchBoardBuffer()));
 
 const { words } = logVocabulary();
-const T0 = LOG_T0;
 function kinds(r: () => number): Record<string, () => Record<string, unknown>> {
   const w = () => words[20 + Math.floor(r() * 1980)];
   return {
     and: () => ({ query: { match: { body: { query: `${w()} ${w()}`, operator: 'and' } } } }),
     or: () => ({ query: { match: { body: `${w()} ${w()}` } } }),
     range: () => {
-      const from = T0 + Math.floor(r() * 29) * 86_400_000;
+      const from = LOG_T0 + Math.floor(r() * 29) * 86_400_000;
       return { query: { bool: { must: [{ match: { body: w() } }], filter: [{ range: { ts: { gte: new Date(from).toISOString(), lt: new Date(from + 86_400_000).toISOString() } } }] } }, sort: [{ ts: 'desc' }] };
     },
   };

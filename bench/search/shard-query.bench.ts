@@ -40,13 +40,12 @@ const reader = index.reader(mapping as never);
 const { words } = logVocabulary();
 const r = mulberry32(11);
 const w = () => words[20 + Math.floor(r() * 1980)];
-const T0 = LOG_T0;
 const kinds: Record<string, () => Record<string, unknown>> = {
   and: () => ({ query: { match: { body: { query: `${w()} ${w()}`, operator: 'and' } } } }),
   or: () => ({ query: { match: { body: `${w()} ${w()}` } } }),
   aggs: () => ({ size: 0, query: { term: { host: `host-${String(Math.floor(r() * 200)).padStart(3, '0')}` } }, aggs: { levels: { terms: { field: 'level' } }, bytes: { stats: { field: 'bytes' } } } }),
   range: () => {
-    const from = T0 + Math.floor(r() * 29) * 86_400_000;
+    const from = LOG_T0 + Math.floor(r() * 29) * 86_400_000;
     return { query: { bool: { must: [{ match: { body: w() } }], filter: [{ range: { ts: { gte: new Date(from).toISOString(), lt: new Date(from + 86_400_000).toISOString() } } }] } }, sort: [{ ts: 'desc' }] };
   },
 };

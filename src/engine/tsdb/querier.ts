@@ -137,10 +137,10 @@ function isSorted(list: readonly MergedSeries[]): boolean {
 
 /**
  * Two label-sorted lists (each with distinct label sets) as one; an equal label set keeps a's labels and gets
- * b's chunks appended to its own array in place:
- * a new array per merge (`concat`) made a select over n blocks allocate n²/2 chunk slots per series — 30 days
- * of 2 h blocks, 65,000 per series, about 250 MB of short-lived arrays per shard worker, which its small young
- * generation promoted (docs/benchmarks.md, issue 11). Every series here was made by this select.
+ * b's chunks appended to its own array in place (every series here was made by this select). A new array per
+ * merge (`concat`) made a select over n blocks allocate n²/2 chunk slots per series — 65,000 per series over
+ * 30 days of 2 h blocks, short-lived arrays the shard worker's small young generation promoted
+ * (docs/benchmarks.md, issue 11).
  */
 function mergeSorted(a: MergedSeries[], b: MergedSeries[]): MergedSeries[] {
   return mergeTwo(a, b, (x, y) => compareLabels(x.labels, y.labels), appendChunks);
