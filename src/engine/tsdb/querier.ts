@@ -120,7 +120,7 @@ export class ChunksCursor implements SampleCursor {
 }
 
 /** Removes chunks that a single tombstone interval covers entirely (as Prometheus's block series set does). */
-function dropDeletedChunks(chunks: ChunkMeta[], del: readonly Interval[]): void {
+export function dropDeletedChunks(chunks: ChunkMeta[], del: readonly Interval[]): void {
   let k = 0;
   for (const c of chunks) {
     let covered = false;
@@ -267,8 +267,13 @@ export class MultiSourceQuerier implements Querier {
 
   close(): void {}
 
+  /** The sources with data in `[mint, maxt]`, in the order their series are merged (blocks, then the head). */
+  sourcesIn(mint: number, maxt: number): SeriesSource[] {
+    return this.sources.filter((s) => !(s.maxTime < mint || s.minTime > maxt));
+  }
+
   private inRange(): SeriesSource[] {
-    return this.sources.filter((s) => !(s.maxTime < this.mint || s.minTime > this.maxt));
+    return this.sourcesIn(this.mint, this.maxt);
   }
 }
 
