@@ -12,7 +12,7 @@ import { VAL_FLOAT } from './api.ts';
 import type { ChunkMeta, Interval } from './chunk-meta.ts';
 import { compareLabels } from './labels.ts';
 import type { PackedSelect } from './packed-series.ts';
-import { ChunksCursor, dropDeletedChunks, SELECT_PHASE, type MultiSourceQuerier } from './querier.ts';
+import { ChunksCursor, liveChunksOf, SELECT_PHASE, type MultiSourceQuerier } from './querier.ts';
 import { ReadStop } from '../read-stop.ts';
 import { SelectPacker } from './select-packer.ts';
 import { decodeXor, XOR_MAX_SAMPLES, xorCount } from './xor-chunk.ts';
@@ -133,10 +133,7 @@ function readOne(q: MultiSourceQuerier, ms: readonly Matcher[], mint: number, ma
     local.length = 0;
     for (let i = 0; i < refs.length; i++) {
       if ((i & 255) === 0) stop.check(SELECT_PHASE);
-      tmp.length = 0;
-      src.chunksOf(refs[i], mint, maxt, tmp);
-      const del = src.deletedOf(refs[i]);
-      if (del !== undefined) dropDeletedChunks(tmp, del);
+      const del = liveChunksOf(src, refs[i], mint, maxt, tmp);
       if (tmp.length === 0) continue;
       const li = local.length;
       local.push(src.labelsOf(refs[i]));
