@@ -15,12 +15,12 @@ test('term ids per segment equal each dictionary\'s lookup, repeated and beyond 
   try {
     // Three segments with overlapping vocabularies: word i is in segment s when i % (s + 2) == 0.
     for (let s = 0; s < 3; s++) {
-      for (let i = 0; i < 3000; i += s + 2) si.add(`${s}-${i}`, { f: `w${i} common` }, mapping);
+      for (let i = 0; i < 9000; i += s + 2) si.add(`${s}-${i}`, { f: `w${i} common` }, mapping);
       si.index.refresh();
     }
     const reader = si.index.reader(mapping);
     assert.equal(reader.segments.length, 3);
-    const words = ['common', 'absent', ...Array.from({ length: 3000 }, (_, i) => `w${i}`)];
+    const words = ['common', 'absent', ...Array.from({ length: 9000 }, (_, i) => `w${i}`)];
     for (let round = 0; round < 2; round++) {
       for (const w of words) {
         const want = reader.segments.map((seg) => seg.field('f')?.termId(w) ?? -1);
