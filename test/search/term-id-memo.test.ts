@@ -1,6 +1,7 @@
 /**
- * A reader's term-id memo (`IndexReader.termIds`): per segment, the id each dictionary gives the term (−1 where
- * absent), the same on every call, past the memo's bound, and within scores equal to a fresh reader's.
+ * A reader's term memo (`IndexReader.termIds`, `termStats`): per segment, the id each dictionary gives the term
+ * (−1 where absent) and the statistics summed over them, the same on every call, past the memo's bound, and
+ * within scores equal to a fresh reader's.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -25,6 +26,10 @@ test('term ids per segment equal each dictionary\'s lookup, repeated and beyond 
       for (const w of words) {
         const want = reader.segments.map((seg) => seg.field('f')?.termId(w) ?? -1);
         assert.deepEqual([...reader.termIds('f', w)], want, `${w}, round ${round}`);
+        // Statistics remembered with the ids: the sums over the segments' dictionaries.
+        let docFreq = 0, totalTermFreq = 0;
+        reader.segments.forEach((seg, i) => { if (want[i] >= 0) { docFreq += seg.field('f')!.docFreq(want[i]); totalTermFreq += seg.field('f')!.totalTermFreq(want[i]); } });
+        assert.deepEqual(reader.termStats('f', w), { docFreq, totalTermFreq }, `${w} stats, round ${round}`);
       }
     }
     assert.deepEqual([...reader.termIds('nofield', 'common')], [-1, -1, -1]);
