@@ -15,12 +15,13 @@ import { newMatcher } from '../engine/tsdb/api.ts';
 import { InvalidArgumentError } from '../engine/errors.ts';
 import { checkTsdbLayout, cleanSharedTombstones, maintainShared, SharedBlocks, cleanTombstones, flushHead, headStatus, importPrometheusWal, mergeOverlappingBlocks, PromWal, refreshBlocks, shardFigures, snapshot, tick, Tsdb } from '../engine/tsdb/index.ts';
 import type { AppendArgs, AppendReply, OpArgs, OpResult, MatcherWire, SelectArgs, SelectReply, SelectorRangeArgs, TaskSubset, WorkerInit } from './protocol.ts';
-import { packCollected, type PackedSelect } from '../engine/tsdb/packed-series.ts';
+import type { PackedSelect } from '../engine/tsdb/packed-series.ts';
+import { readSelection } from '../engine/tsdb/select-reader.ts';
 import { outOfBand } from '../engine/codec/msgpack.ts';
 import { readStopOf } from './read-stop-of.ts';
 import { sortedUnion, sortedUnionBy } from '../engine/tsdb/sorted-union.ts';
 import { compareFlatLabels } from '../engine/tsdb/labels.ts';
-import type { MergedSeries, MultiSourceQuerier } from '../engine/tsdb/querier.ts';
+import type { MultiSourceQuerier } from '../engine/tsdb/querier.ts';
 
 /** This worker's shards; `shared` (worker 0 only) maintains the shared blocks. */
 interface Shards { own: Tsdb; all: Tsdb[]; shared: SharedBlocks | null }
@@ -158,18 +159,9 @@ async function select(a: SelectArgs, ctx: WorkerInit): Promise<SelectReply> {
  * it, and that worker decodes a series when the evaluation reaches it.
  */
 async function selectPacked(a: SelectArgs, ctx: WorkerInit): Promise<PackedSelect> {
-  const ms = matchers(a.matchers);
-  const dbs = (await shards(ctx)).all;
-  const stop = readStopOf(a.deadlineMs, a.stopSlot, ctx);
-  const got: MergedSeries[] = [];
-  let sources = 0;
-  for (const d of dbs) {
-    const part = d.querier(a.mint, a.maxt).collect(ms, a.mint, a.maxt, stop);
-    if (part.length > 0) sources++;
-    for (let i = 0; i < part.length; i++) got.push(part[i]);
-  }
-  const p = packCollected(got, a.mint, a.maxt, sources <= 1, stop);
-  return { ...p, refs: outOfBand(p.refs), lOff: outOfBand(p.lOff), cOff: outOfBand(p.cOff), bOff: outOfBand(p.bOff), data: outOfBand(p.data) };
+  const queriers = (await shards(ctx)).all.map((d) => d.querier(a.mint, a.maxt));
+  const p = readSelection(queriers, matchers(a.matchers), a.mint, a.maxt, readStopOf(a.deadlineMs, a.stopSlot, ctx));
+  return { ...p, refs: outOfBand(p.refs), lOff: outOfBand(p.lOff), cOff: outOfBand(p.cOff), bStart: outOfBand(p.bStart), bEnd: outOfBand(p.bEnd), data: outOfBand(p.data) };
 }
 
 /**

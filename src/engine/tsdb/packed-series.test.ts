@@ -1,12 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fc from 'fast-check';
-import { mergeSelected, mergeSelections, mergeSeries, packCollected, packSelect, SelectedSeries, unpackSelect } from './packed-series.ts';
+import { mergeSelected, mergeSelections, mergeSeries, packSelect, SelectedSeries, unpackSelect } from './packed-series.ts';
 import type { FetchedSeries, Labels } from './api.ts';
-import { VAL_FLOAT } from './api.ts';
-import type { Interval } from './chunk-meta.ts';
-import { MergedSeries } from './querier.ts';
-import { XorAppender, xorCount } from './xor-chunk.ts';
 
 const lbl = (o: Record<string, string>): Labels => Object.keys(o).sort().map((name) => ({ name, value: o[name] }));
 const ser = (o: Record<string, string>, t: number[], v: number[]): FetchedSeries => ({ labels: lbl(o), t: Float64Array.from(t), v: Float64Array.from(v) });
@@ -57,36 +52,6 @@ test('mergeSelected merges repeats inside one unsorted reply (a worker with seve
 test('mergeSeries unites samples of one series fetched for two ranges', () => {
   const out = mergeSeries([[ser({ a: 'x' }, [1, 2], [1, 2])], [ser({ a: 'x' }, [2, 3], [2, 3]), ser({ a: 'y' }, [9], [9])]]);
   assert.deepEqual(plain(out), [{ labels: lbl({ a: 'x' }), t: [1, 2, 3], v: [1, 2, 3] }, { labels: lbl({ a: 'y' }), t: [9], v: [9] }]);
-});
-
-test('a reply decodes to the samples the merging cursor reads: chunks as stored or re-encoded, clipped to [mint, maxt]', () => {
-  // Random layouts: chunks that overlap (a backfilled block over the head) and deletions are re-encoded by the
-  // worker, plain ones are sent as stored and clipped when decoded.
-  const arbChunks = fc.array(fc.uniqueArray(fc.integer({ min: 0, max: 500 }), { minLength: 1, maxLength: 30 }).map((a) => a.sort((x, y) => x - y)), { minLength: 1, maxLength: 4 });
-  const arbDel = fc.option(fc.tuple(fc.integer({ min: 0, max: 500 }), fc.integer({ min: 0, max: 60 })).map(([a, w]): Interval => [a, a + w]));
-  fc.assert(fc.property(arbChunks, arbDel, fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 600 }), fc.boolean(), (lists, del, mint, span, chained) => {
-    const maxt = mint + span;
-    // `chained`: one series' chunks one after another in time (the common, plain case).
-    let off = 0;
-    const chunks = lists.map((ts, i) => {
-      const at = chained ? ts.map((t) => t + off) : ts;
-      off = at[at.length - 1] + 1;
-      const a = new XorAppender();
-      for (const t of at) a.append(t, t * 10 + i / 10);
-      return { c: { mint: at[0], maxt: at[at.length - 1], bytes: a.bytes().slice() }, del: i === 0 && del !== null ? [del] : undefined };
-    }).sort((x, y) => x.c.mint - y.c.mint);
-    const s = new MergedSeries(lbl({ a: 'x' }), { mint, maxt }, chunks);
-    const want: number[][] = [];
-    const cur = s.iterator(null);
-    while (cur.next() === VAL_FLOAT) want.push([cur.t, cur.v]);
-    const packed = packCollected([s], mint, maxt, true);
-    const got = unpackSelect(packed);
-    assert.deepEqual(got.length === 0 ? [] : [...got[0].t].map((t, i) => [t, got[0].v[i]]), want);
-    // The worker sends only samples in range: chunks reaching past [mint, maxt] are cut, not left to the reader.
-    let sent = 0;
-    for (let j = 0; j + 1 < packed.bOff.length; j++) sent += xorCount(packed.data.subarray(packed.bOff[j], packed.bOff[j + 1]));
-    assert.equal(sent, want.length);
-  }), { numRuns: 300, seed: 7 });
 });
 
 test('mergeSelections keeps a series fetched for two ranges as one, the first range winning a tie', () => {

@@ -119,15 +119,24 @@ export class ChunksCursor implements SampleCursor {
   }
 }
 
-/** Removes chunks that a single tombstone interval covers entirely (as Prometheus's block series set does). */
-function dropDeletedChunks(chunks: ChunkMeta[], del: readonly Interval[]): void {
+/**
+ * Puts in `out` (emptied first) the chunks of series `ref` of `src` that overlap `[mint, maxt]`, less those a
+ * single tombstone interval covers entirely (as Prometheus's block series set drops them); returns the
+ * series' deletions.
+ */
+export function liveChunksOf(src: SeriesSource, ref: number, mint: number, maxt: number, out: ChunkMeta[]): readonly Interval[] | undefined {
+  out.length = 0;
+  src.chunksOf(ref, mint, maxt, out);
+  const del = src.deletedOf(ref);
+  if (del === undefined) return undefined;
   let k = 0;
-  for (const c of chunks) {
+  for (const c of out) {
     let covered = false;
     for (const iv of del) if (iv[0] <= c.mint && iv[1] >= c.maxt) { covered = true; break; }
-    if (!covered) chunks[k++] = c;
+    if (!covered) out[k++] = c;
   }
-  chunks.length = k;
+  out.length = k;
+  return del;
 }
 
 function isSorted(list: readonly MergedSeries[]): boolean {
@@ -205,10 +214,7 @@ export class MultiSourceQuerier implements Querier {
       const list: MergedSeries[] = [];
       for (let i = 0; i < refs.length; i++) {
         if ((i & 255) === 0) stop.check(SELECT_PHASE);
-        tmp.length = 0;
-        src.chunksOf(refs[i], mint, maxt, tmp);
-        const del = src.deletedOf(refs[i]);
-        if (del !== undefined) dropDeletedChunks(tmp, del);
+        const del = liveChunksOf(src, refs[i], mint, maxt, tmp);
         if (tmp.length === 0) continue;
         const chunks: ChunkRef[] = new Array(tmp.length);
         for (let k = 0; k < tmp.length; k++) chunks[k] = { c: tmp[k], del };
@@ -267,8 +273,13 @@ export class MultiSourceQuerier implements Querier {
 
   close(): void {}
 
+  /** The sources with data in `[mint, maxt]`, in the order their series are merged (blocks, then the head). */
+  sourcesIn(mint: number, maxt: number): SeriesSource[] {
+    return this.sources.filter((s) => !(s.maxTime < mint || s.minTime > maxt));
+  }
+
   private inRange(): SeriesSource[] {
-    return this.sources.filter((s) => !(s.maxTime < this.mint || s.minTime > this.maxt));
+    return this.sourcesIn(this.mint, this.maxt);
   }
 }
 

@@ -251,7 +251,7 @@ async function fetchPacked(client: SeriesClient, ms: readonly Matcher[], mintMs:
 
 /** Marks a reply's arrays for transfer to the evaluating worker (this thread does not read them again). */
 function forward(p: PackedSelect): PackedSelect {
-  return { ...p, refs: outOfBand(p.refs), lOff: outOfBand(p.lOff), cOff: outOfBand(p.cOff), bOff: outOfBand(p.bOff), data: outOfBand(p.data) };
+  return { ...p, refs: outOfBand(p.refs), lOff: outOfBand(p.lOff), cOff: outOfBand(p.cOff), bStart: outOfBand(p.bStart), bEnd: outOfBand(p.bEnd), data: outOfBand(p.data) };
 }
 
 function withDeadline<T>(p: Promise<T>, deadlineMs: number): Promise<T> {
