@@ -2,7 +2,8 @@
  * The only module that imports Piscina. One Piscina instance per shard worker (min = max = 1 thread) so a
  * call can be routed to the thread that owns its shard. Calls made for one worker during one event-loop
  * turn are coalesced into a single task: a worker hop costs more than a whole uWS request, so one task per
- * request would cap throughput far below the HTTP layer's.
+ * request would cap throughput far below the HTTP layer's. Search calls are coalesced only with those made
+ * before their caller yields (`flushesSoon`).
  */
 import { Piscina } from 'piscina';
 import { cpus } from 'node:os';
@@ -38,6 +39,16 @@ const CLASS_DOCS = 0, CLASS_METRICS = 1, CLASSES = 2;
 
 function classOf(op: string): number {
   return op.startsWith('tsdb.') || op.startsWith('promql.') || op.startsWith('rules.') ? CLASS_METRICS : CLASS_DOCS;
+}
+
+/**
+ * Search calls leave as soon as the code that made them yields (a microtask), not an event-loop turn later: a
+ * search's shard calls are made together, so they still share a batch per worker, and waiting for the turn to
+ * gather other requests' calls cost a one-client search 50–80 µs (traced, docs/benchmarks.md) and gained it
+ * nothing. Writes keep the turn: a bulk's throughput rests on many requests' items sharing a batch.
+ */
+function flushesSoon(op: string): boolean {
+  return op.startsWith('search.');
 }
 
 /**
@@ -89,12 +100,14 @@ class WorkerLane {
   readonly piscina: Piscina;
   readonly queued: Pending[][] = [];
   readonly scheduled: boolean[] = [];
+  /** A microtask flush is queued (flushesSoon), whether or not an event-loop turn's is too. */
+  readonly scheduledSoon: boolean[] = [];
   inFlight = 0;
   /** Document batches go through the ring link once attached; metrics batches (and all, until then) through Piscina. */
   link: LinkEnd | null = null;
   constructor(piscina: Piscina, readonly stops: StopWords) {
     this.piscina = piscina;
-    for (let c = 0; c < CLASSES; c++) { this.queued.push([]); this.scheduled.push(false); }
+    for (let c = 0; c < CLASSES; c++) { this.queued.push([]); this.scheduled.push(false); this.scheduledSoon.push(false); }
   }
   get queuedCount(): number { let n = 0; for (const q of this.queued) n += q.length; return n; }
 }
@@ -228,7 +241,13 @@ export class ShardPool implements WorkerTransport {
     const cls = classOf(op);
     return new Promise<OpResult<K>>((resolve, reject) => {
       lane.queued[cls].push({ call: { op, args }, resolve, reject });
-      if (!lane.scheduled[cls]) {
+      if (flushesSoon(op)) {
+        // A turn's flush may be queued as well: it then finds the queue empty, or calls made after this one.
+        if (!lane.scheduledSoon[cls]) {
+          lane.scheduledSoon[cls] = true;
+          queueMicrotask(() => { lane.scheduledSoon[cls] = false; this.flush(workerId, cls); });
+        }
+      } else if (!lane.scheduled[cls]) {
         lane.scheduled[cls] = true;
         setImmediate(() => this.flush(workerId, cls));
       }

@@ -1,6 +1,7 @@
 /**
- * A reader's term-id memo (`IndexReader.termIds`): per segment, the id each dictionary gives the term (−1 where
- * absent), the same on every call, past the memo's bound, and within scores equal to a fresh reader's.
+ * A reader's term memo (`IndexReader.termIds`, `termStats`): per segment, the id each dictionary gives the term
+ * (−1 where absent) and the statistics summed over them, the same on every call, past the memo's bound, and
+ * within scores equal to a fresh reader's.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,16 +16,20 @@ test('term ids per segment equal each dictionary\'s lookup, repeated and beyond 
   try {
     // Three segments with overlapping vocabularies: word i is in segment s when i % (s + 2) == 0.
     for (let s = 0; s < 3; s++) {
-      for (let i = 0; i < 3000; i += s + 2) si.add(`${s}-${i}`, { f: `w${i} common` }, mapping);
+      for (let i = 0; i < 9000; i += s + 2) si.add(`${s}-${i}`, { f: `w${i} common` }, mapping);
       si.index.refresh();
     }
     const reader = si.index.reader(mapping);
     assert.equal(reader.segments.length, 3);
-    const words = ['common', 'absent', ...Array.from({ length: 3000 }, (_, i) => `w${i}`)];
+    const words = ['common', 'absent', ...Array.from({ length: 9000 }, (_, i) => `w${i}`)];
     for (let round = 0; round < 2; round++) {
       for (const w of words) {
         const want = reader.segments.map((seg) => seg.field('f')?.termId(w) ?? -1);
         assert.deepEqual([...reader.termIds('f', w)], want, `${w}, round ${round}`);
+        // Statistics remembered with the ids: the sums over the segments' dictionaries.
+        let docFreq = 0, totalTermFreq = 0;
+        reader.segments.forEach((seg, i) => { if (want[i] >= 0) { docFreq += seg.field('f')!.docFreq(want[i]); totalTermFreq += seg.field('f')!.totalTermFreq(want[i]); } });
+        assert.deepEqual(reader.termStats('f', w), { docFreq, totalTermFreq }, `${w} stats, round ${round}`);
       }
     }
     assert.deepEqual([...reader.termIds('nofield', 'common')], [-1, -1, -1]);

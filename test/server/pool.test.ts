@@ -57,3 +57,20 @@ test('a crashed worker fails its in-flight calls with WORKER_CRASHED, is reporte
   assert.ok(crashes.length > before && crashes.includes(1));
   assert.equal(await pool.call(1, 'core.ping', { echo: 'after' }), 'after');
 });
+
+test('search calls, sent at the next microtask, and calls sent at the turn\'s end are each answered once when interleaved', async () => {
+  // A ping queues a turn's flush; the search call then flushes the shared queue early (ping included); the
+  // calls made after that microtask but within the turn go with the turn's flush, which must not resend any.
+  const first = pool.call(0, 'core.ping', { echo: 'a' });
+  const search = pool.call(0, 'search.analyze', { text: 'Quick Fox', analyzer: 'standard' });
+  await Promise.resolve();
+  await Promise.resolve();
+  const later = [pool.call(0, 'core.ping', { echo: 'b' }), pool.call(0, 'search.analyze', { text: 'Lazy Dog', analyzer: 'standard' }), pool.call(0, 'core.ping', { echo: 'c' })];
+  assert.equal(await first, 'a');
+  assert.deepEqual((await search).tokens.map((t) => t.token), ['quick', 'fox']);
+  const [b, dog, c] = await Promise.all(later);
+  assert.equal(b, 'b');
+  assert.deepEqual((dog as { tokens: { token: string }[] }).tokens.map((t) => t.token), ['lazy', 'dog']);
+  assert.equal(c, 'c');
+  assert.equal(pool.depth(0), 0);
+});

@@ -26,6 +26,12 @@ export class TermScorer extends ArrayCursor implements Scorer {
     return bm25Score(this.wv, this.freq(), norm);
   }
 
+  /** The score of posting `p` (an index into `docs`), wherever the cursor is. */
+  scoreAt(p: number): number {
+    const norms = this.norms, cache = this.cache;
+    return bm25Score(this.wv, this.freqs !== null ? this.freqs[p] : 1, cache !== null && norms !== null ? cache[norms[this.docs[p]]] : K1);
+  }
+
   /**
    * Window accumulation for the bulk disjunction: adds this term's scores of docs in [base, end) into
    * `acc`/`cnt` (marking touched slots in the `bits` bitset), then leaves the cursor on the first doc >= end.

@@ -131,7 +131,8 @@ export function searchShard(reader: IndexReader, req: SearchRequest, opts: Shard
     aggs?.setSegment(ord, seg);
     groupValues?.setSegment(seg);
     const live = reader.live[ord], parentOf = seg.hasNested ? seg.parentOf() : null, base = reader.docBases[ord];
-    if (simple && (scorer instanceof TermScorer || scorer instanceof WindowSumScorer)) { total += scorer.collectAll(base, parentOf, live, scoreTop!); continue; }
+    if (simple && scorer instanceof TermScorer) { total += scorer.collectAll(base, parentOf, live, scoreTop!); continue; }
+    if (simple && scorer instanceof WindowSumScorer) { total += scorer.collectAll(base, parentOf, live, scoreTop!, seg.maxDoc); continue; }
     for (let d = scorer.next(); d !== NO_MORE_DOCS; d = scorer.next()) {
       if (++sinceCheck === 4096) { sinceCheck = 0; stop.check(SEARCH_PHASE); }
       if ((parentOf !== null && parentOf[d] !== -1) || (live !== null && live[d] === 0)) continue;
