@@ -19,7 +19,7 @@ export interface StatsSource {
 }
 
 /**
- * Terms a reader remembers (about 300 bytes each with ten segments: 4,096 hold about 1.2 MB, one reader per
+ * Terms a reader remembers (about 500 bytes each with 13 segments: 4,096 hold about 2 MB, one reader per
  * shard). The memo starts over when full, so a working set just above the bound misses about a third of its
  * lookups: 2,048 held less than the 1M-doc search probe's ~2,200 words and hosts.
  */
