@@ -89,8 +89,19 @@ test('a buffer over the previous buffer\'s recycled columns builds the same segm
 });
 
 test('freqs and positions per posting, stacked tokens included; a field without freqs keeps docs only', () => {
-  const b = new SegmentBuilder();
   const tokens = new TokenBuf();
+  // A larger build first: its working table and sort arrays (kept for the next build on this thread) hold
+  // counts and ids that this build must not see.
+  const before = new SegmentBuilder();
+  for (let d = 0; d < 300; d++) {
+    before.addDoc(`p${d}`, '');
+    tokens.clear();
+    for (let i = 0; i < 5; i++) tokens.push(`w${(d * 7 + i) % 97}`, 0, 0, i, 'word');
+    before.addTokens(d, 'f', tokens);
+    before.addTerm(d, 'k', `v${d % 13}`);
+  }
+  assert.equal(before.build('p').field('f')!.terms.length, 97);
+  const b = new SegmentBuilder();
   const add = (doc: number, toks: [string, number][]): void => {
     tokens.clear();
     for (const [t, p] of toks) tokens.push(t, 0, 0, p, 'word');

@@ -7,7 +7,7 @@ import { NumericDocValues, OrdinalDocValues } from './segment.ts';
 import { ArrayOrdinalTerms, MemoryFieldPostings, MemorySegment } from './memory-segment.ts';
 import type { TokenBuf } from '../analysis/token-buf.ts';
 import { TermHash } from './term-hash.ts';
-import { sortTerms } from './sort-terms.ts';
+import { SortScratch, sortTerms } from './sort-terms.ts';
 import { grown } from '../codec/typed-grow.ts';
 import { ByteColumn } from '../codec/byte-column.ts';
 import { IdTable } from './id-table.ts';
@@ -311,6 +311,15 @@ export class SegmentBuilder {
 
 /** Int32s per term in `buildField`'s working table (three used; four keep a term's within one cache line). */
 const TERM_SLOT = 4;
+/** Largest working table `buildScratch` keeps (2 MiB: a vocabulary of 131,072 terms). */
+const KEEP_SLOT_INTS = 1 << 19;
+
+/**
+ * The refresh's working arrays, kept from one build to the next (builds run one at a time on a thread): the
+ * per-term table of `buildField` and the vocabulary sort's arrays were fresh memory at every refresh, and a
+ * fresh page costs a fault (7–15 µs on this project's VMs). Only what the segment keeps is allocated per build.
+ */
+const buildScratch = { slot: new Int32Array(0), sort: new SortScratch() };
 
 function buildField(fa: FieldAcc, maxDoc: number): MemoryFieldPostings {
   const T = fa.terms.length, n = fa.n;
@@ -319,8 +328,12 @@ function buildField(fa: FieldAcc, maxDoc: number): MemoryFieldPostings {
   // postings counted, then (pass 2) where its next posting and next position go. Both passes touch a random
   // term per token: one cache line per token rather than one per array (three arrays of a buffer's vocabulary
   // are larger than the core's cache).
-  const slot = new Int32Array(T * TERM_SLOT);
-  for (let t = 0; t < T; t++) slot[t * TERM_SLOT] = -1;
+  let slot = buildScratch.slot;
+  if (slot.length < T * TERM_SLOT) {
+    slot = new Int32Array((T + (T >> 2)) * TERM_SLOT);
+    if (slot.length <= KEEP_SLOT_INTS) buildScratch.slot = slot;
+  }
+  for (let s = 0; s < T * TERM_SLOT; s += TERM_SLOT) { slot[s] = -1; slot[s + 1] = 0; slot[s + 2] = 0; }
   // Pass 1, arrival order: tokens and postings per term (a posting starts whenever a term's doc changes;
   // arrival order is the order each term's postings and positions keep).
   let nPostings = 0;
@@ -331,7 +344,7 @@ function buildField(fa: FieldAcc, maxDoc: number): MemoryFieldPostings {
   }
   // Dictionary order, each term's id carried through the radix sort (a comparator over ids cost 4× the sort,
   // and looking each sorted term up again was a hash probe per term).
-  const { terms, ids: rank } = sortTerms(fa.terms);
+  const { terms, ids: rank } = sortTerms(fa.terms, buildScratch.sort);
   // Where each term's postings and positions start in dictionary (sorted) order.
   const docStart = new Uint32Array(T + 1);
   let p = 0, q = 0;
@@ -393,7 +406,7 @@ function buildNumeric(dv: NumericAcc, maxDoc: number): NumericDocValues {
 }
 
 function buildOrdinals(dv: OrdinalAcc, maxDoc: number): OrdinalDocValues {
-  const { terms: ordTerms, ids: rank } = sortTerms(dv.hash.terms);
+  const { terms: ordTerms, ids: rank } = sortTerms(dv.hash.terms, buildScratch.sort);
   const ordOf = new Int32Array(ordTerms.length);
   for (let r = 0; r < rank.length; r++) ordOf[rank[r]] = r;
   // Counting sort of the (doc, ord) pairs by doc, then each doc's run sorted and de-duplicated in place.

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { sortTerms } from './sort-terms.ts';
+import { SortScratch, sortTerms } from './sort-terms.ts';
 
 test('sortTerms orders by UTF-16 code units, as Array#sort does, for any strings, and says where each came from', () => {
   // Small alphabets make long shared prefixes and equal strings; full Unicode covers wide code units and surrogates.
@@ -16,4 +16,16 @@ test('sortTerms orders by UTF-16 code units, as Array#sort does, for any strings
     assert.deepEqual([...ids].map((i) => xs[i]), terms);
     assert.deepEqual([...ids].sort((a, b) => a - b), xs.map((_, i) => i));
   }), { numRuns: 300 });
+});
+
+test('sortTerms with one scratch kept across sorts of growing and shrinking vocabularies gives what a fresh sort gives', () => {
+  const scratch = new SortScratch();
+  const words = fc.array(fc.string({ unit: fc.constantFrom('a', 'b', 'c', 'é', 'Ā'), maxLength: 5 }), { maxLength: 300 });
+  fc.assert(fc.property(fc.array(words, { minLength: 2, maxLength: 6 }), (lists) => {
+    for (const xs of lists) {
+      const fresh = sortTerms(xs), kept = sortTerms(xs, scratch);
+      assert.deepEqual(kept.terms, fresh.terms);
+      assert.deepEqual([...kept.ids], [...fresh.ids]);
+    }
+  }), { numRuns: 100 });
 });

@@ -19,19 +19,41 @@ function bucketOf(s: string, depth: number): number {
   return c < 256 ? c + 1 : WIDE;
 }
 
+/** Largest vocabulary whose working arrays a `SortScratch` keeps (512 KiB of ids each, 1 MiB of string slots). */
+const KEEP_TERMS = 1 << 17;
+
+/**
+ * The sort's working arrays, kept from one sort to the next by a caller that sorts often: every refresh sorts
+ * each text field's vocabulary, and on a bulk load these arrays (tens of thousands of terms) were fresh memory
+ * at every refresh — page faults, and the string array a large object of the old generation.
+ */
+export class SortScratch {
+  ids = new Int32Array(0);
+  tmpIds = new Int32Array(0);
+  tmp: string[] = [];
+  readonly counts = new Int32Array(BUCKETS);
+  readonly starts = new Int32Array(BUCKETS + 1);
+  readonly fill = new Int32Array(BUCKETS);
+}
+
 /**
  * `terms` sorted by UTF-16 code units (a new array; `terms` is unchanged), with `ids[r]`, the index in `terms`
  * of the r-th sorted term: the indexing buffer's term ids in dictionary order, carried through the sort so they
- * need not be looked up again by string.
+ * need not be looked up again by string. `ids` is a view of `scratch`'s array, valid until its next sort.
  */
-export function sortTerms(terms: readonly string[]): { terms: string[]; ids: Int32Array } {
+export function sortTerms(terms: readonly string[], scratch: SortScratch = new SortScratch()): { terms: string[]; ids: Int32Array } {
   const n = terms.length;
   const out = terms.slice();
-  const ids = new Int32Array(n);
+  let { ids, tmpIds, tmp } = scratch;
+  if (ids.length < n) {
+    // Room for a vocabulary a quarter larger: the next refresh's is about this one's.
+    const len = n + (n >> 2);
+    ids = new Int32Array(len); tmpIds = new Int32Array(len); tmp = new Array(len);
+    if (len <= KEEP_TERMS) { scratch.ids = ids; scratch.tmpIds = tmpIds; scratch.tmp = tmp; }
+  }
+  ids = ids.subarray(0, n);
   for (let i = 0; i < n; i++) ids[i] = i;
-  const tmp: string[] = new Array(n);
-  const tmpIds = new Int32Array(n);
-  const counts = new Int32Array(BUCKETS), starts = new Int32Array(BUCKETS + 1), fill = new Int32Array(BUCKETS);
+  const { counts, starts, fill } = scratch;
   // Pending ranges as (lo, hi, depth) triples; within a range every string shares its first `depth` units.
   const stack: number[] = [0, n, 0];
   while (stack.length > 0) {
