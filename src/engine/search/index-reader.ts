@@ -19,11 +19,11 @@ export interface StatsSource {
 }
 
 /**
- * Terms a reader remembers (a few hundred bytes each with ten segments: 8,192 hold about 2 MB). The memo starts
- * over when full, so a working set just above the bound misses about a third of its lookups: 2,048 held less
- * than the 1M-doc search probe's ~2,200 words and hosts.
+ * Terms a reader remembers (about 500 bytes each with 13 segments: 4,096 hold about 2 MB, one reader per
+ * shard). The memo starts over when full, so a working set just above the bound misses about a third of its
+ * lookups: 2,048 held less than the 1M-doc search probe's ~2,200 words and hosts.
  */
-const TERM_MEMO_ENTRIES = 8192;
+const TERM_MEMO_ENTRIES = 4096;
 
 export class IndexReader implements StatsSource {
   readonly docBases: number[] = [];
