@@ -80,9 +80,16 @@ test('readers decode their symbols at first use, hold one interned copy of each,
     const ra = new BlockIndexReader(path.join(dir, 'a')); // __name__ i up v1 v2
     const rb = new BlockIndexReader(path.join(dir, 'b')); // adds v3
     assert.equal(internedSymbols() - base, 0, 'opening checks the tables and decodes neither');
+    // Names, values and postings come from the postings offset table alone, as does whether refs are in label order.
     assert.deepEqual(ra.labelNames(), ['__name__', 'i']);
-    assert.equal(internedSymbols() - base, 5);
     assert.deepEqual(rb.labelValues('i'), ['v2', 'v3']);
+    assert.deepEqual([...rb.postings('i', 'v3')!], [...rb.allPostings()].slice(1));
+    assert.equal(ra.utf16Ordered, true);
+    assert.equal(internedSymbols() - base, 0, 'the symbol table is decoded for series entries only');
+    const [ref] = ra.postings('i', 'v1')!;
+    assert.deepEqual(ra.series(ref).labels, [{ name: '__name__', value: 'up' }, { name: 'i', value: 'v1' }]);
+    assert.equal(internedSymbols() - base, 5);
+    rb.series(rb.postings('i', 'v3')![0]);
     assert.equal(internedSymbols() - base, 6);
     ra.close();
     assert.equal(internedSymbols() - base, 5); // v1 was a's alone
@@ -98,6 +105,7 @@ test('readers decode their symbols at first use, hold one interned copy of each,
     const unused = new BlockIndexReader(path.join(dir, 'a'));
     const used = new BlockIndexReader(path.join(dir, 'a'));
     assert.deepEqual(used.labelValues('i'), ['v1', 'v2']);
+    used.series(used.postings('i', 'v1')![0]);
     unused.close();
     assert.equal(internedSymbols() - base, 5);
     used.close();
@@ -179,5 +187,49 @@ test('postingsWhere gathers the picked lists and reports a damaged short or long
           (e: Error) => e instanceof CorruptionError && e.file === file && /postings list checksum mismatch/.test(e.message));
       } finally { d.close(); }
     }
+  } finally { rmSync(dir, { recursive: true, force: true }); }
+});
+
+/**
+ * The postings offset table is split into per-name runs without decoding values (a name compared byte for byte
+ * with the previous one): names that are prefixes of one another, of equal length, empty-valued or non-ASCII,
+ * and a long table, against a model of the series; `utf16Ordered` from the bytes or the decoded symbols.
+ */
+test('label names, values and postings read per name match the series they were written from', async () => {
+  const fc = (await import('fast-check')).default;
+  const { compareLabels } = await import('./labels.ts');
+  const NAMES = ['a', 'ab', 'b', 'ba', 'é', 'x'.repeat(130), '\u{1F600}'];
+  const VALUES = ['', 'v', 'vv', 'w', 'é', '\uE000', 'y'.repeat(200)];
+  const arbSeries = fc.uniqueArray(
+    fc.uniqueArray(fc.tuple(fc.constantFrom(...NAMES), fc.constantFrom(...VALUES.slice(1))), { selector: (p) => p[0], minLength: 1, maxLength: 4 })
+      .map((ps) => ps.map(([name, value]) => ({ name, value })).sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0))),
+    { selector: (ls) => JSON.stringify(ls), minLength: 1, maxLength: 40 },
+  );
+  const dir = mkdtempSync(path.join(tmpdir(), 'index-reader-'));
+  try {
+    fc.assert(fc.property(arbSeries, (sets) => {
+      const series = sets.sort(compareLabels).map((labels, i) => ({ labels, chunks: [{ mint: i, maxt: i + 1, ref: 8 + i * 32 }] }));
+      const file = path.join(dir, 'index');
+      writeFileSync(file, encodeIndex(series));
+      const r = new BlockIndexReader(file);
+      try {
+        const all = [...r.allPostings()];
+        assert.equal(all.length, series.length);
+        const names = [...new Set(series.flatMap((s) => s.labels.map((l) => l.name)))];
+        assert.deepEqual([...r.labelNames()].sort(), names.sort());
+        for (const name of names) {
+          const values = [...new Set(series.flatMap((s) => s.labels.filter((l) => l.name === name).map((l) => l.value)))];
+          assert.deepEqual([...r.labelValues(name)].sort(), values.sort());
+          for (const value of values) {
+            const want = series.flatMap((s, i) => (s.labels.some((l) => l.name === name && l.value === value) ? [all[i]] : []));
+            assert.deepEqual([...r.postings(name, value)!], want);
+          }
+          assert.equal(r.postings(name, 'absent'), null);
+        }
+        assert.equal(r.labelValues('absent').length, 0);
+        const symbols = series.flatMap((s) => s.labels.flatMap((l) => [l.name, l.value]));
+        assert.equal(r.utf16Ordered, symbols.every((s) => !/[\ud800-\uffff]/.test(s)));
+      } finally { r.close(); }
+    }), { numRuns: 150, seed: 5 });
   } finally { rmSync(dir, { recursive: true, force: true }); }
 });

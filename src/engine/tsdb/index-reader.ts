@@ -41,8 +41,14 @@ const cachedReaders: (BlockIndexReader | null)[] = new Array(SERIES_CACHE_ENTRIE
 const cachedRefs = new Float64Array(SERIES_CACHE_ENTRIES);
 let cacheNext = 0;
 
-/** Label name → its values (sorted) and each value's postings offset; `all`: the offset of every series' list (−1: none). */
-interface PostingsTable { pairs: Map<string, { values: string[]; offsets: number[] }>; all: number }
+/**
+ * One label name's run of entries in the postings offset table: the file range `[at, end)` holding its `count`
+ * entries, and, once a query asked for the name, its values (sorted) and each value's postings offset.
+ */
+interface NameEntries { at: number; end: number; count: number; values: string[] | null; offsets: number[] | null }
+
+/** Label name → its entries; `all`: the offset of every series' list (−1: none). */
+interface PostingsTable { names: Map<string, NameEntries>; all: number }
 
 interface Toc { symbols: number; series: number; labelIndices: number; labelTable: number; postings: number; postingsTable: number }
 
@@ -100,16 +106,53 @@ export class BlockIndexReader {
    * order the series are sorted in: then ascending series refs are in `compareLabels` order.
    */
   get utf16Ordered(): boolean {
-    return this.utf16Ordered_ ??= this.symbols.every((s) => !/[\ud800-\uffff]/.test(s));
+    if (this.utf16Ordered_ === null) {
+      // A table whose bytes are all ASCII (past the count; a length of 128 or more has a byte ≥ 0x80 and only
+      // sends this to the exact check) holds no symbol at or above U+D800: answered without decoding it, which
+      // every select asks of every block it reads.
+      const b = this.sectionView(this.toc.symbols, 'symbol table');
+      let ascii = true;
+      for (let i = 4; i < b.length; i++) if (b[i] >= 0x80) { ascii = false; break; }
+      this.file_!.release();
+      this.utf16Ordered_ = ascii || this.symbols.every((s) => !/[\ud800-\uffff]/.test(s));
+    }
+    return this.utf16Ordered_;
   }
 
-  /** The postings offset table, decoded at first use. */
+  /** The postings offset table's label names and where each name's entries are, read at first use. */
   private get table(): PostingsTable {
     if (this.table_ === null) {
-      this.table_ = this.toc.postingsTable === 0 ? { pairs: new Map(), all: -1 } : this.readPostingsTable(this.toc.postingsTable);
+      this.table_ = this.toc.postingsTable === 0 ? { names: new Map(), all: -1 } : this.readPostingsTable(this.toc.postingsTable);
       this.file_!.release();
     }
     return this.table_;
+  }
+
+  /**
+   * The entries of `name`, their values and offsets decoded at first use. Only the names a query asks for are
+   * decoded, as Prometheus's reader keeps only a sample of the table: a selector by metric name decoded every
+   * block's whole table, thousands of per-series ids included, and with 360 blocks that was most of a shard
+   * worker's first query and of the tables' memory (docs/benchmarks.md, issue 11).
+   */
+  private entriesOf(name: string): NameEntries | undefined {
+    const e = this.table.names.get(name);
+    if (e === undefined || e.values !== null) return e;
+    const r = new ByteReader(this.read(e.at, e.end - e.at), this.file, 0, e.end - e.at);
+    const values: string[] = new Array(e.count), offsets: number[] = new Array(e.count);
+    // Shared with the symbol table when that is decoded (every name and value of a v2 index is a symbol).
+    const shared = this.symbols_ !== null;
+    for (let i = 0; i < e.count; i++) {
+      r.uvarint();
+      const nameLen = r.uvarint();
+      r.pos += nameLen;
+      const v = r.str();
+      values[i] = shared ? this.asSymbol(v) : v;
+      offsets[i] = r.uvarint();
+    }
+    this.file_!.release();
+    e.values = values;
+    e.offsets = offsets;
+    return e;
   }
 
   close(): void {
@@ -186,20 +229,43 @@ export class BlockIndexReader {
     return out;
   }
 
+  /**
+   * Finds each label name's run of entries (the table is sorted by name, then value) without decoding the
+   * values: a name is decoded only where it changes, compared byte for byte with the previous one.
+   */
   private readPostingsTable(off: number): PostingsTable {
-    const body = this.section(off, 'postings offset table');
+    const body = this.sectionView(off, 'postings offset table');
+    const base = off + 4; // file offset of body[0]
     const r = new ByteReader(body, this.file);
     const n = r.u32be();
-    const t: PostingsTable = { pairs: new Map(), all: -1 };
+    const t: PostingsTable = { names: new Map(), all: -1 };
+    let cur: NameEntries | null = null;
+    let nameStart = 0, nameLen = -1;
     for (let i = 0; i < n; i++) {
-      if (r.uvarint() !== 2) throw new CorruptionError(this.file, off, 'postings offset entry without two keys');
-      const name = this.asSymbol(r.str()), value = this.asSymbol(r.str()), at = r.uvarint();
-      if (name === '' && value === '') { t.all = at; continue; }
-      let e = t.pairs.get(name);
-      if (!e) t.pairs.set(name, e = { values: [], offsets: [] });
-      e.values.push(value);
-      e.offsets.push(at);
+      const entryAt = r.pos;
+      if (r.uvarint() !== 2) throw new CorruptionError(this.file, base + entryAt, 'postings offset entry without two keys');
+      const nameAt = r.pos, len = r.uvarint(), start = r.pos;
+      if (len > r.remaining) throw new CorruptionError(this.file, base + start, 'postings offset entry past the end of the table');
+      r.pos += len;
+      const valueLen = r.uvarint();
+      if (valueLen > r.remaining) throw new CorruptionError(this.file, base + r.pos, 'postings offset entry past the end of the table');
+      r.pos += valueLen;
+      const at = r.uvarint();
+      if (len === 0 && valueLen === 0) { t.all = at; continue; }
+      if (cur === null || len !== nameLen || body.compare(body, nameStart, nameStart + len, start, start + len) !== 0) {
+        if (cur !== null) cur.end = base + entryAt;
+        const after = r.pos;
+        r.pos = nameAt;
+        const name = r.str();
+        r.pos = after;
+        cur = { at: base + entryAt, end: 0, count: 0, values: null, offsets: null };
+        t.names.set(name, cur);
+        nameStart = start;
+        nameLen = len;
+      }
+      cur.count++;
     }
+    if (cur !== null) cur.end = base + r.pos;
     return t;
   }
 
@@ -279,17 +345,17 @@ export class BlockIndexReader {
   cachedSeries(): number { return this.seriesCache.size; }
 
   /** Label names, sorted. */
-  labelNames(): string[] { return [...this.table.pairs.keys()]; }
+  labelNames(): string[] { return [...this.table.names.keys()]; }
 
   /** Values of `name`, sorted. */
-  labelValues(name: string): readonly string[] { return this.table.pairs.get(name)?.values ?? []; }
+  labelValues(name: string): readonly string[] { return this.entriesOf(name)?.values ?? []; }
 
   /** Series refs of `name=value` (ascending), or null when the pair does not occur. */
   postings(name: string, value: string): Uint32Array | null {
-    const e = this.table.pairs.get(name);
+    const e = this.entriesOf(name);
     if (!e) return null;
-    const i = binarySearch(e.values, value);
-    return i < 0 ? null : this.postingsAt(e.offsets[i]);
+    const i = binarySearch(e.values!, value);
+    return i < 0 ? null : this.postingsAt(e.offsets![i]);
   }
 
   /** Every series ref, ascending. */
@@ -303,23 +369,25 @@ export class BlockIndexReader {
    * across lists), in an array reused by the next call: no copy or array per list.
    */
   postingsWhere(name: string, pick: (value: string) => boolean): Uint32Array {
-    const e = this.table.pairs.get(name);
+    const e = this.entriesOf(name);
     let n = 0;
     if (e) {
-      for (let i = 0; i < e.values.length; i++) if (pick(e.values[i])) n = this.appendPostings(e.offsets[i], n);
+      const values = e.values!, offsets = e.offsets!;
+      for (let i = 0; i < values.length; i++) if (pick(values[i])) n = this.appendPostings(offsets[i], n);
     }
     return this.unionScratch.subarray(0, n);
   }
 
   /** The values of `name` (sorted) whose postings hold a ref `has` accepts; each list is read into a reused array. */
   valuesWithAnyRef(name: string, has: (ref: number) => boolean): string[] {
-    const e = this.table.pairs.get(name);
+    const e = this.entriesOf(name);
     const out: string[] = [];
     if (!e) return out;
-    for (let i = 0; i < e.values.length; i++) {
-      const n = this.appendPostings(e.offsets[i], 0);
+    const values = e.values!, offsets = e.offsets!;
+    for (let i = 0; i < values.length; i++) {
+      const n = this.appendPostings(offsets[i], 0);
       const refs = this.unionScratch;
-      for (let j = 0; j < n; j++) if (has(refs[j])) { out.push(e.values[i]); break; }
+      for (let j = 0; j < n; j++) if (has(refs[j])) { out.push(values[i]); break; }
     }
     return out;
   }
