@@ -162,8 +162,8 @@ export class WindowSumScorer implements Scorer {
    * cover at most MERGE_MAX_DENSITY of the segment's docs. A window over sparse postings holds a few dozen docs,
    * and its per-posting bookkeeping (touched bits, counts, sums in window slots, the walk that emits them) cost
    * more than merging the sorted postings directly: 2-term OR of 3,850 + 2,000 postings over 500,000 docs
-   * 400–580 µs by windows, 115–185 µs merged; 75,000 + 40,000: 2.2–2.8 against 1.0 ms; at about 0.45 of the docs
-   * the windows win (measured in process, 2026-11-27).
+   * 400–580 µs by windows, 118–199 µs by `mergeTwo`; a scratch merge loop: 75,000 + 40,000 postings 2.2–2.8
+   * against 1.0 ms, and at about 0.45 of the docs the windows win (measured in process, 2026-11-27).
    */
   private sparseTerms(maxDoc: number): boolean {
     const subs = this.subs;
@@ -223,8 +223,8 @@ export class WindowSumScorer implements Scorer {
 }
 
 /**
- * `collectMerged` over two clauses (a 2-word `match`), with both cursors in locals: 2.5× faster than the loop over
- * any number of clauses in the same synthetic run (3,850 + 2,000 postings: 78–98 against 184–288 µs).
+ * `collectMerged` over two clauses (a 2-word `match`), with both cursors in locals: 1.5× faster than the loop over
+ * any number of clauses in the same synthetic run (3,850 + 2,000 postings: 118–199 against 184–288 µs).
  */
 function mergeTwo(a: TermScorer, b: TermScorer, minMatch: number, docBase: number, parentOf: Int32Array | null, live: Uint8Array | null, sink: { collect(doc: number, score: number): void }): number {
   const aDocs = a.docs, bDocs = b.docs, aEnd = a.end, bEnd = b.end;
