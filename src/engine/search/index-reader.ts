@@ -97,8 +97,8 @@ export class IndexReader implements StatsSource {
   /**
    * What this reader knows of a term, remembered for its life (its segments never change): a term query looks
    * each term up once for its statistics and again for every segment's scorer, and user queries repeat their
-   * words. Reading a term's statistics decodes its dictionary entry in each segment (a sixth of a 2-term OR
-   * query's CPU on a 13-segment shard). Bounded: the memo starts over when full.
+   * words. Reading a term's statistics decodes its dictionary entry in each segment (about a tenth of a 2-term
+   * OR query's CPU on a 13-segment shard). Bounded: the memo starts over when full.
    */
   private remembered(field: string, term: string): TermMemo {
     const key = field + '\u0000' + term;

@@ -162,8 +162,8 @@ export class WindowSumScorer implements Scorer {
    * cover at most MERGE_MAX_DENSITY of the segment's docs. A window over sparse postings holds a few dozen docs,
    * and its per-posting bookkeeping (touched bits, counts, sums in window slots, the walk that emits them) cost
    * more than merging the sorted postings directly: 2-term OR of 3,850 + 2,000 postings over 500,000 docs
-   * 400–580 µs by windows, 115–185 µs merged; 75,000 + 40,000: 2.2–2.8 against 1.0 ms; at about 0.45 of the docs
-   * the windows win (measured in process, 2026-11-27).
+   * 400–580 µs by windows, 118–199 µs by `mergeTwo`; a scratch merge loop: 75,000 + 40,000 postings 2.2–2.8
+   * against 1.0 ms, and at about 0.45 of the docs the windows win (measured in process, 2026-11-27).
    */
   private sparseTerms(maxDoc: number): boolean {
     const subs = this.subs;
@@ -182,6 +182,16 @@ export class WindowSumScorer implements Scorer {
    * order into a double starting at 0 and cast to float, as the window's slots do, so scores are the same bits.
    */
   private collectMerged(docBase: number, parentOf: Int32Array | null, live: Uint8Array | null, sink: { collect(doc: number, score: number): void }): number {
+    const subs = this.subs as TermScorer[], n = subs.length, minMatch = this.minMatch;
+    const collected = n === 2 ? mergeTwo(subs[0], subs[1], minMatch, docBase, parentOf, live, sink) : this.mergeMany(docBase, parentOf, live, sink);
+    for (let i = 0; i < n; i++) subs[i].seek(NO_MORE_DOCS);
+    if (spare.length < MAX_SPARE) spare.push(this.buffers);
+    this.cur = NO_MORE_DOCS;
+    return collected;
+  }
+
+  /** `collectMerged` over 3–4 clauses: each step takes the smallest of the clauses' current docs. */
+  private mergeMany(docBase: number, parentOf: Int32Array | null, live: Uint8Array | null, sink: { collect(doc: number, score: number): void }): number {
     const subs = this.subs as TermScorer[], n = subs.length, minMatch = this.minMatch;
     // Each clause's next posting (an index into its docs) and that posting's doc.
     const pos = mergePos, at = mergeDoc;
@@ -204,13 +214,40 @@ export class WindowSumScorer implements Scorer {
       sink.collect(docBase + d, Math.fround(sum));
       collected++;
     }
-    for (let i = 0; i < n; i++) subs[i].seek(NO_MORE_DOCS);
-    if (spare.length < MAX_SPARE) spare.push(this.buffers);
-    this.cur = NO_MORE_DOCS;
     return collected;
   }
 
   cost(): number { let c = 0; for (const s of this.subs) c += s.cost(); return c; }
   fill(out: Uint32Array): number { return fillByNext(this, out); }
   score(): number { return Math.fround(this.scoresBuf[this.idx]); }
+}
+
+/**
+ * `collectMerged` over two clauses (a 2-word `match`), with both cursors in locals: 1.5× faster than the loop over
+ * any number of clauses in the same synthetic run (3,850 + 2,000 postings: 118–199 against 184–288 µs).
+ */
+function mergeTwo(a: TermScorer, b: TermScorer, minMatch: number, docBase: number, parentOf: Int32Array | null, live: Uint8Array | null, sink: { collect(doc: number, score: number): void }): number {
+  const aDocs = a.docs, bDocs = b.docs, aEnd = a.end, bEnd = b.end;
+  let pa = a.start, pb = b.start, collected = 0;
+  let da = pa < aEnd ? aDocs[pa] : NO_MORE_DOCS, db = pb < bEnd ? bDocs[pb] : NO_MORE_DOCS;
+  while (da !== NO_MORE_DOCS || db !== NO_MORE_DOCS) {
+    let d: number, sum = 0, matched = 0;
+    if (da <= db) {
+      d = da;
+      sum += a.scoreAt(pa);
+      matched++;
+      da = ++pa < aEnd ? aDocs[pa] : NO_MORE_DOCS;
+    } else {
+      d = db;
+    }
+    if (db === d) {
+      sum += b.scoreAt(pb);
+      matched++;
+      db = ++pb < bEnd ? bDocs[pb] : NO_MORE_DOCS;
+    }
+    if (matched < minMatch || (parentOf !== null && parentOf[d] !== -1) || (live !== null && live[d] === 0)) continue;
+    sink.collect(docBase + d, Math.fround(sum));
+    collected++;
+  }
+  return collected;
 }
