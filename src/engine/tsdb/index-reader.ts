@@ -1,9 +1,10 @@
 /**
  * Reads a block's `index` file (Prometheus index format v2, written by Tessera or by Prometheus) lazily, as
  * Prometheus's index.Reader does: the TOC is read at open and the symbol table and postings offset table are
- * checked there, then decoded at first use and kept; series entries and postings lists are read on demand with
- * positioned reads into reused buffers, so a block's heap cost is its symbols and label pairs once it is used,
- * not its series. Every section's CRC32C is checked when it is read; a mismatch is a CorruptionError naming the
+ * checked there; the symbol table is decoded when a series entry is first read, the postings offset table
+ * split into per-name runs at first use and a name's values decoded when a query first asks for it; series
+ * entries and postings lists are read on demand with positioned reads into reused buffers, so a block's heap
+ * cost is its symbols and the names queried once it is used, not its series. Every section's CRC32C is checked when it is read; a mismatch is a CorruptionError naming the
  * file and offset.
  */
 import { closeSync, fstatSync, openSync } from 'node:fs';
