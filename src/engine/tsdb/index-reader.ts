@@ -4,8 +4,8 @@
  * checked there; the symbol table is decoded when a series entry is first read, the postings offset table
  * split into per-name runs at first use and a name's values decoded when a query first asks for it; series
  * entries and postings lists are read on demand with positioned reads into reused buffers, so a block's heap
- * cost is its symbols and the names queried once it is used, not its series. Every section's CRC32C is checked when it is read; a mismatch is a CorruptionError naming the
- * file and offset.
+ * cost is its symbols and the names queried once it is used, not its series. Every section's CRC32C is
+ * checked when it is read; a mismatch is a CorruptionError naming the file and offset.
  */
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import { ReadAheadFile } from './read-ahead.ts';
@@ -42,11 +42,14 @@ const cachedReaders: (BlockIndexReader | null)[] = new Array(SERIES_CACHE_ENTRIE
 const cachedRefs = new Float64Array(SERIES_CACHE_ENTRIES);
 let cacheNext = 0;
 
+/** A label name's values (sorted) and each value's postings offset. */
+interface NameValues { values: string[]; offsets: number[] }
+
 /**
  * One label name's run of entries in the postings offset table: the file range `[at, end)` holding its `count`
- * entries, and, once a query asked for the name, its values (sorted) and each value's postings offset.
+ * entries, and its values once a query asked for the name.
  */
-interface NameEntries { at: number; end: number; count: number; values: string[] | null; offsets: number[] | null }
+interface NameEntries { at: number; end: number; count: number; decoded: NameValues | null }
 
 /** Label name → its entries; `all`: the offset of every series' list (−1: none). */
 interface PostingsTable { names: Map<string, NameEntries>; all: number }
@@ -135,9 +138,10 @@ export class BlockIndexReader {
    * block's whole table, thousands of per-series ids included, and with 360 blocks that was most of a shard
    * worker's first query and of the tables' memory (docs/benchmarks.md, issue 11).
    */
-  private entriesOf(name: string): NameEntries | undefined {
+  private entriesOf(name: string): NameValues | undefined {
     const e = this.table.names.get(name);
-    if (e === undefined || e.values !== null) return e;
+    if (e === undefined) return undefined;
+    if (e.decoded !== null) return e.decoded;
     const r = new ByteReader(this.read(e.at, e.end - e.at), this.file, 0, e.end - e.at);
     const values: string[] = new Array(e.count), offsets: number[] = new Array(e.count);
     // Shared with the symbol table when that is decoded (every name and value of a v2 index is a symbol).
@@ -151,9 +155,7 @@ export class BlockIndexReader {
       offsets[i] = r.uvarint();
     }
     this.file_!.release();
-    e.values = values;
-    e.offsets = offsets;
-    return e;
+    return (e.decoded = { values, offsets });
   }
 
   close(): void {
@@ -259,7 +261,7 @@ export class BlockIndexReader {
         r.pos = nameAt;
         const name = r.str();
         r.pos = after;
-        cur = { at: base + entryAt, end: 0, count: 0, values: null, offsets: null };
+        cur = { at: base + entryAt, end: 0, count: 0, decoded: null };
         t.names.set(name, cur);
         nameStart = start;
         nameLen = len;
@@ -355,8 +357,8 @@ export class BlockIndexReader {
   postings(name: string, value: string): Uint32Array | null {
     const e = this.entriesOf(name);
     if (!e) return null;
-    const i = binarySearch(e.values!, value);
-    return i < 0 ? null : this.postingsAt(e.offsets![i]);
+    const i = binarySearch(e.values, value);
+    return i < 0 ? null : this.postingsAt(e.offsets[i]);
   }
 
   /** Every series ref, ascending. */
@@ -372,10 +374,7 @@ export class BlockIndexReader {
   postingsWhere(name: string, pick: (value: string) => boolean): Uint32Array {
     const e = this.entriesOf(name);
     let n = 0;
-    if (e) {
-      const values = e.values!, offsets = e.offsets!;
-      for (let i = 0; i < values.length; i++) if (pick(values[i])) n = this.appendPostings(offsets[i], n);
-    }
+    if (e) for (let i = 0; i < e.values.length; i++) if (pick(e.values[i])) n = this.appendPostings(e.offsets[i], n);
     return this.unionScratch.subarray(0, n);
   }
 
@@ -384,11 +383,10 @@ export class BlockIndexReader {
     const e = this.entriesOf(name);
     const out: string[] = [];
     if (!e) return out;
-    const values = e.values!, offsets = e.offsets!;
-    for (let i = 0; i < values.length; i++) {
-      const n = this.appendPostings(offsets[i], 0);
+    for (let i = 0; i < e.values.length; i++) {
+      const n = this.appendPostings(e.offsets[i], 0);
       const refs = this.unionScratch;
-      for (let j = 0; j < n; j++) if (has(refs[j])) { out.push(values[i]); break; }
+      for (let j = 0; j < n; j++) if (has(refs[j])) { out.push(e.values[i]); break; }
     }
     return out;
   }
