@@ -141,13 +141,9 @@ function readOne(q: MultiSourceQuerier, ms: readonly Matcher[], mint: number, ma
       if (del !== undefined) { d = dels.length; dels.push(del); }
       for (let k = 0; k < tmp.length; k++) {
         const c = tmp[k], b = c.bytes;
-        if (c.mint >= mint && c.maxt <= maxt) {
-          const at = p.store(b);
-          rows.add(li, c.mint, c.maxt, at, at + b.length, d, IN_REPLY);
-        } else {
-          const at = toScratch(b);
-          rows.add(li, c.mint, c.maxt, at, at + b.length, d, IN_SCRATCH);
-        }
+        const inRange = c.mint >= mint && c.maxt <= maxt;
+        const at = inRange ? p.store(b) : toScratch(b);
+        rows.add(li, c.mint, c.maxt, at, at + b.length, d, inRange ? IN_REPLY : IN_SCRATCH);
       }
     }
     if (local.length === 0) continue;
