@@ -10,7 +10,7 @@ import type { FetchedSeries, Label, Labels } from './api.ts';
 import { compareLabels, labelsKey } from './labels.ts';
 import { SelectPacker } from './select-packer.ts';
 import { sortedUnionBy } from './sorted-union.ts';
-import { decodeXor } from './xor-chunk.ts';
+import { decodeXorInRange } from './xor-chunk.ts';
 
 /**
  * One worker's selected series: series i has the label pairs `refs[lOff[i]..lOff[i+1])` (name and value
@@ -77,15 +77,7 @@ function decodePart(labels: Labels, { p, i }: Part, alloc: SampleAllocator): Fet
   const mint = p.mint, maxt = p.maxt;
   let n = at;
   for (let j = p.cOff[i]; j < p.cOff[i + 1]; j++) {
-    const cnt = decodeXor(data.subarray(bStart[j], p.bEnd[j]), t, v, n);
-    let k = n;
-    for (let x = n; x < n + cnt; x++) {
-      const tx = t[x];
-      if (tx < mint || tx > maxt) continue;
-      if (k !== x) { t[k] = tx; v[k] = v[x]; } // typed-array copies keep NaN payloads (stale markers)
-      k++;
-    }
-    n = k;
+    n = decodeXorInRange(data.subarray(bStart[j], p.bEnd[j]), t, v, n, mint, maxt);
   }
   return { labels, t: t.subarray(at, n), v: v.subarray(at, n) };
 }

@@ -11,7 +11,7 @@ import { compareLabels, labelsKey } from './labels.ts';
 import { ListSeriesSet } from './list-series-set.ts';
 import { mergeTwo, sortedUnion } from './sorted-union.ts';
 import { ReadStop } from '../read-stop.ts';
-import { decodeXor, xorCount } from './xor-chunk.ts';
+import { decodeXor, decodeXorInRange, xorCount } from './xor-chunk.ts';
 
 /** One chunk plus the deletions that apply to it. */
 interface ChunkRef { c: ChunkMeta; del: readonly Interval[] | undefined }
@@ -316,13 +316,12 @@ export function fetchSeries(q: MultiSourceQuerier, ms: readonly Matcher[], mint:
 
 /** Decodes one chunk at `t[n]`/`v[n]`, keeps the samples in `[mint, maxt]` and not deleted; returns the new end. */
 function decodeFiltered(r: ChunkRef, t: Float64Array, v: Float64Array, n: number, mint: number, maxt: number): number {
-  const cnt = decodeXor(r.c.bytes, t, v, n);
-  if (r.c.mint >= mint && r.c.maxt <= maxt && r.del === undefined) return n + cnt;
+  const end = decodeXorInRange(r.c.bytes, t, v, n, mint, maxt);
+  if (r.del === undefined) return end;
   let k = n;
-  for (let i = n; i < n + cnt; i++) {
-    const ti = t[i];
-    if (ti < mint || ti > maxt || isDeleted(r.del, ti)) continue;
-    if (k !== i) { t[k] = ti; v[k] = v[i]; } // typed-array to typed-array copies keep NaN payloads
+  for (let i = n; i < end; i++) {
+    if (isDeleted(r.del, t[i])) continue;
+    if (k !== i) { t[k] = t[i]; v[k] = v[i]; } // typed-array to typed-array copies keep NaN payloads
     k++;
   }
   return k;

@@ -69,9 +69,6 @@ export class SelectPacker {
     return at;
   }
 
-  /** End of the stored bytes (where the next `store` puts its first byte). */
-  get storedBytes(): number { return this.len; }
-
   /** Stored bytes `[start, end)`, valid until `done`. */
   storedView(start: number, end: number): Uint8Array { return this.data.subarray(start, end); }
 
@@ -85,12 +82,6 @@ export class SelectPacker {
     this.bStart[this.chunks] = start;
     this.bEnd[this.chunks] = end;
     this.chunks++;
-  }
-
-  /** Appends one chunk of the current series. */
-  chunk(b: Uint8Array): void {
-    const at = this.store(b);
-    this.chunkAt(at, this.len);
   }
 
   /** Encodes `n` decoded samples as chunks of the current series. */

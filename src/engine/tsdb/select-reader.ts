@@ -15,7 +15,7 @@ import type { PackedSelect } from './packed-series.ts';
 import { ChunksCursor, liveChunksOf, SELECT_PHASE, type MultiSourceQuerier } from './querier.ts';
 import { ReadStop } from '../read-stop.ts';
 import { SelectPacker } from './select-packer.ts';
-import { decodeXor, XOR_MAX_SAMPLES, xorCount } from './xor-chunk.ts';
+import { decodeXorInRange, XOR_MAX_SAMPLES, xorCount } from './xor-chunk.ts';
 
 /** Where a chunk's bytes were put: in the reply, or (reaching past the select's range, to be cut) in `Scratch`. */
 const IN_REPLY = 0, IN_SCRATCH = 1;
@@ -185,13 +185,7 @@ function packSeries(table: SeriesTable, rows: ChunkRows, dels: readonly (readonl
         const bytes = scratch.subarray(rows.start[k], rows.end[k]);
         const cnt = xorCount(bytes);
         if (cnt > t.length) { t = new Float64Array(cnt); v = new Float64Array(cnt); }
-        decodeXor(bytes, t, v);
-        let kept = 0;
-        for (let i = 0; i < cnt; i++) {
-          if (t[i] < mint || t[i] > maxt) continue;
-          if (kept !== i) { t[kept] = t[i]; v[kept] = v[i]; } // typed-array copies keep NaN payloads (stale markers)
-          kept++;
-        }
+        const kept = decodeXorInRange(bytes, t, v, 0, mint, maxt);
         if (kept > 0) p.samples(t, v, kept);
       }
     } else {

@@ -235,3 +235,20 @@ export function decodeXor(b: Uint8Array, outT: Float64Array, outV: Float64Array,
   }
   return n;
 }
+
+/**
+ * Decodes chunk `b` into `outT`/`outV` from index `at` and keeps only its samples in `[mint, maxt]`, moved down
+ * in place (typed-array to typed-array copies keep NaN payloads: stale markers); returns the new end.
+ */
+export function decodeXorInRange(b: Uint8Array, outT: Float64Array, outV: Float64Array, at: number, mint: number, maxt: number): number {
+  const cnt = decodeXor(b, outT, outV, at);
+  if (cnt === 0 || (outT[at] >= mint && outT[at + cnt - 1] <= maxt)) return at + cnt;
+  let k = at;
+  for (let i = at; i < at + cnt; i++) {
+    const ti = outT[i];
+    if (ti < mint || ti > maxt) continue;
+    if (k !== i) { outT[k] = ti; outV[k] = outV[i]; }
+    k++;
+  }
+  return k;
+}
