@@ -11,8 +11,8 @@
  *     term filter, bool + date range sorted by date) once background merges are done, with 4 clients and
  *     with 1, a bounded number of queries each, after WARMUP unmeasured queries of each kind (as Rally's
  *     warm-up iterations: the first hundreds of queries run while V8 is still compiling the search code, which
- *     doubled the CPU per query). Requests ask for no compression (`accept-encoding: identity`), as the
- *     official JS and Python clients do by default; fetch would otherwise ask for gzip;
+ *     doubled the CPU per query). Searches go over node:http with a keep-alive agent, uncompressed, as the
+ *     official JS client 6.x sends them; with 1 client also through fetch, the client of earlier figures;
  *   - restart: SIGTERM, start again, time until `_count` answers N (process start included);
  *   - memory after the restart and 200 mixed searches.
  *
@@ -28,6 +28,7 @@ import { join } from 'node:path';
 import { startServer, type TestServer } from '../test/support/server.ts';
 import { mulberry32 } from '../bench/support/mulberry32.ts';
 import { logDocument, logVocabulary, LOG_SPAN_MS, LOG_T0 } from './support/log-docs.ts';
+import { KeepAliveClient } from './support/keep-alive-client.ts';
 
 const N = Number(process.argv[2] ?? 1_000_000);
 const PER_BULK = 2_000;
@@ -126,22 +127,37 @@ async function mergesDone(s: TestServer): Promise<number> {
   return Math.round(performance.now() - t0);
 }
 
-async function latencies(s: TestServer, kind: Kind, count: number, seed: number, clients = CLIENTS): Promise<{ p50: number; p99: number }> {
+/**
+ * p50/p99 of `count` searches of one kind from `clients` clients, each sending its next search when the last
+ * answered. `via` 'http' sends them as the official JS client 6.x does (node:http, keep-alive); 'fetch' through
+ * undici, the client of the figures before 2026-11-28, kept to compare the two in one run.
+ */
+async function latencies(s: TestServer, kind: Kind, count: number, seed: number, clients = CLIENTS, via: 'http' | 'fetch' = 'http'): Promise<{ p50: number; p99: number }> {
   const r = mulberry32(seed);
   const qs = Array.from({ length: count }, () => JSON.stringify(query(kind, r)));
   const lat: number[] = [];
+  const http = new KeepAliveClient(s.esUrl, clients);
+  const search = async (q: string): Promise<number> => {
+    if (via === 'http') return (await http.post('/logs/_search', q)).status;
+    const res = await fetch(`${s.esUrl}/logs/_search`, { method: 'POST', headers: { 'content-type': 'application/json', 'accept-encoding': 'identity' }, body: q });
+    await res.text();
+    return res.status;
+  };
   let i = 0;
   async function client(): Promise<void> {
     while (i < qs.length) {
       const q = qs[i++];
       const t0 = performance.now();
-      const res = await fetch(`${s.esUrl}/logs/_search`, { method: 'POST', headers: { 'content-type': 'application/json', 'accept-encoding': 'identity' }, body: q });
-      await res.text();
-      if (res.status !== 200) throw new Error(`search ${res.status}`);
+      const status = await search(q);
+      if (status !== 200) throw new Error(`search ${status}`);
       lat.push(performance.now() - t0);
     }
   }
-  await Promise.all(Array.from({ length: clients }, client));
+  try {
+    await Promise.all(Array.from({ length: clients }, client));
+  } finally {
+    http.close();
+  }
   lat.sort((a, b) => a - b);
   const pct = (p: number): number => Math.round(lat[Math.min(lat.length - 1, Math.floor(p * lat.length))] * 100) / 100;
   return { p50: pct(0.5), p99: pct(0.99) };
@@ -195,8 +211,11 @@ try {
     for (const [i, k] of KINDS.entries()) await latencies(s, k, WARMUP, 300 + i);
     for (const [i, k] of KINDS.entries()) lat[k] = await latencies(s, k, QUERIES_PER_KIND, 100 + i);
     for (const [i, k] of KINDS.entries()) one[k] = await latencies(s, k, QUERIES_PER_KIND / 2, 200 + i, 1);
+    const oneFetch: Record<string, unknown> = {};
+    for (const [i, k] of KINDS.entries()) oneFetch[k] = await latencies(s, k, QUERIES_PER_KIND / 2, 200 + i, 1, 'fetch');
     out.searchMs = lat;
     out.searchMsOneClient = one;
+    out.searchMsOneClientFetch = oneFetch;
     await new Promise((r) => setTimeout(r, SETTLE_MS));
     out.afterSearches = { ...memory(s.pid), heapsMB: await heaps(s) };
 

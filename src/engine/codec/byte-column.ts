@@ -84,17 +84,6 @@ export class ByteColumn {
     return this.slabs[this.slabOf[doc]].subarray(at, at + this.len[doc]);
   }
 
-  /** The byte length of `doc`'s value (0 when it has none). */
-  lengthOf(doc: number): number { return this.has(doc) ? this.len[doc] : 0; }
-
-  /** Copies `doc`'s value to the start of `into` (at least `lengthOf(doc)` bytes long); returns its length. */
-  copyInto(doc: number, into: Uint8Array): number {
-    if (!this.has(doc)) return 0;
-    const slab = this.slabs[this.slabOf[doc]], at = this.start[doc], n = this.len[doc];
-    for (let i = 0; i < n; i++) into[i] = slab[at + i];
-    return n;
-  }
-
   /** `doc`'s value decoded as UTF-8 ('' when it has none). */
   getString(doc: number): string {
     if (!this.has(doc)) return '';

@@ -24,3 +24,25 @@ test('an id table finds each id\'s live doc through growth, deletes, re-adds and
   const frozen = t.over(ids.frozen(doc));
   for (let i = 0; i < 5000; i += 7) assert.equal(frozen.get(name(i)), live.get(name(i)) ?? -1, `${name(i)} after freezing`);
 });
+
+test('ids with the same hash are told apart by their bytes, before and after the table grows', () => {
+  // FNV-1a over the id's UTF-8 bytes, as the table hashes: find two ids that collide (a birthday search).
+  const fnv = (s: string): number => { let h = 0x811c9dc5 | 0; for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 0x01000193); } return h; };
+  const seen = new Map<number, string>();
+  let pair: [string, string] | null = null;
+  for (let i = 0; pair === null; i++) {
+    const id = `c${i}`, h = fnv(id), other = seen.get(h);
+    if (other !== undefined) pair = [other, id]; else seen.set(h, id);
+  }
+  const [a, b] = pair;
+  assert.equal(fnv(a), fnv(b));
+  const ids = new ByteColumn(4096), t = new IdTable(ids);
+  ids.setString(0, a); t.set(a, 0);
+  assert.equal(t.get(b), -1, 'an id whose hash another id has is not that id');
+  ids.setString(1, b); t.set(b, 1);
+  assert.deepEqual([t.get(a), t.get(b)], [0, 1]);
+  for (let d = 2; d < 3000; d++) { ids.setString(d, `x${d}`); t.set(`x${d}`, d); }
+  assert.deepEqual([t.get(a), t.get(b), t.get('x2999')], [0, 1, 2999], 'after growth');
+  assert.equal(t.delete(a), 0);
+  assert.deepEqual([t.get(a), t.get(b)], [-1, 1], 'deleting one leaves the other');
+});

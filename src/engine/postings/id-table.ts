@@ -41,9 +41,6 @@ function encodeKey(id: string): number {
   return n;
 }
 
-/** An id being rehashed (`IdTable.grow`). */
-let rehashScratch = new Uint8Array(256);
-
 function hashOf(bytes: Uint8Array, n: number): number {
   let h = FNV_OFFSET;
   for (let i = 0; i < n; i++) { h ^= bytes[i]; h = Math.imul(h, FNV_PRIME); }
@@ -51,6 +48,12 @@ function hashOf(bytes: Uint8Array, n: number): number {
 }
 
 export class IdTable {
+  /**
+   * Slot p is `slots[2p]`, the doc code (EMPTY, the doc, or −2 − doc), and `slots[2p + 1]`, its id's hash: a
+   * probe past another id compares hashes, not the ids' bytes. Looking up an id the table does not hold (every
+   * new document, in the buffer and in each in-memory segment) walked a few occupied slots, and reading each
+   * one's id from its column took several cache misses (a shard worker's version lookups, `locate`).
+   */
   private slots: Int32Array;
   private mask: number;
   /** Occupied slots (dead ones included). */
@@ -64,7 +67,7 @@ export class IdTable {
     }
     let n = 1024;
     while (n < 2 * expected + 2) n *= 2;
-    this.slots = new Int32Array(n).fill(EMPTY);
+    this.slots = new Int32Array(2 * n).fill(EMPTY);
     this.mask = n - 1;
   }
 
@@ -72,34 +75,35 @@ export class IdTable {
   private find(n: number, h: number): number {
     const slots = this.slots, mask = this.mask;
     for (let p = h & mask; ; p = (p + 1) & mask) {
-      const v = slots[p];
-      if (v === EMPTY || this.ids.equals(v >= 0 ? v : -2 - v, key, n)) return p;
+      const v = slots[2 * p];
+      if (v === EMPTY) return p;
+      if (slots[2 * p + 1] === h && this.ids.equals(v >= 0 ? v : -2 - v, key, n)) return p;
     }
   }
 
   /** The live root doc of `id`, or −1. */
   get(id: string): number {
     useKey(id);
-    const v = this.slots[this.find(keyLength, keyHash)];
+    const v = this.slots[2 * this.find(keyLength, keyHash)];
     return v >= 0 ? v : -1;
   }
 
   /** Makes `doc` (whose id in the column is `id`) the live copy of `id`. */
   set(id: string, doc: number): void {
-    if (2 * (this.used + 1) > this.slots.length) this.grow();
+    if (2 * (this.used + 1) > this.mask + 1) this.grow();
     useKey(id);
     const p = this.find(keyLength, keyHash);
-    if (this.slots[p] === EMPTY) this.used++;
-    this.slots[p] = doc;
+    if (this.slots[2 * p] === EMPTY) { this.used++; this.slots[2 * p + 1] = keyHash; }
+    this.slots[2 * p] = doc;
   }
 
   /** Marks the live copy of `id` deleted; returns its doc, or −1 when it had none. */
   delete(id: string): number {
     useKey(id);
     const p = this.find(keyLength, keyHash);
-    const v = this.slots[p];
+    const v = this.slots[2 * p];
     if (v < 0) return -1;
-    this.slots[p] = -2 - v;
+    this.slots[2 * p] = -2 - v;
     return v;
   }
 
@@ -108,23 +112,19 @@ export class IdTable {
     return new IdTable(ids, 0, this);
   }
 
-  /**
-   * Rehashes every id into a table twice the size. Each id is copied into `rehashScratch` rather than viewed
-   * (a subarray per buffered id, tens of thousands of them whenever a buffer outgrew its table).
-   */
+  /** Moves every slot into a table twice the size, placed by its stored hash (no id is read again). */
   private grow(): void {
     const old = this.slots;
-    this.slots = new Int32Array(old.length * 2).fill(EMPTY);
-    this.mask = this.slots.length - 1;
-    for (const v of old) {
+    const slots = new Int32Array(old.length * 2).fill(EMPTY), mask = 2 * (this.mask + 1) - 1;
+    for (let o = 0; o < old.length; o += 2) {
+      const v = old[o];
       if (v === EMPTY) continue;
-      const doc = v >= 0 ? v : -2 - v;
-      const len = this.ids.lengthOf(doc);
-      if (len > rehashScratch.length) rehashScratch = new Uint8Array(2 * len);
-      const n = this.ids.copyInto(doc, rehashScratch);
-      for (let p = hashOf(rehashScratch, n) & this.mask; ; p = (p + 1) & this.mask) {
-        if (this.slots[p] === EMPTY) { this.slots[p] = v; break; }
-      }
+      const h = old[o + 1];
+      let p = h & mask;
+      while (slots[2 * p] !== EMPTY) p = (p + 1) & mask;
+      slots[2 * p] = v; slots[2 * p + 1] = h;
     }
+    this.slots = slots;
+    this.mask = mask;
   }
 }

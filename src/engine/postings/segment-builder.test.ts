@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { SegmentBuilder } from './segment-builder.ts';
 import { AnalyzerRegistry } from '../analysis/analyzers.ts';
 import { TokenBuf } from '../analysis/token-buf.ts';
+import { mulberry32 } from '../../../bench/support/mulberry32.ts';
 
 // Mixed case, digits, mid-word punctuation, non-ASCII letters whose lowercase differs in length, Han, and a
 // token longer than max_token_length (split into spans).
@@ -86,6 +87,43 @@ test('a buffer over the previous buffer\'s recycled columns builds the same segm
   assert.deepEqual([after.terms, after.docStart, after.docs, after.freqs, after.positions, after.norms()], snapshot, 'the first segment is unchanged');
   assert.deepEqual(docsOfFirst.map((d) => structuredClone(built.stored(d))), storedBefore, 'its ids and sources too');
   assert.deepEqual([built.lookupId('d3'), built.lookupId('d699'), built.lookupId('root'), built.pathOf(child)], [3, 699, root, 'nested']);
+});
+
+test('buffers that keep the previous buffer\'s term hash (or start an empty one) build the segments fresh buffers build', () => {
+  // Five buffers in turn over one builder chain: the second and third share most words with the one before and
+  // add new ones (the hash is kept, its ids grow), the fourth uses a few words only (so the fifth starts with an
+  // empty hash), the fifth mixes old and new words. Each segment must hold exactly its own buffer's terms.
+  const standard = new AnalyzerRegistry({}).get('standard')!;
+  const tokens = new TokenBuf();
+  const r = mulberry32(11);
+  const vocab = Array.from({ length: 3_000 }, (_, i) => `w${i.toString(36)}${'q'.repeat(i % 9)}`);
+  const text = (lo: number, hi: number, n: number): string => Array.from({ length: n }, () => vocab[lo + Math.floor(r() * (hi - lo))]).join(' ');
+  const buffers = [
+    Array.from({ length: 300 }, () => text(0, 1_500, 12)),
+    Array.from({ length: 300 }, () => text(200, 2_000, 12)),
+    Array.from({ length: 200 }, () => text(0, 2_500, 10)),
+    Array.from({ length: 20 }, () => text(2_900, 2_940, 3)),
+    Array.from({ length: 250 }, () => text(1_000, 3_000, 12).toUpperCase()),
+  ];
+  let chained = new SegmentBuilder();
+  for (const [n, texts] of buffers.entries()) {
+    const fresh = new SegmentBuilder();
+    for (const b of [chained, fresh]) {
+      for (const [i, t] of texts.entries()) {
+        const d = b.addDoc(`d${i}`, '');
+        standard.analyzeLowerSpans(t, tokens.clear(), 0);
+        b.addLowerSpans(d, 'f', t, tokens);
+        b.addTerm(d, 'k', t.slice(0, 4));
+      }
+    }
+    const a = chained.build(`a${n}`), b = fresh.build(`b${n}`);
+    for (const f of ['f', 'k']) {
+      const x = a.field(f)!, y = b.field(f)!;
+      assert.deepEqual(x.terms, y.terms, `buffer ${n}, field ${f}`);
+      assert.deepEqual([x.docStart, x.docs, x.freqs, x.posStart, x.positions, x.norms(), x.docCount, x.sumTotalTermFreq], [y.docStart, y.docs, y.freqs, y.posStart, y.positions, y.norms(), y.docCount, y.sumTotalTermFreq], `buffer ${n}, field ${f}`);
+    }
+    chained = new SegmentBuilder(chained);
+  }
 });
 
 test('freqs and positions per posting, stacked tokens included; a field without freqs keeps docs only', () => {

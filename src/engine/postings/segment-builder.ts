@@ -7,10 +7,13 @@ import { NumericDocValues, OrdinalDocValues } from './segment.ts';
 import { ArrayOrdinalTerms, MemoryFieldPostings, MemorySegment } from './memory-segment.ts';
 import type { TokenBuf } from '../analysis/token-buf.ts';
 import { TermHash } from './term-hash.ts';
-import { SortScratch, sortTerms } from './sort-terms.ts';
+import { SortScratch, sortTerms, sortTermsInPlace } from './sort-terms.ts';
 import { grown } from '../codec/typed-grow.ts';
 import { ByteColumn } from '../codec/byte-column.ts';
 import { IdTable } from './id-table.ts';
+
+/** A buffer keeps its predecessor's term hash while the hash holds at most this many times the terms it used. */
+const KEEP_VOCABULARY = 2;
 
 /**
  * One field's buffered tokens as a flat stream (term id, doc, position) in growable typed arrays, inverted by
@@ -24,15 +27,20 @@ class FieldAcc {
   n = 0;
   /** Field length per doc for norms (grown on demand). */
   lengths: Int32Array;
+  /** Terms of the hash this buffer's tokens used (set by its build). */
+  termsUsed = 0;
   /**
    * `prev`: the same field's accumulator in the previous buffer, already built into its segment, whose
-   * columns and term table this one takes over (see `SegmentBuilder`).
+   * columns and term table this one takes over (see `SegmentBuilder`). Its terms and ids are kept while that
+   * buffer used at least half of them (KEEP_VOCABULARY): on a bulk load most of a buffer's tokens are terms the
+   * last buffer had, and inserting its whole vocabulary again into an empty hash was a third of the term
+   * lookups' time. A hash that gathers more unused terms than that starts empty, so it stays bounded.
    */
   constructor(readonly withFreqs: boolean, readonly withNorms: boolean, prev?: FieldAcc) {
     if (prev) {
       this.tokTerm = prev.tokTerm; this.tokDoc = prev.tokDoc; this.tokPos = prev.tokPos;
       this.lengths = prev.lengths.fill(0);
-      this.hash = prev.hash.cleared();
+      this.hash = prev.hash.size <= KEEP_VOCABULARY * prev.termsUsed ? prev.hash.carriedOver() : prev.hash.cleared();
     } else {
       this.tokTerm = new Int32Array(1024); this.tokDoc = new Int32Array(1024); this.tokPos = new Int32Array(1024);
       this.lengths = new Int32Array(256);
@@ -319,7 +327,7 @@ const KEEP_SLOT_INTS = 1 << 19;
  * per-term table of `buildField` and the vocabulary sort's arrays were fresh memory at every refresh, and a
  * fresh page costs a fault (7–15 µs on this project's VMs). Only what the segment keeps is allocated per build.
  */
-const buildScratch = { slot: new Int32Array(0), sort: new SortScratch() };
+const buildScratch = { slot: new Int32Array(0), sort: new SortScratch(), usedIds: new Int32Array(0) };
 
 function buildField(fa: FieldAcc, maxDoc: number): MemoryFieldPostings {
   const T = fa.terms.length, n = fa.n;
@@ -342,19 +350,35 @@ function buildField(fa: FieldAcc, maxDoc: number): MemoryFieldPostings {
     slot[s + 1]++;
     if (slot[s] !== d) { slot[s] = d; slot[s + 2]++; nPostings++; }
   }
+  // The terms this buffer's tokens used: all of the hash's unless it was carried over from earlier buffers.
+  let used = 0;
+  for (let s = 1; s < T * TERM_SLOT; s += TERM_SLOT) if (slot[s] > 0) used++;
+  fa.termsUsed = used;
   // Dictionary order, each term's id carried through the radix sort (a comparator over ids cost 4× the sort,
   // and looking each sorted term up again was a hash probe per term).
-  const { terms, ids: rank } = sortTerms(fa.terms, buildScratch.sort);
+  let terms: string[], rank: Int32Array;
+  if (used === T) ({ terms, ids: rank } = sortTerms(fa.terms, buildScratch.sort));
+  else {
+    const all = fa.terms, usedTerms: string[] = [];
+    let usedIds = buildScratch.usedIds;
+    if (usedIds.length < used) {
+      usedIds = new Int32Array(used + (used >> 2));
+      if (usedIds.length <= KEEP_SLOT_INTS / TERM_SLOT) buildScratch.usedIds = usedIds;
+    }
+    for (let t = 0; t < T; t++) if (slot[t * TERM_SLOT + 1] > 0) { usedIds[usedTerms.length] = t; usedTerms.push(all[t]); }
+    ({ terms, ids: rank } = sortTermsInPlace(usedTerms, buildScratch.sort));
+    for (let r = 0; r < used; r++) rank[r] = usedIds[rank[r]];
+  }
   // Where each term's postings and positions start in dictionary (sorted) order.
-  const docStart = new Uint32Array(T + 1);
+  const docStart = new Uint32Array(used + 1);
   let p = 0, q = 0;
-  for (let r = 0; r < T; r++) {
+  for (let r = 0; r < used; r++) {
     const s = rank[r] * TERM_SLOT, tokens = slot[s + 1], postings = slot[s + 2];
     docStart[r] = p;
     slot[s] = -1; slot[s + 1] = p; slot[s + 2] = q;
     p += postings; q += tokens;
   }
-  docStart[T] = p;
+  docStart[used] = p;
   const docs = new Uint32Array(nPostings);
   const freqs = fa.withFreqs ? new Uint32Array(nPostings) : null;
   const posStart = fa.withFreqs ? new Uint32Array(nPostings + 1) : null;

@@ -42,8 +42,12 @@ export class SortScratch {
  * need not be looked up again by string. `ids` is a view of `scratch`'s array, valid until its next sort.
  */
 export function sortTerms(terms: readonly string[], scratch: SortScratch = new SortScratch()): { terms: string[]; ids: Int32Array } {
-  const n = terms.length;
-  const out = terms.slice();
+  return sortTermsInPlace(terms.slice(), scratch);
+}
+
+/** As `sortTerms`, sorting `out` itself (a caller's array it no longer needs in its own order). */
+export function sortTermsInPlace(out: string[], scratch: SortScratch = new SortScratch()): { terms: string[]; ids: Int32Array } {
+  const n = out.length;
   let { ids, tmpIds, tmp } = scratch;
   if (ids.length < n) {
     // Room for a vocabulary a quarter larger: the next refresh's is about this one's.

@@ -65,6 +65,16 @@ export class TermHash {
   }
 
   /**
+   * This hash, its terms and ids kept, for the next indexing buffer (whose vocabulary is mostly this one's):
+   * the terms it already holds are found rather than inserted again. It stops looking new terms' strings up
+   * in the hash it followed (which it lets go): by now its own vocabulary holds them.
+   */
+  carriedOver(): TermHash {
+    this.prev = null;
+    return this;
+  }
+
+  /**
    * The previous buffer's string for the ASCII span `text[start, end)` lowercased (hash `h`, inline key
    * `k0`/`k1`, or NOT_INLINE), or a new one.
    */

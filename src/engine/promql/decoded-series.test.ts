@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DecodedSeriesBound, DeferredStoredSeries } from './decoded-series.ts';
+import { ARENA_SAMPLES, DecodedSeriesBound, DeferredStoredSeries } from './decoded-series.ts';
 
 const series = (name: string, n: number, decodes: string[], bound: DecodedSeriesBound): DeferredStoredSeries =>
   new DeferredStoredSeries([{ name: 'a', value: name }], () => {
@@ -69,4 +69,44 @@ test('a series let go with done() leaves the bound at once, and reading it again
   assert.equal(b.n, 10); // 30 > 25 again: b, the oldest held, was dropped and is decoded once more
   assert.deepEqual(decodes, ['a', 'b', 'c', 'a', 'b']);
   assert.equal(bound.loaded, 30);
+});
+
+/** A series of `n` samples (t = i s, v = i × k) decoded as the packed replies decode: into the bound's room. */
+const allocated = (name: string, n: number, k: number, bound: DecodedSeriesBound): DeferredStoredSeries =>
+  new DeferredStoredSeries([{ name: 'a', value: name }], (alloc) => {
+    const { t, v, at } = alloc(n);
+    for (let i = 0; i < n; i++) { t[at + i] = i * 1000; v[at + i] = i * k; }
+    return { labels: [], t: t.subarray(at, at + n), v: v.subarray(at, at + n) };
+  }, bound);
+
+const LONG = ARENA_SAMPLES / 4 + 1000;
+
+test('a long series let go with done() lends its arrays to the next long series; one still held never does', () => {
+  const bound = new DecodedSeriesBound();
+  const a = allocated('a', LONG, 1, bound);
+  assert.equal(a.v[LONG - 1], LONG - 1);
+  const aBuffer = a.t.buffer;
+  const b = allocated('b', LONG - 10, 2, bound);
+  assert.equal(b.v[5], 10);
+  assert.notEqual(b.t.buffer, aBuffer, 'a is still held: b gets arrays of its own');
+  assert.equal(a.v[7], 7, 'a untouched by b');
+  const bBuffer = b.t.buffer;
+  b.done();
+  const c = allocated('c', LONG - 20, 3, bound);
+  assert.equal(c.t.buffer, bBuffer, 'c reuses b\'s arrays');
+  assert.equal(c.n, LONG - 20);
+  assert.equal(c.v[LONG - 21], (LONG - 21) * 3);
+  assert.equal(a.v[7], 7, 'a untouched by c');
+  c.done();
+  // Longer than the spare: fresh arrays, the right samples.
+  const d = allocated('d', LONG + 50, 4, bound);
+  assert.equal(d.n, LONG + 50);
+  assert.equal(d.v[LONG + 49], (LONG + 49) * 4);
+  // A let-go series read again is decoded again, and the series decoded since keep their samples.
+  d.done();
+  assert.equal(c.v[3], 9);
+  const e = allocated('e', LONG, 5, bound);
+  assert.equal(e.v[2], 10);
+  assert.equal(c.v[LONG - 21], (LONG - 21) * 3);
+  assert.equal(e.v[LONG - 1], (LONG - 1) * 5);
 });

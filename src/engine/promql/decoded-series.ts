@@ -19,7 +19,7 @@ export const DECODED_SAMPLES_BUDGET = 4_000_000;
 interface Decoded { t: Float64Array; v: Float64Array; stale: Uint8Array | null; n: number }
 
 /** Samples per array the bound decodes series into (1 MB for times and values); a longer series gets its own. */
-const ARENA_SAMPLES = 65_536;
+export const ARENA_SAMPLES = 65_536;
 
 /** The decoded series of one evaluation, oldest first; the oldest are dropped while the total is over budget. */
 export class DecodedSeriesBound {
@@ -35,12 +35,25 @@ export class DecodedSeriesBound {
   private arenaT: Float64Array | null = null;
   private arenaV: Float64Array | null = null;
   private arenaUsed = 0;
+  /**
+   * A series too long for the shared arrays gets arrays of its own; the last pair handed out, and the pair of
+   * a series let go (`letGo`), which the next long series reuses. Over 30 days a range function reads ~170,000
+   * samples a series, one series after the other: 2.8 MB of fresh arrays per series, garbage at the next,
+   * left glibc's arenas holding ~130 MB after the query (docs/benchmarks.md, issue 11).
+   */
+  private own: { t: Float64Array; v: Float64Array } | null = null;
+  private spare: { t: Float64Array; v: Float64Array } | null = null;
 
   constructor(private budget = DECODED_SAMPLES_BUDGET) {}
 
   /** Room for `n` decoded samples (`SampleAllocator`). */
   readonly alloc: SampleAllocator = (n) => {
-    if (n > ARENA_SAMPLES / 4) return { t: new Float64Array(n), v: new Float64Array(n), at: 0 };
+    if (n > ARENA_SAMPLES / 4) {
+      const reused = this.spare !== null && this.spare.t.length >= n ? this.spare : null;
+      this.spare = null;
+      this.own = reused ?? { t: new Float64Array(n), v: new Float64Array(n) };
+      return { t: this.own.t, v: this.own.v, at: 0 };
+    }
     if (this.arenaT === null || this.arenaUsed + n > ARENA_SAMPLES) {
       this.arenaT = new Float64Array(ARENA_SAMPLES);
       this.arenaV = new Float64Array(ARENA_SAMPLES);
@@ -74,6 +87,8 @@ export class DecodedSeriesBound {
   letGo(s: DeferredStoredSeries): boolean {
     if (this.held.length === this.first || this.held[this.held.length - 1] !== s) return false;
     this.held.pop();
+    // The evaluation reads nothing of a series it let go: its own arrays are free for the next long one.
+    if (this.own !== null && s.samplesIn(this.own.t)) { this.spare = this.own; this.own = null; }
     this.total -= s.release();
     return true;
   }
@@ -92,6 +107,9 @@ export class DeferredStoredSeries implements StoredSeries {
   get v(): Float64Array { return (this.d ?? this.load()).v; }
   get stale(): Uint8Array | null { return (this.d ?? this.load()).stale; }
   get n(): number { return (this.d ?? this.load()).n; }
+
+  /** Whether the decoded samples lie in `arr` (a view of it, or it). */
+  samplesIn(arr: Float64Array): boolean { return this.d !== null && this.d.t.buffer === arr.buffer; }
 
   /** Forgets the decoded samples (they are decoded again when read); returns how many there were. */
   release(): number {
