@@ -294,7 +294,8 @@ export class DiskFieldPostings implements FieldPostings {
    * Term `t`'s decoded postings, cached — inline ones (rare terms, in the dictionary entry) too: finding a term's
    * entry reads its dictionary block, and the dictionary remembers only its last 128 entries, so a search over a
    * vocabulary of a few thousand words read an entry in every segment for every term at every query before it
-   * got to the cache (a quarter of a 2-term AND's query phase on a 1M-doc shard, docs/benchmarks.md).
+   * got to the cache: a third to a half of a 2-term AND's query phase on a 1M-doc shard (docs/benchmarks.md,
+   * search36).
    */
   private decoded(t: number, withPositions: boolean): DecodedPostings {
     const seg = this.seg;
