@@ -329,9 +329,14 @@ const KEEP_SLOT_INTS = 1 << 19;
  */
 const buildScratch = { slot: new Int32Array(0), sort: new SortScratch(), usedIds: new Int32Array(0) };
 
+/**
+ * Inverts one field's buffered tokens into its segment postings. Each pass is a function of its own with one
+ * loop: in one long function, V8 compiled each hot loop on its own (on-stack replacement) and threw that code
+ * away at the first statement after it that had not run yet, so the refresh's build was recompiled over and
+ * over on a load (`--trace-deopt`: 23 compiles of it in the two shard workers of a 200,000-document probe).
+ */
 function buildField(fa: FieldAcc, maxDoc: number): MemoryFieldPostings {
   const T = fa.terms.length, n = fa.n;
-  const tt = fa.tokTerm, td = fa.tokDoc, tp = fa.tokPos;
   // Per term, interleaved in one line (TERM_SLOT int32s at 4t): its last doc seen, then (pass 1) its tokens and
   // postings counted, then (pass 2) where its next posting and next position go. Both passes touch a random
   // term per token: one cache line per token rather than one per array (three arrays of a buffer's vocabulary
@@ -341,36 +346,77 @@ function buildField(fa: FieldAcc, maxDoc: number): MemoryFieldPostings {
     slot = new Int32Array((T + (T >> 2)) * TERM_SLOT);
     if (slot.length <= KEEP_SLOT_INTS) buildScratch.slot = slot;
   }
+  clearSlots(slot, T);
+  const nPostings = countPostings(slot, fa.tokTerm, fa.tokDoc, n);
+  // The terms this buffer's tokens used: all of the hash's unless it was carried over from earlier buffers.
+  const used = countUsed(slot, T);
+  fa.termsUsed = used;
+  // Dictionary order, each term's id carried through the radix sort (a comparator over ids cost 4× the sort,
+  // and looking each sorted term up again was a hash probe per term).
+  const { terms, ids: rank } = used === T ? sortTerms(fa.terms, buildScratch.sort) : sortUsed(fa.terms, slot, used);
+  const docStart = new Uint32Array(used + 1);
+  placeTerms(slot, rank, used, docStart);
+  const docs = new Uint32Array(nPostings);
+  let freqs: Uint32Array | null = null, posStart: Uint32Array | null = null, positions: Uint32Array | null = null;
+  if (fa.withFreqs) {
+    freqs = new Uint32Array(nPostings); posStart = new Uint32Array(nPostings + 1); positions = new Uint32Array(n);
+    placeTokens(slot, fa.tokTerm, fa.tokDoc, fa.tokPos, n, docs, posStart, positions);
+    freqsOf(posStart, freqs, nPostings);
+  } else {
+    placeDocs(slot, fa.tokTerm, fa.tokDoc, n, docs);
+  }
+  let norms: Uint8Array | null = null, docCount: number, sumTtf: number;
+  if (fa.withNorms) {
+    norms = new Uint8Array(maxDoc);
+    const counts = normsOf(fa.lengths, Math.min(maxDoc, fa.lengths.length), norms);
+    docCount = counts.docs; sumTtf = counts.sum;
+  } else {
+    docCount = distinctDocs(docs, maxDoc);
+    sumTtf = freqs ? n : nPostings;
+  }
+  return new MemoryFieldPostings(terms, docStart, docs, freqs, posStart, positions, norms, docCount, sumTtf);
+}
+
+function clearSlots(slot: Int32Array, T: number): void {
   for (let s = 0; s < T * TERM_SLOT; s += TERM_SLOT) { slot[s] = -1; slot[s + 1] = 0; slot[s + 2] = 0; }
-  // Pass 1, arrival order: tokens and postings per term (a posting starts whenever a term's doc changes;
-  // arrival order is the order each term's postings and positions keep).
+}
+
+/**
+ * Pass 1, arrival order: tokens and postings per term (a posting starts whenever a term's doc changes; arrival
+ * order is the order each term's postings and positions keep). Returns the number of postings.
+ */
+function countPostings(slot: Int32Array, tt: Int32Array, td: Int32Array, n: number): number {
   let nPostings = 0;
   for (let i = 0; i < n; i++) {
     const s = tt[i] * TERM_SLOT, d = td[i];
     slot[s + 1]++;
     if (slot[s] !== d) { slot[s] = d; slot[s + 2]++; nPostings++; }
   }
-  // The terms this buffer's tokens used: all of the hash's unless it was carried over from earlier buffers.
+  return nPostings;
+}
+
+function countUsed(slot: Int32Array, T: number): number {
   let used = 0;
   for (let s = 1; s < T * TERM_SLOT; s += TERM_SLOT) if (slot[s] > 0) used++;
-  fa.termsUsed = used;
-  // Dictionary order, each term's id carried through the radix sort (a comparator over ids cost 4× the sort,
-  // and looking each sorted term up again was a hash probe per term).
-  let terms: string[], rank: Int32Array;
-  if (used === T) ({ terms, ids: rank } = sortTerms(fa.terms, buildScratch.sort));
-  else {
-    const all = fa.terms, usedTerms: string[] = [];
-    let usedIds = buildScratch.usedIds;
-    if (usedIds.length < used) {
-      usedIds = new Int32Array(used + (used >> 2));
-      if (usedIds.length <= KEEP_SLOT_INTS / TERM_SLOT) buildScratch.usedIds = usedIds;
-    }
-    for (let t = 0; t < T; t++) if (slot[t * TERM_SLOT + 1] > 0) { usedIds[usedTerms.length] = t; usedTerms.push(all[t]); }
-    ({ terms, ids: rank } = sortTermsInPlace(usedTerms, buildScratch.sort));
-    for (let r = 0; r < used; r++) rank[r] = usedIds[rank[r]];
+  return used;
+}
+
+/** The used terms of a kept hash in dictionary order, with their ids (as `sortTerms` gives them). */
+function sortUsed(all: string[], slot: Int32Array, used: number): { terms: string[]; ids: Int32Array } {
+  const usedTerms: string[] = [];
+  let usedIds = buildScratch.usedIds;
+  if (usedIds.length < used) {
+    usedIds = new Int32Array(used + (used >> 2));
+    if (usedIds.length <= KEEP_SLOT_INTS / TERM_SLOT) buildScratch.usedIds = usedIds;
   }
-  // Where each term's postings and positions start in dictionary (sorted) order.
-  const docStart = new Uint32Array(used + 1);
+  for (let t = 0; t < all.length; t++) if (slot[t * TERM_SLOT + 1] > 0) { usedIds[usedTerms.length] = t; usedTerms.push(all[t]); }
+  const sorted = sortTermsInPlace(usedTerms, buildScratch.sort), rank = sorted.ids;
+  for (let r = 0; r < used; r++) rank[r] = usedIds[rank[r]];
+  return sorted;
+}
+
+/** Where each term's postings and positions start, in dictionary order: into `docStart` and the term's slot. */
+function placeTerms(slot: Int32Array, rank: Int32Array, used: number, docStart: Uint32Array): void {
   let p = 0, q = 0;
   for (let r = 0; r < used; r++) {
     const s = rank[r] * TERM_SLOT, tokens = slot[s + 1], postings = slot[s + 2];
@@ -379,44 +425,53 @@ function buildField(fa: FieldAcc, maxDoc: number): MemoryFieldPostings {
     p += postings; q += tokens;
   }
   docStart[used] = p;
-  const docs = new Uint32Array(nPostings);
-  const freqs = fa.withFreqs ? new Uint32Array(nPostings) : null;
-  const posStart = fa.withFreqs ? new Uint32Array(nPostings + 1) : null;
-  const positions = fa.withFreqs ? new Uint32Array(n) : null;
-  // Pass 2, arrival order again: each token lands straight in its final slot.
-  if (positions) {
-    for (let i = 0; i < n; i++) {
-      const s = tt[i] * TERM_SLOT, d = td[i];
-      if (slot[s] !== d) {
-        slot[s] = d;
-        const k = slot[s + 1]++;
-        docs[k] = d;
-        posStart![k] = slot[s + 2];
-      }
-      positions[slot[s + 2]++] = tp[i];
+}
+
+/** Pass 2, arrival order again: each token lands straight in its final slot (postings, their starts, positions). */
+function placeTokens(slot: Int32Array, tt: Int32Array, td: Int32Array, tp: Int32Array, n: number, docs: Uint32Array, posStart: Uint32Array, positions: Uint32Array): void {
+  for (let i = 0; i < n; i++) {
+    const s = tt[i] * TERM_SLOT, d = td[i];
+    if (slot[s] !== d) {
+      slot[s] = d;
+      const k = slot[s + 1]++;
+      docs[k] = d;
+      posStart[k] = slot[s + 2];
     }
-    // A posting's positions are its term's next ones, so its freq is where the next posting's start: counted
-    // here in order rather than incremented per token above (a read of a random slot of a multi-megabyte
-    // column for every token was a quarter of this function's time).
-    posStart![nPostings] = n;
-    for (let k = 0; k < nPostings; k++) freqs![k] = posStart![k + 1] - posStart![k];
-  } else {
-    for (let i = 0; i < n; i++) {
-      const s = tt[i] * TERM_SLOT, d = td[i];
-      if (slot[s] !== d) { slot[s] = d; docs[slot[s + 1]++] = d; }
-    }
+    positions[slot[s + 2]++] = tp[i];
   }
-  let norms: Uint8Array | null = null, docCount = 0, sumTtf = 0;
-  if (fa.withNorms) {
-    norms = new Uint8Array(maxDoc);
-    const lim = Math.min(maxDoc, fa.lengths.length);
-    for (let d = 0; d < lim; d++) { const len = fa.lengths[d]; if (len > 0) { norms[d] = encodeNorm(len); sumTtf += len; docCount++; } }
-  } else {
-    const seen = new Uint8Array(maxDoc);
-    for (let i = 0; i < docs.length; i++) if (!seen[docs[i]]) { seen[docs[i]] = 1; docCount++; }
-    sumTtf = freqs ? n : nPostings;
+  posStart[docs.length] = n;
+}
+
+/**
+ * A posting's positions are its term's next ones, so its freq is where the next posting's start: counted here
+ * in order rather than incremented per token in pass 2 (a read of a random slot of a multi-megabyte column for
+ * every token was a quarter of the build's time).
+ */
+function freqsOf(posStart: Uint32Array, freqs: Uint32Array, nPostings: number): void {
+  for (let k = 0; k < nPostings; k++) freqs[k] = posStart[k + 1] - posStart[k];
+}
+
+/** Pass 2 of a field without freqs: postings only. */
+function placeDocs(slot: Int32Array, tt: Int32Array, td: Int32Array, n: number, docs: Uint32Array): void {
+  for (let i = 0; i < n; i++) {
+    const s = tt[i] * TERM_SLOT, d = td[i];
+    if (slot[s] !== d) { slot[s] = d; docs[slot[s + 1]++] = d; }
   }
-  return new MemoryFieldPostings(terms, docStart, docs, freqs, posStart, positions, norms, docCount, sumTtf);
+}
+
+/** Fills `norms` from the field lengths of docs [0, lim); the docs with a length and the lengths' sum. */
+function normsOf(lengths: Int32Array, lim: number, norms: Uint8Array): { docs: number; sum: number } {
+  let docs = 0, sum = 0;
+  for (let d = 0; d < lim; d++) { const len = lengths[d]; if (len > 0) { norms[d] = encodeNorm(len); sum += len; docs++; } }
+  return { docs, sum };
+}
+
+/** How many distinct docs `docs` holds (a keyword field's doc count). */
+function distinctDocs(docs: Uint32Array, maxDoc: number): number {
+  const seen = new Uint8Array(maxDoc);
+  let n = 0;
+  for (let i = 0; i < docs.length; i++) if (!seen[docs[i]]) { seen[docs[i]] = 1; n++; }
+  return n;
 }
 
 function buildNumeric(dv: NumericAcc, maxDoc: number): NumericDocValues {

@@ -257,6 +257,11 @@ export class DiskSegment implements Segment {
 /** Decoded postings of one term (what the cache holds). */
 interface DecodedPostings { docs: Uint32Array; freqs: Uint32Array | null; posStart: Uint32Array | null; positions: Uint32Array | null }
 
+/** Decoded postings with their size as the block cache counts it. */
+function sized(d: DecodedPostings): { value: DecodedPostings; bytes: number } {
+  return { value: d, bytes: 64 + d.docs.byteLength + (d.freqs?.byteLength ?? 0) + (d.posStart?.byteLength ?? 0) + (d.positions?.byteLength ?? 0) };
+}
+
 export class DiskFieldPostings implements FieldPostings {
   readonly hasFreqs: boolean;
   readonly hasPositions: boolean;
@@ -285,12 +290,17 @@ export class DiskFieldPostings implements FieldPostings {
   docFreq(t: number): number { return this.dict.value(t, 0); }
   totalTermFreq(t: number): number { return this.dict.value(t, 0) + this.dict.value(t, 1); }
 
+  /**
+   * Term `t`'s decoded postings, cached — inline ones (rare terms, in the dictionary entry) too: finding a term's
+   * entry reads its dictionary block, and the dictionary remembers only its last 128 entries, so a search over a
+   * vocabulary of a few thousand words read an entry in every segment for every term at every query before it
+   * got to the cache (a quarter of a 2-term AND's query phase on a 1M-doc shard, docs/benchmarks.md).
+   */
   private decoded(t: number, withPositions: boolean): DecodedPostings {
     const seg = this.seg;
-    const blob = this.dict.blob(t);
-    // Inline postings (rare terms) decode from the dictionary block at no I/O cost: not worth a cache entry.
-    if (blob !== null) return this.decodeInline(t, blob, withPositions);
     return seg.cache.get(this.owner, withPositions ? 3 * t + 1 : 3 * t, () => {
+      const blob = this.dict.blob(t);
+      if (blob !== null) return sized(this.decodeInline(t, blob, withPositions));
       const df = this.dict.value(t, 0);
       const ref: RegionRef = { off: this.dict.value(t, 2), len: this.dict.value(t, 3) };
       const file = seg.file('doc');
@@ -306,8 +316,7 @@ export class DiskFieldPostings implements FieldPostings {
         posStart = new Uint32Array(df + 1);
         positions = decodePositions(pp, 0, pp.byteLength, freqs, df, posStart, pf.path, pref.off);
       }
-      const bytes = 64 + docs.byteLength + (freqs?.byteLength ?? 0) + (posStart?.byteLength ?? 0) + (positions?.byteLength ?? 0);
-      return { value: { docs, freqs, posStart, positions }, bytes };
+      return sized({ docs, freqs, posStart, positions });
     });
   }
 
