@@ -10,6 +10,10 @@ import { QUERY_CANCEL_WORD, QUERY_STARTED_WORD } from './protocol.ts';
 import type { BatchMessage, CallResult, PromqlEvalArgs, TaskCall } from './protocol.ts';
 import { promqlTasks } from './promql-tasks.ts';
 import { startIdleGc, usedWithTransferredBytes } from '../runtime/idle-gc.ts';
+import { releaseNow } from '../runtime/release-buffers.ts';
+
+/** Bytes of a task's transferred buffers from which they are freed as soon as the task is answered (`releaseNow`). */
+const RELEASE_AT_ONCE_BYTES = 4 * 1024 * 1024;
 
 /** A task: the packed call, and its shared control words (`QUERY_CONTROL_WORDS` Int32 words). */
 export interface QueryTask { batch: BatchMessage; control: SharedArrayBuffer }
@@ -44,5 +48,11 @@ export default function runQuery(task: QueryTask): unknown {
     result = { ok: false, error: toWire(err) };
   }
   const reply: BatchMessage = packWithViews([result]);
+  // The call's buffers (the selected chunks) are dead once the reply is packed: large ones are freed now, not
+  // at a later collection (the reply's JSON is a buffer of its own).
+  const received = transferList(task.batch);
+  let bytes = 0;
+  for (const b of received) bytes += b.byteLength;
+  if (bytes >= RELEASE_AT_ONCE_BYTES) releaseNow(received);
   return move({ [transferableSymbol]: transferList(reply), [valueSymbol]: reply } as unknown as Parameters<typeof move>[0]);
 }

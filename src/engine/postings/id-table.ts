@@ -1,7 +1,7 @@
 /**
  * `_id` → root doc of an indexing buffer or of the in-memory segment built from it (Elasticsearch's live version
- * map, per buffer): open addressing with linear probing over a power-of-two Int32Array of doc numbers, the keys
- * being the ids the docs hold in their `ByteColumn`. No string and no Map entry per id: a `Map<string, number>`
+ * map, per buffer): open addressing with linear probing over a power-of-two table of doc numbers, each beside
+ * its id's hash, the keys being the ids the docs hold in their `ByteColumn`. No string and no Map entry per id: a `Map<string, number>`
  * of a million buffered ids was among the largest survivors of the young generation on the bulk path (its
  * backing stores regrown, every key string kept until the segment went to disk).
  *
