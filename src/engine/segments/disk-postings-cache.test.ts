@@ -1,7 +1,8 @@
 /**
- * A disk segment's decoded postings come from the block cache once read, inline ones (terms in at most
- * INLINE_MAX_DOCS docs, kept in the dictionary entry) as well as those in the postings file: a repeated term
- * costs a cache hit, not a dictionary read and a decode. The cached postings are the ones decoded the first time.
+ * A disk segment's postings are looked up in the block cache before the term's dictionary entry: a repeated term
+ * in the postings file costs one cache hit even after the dictionary has forgotten its entry (it remembers 128),
+ * and no read of the dictionary block. Inline postings (terms in at most INLINE_MAX_DOCS docs, kept in the entry)
+ * are decoded from the entry at each read and not cached: they would hold far more heap than the cache counts.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,12 +15,12 @@ import { INLINE_MAX_DOCS } from './postings-format.ts';
 import { ScratchIndex } from '../../../test/support/scratch-index.ts';
 
 const mapping = { properties: { body: { type: 'text' } } };
-const DOCS = 100;
+const DOCS = 300;
 
-test('inline and file postings are decoded once, then served from the block cache', async () => {
+test('postings in the postings file come from the cache without the dictionary; inline ones are decoded at each read', async () => {
   const x = new ScratchIndex();
-  // `rare` is in 3 docs (inline in the dictionary), `common` in every doc (in the postings file).
-  for (let i = 0; i < DOCS; i++) x.add(`d${i}`, { body: i % 40 === 7 ? 'common rare rare' : 'common word' }, mapping);
+  // `common` is in every doc (postings file), `rare` in a few (inline); `u<i>` gives the dictionary 300 more terms.
+  for (let i = 0; i < DOCS; i++) x.add(`d${i}`, { body: `common u${i}${i % 100 === 7 ? ' rare rare' : ''}` }, mapping);
   x.index.refresh();
   await x.flush();
   const dir = mkdtempSync(join(tmpdir(), 'postings-cache-'));
@@ -31,24 +32,40 @@ test('inline and file postings are decoded once, then served from the block cach
     const reader = index.reader(mapping as never);
     assert.equal(reader.segments.length, 1);
     const field = reader.segments[0].field('body')!;
-    const rareDocs = Array.from({ length: DOCS }, (_, i) => i).filter((i) => i % 40 === 7);
+    const all = Array.from({ length: DOCS }, (_, i) => i);
+    const rareDocs = all.filter((i) => i % 100 === 7);
     assert.ok(rareDocs.length <= INLINE_MAX_DOCS && DOCS > INLINE_MAX_DOCS, 'one inline term, one in the postings file');
-    for (const [term, want, freq] of [['rare', rareDocs, 2], ['common', Array.from({ length: DOCS }, (_, i) => i), 1]] as const) {
-      const t = field.termId(term);
-      for (const withPositions of [false, true]) {
-        const first = field.postings(t, withPositions);
-        const before = cache.stats();
-        const again = field.postings(t, withPositions);
-        const after = cache.stats();
-        assert.deepEqual([...again.docs.subarray(again.start, again.end)], want, `${term} docs`);
-        assert.deepEqual([...again.freqs!.subarray(again.start, again.end)], want.map(() => freq), `${term} freqs`);
-        if (withPositions) assert.ok(again.positions && again.posStart, `${term} positions`);
-        // The same decoded arrays, found with one cache hit and nothing read or decoded again.
-        assert.equal(again.docs, first.docs, `${term} (positions ${withPositions}) served from the cache`);
-        assert.equal(again.positions, first.positions);
-        assert.equal(after.hits, before.hits + 1);
-        assert.equal(after.misses, before.misses);
+    /** Reads every `u<i>` term's entry: the dictionary's remembered entries no longer hold `common`'s. */
+    const forget = (): void => { for (let i = 0; i < DOCS; i++) assert.equal(field.docFreq(field.termId(`u${i}`)), 1); };
+
+    const common = field.termId('common');
+    for (const withPositions of [false, true]) {
+      const first = field.postings(common, withPositions);
+      forget();
+      const before = cache.stats();
+      const again = field.postings(common, withPositions);
+      const after = cache.stats();
+      assert.deepEqual([...again.docs.subarray(again.start, again.end)], all);
+      assert.deepEqual([...again.freqs!.subarray(again.start, again.end)], all.map(() => 1));
+      if (withPositions) assert.deepEqual([...again.positions!.subarray(again.posStart![again.start], again.posStart![again.end])], all.map(() => 0));
+      // The same decoded arrays, found with one cache hit: the dictionary block was not read again.
+      assert.equal(again.docs, first.docs, `served from the cache (positions ${withPositions})`);
+      assert.equal(after.hits, before.hits + 1);
+      assert.equal(after.misses, before.misses);
+    }
+
+    const rare = field.termId('rare');
+    for (const withPositions of [false, true]) {
+      const before = cache.stats();
+      const a = field.postings(rare, withPositions), b = field.postings(rare, withPositions);
+      for (const p of [a, b]) {
+        assert.deepEqual([...p.docs.subarray(p.start, p.end)], rareDocs);
+        assert.deepEqual([...p.freqs!.subarray(p.start, p.end)], rareDocs.map(() => 2));
+        if (withPositions) assert.deepEqual([...p.positions!.subarray(p.posStart![p.start], p.posStart![p.end])], rareDocs.flatMap(() => [2, 3]));
       }
+      // Decoded at each read, and nothing of it kept in the cache.
+      assert.notEqual(a.docs, b.docs);
+      assert.equal(cache.stats().entries, before.entries);
     }
   } finally {
     await index.close();

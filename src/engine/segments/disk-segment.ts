@@ -17,7 +17,7 @@ import {
   type Bitmap, type FieldPostings, NumericDocValues, OrdinalDocValues, type Segment,
   type StoredFields, type TermPostings,
 } from '../postings/segment.ts';
-import { BlockCache, CacheOwner } from './block-cache.ts';
+import { BlockCache, CacheOwner, NOT_CACHED } from './block-cache.ts';
 import { BloomFilter, bloomHash1, bloomHash2 } from './bloom-filter.ts';
 import {
   decodeDocList, decodeNested, decodeNumeric, decodeOrdinals, decodeOrdinalTerms, type NestedStructure,
@@ -291,17 +291,18 @@ export class DiskFieldPostings implements FieldPostings {
   totalTermFreq(t: number): number { return this.dict.value(t, 0) + this.dict.value(t, 1); }
 
   /**
-   * Term `t`'s decoded postings, cached — inline ones (rare terms, in the dictionary entry) too: finding a term's
-   * entry reads its dictionary block, and the dictionary remembers only its last 128 entries, so a search over a
-   * vocabulary of a few thousand words read an entry in every segment for every term at every query before it
-   * got to the cache: a third to a half of a 2-term AND's query phase on a 1M-doc shard (docs/benchmarks.md,
-   * search36).
+   * Term `t`'s decoded postings: the cache is asked first, and the dictionary entry (inline or in the postings
+   * file) read only on a miss. Finding an entry reads its dictionary block, and the dictionary remembers only its
+   * last 128 entries, so a search over a vocabulary of a few thousand words read an entry in every segment for
+   * every term at every query before it got to the cache (docs/benchmarks.md, search36). Inline postings (rare
+   * terms, at most 16 docs in the entry) are decoded each time and not cached: an entry of a few small arrays
+   * holds ~600 bytes of heap, far more than the cache would count for it.
    */
   private decoded(t: number, withPositions: boolean): DecodedPostings {
     const seg = this.seg;
     return seg.cache.get(this.owner, withPositions ? 3 * t + 1 : 3 * t, () => {
       const blob = this.dict.blob(t);
-      if (blob !== null) return sized(this.decodeInline(t, blob, withPositions));
+      if (blob !== null) return { value: this.decodeInline(t, blob, withPositions), bytes: NOT_CACHED };
       const df = this.dict.value(t, 0);
       const ref: RegionRef = { off: this.dict.value(t, 2), len: this.dict.value(t, 3) };
       const file = seg.file('doc');
