@@ -30,9 +30,6 @@ interface Entry { owner: CacheOwner; key: number; section: Lru; value: unknown; 
 
 const COLUMN_SHARE = 1 / 4;
 
-/** A size a loader may report for a value it does not want kept: it is returned, not cached. */
-export const NOT_CACHED = Number.POSITIVE_INFINITY;
-
 /**
  * One least-recently-used section with a byte budget: entries found through their owner's map, recency kept in
  * a doubly linked list, so a hit and an eviction each cost a few pointer updates. (Ordering by a Map's own
@@ -59,7 +56,7 @@ class Lru {
     }
     this.misses++;
     const loaded = load();
-    // A value larger than the whole budget (or NOT_CACHED) is returned uncached rather than flushing everything else.
+    // A value larger than the whole budget is returned uncached rather than flushing everything else.
     if (loaded.bytes <= this.budgetBytes) {
       const n: Entry = { owner, key, section: this, value: loaded.value, bytes: loaded.bytes, older: null, newer: null };
       owner.entries.set(key, n);

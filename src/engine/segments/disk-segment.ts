@@ -17,7 +17,7 @@ import {
   type Bitmap, type FieldPostings, NumericDocValues, OrdinalDocValues, type Segment,
   type StoredFields, type TermPostings,
 } from '../postings/segment.ts';
-import { BlockCache, CacheOwner, NOT_CACHED } from './block-cache.ts';
+import { BlockCache, CacheOwner } from './block-cache.ts';
 import { BloomFilter, bloomHash1, bloomHash2 } from './bloom-filter.ts';
 import {
   decodeDocList, decodeNested, decodeNumeric, decodeOrdinals, decodeOrdinalTerms, type NestedStructure,
@@ -257,6 +257,20 @@ export class DiskSegment implements Segment {
 /** Decoded postings of one term (what the cache holds). */
 interface DecodedPostings { docs: Uint32Array; freqs: Uint32Array | null; posStart: Uint32Array | null; positions: Uint32Array | null }
 
+/**
+ * Inline postings as the block cache counts them: at their heap footprint, which for a few small arrays is mostly
+ * the objects — the cache's entry and map slot and the postings object (INLINE_ENTRY_BYTES), and per typed array
+ * its object and buffer (INLINE_ARRAY_BYTES). Measured: 100,000 entries of two 4-doc arrays took 606 bytes of heap
+ * each, of which 32 are the docs and freqs. (Postings from the postings file are larger; their overhead counts less.)
+ */
+const INLINE_ENTRY_BYTES = 192, INLINE_ARRAY_BYTES = 192;
+
+function sizedInline(d: DecodedPostings): { value: DecodedPostings; bytes: number } {
+  let bytes = INLINE_ENTRY_BYTES;
+  for (const a of [d.docs, d.freqs, d.posStart, d.positions]) if (a !== null) bytes += INLINE_ARRAY_BYTES + a.byteLength;
+  return { value: d, bytes };
+}
+
 /** Decoded postings with their size as the block cache counts it. */
 function sized(d: DecodedPostings): { value: DecodedPostings; bytes: number } {
   return { value: d, bytes: 64 + d.docs.byteLength + (d.freqs?.byteLength ?? 0) + (d.posStart?.byteLength ?? 0) + (d.positions?.byteLength ?? 0) };
@@ -291,18 +305,18 @@ export class DiskFieldPostings implements FieldPostings {
   totalTermFreq(t: number): number { return this.dict.value(t, 0) + this.dict.value(t, 1); }
 
   /**
-   * Term `t`'s decoded postings: the cache is asked first, and the dictionary entry (inline or in the postings
-   * file) read only on a miss. Finding an entry reads its dictionary block, and the dictionary remembers only its
-   * last 128 entries, so a search over a vocabulary of a few thousand words read an entry in every segment for
-   * every term at every query before it got to the cache (docs/benchmarks.md, search36). Inline postings (rare
-   * terms, at most 16 docs in the entry) are decoded each time and not cached: an entry of a few small arrays
-   * holds ~600 bytes of heap, far more than the cache would count for it.
+   * Term `t`'s decoded postings, cached — inline ones (rare terms, at most 16 docs in the dictionary entry) too,
+   * counted at their heap footprint (`sizedInline`). The cache is asked first and the dictionary entry read only on
+   * a miss: finding an entry reads its dictionary block, the dictionary remembers only its last 128 entries, and a
+   * search over a vocabulary of a few thousand words read an entry and decoded inline postings in every segment
+   * for every term at every query (a third to a half of a 2-term AND's query phase on a 1M-doc shard,
+   * docs/benchmarks.md, search36).
    */
   private decoded(t: number, withPositions: boolean): DecodedPostings {
     const seg = this.seg;
     return seg.cache.get(this.owner, withPositions ? 3 * t + 1 : 3 * t, () => {
       const blob = this.dict.blob(t);
-      if (blob !== null) return { value: this.decodeInline(t, blob, withPositions), bytes: NOT_CACHED };
+      if (blob !== null) return sizedInline(this.decodeInline(t, blob, withPositions));
       const df = this.dict.value(t, 0);
       const ref: RegionRef = { off: this.dict.value(t, 2), len: this.dict.value(t, 3) };
       const file = seg.file('doc');
