@@ -261,7 +261,9 @@ interface DecodedPostings { docs: Uint32Array; freqs: Uint32Array | null; posSta
  * Inline postings as the block cache counts them: at their heap footprint, which for a few small arrays is mostly
  * the objects — the cache's entry and map slot and the postings object (INLINE_ENTRY_BYTES), and per typed array
  * its object and buffer (INLINE_ARRAY_BYTES). Measured: 100,000 entries of two 4-doc arrays took 606 bytes of heap
- * each, of which 32 are the docs and freqs. (Postings from the postings file are larger; their overhead counts less.)
+ * each, of which 32 are the docs and freqs. Postings from the postings file (17 docs and more) keep the smaller
+ * fixed charge they had: counted the same way, more of them were evicted and the probe's mix showed no gain in
+ * process (two pairs, busy machine; docs/benchmarks.md, search36).
  */
 const INLINE_ENTRY_BYTES = 192, INLINE_ARRAY_BYTES = 192;
 
@@ -269,11 +271,6 @@ function sizedInline(d: DecodedPostings): { value: DecodedPostings; bytes: numbe
   let bytes = INLINE_ENTRY_BYTES;
   for (const a of [d.docs, d.freqs, d.posStart, d.positions]) if (a !== null) bytes += INLINE_ARRAY_BYTES + a.byteLength;
   return { value: d, bytes };
-}
-
-/** Decoded postings with their size as the block cache counts it. */
-function sized(d: DecodedPostings): { value: DecodedPostings; bytes: number } {
-  return { value: d, bytes: 64 + d.docs.byteLength + (d.freqs?.byteLength ?? 0) + (d.posStart?.byteLength ?? 0) + (d.positions?.byteLength ?? 0) };
 }
 
 export class DiskFieldPostings implements FieldPostings {
@@ -332,7 +329,8 @@ export class DiskFieldPostings implements FieldPostings {
         posStart = new Uint32Array(df + 1);
         positions = decodePositions(pp, 0, pp.byteLength, freqs, df, posStart, pf.path, pref.off);
       }
-      return sized({ docs, freqs, posStart, positions });
+      const bytes = 64 + docs.byteLength + (freqs?.byteLength ?? 0) + (posStart?.byteLength ?? 0) + (positions?.byteLength ?? 0);
+      return { value: { docs, freqs, posStart, positions }, bytes };
     });
   }
 
