@@ -136,9 +136,9 @@ async function latencies(s: TestServer, kind: Kind, count: number, seed: number,
   const r = mulberry32(seed);
   const qs = Array.from({ length: count }, () => JSON.stringify(query(kind, r)));
   const lat: number[] = [];
-  const http = new KeepAliveClient(s.esUrl, clients);
+  const http = via === 'http' ? new KeepAliveClient(s.esUrl, clients) : null;
   const search = async (q: string): Promise<number> => {
-    if (via === 'http') return (await http.post('/logs/_search', q)).status;
+    if (http !== null) return (await http.post('/logs/_search', q)).status;
     const res = await fetch(`${s.esUrl}/logs/_search`, { method: 'POST', headers: { 'content-type': 'application/json', 'accept-encoding': 'identity' }, body: q });
     await res.text();
     return res.status;
@@ -156,7 +156,7 @@ async function latencies(s: TestServer, kind: Kind, count: number, seed: number,
   try {
     await Promise.all(Array.from({ length: clients }, client));
   } finally {
-    http.close();
+    http?.close();
   }
   lat.sort((a, b) => a - b);
   const pct = (p: number): number => Math.round(lat[Math.min(lat.length - 1, Math.floor(p * lat.length))] * 100) / 100;
