@@ -140,6 +140,34 @@ export function statusLine(status: number): string {
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/**
+ * The request handed to handlers. A class, not an object literal with getters: a literal with accessors was
+ * built through the runtime with an accessor pair and two closures each time, ~2 µs per request on the HTTP
+ * thread (docs/benchmarks.md, issue 15); here the getters live on the prototype.
+ */
+class UwsRequest implements HttpRequest {
+  private parsedQuery: URLSearchParams | null = null;
+  private aborter: AbortController | null = null;
+  /** The reply is written or the client went away: a signal asked for from now on is born aborted. */
+  finished = false;
+
+  constructor(readonly method: string, readonly path: string, readonly rawQuery: string,
+    readonly headers: Readonly<Record<string, string>>, readonly body: Buffer) {}
+
+  // The query is parsed on first read: most requests under load (workflow events, bulk) never look at it.
+  get query(): URLSearchParams { return this.parsedQuery ??= new URLSearchParams(this.rawQuery); }
+
+  // Most handlers never look at the signal; the controller is made only for those that do.
+  get signal(): AbortSignal {
+    this.aborter ??= new AbortController();
+    if (this.finished && !this.aborter.signal.aborted) this.aborter.abort();
+    return this.aborter.signal;
+  }
+
+  /** The client went away before the reply was written. */
+  clientGone(): void { this.finished = true; this.aborter?.abort(); }
+}
 /**
  * An over-limit body is read (and dropped) to its end before the 413 goes out: uWS resets a connection whose
  * reply ends before its body has arrived, and the reset makes the client's kernel discard the reply (nginx's
@@ -183,17 +211,18 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
     // Body bytes this request holds against the node's in-flight budget; given back with the reply.
     let heldBytes = 0;
     const releaseBudget = (): void => { if (budget !== undefined) budget.usedBytes -= heldBytes; heldBytes = 0; };
-    // Most handlers never look at the signal; the controller is made only for those that do.
-    let aborter: AbortController | null = null;
+    // Made once the body is read (a client gone before that has no handler to tell).
+    let request: UwsRequest | null = null;
     inFlight++;
     res.onAborted(() => {
-      aborter?.abort();
+      request?.clientGone();
       if (!done) { done = true; releaseBudget(); finish(); }
     });
 
     const send = (r: HttpResponse, closeConnection = closing): void => {
       if (done) return;
       done = true;
+      if (request !== null) request.finished = true;
       res.cork(() => {
         res.writeStatus(statusLine(r.status));
         if (extraHeaders !== null) for (const k in extraHeaders) if (!hasHeader(r.headers, k)) res.writeHeader(k, extraHeaders[k]);
@@ -257,18 +286,9 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
       handle(body);
     };
     const handle = (body: Buffer): void => {
-      // The query is parsed on first read: most requests under load (workflow events, bulk) never look at it.
-      let query: URLSearchParams | null = null;
-      const request: HttpRequest = {
-        method, path, rawQuery, headers, body,
-        get query(): URLSearchParams { return query ??= new URLSearchParams(rawQuery); },
-        get signal(): AbortSignal {
-          aborter ??= new AbortController();
-          // Asked for after the client left (the onAborted callback already ran): born aborted.
-          if (done && !aborter.signal.aborted) aborter.abort();
-          return aborter.signal;
-        },
-      };
+      request = new UwsRequest(method, path, rawQuery, headers, body);
+      // Handled after the client left (the onAborted callback already ran): a signal is born aborted.
+      if (done) request.finished = true;
       let out: HttpResponse | Promise<HttpResponse>;
       try { out = opts.handler(request); } catch (err) { send(opts.internalError(err)); return; }
       if (out instanceof Promise) out.then(reply, (err) => send(opts.internalError(err)));
