@@ -185,190 +185,246 @@ function sslApp(tls: ListenerTlsOptions): uWS.TemplatedApp {
   return uWS.SSLApp(options);
 }
 
+/** What the requests of one listener share. */
+interface ListenerState {
+  readonly opts: HttpServerOptions;
+  readonly budget: InFlightBudget | undefined;
+  /** The listener is closing: replies close their connections. */
+  closing: boolean;
+  /** A request was answered, or its client went away. */
+  finish(): void;
+}
+
+/**
+ * One request and its reply: its state and steps are the fields and methods of one object, where they were
+ * some fifteen closures over one context per request — the HTTP thread's largest allocation under load
+ * (docs/benchmarks.md, issue 15). The callbacks uWS takes stay closures.
+ */
+class Exchange {
+  /** Turns true once, when the reply is written or the client went away; in-flight is counted down then. */
+  private done = false;
+  /** Body bytes this request holds against the node's in-flight budget; given back with the reply. */
+  private heldBytes = 0;
+  /** Made once the body is read (a client gone before that has no handler to tell). */
+  private request: UwsRequest | null = null;
+  /**
+   * The admission check's verdict (web config basic auth): its reply headers, and for a refused request the
+   * reply. `verdict` is 'pending' while bcrypt runs; a body complete before then is parked in `parked`.
+   */
+  private extraHeaders: Readonly<Record<string, string>> | null = null;
+  private verdict: 'pending' | 'admitted' | HttpResponse = 'admitted';
+  private parked: Buffer | null = null;
+  /** An over-limit body is read to its end and dropped before the 413 goes out (see DRAIN_TIME_MS). */
+  private readonly declared: number;
+  private chunks: Buffer[] = [];
+  /** The body of a request with a declared length, filled chunk by chunk. */
+  private whole: Buffer | null = null;
+  private size = 0;
+  private drainTimer: NodeJS.Timeout | null = null;
+  private drainEndMs = 0;
+  /** The reply of a refused body (over the limit, or over the node's in-flight budget), sent once drained. */
+  private refusal: (() => HttpResponse) | null = null;
+
+  constructor(private readonly l: ListenerState, private readonly res: uWS.HttpResponse, private readonly method: string,
+    private readonly path: string, private readonly rawQuery: string, private readonly headers: Record<string, string>) {
+    this.declared = Number(headers['content-length'] ?? 0);
+  }
+
+  /** Runs inside uWS's request callback: the body's reader must be registered before it returns. */
+  begin(): void {
+    const { opts } = this.l;
+    const { method, path, rawQuery, headers, declared } = this;
+    if (opts.admit) {
+      let a: Admission | Promise<Admission>;
+      try { a = opts.admit({ method, path, rawQuery, headers }); } catch (err) { this.send(opts.internalError(err)); return; }
+      if (!(a instanceof Promise)) this.decide(a);
+      else {
+        this.verdict = 'pending';
+        a.then((x) => {
+          this.decide(x);
+          const parked = this.parked;
+          if (parked === null) { if (x.refusal !== null) this.startRefusal(() => x.refusal!); return; }
+          if (x.refusal === null) this.run(parked); else this.send(x.refusal);
+        }, (err) => this.send(opts.internalError(err)));
+      }
+    }
+    const verdict = this.verdict;
+    if (typeof verdict === 'object' && !declared && !headers['transfer-encoding']) { this.send(verdict); return; }
+    if (!declared && !headers['transfer-encoding']) { this.run(EMPTY); return; }
+    if (typeof verdict === 'object') this.startRefusal(() => verdict);
+    else if (declared > opts.maxBodyBytes) this.startRefusal(() => this.tooLarge());
+    else if (declared > 0 && !this.hold(declared)) this.startRefusal(this.overloaded(declared));
+    this.res.onData((chunk, isLast) => this.data(chunk, isLast));
+  }
+
+  private decide(x: Admission): void { this.extraHeaders = x.headers; this.verdict = x.refusal ?? 'admitted'; }
+
+  aborted(): void {
+    this.request?.clientGone();
+    if (!this.done) { this.done = true; this.releaseBudget(); this.l.finish(); }
+  }
+
+  private releaseBudget(): void {
+    if (this.l.budget !== undefined) this.l.budget.usedBytes -= this.heldBytes;
+    this.heldBytes = 0;
+  }
+
+  /** Holds `n` more body bytes against the node's budget; false (nothing held) when they do not fit. */
+  private hold(n: number): boolean {
+    const budget = this.l.budget;
+    if (budget === undefined) return true;
+    if (budget.usedBytes + n > budget.limitBytes) return false;
+    budget.usedBytes += n;
+    this.heldBytes += n;
+    return true;
+  }
+
+  private send(r: HttpResponse, closeConnection = this.l.closing): void {
+    if (this.done) return;
+    this.done = true;
+    if (this.request !== null) this.request.finished = true;
+    const { res, method } = this;
+    const extraHeaders = this.extraHeaders;
+    res.cork(() => {
+      res.writeStatus(statusLine(r.status));
+      if (extraHeaders !== null) for (const k in extraHeaders) if (!hasHeader(r.headers, k)) res.writeHeader(k, extraHeaders[k]);
+      if (r.headers) for (const k in r.headers) res.writeHeader(k, r.headers[k]);
+      const body = r.body ?? EMPTY;
+      if (method !== 'HEAD') res.end(body, closeConnection);
+      else if (closeConnection) res.end(EMPTY, true);
+      else {
+        // This uWS build aborts or drops the keep-alive connection when endWithoutBody is given a length or
+        // a close flag; the header written by hand plus the bare call keeps the connection usable.
+        res.writeHeader('content-length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength));
+        res.endWithoutBody();
+      }
+    });
+    this.releaseBudget();
+    this.l.finish();
+  }
+
+  /** A handler's reply, gzipped when the listener compresses, the client accepts gzip and the body is worth it. */
+  private reply(r: HttpResponse): void {
+    if (!this.l.opts.compressResponses || this.method === 'HEAD' || !wantsGzip(r, this.headers['accept-encoding'])) { this.send(r); return; }
+    gzipBody(r.body!).then((gz) => this.send({ ...r, body: gz, headers: { ...r.headers, 'content-encoding': 'gzip', vary: 'accept-encoding' } }),
+      () => this.send(r));
+  }
+
+  private run(body: Buffer): void {
+    if (this.verdict === 'pending') { this.parked = body; return; }
+    const { opts } = this.l;
+    const encoding = this.headers['content-encoding'];
+    if (isInflatable(encoding) && body.byteLength > 0) {
+      // Handlers see the inflated body and no encoding header, as if it had been sent plain.
+      inflateBody(encoding, body, opts.maxBodyBytes).then((r) => {
+        if (r.kind === 'too-large') this.send(this.tooLarge());
+        else if (r.kind === 'bad') this.send(opts.badBody(r.reason));
+        else { delete this.headers['content-encoding']; this.handle(r.body); }
+      }, (err) => this.send(opts.internalError(err)));
+      return;
+    }
+    this.handle(body);
+  }
+
+  private handle(body: Buffer): void {
+    const { opts } = this.l;
+    const request = this.request = new UwsRequest(this.method, this.path, this.rawQuery, this.headers, body);
+    // Handled after the client left (the onAborted callback already ran): a signal is born aborted.
+    if (this.done) request.finished = true;
+    let out: HttpResponse | Promise<HttpResponse>;
+    try { out = opts.handler(request); } catch (err) { this.send(opts.internalError(err)); return; }
+    if (out instanceof Promise) out.then((r) => this.reply(r), (err) => this.send(opts.internalError(err)));
+    else this.reply(out);
+  }
+
+  private tooLarge(): HttpResponse { return this.l.opts.tooLarge({ method: this.method, path: this.path }, this.l.opts.maxBodyBytes); }
+
+  private overloaded(wanted: number): () => HttpResponse {
+    const { opts, budget } = this.l;
+    const used = budget!.usedBytes;
+    return () => opts.overloaded?.({ method: this.method, path: this.path }, wanted, used, budget!.limitBytes) ?? { status: 503, body: 'request bodies in flight over the limit\n' };
+  }
+
+  private refuse(): void {
+    if (this.drainTimer) clearTimeout(this.drainTimer);
+    this.send(this.refusal!(), true);
+  }
+
+  /** (Re)arms the reply of a draining request: idle time since the last chunk, within the overall cap. */
+  private drain(): void {
+    const now = Date.now();
+    if (this.drainEndMs === 0) this.drainEndMs = now + DRAIN_TIME_MS;
+    if (this.drainTimer) clearTimeout(this.drainTimer);
+    this.drainTimer = setTimeout(() => this.refuse(), Math.max(0, Math.min(DRAIN_IDLE_MS, this.drainEndMs - now)));
+  }
+
+  private startRefusal(make: () => HttpResponse): void {
+    this.refusal = make;
+    this.chunks = [];
+    this.whole = null;
+    this.releaseBudget();
+    this.drain();
+  }
+
+  private data(chunk: ArrayBuffer, isLast: boolean): void {
+    if (this.done) return;
+    const { opts } = this.l;
+    const declared = this.declared;
+    this.size += chunk.byteLength;
+    const size = this.size;
+    if (this.refusal === null && size > opts.maxBodyBytes) this.startRefusal(() => this.tooLarge());
+    // A body without a declared length is held chunk by chunk.
+    if (this.refusal === null && !declared && !this.hold(chunk.byteLength)) this.startRefusal(this.overloaded(size));
+    if (this.refusal !== null) {
+      if (isLast) this.refuse(); else this.drain();
+      return;
+    }
+    // uWS reuses the chunk's memory after this callback returns: copy it, once. A declared length gets one
+    // buffer of that size at the first chunk, and each chunk goes straight to its place (a multi-megabyte
+    // bulk body was copied into a buffer per chunk, then all of them into another: twice its size in fresh
+    // memory, which is dear here — a first-touched page costs ~15 µs on this project's virtual machines).
+    // Without one (chunked), the chunks are kept, each in Node's buffer pool when small, and joined at the end.
+    if (declared) {
+      if (chunk.byteLength) {
+        this.whole ??= Buffer.allocUnsafe(declared);
+        // A sender may stop short of its declared length, never go past it: uWS frames the body by it.
+        this.whole.set(new Uint8Array(chunk), size - chunk.byteLength);
+      }
+      if (isLast) this.run(this.whole === null ? EMPTY : size === declared ? this.whole : this.whole.subarray(0, size));
+      return;
+    }
+    if (chunk.byteLength) { const copy = Buffer.allocUnsafe(chunk.byteLength); copy.set(new Uint8Array(chunk)); this.chunks.push(copy); }
+    if (isLast) this.run(this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, size));
+  }
+}
+
 /** Starts one uWS app on host:port. Rejects if the port cannot be bound. */
 export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
   const front = opts.tls?.front ?? null;
   const app = opts.tls && !front ? sslApp(opts.tls) : uWS.App();
   let inFlight = 0;
-  let closing = false;
   let drained: (() => void) | null = null;
   let listenSocket: uWS.us_listen_socket | null = null;
-
-  const finish = (): void => {
-    inFlight--;
-    if (closing && inFlight === 0 && drained) drained();
+  const state: ListenerState = {
+    opts, budget: opts.inFlightBudget, closing: false,
+    finish: () => {
+      inFlight--;
+      if (state.closing && inFlight === 0 && drained) drained();
+    },
   };
-
-  const budget = opts.inFlightBudget;
   app.any('/*', (res, req) => {
-    const method = req.getCaseSensitiveMethod().toUpperCase();
-    const path = req.getUrl();
-    const rawQuery = req.getQuery() ?? '';
     const headers: Record<string, string> = {};
     req.forEach((k, v) => { headers[k] = k in headers ? `${headers[k]}, ${v}` : v; });
-    // `done` turns true once, when the reply is written or the client went away; in-flight is counted down then.
-    let done = false;
-    // Body bytes this request holds against the node's in-flight budget; given back with the reply.
-    let heldBytes = 0;
-    const releaseBudget = (): void => { if (budget !== undefined) budget.usedBytes -= heldBytes; heldBytes = 0; };
-    // Made once the body is read (a client gone before that has no handler to tell).
-    let request: UwsRequest | null = null;
+    const x = new Exchange(state, res, req.getCaseSensitiveMethod().toUpperCase(), req.getUrl(), req.getQuery() ?? '', headers);
     inFlight++;
-    res.onAborted(() => {
-      request?.clientGone();
-      if (!done) { done = true; releaseBudget(); finish(); }
-    });
-
-    const send = (r: HttpResponse, closeConnection = closing): void => {
-      if (done) return;
-      done = true;
-      if (request !== null) request.finished = true;
-      res.cork(() => {
-        res.writeStatus(statusLine(r.status));
-        if (extraHeaders !== null) for (const k in extraHeaders) if (!hasHeader(r.headers, k)) res.writeHeader(k, extraHeaders[k]);
-        if (r.headers) for (const k in r.headers) res.writeHeader(k, r.headers[k]);
-        const body = r.body ?? EMPTY;
-        if (method !== 'HEAD') res.end(body, closeConnection);
-        else if (closeConnection) res.end(EMPTY, true);
-        else {
-          // This uWS build aborts or drops the keep-alive connection when endWithoutBody is given a length or
-          // a close flag; the header written by hand plus the bare call keeps the connection usable.
-          res.writeHeader('content-length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength));
-          res.endWithoutBody();
-        }
-      });
-      releaseBudget();
-      finish();
-    };
-
-    // An over-limit body is read to its end and dropped before the 413 goes out (see DRAIN_TIME_MS).
-    const declared = Number(headers['content-length'] ?? 0);
-
-    // The admission check's verdict (web config basic auth): its reply headers, and for a refused request the
-    // reply. `verdict` is 'pending' while bcrypt runs; a body complete before then is parked in `parked`.
-    let extraHeaders: Readonly<Record<string, string>> | null = null;
-    let verdict: 'pending' | 'admitted' | HttpResponse = 'admitted';
-    let parked: Buffer | null = null;
-    if (opts.admit) {
-      let a: Admission | Promise<Admission>;
-      try { a = opts.admit({ method, path, rawQuery, headers }); } catch (err) { send(opts.internalError(err)); return; }
-      const decide = (x: Admission): void => { extraHeaders = x.headers; verdict = x.refusal ?? 'admitted'; };
-      if (!(a instanceof Promise)) decide(a);
-      else {
-        verdict = 'pending';
-        a.then((x) => {
-          decide(x);
-          if (parked === null) { if (x.refusal !== null) startRefusal(() => x.refusal!); return; }
-          if (x.refusal === null) run(parked); else send(x.refusal);
-        }, (err) => send(opts.internalError(err)));
-      }
-    }
-
-    // A handler's reply, gzipped when the listener compresses, the client accepts gzip and the body is worth it.
-    const reply = (r: HttpResponse): void => {
-      if (!opts.compressResponses || method === 'HEAD' || !wantsGzip(r, headers['accept-encoding'])) { send(r); return; }
-      gzipBody(r.body!).then((gz) => send({ ...r, body: gz, headers: { ...r.headers, 'content-encoding': 'gzip', vary: 'accept-encoding' } }),
-        () => send(r));
-    };
-
-    const run = (body: Buffer): void => {
-      if (verdict === 'pending') { parked = body; return; }
-      const encoding = headers['content-encoding'];
-      if (isInflatable(encoding) && body.byteLength > 0) {
-        // Handlers see the inflated body and no encoding header, as if it had been sent plain.
-        inflateBody(encoding, body, opts.maxBodyBytes).then((r) => {
-          if (r.kind === 'too-large') send(opts.tooLarge({ method, path }, opts.maxBodyBytes));
-          else if (r.kind === 'bad') send(opts.badBody(r.reason));
-          else { delete headers['content-encoding']; handle(r.body); }
-        }, (err) => send(opts.internalError(err)));
-        return;
-      }
-      handle(body);
-    };
-    const handle = (body: Buffer): void => {
-      request = new UwsRequest(method, path, rawQuery, headers, body);
-      // Handled after the client left (the onAborted callback already ran): a signal is born aborted.
-      if (done) request.finished = true;
-      let out: HttpResponse | Promise<HttpResponse>;
-      try { out = opts.handler(request); } catch (err) { send(opts.internalError(err)); return; }
-      if (out instanceof Promise) out.then(reply, (err) => send(opts.internalError(err)));
-      else reply(out);
-    };
-
-    if (typeof verdict === 'object' && !declared && !headers['transfer-encoding']) { send(verdict); return; }
-    if (!declared && !headers['transfer-encoding']) { run(EMPTY); return; }
-    let chunks: Buffer[] = [];
-    /** The body of a request with a declared length, filled chunk by chunk. */
-    let whole: Buffer | null = null;
-    let size = 0;
-    let drainTimer: NodeJS.Timeout | null = null;
-    let drainEndMs = 0;
-    /** The reply of a refused body (over the limit, or over the node's in-flight budget), sent once drained. */
-    let refusal: (() => HttpResponse) | null = null;
-    const refuse = (): void => { if (drainTimer) clearTimeout(drainTimer); send(refusal!(), true); };
-    /** (Re)arms the reply of a draining request: idle time since the last chunk, within the overall cap. */
-    const drain = (): void => {
-      const now = Date.now();
-      if (drainEndMs === 0) drainEndMs = now + DRAIN_TIME_MS;
-      if (drainTimer) clearTimeout(drainTimer);
-      drainTimer = setTimeout(refuse, Math.max(0, Math.min(DRAIN_IDLE_MS, drainEndMs - now)));
-    };
-    const startRefusal = (make: () => HttpResponse): void => {
-      refusal = make;
-      chunks = [];
-      whole = null;
-      releaseBudget();
-      drain();
-    };
-    const tooLarge = (): HttpResponse => opts.tooLarge({ method, path }, opts.maxBodyBytes);
-    const overloaded = (wanted: number): (() => HttpResponse) => {
-      const used = budget!.usedBytes;
-      return () => opts.overloaded?.({ method, path }, wanted, used, budget!.limitBytes) ?? { status: 503, body: 'request bodies in flight over the limit\n' };
-    };
-    /** Holds `n` more body bytes against the node's budget; false (nothing held) when they do not fit. */
-    const hold = (n: number): boolean => {
-      if (budget === undefined) return true;
-      if (budget.usedBytes + n > budget.limitBytes) return false;
-      budget.usedBytes += n;
-      heldBytes += n;
-      return true;
-    };
-    if (typeof verdict === 'object') { const refusal = verdict; startRefusal(() => refusal); }
-    else if (declared > opts.maxBodyBytes) startRefusal(tooLarge);
-    else if (declared > 0 && !hold(declared)) startRefusal(overloaded(declared));
-    res.onData((chunk, isLast) => {
-      if (done) return;
-      size += chunk.byteLength;
-      if (refusal === null && size > opts.maxBodyBytes) startRefusal(tooLarge);
-      // A body without a declared length is held chunk by chunk.
-      if (refusal === null && !declared && !hold(chunk.byteLength)) startRefusal(overloaded(size));
-      if (refusal !== null) {
-        if (isLast) refuse(); else drain();
-        return;
-      }
-      // uWS reuses the chunk's memory after this callback returns: copy it, once. A declared length gets one
-      // buffer of that size at the first chunk, and each chunk goes straight to its place (a multi-megabyte
-      // bulk body was copied into a buffer per chunk, then all of them into another: twice its size in fresh
-      // memory, which is dear here — a first-touched page costs ~15 µs on this project's virtual machines).
-      // Without one (chunked), the chunks are kept, each in Node's buffer pool when small, and joined at the end.
-      if (declared) {
-        if (chunk.byteLength) {
-          whole ??= Buffer.allocUnsafe(declared);
-          // A sender may stop short of its declared length, never go past it: uWS frames the body by it.
-          whole.set(new Uint8Array(chunk), size - chunk.byteLength);
-        }
-        if (isLast) run(whole === null ? EMPTY : size === declared ? whole : whole.subarray(0, size));
-        return;
-      }
-      if (chunk.byteLength) { const copy = Buffer.allocUnsafe(chunk.byteLength); copy.set(new Uint8Array(chunk)); chunks.push(copy); }
-      if (isLast) run(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
-    });
+    res.onAborted(() => x.aborted());
+    x.begin();
   });
 
   if (front) {
     return listenBehindFront(app, opts.host, opts.port, front, {
       inFlight: () => inFlight,
-      beginClose: () => { closing = true; },
+      beginClose: () => { state.closing = true; },
       whenDrained: (f) => { if (inFlight === 0) f(); else drained = f; },
     });
   }
@@ -383,7 +439,7 @@ export function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
         port: uWS.us_socket_local_port(sock),
         inFlight: () => inFlight,
         close: () => new Promise<void>((done) => {
-          closing = true;
+          state.closing = true;
           if (listenSocket) { uWS.us_listen_socket_close(listenSocket); listenSocket = null; }
           // Give the last replies a moment to leave before idle keep-alive connections are cut.
           const end = (): void => { setTimeout(() => { (app as unknown as { close(): void }).close(); done(); }, 50); };
