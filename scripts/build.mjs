@@ -75,20 +75,30 @@ const result = await build({
   keepNames: true, sourcemap: 'linked', write: false, logLevel: 'warning', plugins: [moduleUrl],
 });
 const MARKED = new RegExp(`"${MARK}([^"]+)"`, 'g');
+// keepNames gives every named function its name by `Object.defineProperty` when it is created, ~0.3 µs each:
+// for the arrow functions a request makes (uWS callbacks, replies) a few µs per request on the HTTP thread
+// (docs/benchmarks.md, issue 15). Names are kept for what needs them (classes: the error classes name
+// themselves after their class) and for plain functions; an arrow keeps the name JavaScript infers, if any.
+const NAME_HELPER = 'var __name = (target, value) => __defProp(target, "name", { value, configurable: true });';
+const NAME_HELPER_CLASSES = 'var __name = (target, value) => typeof target !== "function" || "prototype" in target ? __defProp(target, "name", { value, configurable: true }) : target;';
+let nameHelpers = 0;
 // Relative specifiers that stayed in the output (the URL entries) keep their `.ts` extension; they name .js now.
 const TS_SPECIFIER = /(['"`])(\.{1,2}\/[^'"`\n]*?)\.ts\1/g;
 for (const f of result.outputFiles) {
   mkdirSync(dirname(f.path), { recursive: true });
   if (!f.path.endsWith('.js')) { writeFileSync(f.path, f.contents); continue; }
   const here = dirname(f.path);
-  const text = f.text.replace(MARKED, (_, own) => {
+  let text = f.text.replace(MARKED, (_, own) => {
     let rel = relative(here, join(outSrc, own)).split(sep).join('/');
     if (!rel.startsWith('.')) rel = `./${rel}`;
     return `new URL(${JSON.stringify(rel)}, import.meta.url).href`;
   }).replace(TS_SPECIFIER, '$1$2.js$1');
   if (text.includes(MARK)) throw new Error(`${f.path}: an import.meta.url was left unresolved`);
+  if (text.includes(NAME_HELPER)) { text = text.replace(NAME_HELPER, NAME_HELPER_CLASSES); nameHelpers++; }
   writeFileSync(f.path, text);
 }
+// esbuild emits its helper in one shared chunk; if its text changes, the replacement above must follow.
+if (nameHelpers === 0) throw new Error('esbuild\'s __name helper was not found in the output (keepNames)');
 for (const a of assets) cpSync(a, join(outSrc, relative(src, a)));
 // `src/server/prom/scrape-routes.ts` reads the version from `../../../package.json`.
 cpSync(join(root, 'package.json'), join(tmp, 'package.json'));

@@ -27,6 +27,12 @@ export type RouteMatch =
 
 export class Router {
   private readonly root = newNode();
+  /**
+   * Nodes of patterns without captures, by path as written: such a path walks to the same node (literal
+   * segments win at every depth), and looking it up skips splitting the path and the walk — the
+   * workflow event route's path is one.
+   */
+  private readonly exact = new Map<string, Node>();
   private readonly middleware: { prefix: string; fn: Middleware }[] = [];
   private readonly optionsFallbacks: { prefix: string; handler: RouteHandler }[] = [];
 
@@ -84,13 +90,13 @@ export class Router {
     }
     for (const m of [methods].flat()) node.handlers.set(m, handler);
     node.pattern = pattern;
+    if (!/\/[:*]/.test(pattern)) this.exact.set(`/${segs.join('/')}`, node);
     return this;
   }
 
   match(method: string, path: string): RouteMatch {
-    const segs = splitPath(path);
     const params: Params = {};
-    const found = walk(this.root, segs, 0, params);
+    const found = this.exact.get(path) ?? walk(this.root, splitPath(path), 0, params);
     const h = found?.handlers.get(method) ?? (method === 'HEAD' ? found?.handlers.get('GET') : undefined);
     if (h) return { kind: 'found', handler: h, params, pattern: found!.pattern };
     if (method === 'OPTIONS') {

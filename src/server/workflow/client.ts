@@ -145,9 +145,13 @@ export class WorkflowClient {
     return mergePages(parts, key, skip, size);
   }
 
-  /** An inbound event, batch or viewlog: to the contacts' partitions; answered once committed there. */
-  async ingest(op: 'event' | 'events' | 'viewlog', body: unknown): Promise<unknown> {
-    await this.ready();
+  /**
+   * An inbound event, batch or viewlog: to the contacts' partitions; answered once committed there. Once
+   * started, a single event goes straight to its partition's call (no promise of its own: one per event
+   * fewer on the HTTP thread).
+   */
+  ingest(op: 'event' | 'events' | 'viewlog', body: unknown): Promise<unknown> {
+    if (!this.started || this.dead) return this.ready().then(() => this.ingest(op, body));
     if (op === 'event') {
       const b = isObj(body) ? body : {};
       return this.links[this.partitionOf(b.business_id, b.contact_id)].call('event', { body });
