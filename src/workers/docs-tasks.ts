@@ -12,7 +12,7 @@ import { shardTermVectors } from '../engine/documents/doc-term-vectors.ts';
 import { clearFielddata, fielddataBytes } from '../engine/search/index.ts';
 import { setDocumentsFigures } from './documents-figures.ts';
 import { newWriteOutcomes, OUTCOME_FORCED_REFRESH, OUTCOME_OTHER, OUTCOME_PENDING, setOutcome, setResult, WRITE_RESULTS } from './protocol.ts';
-import type { ItemOutcome, ShardCall, ShardListArgs, Stale, TaskSubset, WorkerInit, WriteArgs, WriteOutcomes } from './protocol.ts';
+import type { ItemOutcome, ShardCall, ShardListArgs, Stale, TaskSubset, WorkerInit, WriteArgs, WriteItem, WriteOutcomes } from './protocol.ts';
 
 let registry: ShardRegistry | null = null;
 
@@ -50,17 +50,19 @@ async function write(args: WriteArgs, init: WorkerInit): Promise<Stale | WriteOu
   if (refused) { const err = { err: toWire(refused) }; for (let i = 0; i < n; i++) setOutcome(out, i, err); return out; }
   const o = await shardFor(args, init);
   if (!o) return { stale: true };
+  const refresh = args.refresh;
+  let items: WriteItem[] | null = args.items;
   return shardRegistry(init).guard(o, async () => {
     const s = o.stored.shard;
     let stopped = false, wrote = false;
     // The items' translog records go to the log as one batch once all are applied (doc-shard.ts `beginBatch`).
     let bytes = 0;
-    for (const it of args.items) if (it.action === 'index' || it.action === 'create') bytes += it.op.source.byteLength + 64;
+    for (const it of items!) if (it.action === 'index' || it.action === 'create') bytes += it.op.source.byteLength + 64;
     s.beginBatch(bytes);
     let durable: Promise<unknown>;
     try {
       for (let i = 0; i < n; i++) {
-        const it = args.items[i];
+        const it = items![i];
         if (stopped) { out.code[i] = OUTCOME_PENDING; continue; }
         try {
           if (it.action === 'create') it.op.create = true;
@@ -74,6 +76,10 @@ async function write(args: WriteArgs, init: WorkerInit): Promise<Stale | WriteOu
         }
       }
     } finally {
+      // Applied items are not needed past here. Held through the fsync wait below, a batch's item objects, id
+      // strings and source views (and through them the batch's bytes) outlived the scavenges that the next
+      // batches' indexing ran meanwhile, and were copied and promoted to the old generation.
+      items = null;
       durable = s.endBatch();
     }
     try {
@@ -85,8 +91,8 @@ async function write(args: WriteArgs, init: WorkerInit): Promise<Stale | WriteOu
     }
     // A failed translog append dropped the shard (shard-registry.ts): there is nothing left to refresh.
     wrote &&= !o.dropped;
-    if (args.refresh === 'true' && wrote) { s.refresh(); o.lastRefresh = Date.now(); markForced(out); }
-    else if (args.refresh === 'wait_for' && wrote) {
+    if (refresh === 'true' && wrote) { s.refresh(); o.lastRefresh = Date.now(); markForced(out); }
+    else if (refresh === 'wait_for' && wrote) {
       if (o.refreshMs === null) { s.refresh(); markForced(out); } else await s.waitForRefresh();
     }
     return out;

@@ -7,6 +7,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promises as fsp } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { docsTasks, shardRegistry } from '../../src/workers/docs-tasks.ts';
 import { outcomeAt, type ItemOutcome, type WriteItem, type WriteOutcomes } from '../../src/workers/protocol.ts';
 import { failNextWrite } from '../support/fail-next-write.ts';
@@ -55,6 +58,45 @@ test('a write batch goes to the translog as one append: when it fails, every ite
     assert.equal(await get('d'), null);
     await docsTasks['docs.closeAll']();
   } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a write batch lets go of its items once applied, while its translog append waits for the fsync', async () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const dataDir = mkdtempSync(join(tmpdir(), 'docs-tasks-'));
+  const init = { workerId: 0, workerCount: 1, dataDir, options: {} };
+  // Holds the next translog fsync until released, so the test looks at the batch while it waits for it.
+  const probe = await fsp.open(join(dataDir, 'probe'), 'w');
+  const proto = Object.getPrototypeOf(probe) as { datasync: () => Promise<void> };
+  await probe.close();
+  const orig = proto.datasync;
+  let syncing!: () => void, release!: () => void;
+  const inSync = new Promise<void>((r) => { syncing = r; });
+  const released = new Promise<void>((r) => { release = r; });
+  try {
+    await docsTasks['docs.write']({ uuid: 'u3', shard: 0, mv: 1, meta, items: [item('warm')] }, init);
+    proto.datasync = async function (this: unknown) { proto.datasync = orig; syncing(); await released; return orig.call(this); };
+    // Built in a function of its own, so nothing in this test's frame refers to the batch's items.
+    const start = (): { items: WeakRef<WriteItem[]>; reply: Promise<unknown> } => {
+      const items = [item('a'), item('b'), item('c')];
+      return { items: new WeakRef(items), reply: docsTasks['docs.write']({ uuid: 'u3', shard: 0, mv: 1, meta, items, refresh: 'true' }, init) };
+    };
+    const { items, reply } = start();
+    await inSync;
+    for (let i = 0; i < 10 && items.deref() !== undefined; i++) { await new Promise((r) => setImmediate(r)); gc(); }
+    assert.equal(items.deref(), undefined, 'the items were held through the fsync');
+    release();
+    const out = (await reply) as WriteOutcomes;
+    // What the batch needs after the fsync (its refresh parameter, its outcomes) did not go with the items.
+    assert.deepEqual([0, 1, 2].map((i) => outcomeAt(out, i)).map((r) => 'ok' in r && [r.ok.result, r.ok.forcedRefresh]), [['created', true], ['created', true], ['created', true]]);
+    const got = (await docsTasks['docs.get']({ uuid: 'u3', shard: 0, mv: 1, meta, id: 'b' }, init)) as { doc: { source: Uint8Array } };
+    assert.equal(Buffer.from(got.doc.source).toString(), '{"a":"b"}');
+    await docsTasks['docs.closeAll']();
+  } finally {
+    proto.datasync = orig;
+    release();
     rmSync(dataDir, { recursive: true, force: true });
   }
 });

@@ -403,13 +403,16 @@ function countUsed(slot: Int32Array, T: number): number {
 
 /** The used terms of a kept hash in dictionary order, with their ids (as `sortTerms` gives them). */
 function sortUsed(all: string[], slot: Int32Array, used: number): { terms: string[]; ids: Int32Array } {
-  const usedTerms: string[] = [];
+  // Sized once: grown by push, a vocabulary's array (past 128 KB, in V8's large-object space, which is old
+  // generation) was allocated again at every growth, each copy counting towards the next full collection.
+  const usedTerms: string[] = new Array(used);
   let usedIds = buildScratch.usedIds;
   if (usedIds.length < used) {
     usedIds = new Int32Array(used + (used >> 2));
     if (usedIds.length <= KEEP_SLOT_INTS / TERM_SLOT) buildScratch.usedIds = usedIds;
   }
-  for (let t = 0; t < all.length; t++) if (slot[t * TERM_SLOT + 1] > 0) { usedIds[usedTerms.length] = t; usedTerms.push(all[t]); }
+  let u = 0;
+  for (let t = 0; t < all.length; t++) if (slot[t * TERM_SLOT + 1] > 0) { usedIds[u] = t; usedTerms[u++] = all[t]; }
   const sorted = sortTermsInPlace(usedTerms, buildScratch.sort), rank = sorted.ids;
   for (let r = 0; r < used; r++) rank[r] = usedIds[rank[r]];
   return sorted;
