@@ -78,7 +78,7 @@ const MARKED = new RegExp(`"${MARK}([^"]+)"`, 'g');
 // keepNames gives every named function its name by `Object.defineProperty` when it is created, ~0.3 µs each:
 // for the arrow functions a request makes (uWS callbacks, replies) a few µs per request on the HTTP thread
 // (docs/benchmarks.md, issue 15). Names are kept for what needs them (classes: the error classes name
-// themselves after their class) and for plain functions; an arrow keeps the name JavaScript infers, if any.
+// themselves after their class) and for plain functions; arrow functions (no `prototype`) go without.
 const NAME_HELPER = 'var __name = (target, value) => __defProp(target, "name", { value, configurable: true });';
 const NAME_HELPER_CLASSES = 'var __name = (target, value) => typeof target !== "function" || "prototype" in target ? __defProp(target, "name", { value, configurable: true }) : target;';
 let nameHelpers = 0;
