@@ -53,6 +53,21 @@ test('operators: lists, numbers, and undefined makes everything false', () => {
   }
 });
 
+test('in/notIn lists are parsed once per text: the same answers on repeat, for each text, past the memo\'s bound', () => {
+  for (let round = 0; round < 2; round++) {
+    assert.equal(compare('b', 'in', 'a, b', false), true);
+    assert.equal(compare('b', 'in', '["a","c"]', false), false);
+    assert.equal(compare('b', 'notIn', 'a, b', false), false);
+    assert.equal(compare(5, 'in', '1,5', true), true);
+    assert.equal(compare(5, 'in', '1,5.0', false), false);
+  }
+  // More distinct lists than the memo holds: each still answers for its own text.
+  for (let i = 0; i < 3000; i++) assert.equal(compare(`v${i}`, 'in', `x, v${i}`, false), true);
+  assert.equal(compare('a', 'in', 'a, b', false), true);
+  // A malformed list fails every time, not only the first.
+  for (let i = 0; i < 2; i++) assert.throws(() => compare('a', 'in', '["a"', false));
+});
+
 const el = (displayId: string, type: GraphElement['type'], incomings: string[], outgoings: string[], extensions: unknown = null): GraphElement =>
   ({ displayId, type, incomings, outgoings, extensions });
 

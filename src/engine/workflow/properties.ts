@@ -97,8 +97,26 @@ function eq(actual: string | number, value: string, numeric: boolean): boolean {
   return numeric ? Number(actual) === Number(value) : String(actual) === value;
 }
 
+/**
+ * Parsed `in`/`notIn` lists by their text. The texts are a workflow's property values, checked for every event
+ * against every entry element: parsing them each time was a split, a trim per item and their strings per
+ * event. Bounded: emptied when full (a catalog rarely has this many distinct lists).
+ */
+const parsedLists = new Map<string, readonly string[]>();
+const PARSED_LISTS_MAX = 1024;
+
+function listOf(value: string): readonly string[] {
+  let items = parsedLists.get(value);
+  if (items === undefined) {
+    items = parseList(value, 'value');
+    if (parsedLists.size >= PARSED_LISTS_MAX) parsedLists.clear();
+    parsedLists.set(value, items);
+  }
+  return items;
+}
+
 function inList(actual: string | number, value: string, numeric: boolean): boolean {
-  const items = parseList(value, 'value');
+  const items = listOf(value);
   for (let i = 0; i < items.length; i++) if (eq(actual, items[i], numeric)) return true;
   return false;
 }
