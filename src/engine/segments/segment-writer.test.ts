@@ -60,3 +60,29 @@ test('the same live id in two inputs of a merge is refused', async () => {
     await a.si.close(); await b.si.close();
   }
 });
+
+test('merged exists lists: the docs that have the field, renumbered, deleted ones left out', async () => {
+  const withG = { properties: { f: { type: 'keyword' }, g: { type: 'text' } } };
+  const segmentOf = async (docs: [string, boolean][]): Promise<{ si: ScratchIndex; seg: Segment }> => {
+    const si = new ScratchIndex();
+    docs.forEach(([id, g], i) => si.add(id, g ? { f: id, g: `text ${id}` } : { f: id }, withG, i + 1));
+    si.index.refresh();
+    await si.flush();
+    return { si, seg: si.index.reader(withG).segments[0] };
+  };
+  const a = await segmentOf([['a', true], ['b', false], ['c', true]]);
+  const b = await segmentOf([['d', false], ['e', true], ['f', true], ['g', true]]);
+  const out = mkdtempSync(join(tmpdir(), 'merge-exists-'));
+  try {
+    assert.deepEqual(Array.from(b.seg.exists('g') ?? []), [1, 2, 3], 'the input has the list the test expects');
+    // b's doc 2 ('f') is deleted: a keeps docs 0–2, b's live docs follow at 3–5.
+    const live = new Uint8Array([1, 1, 0, 1]);
+    await writeSegment(out, '_m', [{ seg: a.seg, live: null }, { seg: b.seg, live }], { sync: false });
+    const m = DiskSegment.open(out, '_m', new BlockCache(1 << 20));
+    assert.deepEqual(Array.from(m.exists('g') ?? []), [0, 2, 4, 5]);
+    m.decRef();
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+    await a.si.close(); await b.si.close();
+  }
+});

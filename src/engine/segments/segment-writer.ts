@@ -485,11 +485,7 @@ class Writer {
     let max = 0;
     for (const e of lists) if (e) max += e.length;
     const out = new Uint32Array(max);
-    let n = 0;
-    for (let k = 0; k < lists.length; k++) {
-      const e = lists[k], m = this.docMaps[k];
-      if (e) for (let i = 0; i < e.length; i++) { const nd = m[e[i]]; if (nd >= 0) out[n++] = nd; }
-    }
+    const n = remapDocList(lists, this.docMaps, out);
     if (n === 0) return null;
     return { name, ref: this.files.get('dvd')!.region(encodeDocList(out.subarray(0, n))) };
   }
@@ -512,4 +508,18 @@ class Writer {
     if (!any) return null;
     return this.files.get('dvd')!.region(encodeNested(parentOf, (d) => paths[d], this.maxDoc));
   }
+}
+
+/**
+ * The live docs of each input's list, renumbered into `out`; returns how many. A function of its own: compiled
+ * on-stack inside `exists`, the loop's code was dropped at the first statement after it (no feedback yet), and
+ * `exists` was recompiled at write-out after write-out (`--trace-deopt`).
+ */
+function remapDocList(lists: (Uint32Array | null)[], docMaps: Int32Array[], out: Uint32Array): number {
+  let n = 0;
+  for (let k = 0; k < lists.length; k++) {
+    const e = lists[k], m = docMaps[k];
+    if (e) for (let i = 0; i < e.length; i++) { const nd = m[e[i]]; if (nd >= 0) out[n++] = nd; }
+  }
+  return n;
 }
