@@ -4,7 +4,8 @@
  * connections of `loadtest/workflow-scale.ts events` do. A turn of the loop takes every event submitted
  * since the last turn, processes them, and acknowledges them once `engine.flush(inFlight)` resolves (what
  * the worker does with EVENT_COMMITS_IN_FLIGHT). Prints events/s, ack latency p50/p99, the commit batch
- * sizes, commit durations and commits in flight, and this thread's CPU per event.
+ * sizes, commit durations and commits in flight, the process's CPU per event, and this thread's own (the engine
+ * thread's: `support/thread-cost.ts`) with the bytes its isolate allocated per event.
  *
  * `rttMs`: a sender's next event arrives a random 0..rttMs after its acknowledgement (the HTTP round trip and
  * the client), which spreads arrivals over a commit as in the load test.
@@ -13,6 +14,7 @@
  */
 import { rmSync } from 'node:fs';
 import { openLaunchPartition } from './launch-partition.ts';
+import { startThreadCost } from '../support/thread-cost.ts';
 
 const [events = 30_000, clients = 64, inFlight = 1, rttMs = 2] = process.argv.slice(2).map(Number);
 const { engine, kv, dir } = await openLaunchPartition();
@@ -61,17 +63,19 @@ function turn(): void {
 }
 
 const cpu0 = process.cpuUsage();
+const stopThreadCost = startThreadCost();
 const t0 = performance.now();
 for (let i = 0; i < clients; i++) submit();
 await finished;
 const wallMs = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
+const own = stopThreadCost();
 const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const s = engine.call('workflow.statistics', { id: 1 }) as { entered: number };
 console.log(`events ${events}, clients ${clients}, commits in flight ≤ ${inFlight}: entered ${s.entered}; ${Math.round(events / wallMs * 1000)} events/s, ack p50 ${q(latency, 0.5).toFixed(1)} ms, p99 ${q(latency, 0.99).toFixed(1)} ms`);
 console.log(`commits ${batchSizes.length}: events per commit mean ${mean(batchSizes).toFixed(1)}, p50 ${q(batchSizes, 0.5)}, p90 ${q(batchSizes, 0.9)}; start→durable p50 ${q(commitMs, 0.5).toFixed(2)} ms, p90 ${q(commitMs, 0.9).toFixed(2)} ms; already in flight at start: mean ${mean(inFlightAtStart).toFixed(2)}`);
-console.log(`this thread's CPU per event ${((cpu.user + cpu.system) / events).toFixed(1)} µs`);
+console.log(`process CPU per event ${((cpu.user + cpu.system) / events).toFixed(1)} µs; this thread's own ${(own.cpuUs / events).toFixed(1)} µs, its isolate allocated ${Math.round(own.allocatedBytes / events)} B per event (${own.gcs} GCs)`);
 const m = kv.commitMetrics();
 const per = (x: number) => (x / m.txns).toFixed(2);
 console.log(`LMDB per transaction: ${per(m.txnMs)} ms writing, ${per(m.syncMs)} ms syncing, ${(m.pagesWritten / m.txns).toFixed(1)} pages (${m.txns} transactions)`);
