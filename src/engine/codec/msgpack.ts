@@ -1,5 +1,5 @@
 /** The only module that imports msgpackr: encoding of messages that cross thread boundaries and LMDB values. */
-import { Packr, addExtension } from 'msgpackr';
+import { Packr, addExtension, REUSE_BUFFER_MODE, RESET_BUFFER_MODE, RESERVE_START_SPACE } from 'msgpackr';
 
 // Records mode off: messages are small ad-hoc objects whose shapes vary by op; plain maps keep them self-describing.
 const packr = new Packr({ useRecords: false, moreTypes: true, int64AsType: 'number' });
@@ -62,7 +62,19 @@ export function unpack<T = unknown>(bytes: Uint8Array): T {
 }
 
 /** Encoder and decoder of msgpack records over a fixed list of shared record structures (`recordCodec`). */
-export interface RecordCodec { pack(value: unknown): Buffer; unpack(bytes: Uint8Array): unknown }
+export interface RecordCodec {
+  /** A fresh Buffer holding the byte `lead`, then `value` packed. */
+  packBehind(lead: number, value: unknown): Buffer;
+  unpack(bytes: Uint8Array): unknown;
+}
+
+/**
+ * `packBehind`'s encoding options: one byte reserved ahead of the value, the encoder's slab returned whole with
+ * the bytes' `start` and `end` on it (no view of them is made), and its space given back at once (the caller
+ * copies the bytes before the next pack): the engine thread's values then cost one Buffer each, not two, and
+ * stop filling — and replacing — the shared slab.
+ */
+const PACK_BEHIND_ONE_BYTE = REUSE_BUFFER_MODE | RESET_BUFFER_MODE | RESERVE_START_SPACE | 1;
 
 /**
  * Records mode over `structures`, a fixed list of key lists (an on-disk format: append only): an object whose
@@ -78,7 +90,16 @@ export function recordCodec(structures: readonly (readonly string[])[]): RecordC
   });
   const writer = new Packr(opts());
   const reader = new Packr(opts());
-  return { pack: (v) => writer.pack(v), unpack: (b) => reader.unpack(b) };
+  return {
+    packBehind(lead, v) {
+      const slab = writer.pack(v, PACK_BEHIND_ONE_BYTE) as Buffer & { start: number; end: number };
+      const out = Buffer.allocUnsafe(slab.end - slab.start);
+      slab.copy(out, 0, slab.start, slab.end);
+      out[0] = lead;
+      return out;
+    },
+    unpack: (b) => reader.unpack(b),
+  };
 }
 
 /**

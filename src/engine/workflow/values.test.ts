@@ -58,11 +58,15 @@ test('any other shape and value round-trips, alone and interleaved with shared s
     { n: 64, m: 127, o: [64, 65, 100, 127, 128] }, 2 ** 40, -(2 ** 40), 1.5, 'text', '', null, true, false,
     { entries: 2, active: null, runs: ['r1', 'r2'], extra: { entries: 3, active: 'r3', runs: [] } },
     [{ at: 1, fireAt: null, reason: 'a' }, { at: 2, fireAt: 3, reason: 'b', more: 1 }, { at: 4, fireAt: 5, reason: 'c' }],
+    // Larger than the encoder's slab: it is moved to a bigger one mid-value, and the next values go there.
+    { ...run, steps: Array.from({ length: 400 }, (_, i) => ({ ...run.steps[0], at: T0 + i })), note: 'é'.repeat(20_000) },
+    { ...timer },
   ];
   for (let round = 0; round < 2; round++) {
     for (const v of values) assert.deepEqual(decodeValue(encodeValue(v), 'v'), v, JSON.stringify(v));
   }
-  // Decoding in another order than encoding (as reads after a restart do).
+  // Decoding in another order than encoding (as reads after a restart do): each value owns its bytes, though
+  // the encoder writes every value over the same slab space.
   const encoded = values.map((v) => encodeValue(v));
   for (let i = encoded.length - 1; i >= 0; i--) assert.deepEqual(decodeValue(encoded[i], 'v'), values[i]);
 });

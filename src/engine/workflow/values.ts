@@ -50,12 +50,7 @@ const records = recordCodec(RECORD_STRUCTURES);
 
 /** The stored form of `v`: `WORKFLOW_VALUE_RECORDS`, then msgpack records. */
 export function encodeValue(v: unknown): Uint8Array {
-  const body = records.pack(v);
-  // Copied out of the encoder's shared slab behind the leading byte (the copy `Store` made before layout 4).
-  const out = Buffer.allocUnsafe(body.length + 1);
-  out[0] = WORKFLOW_VALUE_RECORDS;
-  out.set(body, 1);
-  return out;
+  return records.packBehind(WORKFLOW_VALUE_RECORDS, v);
 }
 
 /**
