@@ -35,6 +35,13 @@ export interface RangeOptions { start?: StoreKey; end?: StoreKey; reverse?: bool
  */
 export interface WriteGuard { db: string; key: StoreKey; ifVersion: number | null; version: number }
 
+/**
+ * How `Store.writePacked`'s caller hands it each write: a stored value (null: a delete) for `key` of `db`. A
+ * call per write, not an array of write objects: a workflow commit's thousands of writes made as many objects
+ * the engine thread allocated only for this loop.
+ */
+export type PackedWrite = (db: StoreDb<unknown>, key: StoreKey, value: Uint8Array | null) => void;
+
 /** `Store.commitMetrics`: totals since the environment was opened. */
 export interface CommitMetrics { txns: number; txnMs: number; syncMs: number; pagesWritten: number }
 
@@ -184,9 +191,9 @@ export class Store {
 
   /**
    * Applies puts of stored values (a value-version byte and the body, as the caller encodes them: read them
-   * back with `getStored`) and deletes (`value` null) to named databases
-   * as ONE transaction, executed on lmdb-js's write thread rather than this one: the writes are queued in
-   * one synchronous loop, and lmdb-js commits every asynchronous write of an event turn in the same
+   * back with `getStored`) and deletes (`value` null) to named databases, each handed over by one synchronous
+   * call of `writes` (`PackedWrite`), as ONE transaction, executed on lmdb-js's write thread rather than this
+   * one: the writes are queued in that one call, and lmdb-js commits every asynchronous write of an event turn in the same
    * transaction (`eventTurnBatching`, on by default; nothing here runs a synchronous transaction that could
    * split it). Resolves once the transaction is durable: true, or false when `guard` did not hold and
    * nothing was written. A failed transaction rejects (DISK_FULL on a full disk).
@@ -196,19 +203,14 @@ export class Store {
    * writes queued behind a transaction that failed — they go into the next transaction, which its write
    * thread may start before this thread has even heard of the failure.
    */
-  async writePacked(writes: readonly { db: StoreDb<unknown>; key: StoreKey; value: Uint8Array | null }[], guard: WriteGuard): Promise<boolean> {
+  async writePacked(writes: (write: PackedWrite) => void, guard: WriteGuard): Promise<boolean> {
     this.checkUsable();
     const g = this.versionedDb(guard.db);
     const body = prefixVersion(pack(guard.version));
     // Writes inside the block resolve at once (lmdb-js gives them no promise of their own); the block's
     // promise resolves false when the condition failed and rejects when the transaction failed.
     const block = (): void => {
-      for (let i = 0; i < writes.length; i++) {
-        const w = writes[i];
-        // The handle itself, not its name: a lookup by a name built per write hashed a new string each time.
-        const db = (w.db as LmdbStoreDb<unknown>).raw;
-        if (w.value === null) void db.remove(w.key); else void db.put(w.key, asBuffer(w.value));
-      }
+      writes(queuePacked);
       void g.put(guard.key, body, guard.version);
     };
     const done = guard.ifVersion === null ? g.ifNoExists(guard.key, block) : g.ifVersion(guard.key, guard.ifVersion, block);
@@ -419,6 +421,13 @@ function noSpaceLeft(path: string): boolean {
 }
 
 /** A Buffer over the same memory (lmdb-js's binary encoding takes Buffers). */
+/** `PackedWrite` inside `writePacked`'s conditional block. */
+function queuePacked(db: StoreDb<unknown>, key: StoreKey, value: Uint8Array | null): void {
+  // The handle itself, not its name: a lookup by a name built per write hashed a new string each time.
+  const raw = (db as LmdbStoreDb<unknown>).raw;
+  if (value === null) void raw.remove(key); else void raw.put(key, asBuffer(value));
+}
+
 function asBuffer(v: Uint8Array): Buffer {
   return Buffer.isBuffer(v) ? v : Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 }

@@ -260,15 +260,15 @@ export class LmdbKv implements KvBackend {
 
   /** Commits `batch` (consecutive commit numbers) in one guarded LMDB transaction. */
   private writeBatch(batch: readonly LoggedCommit[]): Promise<boolean> {
-    let count = 0;
-    for (const c of batch) count += c.writes.length;
-    const out = new Array<{ db: StoreDb<unknown>; key: string; value: Uint8Array | null }>(count);
-    let i = 0;
-    for (const c of batch) for (const w of c.writes) out[i++] = { db: this.db(w.space), key: w.key, value: w.value };
     const first = batch[0].no;
     const last = batch[batch.length - 1].no;
     const guard = { db: WORKFLOW_COMMIT_DB, key: WORKFLOW_COMMIT_KEY, ifVersion: first === 1 ? null : first - 1, version: last };
-    return this.store.writePacked(out, guard);
+    return this.store.writePacked((write) => {
+      for (let c = 0; c < batch.length; c++) {
+        const writes = batch[c].writes;
+        for (let i = 0; i < writes.length; i++) { const w = writes[i]; write(this.db(w.space), w.key, w.value); }
+      }
+    }, guard);
   }
 
   commitMetrics(): KvCommitMetrics {
