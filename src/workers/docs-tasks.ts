@@ -11,8 +11,8 @@ import { toWire, type WireError } from '../engine/errors.ts';
 import { shardTermVectors } from '../engine/documents/doc-term-vectors.ts';
 import { clearFielddata, fielddataBytes } from '../engine/search/index.ts';
 import { setDocumentsFigures } from './documents-figures.ts';
-import { newWriteOutcomes, OUTCOME_FORCED_REFRESH, OUTCOME_OTHER, OUTCOME_PENDING, setOutcome, setResult, WRITE_RESULTS } from './protocol.ts';
-import type { ItemOutcome, ShardCall, ShardListArgs, Stale, TaskSubset, WorkerInit, WriteArgs, WriteItem, WriteOutcomes } from './protocol.ts';
+import { newWriteOutcomes, OUTCOME_FORCED_REFRESH, OUTCOME_OTHER, OUTCOME_PENDING, setOutcome, setResult, WRITE_RESULTS, writeCount, writeItemAt } from './protocol.ts';
+import type { ItemOutcome, ShardCall, ShardListArgs, Stale, TaskSubset, WorkerInit, WriteArgs, WriteBatch, WriteOutcomes } from './protocol.ts';
 
 let registry: ShardRegistry | null = null;
 
@@ -44,25 +44,26 @@ function shardFor(c: ShardCall, init: WorkerInit): Promise<OpenShard | null> {
 
 /** Applies every item in order (each changes memory before the next), then awaits their translog appends. */
 async function write(args: WriteArgs, init: WorkerInit): Promise<Stale | WriteOutcomes> {
-  const n = args.items.length;
+  const n = writeCount(args.items);
   const out = newWriteOutcomes(n);
   const refused = shardRegistry(init).diskFullRefusal(args.uuid, args.shard);
   if (refused) { const err = { err: toWire(refused) }; for (let i = 0; i < n; i++) setOutcome(out, i, err); return out; }
   const o = await shardFor(args, init);
   if (!o) return { stale: true };
   const refresh = args.refresh;
-  let items: WriteItem[] | null = args.items;
+  let items: WriteBatch | null = args.items;
   return shardRegistry(init).guard(o, async () => {
     const s = o.stored.shard;
     let stopped = false, wrote = false;
     // The items' translog records go to the log as one batch once all are applied (doc-shard.ts `beginBatch`).
     let bytes = 0;
-    for (const it of items!) if (it.action === 'index' || it.action === 'create') bytes += it.op.source.byteLength + 64;
+    if (Array.isArray(items)) { for (const it of items) if (it.action === 'index' || it.action === 'create') bytes += it.op.source.byteLength + 64; }
+    else bytes = items!.sources.byteLength + 64 * n;
     s.beginBatch(bytes);
     let durable: Promise<unknown>;
     try {
       for (let i = 0; i < n; i++) {
-        const it = items![i];
+        const it = writeItemAt(items!, i);
         if (stopped) { out.code[i] = OUTCOME_PENDING; continue; }
         try {
           if (it.action === 'create') it.op.create = true;

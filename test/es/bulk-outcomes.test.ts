@@ -60,3 +60,25 @@ test('a bulk response is UTF-8: ids beyond ASCII come back as sent', async () =>
   const got = (await (await fetch(`${s.esUrl}/bo/_doc/${encodeURIComponent('😀-x')}`)).json()) as { _source: { a: string } };
   assert.equal(got._source.a, '😀-x');
 });
+
+test('a bulk of only index and create items (sent to the shard as columns) keeps each source and outcome in place across a mapping update', async () => {
+  // Every item is plain, so the batch crosses as columns; the new field stops it and the rest is rebuilt from them.
+  const sources = [{ a: 'p0' }, { a: 'p1', later: 'new field' }, { a: 'p2é✓', later: 'x' }, { a: 'p3' }];
+  const r = await bulk([
+    { index: { _id: 'c0' } }, sources[0],
+    { create: { _id: 'c1' } }, sources[1],
+    { create: { _id: 'c0' } }, { a: 'taken' },
+    { index: {} }, sources[2],
+    { create: { _id: 'c3' } }, sources[3],
+  ]);
+  assert.equal(r.errors, true);
+  assert.deepEqual(r.items.map((it) => { const [action, v] = Object.entries(it)[0]; return [action, v.status, v.result ?? (v.error as { type: string }).type]; }), [
+    ['index', 201, 'created'], ['create', 201, 'created'], ['create', 409, 'version_conflict_engine_exception'], ['index', 201, 'created'], ['create', 201, 'created'],
+  ]);
+  const ids = r.items.map((it) => Object.values(it)[0]._id as string);
+  assert.equal(ids[3].length, 20, 'an auto id');
+  for (const [k, i] of [[0, 0], [1, 1], [2, 3], [3, 4]]) {
+    const got = (await (await fetch(`${s.esUrl}/bo/_doc/${encodeURIComponent(ids[i])}`)).json()) as { _source: unknown };
+    assert.deepEqual(got._source, sources[k], `item ${i}'s source`);
+  }
+});

@@ -41,7 +41,8 @@ export class ByteWriter {
     this.dv = new DataView(this.buf.buffer);
   }
 
-  private ensure(n: number): void {
+  /** Room for `n` more bytes at `len` (for callers that write into `buf` directly). */
+  ensure(n: number): void {
     if (this.len + n <= this.buf.length) return;
     let cap = this.buf.length * 2;
     while (cap < this.len + n) cap *= 2;

@@ -19,8 +19,8 @@ import { compilePipeline, type Pipeline } from '../../engine/documents/ingest/pi
 import { resolveDateMathName } from '../../engine/documents/date-math-names.ts';
 import { numberOfShards, type FlatSettings } from '../../engine/documents/settings.ts';
 import { murmur3Utf16 } from '../../engine/documents/routing.ts';
-import { newWriteOutcomes, OUTCOME_OTHER, OUTCOME_PENDING, setOutcome } from '../../workers/protocol.ts';
-import type { OpArgs, OpResult, ShardCall, ShardMeta, Stale, WriteItem, WriteOutcomes } from '../../workers/protocol.ts';
+import { newWriteOutcomes, OUTCOME_OTHER, OUTCOME_PENDING, setOutcome, writeCount, writeItemAt } from '../../workers/protocol.ts';
+import type { OpArgs, OpResult, ShardCall, ShardMeta, Stale, WriteBatch, WriteOutcomes } from '../../workers/protocol.ts';
 
 /** Worker operations addressed to one shard: they take a `ShardCall` and may answer `Stale`. */
 type ShardOp = 'docs.write' | 'docs.get' | 'docs.termvectors' | 'docs.refresh' | 'docs.flush' | 'docs.stats' | 'docs.state' | 'docs.segments' | 'docs.forceMerge' | 'search.query' | 'search.dfs' | 'search.fetch' | 'search.scroll' | 'search.clearScroll';
@@ -262,12 +262,13 @@ export class EsCluster {
   }
 
   /** Writes items to one shard, applying dynamic mapping updates between rounds. Outcomes in item order. */
-  async writeShard(meta: IndexMeta, shard: number, items: WriteItem[], refresh?: 'true' | 'wait_for'): Promise<WriteOutcomes> {
+  async writeShard(meta: IndexMeta, shard: number, items: WriteBatch, refresh?: 'true' | 'wait_for'): Promise<WriteOutcomes> {
     this.checkWriteBlock();
     const first = await this.shardCall(meta, shard, 'docs.write', { items, refresh });
     if (first.otherAt.length === 0) return first; // the common batch: every item ran and has a plain result
-    const out = newWriteOutcomes(items.length);
-    let idx = items.map((_, i) => i);
+    const n = writeCount(items);
+    const out = newWriteOutcomes(n);
+    let idx = Array.from({ length: n }, (_, i) => i);
     let m = meta;
     let res = first;
     for (;;) {
@@ -293,7 +294,7 @@ export class EsCluster {
       }
       if (next.length === 0) break;
       idx = next;
-      res = await this.shardCall(m, shard, 'docs.write', { items: idx.map((i) => items[i]), refresh });
+      res = await this.shardCall(m, shard, 'docs.write', { items: idx.map((i) => writeItemAt(items, i)), refresh });
     }
     return out; // items come back in ascending order, so `otherAt` stays ascending
   }
