@@ -63,8 +63,8 @@ async function write(args: WriteArgs, init: WorkerInit): Promise<Stale | WriteOu
     let durable: Promise<unknown>;
     try {
       for (let i = 0; i < n; i++) {
-        const it = writeItemAt(items!, i);
         if (stopped) { out.code[i] = OUTCOME_PENDING; continue; }
+        const it = writeItemAt(items!, i);
         try {
           if (it.action === 'create') it.op.create = true;
           const r = it.action === 'delete' ? s.deleteNow(it.op) : it.action === 'update' ? s.updateNow(it.op) : s.indexNow(it.op);

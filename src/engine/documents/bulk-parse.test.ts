@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EngineError } from '../errors.ts';
-import { parseBulk, simpleActionLine } from './bulk-parse.ts';
+import { jsonAction, parseBulk, simpleBulkItem } from './bulk-parse.ts';
 
 const b = (s: string): Uint8Array => Buffer.from(s);
 
@@ -28,7 +28,7 @@ test('bulk NDJSON: whole-request failures', () => {
   }
 });
 
-test('action lines: the common shape skips JSON.parse and gives what JSON.parse gives; anything else falls back', () => {
+test('action lines: the common shape is scanned straight into the item that JSON.parse gives; anything else falls back', () => {
   // [line, whether the simple scanner takes it]
   const cases: [string, boolean][] = [
     ['{"index":{"_id":"log-1"}}', true],
@@ -38,8 +38,12 @@ test('action lines: the common shape skips JSON.parse and gives what JSON.parse 
     ['{"index":{"_id":"x","if_seq_no":0,"if_primary_term":-1,"routing":"ü €"}}', true],
     ['{"update":{"_id":"1","retry_on_conflict":123456789012345}}', true],
     ['{"index":{"_id":"1","_id":"2"}}', true],
-    ['{"unknown":{"a":"b"}}', true],
-    ['{"index":{"1":"a","b":"c","0":"d"}}', true],
+    ['{"index":{"pipeline":"p","_routing":"r2","_version":4,"_version_type":"internal","_retry_on_conflict":1,"_index":"o","_type":"t"}}', true],
+    ['{"index":{"routing":"r1","_routing":"r2","_version":4,"version":"5"}}', true],
+    ['{"index":{"_id":5}}', true],
+    ['{"unknown":{"a":"b"}}', false],
+    ['{"index":{"1":"a","b":"c","0":"d"}}', false],
+    ['{"index":{"op_type":"create"}}', false],
     ['{"index":{"_id":1234567890123456}}', false],
     ['{"index":{"_id":"a\\"b"}}', false],
     ['{"index":{"_id":"\\u0061"}}', false],
@@ -63,9 +67,9 @@ test('action lines: the common shape skips JSON.parse and gives what JSON.parse 
     ['[]', false],
   ];
   for (const [line, simple] of cases) {
-    const got = simpleActionLine(line);
+    const got = simpleBulkItem(line, { index: 'i', type: '_doc' });
     assert.equal(got !== null, simple, line);
-    if (got !== null) assert.deepEqual(got, JSON.parse(line), line);
+    if (got !== null) assert.deepEqual(got, jsonAction(line, 1, { index: 'i', type: '_doc' }), line);
   }
   // Through parseBulk both paths give the same items.
   const body = Buffer.from('{"index":{"_id":"1","routing":"r","version":7}}\n{"a":1}\n{"index": {"_id":"1", "routing":"r", "version":7}}\n{"a":1}\n');

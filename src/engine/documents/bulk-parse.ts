@@ -70,8 +70,13 @@ function str(a: unknown, b?: unknown): string | undefined { const v = a ?? b; re
 function num(a: unknown, b?: unknown): number | undefined { const v = a ?? b; return v === undefined || v === null ? undefined : Number(v); }
 
 function parseAction(text: string, line: number, defaults: { index?: string; type?: string }): BulkItem {
-  let v: unknown = simpleActionLine(text);
-  if (v === null) try { v = JSON.parse(text); } catch (e) {
+  return simpleBulkItem(text, defaults) ?? jsonAction(text, line, defaults);
+}
+
+/** The action line through `JSON.parse`, with ES's errors for each way it can be wrong. */
+export function jsonAction(text: string, line: number, defaults: { index?: string; type?: string }): BulkItem {
+  let v: unknown;
+  try { v = JSON.parse(text); } catch (e) {
     // A client error (ES answers 400), raised before any item of the request has run.
     throw docError('DOC_BULK_JSON_PARSE', [`Malformed action/metadata line [${line}]: ${(e as Error).message}`]);
   }
@@ -112,39 +117,42 @@ function parseAction(text: string, line: number, defaults: { index?: string; typ
 const QUOTE = 34, BACKSLASH = 92, COMMA = 44, COLON = 58, OPEN = 123, CLOSE = 125, MINUS = 45, ZERO = 48, NINE = 57;
 
 /**
- * What `JSON.parse` gives for the common action line — `{"<action>":{"<key>":<value>,…}}` with no whitespace,
- * string values without escapes or control characters, integer values — or null for anything else (which
- * then takes `JSON.parse`). A bulk load's action lines (clients write them this way) skip the general parser,
- * and its `_id`s are not interned as `JSON.parse` interns short strings (a tenth of the main thread's time
- * per bulk item was that parse).
+ * The item of a common action line — `{"<action>":{"<key>":<value>,…}}` with no whitespace, keys among the
+ * usual metadata (`_index`, `_type`, `_id`, routing, versions, `retry_on_conflict`, `pipeline`), string values
+ * without escapes or control characters, integer values — scanned straight into the item, or null for anything
+ * else (which then takes `jsonAction`, giving the same item or its error). A bulk load's action lines (clients
+ * write them this way) skip the general parser and the object it builds, whose keys stored by name were a
+ * quarter of parsing a bulk item; its `_id`s are not interned as `JSON.parse` interns short strings.
  */
-export function simpleActionLine(text: string): Record<string, Record<string, string | number>> | null {
+export function simpleBulkItem(text: string, defaults: { index?: string; type?: string }): BulkItem | null {
   const n = text.length;
   if (n < 7 || text.charCodeAt(0) !== OPEN || text.charCodeAt(1) !== QUOTE) return null;
-  let i = 2;
-  const nameEnd = plainStringEnd(text, i);
+  const nameEnd = plainStringEnd(text, 2);
   if (nameEnd < 0) return null;
-  const name = text.slice(i, nameEnd);
-  i = nameEnd + 1;
+  const action = nameEnd === 7 && text.startsWith('index', 2) ? 'index' : nameEnd === 8 && text.startsWith('create', 2) ? 'create'
+    : nameEnd === 8 && text.startsWith('update', 2) ? 'update' : nameEnd === 8 && text.startsWith('delete', 2) ? 'delete' : null;
+  if (action === null) return null;
+  let i = nameEnd + 1;
   if (text.charCodeAt(i) !== COLON || text.charCodeAt(i + 1) !== OPEN) return null;
   i += 2;
-  const meta: Record<string, string | number> = {};
+  // Both spellings are kept apart: the unprefixed one wins whatever their order, as in `jsonAction`.
+  let index: Meta, type: Meta, id: Meta, routing: Meta, routing_: Meta, version: Meta, version_: Meta, versionType: Meta,
+    versionType_: Meta, ifSeqNo: Meta, ifPrimaryTerm: Meta, retry: Meta, retry_: Meta, pipeline: Meta;
   if (text.charCodeAt(i) !== CLOSE) {
     for (;;) {
       if (text.charCodeAt(i) !== QUOTE) return null;
-      const keyEnd = plainStringEnd(text, i + 1);
+      const keyStart = i + 1;
+      const keyEnd = plainStringEnd(text, keyStart);
       if (keyEnd < 0) return null;
-      const key = text.slice(i + 1, keyEnd);
-      // An own `__proto__` property is what JSON.parse makes; an assignment would set the prototype instead.
-      if (key === '__proto__') return null;
       i = keyEnd + 1;
       if (text.charCodeAt(i) !== COLON) return null;
       i++;
       const c = text.charCodeAt(i);
+      let value: string | number;
       if (c === QUOTE) {
         const end = plainStringEnd(text, i + 1);
         if (end < 0) return null;
-        meta[key] = text.slice(i + 1, end);
+        value = text.slice(i + 1, end);
         i = end + 1;
       } else if (c === MINUS || (c >= ZERO && c <= NINE)) {
         const start = i;
@@ -154,10 +162,27 @@ export function simpleActionLine(text: string): Record<string, Record<string, st
         i++;
         if (first !== ZERO) while (i < n && text.charCodeAt(i) >= ZERO && text.charCodeAt(i) <= NINE) i++;
         if (i - start > 15) return null; // beyond exact doubles' digits: JSON.parse's rounding decides
-        meta[key] = Number(text.slice(start, i));
+        value = Number(text.slice(start, i));
       } else {
         return null;
       }
+      // A repeated key: the last one counts, as with JSON.parse.
+      const len = keyEnd - keyStart;
+      if (keyIs(text, keyStart, len, '_id')) id = value;
+      else if (keyIs(text, keyStart, len, '_index')) index = value;
+      else if (keyIs(text, keyStart, len, '_type')) type = value;
+      else if (keyIs(text, keyStart, len, 'routing')) routing = value;
+      else if (keyIs(text, keyStart, len, '_routing')) routing_ = value;
+      else if (keyIs(text, keyStart, len, 'version')) version = value;
+      else if (keyIs(text, keyStart, len, '_version')) version_ = value;
+      else if (keyIs(text, keyStart, len, 'version_type')) versionType = value;
+      else if (keyIs(text, keyStart, len, '_version_type')) versionType_ = value;
+      else if (keyIs(text, keyStart, len, 'if_seq_no')) ifSeqNo = value;
+      else if (keyIs(text, keyStart, len, 'if_primary_term')) ifPrimaryTerm = value;
+      else if (keyIs(text, keyStart, len, 'retry_on_conflict')) retry = value;
+      else if (keyIs(text, keyStart, len, '_retry_on_conflict')) retry_ = value;
+      else if (keyIs(text, keyStart, len, 'pipeline')) pipeline = value;
+      else return null;
       const d = text.charCodeAt(i);
       if (d === COMMA) { i++; continue; }
       if (d === CLOSE) break;
@@ -165,10 +190,25 @@ export function simpleActionLine(text: string): Record<string, Record<string, st
     }
   }
   if (i + 2 !== n || text.charCodeAt(i + 1) !== CLOSE) return null;
-  const out: Record<string, Record<string, string | number>> = {};
-  if (name === '__proto__') return null;
-  out[name] = meta;
-  return out;
+  return {
+    action,
+    index: str(index) ?? defaults.index ?? '',
+    type: str(type) ?? defaults.type ?? '',
+    id: str(id),
+    routing: str(routing, routing_),
+    version: num(version, version_),
+    versionType: str(versionType, versionType_) as VersionType | undefined,
+    ifSeqNo: num(ifSeqNo),
+    ifPrimaryTerm: num(ifPrimaryTerm),
+    retryOnConflict: num(retry, retry_),
+    pipeline: str(pipeline),
+  };
+}
+
+type Meta = string | number | undefined;
+
+function keyIs(text: string, start: number, len: number, name: string): boolean {
+  return len === name.length && text.startsWith(name, start);
 }
 
 /** The index of the quote closing a string whose text starts at `i`, or −1 if it has an escape or a control character. */
