@@ -70,8 +70,8 @@ export interface RecordCodec {
 
 /**
  * `packBehind`'s encoding options: one byte reserved ahead of the value, the encoder's slab returned whole with
- * the bytes' `start` and `end` on it (no view of them is made), and its space given back at once (the caller
- * copies the bytes before the next pack): the engine thread's values then cost one Buffer each, not two, and
+ * the bytes' `start` and `end` on it (no view of them is made), and its space given back at once (`packBehind`
+ * copies the bytes out before it returns): the engine thread's values then cost one Buffer each, not two, and
  * stop filling — and replacing — the shared slab.
  */
 const PACK_BEHIND_ONE_BYTE = REUSE_BUFFER_MODE | RESET_BUFFER_MODE | RESERVE_START_SPACE | 1;
