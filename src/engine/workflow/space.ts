@@ -45,7 +45,8 @@ abstract class Tracked<V> {
 
   /** Encodes every changed record into `out` and moves them to `committing`. */
   takeWrites(out: KvWrite[]): void {
-    for (const [key, v] of this.dirty) out.push({ space: this.name, key, value: v === null ? null : this.encode(v) });
+    // forEach, not `for…of` with destructuring: no entry pair per record.
+    this.dirty.forEach((v, key) => { out.push({ space: this.name, key, value: v === null ? null : this.encode(v) }); });
     this.committing.push(this.dirty);
     this.dirty = new Map();
   }
