@@ -193,9 +193,9 @@ export class Store {
    * Applies puts of stored values (a value-version byte and the body, as the caller encodes them: read them
    * back with `getStored`) and deletes (`value` null) to named databases, each handed over by one synchronous
    * call of `writes` (`PackedWrite`), as ONE transaction, executed on lmdb-js's write thread rather than this
-   * one: the writes are queued in that one call, and lmdb-js commits every asynchronous write of an event turn in the same
-   * transaction (`eventTurnBatching`, on by default; nothing here runs a synchronous transaction that could
-   * split it). Resolves once the transaction is durable: true, or false when `guard` did not hold and
+   * one: the writes are queued in that one call, and lmdb-js commits every asynchronous write of an event turn
+   * in the same transaction (`eventTurnBatching`, on by default; nothing here runs a synchronous transaction
+   * that could split it). Resolves once the transaction is durable: true, or false when `guard` did not hold and
    * nothing was written. A failed transaction rejects (DISK_FULL on a full disk).
    *
    * With a guard, the writes form one lmdb-js conditional block (`ifVersion`), checked by the write thread
@@ -420,7 +420,6 @@ function noSpaceLeft(path: string): boolean {
   }
 }
 
-/** A Buffer over the same memory (lmdb-js's binary encoding takes Buffers). */
 /** `PackedWrite` inside `writePacked`'s conditional block. */
 function queuePacked(db: StoreDb<unknown>, key: StoreKey, value: Uint8Array | null): void {
   // The handle itself, not its name: a lookup by a name built per write hashed a new string each time.
@@ -428,6 +427,7 @@ function queuePacked(db: StoreDb<unknown>, key: StoreKey, value: Uint8Array | nu
   if (value === null) void raw.remove(key); else void raw.put(key, asBuffer(value));
 }
 
+/** A Buffer over the same memory (lmdb-js's binary encoding takes Buffers). */
 function asBuffer(v: Uint8Array): Buffer {
   return Buffer.isBuffer(v) ? v : Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 }
