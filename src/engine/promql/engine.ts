@@ -35,6 +35,12 @@ export interface EngineOptions {
    * how many decoded samples it keeps; without it they are decoded when selected.
    */
   decoded?: DecodedSeriesBound;
+  /**
+   * The times `@ start()` and `@ end()` stand for (ms); by default the evaluated range's own ends. A part of a
+   * range query evaluated on its own (a half of its steps) gives the whole query's.
+   */
+  atStartMs?: number;
+  atEndMs?: number;
 }
 export const DEFAULT_ENGINE_OPTIONS: EngineOptions = { lookbackMs: 300_000, maxSamples: 50_000_000, timeoutMs: 120_000, defaultSubqueryStepMs: 60_000 };
 
@@ -75,7 +81,7 @@ export function rangeQuery(querier: Querier, expr: Expr, startMs: number, endMs:
 }
 
 function shared(querier: Querier, opts: EngineOptions, startMs: number, endMs: number): Shared {
-  return { querier, opts, deadlineMs: Date.now() + opts.timeoutMs, queryStartMs: startMs, queryEndMs: endMs, data: new Map(), samples: 0, ticks: 0 };
+  return { querier, opts, deadlineMs: Date.now() + opts.timeoutMs, queryStartMs: opts.atStartMs ?? startMs, queryEndMs: opts.atEndMs ?? endMs, data: new Map(), samples: 0, ticks: 0 };
 }
 
 function unwrapParens(e: Expr): Expr { while (e.kind === 'paren') e = e.expr; return e; }

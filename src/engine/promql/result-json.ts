@@ -105,6 +105,8 @@ class JsonWriter {
     this.off = o;
   }
   byte(c: number): void { this.ensure(1); this.buf[this.off++] = c; }
+  /** Bytes written so far: the offset in `done()`'s text of what is written next. */
+  get position(): number { return this.fullBytes + this.off; }
   /** A label set as `metricJson` prints it, written in place (no string per series). */
   metric(ls: Labels): void {
     this.byte(0x7b); // {
@@ -146,10 +148,17 @@ class JsonWriter {
 const MAX_PIECE_BYTES = 8 * 1024 * 1024;
 
 /**
- * A matrix as the `data` object without its closing brace, UTF-8. `startMs`/`stepMs` (a range query's grid)
- * let point timestamps be looked up by step index instead of in a map keyed by boxed doubles.
+ * Where series `k` of `matrixJson`'s text lies, as four offsets from `index[k * SERIES_INDEX_FIELDS]`: its
+ * `metric` object `[start, end)`, then its points between the brackets of `values` `[start, end)`.
  */
-export function matrixJson(m: Matrix, startMs = 0, stepMs = 0): Buffer {
+export const SERIES_INDEX_FIELDS = 4;
+
+/**
+ * A matrix as the `data` object without its closing brace, UTF-8. `startMs`/`stepMs` (a range query's grid)
+ * let point timestamps be looked up by step index instead of in a map keyed by boxed doubles. `index`, when
+ * given (`m.length * SERIES_INDEX_FIELDS` long), is filled with where each series lies in the text.
+ */
+export function matrixJson(m: Matrix, startMs = 0, stepMs = 0, index: Float64Array | null = null): Buffer {
   const w = new JsonWriter();
   w.ascii('{"resultType":"matrix","result":[');
   // Range results share their step timestamps across series: encode each `[<ts>,"` once.
@@ -158,8 +167,11 @@ export function matrixJson(m: Matrix, startMs = 0, stepMs = 0): Buffer {
   for (let k = 0; k < m.length; k++) {
     const s = m[k];
     w.ascii(k ? ',{"metric":' : '{"metric":');
+    if (index !== null) index[k * SERIES_INDEX_FIELDS] = w.position;
     w.metric(s.metric);
+    if (index !== null) index[k * SERIES_INDEX_FIELDS + 1] = w.position;
     w.ascii(',"values":[');
+    if (index !== null) index[k * SERIES_INDEX_FIELDS + 2] = w.position;
     for (let i = 0; i < s.t.length; i++) {
       const t = s.t[i];
       const step = stepMs > 0 ? (t - startMs) / stepMs : -1;
@@ -176,6 +188,7 @@ export function matrixJson(m: Matrix, startMs = 0, stepMs = 0): Buffer {
       w.sampleValue(s.v[i]);
       w.byte(0x22); w.byte(0x5d); // "]
     }
+    if (index !== null) index[k * SERIES_INDEX_FIELDS + 3] = w.position;
     w.ascii(']}');
   }
   w.ascii(']');

@@ -7,13 +7,20 @@ import type { Expr, VectorSelector } from './ast.ts';
 
 export interface SelectorRange { matchers: readonly Matcher[]; mintMs: number; maxtMs: number }
 
-export interface RangeOptions { lookbackMs: number; defaultSubqueryStepMs: number }
+export interface RangeOptions {
+  lookbackMs: number;
+  defaultSubqueryStepMs: number;
+  /** The times `@ start()` and `@ end()` stand for, when not `startMs`/`endMs` (see `EngineOptions`). */
+  atStartMs?: number;
+  atEndMs?: number;
+}
 
 /** Lists each selector of `expr` with the `[mint, maxt]` it reads when evaluated over `[startMs, endMs]`. */
 export function selectorRanges(expr: Expr, startMs: number, endMs: number, opts: RangeOptions): SelectorRange[] {
   const out: SelectorRange[] = [];
+  const atStartMs = opts.atStartMs ?? startMs, atEndMs = opts.atEndMs ?? endMs;
   const at = (n: { timestamp: number | null; startOrEnd: 'start' | 'end' | null }): number | null =>
-    n.timestamp ?? (n.startOrEnd === 'start' ? startMs : n.startOrEnd === 'end' ? endMs : null);
+    n.timestamp ?? (n.startOrEnd === 'start' ? atStartMs : n.startOrEnd === 'end' ? atEndMs : null);
   const selector = (vs: VectorSelector, lo: number, hi: number, back: number): void => {
     const t = at(vs);
     out.push({ matchers: vs.matchers, mintMs: (t ?? lo) - vs.offset - back, maxtMs: (t ?? hi) - vs.offset });
