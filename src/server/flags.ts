@@ -34,6 +34,7 @@ export interface Flags {
   'query.timeout': string;
   'query.max-samples': number;
   'query.max-concurrency': number;
+  'query.split-min-steps': number;
   'web.external-url': string;
   'web.cors.origin': string;
   'rules.alert.for-outage-tolerance': string;
@@ -87,6 +88,7 @@ export const FLAG_SPECS: Record<keyof Flags, Spec> = {
   'query.timeout': { kind: 'duration', def: '2m', help: 'PromQL query timeout' },
   'query.max-samples': { kind: 'int', def: 50_000_000, help: 'PromQL max samples in memory' },
   'query.max-concurrency': { kind: 'int', def: 20, help: 'PromQL queries evaluated at once; more wait for a slot' },
+  'query.split-min-steps': { kind: 'int', def: 200, help: 'range queries of this many steps or more are evaluated as two halves on two query threads when no other query runs (0 = never)' },
   'web.cors.origin': { kind: 'string', def: '.*', help: 'regex (fully anchored) of origins allowed to call the metrics API from browsers, as Prometheus' },
   'web.external-url': { kind: 'string', def: '', help: 'URL under which Tessera is reachable (alert generator URLs; default http://<hostname>:<port>)' },
   'rules.alert.for-outage-tolerance': { kind: 'duration', def: '1h', help: 'max downtime for which alert for-state is restored' },

@@ -349,7 +349,7 @@ export class QueryPool {
   /** The first thread's warm-up (`warm`), once asked for. */
   private warming: Promise<void> | null = null;
 
-  constructor(private readonly threads: number) {}
+  constructor(readonly threads: number) {}
 
   /** Threads for `--query.max-concurrency` queries at once: no more than there are cores to run them. */
   static threadsFor(maxConcurrency: number): number { return Math.min(maxConcurrency, cpus().length); }

@@ -4,7 +4,7 @@
  */
 import type { PromqlEvalReply, TaskSubset } from './protocol.ts';
 import { outOfBand } from '../engine/codec/msgpack.ts';
-import { parseExpr, instantQuery, rangeQuery, resultJsonOpen, matrixJson } from '../engine/promql/index.ts';
+import { parseExpr, instantQuery, rangeQuery, resultJsonOpen, matrixJson, SERIES_INDEX_FIELDS } from '../engine/promql/index.ts';
 import type { EngineOptions } from '../engine/promql/index.ts';
 import { MemQuerier } from '../engine/tsdb/mem-querier.ts';
 import { mergeSelected, mergeSelections } from '../engine/tsdb/packed-series.ts';
@@ -19,12 +19,13 @@ export const promqlTasks = {
     const decoded = new DecodedSeriesBound();
     const opts: EngineOptions = {
       lookbackMs: a.lookbackMs, maxSamples: a.maxSamples, defaultSubqueryStepMs: a.defaultSubqueryStepMs,
-      timeoutMs: Math.max(0, a.deadlineMs - Date.now()), cancel: a.cancel, decoded,
+      timeoutMs: Math.max(0, a.deadlineMs - Date.now()), cancel: a.cancel, decoded, atStartMs: a.atStartMs, atEndMs: a.atEndMs,
     };
-    const json = a.kind === 'range'
-      ? matrixJson(rangeQuery(q, expr, a.startMs, a.endMs, a.stepMs, opts), a.startMs, a.stepMs)
-      : resultJsonOpen(instantQuery(q, expr, a.startMs, opts));
     // The encoded result (megabytes for a long range query) is transferred rather than copied through msgpack.
-    return { json: outOfBand(json), evalMs: performance.now() - started, samples: decoded.loaded };
+    if (a.kind === 'instant') return { json: outOfBand(resultJsonOpen(instantQuery(q, expr, a.startMs, opts))), evalMs: performance.now() - started, samples: decoded.loaded };
+    const m = rangeQuery(q, expr, a.startMs, a.endMs, a.stepMs, opts);
+    const index = new Float64Array(m.length * SERIES_INDEX_FIELDS);
+    const json = matrixJson(m, a.startMs, a.stepMs, index);
+    return { json: outOfBand(json), evalMs: performance.now() - started, samples: decoded.loaded, index: outOfBand(index) };
   },
 } satisfies TaskSubset;

@@ -230,6 +230,12 @@ export interface PromqlEvalArgs {
   lookbackMs: number;
   maxSamples: number;
   defaultSubqueryStepMs: number;
+  /**
+   * What `@ start()`/`@ end()` stand for when this call evaluates a part of a range query's steps: the whole
+   * query's start and end (absent: `startMs`/`endMs`).
+   */
+  atStartMs?: number;
+  atEndMs?: number;
   /** Per selector range, every shard worker's reply (merged here, off the HTTP thread). */
   selected: PackedSelect[][];
   /**
@@ -247,7 +253,11 @@ export interface PromqlEvalArgs {
 export const QUERY_CANCEL_WORD = 0, QUERY_STARTED_WORD = 1, QUERY_CONTROL_WORDS = 2;
 
 /** The encoded `data` object without its closing brace, as UTF-8 bytes (bytes cross threads without re-encoding). */
-export interface PromqlEvalReply { json: Uint8Array; evalMs: number; samples: number }
+/**
+ * `json`: the `data` object without its closing brace. `index`: for a range query, where each series lies in
+ * `json` (`matrixJson`'s index), so that the answers of parts of the query's steps can be joined.
+ */
+export interface PromqlEvalReply { json: Uint8Array; evalMs: number; samples: number; index?: Float64Array }
 
 export interface RulesEvalArgs {
   query: string;

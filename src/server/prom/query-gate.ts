@@ -44,3 +44,23 @@ export class QueryGate {
     };
   }
 }
+
+/**
+ * One query's gate slot, held by the query and by each evaluation it hands to a query thread (two when its
+ * steps are evaluated in halves): released once the last holder lets go, since a cancelled evaluation's
+ * thread can still be busy after the query was answered. The query is the first holder (`letGo`).
+ */
+export class SharedSlot {
+  private holders = 1;
+  constructor(private readonly release: () => void) {}
+
+  /** One more holder; the function returned lets go of its hold (once; calling it again does nothing). */
+  hold(): () => void {
+    this.holders++;
+    let held = true;
+    return () => { if (held) { held = false; this.letGo(); } };
+  }
+
+  /** The query's own hold let go (call once). */
+  letGo(): void { if (--this.holders === 0) this.release(); }
+}

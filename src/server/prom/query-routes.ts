@@ -15,7 +15,8 @@ import type { HttpRequest, HttpResponse } from '../http.ts';
 import { durationMs } from '../flags.ts';
 import { EngineError, InvalidArgumentError, QueryCanceledError, QueryTimeoutError, formatMessage } from '../../engine/errors.ts';
 import { QueryPool } from '../pool.ts';
-import { QueryGate } from './query-gate.ts';
+import { QueryGate, SharedSlot } from './query-gate.ts';
+import { evaluateInHalves } from './range-split.ts';
 import type { FetchedSeries, Matcher } from '../../engine/tsdb/api.ts';
 import { parseExpr, prettyExpr, typeOf, documentedType, selectorRanges, jsonString } from '../../engine/promql/index.ts';
 import type { Expr } from '../../engine/promql/index.ts';
@@ -39,7 +40,10 @@ export interface SeriesClient {
   selectPacked?(matchers: readonly Matcher[], mintMs: number, maxtMs: number, deadlineMs?: number, signal?: AbortSignal): Promise<PackedSelect[]>;
 }
 
-interface QueryLimits { lookbackMs: number; timeoutMs: number; maxSamples: number; subqueryStepMs: number }
+interface QueryLimits { lookbackMs: number; timeoutMs: number; maxSamples: number; subqueryStepMs: number; splitMinSteps: number }
+
+/** What a query's evaluation answers: `json` the `data` object without its closing brace, maybe in pieces. */
+interface Evaluated { json: Uint8Array | Uint8Array[]; evalMs: number; samples: number }
 
 /**
  * Where queries are evaluated: the query threads (`QueryPool`), or an in-process stand-in in tests. `call`
@@ -48,6 +52,8 @@ interface QueryLimits { lookbackMs: number; timeoutMs: number; maxSamples: numbe
 export interface QueryEvaluator {
   call(op: 'promql.eval', args: PromqlEvalArgs, signal: AbortSignal, onThreadFree: () => void): Promise<PromqlEvalReply>;
   close(): Promise<void>;
+  /** Threads evaluating at once (absent: one). */
+  readonly threads?: number;
   /** Gets a thread ready for the first query (resolves once it is). */
   warm?(): Promise<void>;
 }
@@ -68,35 +74,61 @@ export function registerQueryRoutes(router: Router, ctx: ServerContext, client: 
   const gate = deps.gate ?? new QueryGate(ctx.flags['query.max-concurrency'] ?? 20);
   const evaluator = deps.evaluator ?? new QueryPool(QueryPool.threadsFor(gate.max));
   const slices = registerEngineMetrics(ctx, gate);
+  const splits = ctx.metrics.counter('tessera_engine_split_range_queries_total', 'Range queries evaluated as two halves of their steps on two query threads at once.', []);
   /** Queries waiting for a slot or running: cancelled at shutdown. */
   const active = new Set<QueryControl>();
   /** Waits for a slot, fetches the selectors' data, evaluates on a query thread; cut at the deadline. */
   const execute = async (req: HttpRequest, expr: Expr, query: string, kind: 'instant' | 'range', startMs: number,
-    endMs: number, stepMs: number, timeoutMs: number): Promise<{ reply: PromqlEvalReply; started: number; prepared: number }> => {
+    endMs: number, stepMs: number, timeoutMs: number): Promise<{ reply: Evaluated; started: number; prepared: number }> => {
     const deadlineMs = Date.now() + timeoutMs;
     const q = new QueryControl(req.signal, deadlineMs);
     active.add(q);
     try {
       const queued = performance.now();
-      const release = await gate.acquire(q.signal);
-      // From the evaluation on, the evaluator releases the slot once its thread is free, which can be after the
-      // answer: a cancelled query is answered before its thread dropped or stopped it.
-      let slotHere = true;
+      // A query holds one slot however many threads evaluate it (it is one query for --query.max-concurrency).
+      // Each evaluation holds it too until its thread is free, which can be after the answer: a cancelled
+      // query is answered before its thread dropped or stopped it.
+      const slot = new SharedSlot(await gate.acquire(q.signal));
       try {
         q.phase = 'preparation';
         const started = performance.now();
         slices.observe(['queue_time'], (started - queued) / 1000);
-        const args = await prepare(client, expr, query, kind, startMs, endMs, stepMs, deadlineMs, limits, q.signal);
+        const whole = { startMs, endMs, atStartMs: startMs, atEndMs: endMs, maxSamples: limits.maxSamples };
+        if (kind === 'range' && worthSplitting(startMs, endMs, stepMs)) {
+          const split = await evaluateInHalves(startMs, endMs, stepMs, q.signal, async (s, e, signal) => {
+            // Half the sample limit each: when both halves keep to it, the whole query keeps to the limit too
+            // (the halves count at least what it counts), so it would not have failed unsplit.
+            const args = await prepare(client, expr, query, kind, { ...whole, startMs: s, endMs: e, maxSamples: Math.floor(limits.maxSamples / 2) }, stepMs, deadlineMs, limits, signal);
+            const prepared = performance.now();
+            q.phase = 'expression evaluation';
+            return { reply: await evaluator.call('promql.eval', args, signal, slot.hold()), prepared };
+          });
+          if (split !== null) {
+            splits.inc();
+            slices.observe(['prepare_time'], (split.prepared - started) / 1000);
+            slices.observe(['inner_eval'], (performance.now() - split.prepared) / 1000);
+            return { reply: split, started, prepared: split.prepared };
+          }
+        }
+        q.phase = 'preparation';
+        const args = await prepare(client, expr, query, kind, whole, stepMs, deadlineMs, limits, q.signal);
         const prepared = performance.now();
         slices.observe(['prepare_time'], (prepared - started) / 1000);
         q.phase = 'expression evaluation';
-        slotHere = false;
-        const reply = await evaluator.call('promql.eval', args, q.signal, release);
+        const reply = await evaluator.call('promql.eval', args, q.signal, slot.hold());
         slices.observe(['inner_eval'], (performance.now() - prepared) / 1000);
         return { reply, started, prepared };
-      } finally { if (slotHere) release(); }
+      } finally { slot.letGo(); }
     } finally { q.dispose(); active.delete(q); }
   };
+  /**
+   * Splits a range query of at least `--query.split-min-steps` steps when two threads can take its halves and
+   * no other query runs or waits: under concurrency the other queries keep the threads busy, and splitting
+   * would only add the second half's fetch and hop.
+   */
+  const worthSplitting = (startMs: number, endMs: number, stepMs: number): boolean =>
+    limits.splitMinSteps > 0 && Math.floor((endMs - startMs) / stepMs) + 1 >= Math.max(2, limits.splitMinSteps) &&
+    (evaluator.threads ?? 1) >= 2 && gate.running === 1 && gate.waiting === 0;
   const readInterval = async (): Promise<void> => {
     const file = ctx.flags['config.file'];
     if (file === '') return;
@@ -208,6 +240,8 @@ function limitsOf(ctx: ServerContext): QueryLimits {
     timeoutMs: durationMs(ctx.flags['query.timeout']),
     maxSamples: ctx.flags['query.max-samples'],
     subqueryStepMs: 60_000,
+    // Stand-in contexts of tests may leave it out: never split there.
+    splitMinSteps: ctx.flags['query.split-min-steps'] ?? 0,
   };
 }
 
@@ -233,15 +267,19 @@ function parseQuery(query: string, prefixed: boolean): Expr {
  * Fetches every selector's series over its time range. The replies are forwarded as they came (their typed
  * arrays transferred on to the evaluating worker), which merges them per label set.
  */
-async function prepare(client: SeriesClient, expr: Expr, query: string, kind: 'instant' | 'range', startMs: number,
-  endMs: number, stepMs: number, deadlineMs: number, limits: QueryLimits, signal: AbortSignal): Promise<PromqlEvalArgs> {
-  const ranges = selectorRanges(expr, startMs, endMs, { lookbackMs: limits.lookbackMs, defaultSubqueryStepMs: limits.subqueryStepMs });
+async function prepare(client: SeriesClient, expr: Expr, query: string, kind: 'instant' | 'range', range: EvalRange,
+  stepMs: number, deadlineMs: number, limits: QueryLimits, signal: AbortSignal): Promise<PromqlEvalArgs> {
+  const { startMs, endMs, atStartMs, atEndMs, maxSamples } = range;
+  const ranges = selectorRanges(expr, startMs, endMs, { lookbackMs: limits.lookbackMs, defaultSubqueryStepMs: limits.subqueryStepMs, atStartMs, atEndMs });
   const fetched = await withDeadline(Promise.all(ranges.map((r) => fetchPacked(client, r.matchers, r.mintMs, r.maxtMs, deadlineMs, signal))), deadlineMs);
   return {
-    query, kind, startMs, endMs, stepMs, deadlineMs, lookbackMs: limits.lookbackMs, maxSamples: limits.maxSamples,
+    query, kind, startMs, endMs, stepMs, deadlineMs, lookbackMs: limits.lookbackMs, maxSamples, atStartMs, atEndMs,
     defaultSubqueryStepMs: limits.subqueryStepMs, selected: fetched.map((replies) => replies.map(forward)),
   };
 }
+
+/** The steps one evaluation covers, with the whole query's start and end (`@ start()`, `@ end()`) and its sample limit. */
+interface EvalRange { startMs: number; endMs: number; atStartMs: number; atEndMs: number; maxSamples: number }
 
 async function fetchPacked(client: SeriesClient, ms: readonly Matcher[], mintMs: number, maxtMs: number, deadlineMs: number, signal: AbortSignal): Promise<PackedSelect[]> {
   // The workers get the deadline and the query's cancellation too, so they stop a select nobody waits for.
@@ -275,9 +313,10 @@ function statsJson(started: number, prepared: number, evalMs: number, samples: n
 
 const HEAD = Buffer.from('{"status":"success","data":');
 
-function wrap(dataOpen: Uint8Array, stats: string): HttpResponse {
+function wrap(dataOpen: Uint8Array | Uint8Array[], stats: string): HttpResponse {
   const tail = Buffer.from(`${stats}}}`);
-  return { status: 200, headers: { 'Content-Type': 'application/json' }, body: Buffer.concat([HEAD, dataOpen, tail]) };
+  const pieces = Array.isArray(dataOpen) ? [HEAD, ...dataOpen, tail] : [HEAD, dataOpen, tail];
+  return { status: 200, headers: { 'Content-Type': 'application/json' }, body: Buffer.concat(pieces) };
 }
 
 async function maybeGzip(req: HttpRequest, r: HttpResponse): Promise<HttpResponse> {
