@@ -89,3 +89,45 @@ test('every query of cases/range-split.txt answers the same bytes split and whol
   assert.equal(await splits(split), answered);
   assert.equal(await splits(whole), 0);
 });
+
+/** Waits until the node counts `n` queries executing or waiting; fails after a minute (a bound for reporting). */
+async function queriesReach(node: TestServer, n: number): Promise<void> {
+  const giveUp = AbortSignal.timeout(60_000);
+  let last = '';
+  while (!giveUp.aborted) {
+    last = /^prometheus_engine_queries (\S+)$/m.exec(await (await fetch(`${node.promUrl}/metrics`)).text())?.[1] ?? 'absent';
+    if (Number(last) === n) return;
+    await new Promise((r) => setImmediate(r));
+  }
+  assert.fail(`prometheus_engine_queries stayed ${last}, never ${n}`);
+}
+
+// 3·10¹⁰ subquery steps in each half: evaluation runs for minutes unless it is stopped.
+const HEAVY = 'max_over_time(c{job="a",instance="i1"}[1y:1ms])';
+
+test('a split query past its deadline stops both halves and answers as the whole query does', async () => {
+  const url = (node: TestServer): string => `${node.promUrl}/api/v1/query_range?query=${encodeURIComponent(HEAVY)}&start=${START_S}&end=${END_S}&step=60&timeout=1s`;
+  const [got, want] = await Promise.all([split, whole].map(async (node) => {
+    const r = await fetch(url(node), { signal: AbortSignal.timeout(60_000) });
+    return { status: r.status, body: await r.json() as { errorType: string; error: string } };
+  }));
+  assert.equal(got.status, 503);
+  assert.deepEqual(got, want);
+  await queriesReach(split, 0);
+  // Both threads are free again: a query split next is answered (a half still running would hold a thread for minutes).
+  const before = await splits(split);
+  const r = await fetch(`${split.promUrl}/api/v1/query_range?query=c&start=${START_S}&end=${END_S}&step=60`, { signal: AbortSignal.timeout(60_000) });
+  assert.equal(r.status, 200);
+  assert.equal(await splits(split), before + 1);
+});
+
+test('a split query whose client goes away stops both halves and frees its slot', async () => {
+  const client = new AbortController();
+  const sent = fetch(`${split.promUrl}/api/v1/query_range?query=${encodeURIComponent(HEAVY)}&start=${START_S}&end=${END_S}&step=60`, { signal: client.signal });
+  await queriesReach(split, 1);
+  client.abort();
+  await assert.rejects(sent);
+  await queriesReach(split, 0);
+  const r = await fetch(`${split.promUrl}/api/v1/query_range?query=c&start=${START_S}&end=${END_S}&step=60`, { signal: AbortSignal.timeout(60_000) });
+  assert.equal(r.status, 200);
+});

@@ -14,7 +14,11 @@ import { newMatcher } from '../../src/engine/tsdb/api.ts';
 export const T0 = 1704070800_000;
 const lbl = (o: Record<string, string>): Labels => Object.keys(o).sort().map((name) => ({ name, value: o[name] }));
 
-export function setup(opts: { timeout?: string; maxSamples?: number; slowClient?: number; now?: number; configFile?: string; hooks?: (h: ServiceHooks) => void } = {}): Router {
+/**
+ * `threads`: how many threads the evaluator says it has (splitting range queries of `splitMinSteps` steps
+ * takes two); `metrics`: where the routes register their self-metrics.
+ */
+export function setup(opts: { timeout?: string; maxSamples?: number; slowClient?: number; now?: number; configFile?: string; hooks?: (h: ServiceHooks) => void; threads?: number; splitMinSteps?: number; metrics?: SelfMetrics } = {}): Router {
   const mem = new MemQuerier();
   for (const inst of ['10000', '10001', '10002']) {
     for (let t = T0 - 3600_000; t <= T0 + 600_000; t += 15_000) mem.append(lbl({ __name__: 'demo_num_cpus', instance: `demo.promlabs.com:${inst}`, job: 'demo' }), t, 4);
@@ -32,13 +36,13 @@ export function setup(opts: { timeout?: string; maxSamples?: number; slowClient?
   };
   const pool = inProcessPool();
   const ctx = {
-    flags: { 'query.lookback-delta': '5m', 'query.timeout': opts.timeout ?? '2m', 'query.max-samples': opts.maxSamples ?? 50_000_000, 'config.file': opts.configFile ?? '' },
+    flags: { 'query.lookback-delta': '5m', 'query.timeout': opts.timeout ?? '2m', 'query.max-samples': opts.maxSamples ?? 50_000_000, 'config.file': opts.configFile ?? '', 'query.split-min-steps': opts.splitMinSteps ?? 0 },
     log: { warn: () => {}, info: () => {}, error: () => {}, debug: () => {} },
-    pool, now: () => opts.now ?? 1795305340_842, metrics: new SelfMetrics(),
+    pool, now: () => opts.now ?? 1795305340_842, metrics: opts.metrics ?? new SelfMetrics(),
   } as unknown as ServerContext;
   const router = new Router();
   // Evaluation runs on this thread through the same task and error round trip as a query thread.
-  const evaluator = { call: (op: 'promql.eval', args: Parameters<typeof pool.call<'promql.eval'>>[2], _signal: AbortSignal, onThreadFree: () => void) => pool.call(0, op, args).finally(onThreadFree), close: async () => {} };
+  const evaluator = { call: (op: 'promql.eval', args: Parameters<typeof pool.call<'promql.eval'>>[2], _signal: AbortSignal, onThreadFree: () => void) => pool.call(0, op, args).finally(onThreadFree), close: async () => {}, threads: opts.threads };
   const hooks = registerQueryRoutes(router, ctx, client, { evaluator });
   opts.hooks?.(hooks);
   return router;
