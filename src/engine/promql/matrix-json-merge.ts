@@ -18,6 +18,7 @@ const VALUES = Buffer.from(',"values":[');
 const COMMA = Buffer.from(',');
 const SERIES_END = Buffer.from(']}');
 const CLOSE = Buffer.from(']');
+const NONE = Buffer.alloc(0);
 
 /**
  * The whole query's `matrixJson` text as pieces to be concatenated in order (slices of the parts' texts and
@@ -33,10 +34,10 @@ export function mergeMatrixJson(earlier: MatrixJsonPart, later: MatrixJsonPart):
     out.push(i + j === 0 ? FIRST_SERIES : NEXT_SERIES);
     out.push(c <= 0 ? a.metric(i) : b.metric(j));
     out.push(VALUES);
-    const aPoints = c <= 0 ? a.points(i) : null, bPoints = c >= 0 ? b.points(j) : null;
-    if (aPoints !== null && aPoints.length > 0) out.push(aPoints);
-    if (aPoints !== null && aPoints.length > 0 && bPoints !== null && bPoints.length > 0) out.push(COMMA);
-    if (bPoints !== null && bPoints.length > 0) out.push(bPoints);
+    const aPoints = c <= 0 ? a.points(i) : NONE, bPoints = c >= 0 ? b.points(j) : NONE;
+    if (aPoints.length > 0) out.push(aPoints);
+    if (aPoints.length > 0 && bPoints.length > 0) out.push(COMMA);
+    if (bPoints.length > 0) out.push(bPoints);
     out.push(SERIES_END);
     if (c <= 0) i++;
     if (c >= 0) j++;
