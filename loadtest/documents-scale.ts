@@ -3,7 +3,12 @@
  * Zipf-distributed words from a 50,000-word vocabulary, `level`/`host` keyword, `bytes` long, `ts` date;
  * explicit ids) in one index of 2 shards on a 2-worker server, measuring
  *
- *   - durable `_bulk` throughput (bodies of 2,000 docs, 4 in flight; every counted doc was acknowledged);
+ *   - durable `_bulk` throughput (bodies of 2,000 docs, 4 in flight; every counted doc was acknowledged). The
+ *     bodies are built before the clock starts, as a storage benchmark's client reads a prepared corpus (Rally's
+ *     corpora): on this 2-core machine the client shares the CPU with the server, and generating the documents
+ *     inside the timed load made the client's share about a third (25 µs of CPU per document, 8 without). `INLINE_BODIES=1` generates each body when it is sent, the
+ *     method of the figures before 2026-11-28 05:00 (same documents, ids and order either way). The client's CPU
+ *     per document during the load is printed with it (`loadClientCpuUsPerDoc`);
  *   - resident and anonymous memory (`VmRSS`/`RssAnon` of /proc/PID/status) 3 s after load + refresh + flush, and
  *     3 s after the background merges that follow have ended;
  *   - the data directory's size against the raw JSON, right after the flush and once background merges end;
@@ -43,10 +48,12 @@ const words = vocab.words;
 const T0 = LOG_T0;
 const SPAN_MS = LOG_SPAN_MS;
 
+/** A string or bytes body is sent as NDJSON, anything else as JSON. */
 async function es(s: TestServer, method: string, path: string, body?: unknown): Promise<any> {
+  const ndjson = typeof body === 'string' || body instanceof Uint8Array;
   const res = await fetch(s.esUrl + path, {
-    method, headers: { 'content-type': typeof body === 'string' ? 'application/x-ndjson' : 'application/json' },
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    method, headers: { 'content-type': ndjson ? 'application/x-ndjson' : 'application/json' },
+    body: body === undefined ? undefined : ndjson ? body : JSON.stringify(body),
   });
   const text = await res.text();
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
@@ -79,23 +86,43 @@ function dirBytes(dir: string): number {
   return n;
 }
 
-async function load(s: TestServer): Promise<{ docsPerSec: number; rawBytes: number }> {
+/** The `_bulk` body of documents `first`..`first + n - 1` (ids `log-<i>`), drawing them from `r` in order. */
+function bulkBody(r: () => number, first: number, n: number): { body: string; rawBytes: number } {
+  let body = '', rawBytes = 0;
+  for (let i = first; i < first + n; i++) { const d = logDocument(vocab, r); rawBytes += Buffer.byteLength(d); body += `{"index":{"_id":"log-${i}"}}\n${d}\n`; }
+  return { body, rawBytes };
+}
+
+async function load(s: TestServer, inline: boolean): Promise<{ docsPerSec: number; rawBytes: number; clientCpuUsPerDoc: number }> {
   const r = mulberry32(7);
-  let next = 0, rawBytes = 0;
+  let rawBytes = 0;
+  // Each body is drawn whole before the next one starts, so the documents are the same in either mode.
+  const prebuilt: Uint8Array[] = [];
+  if (!inline) {
+    for (let first = 0; first < N; first += PER_BULK) {
+      const b = bulkBody(r, first, Math.min(PER_BULK, N - first));
+      rawBytes += b.rawBytes;
+      prebuilt.push(Buffer.from(b.body));
+    }
+  }
+  let next = 0;
+  const cpu0 = process.cpuUsage();
   const started = performance.now();
   async function worker(): Promise<void> {
     while (next < N) {
       const first = next;
       const n = Math.min(PER_BULK, N - first);
       next += n;
-      let body = '';
-      for (let i = first; i < first + n; i++) { const d = logDocument(vocab, r); rawBytes += Buffer.byteLength(d); body += `{"index":{"_id":"log-${i}"}}\n${d}\n`; }
+      let body: string | Uint8Array;
+      if (inline) { const b = bulkBody(r, first, n); rawBytes += b.rawBytes; body = b.body; } else body = prebuilt[first / PER_BULK];
       const out = await es(s, 'POST', '/logs/_doc/_bulk', body);
       if (out.errors) throw new Error(`bulk errors: ${JSON.stringify(out.items.find((x: any) => x.index.error)).slice(0, 300)}`);
     }
   }
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-  return { docsPerSec: Math.round(N / ((performance.now() - started) / 1000)), rawBytes };
+  const secs = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  return { docsPerSec: Math.round(N / secs), rawBytes, clientCpuUsPerDoc: Math.round(((cpu.user + cpu.system) / N) * 10) / 10 };
 }
 
 type Kind = 'and' | 'or' | 'aggs' | 'range-sort';
@@ -183,8 +210,11 @@ try {
       settings: { number_of_shards: 2 },
       mappings: { _doc: { properties: { title: { type: 'text' }, body: { type: 'text' }, level: { type: 'keyword' }, host: { type: 'keyword' }, bytes: { type: 'long' }, ts: { type: 'date' } } } },
     });
-    const l = await load(s);
+    const inline = process.env.INLINE_BODIES === '1';
+    const l = await load(s, inline);
+    out.bulkBodies = inline ? 'generated while sending' : 'built before the clock';
     out.bulkDocsPerSec = l.docsPerSec;
+    out.loadClientCpuUsPerDoc = l.clientCpuUsPerDoc;
     out.rawJsonMB = Math.round(l.rawBytes / 1e6);
     out.anonAtEndOfLoadMB = memory(s.pid).anonMB;
     await es(s, 'POST', '/logs/_refresh');
