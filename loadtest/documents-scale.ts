@@ -10,8 +10,8 @@
  *     asks for gzip), and a reply is parsed only when its head does not say `"errors":false`. The client's CPU
  *     per document of the load went from 24.7 µs to 4.7 (200,000 docs, 2026-11-28). `INLINE_BODIES=1` is the
  *     method of the figures before 2026-11-28 05:00 (each body generated when it is sent, through fetch, every
- *     reply parsed); the documents, ids and order are the same either way. The client's CPU per document of the
- *     load is printed with it (`loadClientCpuUsPerDoc`);
+ *     reply parsed); the documents, ids and order are the same either way. The client's and the server's CPU per
+ *     document of the load are printed with it (`loadClientCpuUsPerDoc`, `loadServerCpuUsPerDoc`);
  *   - resident and anonymous memory (`VmRSS`/`RssAnon` of /proc/PID/status) 3 s after load + refresh + flush, and
  *     3 s after the background merges that follow have ended;
  *   - the data directory's size against the raw JSON, right after the flush and once background merges end;
@@ -78,6 +78,12 @@ async function heaps(s: TestServer): Promise<Record<string, number>> {
   return out;
 }
 
+/** CPU µs the process `pid` has used, all its threads (utime + stime of /proc/PID/stat, 10 ms clock ticks). */
+function processCpuUs(pid: number): number {
+  const st = readFileSync(`/proc/${pid}/stat`, 'utf8'), f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10_000;
+}
+
 function dirBytes(dir: string): number {
   let n = 0;
   for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -96,7 +102,7 @@ function bulkBody(r: () => number, first: number, n: number): { body: string; ra
   return { body, rawBytes };
 }
 
-async function load(s: TestServer, inline: boolean): Promise<{ docsPerSec: number; rawBytes: number; clientCpuUsPerDoc: number }> {
+async function load(s: TestServer, inline: boolean): Promise<{ docsPerSec: number; rawBytes: number; clientCpuUsPerDoc: number; serverCpuUsPerDoc: number }> {
   const r = mulberry32(7);
   let rawBytes = 0;
   // Each body is drawn whole before the next one starts, so the documents are the same in either mode.
@@ -110,7 +116,7 @@ async function load(s: TestServer, inline: boolean): Promise<{ docsPerSec: numbe
   }
   let next = 0;
   const http = inline ? null : new KeepAliveClient(s.esUrl, IN_FLIGHT);
-  const cpu0 = process.cpuUsage();
+  const cpu0 = process.cpuUsage(), server0 = processCpuUs(s.pid);
   const started = performance.now();
   async function worker(): Promise<void> {
     while (next < N) {
@@ -138,8 +144,9 @@ async function load(s: TestServer, inline: boolean): Promise<{ docsPerSec: numbe
     http?.close();
   }
   const secs = (performance.now() - started) / 1000;
-  const cpu = process.cpuUsage(cpu0);
-  return { docsPerSec: Math.round(N / secs), rawBytes, clientCpuUsPerDoc: Math.round(((cpu.user + cpu.system) / N) * 10) / 10 };
+  const cpu = process.cpuUsage(cpu0), server = processCpuUs(s.pid) - server0;
+  const perDoc = (us: number): number => Math.round((us / N) * 10) / 10;
+  return { docsPerSec: Math.round(N / secs), rawBytes, clientCpuUsPerDoc: perDoc(cpu.user + cpu.system), serverCpuUsPerDoc: perDoc(server) };
 }
 
 type Kind = 'and' | 'or' | 'aggs' | 'range-sort';
@@ -232,6 +239,7 @@ try {
     out.bulkClient = inline ? 'bodies generated while sending, fetch' : 'bodies built before the clock, node:http';
     out.bulkDocsPerSec = l.docsPerSec;
     out.loadClientCpuUsPerDoc = l.clientCpuUsPerDoc;
+    out.loadServerCpuUsPerDoc = l.serverCpuUsPerDoc;
     out.rawJsonMB = Math.round(l.rawBytes / 1e6);
     out.anonAtEndOfLoadMB = memory(s.pid).anonMB;
     await es(s, 'POST', '/logs/_refresh');
