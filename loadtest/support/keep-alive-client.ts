@@ -21,7 +21,10 @@ export class KeepAliveClient {
     this.agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
   }
 
-  /** POSTs a body (JSON unless `contentType` says otherwise) and reads the whole reply (no compression asked for, as the official clients by default). */
+  /**
+   * POSTs a body (JSON unless `contentType` says otherwise) and reads the whole reply (no compression asked for,
+   * as the official clients by default).
+   */
   post(path: string, body: string | Uint8Array, contentType = 'application/json'): Promise<Reply> {
     return new Promise((resolve, reject) => {
       const req = http.request({
