@@ -1,6 +1,7 @@
 /**
  * CPU per document of a shard worker's bulk path, in process: `docs.write` calls (the worker's task adapter,
- * items as they arrive after the main thread's msgpack) of 1,000 load-test documents each (loadtest/
+ * items as they arrive from the main thread: a plain bulk's items as columns, msgpack bytes copied into a fresh
+ * buffer per message as the ring link's reader does) of 1,000 load-test documents each (loadtest/
  * documents-scale.ts's generator: ~390-byte log documents, explicit ids), with the registry's tick after every
  * call (refreshes of the indexing buffer into segments, and merges, as the worker's timer runs them).
  * Durable: each call waits for its translog fsync. No HTTP and no main thread, so the figure isolates the shard
@@ -19,7 +20,7 @@ import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { docsTasks, shardRegistry } from '../../src/workers/docs-tasks.ts';
-import { outcomeAt, type WriteItem, type WriteOutcomes } from '../../src/workers/protocol.ts';
+import { outcomeAt, type WriteColumns, type WriteOutcomes } from '../../src/workers/protocol.ts';
 import { pack, unpack } from '../../src/engine/codec/msgpack.ts';
 import { logDocument, logVocabulary } from '../../loadtest/support/log-docs.ts';
 import { mulberry32 } from '../support/mulberry32.ts';
@@ -31,13 +32,16 @@ const meta = {
   mapping: { properties: { title: { type: 'text' }, body: { type: 'text' }, level: { type: 'keyword' }, host: { type: 'keyword' }, bytes: { type: 'long' }, ts: { type: 'date' } } },
 };
 
-// The calls as the worker receives them: msgpack bytes, decoded per call (sources arrive as views of the batch).
+// The calls as the worker receives them: msgpack bytes, copied into a fresh buffer and decoded per call
+// (sources arrive as views of that buffer).
 const vocab = logVocabulary();
 const r = mulberry32(7);
 const calls: Uint8Array[] = [];
 for (let f = 0; f < N; f += PER_CALL) {
-  const items: WriteItem[] = [];
-  for (let i = f; i < Math.min(N, f + PER_CALL); i++) items.push({ action: 'index', op: { id: `log-${i}`, source: Buffer.from(logDocument(vocab, r)) } });
+  const n = Math.min(N, f + PER_CALL) - f;
+  const docs = Array.from({ length: n }, () => Buffer.from(logDocument(vocab, r)));
+  const items: WriteColumns = { ids: docs.map((_, j) => `log-${f + j}`), flags: new Uint8Array(n), sources: Buffer.concat(docs), ends: new Uint32Array(n) };
+  for (let j = 0, at = 0; j < n; j++) items.ends[j] = at += docs[j].byteLength;
   calls.push(pack({ uuid: 'u', shard: 0, mv: 1, meta, items }).slice());
 }
 
@@ -64,7 +68,7 @@ try {
   let c0 = process.cpuUsage(), t0 = performance.now(), th0 = threadCpu();
   const figures: string[] = [];
   for (let k = 0; k < calls.length; k++) {
-    const out = outcomeAt((await docsTasks['docs.write'](unpack(calls[k]), init)) as WriteOutcomes, 0);
+    const out = outcomeAt((await docsTasks['docs.write'](unpack(new Uint8Array(calls[k])), init)) as WriteOutcomes, 0);
     if (!('ok' in out)) throw new Error(`write failed: ${JSON.stringify(out)}`);
     shardRegistry(init).tick();
     if (k === half - 1 || k === calls.length - 1) {

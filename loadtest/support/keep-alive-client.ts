@@ -21,12 +21,15 @@ export class KeepAliveClient {
     this.agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
   }
 
-  /** POSTs a JSON body and reads the whole reply (no compression asked for, as the official clients by default). */
-  post(path: string, body: string): Promise<Reply> {
+  /**
+   * POSTs a body (JSON unless `contentType` says otherwise) and reads the whole reply (no compression asked for,
+   * as the official clients by default).
+   */
+  post(path: string, body: string | Uint8Array, contentType = 'application/json'): Promise<Reply> {
     return new Promise((resolve, reject) => {
       const req = http.request({
         host: this.host, port: this.port, path, method: 'POST', agent: this.agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        headers: { 'content-type': contentType, 'content-length': Buffer.byteLength(body) },
       }, (res) => {
         const parts: Buffer[] = [];
         res.on('data', (b: Buffer) => parts.push(b));
