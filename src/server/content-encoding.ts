@@ -10,9 +10,9 @@
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { gzipTransient } from '../engine/codec/zlib-reuse.ts';
+import { gzipInPieces } from '../engine/codec/gzip-pieces.ts';
 
 const gunzip = promisify(zlib.gunzip);
-const gzip = promisify(zlib.gzip);
 /** Smaller bodies gain nothing worth the CPU and the header bytes. */
 const MIN_COMPRESS_BYTES = 1024;
 /** `http.compression_level`'s default. */
@@ -62,10 +62,13 @@ export function wantsGzip(r: { body?: string | Uint8Array; headers?: Record<stri
   });
 }
 
-export function gzipBody(body: string | Uint8Array): Promise<Buffer> {
+/** `body` gzipped at `level` (by default Elasticsearch's `http.compression_level`). */
+export function gzipBody(body: string | Uint8Array, level = COMPRESSION_LEVEL): Promise<Buffer> {
   // A typical reply (a search page, a bulk response) is gzipped at once on a reused stream: cheaper than the
-  // thread-pool round trip and the new stream of the asynchronous call. Large ones keep the event loop free.
+  // thread-pool round trip and the new stream of the asynchronous call. Large ones keep the event loop free,
+  // and the largest (a long range query's answer) are compressed in pieces on both cores.
   const maxBytes = typeof body === 'string' ? body.length * 3 : body.byteLength; // UTF-8 takes ≤ 3 bytes per unit
-  if (maxBytes <= SYNC_GZIP_MAX_BYTES) return Promise.resolve(Buffer.from(gzipTransient(typeof body === 'string' ? Buffer.from(body) : body, COMPRESSION_LEVEL)));
-  return gzip(body, { level: COMPRESSION_LEVEL });
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  if (maxBytes <= SYNC_GZIP_MAX_BYTES) return Promise.resolve(Buffer.from(gzipTransient(bytes, level)));
+  return gzipInPieces(bytes, level);
 }

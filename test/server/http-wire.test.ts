@@ -6,7 +6,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { deflateRawSync, deflateSync, gunzipSync, gzipSync } from 'node:zlib';
+import { deflateRawSync, deflateSync, gunzipSync, gzipSync, inflateRawSync } from 'node:zlib';
+import { randomBytes } from 'node:crypto';
 import { startServer, type TestServer } from '../support/server.ts';
 
 let s: TestServer;
@@ -140,6 +141,13 @@ test('documents API replies are gzipped for clients that accept it (http.compres
     const large = await gzipped('/gzr/_doc/2');
     assert.equal(large.enc, 'gzip');
     assert.equal(JSON.parse(gunzipSync(large.body).toString())._source.text.length, 100_000);
+    // Past 8 MB it is compressed in pieces on the thread pool (codec/gzip-pieces.ts): still one gzip member.
+    const huge = randomBytes(4_500_000).toString('hex');
+    assert.equal((await request(agent, `${s.esUrl}/gzr/_doc/3?refresh=true`, 'PUT', JSON.stringify({ text: huge }), { 'content-type': 'application/json' })).status, 201);
+    const inPieces = await gzipped('/gzr/_doc/3');
+    assert.equal(inPieces.enc, 'gzip');
+    assert.equal(JSON.parse(inflateRawSync(inPieces.body.subarray(10, inPieces.body.length - 8)).toString())._source.text, huge);
+    assert.equal(JSON.parse(gunzipSync(inPieces.body).toString())._source.text, huge);
     const plain = await request(agent, `${s.esUrl}/gzr/_doc/1`, 'GET');
     assert.equal(plain.headers['content-encoding'], undefined, 'no Accept-Encoding, no compression');
     const small = await request(agent, `${s.esUrl}/`, 'GET', undefined, { 'accept-encoding': 'gzip' });

@@ -4,9 +4,8 @@
  * TSDB client, then hands query + data to a worker (`promql.eval`), which evaluates and encodes the
  * result; this thread only wraps the envelope and gzips when the client accepts it.
  */
-import { gzip, constants as zlibConstants } from 'node:zlib';
+import { constants as zlibConstants } from 'node:zlib';
 import { readFile } from 'node:fs/promises';
-import { promisify } from 'node:util';
 import type { Router } from '../router.ts';
 import type { ServerContext, ServiceHooks } from '../context.ts';
 import type { Summary } from '../self-metrics.ts';
@@ -25,9 +24,9 @@ import { packSelect } from '../../engine/tsdb/packed-series.ts';
 import type { PackedSelect } from '../../engine/tsdb/packed-series.ts';
 import { outOfBand } from '../../engine/codec/msgpack.ts';
 import { promErrorFrom, promSuccess } from './respond.ts';
+import { gzipBody } from '../content-encoding.ts';
 import { badParam, durationParam, formValues, timeParam } from './query-params.ts';
 
-const gzipAsync = promisify(gzip);
 
 export { mergeSeries } from '../../engine/tsdb/packed-series.ts';
 
@@ -324,7 +323,7 @@ async function maybeGzip(req: HttpRequest, r: HttpResponse): Promise<HttpRespons
   if (!/\bgzip\b/.test(ae) || r.body === undefined) return r;
   // Fastest level: query results are large and mostly digits, so level 1 already shrinks them ~5x at a
   // fraction of the default level's CPU time (which dominated long range queries).
-  const body = await gzipAsync(typeof r.body === 'string' ? Buffer.from(r.body) : r.body, { level: zlibConstants.Z_BEST_SPEED });
+  const body = await gzipBody(r.body, zlibConstants.Z_BEST_SPEED);
   return { ...r, headers: { ...r.headers, 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' }, body };
 }
 
