@@ -27,7 +27,6 @@ import { promErrorFrom, promSuccess } from './respond.ts';
 import { gzipBody } from '../content-encoding.ts';
 import { badParam, durationParam, formValues, timeParam } from './query-params.ts';
 
-
 export { mergeSeries } from '../../engine/tsdb/packed-series.ts';
 
 /**
