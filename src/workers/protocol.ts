@@ -252,10 +252,10 @@ export interface PromqlEvalArgs {
  */
 export const QUERY_CANCEL_WORD = 0, QUERY_STARTED_WORD = 1, QUERY_CONTROL_WORDS = 2;
 
-/** The encoded `data` object without its closing brace, as UTF-8 bytes (bytes cross threads without re-encoding). */
 /**
- * `json`: the `data` object without its closing brace. `index`: for a range query, where each series lies in
- * `json` (`matrixJson`'s index), so that the answers of parts of the query's steps can be joined.
+ * `json`: the encoded `data` object without its closing brace, as UTF-8 bytes (bytes cross threads without
+ * re-encoding). `index`: for a range query, where each series lies in `json` (`matrixJson`'s index), so that
+ * the answers of parts of the query's steps can be joined.
  */
 export interface PromqlEvalReply { json: Uint8Array; evalMs: number; samples: number; index?: Float64Array }
 
