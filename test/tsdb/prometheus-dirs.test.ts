@@ -276,7 +276,14 @@ test('the live TSDB directory after head compaction on two workers: one block pe
   // Settled: both shards cut their heads (the head's minimum over the shards moved up to the last range), their
   // parts merged, and no block being replaced (a merged block is written before the one it replaces goes).
   const headMin = async (): Promise<number> => Number(/^prometheus_tsdb_head_min_time (\S+)$/m.exec(await (await fetch(`${srv.promUrl}/metrics`)).text())?.[1]);
-  while (blocks().length !== 2 || parts().length > 0 || (await headMin()) < (now - 2 * 3600) * 1000) await new Promise((r) => setTimeout(r, 20));
+  // Bounded so that a node that never settles fails with what it shows rather than at the file's timeout.
+  const giveUp = AbortSignal.timeout(90_000);
+  let min = await headMin();
+  while (blocks().length !== 2 || parts().length > 0 || min < (now - 2 * 3600) * 1000) {
+    if (giveUp.aborted) assert.fail(`not settled after 90 s: blocks ${blocks().join(',')}; shard parts ${parts().join(',')}; head min ${min}, want ≥ ${(now - 2 * 3600) * 1000}`);
+    await new Promise((r) => setTimeout(r, 20));
+    min = await headMin();
+  }
   const listed = execFileSync(PROMTOOL!, ['tsdb', 'list', root], { encoding: 'utf8' }).trim().split('\n').slice(1);
   assert.equal(listed.length, 2, `promtool tsdb list: ${listed.join('\n')}`);
   const metas = blocks().map((id) => JSON.parse(readFileSync(path.join(root, id, 'meta.json'), 'utf8')) as { minTime: number; maxTime: number }).sort((a, b) => a.minTime - b.minTime);
