@@ -17,7 +17,7 @@ const deflateRaw = promisify(zlib.deflateRaw);
 const gzip = promisify(zlib.gzip);
 
 /** Smallest piece worth its own thread-pool task (a piece also loses a little ratio at its start). */
-export const GZIP_PIECE_MIN_BYTES = 4 * 1024 * 1024;
+const GZIP_PIECE_MIN_BYTES = 4 * 1024 * 1024;
 /** DEFLATE's window: what a piece may refer back to in the piece before it. */
 const WINDOW_BYTES = 32 * 1024;
 /** gzip header: magic, DEFLATE, no flags, no time; the extra-flags byte is set per level; OS 3 (Unix), as zlib writes. */
