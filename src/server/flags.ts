@@ -108,7 +108,7 @@ export const FLAG_SPECS: Record<keyof Flags, Spec> = {
   'network.breaker.inflight_requests.limit': { kind: 'bytes', def: '512MB', help: 'request bodies held in memory at once, all APIs together; more are refused (ES 429 circuit_breaking_exception, Prometheus 503, workflow 429)' },
   'indices.memory.index_buffer_size': { kind: 'bytes', def: '128MB', help: 'documents indexed but not yet written to disk segments, whole node (split across workers)' },
   'indices.memory.segment_cache_size': { kind: 'bytes', def: '192MB', help: 'decoded segment data (term blocks, postings, doc values) kept in memory, whole node (split across workers)' },
-  'workers.young_generation_size': { kind: 'bytes', def: '12MB', help: 'V8 young generation of each shard worker (0: V8 default, up to 48MB): smaller holds less resident memory between collections and collects more often' },
+  'workers.young_generation_size': { kind: 'bytes', def: '12MB', help: 'V8 young generation of each worker thread, shard workers and query threads (0: V8 default, up to 48MB): smaller holds less resident memory between collections and collects more often' },
   'wal.repair': { kind: 'bool', def: false, help: 'truncate a corrupt WAL at the damage instead of refusing to start' },
   'reindex.remote.whitelist': { kind: 'hostpatterns', def: [], help: 'host:port patterns _reindex may read from (as Elasticsearch; empty: no remote reindex)' },
   'http.compression': { kind: 'bool', def: true, help: 'gzip documents API replies for clients that accept it (Elasticsearch 6.8 default: on)' },

@@ -25,7 +25,7 @@ export async function startTessera(flags: Flags): Promise<Tessera> {
   });
   let queries: QueryPool | null = null;
   if (flags.services.includes('metrics')) {
-    queries = new QueryPool(QueryPool.threadsFor(flags['query.max-concurrency']));
+    queries = new QueryPool(QueryPool.threadsFor(flags['query.max-concurrency']), bytesOf(flags['workers.young_generation_size']));
     void queries.warm();
   }
   try {

@@ -129,6 +129,15 @@ class StopWords {
 }
 
 const MB = 1024 * 1024;
+
+/**
+ * Piscina options bounding a thread's V8 young generation (`resourceLimits.maxYoungGenerationSizeMb`; V8 wants
+ * at least 3 MB): V8 grows it up to 48 MB when a thread allocates fast (scrapes, bulk bodies, long queries),
+ * resident memory that a collection empties but does not give back. 0 leaves V8's own bound.
+ */
+function youngGenerationLimit(bytes: number | undefined): { resourceLimits?: { maxYoungGenerationSizeMb: number } } {
+  return bytes ? { resourceLimits: { maxYoungGenerationSizeMb: Math.max(3, Math.round(bytes / MB)) } } : {};
+}
 const WORKER_FILE = new URL('../workers/shard.ts', import.meta.url).href;
 
 /**
@@ -169,9 +178,7 @@ export class ShardPool implements WorkerTransport {
         idleTimeout: Infinity,
         workerData: init,
         execArgv: workerExecArgv(),
-        // V8 grows a thread's young generation up to 48 MB when it allocates fast (scrapes, bulk bodies):
-        // resident memory that a collection empties but does not give back. 0 leaves V8's own bound.
-        ...(opts.youngGenerationBytes ? { resourceLimits: { maxYoungGenerationSizeMb: Math.max(3, Math.round(opts.youngGenerationBytes / MB)) } } : {}),
+        ...youngGenerationLimit(opts.youngGenerationBytes),
       });
       // A thread that dies fails its in-flight batch (see flush); Piscina starts a replacement.
       piscina.on('error', (err: unknown) => this.onWorkerError?.(i, err));
@@ -349,7 +356,8 @@ export class QueryPool {
   /** The first thread's warm-up (`warm`), once asked for. */
   private warming: Promise<void> | null = null;
 
-  constructor(readonly threads: number) {}
+  /** `youngGenerationBytes`: as `ShardPoolOptions.youngGenerationBytes`, for each query thread. */
+  constructor(readonly threads: number, private readonly youngGenerationBytes = 0) {}
 
   /** Threads for `--query.max-concurrency` queries at once: no more than there are cores to run them. */
   static threadsFor(maxConcurrency: number): number { return Math.min(maxConcurrency, cpus().length); }
@@ -359,6 +367,11 @@ export class QueryPool {
 
   /** Query threads that are up (for tests). */
   get threadsUp(): number { return this.loaded.size; }
+
+  /** Each running query thread's young generation bound in MB, 0 when V8's own (for tests). */
+  get youngGenerationMb(): number[] {
+    return (this.piscina?.threads ?? []).map((w) => w.resourceLimits?.maxYoungGenerationSizeMb ?? 0);
+  }
 
   /**
    * Starts the first query thread now; resolves once it has loaded its modules (or could not). Piscina's
@@ -395,6 +408,10 @@ export class QueryPool {
       // fire, and the idle collector (query.ts) could not free the last query's transferred samples.
       atomics: 'async',
       execArgv: workerExecArgv(),
+      // A long range query allocates its selection's decode arrays and its JSON in the young generation, which
+      // V8 then grows to its 48 MB bound in each query thread and keeps: resident memory after the query that
+      // the split (two threads per query) doubled (docs/benchmarks.md, issue 11).
+      ...youngGenerationLimit(this.youngGenerationBytes),
       loadBalancer: (_task, threads) => {
         for (const t of threads) if (t.currentUsage === 0 && loaded.has(t.id)) return t;
         return null;

@@ -30,3 +30,15 @@ test('warm starts the first query thread and resolves once it has run a task, be
   assert.equal(pool.threadsUp, 1, 'warming again starts no other thread');
   await pool.close();
 });
+
+test('query threads take the young generation bound they are given (-E workers.young_generation_size)', async () => {
+  const bounded = new QueryPool(1, 12 * 1024 ** 2);
+  await bounded.warm();
+  assert.deepEqual(bounded.youngGenerationMb, [12]);
+  await bounded.close();
+  const own = new QueryPool(1);
+  await own.warm();
+  assert.equal(own.youngGenerationMb.length, 1);
+  assert.ok(own.youngGenerationMb[0] > 12, `V8's own bound (48 MB on 64-bit), not the given one: ${own.youngGenerationMb[0]}`);
+  await own.close();
+});
