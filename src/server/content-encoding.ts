@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { gzipTransient } from '../engine/codec/zlib-reuse.ts';
 import { gzipInPieces } from '../engine/codec/gzip-pieces.ts';
+import { bodyLength, type ReplyBody } from './reply-body.ts';
 
 const gunzip = promisify(zlib.gunzip);
 /** Smaller bodies gain nothing worth the CPU and the header bytes. */
@@ -51,10 +52,9 @@ export async function inflateBody(encoding: string, body: Buffer, limitBytes: nu
 }
 
 /** Whether a reply should be gzipped for a client whose Accept-Encoding is `accept`. */
-export function wantsGzip(r: { body?: string | Uint8Array; headers?: Record<string, string> }, accept: string | undefined): boolean {
+export function wantsGzip(r: { body?: ReplyBody; headers?: Record<string, string> }, accept: string | undefined): boolean {
   if (!accept || r.body === undefined || r.headers?.['content-encoding']) return false;
-  const size = typeof r.body === 'string' ? Buffer.byteLength(r.body) : r.body.byteLength;
-  if (size < MIN_COMPRESS_BYTES) return false;
+  if (bodyLength(r.body) < MIN_COMPRESS_BYTES) return false;
   return accept.split(',').some((part) => {
     const [coding, ...params] = part.trim().toLowerCase().split(';');
     const q = params.find((x) => x.trim().startsWith('q='));
@@ -62,13 +62,15 @@ export function wantsGzip(r: { body?: string | Uint8Array; headers?: Record<stri
   });
 }
 
-/** `body` gzipped at `level` (by default Elasticsearch's `http.compression_level`). */
-export function gzipBody(body: string | Uint8Array, level = COMPRESSION_LEVEL): Promise<Buffer> {
+/** `body` gzipped at `level` (by default Elasticsearch's `http.compression_level`); a large one comes in pieces. */
+export function gzipBody(body: ReplyBody, level = COMPRESSION_LEVEL): Promise<Uint8Array | Buffer[]> {
   // A typical reply (a search page, a bulk response) is gzipped at once on a reused stream: cheaper than the
   // thread-pool round trip and the new stream of the asynchronous call. Large ones keep the event loop free,
-  // and the largest (a long range query's answer) are compressed in pieces on both cores.
-  const maxBytes = typeof body === 'string' ? body.length * 3 : body.byteLength; // UTF-8 takes ≤ 3 bytes per unit
-  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-  if (maxBytes <= SYNC_GZIP_MAX_BYTES) return Promise.resolve(Buffer.from(gzipTransient(bytes, level)));
-  return gzipInPieces(bytes, level);
+  // and the largest (a long range query's answer) are compressed in pieces on both cores, and never joined.
+  const maxBytes = typeof body === 'string' ? body.length * 3 : bodyLength(body); // UTF-8 takes ≤ 3 bytes per unit
+  if (maxBytes <= SYNC_GZIP_MAX_BYTES) {
+    const bytes = typeof body === 'string' ? Buffer.from(body) : body instanceof Uint8Array ? body : Buffer.concat(body);
+    return Promise.resolve(Buffer.from(gzipTransient(bytes, level)));
+  }
+  return gzipInPieces(typeof body === 'string' ? Buffer.from(body) : body, level);
 }

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTlsFront, type TlsFront, type TlsFrontSettings } from './tls-front.ts';
 import { gzipBody, inflateBody, isInflatable, wantsGzip } from './content-encoding.ts';
+import { bodyLength, type ReplyBody } from './reply-body.ts';
 
 export interface HttpRequest {
   /** Upper-case method as sent. */
@@ -28,7 +29,11 @@ export interface HttpRequest {
 export interface HttpResponse {
   status: number;
   headers?: Record<string, string>;
-  body?: string | Uint8Array;
+  /**
+   * A list is one body in pieces, sent in order without being joined (a long range query's answer: the
+   * envelope around the query threads' JSON); the pieces must stay unchanged until the reply is written.
+   */
+  body?: ReplyBody;
 }
 
 export type Handler = (req: HttpRequest) => HttpResponse | Promise<HttpResponse>;
@@ -142,6 +147,14 @@ export function statusLine(status: number): string {
 const EMPTY = Buffer.alloc(0);
 
 /**
+ * A body in pieces smaller than this is joined and sent with one `end`: the copy is cheap, and one write beats
+ * the piece-by-piece loop. Larger ones are written piece by piece, as the socket takes them — joining 42 MB
+ * cost ~180 ms of the HTTP thread in fresh pages (docs/benchmarks.md, issue 12).
+ */
+const PIECES_JOIN_MAX_BYTES = 256 * 1024;
+
+
+/**
  * The request handed to handlers. A class, not an object literal with getters: a literal with accessors was
  * built through the runtime with an accessor pair and two closures each time, ~2 µs per request on the HTTP
  * thread (docs/benchmarks.md, issue 15); here the getters live on the prototype.
@@ -224,6 +237,12 @@ class Exchange {
   private drainEndMs = 0;
   /** The reply of a refused body (over the limit, or over the node's in-flight budget), sent once drained. */
   private refusal: (() => HttpResponse) | null = null;
+  /** A reply body being written in pieces (see writePieces); null when there is none or once it is written. */
+  private pieces: readonly Uint8Array[] | null = null;
+  private piecesTotal = 0;
+  /** The piece being written, and the body offset where it starts. */
+  private piece = 0;
+  private pieceStart = 0;
 
   constructor(private readonly l: ListenerState, private readonly res: uWS.HttpResponse, private readonly method: string,
     private readonly path: string, private readonly rawQuery: string, private readonly headers: Record<string, string>) {
@@ -262,6 +281,7 @@ class Exchange {
   aborted(): void {
     this.request?.clientGone();
     if (!this.done) { this.done = true; this.releaseBudget(); this.l.finish(); }
+    else if (this.pieces !== null) this.piecesFinished();
   }
 
   private releaseBudget(): void {
@@ -285,21 +305,67 @@ class Exchange {
     if (this.request !== null) this.request.finished = true;
     const { res, method } = this;
     const extraHeaders = this.extraHeaders;
+    let body = r.body ?? EMPTY;
+    if (Array.isArray(body) && method !== 'HEAD') {
+      const total = bodyLength(body);
+      // A closing listener's replies end with the connection, which only `end` can say.
+      if (total >= PIECES_JOIN_MAX_BYTES && !closeConnection) { this.pieces = body; this.piecesTotal = total; }
+      else body = Buffer.concat(body as readonly Uint8Array[], total);
+    }
     res.cork(() => {
       res.writeStatus(statusLine(r.status));
       if (extraHeaders !== null) for (const k in extraHeaders) if (!hasHeader(r.headers, k)) res.writeHeader(k, extraHeaders[k]);
       if (r.headers) for (const k in r.headers) res.writeHeader(k, r.headers[k]);
-      const body = r.body ?? EMPTY;
-      if (method !== 'HEAD') res.end(body, closeConnection);
+      if (this.pieces !== null) {
+        res.onWritable(() => this.writePiecesCorked());
+        this.writePieces();
+      } else if (method !== 'HEAD') res.end(body as string | Uint8Array, closeConnection);
       else if (closeConnection) res.end(EMPTY, true);
       else {
         // This uWS build aborts or drops the keep-alive connection when endWithoutBody is given a length or
         // a close flag; the header written by hand plus the bare call keeps the connection usable.
-        res.writeHeader('content-length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength));
+        res.writeHeader('content-length', String(bodyLength(body)));
         res.endWithoutBody();
       }
     });
     this.releaseBudget();
+    // A body in pieces counts as in flight until written or abandoned by its client.
+    if (this.pieces === null) this.l.finish();
+  }
+
+  /**
+   * Writes the body's pieces from where the socket stopped taking them, until it stops again (the rest waits
+   * for onWritable) or the body is complete. uWS's `tryEnd` writes what the socket takes now and no more, and
+   * counts the body bytes written (`getWriteOffset`), which tells how much of the current piece went out.
+   */
+  private writePieces(): boolean {
+    const pieces = this.pieces;
+    if (pieces === null) return true;
+    const res = this.res;
+    while (this.piece < pieces.length) {
+      const p = pieces[this.piece];
+      const sent = res.getWriteOffset() - this.pieceStart;
+      if (sent < p.byteLength) {
+        const [ok, responded] = res.tryEnd(sent === 0 ? p : p.subarray(sent), this.piecesTotal);
+        if (responded) { this.piecesFinished(); return true; }
+        if (!ok) return false;
+      }
+      this.pieceStart += p.byteLength;
+      this.piece++;
+    }
+    return true;
+  }
+
+  /** onWritable's writes, corked: the small pieces between large ones share a syscall. */
+  private writePiecesCorked(): boolean {
+    let written = true;
+    this.res.cork(() => { written = this.writePieces(); });
+    return written;
+  }
+
+  /** The body in pieces is written, or its client went away: the pieces are let go. */
+  private piecesFinished(): void {
+    this.pieces = null;
     this.l.finish();
   }
 

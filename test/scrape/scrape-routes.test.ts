@@ -82,7 +82,7 @@ async function call(method: string, url: string, body: string | Buffer = '', hea
   const req = { method, path, rawQuery: qs, query: new URLSearchParams(qs), headers, body: Buffer.from(body), remoteAddress: '127.0.0.1', signal: new AbortController().signal };
   // As the dispatcher does: anything thrown goes through the Prometheus error mapper.
   const res = await Promise.resolve().then(() => m.handler(req, m.params)).catch(promErrorFrom);
-  const text = typeof res.body === 'string' ? res.body : Buffer.from(res.body ?? '').toString();
+  const text = typeof res.body === 'string' ? res.body : res.body === undefined ? '' : Buffer.concat(res.body instanceof Uint8Array ? [res.body] : res.body).toString();
   return { status: res.status, text, json: () => JSON.parse(text) };
 }
 
