@@ -56,6 +56,8 @@ export async function call(router: Router, method: string, path: string, opts: {
     method, path: p, rawQuery: q, query: new URLSearchParams(q), headers: opts.headers ?? {},
     body: Buffer.from(opts.body ?? ''), remoteAddress: '127.0.0.1', signal: new AbortController().signal,
   } as HttpRequest;
-  return (m as { handler: (r: HttpRequest, p: object) => Promise<HttpResponse> }).handler(req, {});
+  const res = await (m as { handler: (r: HttpRequest, p: object) => Promise<HttpResponse> }).handler(req, {});
+  // A long answer comes in pieces (the HTTP layer sends them unjoined); tests read it as one body.
+  return Array.isArray(res.body) ? { ...res, body: Buffer.concat(res.body) } : res;
 }
 

@@ -48,7 +48,7 @@ async function get(router: Router, path: string): Promise<any> {
   assert.equal(m.kind, 'found');
   const req = { method: 'GET', path: p, rawQuery: q, query: new URLSearchParams(q), headers: {}, body: Buffer.alloc(0) } as unknown as HttpRequest;
   const r = await (m as { handler: (r: HttpRequest, p: object) => Promise<HttpResponse> }).handler(req, {});
-  return JSON.parse(String(r.body));
+  return JSON.parse(Array.isArray(r.body) ? Buffer.concat(r.body).toString() : String(r.body));
 }
 
 test('rules over stored series: worker evaluation, write-back, ALERTS, restore after restart', { timeout: 60_000 }, async () => {
