@@ -306,17 +306,19 @@ class Exchange {
     const { res, method } = this;
     const extraHeaders = this.extraHeaders;
     let body = r.body ?? EMPTY;
+    let inPieces = false;
     if (Array.isArray(body) && method !== 'HEAD') {
       const total = bodyLength(body);
       // A closing listener's replies end with the connection, which only `end` can say.
-      if (total >= PIECES_JOIN_MAX_BYTES && !closeConnection) { this.pieces = body; this.piecesTotal = total; }
+      inPieces = total >= PIECES_JOIN_MAX_BYTES && !closeConnection;
+      if (inPieces) { this.pieces = body; this.piecesTotal = total; }
       else body = Buffer.concat(body as readonly Uint8Array[], total);
     }
     res.cork(() => {
       res.writeStatus(statusLine(r.status));
       if (extraHeaders !== null) for (const k in extraHeaders) if (!hasHeader(r.headers, k)) res.writeHeader(k, extraHeaders[k]);
       if (r.headers) for (const k in r.headers) res.writeHeader(k, r.headers[k]);
-      if (this.pieces !== null) {
+      if (inPieces) {
         res.onWritable(() => this.writePiecesCorked());
         this.writePieces();
       } else if (method !== 'HEAD') res.end(body as string | Uint8Array, closeConnection);
@@ -329,8 +331,8 @@ class Exchange {
       }
     });
     this.releaseBudget();
-    // A body in pieces counts as in flight until written or abandoned by its client.
-    if (this.pieces === null) this.l.finish();
+    // A body in pieces counts as in flight until written (maybe already, above) or abandoned by its client.
+    if (!inPieces) this.l.finish();
   }
 
   /**

@@ -31,6 +31,8 @@ function pieces(total: number, seed: number): Buffer[] {
 
 const LARGE = pieces(24 * 1024 * 1024, 1);
 const SMALL = pieces(9_000, 2);
+/** Over the size where pieces are written one by one, but taken by the socket at once. */
+const MEDIUM = pieces(400_000, 4);
 /** Weak references to the pieces of the body a client leaves mid-way (made fresh for that request). */
 let leftBehind: WeakRef<Buffer>[] = [];
 
@@ -44,6 +46,7 @@ before(async () => {
     handler: (req): HttpResponse => {
       if (req.path === '/large') return { status: 200, headers: { 'content-type': 'application/json' }, body: LARGE };
       if (req.path === '/small') return { status: 200, body: SMALL };
+      if (req.path === '/medium') return { status: 200, body: MEDIUM };
       if (req.path === '/left') {
         const body = pieces(48 * 1024 * 1024, 3);
         leftBehind = body.map((p) => new WeakRef(p));
@@ -82,6 +85,11 @@ test('a body in pieces arrives byte for byte, with the joined length', async () 
     assert.equal(r.headers['transfer-encoding'], undefined);
     assert.ok(r.body.equals(whole));
   }
+  // Written whole at once: counted out of flight once, so the listener can still close (the after hook).
+  const medium = await get('/medium');
+  assert.equal(Number(medium.headers['content-length']), 400_000);
+  assert.ok(medium.body.equals(Buffer.concat(MEDIUM)));
+  assert.equal(server.inFlight(), 0);
   const small = await get('/small');
   assert.equal(Number(small.headers['content-length']), 9_000);
   assert.ok(small.body.equals(Buffer.concat(SMALL)));
