@@ -153,7 +153,6 @@ const EMPTY = Buffer.alloc(0);
  */
 const PIECES_JOIN_MAX_BYTES = 256 * 1024;
 
-
 /**
  * The request handed to handlers. A class, not an object literal with getters: a literal with accessors was
  * built through the runtime with an accessor pair and two closures each time, ~2 µs per request on the HTTP
