@@ -24,11 +24,10 @@ const GZIP_PIECE_MIN_BYTES = 4 * 1024 * 1024;
 /** DEFLATE's window: what a piece may refer back to in the piece before it. */
 const WINDOW_BYTES = 32 * 1024;
 /**
- * Small input buffers are gathered into writes of this size: each write to a DEFLATE stream is a thread-pool
- * round trip, and a range query's answer is thousands of slices of a few bytes to a few KiB. Buffers of this
- * size come from malloc's reused heap, not fresh pages.
+ * Input is gathered into writes of this size: each write to a DEFLATE stream is a thread-pool round trip, and a
+ * range query's answer is thousands of slices of a few bytes to some tens of KiB.
  */
-const WRITE_BYTES = 64 * 1024;
+const WRITE_BYTES = 256 * 1024;
 /** zlib's output chunk: fewer, larger output pieces for the socket. */
 const OUTPUT_CHUNK_BYTES = 256 * 1024;
 /** gzip header: magic, DEFLATE, no flags, no time; the extra-flags byte is set per level; OS 3 (Unix), as zlib writes. */
@@ -99,8 +98,13 @@ class Cursor {
   }
 }
 
-/** Raw DEFLATE of the slices in order, primed with `dictionary`; ends the stream when `last`, else on a sync flush. */
-function deflateRange(slices: readonly Uint8Array[], level: number, last: boolean, dictionary: Uint8Array | null): Promise<Buffer[]> {
+/**
+ * Raw DEFLATE of the slices in order, primed with `dictionary`; ends the stream when `last`, else on a sync flush.
+ * The slices are copied into two buffers taken in turn, each refilled once zlib has consumed it: few thread-pool
+ * round trips, and the copies land in memory already touched (all slices queued at once in fresh buffers cost
+ * as much as joining them).
+ */
+async function deflateRange(slices: readonly Uint8Array[], level: number, last: boolean, dictionary: Uint8Array | null): Promise<Buffer[]> {
   const z = zlib.createDeflateRaw({
     level, chunkSize: OUTPUT_CHUNK_BYTES,
     finishFlush: last ? zlib.constants.Z_FINISH : zlib.constants.Z_SYNC_FLUSH,
@@ -112,19 +116,26 @@ function deflateRange(slices: readonly Uint8Array[], level: number, last: boolea
     z.on('end', () => resolve(out));
     z.on('error', reject);
   });
-  let batch: Buffer | null = null, used = 0;
+  const buffers = [Buffer.allocUnsafe(WRITE_BYTES), Buffer.allocUnsafe(WRITE_BYTES)];
+  const consumed: (Promise<void> | null)[] = [null, null];
+  let cur = 0, used = 0;
+  const flush = async (): Promise<void> => {
+    const b = cur, n = used;
+    consumed[b] = new Promise((resolve) => z.write(buffers[b].subarray(0, n), () => resolve()));
+    cur ^= 1;
+    used = 0;
+    if (consumed[cur] !== null) await consumed[cur];
+  };
   for (const s of slices) {
-    if (s.byteLength >= WRITE_BYTES) {
-      if (used > 0) { z.write(batch!.subarray(0, used)); batch = null; used = 0; }
-      z.write(s);
-      continue;
+    for (let at = 0; at < s.byteLength;) {
+      const n = Math.min(s.byteLength - at, WRITE_BYTES - used);
+      buffers[cur].set(at === 0 && n === s.byteLength ? s : s.subarray(at, at + n), used);
+      used += n;
+      at += n;
+      if (used === WRITE_BYTES) await flush();
     }
-    if (batch !== null && used + s.byteLength > WRITE_BYTES) { z.write(batch.subarray(0, used)); batch = null; used = 0; }
-    batch ??= Buffer.allocUnsafe(WRITE_BYTES);
-    batch.set(s, used);
-    used += s.byteLength;
   }
-  if (used > 0) z.write(batch!.subarray(0, used));
+  if (used > 0) await flush();
   z.end();
   return done;
 }
