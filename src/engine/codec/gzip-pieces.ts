@@ -28,6 +28,8 @@ const WINDOW_BYTES = 32 * 1024;
  * range query's answer is thousands of slices of a few bytes to some tens of KiB.
  */
 const WRITE_BYTES = 256 * 1024;
+/** A list of input buffers up to this size is joined when it goes in one piece. */
+const JOIN_MAX_BYTES = 1024 * 1024;
 /** zlib's output chunk: fewer, larger output pieces for the socket. */
 const OUTPUT_CHUNK_BYTES = 256 * 1024;
 /** gzip header: magic, DEFLATE, no flags, no time; the extra-flags byte is set per level; OS 3 (Unix), as zlib writes. */
@@ -45,7 +47,8 @@ export async function gzipInPieces(input: Uint8Array | readonly Uint8Array[], le
   for (const p of parts) total += p.byteLength;
   const n = Math.max(1, pieces ?? Math.min(2 * availableParallelism(), Math.floor(total / GZIP_PIECE_MIN_BYTES)));
   const size = Math.max(1, Math.ceil(total / n));
-  if (n === 1 && input instanceof Uint8Array) return [await gzip(input, { level })];
+  // One piece: zlib's own gzip, on the list joined when that is cheap (a stream's set-up costs more there).
+  if (n === 1 && (input instanceof Uint8Array || total <= JOIN_MAX_BYTES)) return [await gzip(input instanceof Uint8Array ? input : Buffer.concat(input, total), { level })];
   const deflated: Promise<Buffer[]>[] = [];
   const cursor = new Cursor(parts);
   for (let start = 0; start < total || start === 0; start += size) {
@@ -116,7 +119,10 @@ async function deflateRange(slices: readonly Uint8Array[], level: number, last: 
     z.on('end', () => resolve(out));
     z.on('error', reject);
   });
-  const buffers = [Buffer.allocUnsafe(WRITE_BYTES), Buffer.allocUnsafe(WRITE_BYTES)];
+  let bytes = 0;
+  for (const x of slices) bytes += x.byteLength;
+  const size = Math.max(1, Math.min(WRITE_BYTES, bytes));
+  const buffers = [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)];
   const consumed: (Promise<void> | null)[] = [null, null];
   let cur = 0, used = 0;
   const flush = async (): Promise<void> => {
@@ -128,11 +134,11 @@ async function deflateRange(slices: readonly Uint8Array[], level: number, last: 
   };
   for (const s of slices) {
     for (let at = 0; at < s.byteLength;) {
-      const n = Math.min(s.byteLength - at, WRITE_BYTES - used);
+      const n = Math.min(s.byteLength - at, size - used);
       buffers[cur].set(at === 0 && n === s.byteLength ? s : s.subarray(at, at + n), used);
       used += n;
       at += n;
-      if (used === WRITE_BYTES) await flush();
+      if (used === size) await flush();
     }
   }
   if (used > 0) await flush();
