@@ -138,6 +138,7 @@ const MB = 1024 * 1024;
 function youngGenerationLimit(bytes: number | undefined): { resourceLimits?: { maxYoungGenerationSizeMb: number } } {
   return bytes ? { resourceLimits: { maxYoungGenerationSizeMb: Math.max(3, Math.round(bytes / MB)) } } : {};
 }
+
 const WORKER_FILE = new URL('../workers/shard.ts', import.meta.url).href;
 
 /**
@@ -368,7 +369,7 @@ export class QueryPool {
   /** Query threads that are up (for tests). */
   get threadsUp(): number { return this.loaded.size; }
 
-  /** Each running query thread's young generation bound in MB, 0 when V8's own (for tests). */
+  /** Each running query thread's young generation bound in MB, as V8 reports it (for tests). */
   get youngGenerationMb(): number[] {
     return (this.piscina?.threads ?? []).map((w) => w.resourceLimits?.maxYoungGenerationSizeMb ?? 0);
   }
