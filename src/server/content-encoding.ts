@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { gzipTransient } from '../engine/codec/zlib-reuse.ts';
 import { gzipInPieces } from '../engine/codec/gzip-pieces.ts';
-import { bodyLength, type ReplyBody } from './reply-body.ts';
+import { bodyBytes, bodyLength, type ReplyBody } from './reply-body.ts';
 
 const gunzip = promisify(zlib.gunzip);
 /** Smaller bodies gain nothing worth the CPU and the header bytes. */
@@ -69,8 +69,7 @@ export function gzipBody(body: ReplyBody, level = COMPRESSION_LEVEL): Promise<Ui
   // and the largest (a long range query's answer) are compressed in pieces on both cores, and never joined.
   const maxBytes = typeof body === 'string' ? body.length * 3 : bodyLength(body); // UTF-8 takes ≤ 3 bytes per unit
   if (maxBytes <= SYNC_GZIP_MAX_BYTES) {
-    const bytes = typeof body === 'string' ? Buffer.from(body) : body instanceof Uint8Array ? body : Buffer.concat(body);
-    return Promise.resolve(Buffer.from(gzipTransient(bytes, level)));
+    return Promise.resolve(Buffer.from(gzipTransient(bodyBytes(body), level)));
   }
   return gzipInPieces(typeof body === 'string' ? Buffer.from(body) : body, level);
 }

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTlsFront, type TlsFront, type TlsFrontSettings } from './tls-front.ts';
 import { gzipBody, inflateBody, isInflatable, wantsGzip } from './content-encoding.ts';
-import { bodyLength, type ReplyBody } from './reply-body.ts';
+import { bodyBytes, bodyLength, type ReplyBody } from './reply-body.ts';
 
 export interface HttpRequest {
   /** Upper-case method as sent. */
@@ -311,7 +311,7 @@ class Exchange {
       // A closing listener's replies end with the connection, which only `end` can say.
       inPieces = total >= PIECES_JOIN_MAX_BYTES && !closeConnection;
       if (inPieces) { this.pieces = body; this.piecesTotal = total; }
-      else body = Buffer.concat(body as readonly Uint8Array[], total);
+      else body = bodyBytes(body);
     }
     res.cork(() => {
       res.writeStatus(statusLine(r.status));

@@ -13,3 +13,10 @@ export function bodyLength(body: ReplyBody): number {
   for (const p of body) n += p.byteLength;
   return n;
 }
+
+/** The body as one buffer: pieces joined (for small replies, which are cheaper sent or gzipped whole). */
+export function bodyBytes(body: ReplyBody): Buffer {
+  if (typeof body === 'string') return Buffer.from(body);
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  return Buffer.concat(body as Uint8Array[]);
+}

@@ -10,6 +10,7 @@ import { inProcessPool, selectWindow } from '../support/in-process.ts';
 import { MemQuerier } from '../../src/engine/tsdb/mem-querier.ts';
 import type { Labels } from '../../src/engine/tsdb/api.ts';
 import { newMatcher } from '../../src/engine/tsdb/api.ts';
+import { bodyBytes } from '../../src/server/reply-body.ts';
 
 export const T0 = 1704070800_000;
 const lbl = (o: Record<string, string>): Labels => Object.keys(o).sort().map((name) => ({ name, value: o[name] }));
@@ -58,6 +59,6 @@ export async function call(router: Router, method: string, path: string, opts: {
   } as HttpRequest;
   const res = await (m as { handler: (r: HttpRequest, p: object) => Promise<HttpResponse> }).handler(req, {});
   // A long answer comes in pieces (the HTTP layer sends them unjoined); tests read it as one body.
-  return Array.isArray(res.body) ? { ...res, body: Buffer.concat(res.body) } : res;
+  return Array.isArray(res.body) ? { ...res, body: bodyBytes(res.body) } : res;
 }
 

@@ -19,6 +19,7 @@ import { inProcessPool, selectWindow } from '../support/in-process.ts';
 import { MemQuerier } from '../../src/engine/tsdb/mem-querier.ts';
 import type { Labels } from '../../src/engine/tsdb/api.ts';
 import { ManualClock } from '../../src/engine/rules/clock.ts';
+import { bodyBytes } from '../../src/server/reply-body.ts';
 
 const lbl = (o: Record<string, string>): Labels => Object.keys(o).sort().map((name) => ({ name, value: o[name] }));
 const T0 = 1_700_000_000_000;
@@ -48,7 +49,7 @@ async function get(router: Router, path: string): Promise<any> {
   assert.equal(m.kind, 'found');
   const req = { method: 'GET', path: p, rawQuery: q, query: new URLSearchParams(q), headers: {}, body: Buffer.alloc(0) } as unknown as HttpRequest;
   const r = await (m as { handler: (r: HttpRequest, p: object) => Promise<HttpResponse> }).handler(req, {});
-  return JSON.parse(Array.isArray(r.body) ? Buffer.concat(r.body).toString() : String(r.body));
+  return JSON.parse(bodyBytes(r.body ?? '').toString());
 }
 
 test('rules over stored series: worker evaluation, write-back, ALERTS, restore after restart', { timeout: 60_000 }, async () => {

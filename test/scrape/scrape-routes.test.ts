@@ -20,6 +20,7 @@ import { formatSeries } from '../../src/engine/exposition/exposition.ts';
 import type { IngestSample } from '../../src/engine/scrape/sample-sink.ts';
 import { isStaleNaN, STALE_NAN } from '../../src/engine/tsdb/api.ts';
 import { waitFor } from '../support/wait-for.ts';
+import { bodyBytes } from '../../src/server/reply-body.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'tessera-scrape-routes-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -82,7 +83,7 @@ async function call(method: string, url: string, body: string | Buffer = '', hea
   const req = { method, path, rawQuery: qs, query: new URLSearchParams(qs), headers, body: Buffer.from(body), remoteAddress: '127.0.0.1', signal: new AbortController().signal };
   // As the dispatcher does: anything thrown goes through the Prometheus error mapper.
   const res = await Promise.resolve().then(() => m.handler(req, m.params)).catch(promErrorFrom);
-  const text = typeof res.body === 'string' ? res.body : res.body === undefined ? '' : Buffer.concat(res.body instanceof Uint8Array ? [res.body] : res.body).toString();
+  const text = bodyBytes(res.body ?? '').toString();
   return { status: res.status, text, json: () => JSON.parse(text) };
 }
 
