@@ -2,7 +2,14 @@
  * CRC-32C (Castagnoli) — the checksum of every framed record and footer on disk (see docs/format.md,
  * "Conventions"). Adapter over `@node-rs/crc32`, which uses the SSE4.2/ARMv8 CRC instructions when present.
  */
-import { crc32c as nativeCrc32c } from '@node-rs/crc32';
+import { createRequire } from 'node:module';
+
+/**
+ * Loaded with `require`, not `import`: an ES import of a CommonJS package makes Node scan its source for named
+ * exports (cjs-module-lexer), and this package's loader is long enough that V8 optimises the scanner in every
+ * thread that starts — about 130 ms of compiling per thread at start-up (docs/benchmarks.md, issue 11).
+ */
+const { crc32c: nativeCrc32c } = createRequire(import.meta.url)('@node-rs/crc32') as typeof import('@node-rs/crc32');
 
 /**
  * CRC-32C of `bytes`. Pass the result of a previous call as `initial` to continue a checksum over

@@ -8,8 +8,11 @@
  * use the async functions or yield to the event loop (`await yieldToLoop()`) between bounded batches — the
  * WAL does the latter, every `SNAPPY_SYNC_BUDGET_BYTES` of input.
  */
-import * as snappy from 'snappy';
+import { createRequire } from 'node:module';
 import { setImmediate as setImmediatePromise } from 'node:timers/promises';
+
+/** Loaded with `require` for the reason crc32c.ts gives: an ES import scans the package's CommonJS source first. */
+const snappy = createRequire(import.meta.url)('snappy') as typeof import('snappy');
 
 /** Input bytes a caller may push through the sync functions before it must yield to the event loop. */
 export const SNAPPY_SYNC_BUDGET_BYTES = 8 * 1024 * 1024;
