@@ -84,43 +84,76 @@ class ChunkFileWriter {
   }
 }
 
-/** Writes `series` (sorted by labels, chunks in time order) as a new block under `parent`; returns its ULID. */
-export async function writeBlockDir(parent: string, series: readonly BlockSeries[], info: NewBlockInfo, nowMs = Date.now()): Promise<string> {
-  const id = newUlid(nowMs);
-  const tmp = path.join(parent, `${id}.tmp`);
-  await fsp.mkdir(path.join(tmp, 'chunks'), { recursive: true });
-  const cw = new ChunkFileWriter(path.join(tmp, 'chunks'));
-  const idx: IndexSeries[] = [];
-  let numSamples = 0, numChunks = 0;
-  for (const s of series) {
-    if (s.chunks.length === 0) continue;
+/**
+ * A new block written series by series, so a caller that produces series in label order (compaction) holds
+ * only the current one: chunks go to the segment files as they are added; what the index needs of each series
+ * (its labels and its chunks' places) is kept until `finish` writes the index and meta.json.
+ */
+export class BlockDirWriter {
+  private readonly idx: IndexSeries[] = [];
+  private numSamples = 0;
+  private numChunks = 0;
+
+  private constructor(readonly ulid: string, private readonly parent: string, private readonly tmp: string, private readonly cw: ChunkFileWriter) {}
+
+  static async open(parent: string, nowMs = Date.now()): Promise<BlockDirWriter> {
+    const id = newUlid(nowMs);
+    const tmp = path.join(parent, `${id}.tmp`);
+    await fsp.mkdir(path.join(tmp, 'chunks'), { recursive: true });
+    return new BlockDirWriter(id, parent, tmp, new ChunkFileWriter(path.join(tmp, 'chunks')));
+  }
+
+  /** Series added so far. */
+  get numSeries(): number { return this.idx.length; }
+
+  /** Adds the next series (in label order, after the previous one); chunks in time order. */
+  async add(labels: Labels, chunks: readonly BlockChunk[]): Promise<void> {
+    if (chunks.length === 0) return;
     const locs: ChunkLoc[] = [];
-    for (const c of s.chunks) {
+    for (const c of chunks) {
       const b = c.bytes;
-      const loc = await cw.add(b);
+      const loc = await this.cw.add(b);
       loc.mint = c.mint; loc.maxt = c.maxt;
       locs.push(loc);
-      numSamples += xorCount(b);
-      numChunks++;
+      this.numSamples += xorCount(b);
+      this.numChunks++;
     }
-    idx.push({ labels: s.labels, chunks: locs });
+    this.idx.push({ labels, chunks: locs });
   }
-  await cw.close();
-  await writeFileAtomic(path.join(tmp, 'index'), encodeIndex(idx));
-  await writeFileAtomic(path.join(tmp, 'tombstones'), encodeTombstonesFile(new Map()));
-  const meta: BlockMeta = {
-    ulid: id, minTime: info.minTime, maxTime: info.maxTime,
-    stats: { numSamples, numSeries: idx.length, numChunks },
-    compaction: { level: info.level, sources: info.sources ?? [id], ...(info.parents ? { parents: info.parents } : {}) },
-    version: TSDB_META_VERSION,
-    ...(info.cutFromHead ? { tessera: { cutFromHead: true, ...(info.headCuts ? { headCuts: info.headCuts } : {}) } } : {}),
-  };
-  await writeMeta(tmp, meta);
-  await syncDir(path.join(tmp, 'chunks'));
-  await syncDir(tmp);
-  await fsp.rename(tmp, path.join(parent, id));
-  await syncDir(parent);
-  return id;
+
+  /** Writes the index, tombstones and meta.json, fsyncs, and renames the directory into place; returns the ULID. */
+  async finish(info: NewBlockInfo): Promise<string> {
+    const { tmp, ulid: id } = this;
+    await this.cw.close();
+    await writeFileAtomic(path.join(tmp, 'index'), encodeIndex(this.idx));
+    await writeFileAtomic(path.join(tmp, 'tombstones'), encodeTombstonesFile(new Map()));
+    const meta: BlockMeta = {
+      ulid: id, minTime: info.minTime, maxTime: info.maxTime,
+      stats: { numSamples: this.numSamples, numSeries: this.idx.length, numChunks: this.numChunks },
+      compaction: { level: info.level, sources: info.sources ?? [id], ...(info.parents ? { parents: info.parents } : {}) },
+      version: TSDB_META_VERSION,
+      ...(info.cutFromHead ? { tessera: { cutFromHead: true, ...(info.headCuts ? { headCuts: info.headCuts } : {}) } } : {}),
+    };
+    await writeMeta(tmp, meta);
+    await syncDir(path.join(tmp, 'chunks'));
+    await syncDir(tmp);
+    await fsp.rename(tmp, path.join(this.parent, id));
+    await syncDir(this.parent);
+    return id;
+  }
+
+  /** Drops the unfinished block (its `.tmp` directory). */
+  async discard(): Promise<void> {
+    await this.cw.close().catch(() => {});
+    await fsp.rm(this.tmp, { recursive: true, force: true });
+  }
+}
+
+/** Writes `series` (sorted by labels, chunks in time order) as a new block under `parent`; returns its ULID. */
+export async function writeBlockDir(parent: string, series: readonly BlockSeries[], info: NewBlockInfo, nowMs = Date.now()): Promise<string> {
+  const w = await BlockDirWriter.open(parent, nowMs);
+  for (const s of series) await w.add(s.labels, s.chunks);
+  return w.finish(info);
 }
 
 /** Encodes sorted samples into chunks of up to 120. */
