@@ -8,7 +8,7 @@ import path from 'node:path';
 import { crc32c } from '../codec/crc32c.ts';
 import type { FetchedSeries, Labels } from './api.ts';
 import { ByteWriter } from '../codec/byte-buf.ts';
-import { encodeIndex, type ChunkLoc, type IndexSeries } from './index-writer.ts';
+import { ChunkLocColumns, encodeIndexColumns } from './index-writer.ts';
 import { writeMeta, type BlockMeta } from './block-meta.ts';
 import { chunkSegmentName } from './block.ts';
 import { syncDir, writeFileAtomic } from '../store/durable-files.ts';
@@ -45,7 +45,8 @@ class ChunkFileWriter {
   private buf = new ByteWriter(1 << 16);
   constructor(private readonly dir: string) {}
 
-  async add(bytes: Uint8Array): Promise<ChunkLoc> {
+  /** Appends a chunk; returns its ref. */
+  async add(bytes: Uint8Array): Promise<number> {
     const need = 10 + 1 + bytes.length + 4;
     if (this.fh === null || this.offset + this.buf.len + need > CHUNK_SEGMENT_MAX_BYTES) await this.nextSegment();
     // As Prometheus: the upper half is the file's sequence in the directory (0 for 000001).
@@ -57,7 +58,7 @@ class ChunkFileWriter {
     b.bytes(bytes);
     b.u32be(crc32c(Buffer.from(b.buf.buffer, b.buf.byteOffset + encAt, b.len - encAt)));
     if (b.len >= FLUSH_BYTES) await this.flush();
-    return { mint: 0, maxt: 0, ref };
+    return ref;
   }
 
   private async flush(): Promise<void> {
@@ -90,7 +91,10 @@ class ChunkFileWriter {
  * (its labels and its chunks' places) is kept until `finish` writes the index and meta.json.
  */
 export class BlockDirWriter {
-  private readonly idx: IndexSeries[] = [];
+  private readonly labels: Labels[] = [];
+  /** Series `i`'s chunks are `[starts[i], starts[i + 1])` of `chunks`. */
+  private readonly starts: number[] = [0];
+  private readonly chunks = new ChunkLocColumns();
   private numSamples = 0;
   private numChunks = 0;
 
@@ -104,32 +108,30 @@ export class BlockDirWriter {
   }
 
   /** Series added so far. */
-  get numSeries(): number { return this.idx.length; }
+  get numSeries(): number { return this.labels.length; }
 
   /** Adds the next series (in label order, after the previous one); chunks in time order. */
   async add(labels: Labels, chunks: readonly BlockChunk[]): Promise<void> {
     if (chunks.length === 0) return;
-    const locs: ChunkLoc[] = [];
     for (const c of chunks) {
       const b = c.bytes;
-      const loc = await this.cw.add(b);
-      loc.mint = c.mint; loc.maxt = c.maxt;
-      locs.push(loc);
+      this.chunks.push(c.mint, c.maxt, await this.cw.add(b));
       this.numSamples += xorCount(b);
       this.numChunks++;
     }
-    this.idx.push({ labels, chunks: locs });
+    this.labels.push(labels);
+    this.starts.push(this.chunks.n);
   }
 
   /** Writes the index, tombstones and meta.json, fsyncs, and renames the directory into place; returns the ULID. */
   async finish(info: NewBlockInfo): Promise<string> {
     const { tmp, ulid: id } = this;
     await this.cw.close();
-    await writeFileAtomic(path.join(tmp, 'index'), encodeIndex(this.idx));
+    await writeFileAtomic(path.join(tmp, 'index'), encodeIndexColumns(this.labels, this.chunks, this.starts));
     await writeFileAtomic(path.join(tmp, 'tombstones'), encodeTombstonesFile(new Map()));
     const meta: BlockMeta = {
       ulid: id, minTime: info.minTime, maxTime: info.maxTime,
-      stats: { numSamples: this.numSamples, numSeries: this.idx.length, numChunks: this.numChunks },
+      stats: { numSamples: this.numSamples, numSeries: this.labels.length, numChunks: this.numChunks },
       compaction: { level: info.level, sources: info.sources ?? [id], ...(info.parents ? { parents: info.parents } : {}) },
       version: TSDB_META_VERSION,
       ...(info.cutFromHead ? { tessera: { cutFromHead: true, ...(info.headCuts ? { headCuts: info.headCuts } : {}) } } : {}),
