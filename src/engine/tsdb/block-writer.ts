@@ -96,7 +96,6 @@ export class BlockDirWriter {
   private readonly starts: number[] = [0];
   private readonly chunks = new ChunkLocColumns();
   private numSamples = 0;
-  private numChunks = 0;
 
   private constructor(readonly ulid: string, private readonly parent: string, private readonly tmp: string, private readonly cw: ChunkFileWriter) {}
 
@@ -117,7 +116,6 @@ export class BlockDirWriter {
       const b = c.bytes;
       this.chunks.push(c.mint, c.maxt, await this.cw.add(b));
       this.numSamples += xorCount(b);
-      this.numChunks++;
     }
     this.labels.push(labels);
     this.starts.push(this.chunks.n);
@@ -131,7 +129,7 @@ export class BlockDirWriter {
     await writeFileAtomic(path.join(tmp, 'tombstones'), encodeTombstonesFile(new Map()));
     const meta: BlockMeta = {
       ulid: id, minTime: info.minTime, maxTime: info.maxTime,
-      stats: { numSamples: this.numSamples, numSeries: this.labels.length, numChunks: this.numChunks },
+      stats: { numSamples: this.numSamples, numSeries: this.labels.length, numChunks: this.chunks.n },
       compaction: { level: info.level, sources: info.sources ?? [id], ...(info.parents ? { parents: info.parents } : {}) },
       version: TSDB_META_VERSION,
       ...(info.cutFromHead ? { tessera: { cutFromHead: true, ...(info.headCuts ? { headCuts: info.headCuts } : {}) } } : {}),
