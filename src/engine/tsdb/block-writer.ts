@@ -8,7 +8,7 @@ import path from 'node:path';
 import { crc32c } from '../codec/crc32c.ts';
 import type { FetchedSeries, Labels } from './api.ts';
 import { ByteWriter } from '../codec/byte-buf.ts';
-import { encodeIndex, type ChunkLoc, type IndexSeries } from './index-writer.ts';
+import { ChunkLocColumns, encodeIndexColumns } from './index-writer.ts';
 import { writeMeta, type BlockMeta } from './block-meta.ts';
 import { chunkSegmentName } from './block.ts';
 import { syncDir, writeFileAtomic } from '../store/durable-files.ts';
@@ -45,7 +45,8 @@ class ChunkFileWriter {
   private buf = new ByteWriter(1 << 16);
   constructor(private readonly dir: string) {}
 
-  async add(bytes: Uint8Array): Promise<ChunkLoc> {
+  /** Appends a chunk; returns its ref. */
+  async add(bytes: Uint8Array): Promise<number> {
     const need = 10 + 1 + bytes.length + 4;
     if (this.fh === null || this.offset + this.buf.len + need > CHUNK_SEGMENT_MAX_BYTES) await this.nextSegment();
     // As Prometheus: the upper half is the file's sequence in the directory (0 for 000001).
@@ -57,7 +58,7 @@ class ChunkFileWriter {
     b.bytes(bytes);
     b.u32be(crc32c(Buffer.from(b.buf.buffer, b.buf.byteOffset + encAt, b.len - encAt)));
     if (b.len >= FLUSH_BYTES) await this.flush();
-    return { mint: 0, maxt: 0, ref };
+    return ref;
   }
 
   private async flush(): Promise<void> {
@@ -84,43 +85,75 @@ class ChunkFileWriter {
   }
 }
 
+/**
+ * A new block written series by series, so a caller that produces series in label order (compaction) holds
+ * only the current one: chunks go to the segment files as they are added; what the index needs of each series
+ * (its labels and its chunks' places) is kept until `finish` writes the index and meta.json.
+ */
+export class BlockDirWriter {
+  private readonly labels: Labels[] = [];
+  /** Series `i`'s chunks are `[starts[i], starts[i + 1])` of `chunks`. */
+  private readonly starts: number[] = [0];
+  private readonly chunks = new ChunkLocColumns();
+  private numSamples = 0;
+
+  private constructor(readonly ulid: string, private readonly parent: string, private readonly tmp: string, private readonly cw: ChunkFileWriter) {}
+
+  static async open(parent: string, nowMs = Date.now()): Promise<BlockDirWriter> {
+    const id = newUlid(nowMs);
+    const tmp = path.join(parent, `${id}.tmp`);
+    await fsp.mkdir(path.join(tmp, 'chunks'), { recursive: true });
+    return new BlockDirWriter(id, parent, tmp, new ChunkFileWriter(path.join(tmp, 'chunks')));
+  }
+
+  /** Series added so far. */
+  get numSeries(): number { return this.labels.length; }
+
+  /** Adds the next series (in label order, after the previous one); chunks in time order. */
+  async add(labels: Labels, chunks: readonly BlockChunk[]): Promise<void> {
+    if (chunks.length === 0) return;
+    for (const c of chunks) {
+      const b = c.bytes;
+      this.chunks.push(c.mint, c.maxt, await this.cw.add(b));
+      this.numSamples += xorCount(b);
+    }
+    this.labels.push(labels);
+    this.starts.push(this.chunks.n);
+  }
+
+  /** Writes the index, tombstones and meta.json, fsyncs, and renames the directory into place; returns the ULID. */
+  async finish(info: NewBlockInfo): Promise<string> {
+    const { tmp, ulid: id } = this;
+    await this.cw.close();
+    await writeFileAtomic(path.join(tmp, 'index'), encodeIndexColumns(this.labels, this.chunks, this.starts));
+    await writeFileAtomic(path.join(tmp, 'tombstones'), encodeTombstonesFile(new Map()));
+    const meta: BlockMeta = {
+      ulid: id, minTime: info.minTime, maxTime: info.maxTime,
+      stats: { numSamples: this.numSamples, numSeries: this.labels.length, numChunks: this.chunks.n },
+      compaction: { level: info.level, sources: info.sources ?? [id], ...(info.parents ? { parents: info.parents } : {}) },
+      version: TSDB_META_VERSION,
+      ...(info.cutFromHead ? { tessera: { cutFromHead: true, ...(info.headCuts ? { headCuts: info.headCuts } : {}) } } : {}),
+    };
+    await writeMeta(tmp, meta);
+    await syncDir(path.join(tmp, 'chunks'));
+    await syncDir(tmp);
+    await fsp.rename(tmp, path.join(this.parent, id));
+    await syncDir(this.parent);
+    return id;
+  }
+
+  /** Drops the unfinished block (its `.tmp` directory). */
+  async discard(): Promise<void> {
+    await this.cw.close().catch(() => {});
+    await fsp.rm(this.tmp, { recursive: true, force: true });
+  }
+}
+
 /** Writes `series` (sorted by labels, chunks in time order) as a new block under `parent`; returns its ULID. */
 export async function writeBlockDir(parent: string, series: readonly BlockSeries[], info: NewBlockInfo, nowMs = Date.now()): Promise<string> {
-  const id = newUlid(nowMs);
-  const tmp = path.join(parent, `${id}.tmp`);
-  await fsp.mkdir(path.join(tmp, 'chunks'), { recursive: true });
-  const cw = new ChunkFileWriter(path.join(tmp, 'chunks'));
-  const idx: IndexSeries[] = [];
-  let numSamples = 0, numChunks = 0;
-  for (const s of series) {
-    if (s.chunks.length === 0) continue;
-    const locs: ChunkLoc[] = [];
-    for (const c of s.chunks) {
-      const b = c.bytes;
-      const loc = await cw.add(b);
-      loc.mint = c.mint; loc.maxt = c.maxt;
-      locs.push(loc);
-      numSamples += xorCount(b);
-      numChunks++;
-    }
-    idx.push({ labels: s.labels, chunks: locs });
-  }
-  await cw.close();
-  await writeFileAtomic(path.join(tmp, 'index'), encodeIndex(idx));
-  await writeFileAtomic(path.join(tmp, 'tombstones'), encodeTombstonesFile(new Map()));
-  const meta: BlockMeta = {
-    ulid: id, minTime: info.minTime, maxTime: info.maxTime,
-    stats: { numSamples, numSeries: idx.length, numChunks },
-    compaction: { level: info.level, sources: info.sources ?? [id], ...(info.parents ? { parents: info.parents } : {}) },
-    version: TSDB_META_VERSION,
-    ...(info.cutFromHead ? { tessera: { cutFromHead: true, ...(info.headCuts ? { headCuts: info.headCuts } : {}) } } : {}),
-  };
-  await writeMeta(tmp, meta);
-  await syncDir(path.join(tmp, 'chunks'));
-  await syncDir(tmp);
-  await fsp.rename(tmp, path.join(parent, id));
-  await syncDir(parent);
-  return id;
+  const w = await BlockDirWriter.open(parent, nowMs);
+  for (const s of series) await w.add(s.labels, s.chunks);
+  return w.finish(info);
 }
 
 /** Encodes sorted samples into chunks of up to 120. */

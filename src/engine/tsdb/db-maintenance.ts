@@ -10,7 +10,7 @@ import { compareLabels, MATCH_REGEXP, newMatcher, VAL_FLOAT } from './api.ts';
 import type { SampleCursor } from './api.ts';
 import type { Block } from './block.ts';
 import { listBlockDirs, openBlock } from './block.ts';
-import { encodeChunks, writeBlockDir, type BlockChunk, type BlockSeries } from './block-writer.ts';
+import { BlockDirWriter, encodeChunks, writeBlockDir, type BlockChunk, type BlockSeries } from './block-writer.ts';
 import type { Interval } from './chunk-meta.ts';
 import { isDeleted } from './chunk-meta.ts';
 import type { Tsdb } from './db.ts';
@@ -203,25 +203,30 @@ export async function compactBlocks(db: BlockSet, group: Block[], levelBump = 1)
 export async function writeMergedBlock(parent: string, group: readonly Block[], level: number, nowMs: number): Promise<string | null> {
   const mint = Math.min(...group.map((b) => b.minTime)), maxt = Math.max(...group.map((b) => b.maxTime));
   const q = new MultiSourceQuerier([...group], mint, maxt - 1);
-  const out: BlockSeries[] = [];
-  let cur: SampleCursor | null = null;
-  for (const s of q.collect(MATCH_ALL, mint, maxt - 1)) {
-    const plain = s.chunks.every((r, i) => r.del === undefined && (i === 0 || r.c.mint > s.chunks[i - 1].c.maxt));
-    if (plain) { out.push({ labels: s.labels, chunks: s.chunks.map((r) => r.c) }); continue; }
-    let cap = 0;
-    for (const r of s.chunks) cap += xorCount(r.c.bytes);
-    const t = new Float64Array(cap), v = new Float64Array(cap);
-    cur = s.iterator(cur);
-    let n = 0;
-    while (cur.next() === VAL_FLOAT) { t[n] = cur.t; v[n] = cur.v; n++; }
-    if (n) out.push({ labels: s.labels, chunks: encodeChunks(t, v, 0, n) });
+  const w = await BlockDirWriter.open(parent, nowMs);
+  try {
+    let cur: SampleCursor | null = null;
+    for (const s of q.stream(MATCH_ALL, mint, maxt - 1)) {
+      if (s.plain()) { await w.add(s.labels, s.chunks.map((r) => r.c)); continue; }
+      let cap = 0;
+      for (const r of s.chunks) cap += xorCount(r.c.bytes);
+      const t = new Float64Array(cap), v = new Float64Array(cap);
+      cur = s.iterator(cur);
+      let n = 0;
+      while (cur.next() === VAL_FLOAT) { t[n] = cur.t; v[n] = cur.v; n++; }
+      if (n) await w.add(s.labels, encodeChunks(t, v, 0, n));
+    }
+    if (w.numSeries === 0) { await w.discard(); return null; }
+    const sources = [...new Set(group.flatMap((b) => b.meta.compaction.sources))].sort();
+    const parents = group.map((b) => ({ ulid: b.ulid, minTime: b.minTime, maxTime: b.maxTime }));
+    const cutFromHead = group.some((b) => b.meta.tessera?.cutFromHead);
+    const cuts = mergeHeadCuts(group);
+    const headCuts = Object.keys(cuts).length ? cuts : undefined;
+    return await w.finish({ minTime: mint, maxTime: maxt, level, sources, parents, cutFromHead, headCuts });
+  } catch (e) {
+    await w.discard();
+    throw e;
   }
-  const sources = [...new Set(group.flatMap((b) => b.meta.compaction.sources))].sort();
-  const parents = group.map((b) => ({ ulid: b.ulid, minTime: b.minTime, maxTime: b.maxTime }));
-  const cutFromHead = group.some((b) => b.meta.tessera?.cutFromHead);
-  const cuts = mergeHeadCuts(group);
-  const headCuts = Object.keys(cuts).length ? cuts : undefined;
-  return out.length ? writeBlockDir(parent, out, { minTime: mint, maxTime: maxt, level, sources, parents, cutFromHead, headCuts }, nowMs) : null;
 }
 
 /**

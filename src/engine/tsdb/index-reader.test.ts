@@ -30,6 +30,52 @@ test('a label referring past the symbol table is a CorruptionError naming the fi
   } finally { rmSync(dir, { recursive: true, force: true }); }
 });
 
+test('decoded series entries are bounded by their chunk references too (a compacted block has one per 2 h it spans)', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'index-reader-'));
+  const readers: BlockIndexReader[] = [];
+  try {
+    // Two blocks of 1,000 series with 100 chunks each: 200,000 chunk references, more than the 65,536 the
+    // cache holds, in 2,000 entries (far under its 16,384 entries). Then one series of 70,000 chunks.
+    const N = 1000, C = 100, pad = (i: number): string => String(i).padStart(4, '0');
+    const chunks = (n: number, i: number) => Array.from({ length: n }, (_, k) => ({ mint: i + k * 100, maxt: i + k * 100 + 50, ref: 8 + k * 32 }));
+    for (let b = 0; b < 2; b++) {
+      const series = Array.from({ length: N }, (_, i) => ({
+        labels: [{ name: '__name__', value: 'up' }, { name: 'block', value: String(b) }, { name: 'i', value: pad(i) }], chunks: chunks(C, i),
+      }));
+      const file = path.join(dir, `index-${b}`);
+      writeFileSync(file, encodeIndex(series));
+      readers.push(new BlockIndexReader(file));
+    }
+    const bigFile = path.join(dir, 'index-big');
+    writeFileSync(bigFile, encodeIndex([{ labels: [{ name: '__name__', value: 'big' }], chunks: chunks(70_000, 7) }]));
+    const big = new BlockIndexReader(bigFile);
+    readers.push(big);
+    const refs = readers.map((r) => r.allPostings());
+    const check = (b: number, i: number): void => {
+      const s = readers[b].series(refs[b][i]);
+      assert.deepEqual(s.labels.map((l) => l.value), ['up', String(b), pad(i)]);
+      assert.equal(s.chunks.length, C);
+      assert.equal(s.chunks[C - 1].mint, i + (C - 1) * 100);
+    };
+    for (let pass = 0; pass < 2; pass++) {
+      for (let i = 0; i < N; i++) for (let b = 0; b < 2; b++) check(b, i);
+      const cached = readers[0].cachedSeries() + readers[1].cachedSeries();
+      assert.ok(cached * C <= 65_536, `${cached} entries of ${C} chunks cached`);
+      assert.ok(cached * C > 60_000, `${cached} entries of ${C} chunks cached: the bound is used`);
+    }
+    const s = big.series(refs[2][0]);
+    assert.equal(s.chunks.length, 70_000);
+    assert.equal(s.chunks[69_999].mint, 7 + 69_999 * 100);
+    assert.equal(readers[0].cachedSeries() + readers[1].cachedSeries(), 0, 'an entry over the bound evicts every other');
+    assert.equal(big.cachedSeries(), 1);
+    check(1, 5);
+    assert.equal(big.cachedSeries(), 0, 'and goes first when the next entry comes');
+  } finally {
+    for (const r of readers) r.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('decoded series entries are bounded over all open readers and stay right across evictions and a close', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'index-reader-'));
   const readers: BlockIndexReader[] = [];

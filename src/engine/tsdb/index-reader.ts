@@ -32,6 +32,13 @@ const TWO32 = 4294967296;
  * issue 11). A few MB.
  */
 const SERIES_CACHE_ENTRIES = 16_384;
+/**
+ * Chunk references the cached entries may hold together (~80 bytes each as objects). A 2 h block's entry has
+ * one or two, but a compacted block's has one per 2 h it spans: 16,384 entries of 20-day blocks held 4 M of them
+ * (~0.3 GB), and compacting 30 days of blocks left 389,000 in a shard worker (docs/benchmarks.md, issue 11).
+ * Past this bound the oldest entries go first, whatever their number.
+ */
+const SERIES_CACHE_CHUNKS = 65_536;
 
 /**
  * The cached entries of every reader in insertion order (a ring; `cachedReaders[i]` null when empty), so the
@@ -40,7 +47,20 @@ const SERIES_CACHE_ENTRIES = 16_384;
  */
 const cachedReaders: (BlockIndexReader | null)[] = new Array(SERIES_CACHE_ENTRIES).fill(null);
 const cachedRefs = new Float64Array(SERIES_CACHE_ENTRIES);
+/** Chunk references of each cached entry, and their sum over the ring. */
+const cachedChunks = new Int32Array(SERIES_CACHE_ENTRIES);
+let cachedChunksTotal = 0;
 let cacheNext = 0;
+
+/** Empties slot `i` of the ring. */
+function evictCached(i: number): void {
+  const r = cachedReaders[i];
+  if (r === null) return;
+  r.dropCached(cachedRefs[i]);
+  cachedReaders[i] = null;
+  cachedChunksTotal -= cachedChunks[i];
+  cachedChunks[i] = 0;
+}
 
 /** A label name's values (sorted) and each value's postings offset. */
 interface NameValues { values: string[]; offsets: number[] }
@@ -162,7 +182,7 @@ export class BlockIndexReader {
     closeSync(this.fd);
     this.file_?.release();
     // Out of the ring too, or its slots would keep this reader (symbols, postings table) alive after close.
-    for (let i = 0; i < SERIES_CACHE_ENTRIES; i++) if (cachedReaders[i] === this) cachedReaders[i] = null;
+    for (let i = 0; i < SERIES_CACHE_ENTRIES; i++) if (cachedReaders[i] === this) evictCached(i);
     this.seriesCache.clear();
     if (this.symbols_ !== null) releaseSymbols(this.symbols_);
   }
@@ -336,13 +356,20 @@ export class BlockIndexReader {
       chunks[i] = { mint, maxt, ref: cref };
     }
     const s: IndexSeries = { labels, chunks };
-    cachedReaders[cacheNext]?.seriesCache.delete(cachedRefs[cacheNext]);
+    evictCached(cacheNext);
+    // Then the next oldest while the chunk bound is passed (emptied slots are skipped when their turn comes).
+    for (let i = (cacheNext + 1) % SERIES_CACHE_ENTRIES; cachedChunksTotal + nc > SERIES_CACHE_CHUNKS && i !== cacheNext; i = (i + 1) % SERIES_CACHE_ENTRIES) evictCached(i);
     cachedReaders[cacheNext] = this;
     cachedRefs[cacheNext] = ref;
+    cachedChunks[cacheNext] = nc;
+    cachedChunksTotal += nc;
     cacheNext = (cacheNext + 1) % SERIES_CACHE_ENTRIES;
     this.seriesCache.set(ref, s);
     return s;
   }
+
+  /** Forgets the cached entry of `ref` (the ring evicted it). */
+  dropCached(ref: number): void { this.seriesCache.delete(ref); }
 
   /** Entries of this reader in the thread's series cache now (for tests). */
   cachedSeries(): number { return this.seriesCache.size; }

@@ -16,6 +16,29 @@ export interface ChunkLoc { mint: number; maxt: number; ref: number }
 
 export interface IndexSeries { labels: Labels; chunks: ChunkLoc[] }
 
+/**
+ * The chunk places of many series in columns, series after series (a block writer's: an object per chunk
+ * cost ~80 bytes, and a 20-day compacted block has 389,000 chunks).
+ */
+export class ChunkLocColumns {
+  n = 0;
+  mint: Float64Array;
+  maxt: Float64Array;
+  ref: Float64Array;
+  constructor(capacity = 1024) {
+    this.mint = new Float64Array(capacity); this.maxt = new Float64Array(capacity); this.ref = new Float64Array(capacity);
+  }
+
+  push(mint: number, maxt: number, ref: number): void {
+    if (this.n === this.mint.length) {
+      const grow = (a: Float64Array): Float64Array => { const b = new Float64Array(a.length * 2); b.set(a); return b; };
+      this.mint = grow(this.mint); this.maxt = grow(this.maxt); this.ref = grow(this.ref);
+    }
+    const k = this.n++;
+    this.mint[k] = mint; this.maxt[k] = maxt; this.ref[k] = ref;
+  }
+}
+
 const TWO32 = 4294967296;
 
 /** A writer with section helpers: 4-byte length placeholders patched once the section is complete. */
@@ -37,8 +60,23 @@ class SectionWriter extends ByteWriter {
 
 /** Encodes the index of `series`, which must be sorted by label set (and each label set by name). */
 export function encodeIndex(series: readonly IndexSeries[]): Uint8Array {
+  const cols = new ChunkLocColumns(Math.max(1, series.reduce((n, s) => n + s.chunks.length, 0)));
+  const starts = new Int32Array(series.length + 1);
+  series.forEach((s, i) => {
+    starts[i] = cols.n;
+    for (const c of s.chunks) cols.push(c.mint, c.maxt, c.ref);
+  });
+  starts[series.length] = cols.n;
+  return encodeIndexColumns(series.map((s) => s.labels), cols, starts);
+}
+
+/**
+ * `encodeIndex` of series given as label sets (sorted) and their chunks in `cols`: series `i` has chunks
+ * `[starts[i], starts[i + 1])`.
+ */
+export function encodeIndexColumns(series: readonly Labels[], cols: ChunkLocColumns, starts: ArrayLike<number>): Uint8Array {
   const symbolSet = new Set<string>();
-  for (const s of series) for (const l of s.labels) { symbolSet.add(l.name); symbolSet.add(l.value); }
+  for (const labels of series) for (const l of labels) { symbolSet.add(l.name); symbolSet.add(l.value); }
   const symbols = [...symbolSet].sort(compareUtf8);
   const symRef = new Map<string, number>();
   symbols.forEach((s, i) => symRef.set(s, i));
@@ -59,13 +97,13 @@ export function encodeIndex(series: readonly IndexSeries[]): Uint8Array {
   const refs: number[] = new Array(series.length);
   const byName = new Map<string, Map<string, number[]>>();
   const body = new ByteWriter(256);
-  series.forEach((s, i) => {
+  series.forEach((labels, i) => {
     w.pad(16);
     const ref = w.len / 16;
     refs[i] = ref;
     body.len = 0;
-    body.uvarint(s.labels.length);
-    for (const l of s.labels) {
+    body.uvarint(labels.length);
+    for (const l of labels) {
       body.uvarint(symRef.get(l.name)!);
       body.uvarint(symRef.get(l.value)!);
       let values = byName.get(l.name);
@@ -74,13 +112,15 @@ export function encodeIndex(series: readonly IndexSeries[]): Uint8Array {
       if (!list) values.set(l.value, list = []);
       list.push(ref);
     }
-    body.uvarint(s.chunks.length);
+    const from = starts[i], to = starts[i + 1];
+    body.uvarint(to - from);
     let prevMaxt = 0, prevRef = 0;
-    s.chunks.forEach((c, k) => {
-      if (k === 0) { body.varint(c.mint); body.uvarint(c.maxt - c.mint); body.uvarint(c.ref); }
-      else { body.uvarint(c.mint - prevMaxt); body.uvarint(c.maxt - c.mint); body.varint(c.ref - prevRef); }
-      prevMaxt = c.maxt; prevRef = c.ref;
-    });
+    for (let k = from; k < to; k++) {
+      const mint = cols.mint[k], maxt = cols.maxt[k], cref = cols.ref[k];
+      if (k === from) { body.varint(mint); body.uvarint(maxt - mint); body.uvarint(cref); }
+      else { body.uvarint(mint - prevMaxt); body.uvarint(maxt - mint); body.varint(cref - prevRef); }
+      prevMaxt = maxt; prevRef = cref;
+    }
     const bytes = body.buf.subarray(0, body.len);
     w.uvarint(bytes.length);
     w.bytes(bytes);

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { VAL_FLOAT, VAL_NONE } from './api.ts';
 import type { ChunkMeta, Interval } from './chunk-meta.ts';
-import { ChunksCursor, MultiSourceQuerier } from './querier.ts';
+import { ChunksCursor, MultiSourceQuerier, type MergedSeries } from './querier.ts';
 import { MATCH_EQUAL, newMatcher } from './api.ts';
 import { openBlock } from './block.ts';
 import { writeBlockDir, type BlockSeries } from './block-writer.ts';
@@ -70,6 +70,34 @@ test('collect merges block lists whose ref order is or is not compareLabels orde
       const want = [...values].sort((x, y) => (x < y ? -1 : 1));
       assert.deepEqual(got.map((s) => s.labels.find((l) => l.name === 'v')!.value), want);
       for (const s of got) assert.deepEqual(s.chunks.map((r) => r.c.mint), [0, 100]);
+      for (const b of blocks) b.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('stream gives the series collect gives, with the same chunks, whatever the sources\' ref order', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'querier-stream-'));
+  try {
+    for (const values of [['a', 'b', 'c', 'd'], ['\uff01', '\u{1F600}', 'x']]) {
+      // Each block holds some of the series (a series may be missing from any); given newest first, so a
+      // series' chunks come out of time order and must be put back in it.
+      const blocks = [];
+      for (const [t0, keep] of [[200, [0, 2]], [100, [1, 2, 3]], [0, [0, 1]]] as const) {
+        const series: BlockSeries[] = values.filter((_, i) => (keep as readonly number[]).includes(i))
+          .map((v) => ({ labels: labelsFromRecord({ __name__: 'm', v }), chunks: [chunk([t0, t0 + 1], 0)] }))
+          .sort((x, y) => (x.labels[1].value < y.labels[1].value ? -1 : 1));
+        blocks.push(await openBlock(path.join(dir, await writeBlockDir(dir, series, { minTime: t0, maxTime: t0 + 99, level: 1 }))));
+      }
+      const q = new MultiSourceQuerier(blocks, 0, 299);
+      const ms = [newMatcher(MATCH_EQUAL, '__name__', 'm')];
+      const shape = (list: Iterable<MergedSeries>) =>
+        [...list].map((s) => [s.labels.map((l) => l.value).join(','), s.chunks.map((r) => r.c.mint).join(',')]);
+      const want = shape(q.collect(ms, 0, 299));
+      assert.equal(want.length, values.length);
+      assert.deepEqual(shape(q.stream(ms, 0, 299)), want);
+      assert.deepEqual(shape(q.stream(ms, 150, 299)), shape(q.collect(ms, 150, 299)));
       for (const b of blocks) b.close();
     }
   } finally {

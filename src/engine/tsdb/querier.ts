@@ -184,6 +184,14 @@ function overlapping(chunks: ChunkRef[]): boolean {
   return false;
 }
 
+/** `refs` of `src` in the label order of their series (as they are already unless `src.refsInLabelOrder` is false). */
+function inLabelOrder(src: SeriesSource, refs: Uint32Array): Uint32Array {
+  if (src.refsInLabelOrder) return refs;
+  const labels = Array.from(refs, (r) => src.labelsOf(r));
+  const perm = labels.map((_, k) => k).sort((a, b) => compareLabels(labels[a], labels[b]));
+  return Uint32Array.from(perm, (k) => refs[k]);
+}
+
 export class MultiSourceQuerier implements Querier {
   constructor(private readonly sources: readonly SeriesSource[], private readonly mint: number, private readonly maxt: number) {}
 
@@ -244,6 +252,37 @@ export class MultiSourceQuerier implements Querier {
     }
     sortChunks(out);
     return out;
+  }
+
+  /**
+   * `collect`'s series one at a time, for a pass over every series that keeps none of them (compaction): the
+   * sources' series are walked side by side in label order, so only the current label set's chunks are held
+   * (`collect` over a compaction's inputs held every chunk of them at once — 389,000 over 30 days of blocks).
+   */
+  *stream(ms: readonly Matcher[], mint: number, maxt: number): Generator<MergedSeries> {
+    const range: TimeRange = { mint, maxt };
+    const srcs = this.sourcesIn(mint, maxt);
+    const refs = srcs.map((src) => inLabelOrder(src, src.index.select(ms).toUint32Array()));
+    const pos = new Int32Array(srcs.length);
+    const heads = srcs.map((src, i) => (refs[i].length ? src.labelsOf(refs[i][0]) : null));
+    const tmp: ChunkMeta[] = [];
+    for (;;) {
+      let min: Labels | null = null;
+      for (const h of heads) if (h !== null && (min === null || compareLabels(h, min) < 0)) min = h;
+      if (min === null) return;
+      const chunks: ChunkRef[] = [];
+      for (let i = 0; i < srcs.length; i++) {
+        const h = heads[i];
+        if (h === null || (h !== min && compareLabels(h, min) !== 0)) continue;
+        const del = liveChunksOf(srcs[i], refs[i][pos[i]], mint, maxt, tmp);
+        for (const c of tmp) chunks.push({ c, del });
+        const next = ++pos[i];
+        heads[i] = next < refs[i].length ? srcs[i].labelsOf(refs[i][next]) : null;
+      }
+      if (chunks.length === 0) continue;
+      for (let j = 1; j < chunks.length; j++) if (chunks[j].c.mint < chunks[j - 1].c.mint) { chunks.sort(byMint); break; }
+      yield new MergedSeries(min, range, chunks);
+    }
   }
 
   /** Label sets of the series matching `ms` with data in range, sorted (no sample decoding). */
