@@ -31,7 +31,7 @@ export class ChunkLocColumns {
 
   push(mint: number, maxt: number, ref: number): void {
     if (this.n === this.mint.length) {
-      const grow = (a: Float64Array): Float64Array => { const b = new Float64Array(a.length * 2); b.set(a); return b; };
+      const grow = (a: Float64Array): Float64Array => { const b = new Float64Array(Math.max(16, a.length * 2)); b.set(a); return b; };
       this.mint = grow(this.mint); this.maxt = grow(this.maxt); this.ref = grow(this.ref);
     }
     const k = this.n++;
@@ -60,7 +60,7 @@ class SectionWriter extends ByteWriter {
 
 /** Encodes the index of `series`, which must be sorted by label set (and each label set by name). */
 export function encodeIndex(series: readonly IndexSeries[]): Uint8Array {
-  const cols = new ChunkLocColumns(Math.max(1, series.reduce((n, s) => n + s.chunks.length, 0)));
+  const cols = new ChunkLocColumns(series.reduce((n, s) => n + s.chunks.length, 0));
   const starts = new Int32Array(series.length + 1);
   series.forEach((s, i) => {
     starts[i] = cols.n;
