@@ -1,5 +1,6 @@
 /**
- * Gives the C allocator's free memory back to the system (glibc's `malloc_trim(0)`, called through koffi's FFI).
+ * Gives the C allocator's free memory back to the system (glibc's `malloc_trim(0)`, called through koffi's FFI),
+ * and keeps it giving memory back by itself (`mallopt`, `holdAllocatorThresholds`).
  *
  * Node allocates ArrayBuffer backing stores, and the native modules (zlib, roaring, LMDB, snappy) their buffers,
  * with malloc. glibc returns freed memory only from the top of each arena, so after a bulk load or a burst of
@@ -7,17 +8,25 @@
  * (measured after 200,000 documents and a full collection: 390 MB of anonymous memory in arenas; `malloc_trim`
  * releases all but a few MB of it in ~0.1 s). Called by the idle collector, never on a busy thread.
  *
- * Elsewhere than glibc (musl, macOS) there is no such call: `releaseFreeMemory` then does nothing.
+ * Elsewhere than glibc (musl, macOS) there are no such calls: both functions then do nothing.
  */
 import { createRequire } from 'node:module';
 
-let trim: ((pad: number) => number) | null | undefined;
+interface Libc {
+  mallocTrim(pad: number): number;
+  mallopt(param: number, value: number): number;
+}
 
-function load(): ((pad: number) => number) | null {
+let libc: Libc | null | undefined;
+
+function load(): Libc | null {
   if (process.platform !== 'linux') return null;
   try {
-    const koffi = createRequire(import.meta.url)('koffi') as typeof import('koffi');
-    return koffi.load('libc.so.6').func('int malloc_trim(size_t pad)') as (pad: number) => number;
+    const lib = (createRequire(import.meta.url)('koffi') as typeof import('koffi')).load('libc.so.6');
+    return {
+      mallocTrim: lib.func('int malloc_trim(size_t pad)') as (pad: number) => number,
+      mallopt: lib.func('int mallopt(int param, int value)') as (param: number, value: number) => number,
+    };
   } catch {
     return null;
   }
@@ -25,8 +34,30 @@ function load(): ((pad: number) => number) | null {
 
 /** Returns free pages of every malloc arena to the system; false when the platform has no such call. */
 export function releaseFreeMemory(): boolean {
-  if (trim === undefined) trim = load();
-  if (trim === null) return false;
-  trim(0);
+  if (libc === undefined) libc = load();
+  if (libc === null) return false;
+  libc.mallocTrim(0);
   return true;
+}
+
+/** glibc's `mallopt` parameters (malloc.h). */
+const M_TRIM_THRESHOLD = -1, M_MMAP_THRESHOLD = -3;
+/** glibc's default: larger blocks are mapped on their own and unmapped when freed. */
+const MMAP_THRESHOLD_BYTES = 128 * 1024;
+/** Free memory at the top of an arena beyond this goes back to the system when a block is freed. */
+const TRIM_THRESHOLD_BYTES = 1024 * 1024;
+
+/**
+ * Fixes glibc's two thresholds at the values above, process-wide (every thread's arena); false when the platform
+ * has no such call. Left to themselves they rise: each time a mapped block is freed, glibc raises the mapping
+ * threshold to its size (up to 32 MB) and the trim threshold to twice that. Every 512 KB read-ahead window and
+ * large query buffer then came from the arenas, and up to 64 MB of free memory at each arena's top stayed
+ * resident — which `malloc_trim` never returns for the arenas of threads other than the main one. After the
+ * 30-day query list: 200 MB of anonymous memory 70 s later, 195 MB of it arenas with 22 MB in use; with the
+ * thresholds held, 79 MB (docs/benchmarks.md, issue 11).
+ */
+export function holdAllocatorThresholds(): boolean {
+  if (libc === undefined) libc = load();
+  if (libc === null) return false;
+  return libc.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES) === 1 && libc.mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD_BYTES) === 1;
 }

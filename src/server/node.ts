@@ -17,6 +17,7 @@ import { listenerWebConfig, type ListenerWebConfig } from './web-listener.ts';
 import type { GateEnvelopes } from './web-gate.ts';
 import { ParseError } from '../engine/errors.ts';
 import { startIdleGc } from '../runtime/idle-gc.ts';
+import { holdAllocatorThresholds } from '../runtime/malloc-trim.ts';
 import { Router } from './router.ts';
 import { dispatcher, type ApiFallbacks, type RequestMetrics } from './dispatch.ts';
 import { registerProcessMetrics } from './process-metrics.ts';
@@ -146,6 +147,8 @@ export async function startNode(flags: Flags, log: Logger, { pool, queries }: No
   }
   ready = true;
   log.info('ready', { ports });
+  // Once ready, not at the start: loading the FFI for it takes ~13 ms of the main thread.
+  holdAllocatorThresholds();
   return { ports, dataDir, reload, stop, stopped };
 }
 
