@@ -42,19 +42,22 @@ export function releaseFreeMemory(): boolean {
 
 /** glibc's `mallopt` parameters (malloc.h). */
 const M_TRIM_THRESHOLD = -1, M_MMAP_THRESHOLD = -3;
-/** glibc's default: larger blocks are mapped on their own and unmapped when freed. */
-const MMAP_THRESHOLD_BYTES = 128 * 1024;
+/**
+ * Blocks from this size up are mapped on their own (and unmapped when freed): the highest value glibc's own
+ * adjustment reaches. At glibc's starting value (128 KB) every read-ahead window and large query buffer was a
+ * mapping of its own, and range queries took 1.3–1.6× the CPU (bench/promql/server-ab.ts).
+ */
+const MMAP_THRESHOLD_BYTES = 32 * 1024 * 1024;
 /** Free memory at the top of an arena beyond this goes back to the system when a block is freed. */
 const TRIM_THRESHOLD_BYTES = 1024 * 1024;
 
 /**
  * Fixes glibc's two thresholds at the values above, process-wide (every thread's arena); false when the platform
- * has no such call. Left to themselves they rise: each time a mapped block is freed, glibc raises the mapping
- * threshold to its size (up to 32 MB) and the trim threshold to twice that. Every 512 KB read-ahead window and
- * large query buffer then came from the arenas, and up to 64 MB of free memory at each arena's top stayed
- * resident — which `malloc_trim` never returns for the arenas of threads other than the main one. After the
- * 30-day query list: 200 MB of anonymous memory 70 s later, 195 MB of it arenas with 22 MB in use; with the
- * thresholds held, 79 MB (docs/benchmarks.md, issue 11).
+ * has no such call. Left to themselves they rise together: each time a mapped block is freed, glibc raises the
+ * mapping threshold to its size (up to 32 MB) and the trim threshold to twice that, so up to 64 MB of free memory
+ * at the top of each arena stayed resident — and `malloc_trim` never returns that part for the arenas of threads
+ * other than the main one. 70 s after the 30-day query list: 150–200 MB of anonymous memory, most of it arenas
+ * with ~22 MB in use; with the thresholds held, ~80 MB (docs/benchmarks.md, issue 11).
  */
 export function holdAllocatorThresholds(): boolean {
   if (libc === undefined) libc = load();
