@@ -19,6 +19,12 @@ interface Libc {
 
 let libc: Libc | null | undefined;
 
+/** glibc's calls, loaded at first use; null where there are none. */
+function libcCalls(): Libc | null {
+  if (libc === undefined) libc = load();
+  return libc;
+}
+
 function load(): Libc | null {
   if (process.platform !== 'linux') return null;
   try {
@@ -34,9 +40,9 @@ function load(): Libc | null {
 
 /** Returns free pages of every malloc arena to the system; false when the platform has no such call. */
 export function releaseFreeMemory(): boolean {
-  if (libc === undefined) libc = load();
-  if (libc === null) return false;
-  libc.mallocTrim(0);
+  const c = libcCalls();
+  if (c === null) return false;
+  c.mallocTrim(0);
   return true;
 }
 
@@ -60,7 +66,7 @@ const TRIM_THRESHOLD_BYTES = 1024 * 1024;
  * with ~22 MB in use; with the thresholds held, ~80 MB (docs/benchmarks.md, issue 11).
  */
 export function holdAllocatorThresholds(): boolean {
-  if (libc === undefined) libc = load();
-  if (libc === null) return false;
-  return libc.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES) === 1 && libc.mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD_BYTES) === 1;
+  const c = libcCalls();
+  if (c === null) return false;
+  return c.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES) === 1 && c.mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD_BYTES) === 1;
 }
