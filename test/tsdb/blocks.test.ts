@@ -5,6 +5,7 @@ import path from 'node:path';
 import { MATCH_EQUAL, MATCH_REGEXP, newMatcher } from '../../src/engine/tsdb/api.ts';
 import { cleanTombstones, headSizeBytes, mergeOverlappingBlocks, snapshot, tick } from '../../src/engine/tsdb/db-maintenance.ts';
 import { writeBlock } from '../../src/engine/tsdb/block-writer.ts';
+import { dirSize } from '../../src/engine/tsdb/block.ts';
 import { ULID_RE } from '../../src/engine/tsdb/ulid.ts';
 import { CorruptionError, QueryCanceledError, QueryTimeoutError } from '../../src/engine/errors.ts';
 import { ReadStop } from '../../src/engine/read-stop.ts';
@@ -92,6 +93,8 @@ test('retention by size keeps the newest blocks that fit', async () => {
     await tick(db);
     assert.equal(db.blocks.length, 4);
     const sizes = db.blocks.map((b) => b.sizeBytes);
+    // A block's size is summed from the files it opens: every file of its directory, as a listing counts them.
+    assert.deepEqual(sizes, await Promise.all(db.blocks.map((b) => dirSize(b.dir))));
     const limit = (await headSizeBytes(db)) + sizes[3] + sizes[2] + 10;
     (db.opts as { retentionBytes?: number }).retentionBytes = limit;
     const r = await tick(db);

@@ -21,10 +21,17 @@ export interface BlockMeta {
 }
 
 export async function readMeta(dir: string): Promise<BlockMeta> {
+  return readMetaFile(dir).meta;
+}
+
+/** meta.json of the block in `dir`, checked, and the file's size (part of the block's size, as Prometheus counts it). */
+export function readMetaFile(dir: string): { meta: BlockMeta; bytes: number } {
   const file = path.join(dir, 'meta.json');
-  let meta: BlockMeta;
+  let meta: BlockMeta, bytes: number;
   try {
-    meta = JSON.parse(readFileSync(file, 'utf8')) as BlockMeta;
+    const b = readFileSync(file);
+    bytes = b.length;
+    meta = JSON.parse(b.toString('utf8')) as BlockMeta;
   } catch (err) {
     throw new CorruptionError(file, 0, `cannot read meta.json: ${(err as Error).message}`);
   }
@@ -32,7 +39,7 @@ export async function readMeta(dir: string): Promise<BlockMeta> {
   if (typeof meta.ulid !== 'string' || typeof meta.minTime !== 'number' || typeof meta.maxTime !== 'number') {
     throw new CorruptionError(file, 0, 'meta.json lacks ulid/minTime/maxTime');
   }
-  return meta;
+  return { meta, bytes };
 }
 
 export async function writeMeta(dir: string, meta: BlockMeta): Promise<void> {

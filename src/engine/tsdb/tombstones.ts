@@ -47,10 +47,15 @@ export function decodeTombstones(b: Uint8Array, file: string): Tombstones {
 }
 
 export async function readTombstones(dir: string): Promise<Tombstones> {
+  return readTombstonesFile(dir).tombstones;
+}
+
+/** The tombstones of the block in `dir` (none without the file) and the file's size. */
+export function readTombstonesFile(dir: string): { tombstones: Tombstones; bytes: number } {
   const file = path.join(dir, 'tombstones');
   let b: Uint8Array;
-  try { b = new Uint8Array(readFileSync(file)); } catch { return new Map(); }
-  return decodeTombstones(b, file);
+  try { b = new Uint8Array(readFileSync(file)); } catch { return { tombstones: new Map(), bytes: 0 }; }
+  return { tombstones: decodeTombstones(b, file), bytes: b.length };
 }
 
 export async function writeTombstones(dir: string, ts: Tombstones): Promise<void> {
