@@ -91,7 +91,8 @@ export class Block implements SeriesSource {
     if (!v) throw new CorruptionError(this.chunkFile(seq), off, 'bad chunk length');
     const len = v.value, p = v.next - at;
     // Encoding byte, data and the CRC-32C that follows (over the encoding byte and the data, as Prometheus
-    // writes it); the window is never overwritten, so the view stays valid.
+    // writes it). The view stays valid: a refill takes a new window, except inside `readingThroughOneWindow`,
+    // whose caller is done with each chunk before it reads the next.
     at = rd.at(off + p, len + 5);
     const w = rd.windowBytes;
     const enc = at < rd.windowLength ? w[at] : -1;
@@ -112,7 +113,7 @@ export class Block implements SeriesSource {
     let r = this.readers.get(seq);
     if (r === undefined) {
       const fd = this.fd(seq);
-      r = new ReadAheadFile(fd, fstatSync(fd).size);
+      r = new ReadAheadFile(fd, fstatSync(fd).size, true);
       this.readers.set(seq, r);
     }
     return r;

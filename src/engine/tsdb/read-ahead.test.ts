@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { keptWindowBytes, ReadAheadFile } from './read-ahead.ts';
+import { keptWindowBytes, ReadAheadFile, readingThroughOneWindow } from './read-ahead.ts';
 import { mulberry32 } from '../../../bench/support/mulberry32.ts';
 
 test('reads over many files return the right bytes while old windows are dropped, and views stay valid', () => {
@@ -42,6 +42,57 @@ test('reads over many files return the right bytes while old windows are dropped
     for (const [v, i, off] of views) assert.ok(v.equals(contents[i].subarray(off, off + v.length)));
     for (const f of files) f.release();
     assert.equal(keptWindowBytes(), 0);
+  } finally {
+    for (const fd of fds) closeSync(fd);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('inside readingThroughOneWindow shared files refill one window; views from before and after keep their own', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'read-ahead-one-'));
+  const rnd = mulberry32(5);
+  const FILES = 6, SIZE = 1 << 20;
+  const contents: Buffer[] = [], fds: number[] = [];
+  try {
+    for (let i = 0; i < FILES; i++) {
+      const b = Buffer.alloc(SIZE);
+      for (let j = 0; j < SIZE; j += 4) b.writeUInt32LE((rnd() * 2 ** 32) >>> 0, j);
+      const file = path.join(dir, String(i));
+      writeFileSync(file, b);
+      contents.push(b);
+      fds.push(openSync(file, 'r'));
+    }
+    const shared = fds.map((fd) => new ReadAheadFile(fd, SIZE, true));
+    const own = new ReadAheadFile(fds[0], SIZE);
+    const before = shared[0].read(100, 32);
+    const windows = new Set<ArrayBufferLike>();
+    const ownViews: [Buffer, number][] = [];
+    readingThroughOneWindow(() => {
+      // Forward runs over each file in turn, with jumps back: every read is checked before the next one.
+      for (let round = 0; round < 2; round++) {
+        for (let i = 0; i < FILES; i++) {
+          for (let off = Math.floor(rnd() * 4096); off < SIZE - 64; off += 1 + Math.floor(rnd() * 20_000)) {
+            const n = 1 + Math.floor(rnd() * 63);
+            const v = shared[i].read(off, n);
+            assert.ok(v.equals(contents[i].subarray(off, off + n)), `file ${i} at ${off}`);
+            windows.add(v.buffer);
+            if (off % 7 === 0) ownViews.push([own.read(off, n), off]);
+          }
+        }
+      }
+    });
+    // (A read inside the window file 0 had before the call is served from that window.)
+    windows.delete(before.buffer);
+    assert.equal(windows.size, 1, 'every shared read went through one window');
+    // A file without shareWindow kept windows of its own inside the call: its views still hold their bytes.
+    for (const [v, off] of ownViews) assert.ok(v.equals(contents[0].subarray(off, off + v.length)));
+    assert.ok(before.equals(contents[0].subarray(100, 132)), 'a view from before the call is intact');
+    const after = shared[1].read(5000, 40);
+    assert.notEqual(after.buffer, [...windows][0], 'after the call a shared file reads into a window of its own');
+    shared[2].read(9000, 40);
+    shared[1].read(900_000, 40);
+    assert.ok(after.equals(contents[1].subarray(5000, 5040)), 'and its views stay valid after later reads');
+    for (const f of [...shared, own]) f.release();
   } finally {
     for (const fd of fds) closeSync(fd);
     rmSync(dir, { recursive: true, force: true });

@@ -10,6 +10,12 @@
  * blocks (30 days of 2 h blocks) the windows a query had grown stayed resident after it, up to 512 KB each:
  * up to 0.4 GB per shard worker (docs/benchmarks.md, issue 11). Prometheus reads the same bytes through memory maps,
  * which the kernel may drop.
+ *
+ * A select reads hundreds of chunk files once each and copies every chunk out as it reads it, so its windows
+ * (half a GB per worker over the 30-day query list) were garbage as soon as the next one was read, and stayed
+ * resident until V8's external-memory pressure collected them: much of the resident memory right after a long
+ * query (docs/benchmarks.md, issue 11). Inside `readingThroughOneWindow`, files made `shareWindow` all refill
+ * one window of the thread's instead, overwriting it.
  */
 import { readSync } from 'node:fs';
 
@@ -26,6 +32,30 @@ let heldBytes = 0;
 /** Window bytes this thread keeps now (for tests and memory figures). */
 export function keptWindowBytes(): number { return heldBytes; }
 
+/** Whether `readingThroughOneWindow` is running, the one window, and the file whose bytes it holds. */
+let oneWindowDepth = 0;
+let oneWindow: Buffer = EMPTY;
+let oneWindowOwner: ReadAheadFile | null = null;
+
+/**
+ * Runs `read` (synchronous: nothing else runs on the thread meanwhile) with every `shareWindow` file's refills
+ * going into one window of this thread's, each overwriting the last. So a view a shared file hands out inside
+ * `read` is valid only until the next read of any shared file: `read` must be done with each view (copy it,
+ * decode it) before it reads again. Views handed out before the call keep their own windows and stay valid;
+ * after it, the files refill into windows of their own again.
+ */
+export function readingThroughOneWindow<T>(read: () => T): T {
+  oneWindowDepth++;
+  try {
+    return read();
+  } finally {
+    if (--oneWindowDepth === 0 && oneWindowOwner !== null) {
+      oneWindowOwner.dropOneWindow();
+      oneWindowOwner = null;
+    }
+  }
+}
+
 export class ReadAheadFile {
   private buf: Buffer = Buffer.alloc(0);
   /** File offset of `buf[0]`; `len` valid bytes. */
@@ -33,7 +63,11 @@ export class ReadAheadFile {
   private len = 0;
   private window = MIN_WINDOW_BYTES;
 
-  constructor(private readonly fd: number, readonly sizeBytes: number) {}
+  /**
+   * `shareWindow`: inside `readingThroughOneWindow` this file reads into the thread's one window (only for files
+   * whose callers there copy what they read before reading again: chunk files, read by a select).
+   */
+  constructor(private readonly fd: number, readonly sizeBytes: number, private readonly shareWindow = false) {}
 
   /**
    * Up to `n` bytes at `off` (fewer only at the end of the file). The view stays valid after later reads:
@@ -55,6 +89,7 @@ export class ReadAheadFile {
     const forward = this.len > 0 && off >= this.start && off < this.start + this.len + this.window;
     this.window = forward ? Math.min(this.window * 2, MAX_WINDOW_BYTES) : MIN_WINDOW_BYTES;
     const want = Math.max(n, Math.min(this.window, this.sizeBytes - off));
+    if (this.shareWindow && oneWindowDepth > 0) return this.refillOneWindow(off, want);
     const buf = Buffer.allocUnsafe(want);
     const got = want > 0 ? readSync(this.fd, buf, 0, want, off) : 0;
     this.release();
@@ -72,6 +107,22 @@ export class ReadAheadFile {
   /** The window `at` positions into: its bytes `[0, windowLength)` are the file's from the window's start. */
   get windowBytes(): Buffer { return this.buf; }
   get windowLength(): number { return this.len; }
+
+  /** `at`'s refill inside `readingThroughOneWindow`: the thread's one window, taken from the file that held it. */
+  private refillOneWindow(off: number, want: number): number {
+    this.release();
+    if (oneWindowOwner !== null && oneWindowOwner !== this) oneWindowOwner.dropOneWindow();
+    if (oneWindow.length < want) oneWindow = Buffer.allocUnsafe(Math.max(want, MAX_WINDOW_BYTES));
+    oneWindowOwner = this;
+    const got = want > 0 ? readSync(this.fd, oneWindow, 0, want, off) : 0;
+    this.buf = oneWindow; this.start = off; this.len = got;
+    return 0;
+  }
+
+  /** Forgets the thread's one window, which another file (or the next `readingThroughOneWindow`) takes over. */
+  dropOneWindow(): void {
+    if (this.buf === oneWindow) { this.buf = EMPTY; this.start = 0; this.len = 0; }
+  }
 
   /** Drops the window (views handed out stay valid: they hold their own reference). */
   release(): void {
