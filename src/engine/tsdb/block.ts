@@ -5,7 +5,7 @@
  */
 import { crc32c, crc32cShort } from '../codec/crc32c.ts';
 import { closeSync, existsSync, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
-import { ReadAheadFile } from './read-ahead.ts';
+import { ReadAheadFile, SharedWindow } from './read-ahead.ts';
 import path from 'node:path';
 import type { Labels, Matcher } from './api.ts';
 import type { ChunkMeta, Interval, SeriesSource } from './chunk-meta.ts';
@@ -22,6 +22,8 @@ import { ULID_RE } from './ulid.ts';
 import { uvarintAt } from '../codec/byte-buf.ts';
 
 const TWO32 = 4294967296;
+/** The window this thread's chunk files share while a select reads them (`readingThroughSharedWindows`). */
+const CHUNK_WINDOW = new SharedWindow();
 /** Chunk files are named by their 1-based sequence; chunk refs carry the 0-based one. */
 export const chunkSegmentName = (seq: number): string => String(seq + 1).padStart(6, '0');
 
@@ -91,7 +93,7 @@ export class Block implements SeriesSource {
     if (!v) throw new CorruptionError(this.chunkFile(seq), off, 'bad chunk length');
     const len = v.value, p = v.next - at;
     // Encoding byte, data and the CRC-32C that follows (over the encoding byte and the data, as Prometheus
-    // writes it). The view stays valid: a refill takes a new window, except inside `readingThroughOneWindow`,
+    // writes it). The view stays valid: a refill takes a new window, except inside `readingThroughSharedWindows`,
     // whose caller is done with each chunk before it reads the next.
     at = rd.at(off + p, len + 5);
     const w = rd.windowBytes;
@@ -113,7 +115,7 @@ export class Block implements SeriesSource {
     let r = this.readers.get(seq);
     if (r === undefined) {
       const fd = this.fd(seq);
-      r = new ReadAheadFile(fd, fstatSync(fd).size, true);
+      r = new ReadAheadFile(fd, fstatSync(fd).size, CHUNK_WINDOW);
       this.readers.set(seq, r);
     }
     return r;

@@ -8,7 +8,7 @@
  * checked when it is read; a mismatch is a CorruptionError naming the file and offset.
  */
 import { closeSync, fstatSync, openSync } from 'node:fs';
-import { ReadAheadFile } from './read-ahead.ts';
+import { ReadAheadFile, SharedWindow } from './read-ahead.ts';
 import type { Label } from './api.ts';
 import { ByteReader, uvarintAt } from '../codec/byte-buf.ts';
 import { crc32c, crc32cShort } from '../codec/crc32c.ts';
@@ -23,6 +23,8 @@ const TOC_BYTES = 6 * 8 + 4;
 /** Sections up to this long are checksummed here (`crc32cShort`) rather than by the native call and a view. */
 const SHORT_CRC_BYTES = 64;
 const TWO32 = 4294967296;
+/** The window this thread's block indexes share while a select reads them (`readingThroughSharedWindows`). */
+const INDEX_WINDOW = new SharedWindow();
 /**
  * Series entries decoded most recently, over all blocks this thread has open (a select asks for a series'
  * chunks, then its labels). Large enough that a repeated query over a few thousand series in a few blocks finds
@@ -95,7 +97,7 @@ export class BlockIndexReader {
     this.fd = openSync(file, 'r');
     try {
       this.sizeBytes = fstatSync(this.fd).size;
-      this.file_ = new ReadAheadFile(this.fd, this.sizeBytes);
+      this.file_ = new ReadAheadFile(this.fd, this.sizeBytes, INDEX_WINDOW);
       const head = this.read(0, 5);
       if (this.sizeBytes < 5 + TOC_BYTES || head.readUInt32BE(0) !== PROM_INDEX_MAGIC) {
         throw new CorruptionError(file, 0, `invalid magic number ${this.sizeBytes >= 4 ? head.readUInt32BE(0).toString(16) : ''}`);
@@ -310,6 +312,9 @@ export class BlockIndexReader {
 
   /** A reader over the checksummed body of the series entry with this ref (offset / 16). */
   private entry(ref: number): ByteReader {
+    // The entry's symbols are decoded first, when not yet: decoding reads the file, which inside
+    // `readingThroughSharedWindows` would overwrite the window this entry is read from.
+    void this.symbols;
     const off = ref * 16;
     const headBytes = Math.min(10, this.sizeBytes - off);
     const head = this.read(off, headBytes);

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { keptWindowBytes, ReadAheadFile, readingThroughOneWindow } from './read-ahead.ts';
+import { keptWindowBytes, ReadAheadFile, readingThroughSharedWindows, SharedWindow } from './read-ahead.ts';
 import { mulberry32 } from '../../../bench/support/mulberry32.ts';
 
 test('reads over many files return the right bytes while old windows are dropped, and views stay valid', () => {
@@ -48,7 +48,7 @@ test('reads over many files return the right bytes while old windows are dropped
   }
 });
 
-test('inside readingThroughOneWindow shared files refill one window; views from before and after keep their own', () => {
+test('inside readingThroughSharedWindows the files of one shared window refill it; views from before and after keep their own', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'read-ahead-one-'));
   const rnd = mulberry32(5);
   const FILES = 6, SIZE = 1 << 20;
@@ -62,19 +62,24 @@ test('inside readingThroughOneWindow shared files refill one window; views from 
       contents.push(b);
       fds.push(openSync(file, 'r'));
     }
-    const shared = fds.map((fd) => new ReadAheadFile(fd, SIZE, true));
+    const window = new SharedWindow();
+    const shared = fds.map((fd) => new ReadAheadFile(fd, SIZE, window));
     const own = new ReadAheadFile(fds[0], SIZE);
+    const other = new ReadAheadFile(fds[FILES - 1], SIZE, new SharedWindow());
     const before = shared[0].read(100, 32);
     const windows = new Set<ArrayBufferLike>();
     const ownViews: [Buffer, number][] = [];
-    readingThroughOneWindow(() => {
+    readingThroughSharedWindows(() => {
       // Forward runs over each file in turn, with jumps back: every read is checked before the next one.
       for (let round = 0; round < 2; round++) {
         for (let i = 0; i < FILES; i++) {
           for (let off = Math.floor(rnd() * 4096); off < SIZE - 64; off += 1 + Math.floor(rnd() * 20_000)) {
             const n = 1 + Math.floor(rnd() * 63);
             const v = shared[i].read(off, n);
+            // A read through another shared window (as an index read between two chunk reads) leaves it alone.
+            const o = other.read(SIZE - 1 - off, 1);
             assert.ok(v.equals(contents[i].subarray(off, off + n)), `file ${i} at ${off}`);
+            assert.equal(o[0], contents[FILES - 1][SIZE - 1 - off]);
             windows.add(v.buffer);
             if (off % 7 === 0) ownViews.push([own.read(off, n), off]);
           }
@@ -84,7 +89,7 @@ test('inside readingThroughOneWindow shared files refill one window; views from 
     // (A read inside the window file 0 had before the call is served from that window.)
     windows.delete(before.buffer);
     assert.equal(windows.size, 1, 'every shared read went through one window');
-    // A file without shareWindow kept windows of its own inside the call: its views still hold their bytes.
+    // A file without a shared window kept windows of its own inside the call: its views still hold their bytes.
     for (const [v, off] of ownViews) assert.ok(v.equals(contents[0].subarray(off, off + v.length)));
     assert.ok(before.equals(contents[0].subarray(100, 132)), 'a view from before the call is intact');
     const after = shared[1].read(5000, 40);
@@ -92,7 +97,7 @@ test('inside readingThroughOneWindow shared files refill one window; views from 
     shared[2].read(9000, 40);
     shared[1].read(900_000, 40);
     assert.ok(after.equals(contents[1].subarray(5000, 5040)), 'and its views stay valid after later reads');
-    for (const f of [...shared, own]) f.release();
+    for (const f of [...shared, own, other]) f.release();
   } finally {
     for (const fd of fds) closeSync(fd);
     rmSync(dir, { recursive: true, force: true });

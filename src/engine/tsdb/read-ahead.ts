@@ -11,11 +11,11 @@
  * up to 0.4 GB per shard worker (docs/benchmarks.md, issue 11). Prometheus reads the same bytes through memory maps,
  * which the kernel may drop.
  *
- * A select reads hundreds of chunk files once each and copies every chunk out as it reads it, so its windows
+ * A select reads hundreds of chunk files and indexes once each and copies or decodes what it reads at once, so its windows
  * (half a GB per worker over the 30-day query list) were garbage as soon as the next one was read, and stayed
  * resident until V8's external-memory pressure collected them: much of the resident memory right after a long
- * query (docs/benchmarks.md, issue 11). Inside `readingThroughOneWindow`, files made `shareWindow` all refill
- * one window of the thread's instead, overwriting it.
+ * query (docs/benchmarks.md, issue 11). Inside `readingThroughSharedWindows`, the files of one class (chunk
+ * files; indexes) all refill one window of the thread's instead (`SharedWindow`), overwriting it.
  */
 import { readSync } from 'node:fs';
 
@@ -32,26 +32,45 @@ let heldBytes = 0;
 /** Window bytes this thread keeps now (for tests and memory figures). */
 export function keptWindowBytes(): number { return heldBytes; }
 
-/** Whether `readingThroughOneWindow` is running, the one window, and the file whose bytes it holds. */
-let oneWindowDepth = 0;
-let oneWindow: Buffer = EMPTY;
-let oneWindowOwner: ReadAheadFile | null = null;
+/** Whether `readingThroughSharedWindows` is running, and the shared windows refilled during it. */
+let sharingDepth = 0;
+const sharedInUse = new Set<SharedWindow>();
 
 /**
- * Runs `read` (synchronous: nothing else runs on the thread meanwhile) with every `shareWindow` file's refills
- * going into one window of this thread's, each overwriting the last. So a view a shared file hands out inside
- * `read` is valid only until the next read of any shared file: `read` must be done with each view (copy it,
+ * One window that a class of files (a block's chunk files; block indexes) refills in turn inside
+ * `readingThroughSharedWindows`, each refill overwriting the last, instead of a new window per refill. One per
+ * class, so that reads alternating between an index and a chunk file do not throw each other's bytes away.
+ */
+export class SharedWindow {
+  buf: Buffer = EMPTY;
+  /** The file whose bytes `buf` holds now. */
+  owner: ReadAheadFile | null = null;
+
+  /** The window, at least `n` bytes, taken over by `file` (the file that held it forgets it). */
+  take(file: ReadAheadFile, n: number): Buffer {
+    if (this.owner !== null && this.owner !== file) this.owner.dropShared();
+    if (this.buf.length < n) this.buf = Buffer.allocUnsafe(Math.max(n, MAX_WINDOW_BYTES));
+    this.owner = file;
+    sharedInUse.add(this);
+    return this.buf;
+  }
+}
+
+/**
+ * Runs `read` (synchronous: nothing else runs on the thread meanwhile) with every refill of a file made with a
+ * `SharedWindow` going into that shared window, overwriting it. So a view such a file hands out inside `read`
+ * is valid only until the next read of a file of the same window: `read` must be done with each view (copy it,
  * decode it) before it reads again. Views handed out before the call keep their own windows and stay valid;
  * after it, the files refill into windows of their own again.
  */
-export function readingThroughOneWindow<T>(read: () => T): T {
-  oneWindowDepth++;
+export function readingThroughSharedWindows<T>(read: () => T): T {
+  sharingDepth++;
   try {
     return read();
   } finally {
-    if (--oneWindowDepth === 0 && oneWindowOwner !== null) {
-      oneWindowOwner.dropOneWindow();
-      oneWindowOwner = null;
+    if (--sharingDepth === 0) {
+      for (const w of sharedInUse) { w.owner?.dropShared(); w.owner = null; }
+      sharedInUse.clear();
     }
   }
 }
@@ -64,10 +83,10 @@ export class ReadAheadFile {
   private window = MIN_WINDOW_BYTES;
 
   /**
-   * `shareWindow`: inside `readingThroughOneWindow` this file reads into the thread's one window (only for files
-   * whose callers there copy what they read before reading again: chunk files, read by a select).
+   * `shared`: the window this file refills inside `readingThroughSharedWindows` (only for files whose callers
+   * there are done with what they read before reading again).
    */
-  constructor(private readonly fd: number, readonly sizeBytes: number, private readonly shareWindow = false) {}
+  constructor(private readonly fd: number, readonly sizeBytes: number, private readonly shared: SharedWindow | null = null) {}
 
   /**
    * Up to `n` bytes at `off` (fewer only at the end of the file). The view stays valid after later reads:
@@ -89,7 +108,7 @@ export class ReadAheadFile {
     const forward = this.len > 0 && off >= this.start && off < this.start + this.len + this.window;
     this.window = forward ? Math.min(this.window * 2, MAX_WINDOW_BYTES) : MIN_WINDOW_BYTES;
     const want = Math.max(n, Math.min(this.window, this.sizeBytes - off));
-    if (this.shareWindow && oneWindowDepth > 0) return this.refillOneWindow(off, want);
+    if (this.shared !== null && sharingDepth > 0) return this.refillShared(this.shared, off, want);
     const buf = Buffer.allocUnsafe(want);
     const got = want > 0 ? readSync(this.fd, buf, 0, want, off) : 0;
     this.release();
@@ -108,20 +127,18 @@ export class ReadAheadFile {
   get windowBytes(): Buffer { return this.buf; }
   get windowLength(): number { return this.len; }
 
-  /** `at`'s refill inside `readingThroughOneWindow`: the thread's one window, taken from the file that held it. */
-  private refillOneWindow(off: number, want: number): number {
+  /** `at`'s refill inside `readingThroughSharedWindows`: into the shared window, taken from the file that held it. */
+  private refillShared(shared: SharedWindow, off: number, want: number): number {
     this.release();
-    if (oneWindowOwner !== null && oneWindowOwner !== this) oneWindowOwner.dropOneWindow();
-    if (oneWindow.length < want) oneWindow = Buffer.allocUnsafe(Math.max(want, MAX_WINDOW_BYTES));
-    oneWindowOwner = this;
-    const got = want > 0 ? readSync(this.fd, oneWindow, 0, want, off) : 0;
-    this.buf = oneWindow; this.start = off; this.len = got;
+    const buf = shared.take(this, want);
+    const got = want > 0 ? readSync(this.fd, buf, 0, want, off) : 0;
+    this.buf = buf; this.start = off; this.len = got;
     return 0;
   }
 
-  /** Forgets the thread's one window, which another file (or the next `readingThroughOneWindow`) takes over. */
-  dropOneWindow(): void {
-    if (this.buf === oneWindow) { this.buf = EMPTY; this.start = 0; this.len = 0; }
+  /** Forgets the shared window it holds, which another file (or the next `readingThroughSharedWindows`) takes over. */
+  dropShared(): void {
+    if (this.shared !== null && this.buf === this.shared.buf) { this.buf = EMPTY; this.start = 0; this.len = 0; }
   }
 
   /** Drops the window (views handed out stay valid: they hold their own reference). */

@@ -15,7 +15,7 @@ import type { PackedSelect } from './packed-series.ts';
 import { ChunksCursor, liveChunksOf, SELECT_PHASE, type MultiSourceQuerier } from './querier.ts';
 import { ReadStop } from '../read-stop.ts';
 import { SelectPacker } from './select-packer.ts';
-import { readingThroughOneWindow } from './read-ahead.ts';
+import { readingThroughSharedWindows } from './read-ahead.ts';
 import { decodeXorInRange, XOR_MAX_SAMPLES, xorCount } from './xor-chunk.ts';
 
 /** Where a chunk's bytes were put: in the reply, or (reaching past the select's range, to be cut) in `Scratch`. */
@@ -113,8 +113,9 @@ export function readSelection(queriers: readonly MultiSourceQuerier[], ms: reado
   let withSeries = 0;
   stop.check(SELECT_PHASE);
   try {
-    // Each chunk is copied (into the reply or the scratch area) before the next is read: one window will do.
-    readingThroughOneWindow(() => { for (const q of queriers) if (readOne(q, ms, mint, maxt, stop, p)) withSeries++; });
+    // Each chunk is copied (into the reply or the scratch area) before the next is read, and each index entry
+    // decoded: one window for the chunk files and one for the indexes will do.
+    readingThroughSharedWindows(() => { for (const q of queriers) if (readOne(q, ms, mint, maxt, stop, p)) withSeries++; });
   } finally {
     scratchLen = 0;
     if (scratch.length > SCRATCH_KEPT_BYTES) scratch = new Uint8Array(64 * 1024);
