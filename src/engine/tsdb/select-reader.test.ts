@@ -2,7 +2,7 @@
  * `readSelection` against the object path it replaces on the query path (`MultiSourceQuerier.collect`, each
  * series read through the merging cursor): random sources — some listing series in label order as blocks do,
  * some in creation order as the head does —, series spread over several sources, chunks that overlap, deletions
- * and `[mint, maxt]` windows; one or two TSDBs per worker.
+ * and `[mint, maxt]` windows; one or two TSDBs per worker. And over real blocks, whose reads share windows.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,6 +18,11 @@ import { MultiSourceQuerier } from './querier.ts';
 import { ReadStop } from '../read-stop.ts';
 import { readSelection } from './select-reader.ts';
 import { XorAppender, xorCount } from './xor-chunk.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { type Block, openBlock } from './block.ts';
+import { type BlockSeries, encodeChunks, writeBlockDir } from './block-writer.ts';
 
 const NAMES = ['a', 'b', 'c', 'd', 'e'];
 const labelsOf = (name: string): Labels => [{ name: '__name__', value: 'm' }, { name: 'i', value: name }];
@@ -98,4 +103,34 @@ test('readSelection stops when its ReadStop says so, even with nothing selected'
   const spec: SourceSpec = { series: NAMES.map((name) => ({ name, chunks: [[1, 2, 3]], del: null })), labelOrder: true, base: 1 };
   assert.throws(() => readSelection([new MultiSourceQuerier([sourceOf(spec)], 0, 10)], ms, 0, 10, new ReadStop(Infinity, words, 1)), { name: 'QueryCanceledError' });
   assert.equal(unpackSelect(readSelection([new MultiSourceQuerier([sourceOf(spec)], 0, 10)], ms, 0, 10)).length, NAMES.length);
+});
+
+test('readSelection over blocks just opened, whose indexes and chunk files span many read windows, reads what the cursor reads', async () => {
+  // Shared read windows (`readingThroughSharedWindows`): a read that refills one while an earlier view of it is
+  // still in use — a series entry whose block decodes its symbol table at that moment — would read other bytes.
+  const dir = mkdtempSync(path.join(tmpdir(), 'select-blocks-'));
+  const H = 3_600_000;
+  try {
+    const dirs: string[] = [];
+    for (let b = 0; b < 3; b++) {
+      const series: BlockSeries[] = [];
+      for (let i = 0; i < 1500; i++) {
+        const labels: Labels = [{ name: '__name__', value: 'm' }, { name: 'i', value: `${String(i).padStart(5, '0')}-${'v'.repeat(40)}-${b}` }];
+        const ts = new Float64Array(240), vs = new Float64Array(240);
+        for (let k = 0; k < 240; k++) { ts[k] = b * 2 * H + k * 30_000; vs[k] = Math.sin(i + k) * 1e6; }
+        series.push({ labels, chunks: encodeChunks(ts, vs, 0, 240) });
+      }
+      series.sort((x, y) => compareLabels(x.labels, y.labels));
+      dirs.push(path.join(dir, await writeBlockDir(dir, series, { minTime: b * 2 * H, maxTime: (b + 1) * 2 * H, level: 1 })));
+    }
+    const open = async (): Promise<Block[]> => Promise.all(dirs.map((d) => openBlock(d)));
+    const fresh = await open();
+    const got = unpackSelect(readSelection([new MultiSourceQuerier(fresh, 0, 6 * H)], ms, 0, 6 * H)).map((s) => ({ labels: s.labels, t: [...s.t], v: [...s.v] }));
+    const reference = await open();
+    assert.equal(got.length, 3 * 1500);
+    assert.deepEqual(got, expected([reference], 0, 6 * H));
+    for (const b of [...fresh, ...reference]) b.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
