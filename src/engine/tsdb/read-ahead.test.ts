@@ -7,21 +7,27 @@ import path from 'node:path';
 import { keptWindowBytes, ReadAheadFile, readingThroughSharedWindows, SharedWindow } from './read-ahead.ts';
 import { mulberry32 } from '../../../bench/support/mulberry32.ts';
 
+/** `n` files of `size` random bytes in `dir`, open for reading. */
+function randomFiles(dir: string, rnd: () => number, n: number, size: number): { contents: Buffer[]; fds: number[] } {
+  const contents: Buffer[] = [], fds: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const b = Buffer.alloc(size);
+    for (let j = 0; j < size; j += 4) b.writeUInt32LE((rnd() * 2 ** 32) >>> 0, j);
+    const file = path.join(dir, String(i));
+    writeFileSync(file, b);
+    contents.push(b);
+    fds.push(openSync(file, 'r'));
+  }
+  return { contents, fds };
+}
+
 test('reads over many files return the right bytes while old windows are dropped, and views stay valid', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'read-ahead-'));
   const rnd = mulberry32(3);
   const FILES = 24, SIZE = 1 << 20;
-  const contents: Buffer[] = [], fds: number[] = [], files: ReadAheadFile[] = [];
+  const { contents, fds } = randomFiles(dir, rnd, FILES, SIZE);
   try {
-    for (let i = 0; i < FILES; i++) {
-      const b = Buffer.alloc(SIZE);
-      for (let j = 0; j < SIZE; j += 4) b.writeUInt32LE((rnd() * 2 ** 32) >>> 0, j);
-      const file = path.join(dir, String(i));
-      writeFileSync(file, b);
-      contents.push(b);
-      fds.push(openSync(file, 'r'));
-      files.push(new ReadAheadFile(fds[i], SIZE));
-    }
+    const files = fds.map((fd) => new ReadAheadFile(fd, SIZE));
     const views: [Buffer, number, number][] = [];
     // Forward runs (the windows grow to their largest) and jumps, over the files in turn: 24 files of 512 KB
     // windows are three times what a thread keeps.
@@ -52,16 +58,8 @@ test('inside readingThroughSharedWindows the files of one shared window refill i
   const dir = mkdtempSync(path.join(tmpdir(), 'read-ahead-one-'));
   const rnd = mulberry32(5);
   const FILES = 6, SIZE = 1 << 20;
-  const contents: Buffer[] = [], fds: number[] = [];
+  const { contents, fds } = randomFiles(dir, rnd, FILES, SIZE);
   try {
-    for (let i = 0; i < FILES; i++) {
-      const b = Buffer.alloc(SIZE);
-      for (let j = 0; j < SIZE; j += 4) b.writeUInt32LE((rnd() * 2 ** 32) >>> 0, j);
-      const file = path.join(dir, String(i));
-      writeFileSync(file, b);
-      contents.push(b);
-      fds.push(openSync(file, 'r'));
-    }
     const window = new SharedWindow();
     const shared = fds.map((fd) => new ReadAheadFile(fd, SIZE, window));
     const own = new ReadAheadFile(fds[0], SIZE);
