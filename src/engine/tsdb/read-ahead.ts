@@ -11,11 +11,11 @@
  * up to 0.4 GB per shard worker (docs/benchmarks.md, issue 11). Prometheus reads the same bytes through memory maps,
  * which the kernel may drop.
  *
- * A select reads hundreds of chunk files and indexes once each and copies or decodes what it reads at once, so its windows
- * (half a GB per worker over the 30-day query list) were garbage as soon as the next one was read, and stayed
- * resident until V8's external-memory pressure collected them: much of the resident memory right after a long
- * query (docs/benchmarks.md, issue 11). Inside `readingThroughSharedWindows`, the files of one class (chunk
- * files; indexes) all refill one window of the thread's instead (`SharedWindow`), overwriting it.
+ * A select reads hundreds of chunk files and indexes once each, and copies or decodes what it reads at once,
+ * so its windows (half a GB per worker over the 30-day query list) were garbage as soon as the next one was
+ * read, and stayed resident until V8's external-memory pressure collected them (docs/benchmarks.md, issue 11).
+ * Inside `readingThroughSharedWindows`, the files of one class (chunk files; indexes) all refill one window
+ * of the thread's instead (`SharedWindow`), overwriting it.
  */
 import { readSync } from 'node:fs';
 
