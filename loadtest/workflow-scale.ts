@@ -6,9 +6,9 @@
  *   events [contacts=100000] [connections=64] [maxSeconds=30]
  *     `contacts` distinct contacts each POST one submit to /rest/livestream/event (autocannon, keep-alive,
  *     no pipelining). Prints durable events/s (each acknowledged after its LMDB commit), p50/p99 and the tail
- *     (p75 … max), and checks
- *     that every acknowledged event entered a run now waiting on its countdown; then the server's CPU per
- *     event by thread, and its commits (events per commit, time to durable, LMDB's writing and syncing time).
+ *     (p75 … max), and checks that every acknowledged event entered a run now waiting on its countdown; then
+ *     the server's CPU per event by thread, and its commits (events per commit, time to durable, LMDB's
+ *     writing and syncing time).
  *   scale [contacts=1000000] [batch=1000]
  *     Loads `contacts` pending countdowns through /rest/livestream/events, then prints the server's anonymous
  *     resident memory (RssAnon of /proc/PID/status), kills it with SIGKILL, restarts it and prints the time
