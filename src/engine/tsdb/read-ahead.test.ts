@@ -7,26 +7,33 @@ import path from 'node:path';
 import { keptWindowBytes, ReadAheadFile, readingThroughSharedWindows, SharedWindow } from './read-ahead.ts';
 import { mulberry32 } from '../../../bench/support/mulberry32.ts';
 
-/** `n` files of `size` random bytes in `dir`, open for reading. */
-function randomFiles(dir: string, rnd: () => number, n: number, size: number): { contents: Buffer[]; fds: number[] } {
+/**
+ * Runs `body` over `n` files of `size` random bytes (seeded with `seed`), open for reading; `rnd` goes on from
+ * the same generator. The files are closed and removed afterwards.
+ */
+function withRandomFiles(seed: number, n: number, size: number, body: (contents: Buffer[], fds: number[], rnd: () => number) => void): void {
+  const dir = mkdtempSync(path.join(tmpdir(), 'read-ahead-'));
+  const rnd = mulberry32(seed);
   const contents: Buffer[] = [], fds: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const b = Buffer.alloc(size);
-    for (let j = 0; j < size; j += 4) b.writeUInt32LE((rnd() * 2 ** 32) >>> 0, j);
-    const file = path.join(dir, String(i));
-    writeFileSync(file, b);
-    contents.push(b);
-    fds.push(openSync(file, 'r'));
+  try {
+    for (let i = 0; i < n; i++) {
+      const b = Buffer.alloc(size);
+      for (let j = 0; j < size; j += 4) b.writeUInt32LE((rnd() * 2 ** 32) >>> 0, j);
+      const file = path.join(dir, String(i));
+      writeFileSync(file, b);
+      contents.push(b);
+      fds.push(openSync(file, 'r'));
+    }
+    body(contents, fds, rnd);
+  } finally {
+    for (const fd of fds) closeSync(fd);
+    rmSync(dir, { recursive: true, force: true });
   }
-  return { contents, fds };
 }
 
 test('reads over many files return the right bytes while old windows are dropped, and views stay valid', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'read-ahead-'));
-  const rnd = mulberry32(3);
   const FILES = 24, SIZE = 1 << 20;
-  const { contents, fds } = randomFiles(dir, rnd, FILES, SIZE);
-  try {
+  withRandomFiles(3, FILES, SIZE, (contents, fds, rnd) => {
     const files = fds.map((fd) => new ReadAheadFile(fd, SIZE));
     const views: [Buffer, number, number][] = [];
     // Forward runs (the windows grow to their largest) and jumps, over the files in turn: 24 files of 512 KB
@@ -48,18 +55,12 @@ test('reads over many files return the right bytes while old windows are dropped
     for (const [v, i, off] of views) assert.ok(v.equals(contents[i].subarray(off, off + v.length)));
     for (const f of files) f.release();
     assert.equal(keptWindowBytes(), 0);
-  } finally {
-    for (const fd of fds) closeSync(fd);
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('inside readingThroughSharedWindows the files of one shared window refill it; views from before and after keep their own', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'read-ahead-one-'));
-  const rnd = mulberry32(5);
   const FILES = 6, SIZE = 1 << 20;
-  const { contents, fds } = randomFiles(dir, rnd, FILES, SIZE);
-  try {
+  withRandomFiles(5, FILES, SIZE, (contents, fds, rnd) => {
     const window = new SharedWindow();
     const shared = fds.map((fd) => new ReadAheadFile(fd, SIZE, window));
     const own = new ReadAheadFile(fds[0], SIZE);
@@ -96,8 +97,5 @@ test('inside readingThroughSharedWindows the files of one shared window refill i
     shared[1].read(900_000, 40);
     assert.ok(after.equals(contents[1].subarray(5000, 5040)), 'and its views stay valid after later reads');
     for (const f of [...shared, own, other]) f.release();
-  } finally {
-    for (const fd of fds) closeSync(fd);
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
