@@ -115,7 +115,7 @@ test('a split query past its deadline stops both halves and answers as the whole
     const r = await fetch(url(node), { signal: AbortSignal.timeout(60_000) });
     return { status: r.status, body: await r.json() as { errorType: string; error: string } };
   }));
-  assert.equal(got.status, 503);
+  assert.equal(got.status, 503, `split: ${JSON.stringify(got)}; whole: ${JSON.stringify(want)}`);
   assert.deepEqual(got, want);
   await queriesReach(split, 0);
   // Both threads are free again: a query split next is answered (a half still running would hold a thread for minutes).
