@@ -93,7 +93,7 @@ export function registerQueryRoutes(router: Router, ctx: ServerContext, client: 
         slices.observe(['queue_time'], (started - queued) / 1000);
         const whole = { startMs, endMs, atStartMs: startMs, atEndMs: endMs, maxSamples: limits.maxSamples };
         if (kind === 'range' && worthSplitting(startMs, endMs, stepMs)) {
-          const split = await evaluateInHalves(startMs, endMs, stepMs, q.signal, async (s, e, signal) => {
+          const split = await evaluateInHalves(startMs, endMs, stepMs, q.signal, deadlineMs, async (s, e, signal) => {
             // Half the sample limit each: when both halves keep to it, the whole query keeps to the limit too
             // (the halves count at least what it counts), so it would not have failed unsplit.
             const args = await prepare(client, expr, query, kind, { ...whole, startMs: s, endMs: e, maxSamples: Math.floor(limits.maxSamples / 2) }, stepMs, deadlineMs, limits, signal);

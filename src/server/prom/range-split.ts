@@ -16,11 +16,11 @@ export interface SplitAnswer { json: Uint8Array[]; evalMs: number; samples: numb
 /**
  * Evaluates `[startMs, endMs]` as its earlier and later steps, `evaluateHalf` running each (fetch and
  * evaluation) under a signal that aborts when `query` does or when the other half failed. Resolves null when
- * a half failed for any other reason than the query's own cancellation or deadline: such an error may depend
- * on the split (each half's own sample limit, which step failed first), so the caller evaluates the query
- * whole, which gives what it gives unsplit.
+ * a half failed for any other reason than the query's own cancellation or deadline (`deadlineMs`, Date.now()
+ * ms): such an error may depend on the split (each half's own sample limit, which step failed first), so the
+ * caller evaluates the query whole, which gives what it gives unsplit.
  */
-export async function evaluateInHalves(startMs: number, endMs: number, stepMs: number, query: AbortSignal,
+export async function evaluateInHalves(startMs: number, endMs: number, stepMs: number, query: AbortSignal, deadlineMs: number,
   evaluateHalf: (startMs: number, endMs: number, signal: AbortSignal) => Promise<HalfAnswer>): Promise<SplitAnswer | null> {
   const steps = Math.floor((endMs - startMs) / stepMs) + 1;
   const laterStartMs = startMs + Math.floor(steps / 2) * stepMs;
@@ -30,7 +30,8 @@ export async function evaluateInHalves(startMs: number, endMs: number, stepMs: n
   try {
     const halves = [evaluateHalf(startMs, laterStartMs - stepMs, stop.signal), evaluateHalf(laterStartMs, endMs, stop.signal)];
     // The first failure stops the other half, whose answer is not needed any more.
-    for (const h of halves) h.catch((err: unknown) => stop.abort(err));
+    let firstFailure: unknown;
+    for (const h of halves) h.catch((err: unknown) => { if (!stop.signal.aborted) firstFailure = err; stop.abort(err); });
     const [a, b] = await Promise.allSettled(halves);
     if (a.status === 'fulfilled' && b.status === 'fulfilled') {
       const earlier = a.value, later = b.value;
@@ -43,6 +44,10 @@ export async function evaluateInHalves(startMs: number, endMs: number, stepMs: n
       };
     }
     if (query.aborted) throw query.reason;
+    // A half stopped by the deadline (the evaluating thread checks it too, and its answer can come back
+    // before this thread's timer has aborted `query`) is the query's own deadline: evaluated whole, the query
+    // would start past it and fail in its fetch instead.
+    if (Date.now() >= deadlineMs) throw firstFailure;
     return null;
   } finally {
     query.removeEventListener('abort', onAbort);
