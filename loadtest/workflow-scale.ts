@@ -161,6 +161,7 @@ async function events(): Promise<void> {
     let n = 0;
     const commits0 = (await api('GET', '/health')).commits;
     const ticks0 = threadTicks(child.pid!);
+    const ownTicks0 = threadTicks(process.pid);
     const t = performance.now();
     const r = await autocannon({
       url: base, connections, pipelining: 1, amount: contacts, duration: Math.min(maxSeconds, 30),
@@ -171,6 +172,7 @@ async function events(): Promise<void> {
     });
     const seconds = (performance.now() - t) / 1000;
     const ticks1 = threadTicks(child.pid!);
+    const ownTicks1 = threadTicks(process.pid);
     const s = await stats(id);
     const commits1 = (await api('GET', '/health')).commits;
     const ok = r['2xx'];
@@ -181,6 +183,8 @@ async function events(): Promise<void> {
     console.log(`latency ms: p75 ${l.p75}, p90 ${l.p90}, p97.5 ${l.p97_5}, p99 ${l.p99}, p99.9 ${l.p99_9}, max ${l.max}`);
     console.log(`runs entered ${s.entered}, countdowns waiting ${s.elements.a1.waiting}: ${s.entered === ok && s.elements.a1.waiting === ok ? 'complete' : 'MISMATCH'}`);
     console.log(`server CPU per acknowledged event: ${cpuPerEvent(ticks0, ticks1, ok)}`);
+    // The load generator runs on the same two cores: what it spends bounds what is left for the server.
+    console.log(`load generator CPU per acknowledged event: ${cpuPerEvent(ownTicks0, ownTicks1, ok)}`);
     console.log(`commits: ${commitSummary(commits0, commits1, ok)}`);
     console.log(`RssAnon after the run: ${rssAnonMiB(child.pid!).toFixed(0)} MiB`);
     // A profiling run (`--cpu-prof` in TESSERA_NODE_FLAGS) writes its profiles only on an orderly exit.
