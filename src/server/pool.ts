@@ -11,7 +11,7 @@ import { packMessage, packWithViews, transferList, unpack, unpackWithViews } fro
 import { SpscProducer, SpscRing } from '../engine/queue/spsc-ring.ts';
 import { createFetchBoardBuffer, FetchBoard, FetchBoardSlots } from '../engine/search/fetch-board.ts';
 import { createLinkBuffers, readMessages, writeFrames, type LinkBuffers } from '../workers/ring-link.ts';
-import { RUNNING_COMPILED } from '../runtime/running-compiled.ts';
+import { workerExecArgv } from '../runtime/worker-exec-argv.ts';
 import { EngineError, fromWire, OverloadedError, formatMessage } from '../engine/errors.ts';
 import { QUERY_CANCEL_WORD, QUERY_CONTROL_WORDS, QUERY_STARTED_WORD, STOP_WORDS } from '../workers/protocol.ts';
 import type { BatchMessage, CallResult, OpArgs, OpName, OpResult, TaskCall, WorkerInit, WorkerTransport } from '../workers/protocol.ts';
@@ -140,17 +140,6 @@ function youngGenerationLimit(bytes: number | undefined): { resourceLimits?: { m
 }
 
 const WORKER_FILE = new URL('../workers/shard.ts', import.meta.url).href;
-
-/**
- * Worker threads load what the main thread loaded. Compiled (`dist/`, this file is .js), they need nothing.
- * From the TypeScript sources: when the main thread got tsx through `--import` the flag is inherited; when
- * `bin/tessera` registered it in-process, workers need it passed explicitly.
- */
-export function workerExecArgv(): string[] {
-  if (RUNNING_COMPILED) return process.execArgv;
-  const hasTsx = process.execArgv.some((a) => a.includes('tsx'));
-  return hasTsx ? process.execArgv : [...process.execArgv, '--import', import.meta.resolve('tsx')];
-}
 
 export class ShardPool implements WorkerTransport {
   private readonly lanes: WorkerLane[] = [];

@@ -35,6 +35,20 @@ async function waitExit(pid: number, ms: number): Promise<boolean> {
   return false;
 }
 
+test('V8 and per-process options on node\'s command line (--max-old-space-size) start every thread', async () => {
+  // Worker threads refuse such options when they inherit them; the node must start its shard workers, query
+  // thread and workflow partition anyway (the options apply to every thread of the process).
+  const s = await startServer({ nodeArgs: ['--max-old-space-size=4096', '--stack-trace-limit=50', '--title=tessera-test'] });
+  try {
+    assert.equal((await fetch(`${s.esUrl}/_cluster/health`)).status, 200);
+    const q = await (await fetch(`${s.promUrl}/api/v1/query?query=1%2B1`)).json() as { data: { result: unknown[] } };
+    assert.deepEqual(q.data.result.slice(1), ['2']);
+    assert.equal((await fetch(`${s.flowUrl}/workflow/manage?businessId=1`)).status, 200);
+  } finally {
+    await s.destroy();
+  }
+});
+
 test('-d -p: starts in the background once ready, writes the pid file, SIGTERM exits cleanly and removes it', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'tessera-cli-'));
   const pidfile = join(dir, 'tessera.pid');

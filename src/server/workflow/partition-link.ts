@@ -15,6 +15,7 @@ import type { WorkflowReply, WorkflowRequest, WorkflowWorkerInit } from '../../w
 import type { WorkflowArgs, WorkflowOpName, WorkflowResult } from '../../workers/protocol.ts';
 import type { Logger } from '../context.ts';
 import { RUNNING_COMPILED } from '../../runtime/running-compiled.ts';
+import { optionsForWorkers } from '../../runtime/worker-exec-argv.ts';
 
 const WORKER_FILE = new URL('../../workers/workflow.ts', import.meta.url);
 /** Per partition; a request is a few hundred bytes (a 1,000-event batch about 100 KB), and every touched page stays resident. */
@@ -54,7 +55,7 @@ export class PartitionLink {
       { type: 'fatal', error: { code: 'INTERNAL', message: String(e && e.message), details: {}, category: 'InternalError' } }); });`;
     this.init = init;
     const data: WorkflowWorkerInit = { ...init, ring: this.ring.buffer, partition: this.partition };
-    this.worker = new Worker(boot, { eval: true, workerData: data, name: `workflow-p${this.partition}` });
+    this.worker = new Worker(boot, { eval: true, workerData: data, name: `workflow-p${this.partition}`, execArgv: optionsForWorkers(process.execArgv) });
     return new Promise((resolve, reject) => {
       this.worker.on('message', (m: WorkflowReply) => {
         if (m.type === 'ready') { this.ready = true; resolve(m); } else if (m.type === 'fatal') {
