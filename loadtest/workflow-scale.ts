@@ -163,21 +163,25 @@ async function events(): Promise<void> {
     const ticks0 = threadTicks(child.pid!);
     const ownTicks0 = threadTicks(process.pid);
     const t = performance.now();
+    // autocannon resolves at its next one-second tick after the last response, which would add up to a second
+    // to a run of ~10 s: the rate is taken up to the last acknowledgement instead.
+    let lastAck = t;
     const r = await autocannon({
       url: base, connections, pipelining: 1, amount: contacts, duration: Math.min(maxSeconds, 30),
       requests: [{
         method: 'POST', path: '/rest/livestream/event', headers: { 'content-type': 'application/json' },
         setupRequest: (req: any) => ({ ...req, body: JSON.stringify({ event: 'submit', channel_id: 'ch1', business_id: 170, contact_id: `c${n++}` }) }),
+        onResponse: (status: number) => { if (status >= 200 && status < 300) lastAck = performance.now(); },
       }],
     });
-    const seconds = (performance.now() - t) / 1000;
+    const seconds = (lastAck - t) / 1000;
     const ticks1 = threadTicks(child.pid!);
     const ownTicks1 = threadTicks(process.pid);
     const s = await stats(id);
     const commits1 = (await api('GET', '/health')).commits;
     const ok = r['2xx'];
     console.log(`contacts ${contacts}, connections ${connections}: ${ok} acknowledged in ${seconds.toFixed(1)} s`);
-    console.log(`durable events/s: ${Math.round(ok / seconds)} (autocannon average ${Math.round(r.requests.average)}), p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, errors ${r.errors}, non-2xx ${r.non2xx}`);
+    console.log(`durable events/s: ${Math.round(ok / seconds)} (autocannon's average over whole seconds ${Math.round(r.requests.average)}), p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, errors ${r.errors}, non-2xx ${r.non2xx}`);
     // autocannon's latencies are whole milliseconds; the shape of the tail says more than p99 alone.
     const l = r.latency;
     console.log(`latency ms: p75 ${l.p75}, p90 ${l.p90}, p97.5 ${l.p97_5}, p99 ${l.p99}, p99.9 ${l.p99_9}, max ${l.max}`);
