@@ -24,6 +24,11 @@ export interface SearchRequest {
   size: number;
   sort: SortSpec[] | null;
   source: SourceFilter;
+  /**
+   * The request named `_source` itself (the body's key, or the `_source`, `_source_includes`, `_source_excludes`
+   * parameters): with `stored_fields`, ES returns the source only then or when `_source` is one of them.
+   */
+  sourceRequested: boolean;
   storedFields: string[] | null;
   docvalueFields: string[];
   trackScores: boolean;
@@ -50,7 +55,7 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 
 export function defaultRequest(): SearchRequest {
   return {
-    query: null, postFilter: null, from: 0, size: 10, sort: null, source: { enabled: true, includes: [], excludes: [] }, storedFields: null,
+    query: null, postFilter: null, from: 0, size: 10, sort: null, source: { enabled: true, includes: [], excludes: [] }, sourceRequested: false, storedFields: null,
     docvalueFields: [], trackScores: false, trackTotalHits: true, minScore: null, terminateAfter: 0, searchAfter: null, aggs: null,
     highlight: null, version: false, seqNoPrimaryTerm: false, explain: false, timeoutMs: null, indicesBoost: [], collapse: null, suggest: null, slice: null,
   };
@@ -93,7 +98,7 @@ export function parseSearchBody(body: Obj): SearchRequest {
       case 'from': r.from = int(v, k, loc); break;
       case 'size': r.size = int(v, k, loc); break;
       case 'sort': r.sort = parseSort(v); break;
-      case '_source': r.source = parseSourceFilter(v); break;
+      case '_source': r.source = parseSourceFilter(v); r.sourceRequested = true; break;
       case 'stored_fields': case 'fields': r.storedFields = [v].flat().map(String); break;
       case 'docvalue_fields': r.docvalueFields = [v].flat().map((x) => (isObj(x) ? String(x.field) : String(x))); break;
       case 'track_scores': r.trackScores = v === true; break;

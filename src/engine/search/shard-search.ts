@@ -5,7 +5,7 @@
  */
 import { NO_MORE_DOCS } from '../postings/cursor.ts';
 import type { IndexReader, StatsSource } from './index-reader.ts';
-import type { SearchRequest } from './search-request.ts';
+import type { SearchRequest, SourceFilter } from './search-request.ts';
 import { compile, allWeight } from './query-compiler.ts';
 import type { CompileContext, Weight } from './weight.ts';
 import { BoundSort, compareKeys, compareOne, type SortValue } from './sort.ts';
@@ -254,6 +254,7 @@ function fetchHits(reader: IndexReader, req: SearchRequest, top: { doc: number; 
   const inner = nested.length ? new InnerHitsFetcher(ctx, reader, nested) : null;
   // Collapsed hits carry their group value as a docvalue field (ES adds the collapse field to docvalue_fields).
   const dvFields = req.collapse && !req.docvalueFields.includes(req.collapse.field) ? [...req.docvalueFields, req.collapse.field] : req.docvalueFields;
+  const source = sourceToReturn(req);
   for (let i = 0; i < top.length; i++) {
     const h = top[i];
     const hit = bareHit(h.doc, h.score, h.keys);
@@ -267,8 +268,7 @@ function fetchHits(reader: IndexReader, req: SearchRequest, top: { doc: number; 
     hit.id = stored.id;
     const raw = decoder.decode(stored.source);
     if (inner) hit.innerHits = inner.fetch(h.doc, raw);
-    // stored_fields without _source: ES returns no _source (only _source is stored by default).
-    hit.source = req.storedFields !== null && !req.storedFields.includes('_source') ? null : filterSource(raw, req.source);
+    hit.source = source === null ? null : filterSource(raw, source);
     hit.version = stored.version; hit.seqNo = stored.seqNo; hit.primaryTerm = stored.primaryTerm;
     if (stored.routing !== null) hit.routing = stored.routing;
     if (req.highlight) hit.highlight = highlightHit(ctx, req, raw);
@@ -283,6 +283,18 @@ function fetchHits(reader: IndexReader, req: SearchRequest, top: { doc: number; 
     out.push(hit);
   }
   return out;
+}
+
+/**
+ * Which part of each hit's source to return (null: none). With `stored_fields` ES 6.8 returns the source when
+ * `_source` is one of them (whatever `_source` says, its includes and excludes kept) or when the request asked
+ * for it itself (`"stored_fields": ["*"], "_source": true`, as elasticdump sends); otherwise not (only the source
+ * is stored by default).
+ */
+function sourceToReturn(req: SearchRequest): SourceFilter | null {
+  if (req.storedFields === null) return req.source;
+  if (req.storedFields.includes('_source')) return { ...req.source, enabled: true };
+  return req.sourceRequested ? req.source : null;
 }
 
 function docValueFields(reader: IndexReader, doc: number, fields: string[]): Record<string, unknown[]> {

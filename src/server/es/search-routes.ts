@@ -58,6 +58,7 @@ export function applyUrlParams(req: HttpRequest, r: SearchRequest): SearchReques
   const inc = q.get('_source_includes') ?? q.get('_source_include'), exc = q.get('_source_excludes') ?? q.get('_source_exclude');
   if (inc !== null) r.source = { enabled: true, includes: inc.split(','), excludes: r.source.excludes };
   if (exc !== null) r.source = { enabled: true, includes: r.source.includes, excludes: exc.split(',') };
+  if (src !== null || inc !== null || exc !== null) r.sourceRequested = true;
   if (q.get('track_scores') !== null) r.trackScores = boolParam(req, 'track_scores');
   if (q.get('track_total_hits') !== null) r.trackTotalHits = boolParam(req, 'track_total_hits', true);
   const ta = intParam(req, 'terminate_after');
