@@ -135,6 +135,19 @@ export function registerIndexRoutes(router: Router, cluster: EsCluster): void {
   router.add(['GET', 'POST'], '/:index/_refresh', refresh('docs.refresh'));
   router.add(['GET', 'POST'], '/_flush', refresh('docs.flush'));
   router.add(['GET', 'POST'], '/:index/_flush', refresh('docs.flush'));
+
+  // A synced flush (curator sends one before closing an index) is a flush whose sync id lets replicas skip a
+  // file copy at recovery. There are no replicas here: it flushes, and answers ES's per-index shard counts
+  // (every copy counted, the unassigned replicas neither successful nor failed).
+  const syncedFlush = route(EXPAND, async (req, p) => {
+    const metas = cluster.resolveForRead(p.index, { ...readOpts(req), data: true }).map((r) => cluster.state.indices[r.name]);
+    await cluster.allShards(metas, 'docs.flush');
+    const out: Record<string, unknown> = { _shards: shardsHeader(metas) };
+    for (const m of metas) out[m.name] = shardsHeader([m]);
+    return json(req, 200, out);
+  });
+  router.add(['GET', 'POST'], '/_flush/synced', syncedFlush);
+  router.add(['GET', 'POST'], '/:index/_flush/synced', syncedFlush);
 }
 
 function getMapping(cluster: EsCluster, req: HttpRequest, index: string | undefined, type: string | undefined) {

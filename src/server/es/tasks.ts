@@ -31,6 +31,7 @@ const ACTIONS: [RegExp, string | null, string, boolean][] = [
   [/^\/(_tasks|_cat\/tasks)(\/|$)/, 'GET', 'cluster:monitor/tasks/lists', false],
   [/\/_refresh$/, null, 'indices:admin/refresh', false],
   [/\/_flush$/, null, 'indices:admin/flush', false],
+  [/\/_flush\/synced$/, null, 'indices:admin/synced_flush', false],
   [/\/_forcemerge$/, null, 'indices:admin/forcemerge', false],
   [/^\/_nodes\/(.*\/)?stats(\/|$)/, 'GET', 'cluster:monitor/nodes/stats', false],
   [/(^|\/)_stats(\/|$)/, 'GET', 'indices:monitor/stats', false],
