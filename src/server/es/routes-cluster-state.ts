@@ -53,7 +53,10 @@ function clusterState(cluster: EsCluster, req: HttpRequest, p: Params): HttpResp
     const global: Record<string, unknown> = {};
     if (cluster.setting('cluster.blocks.read_only') === 'true') global['6'] = { description: 'cluster read-only (api)', retryable: false, levels: ['write', 'metadata_write'] };
     if (cluster.setting('cluster.blocks.read_only_allow_delete') === 'true') global['13'] = { description: 'cluster read-only / allow delete (api)', retryable: false, levels: ['write', 'metadata_write'] };
-    body.blocks = Object.keys(global).length ? { global } : {};
+    // A closed index carries ES 6.8's INDEX_CLOSED_BLOCK (id 4).
+    const indices: Record<string, unknown> = {};
+    for (const m of metas) if (m.closed) indices[m.name] = { 4: { description: 'index closed', retryable: false, levels: ['read', 'write'] } };
+    body.blocks = { ...(Object.keys(global).length ? { global } : {}), ...(Object.keys(indices).length ? { indices } : {}) };
   }
   if (want('nodes')) {
     body.nodes = { [id.uuid]: { name: id.name, ephemeral_id: id.uuid, transport_address: '127.0.0.1:9300', attributes: {} } };
@@ -62,7 +65,7 @@ function clusterState(cluster: EsCluster, req: HttpRequest, p: Params): HttpResp
     const indices: Record<string, unknown> = {};
     for (const m of metas) {
       indices[m.name] = {
-        state: 'open', settings: flat ? m.settings : nestSettings(m.settings), mappings: m.type ? { [m.type]: m.mapping } : {},
+        state: m.closed ? 'close' : 'open', settings: flat ? m.settings : nestSettings(m.settings), mappings: m.type ? { [m.type]: m.mapping } : {},
         aliases: Object.keys(m.aliases), primary_terms: Object.fromEntries(Array.from({ length: numberOfShards(m.settings) }, (_, i) => [String(i), 1])),
         in_sync_allocations: {},
       };
@@ -74,6 +77,8 @@ function clusterState(cluster: EsCluster, req: HttpRequest, p: Params): HttpResp
   if (want('routing_table')) {
     const indices: Record<string, unknown> = {};
     for (const m of metas) {
+      // 6.8 keeps no routing table for a closed index (7.2 began replicating closed indices).
+      if (m.closed) continue;
       const shards: Record<string, unknown> = {};
       const failed = new Set(cluster.failedShards(m));
       for (let s = 0; s < numberOfShards(m.settings); s++) {
