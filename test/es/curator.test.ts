@@ -2,38 +2,21 @@
  * Curator 5.8 (Debian's elasticsearch-curator), the time-series index manager, runs the actions of
  * curator/actions.yml against a node; the test then reads what they did. Skipped when curator is not installed.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer, type TestServer } from '../support/server.ts';
+import { peerToolNode } from '../support/peer-tool-node.ts';
 
 const CURATOR = '/usr/bin/curator';
 const hasCurator = spawnSync(CURATOR, ['--version'], { stdio: 'ignore' }).status === 0;
 const skip = hasCurator ? false : 'curator is not installed (Debian package elasticsearch-curator): the curator test is skipped';
 const ACTIONS = fileURLToPath(new URL('./curator/actions.yml', import.meta.url));
 
-let s: TestServer;
-let work: string;
-before(async () => {
-  if (!hasCurator) return;
-  s = await startServer({ services: ['documents'], workers: 2 });
-  work = mkdtempSync(join(tmpdir(), 'tessera-curator-'));
-});
-after(async () => {
-  await s?.destroy();
-  if (work) rmSync(work, { recursive: true, force: true });
-});
-
-async function es(method: string, path: string, body?: unknown): Promise<any> {
-  const r = await fetch(s.esUrl + path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await r.text();
-  assert.ok(r.ok, `${method} ${path}: ${r.status} ${text}`);
-  return text === '' ? null : JSON.parse(text);
-}
+const node = peerToolNode('curator', skip);
+const { es } = node;
 
 /** `%Y.%m.%d` of a day `daysAgo` before today (UTC, as curator reads index names). */
 function day(daysAgo: number): string {
@@ -47,11 +30,10 @@ test('curator 5.8: delete by name age, close (synced flush), open, alias, replic
   await es('PUT', '/roll-000001', { aliases: { roll_w: {} } });
   await es('PUT', '/roll-000001/_doc/1?refresh=true', { a: 1 });
   const bulk = Array.from({ length: 30 }, (_, i) => `{"index":{"_id":"${i}"}}\n{"n":${i}}\n`).join('');
-  const r = await fetch(`${s.esUrl}/src/_doc/_bulk?refresh=true`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: bulk });
-  assert.equal(r.status, 200);
+  assert.equal((await es('POST', '/src/_doc/_bulk?refresh=true', bulk, true)).errors, false);
 
-  const { port } = new URL(s.esUrl);
-  const config = join(work, 'curator.yml');
+  const { port } = new URL(node.server.esUrl);
+  const config = join(node.dir, 'curator.yml');
   writeFileSync(config, `client:\n  hosts: [127.0.0.1]\n  port: ${port}\n  timeout: 60\nlogging:\n  loglevel: INFO\n`);
   const run = spawnSync(CURATOR, ['--config', config, ACTIONS], { encoding: 'utf8', timeout: 180_000 });
   assert.equal(run.status, 0, run.stdout + run.stderr);
