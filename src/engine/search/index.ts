@@ -10,7 +10,7 @@ export { analyzeRequest, type AnalyzeArgs } from './analyze.ts';
 export type { Token } from '../analysis/token-buf.ts';
 export { ScrollStore } from './scroll-store.ts';
 export { clearFielddata, fielddataBytes } from './fielddata.ts';
-export { parseSearchBodyText, parseSort, parseSourceFilter, parseTimeMs, type SearchRequest } from './search-request.ts';
+export { jsonTokenName, parseSearchBodyText, parseSort, parseSourceFilter, parseTimeMs, type SearchRequest } from './search-request.ts';
 export { parseQuery } from './query-parser.ts';
 export { parseSuggest, reduceSuggest, type SuggestResult } from './suggest.ts';
 export { groupSearchRequest, innerHitsName, type GroupValue } from './collapse.ts';

@@ -81,11 +81,12 @@ export function parseSearchBodyText(text: string): SearchRequest {
 function parseSearchBodyTextWithLocations(text: string): SearchRequest {
   const body = text.trim() === '' ? {} : parseJsonWithPos(text);
   if (body === undefined) return defaultRequest();
-  if (!isObj(body)) throw parsingError('Expected [START_OBJECT] but found [' + (Array.isArray(body) ? 'START_ARRAY' : 'VALUE_STRING') + ']');
+  if (!isObj(body)) throw parsingError(`Expected [START_OBJECT] but found [${jsonTokenName(body)}]`);
   return parseSearchBody(body);
 }
 
-const TOKEN = (v: unknown): string => Array.isArray(v) ? 'START_ARRAY' : isObj(v) ? 'START_OBJECT' : typeof v === 'string' ? 'VALUE_STRING'
+/** The name of the token a JSON value starts with (ES's XContentParser.Token, as its messages print it). */
+export const jsonTokenName = (v: unknown): string => Array.isArray(v) ? 'START_ARRAY' : isObj(v) ? 'START_OBJECT' : typeof v === 'string' ? 'VALUE_STRING'
   : typeof v === 'number' ? 'VALUE_NUMBER' : typeof v === 'boolean' ? 'VALUE_BOOLEAN' : 'VALUE_NULL';
 
 export function parseSearchBody(body: Obj): SearchRequest {
@@ -123,7 +124,7 @@ export function parseSearchBody(body: Obj): SearchRequest {
         for (const e of [v].flat() as Obj[]) for (const [name, b] of Object.entries(e ?? {})) r.indicesBoost.push([name, Number(b)]);
         break;
       default:
-        throw parsingError(`Unknown key for a ${TOKEN(v)} in [${k}].`, loc);
+        throw parsingError(`Unknown key for a ${jsonTokenName(v)} in [${k}].`, loc);
     }
   }
   return r;

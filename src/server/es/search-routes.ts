@@ -106,9 +106,10 @@ export class SearchService {
       (meta, v) => { const n = Number(meta.settings['index.number_of_shards'] ?? 5); const h = murmur3Utf16(v); return ((h % n) + n) % n; });
   }
 
-  async search(httpReq: HttpRequest, p: Params, body: string, count = false): Promise<HttpResponse> {
+  /** `body`: the request body's text, or a search already parsed from it (`_msearch`). */
+  async search(httpReq: HttpRequest, p: Params, body: string | SearchRequest, count = false): Promise<HttpResponse> {
     const started = Date.now();
-    const r = applyUrlParams(httpReq, parseSearchBodyText(body));
+    const r = applyUrlParams(httpReq, typeof body === 'string' ? parseSearchBodyText(body) : body);
     const scrollParam = httpReq.query.get('scroll');
     // SearchRequest.validate(), which runs before the indices are resolved.
     if (scrollParam !== null && !count && r.size === 0) throw new InvalidArgumentError('SEARCH_VALIDATION', 'Validation Failed: 1: [size] cannot be [0] in a scroll context;');
@@ -169,18 +170,27 @@ export class SearchService {
 
   async msearch(httpReq: HttpRequest, p: Params): Promise<HttpResponse> {
     const started = Date.now();
+    // As RestMultiSearchAction: every header and body is parsed before any search runs, and a bad one fails
+    // the whole request; what a search finds wrong when it runs (a missing index) is that item's answer.
     const lines = bodyText(httpReq).split('\n');
-    const responses: unknown[] = [];
+    const items: { header: Record<string, unknown>; request: SearchRequest }[] = [];
     for (let i = 0; i < lines.length; i++) {
       if (lines[i].trim() === '') continue;
-      const header = JSON.parse(lines[i]) as Record<string, unknown>;
-      const body = lines[i + 1] ?? '{}';
+      const header = msearchHeader(lines[i]);
+      items.push({ header, request: parseSearchBodyText(lines[i + 1] ?? '{}') });
       i++;
-      const idx = header.index === undefined ? p.index : [header.index].flat().join(',');
+    }
+    const responses: unknown[] = [];
+    for (const { header, request } of items) {
+      const value = (k: string): unknown => header[k] ?? header[camelCase(k)];
+      const index = value('index') ?? value('indices'), type = value('type') ?? value('types');
       const params = new URLSearchParams();
-      for (const k of ['search_type', 'routing', 'preference', 'request_cache', 'ignore_unavailable', 'allow_no_indices', 'expand_wildcards']) if (header[k] !== undefined) params.set(k, String(header[k]));
-      const sub: HttpRequest = { ...httpReq, query: params, rawQuery: params.toString(), body: Buffer.from(body) };
-      const reply = await this.search(sub, { ...p, index: idx as string, type: (header.type as string | undefined) ?? p.type }, body).catch((e) => searchErrorReply(sub, e));
+      for (const k of ['search_type', 'routing', 'preference', 'request_cache', 'ignore_unavailable', 'allow_no_indices', 'expand_wildcards']) {
+        if (value(k) !== undefined) params.set(k, String(value(k)));
+      }
+      const sub: HttpRequest = { ...httpReq, query: params, rawQuery: params.toString(), body: Buffer.alloc(0) };
+      const at = { ...p, index: index === undefined ? p.index : [index].flat().join(','), type: type === undefined ? p.type : [type].flat().join(',') };
+      const reply = await this.search(sub, at, request).catch((e) => searchErrorReply(sub, e));
       const text = String(reply.body);
       responses.push(new RawJson(reply.status === 200 ? `${text.slice(0, -1)},"status":200}` : text));
     }
@@ -205,6 +215,27 @@ export class SearchService {
     const out = await this.ctx.pool.call(worker, 'search.analyze', args as unknown as AnalyzeArgs);
     return json(httpReq, 200, out);
   }
+}
+
+/** Keys of an `_msearch` header (ES 6.8's MultiSearchRequest; each also in camelCase but index, type, preference, routing). */
+const MSEARCH_HEADER_KEYS = ['index', 'indices', 'type', 'types', 'search_type', 'request_cache', 'preference', 'routing',
+  'allow_partial_search_results', 'expand_wildcards', 'ignore_unavailable', 'allow_no_indices', 'ignore_throttled'];
+const camelCase = (k: string): string => k.replace(/_(.)/g, (_, c: string) => c.toUpperCase());
+const MSEARCH_CAMEL_KEYS = ['search_type', 'request_cache', 'expand_wildcards', 'ignore_unavailable', 'allow_no_indices', 'ignore_throttled'].map(camelCase);
+
+/**
+ * One `_msearch` header line. ES reads it as a map: anything but an object (`null`, `[]`, a number) reads as
+ * no header at all, and a key it does not know fails the request.
+ */
+function msearchHeader(line: string): Record<string, unknown> {
+  const v = parseJsonWithPos(line);
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return {};
+  for (const k of Object.keys(v)) {
+    if (!MSEARCH_HEADER_KEYS.includes(k) && !MSEARCH_CAMEL_KEYS.includes(k)) {
+      throw new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', `key [${k}] is not supported in the metadata section`);
+    }
+  }
+  return v as Record<string, unknown>;
 }
 
 export function registerSearchRoutes(router: Router, ctx: ServerContext, cluster: EsCluster): SearchService {

@@ -9,8 +9,8 @@ import type { HttpRequest, HttpResponse } from '../http.ts';
 import type { Params } from '../router.ts';
 import type { EsCluster } from './cluster.ts';
 import type { SearchRequest } from '../../engine/search/index.ts';
-import { parseTimeMs, type BucketBudget } from '../../engine/search/index.ts';
-import { EngineError, InvalidArgumentError } from '../../engine/errors.ts';
+import { jsonTokenName, parseJsonWithPos, parseTimeMs, type BucketBudget } from '../../engine/search/index.ts';
+import { EngineError, InvalidArgumentError, ParseError } from '../../engine/errors.ts';
 import { executeSearch, hitComparator, sortKindsOf, type MergedHit, type SearchOutcome, type ShardTarget } from './search-exec.ts';
 import { renderSearch } from './search-render.ts';
 import { bodyText } from './handler.ts';
@@ -66,8 +66,7 @@ export class ScrollRegistry {
 
   async next(httpReq: HttpRequest, p: Params): Promise<HttpResponse> {
     const started = Date.now();
-    const text = bodyText(httpReq);
-    const body = text.trim() ? JSON.parse(text) as Record<string, unknown> : {};
+    const body = scrollBody(httpReq, false);
     // As RestSearchScrollAction: what the body says wins over the path and the URL parameters.
     const id = String(body.scroll_id ?? p.scroll_id ?? httpReq.query.get('scroll_id') ?? '');
     if (!id) throw new InvalidArgumentError('SEARCH_VALIDATION', 'Validation Failed: 1: scrollId is missing;');
@@ -124,12 +123,40 @@ export class ScrollRegistry {
   }
 
   async clear(httpReq: HttpRequest, p: Params): Promise<HttpResponse> {
-    const text = bodyText(httpReq);
-    const body = text.trim() ? JSON.parse(text) as Record<string, unknown> : {};
+    const body = scrollBody(httpReq, true);
     let ids: string[] = p.scroll_id ? p.scroll_id.split(',') : [body.scroll_id ?? []].flat().map(String);
     if (ids.includes('_all')) ids = [...this.states.keys()];
     let freed = 0;
     for (const id of ids) if (await this.free(id)) freed++;
     return json(httpReq, freed > 0 || ids.length === 0 ? 200 : 404, { succeeded: true, num_freed: freed });
   }
+}
+
+/**
+ * A scroll (`clear` false) or clear-scroll body as SearchScrollRequest and ClearScrollRequest read it: an object
+ * of `scroll_id` (a string; to clear, also a list) and, to scroll, `scroll`; empty: none. Malformed JSON is ES's
+ * "Failed to parse request body" (400, the parser's error as its cause).
+ */
+function scrollBody(httpReq: HttpRequest, clear: boolean): Record<string, unknown> {
+  const text = bodyText(httpReq);
+  if (text.trim() === '') return {};
+  let v: unknown;
+  try {
+    v = parseJsonWithPos(text);
+  } catch (err) {
+    if (!(err instanceof ParseError && err.details.jsonParse)) throw err;
+    throw new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', 'Failed to parse request body', { cause: { code: 'SEARCH_JSON_PARSE', message: err.message, details: {} } });
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', 'Malformed content, must start with an object');
+  const isValue = (x: unknown): boolean => typeof x !== 'object' || x === null;
+  for (const [k, value] of Object.entries(v)) {
+    if (clear && k === 'scroll_id') {
+      if (Array.isArray(value) ? !value.every(isValue) : !isValue(value)) {
+        throw new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', `scroll_id ${Array.isArray(value) ? 'array element' : 'element'} should only contain scroll_id`);
+      }
+    } else if (!(k === 'scroll_id' || (k === 'scroll' && !clear)) || typeof value !== 'string') {
+      throw new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', `Unknown parameter [${k}] in request body or parameter is of the wrong type[${jsonTokenName(value)}] `);
+    }
+  }
+  return v as Record<string, unknown>;
 }
