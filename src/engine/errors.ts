@@ -35,6 +35,8 @@ export const ERRORS = {
   DOC_INVALID_TYPE_NAME: '%s',
   DOC_INVALID_TEMPLATE: 'index_template [%s] invalid, cause [%s]',
   DOC_TEMPLATE_MISSING: 'index_template [%s] missing',
+  DOC_REPOSITORY_MISSING: '[%s] missing',
+  DOC_REPOSITORY: '[%s] %s',
   DOC_ALIASES_NOT_FOUND: 'aliases [%s] missing',
   DOC_TYPE_MISSING: 'type[[%s]] missing',
   DOC_MAPPER_PARSING: '%s',

@@ -91,7 +91,7 @@ const FIELDDATA: CatColumn[] = [col('id', 'node id', { aliases: ['nodeId'] }), c
 
 const ENDPOINTS = ['/_cat/allocation', '/_cat/health', '/_cat/master', '/_cat/nodes', '/_cat/nodeattrs', '/_cat/indices', '/_cat/indices/{index}',
   '/_cat/aliases', '/_cat/aliases/{alias}', '/_cat/templates', '/_cat/count', '/_cat/count/{index}', '/_cat/shards', '/_cat/shards/{index}',
-  '/_cat/segments', '/_cat/segments/{index}', '/_cat/pending_tasks', '/_cat/plugins', '/_cat/thread_pool', '/_cat/thread_pool/{thread_pools}', '/_cat/tasks', '/_cat/recovery', '/_cat/recovery/{index}', '/_cat/fielddata', '/_cat/fielddata/{fields}'];
+  '/_cat/segments', '/_cat/segments/{index}', '/_cat/pending_tasks', '/_cat/plugins', '/_cat/thread_pool', '/_cat/thread_pool/{thread_pools}', '/_cat/tasks', '/_cat/recovery', '/_cat/recovery/{index}', '/_cat/fielddata', '/_cat/fielddata/{fields}', '/_cat/repositories', '/_cat/snapshots/{repository}'];
 
 export function registerCatRoutes(router: Router, cluster: EsCluster): void {
   router.add('GET', '/_cat', route([], () => ({ status: 200, headers: TEXT_HEADERS, body: `=^.^=\n${ENDPOINTS.join('\n')}\n` })));

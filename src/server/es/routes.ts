@@ -16,6 +16,7 @@ import { registerBulkRoutes } from './routes-bulk.ts';
 import { registerCatRoutes } from './routes-cat.ts';
 import { registerSegmentRoutes } from './routes-segments.ts';
 import { registerClusterRoutes } from './routes-cluster.ts';
+import { registerSnapshotRoutes } from './routes-snapshot.ts';
 import { registerNodeRoutes } from './routes-nodes.ts';
 import { registerTaskRoutes } from './routes-tasks.ts';
 import { registerRecoveryRoutes } from './routes-recovery.ts';
@@ -53,6 +54,7 @@ export function registerEsRoutes(router: Router, ctx: ServerContext): ServiceHoo
   registerCatRoutes(router, cluster);
   registerSegmentRoutes(router, cluster);
   registerClusterRoutes(router, cluster);
+  registerSnapshotRoutes(router);
   registerNodeRoutes(router, cluster);
   registerTaskRoutes(router, cluster);
   registerRecoveryRoutes(router, cluster);
