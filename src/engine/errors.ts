@@ -36,6 +36,7 @@ export const ERRORS = {
   DOC_INVALID_TEMPLATE: 'index_template [%s] invalid, cause [%s]',
   DOC_TEMPLATE_MISSING: 'index_template [%s] missing',
   DOC_REPOSITORY_MISSING: '[%s] missing',
+  DOC_SHARD_NOT_FOUND: 'no such shard',
   DOC_REPOSITORY: '[%s] %s',
   DOC_ALIASES_NOT_FOUND: 'aliases [%s] missing',
   DOC_TYPE_MISSING: 'type[[%s]] missing',

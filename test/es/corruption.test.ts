@@ -57,6 +57,12 @@ async function expectFailedShard(s: TestServer, file: string): Promise<void> {
   const get = await es(s, 'GET', '/logs/_doc/1');
   assert.equal(get.status, 503);
   assert.equal(get.json.error.type, 'no_shard_available_action_exception');
+  // Allocation explain (no body: the first unassigned shard) names the failed primary and why no copy is valid.
+  const explain = await es(s, 'GET', '/_cluster/allocation/explain');
+  assert.equal(explain.status, 200, explain.text);
+  assert.deepEqual([explain.json.index, explain.json.shard, explain.json.primary, explain.json.current_state, explain.json.can_allocate],
+    ['logs', 0, true, 'unassigned', 'no_valid_shard_copy']);
+  assert.ok(explain.json.node_allocation_decisions[0].store.store_exception.reason.includes(file), explain.text);
 }
 
 test('a damaged .si fails the shard at start-up; the failure persists across a restart', async () => {

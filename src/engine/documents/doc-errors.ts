@@ -10,7 +10,7 @@ import {
 
 export interface ErrorCause { code: ErrorCode; message: string; details: ErrorDetails }
 
-const NOT_FOUND = new Set<ErrorCode>(['DOC_INDEX_NOT_FOUND', 'DOC_TEMPLATE_MISSING', 'DOC_ALIASES_NOT_FOUND', 'DOC_TYPE_MISSING', 'DOC_MISSING', 'DOC_REPOSITORY_MISSING']);
+const NOT_FOUND = new Set<ErrorCode>(['DOC_INDEX_NOT_FOUND', 'DOC_TEMPLATE_MISSING', 'DOC_ALIASES_NOT_FOUND', 'DOC_TYPE_MISSING', 'DOC_MISSING', 'DOC_REPOSITORY_MISSING', 'DOC_SHARD_NOT_FOUND']);
 
 /** Builds the error for `code` with the registry template filled by `args`. */
 export function docError(code: ErrorCode, args: readonly unknown[], details: ErrorDetails = {}): EngineError {

@@ -338,6 +338,11 @@ export class EsCluster {
     return out;
   }
 
+  /** Why shard `shard` of `meta` failed, as last reported by its worker (undefined: it did not). */
+  shardFailure(meta: IndexMeta, shard: number): string | undefined {
+    return this.failures.get(`${meta.uuid}/${shard}`);
+  }
+
   /** Shard numbers of `meta` that failed, as last reported by the workers (all of them once the metadata store is damaged). */
   failedShards(meta: IndexMeta): number[] {
     const out: number[] = [];

@@ -50,6 +50,7 @@ export const ES_ERRORS: Readonly<Record<GenericErrorCode | DocumentsErrorCode | 
   DOC_INVALID_TEMPLATE: { type: 'invalid_index_template_exception', status: 400 },
   DOC_TEMPLATE_MISSING: { type: 'index_template_missing_exception', status: 404 },
   DOC_REPOSITORY_MISSING: { type: 'repository_missing_exception', status: 404 },
+  DOC_SHARD_NOT_FOUND: { type: 'shard_not_found_exception', status: 404 },
   DOC_REPOSITORY: { type: 'repository_exception', status: 500 },
   DOC_ALIASES_NOT_FOUND: { type: 'aliases_not_found_exception', status: 404 },
   DOC_TYPE_MISSING: { type: 'type_missing_exception', status: 404 },

@@ -17,6 +17,7 @@ import { registerCatRoutes } from './routes-cat.ts';
 import { registerSegmentRoutes } from './routes-segments.ts';
 import { registerClusterRoutes } from './routes-cluster.ts';
 import { registerSnapshotRoutes } from './routes-snapshot.ts';
+import { registerAllocationExplainRoutes } from './routes-allocation-explain.ts';
 import { registerNodeRoutes } from './routes-nodes.ts';
 import { registerTaskRoutes } from './routes-tasks.ts';
 import { registerRecoveryRoutes } from './routes-recovery.ts';
@@ -55,6 +56,7 @@ export function registerEsRoutes(router: Router, ctx: ServerContext): ServiceHoo
   registerSegmentRoutes(router, cluster);
   registerClusterRoutes(router, cluster);
   registerSnapshotRoutes(router);
+  registerAllocationExplainRoutes(router, cluster);
   registerNodeRoutes(router, cluster);
   registerTaskRoutes(router, cluster);
   registerRecoveryRoutes(router, cluster);
