@@ -173,7 +173,7 @@ export class SearchService {
     // As RestMultiSearchAction: every header and body is parsed before any search runs, and a bad one fails
     // the whole request; what a search finds wrong when it runs (a missing index) is that item's answer.
     const lines = bodyText(httpReq).split('\n');
-    const items: { header: Record<string, unknown>; request: SearchRequest }[] = [];
+    const items: { header: MsearchHeader; request: SearchRequest }[] = [];
     for (let i = 0; i < lines.length; i++) {
       if (lines[i].trim() === '') continue;
       const header = msearchHeader(lines[i]);
@@ -182,14 +182,8 @@ export class SearchService {
     }
     const responses: unknown[] = [];
     for (const { header, request } of items) {
-      const value = (k: string): unknown => header[k] ?? header[camelCase(k)];
-      const index = value('index') ?? value('indices'), type = value('type') ?? value('types');
-      const params = new URLSearchParams();
-      for (const k of ['search_type', 'routing', 'preference', 'request_cache', 'ignore_unavailable', 'allow_no_indices', 'expand_wildcards']) {
-        if (value(k) !== undefined) params.set(k, String(value(k)));
-      }
-      const sub: HttpRequest = { ...httpReq, query: params, rawQuery: params.toString(), body: Buffer.alloc(0) };
-      const at = { ...p, index: index === undefined ? p.index : [index].flat().join(','), type: type === undefined ? p.type : [type].flat().join(',') };
+      const sub: HttpRequest = { ...httpReq, query: header.params, rawQuery: header.params.toString(), body: Buffer.alloc(0) };
+      const at = { ...p, index: header.index ?? p.index, type: header.type ?? p.type };
       const reply = await this.search(sub, at, request).catch((e) => searchErrorReply(sub, e));
       const text = String(reply.body);
       responses.push(new RawJson(reply.status === 200 ? `${text.slice(0, -1)},"status":200}` : text));
@@ -217,25 +211,34 @@ export class SearchService {
   }
 }
 
-/** Keys of an `_msearch` header (ES 6.8's MultiSearchRequest; each also in camelCase but index, type, preference, routing). */
-const MSEARCH_HEADER_KEYS = ['index', 'indices', 'type', 'types', 'search_type', 'request_cache', 'preference', 'routing',
-  'allow_partial_search_results', 'expand_wildcards', 'ignore_unavailable', 'allow_no_indices', 'ignore_throttled'];
-const camelCase = (k: string): string => k.replace(/_(.)/g, (_, c: string) => c.toUpperCase());
-const MSEARCH_CAMEL_KEYS = ['search_type', 'request_cache', 'expand_wildcards', 'ignore_unavailable', 'allow_no_indices', 'ignore_throttled'].map(camelCase);
+/** An `_msearch` header: its indices and types (absent: the path's), and the rest as the search's URL parameters. */
+interface MsearchHeader { index?: string; type?: string; params: URLSearchParams }
+
+/** The keys ES 6.8's MultiSearchRequest takes, by the name the search's URL parameter has. */
+const MSEARCH_KEYS: Record<string, string> = {
+  index: 'index', indices: 'index', type: 'type', types: 'type', preference: 'preference', routing: 'routing',
+  allow_partial_search_results: 'allow_partial_search_results',
+};
+for (const k of ['search_type', 'request_cache', 'expand_wildcards', 'ignore_unavailable', 'allow_no_indices', 'ignore_throttled']) {
+  MSEARCH_KEYS[k] = k;
+  MSEARCH_KEYS[k.replace(/_(.)/g, (_, c: string) => c.toUpperCase())] = k; // also in camelCase
+}
 
 /**
  * One `_msearch` header line. ES reads it as a map: anything but an object (`null`, `[]`, a number) reads as
  * no header at all, and a key it does not know fails the request.
  */
-function msearchHeader(line: string): Record<string, unknown> {
+function msearchHeader(line: string): MsearchHeader {
   const v = parseJsonWithPos(line);
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return {};
-  for (const k of Object.keys(v)) {
-    if (!MSEARCH_HEADER_KEYS.includes(k) && !MSEARCH_CAMEL_KEYS.includes(k)) {
-      throw new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', `key [${k}] is not supported in the metadata section`);
-    }
+  const out: MsearchHeader = { params: new URLSearchParams() };
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return out;
+  for (const [k, value] of Object.entries(v)) {
+    const name = MSEARCH_KEYS[k];
+    if (name === undefined) throw new InvalidArgumentError('SEARCH_ILLEGAL_ARGUMENT', `key [${k}] is not supported in the metadata section`);
+    if (name === 'index' || name === 'type') out[name] = [value].flat().join(',');
+    else out.params.set(name, String(value));
   }
-  return v as Record<string, unknown>;
+  return out;
 }
 
 export function registerSearchRoutes(router: Router, ctx: ServerContext, cluster: EsCluster): SearchService {
