@@ -30,8 +30,7 @@ export async function evaluateInHalves(startMs: number, endMs: number, stepMs: n
   try {
     const halves = [evaluateHalf(startMs, laterStartMs - stepMs, stop.signal), evaluateHalf(laterStartMs, endMs, stop.signal)];
     // The first failure stops the other half, whose answer is not needed any more.
-    let firstFailure: unknown;
-    for (const h of halves) h.catch((err: unknown) => { if (!stop.signal.aborted) firstFailure = err; stop.abort(err); });
+    for (const h of halves) h.catch((err: unknown) => stop.abort(err));
     const [a, b] = await Promise.allSettled(halves);
     if (a.status === 'fulfilled' && b.status === 'fulfilled') {
       const earlier = a.value, later = b.value;
@@ -46,8 +45,8 @@ export async function evaluateInHalves(startMs: number, endMs: number, stepMs: n
     if (query.aborted) throw query.reason;
     // A half stopped by the deadline (the evaluating thread checks it too, and its answer can come back
     // before this thread's timer has aborted `query`) is the query's own deadline: evaluated whole, the query
-    // would start past it and fail in its fetch instead.
-    if (Date.now() >= deadlineMs) throw firstFailure;
+    // would start past it and fail in its fetch instead. The first failure is what stopped the other half.
+    if (Date.now() >= deadlineMs) throw stop.signal.reason;
     return null;
   } finally {
     query.removeEventListener('abort', onAbort);
