@@ -60,8 +60,8 @@ function pick(cluster: EsCluster, req: HttpRequest): ShardCopy {
 }
 
 /**
- * The explanation of `c`. Deciders are not modelled one by one: a replica lists the one that says NO (same_shard),
- * with or without `include_yes_decisions`.
+ * The explanation of `c`. Deciders are not modelled one by one: a replica lists the one that says NO, with or
+ * without `include_yes_decisions`.
  */
 function explanation(cluster: EsCluster, c: ShardCopy): Record<string, unknown> {
   const node = nodeIdentity(cluster.ctx.dataDir);
@@ -89,14 +89,15 @@ function explanation(cluster: EsCluster, c: ShardCopy): Record<string, unknown> 
         store_exception: { type: 'corrupt_index_exception', reason: cluster.shardFailure(c.meta, c.shard) ?? 'shard files failed to open' } } }],
     };
   }
-  const sameShard = {
-    decider: 'same_shard', decision: 'NO',
-    explanation: `the shard cannot be allocated to the same node on which a copy of the shard already exists [[${c.meta.name}][${c.shard}], node[${node.uuid}], [P], s[STARTED], a[id=${allocationId(c.meta, c.shard)}]]`,
-  };
+  // A replica waits for its primary first; with the primary started, the copy it holds is what says no.
+  const decider = failure
+    ? { decider: 'replica_after_primary_active', decision: 'NO', explanation: 'primary shard for this replica is not yet active' }
+    : { decider: 'same_shard', decision: 'NO',
+      explanation: `the shard cannot be allocated to the same node on which a copy of the shard already exists [[${c.meta.name}][${c.shard}], node[${node.uuid}], [P], s[STARTED], a[id=${allocationId(c.meta, c.shard)}]]` };
   return {
     ...head, current_state: 'unassigned', unassigned_info: { ...unassignedInfo(), last_allocation_status: 'no_attempt' },
     can_allocate: 'no', allocate_explanation: 'cannot allocate because allocation is not permitted to any of the nodes',
-    node_allocation_decisions: [{ ...nodeFields, node_decision: 'no', weight_ranking: 1, deciders: [sameShard] }],
+    node_allocation_decisions: [{ ...nodeFields, node_decision: 'no', weight_ranking: 1, deciders: [decider] }],
   };
 }
 
