@@ -11,7 +11,7 @@ import { boolParam } from './params.ts';
 import { json } from './json.ts';
 import { JavaDouble } from '../../engine/documents/source.ts';
 import { humanIfAsked } from './human.ts';
-import { readOpts, shardsHeader } from './routes-indices.ts';
+import { dataIndices, readOpts, shardsHeader } from './routes-indices.ts';
 import type { ShardStats } from '../../engine/documents/doc-shard-types.ts';
 
 const RANK: Record<string, number> = { green: 0, yellow: 1, red: 2 };
@@ -93,7 +93,7 @@ export function registerClusterRoutes(router: Router, cluster: EsCluster): void 
     const sections = statsMetrics(req, p.metric);
     const fdParam = req.query.get('fielddata_fields') ?? req.query.get('fields');
     const fdFields = fdParam ? fdParam.split(',') : null;
-    const metas = cluster.resolveForRead(p.index, { ...readOpts(req), data: true }).map((r) => cluster.state.indices[r.name]);
+    const metas = dataIndices(cluster, req, p.index);
     const st = await cluster.stats(metas);
     const indices: Record<string, unknown> = {};
     const every: ShardStats[] = [];

@@ -24,6 +24,11 @@ export function readOpts(req: HttpRequest): { ignoreUnavailable: boolean; allowN
   return { ignoreUnavailable: boolParam(req, 'ignore_unavailable'), allowNoIndices: boolParam(req, 'allow_no_indices', true) };
 }
 
+/** The open indices (with their data) that `expr` names, under the request's `ignore_unavailable`/`allow_no_indices`. */
+export function dataIndices(cluster: EsCluster, req: HttpRequest, expr: string | undefined): IndexMeta[] {
+  return cluster.resolveForRead(expr, { ...readOpts(req), data: true }).map((r) => cluster.state.indices[r.name]);
+}
+
 export const typelessParam = (req: HttpRequest): boolean => req.query.get('include_type_name') === 'false';
 
 function metasOf(cluster: EsCluster, expr: string | undefined, req: HttpRequest): IndexMeta[] {
@@ -116,7 +121,7 @@ export function registerIndexRoutes(router: Router, cluster: EsCluster): void {
   // clears it for all (a cache only costs time to refill, never correctness). Query, request and fielddata
   // caches do not exist here.
   const clearCache = route(['fielddata', 'fields', 'query', 'request', 'request_cache', 'field_data', ...EXPAND], async (req, p) => {
-    const metas = cluster.resolveForRead(p.index, { ...readOpts(req), data: true }).map((r) => cluster.state.indices[r.name]);
+    const metas = dataIndices(cluster, req, p.index);
     await cluster.ctx.pool.broadcast('docs.clearCache', {});
     return json(req, 200, { _shards: shardsHeader(metas) });
   });
@@ -127,7 +132,7 @@ export function registerIndexRoutes(router: Router, cluster: EsCluster): void {
   }
 
   const refresh = (op: 'docs.refresh' | 'docs.flush') => route(['force', 'wait_if_ongoing', ...EXPAND], async (req, p) => {
-    const metas = cluster.resolveForRead(p.index, { ...readOpts(req), data: true }).map((r) => cluster.state.indices[r.name]);
+    const metas = dataIndices(cluster, req, p.index);
     await cluster.allShards(metas, op);
     return json(req, 200, { _shards: shardsHeader(metas) });
   });
@@ -140,7 +145,7 @@ export function registerIndexRoutes(router: Router, cluster: EsCluster): void {
   // file copy at recovery. There are no replicas here: it flushes, and answers ES's per-index shard counts
   // (every copy counted, the unassigned replicas neither successful nor failed).
   const syncedFlush = route(EXPAND, async (req, p) => {
-    const metas = cluster.resolveForRead(p.index, { ...readOpts(req), data: true }).map((r) => cluster.state.indices[r.name]);
+    const metas = dataIndices(cluster, req, p.index);
     await cluster.allShards(metas, 'docs.flush');
     const out: Record<string, unknown> = { _shards: shardsHeader(metas) };
     for (const m of metas) out[m.name] = shardsHeader([m]);

@@ -13,7 +13,7 @@ import { bytesCell, CAT_PARAMS, renderCat, type CatColumn, type CatRow } from '.
 import type { EsCluster } from './cluster.ts';
 import { route } from './handler.ts';
 import { json } from './json.ts';
-import { readOpts, shardsHeader } from './routes-indices.ts';
+import { dataIndices, shardsHeader } from './routes-indices.ts';
 
 /** The Lucene version Elasticsearch 6.8 reports for its segments. */
 const LUCENE_VERSION = '7.7.3';
@@ -36,7 +36,7 @@ async function segmentsOf(cluster: EsCluster, metas: IndexMeta[]): Promise<Map<s
 export function registerSegmentRoutes(router: Router, cluster: EsCluster): void {
   const EXPAND = ['ignore_unavailable', 'allow_no_indices', 'expand_wildcards'];
   const segments = route(['verbose', ...EXPAND], async (req, p) => {
-    const metas = cluster.resolveForRead(p.index, { ...readOpts(req), data: true }).map((r) => cluster.state.indices[r.name]);
+    const metas = dataIndices(cluster, req, p.index);
     const node = nodeIdentity(cluster.ctx.dataDir);
     const all = await segmentsOf(cluster, metas);
     const indices: Record<string, unknown> = {};
@@ -68,7 +68,7 @@ export function registerSegmentRoutes(router: Router, cluster: EsCluster): void 
   router.add('GET', '/_cat/segments/:index', cat);
 
   const forceMerge = route(['max_num_segments', 'only_expunge_deletes', 'flush', ...EXPAND], async (req, p) => {
-    const metas = cluster.resolveForRead(p.index, { ...readOpts(req), data: true }).map((r) => cluster.state.indices[r.name]);
+    const metas = dataIndices(cluster, req, p.index);
     const q = req.query;
     const max = q.get('max_num_segments');
     const maxNumSegments = max === null ? 1 : Number(max);

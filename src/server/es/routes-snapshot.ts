@@ -16,7 +16,6 @@ const REPOSITORIES: CatColumn[] = [{ name: 'id', desc: 'unique repository id' },
 export function registerSnapshotRoutes(router: Router): void {
   router.add('GET', '/_remote/info', route([], (req) => json(req, 200, {})));
   router.add('GET', '/_cat/repositories', route(CAT_PARAMS, (req) => renderCat(req, REPOSITORIES, [])));
-  router.add('GET', '/_cat/snapshots/:repository', route([...CAT_PARAMS, 'ignore_unavailable'], (_req, p) => { throw missing(p.repository); }));
   router.add('GET', '/_snapshot', route(['master_timeout', 'local'], (req) => json(req, 200, {})));
   router.add('GET', '/_snapshot/_status', route(['master_timeout'], (req) => json(req, 200, { snapshots: [] })));
   router.add('GET', '/_snapshot/:repository', route(['master_timeout', 'local'], (req, p) => {
@@ -27,6 +26,7 @@ export function registerSnapshotRoutes(router: Router): void {
   }));
   router.add(['PUT', 'POST'], '/_snapshot/:repository', route(['master_timeout', 'timeout', 'verify'], (req, p) => register(req, p)));
   const repositoryMissing = (_req: HttpRequest, p: Params): never => { throw missing(p.repository); };
+  router.add('GET', '/_cat/snapshots/:repository', route([...CAT_PARAMS, 'ignore_unavailable'], repositoryMissing));
   const SNAPSHOT_PARAMS = ['master_timeout', 'timeout', 'wait_for_completion', 'ignore_unavailable', 'verbose'];
   router.add('DELETE', '/_snapshot/:repository', route(['master_timeout', 'timeout'], repositoryMissing));
   router.add('POST', '/_snapshot/:repository/_verify', route(['master_timeout', 'timeout'], repositoryMissing));
