@@ -10,7 +10,7 @@ import type { FetchedSeries, Labels } from './api.ts';
 import { ByteWriter } from '../codec/byte-buf.ts';
 import { ChunkLocColumns, encodeIndexColumns } from './index-writer.ts';
 import { writeMeta, type BlockMeta } from './block-meta.ts';
-import { chunkSegmentName } from './block.ts';
+import { chunkSegmentName, type ChunkReadPass } from './block.ts';
 import { syncDir, writeFileAtomic } from '../store/durable-files.ts';
 import { PROM_CHUNKS_MAGIC, PROM_CHUNKS_VERSION, TSDB_CHUNK_SEGMENT_MAX_BYTES, TSDB_CHUNK_ENC_XOR, TSDB_META_VERSION } from '../codec/format-ids.ts';
 import { compareLabels, labelsKey, normalizeLabels } from './labels.ts';
@@ -19,9 +19,16 @@ import { ulid as newUlid } from './ulid.ts';
 import { XOR_MAX_SAMPLES, XorAppender, xorCount } from './xor-chunk.ts';
 
 export const CHUNK_SEGMENT_MAX_BYTES = TSDB_CHUNK_SEGMENT_MAX_BYTES;
-const FLUSH_BYTES = 4 * 1024 * 1024;
+/** Chunk bytes buffered before a write (a chunk larger than this goes in a write of its own). */
+const FLUSH_BYTES = 1024 * 1024;
 const TWO32 = 4294967296;
 
+/**
+ * Write buffers of this thread's finished chunk writers, reused by the next: compaction writes one block after
+ * another (177 over 30 days of 2 h blocks), and a buffer per block, grown by doubling to its flush size, was most
+ * of the compacting thread's ArrayBuffer garbage (~0.9 GB over those 177, docs/benchmarks.md, issue 11).
+ */
+const spareBuffers: ByteWriter[] = [];
 export interface BlockChunk { mint: number; maxt: number; bytes: Uint8Array }
 export interface BlockSeries { labels: Labels; chunks: BlockChunk[] }
 
@@ -42,13 +49,15 @@ class ChunkFileWriter {
   private seq = -1;
   private fh: fsp.FileHandle | null = null;
   private offset = 0;
-  private buf = new ByteWriter(1 << 16);
+  private buf = spareBuffers.pop() ?? new ByteWriter(FLUSH_BYTES);
+  private released = false;
   constructor(private readonly dir: string) {}
 
   /** Appends a chunk; returns its ref. */
   async add(bytes: Uint8Array): Promise<number> {
     const need = 10 + 1 + bytes.length + 4;
     if (this.fh === null || this.offset + this.buf.len + need > CHUNK_SEGMENT_MAX_BYTES) await this.nextSegment();
+    else if (this.buf.len + need > FLUSH_BYTES) await this.flush();
     // As Prometheus: the upper half is the file's sequence in the directory (0 for 000001).
     const ref = this.seq * TWO32 + this.offset + this.buf.len;
     const b = this.buf;
@@ -57,7 +66,6 @@ class ChunkFileWriter {
     b.u8(TSDB_CHUNK_ENC_XOR);
     b.bytes(bytes);
     b.u32be(crc32c(Buffer.from(b.buf.buffer, b.buf.byteOffset + encAt, b.len - encAt)));
-    if (b.len >= FLUSH_BYTES) await this.flush();
     return ref;
   }
 
@@ -83,6 +91,14 @@ class ChunkFileWriter {
     await this.fh.close();
     this.fh = null;
   }
+
+  /** Gives the buffer to the thread's next writer (once: a failed `finish` is discarded after); this one is not used again. */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.buf.len = 0;
+    spareBuffers.push(this.buf);
+  }
 }
 
 /**
@@ -94,28 +110,39 @@ export class BlockDirWriter {
   private readonly labels: Labels[] = [];
   /** Series `i`'s chunks are `[starts[i], starts[i + 1])` of `chunks`. */
   private readonly starts: number[] = [0];
-  private readonly chunks = new ChunkLocColumns();
+  private readonly chunks: ChunkLocColumns;
   private numSamples = 0;
 
-  private constructor(readonly ulid: string, private readonly parent: string, private readonly tmp: string, private readonly cw: ChunkFileWriter) {}
+  private constructor(readonly ulid: string, private readonly parent: string, private readonly tmp: string, private readonly cw: ChunkFileWriter,
+    chunkCapacity: number) {
+    this.chunks = new ChunkLocColumns(chunkCapacity);
+  }
 
-  static async open(parent: string, nowMs = Date.now()): Promise<BlockDirWriter> {
+  /**
+   * `chunkCapacity`: the chunks expected (a compaction's inputs' count), so that the columns of the chunks'
+   * places are not grown by doubling (three arrays of 8 bytes per chunk: 389,000 chunks in the last
+   * compaction over 30 days of 2 h blocks).
+   */
+  static async open(parent: string, nowMs = Date.now(), chunkCapacity = 1024): Promise<BlockDirWriter> {
     const id = newUlid(nowMs);
     const tmp = path.join(parent, `${id}.tmp`);
     await fsp.mkdir(path.join(tmp, 'chunks'), { recursive: true });
-    return new BlockDirWriter(id, parent, tmp, new ChunkFileWriter(path.join(tmp, 'chunks')));
+    return new BlockDirWriter(id, parent, tmp, new ChunkFileWriter(path.join(tmp, 'chunks')), Math.max(16, chunkCapacity));
   }
 
   /** Series added so far. */
   get numSeries(): number { return this.labels.length; }
 
-  /** Adds the next series (in label order, after the previous one); chunks in time order. */
-  async add(labels: Labels, chunks: readonly BlockChunk[]): Promise<void> {
+  /**
+   * Adds the next series (in label order, after the previous one); chunks in time order, their bytes read
+   * through `pass` when given (each chunk is copied before the next is read).
+   */
+  async add(labels: Labels, chunks: readonly BlockChunk[], pass: ChunkReadPass | null = null): Promise<void> {
     if (chunks.length === 0) return;
     for (const c of chunks) {
-      const b = c.bytes;
-      this.chunks.push(c.mint, c.maxt, await this.cw.add(b));
+      const b = pass === null ? c.bytes : pass.bytes(c);
       this.numSamples += xorCount(b);
+      this.chunks.push(c.mint, c.maxt, await this.cw.add(b));
     }
     this.labels.push(labels);
     this.starts.push(this.chunks.n);
@@ -125,6 +152,7 @@ export class BlockDirWriter {
   async finish(info: NewBlockInfo): Promise<string> {
     const { tmp, ulid: id } = this;
     await this.cw.close();
+    this.cw.release();
     await writeFileAtomic(path.join(tmp, 'index'), encodeIndexColumns(this.labels, this.chunks, this.starts));
     await writeFileAtomic(path.join(tmp, 'tombstones'), encodeTombstonesFile(new Map()));
     const meta: BlockMeta = {
@@ -145,6 +173,7 @@ export class BlockDirWriter {
   /** Drops the unfinished block (its `.tmp` directory). */
   async discard(): Promise<void> {
     await this.cw.close().catch(() => {});
+    this.cw.release();
     await fsp.rm(this.tmp, { recursive: true, force: true });
   }
 }

@@ -42,6 +42,37 @@ class LazyChunk implements ChunkMeta {
   get mint(): number { return this.loc.mint; }
   get maxt(): number { return this.loc.maxt; }
   get bytes(): Uint8Array { return this.block.readChunk(this.loc.ref); }
+  /** `bytes` through `pass`'s reader of the chunk's file. */
+  bytesIn(pass: ChunkReadPass): Uint8Array { return this.block.readChunkIn(pass.reader(this.block, Math.floor(this.loc.ref / TWO32)), this.loc.ref); }
+}
+
+/**
+ * One front-to-back pass over chunks (compaction): reads blocks' chunks through readers of its own, each
+ * refilling one window in place (`ReadAheadFile` `inPlace`). So a chunk's bytes are valid only until the pass
+ * reads the same chunk file again: the caller copies each chunk before it reads the next.
+ */
+export class ChunkReadPass {
+  private readonly readers = new Map<Block, Map<number, ReadAheadFile>>();
+
+  /** The bytes of `c` (read through this pass when it is a block's chunk). */
+  bytes(c: { readonly bytes: Uint8Array }): Uint8Array {
+    return c instanceof LazyChunk ? c.bytesIn(this) : c.bytes;
+  }
+
+  /** This pass's reader of chunk file `seq` of `block`. */
+  reader(block: Block, seq: number): ReadAheadFile {
+    let files = this.readers.get(block);
+    if (files === undefined) this.readers.set(block, files = new Map());
+    let r = files.get(seq);
+    if (r === undefined) files.set(seq, r = block.chunkFileReader(seq, true));
+    return r;
+  }
+
+  /** Ends the pass: the bytes it read are invalid from now on. */
+  close(): void {
+    for (const files of this.readers.values()) for (const r of files.values()) r.closeInPlace();
+    this.readers.clear();
+  }
 }
 
 export class Block implements SeriesSource {
@@ -85,8 +116,12 @@ export class Block implements SeriesSource {
 
   /** The XOR payload of the chunk at `ref` (sequence · 2^32 + offset of its length varint). */
   readChunk(ref: number): Uint8Array {
+    return this.readChunkIn(this.reader_(Math.floor(ref / TWO32)), ref);
+  }
+
+  /** `readChunk` through `rd`, a reader of the chunk file `ref` is in. */
+  readChunkIn(rd: ReadAheadFile, ref: number): Uint8Array {
     const seq = Math.floor(ref / TWO32), off = ref % TWO32;
-    const rd = this.reader_(seq);
     // Positions in the read-ahead window rather than views of it: the chunk's view is the one object made.
     let at = rd.at(off, 11);
     const v = uvarintAt(rd.windowBytes, at, Math.min(at + 11, rd.windowLength));
@@ -114,11 +149,16 @@ export class Block implements SeriesSource {
   private reader_(seq: number): ReadAheadFile {
     let r = this.readers.get(seq);
     if (r === undefined) {
-      const fd = this.fd(seq);
-      r = new ReadAheadFile(fd, fstatSync(fd).size, CHUNK_WINDOW);
+      r = this.chunkFileReader(seq, false);
       this.readers.set(seq, r);
     }
     return r;
+  }
+
+  /** A new reader of chunk file `seq` (`inPlace`: see `ReadAheadFile`; such a reader takes no shared window). */
+  chunkFileReader(seq: number, inPlace: boolean): ReadAheadFile {
+    const fd = this.fd(seq);
+    return new ReadAheadFile(fd, fstatSync(fd).size, inPlace ? null : CHUNK_WINDOW, inPlace);
   }
 
   private fd(seq: number): number {

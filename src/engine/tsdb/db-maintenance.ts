@@ -9,7 +9,7 @@ import path from 'node:path';
 import { compareLabels, MATCH_REGEXP, newMatcher, VAL_FLOAT } from './api.ts';
 import type { SampleCursor } from './api.ts';
 import type { Block } from './block.ts';
-import { listBlockDirs, openBlock } from './block.ts';
+import { ChunkReadPass, listBlockDirs, openBlock } from './block.ts';
 import { BlockDirWriter, encodeChunks, writeBlockDir, type BlockChunk, type BlockSeries } from './block-writer.ts';
 import type { Interval } from './chunk-meta.ts';
 import { isDeleted } from './chunk-meta.ts';
@@ -199,15 +199,24 @@ export async function compactBlocks(db: BlockSet, group: Block[], levelBump = 1)
   return id;
 }
 
+/** Chunk places presized for a merged block at most (24 MB of columns); a larger block grows them. */
+const MAX_PRESIZED_CHUNKS = 1 << 20;
+
 /** Writes the merge of `group` as one new block of `level` under `parent` (none when no sample is left); returns its ULID. */
 export async function writeMergedBlock(parent: string, group: readonly Block[], level: number, nowMs: number): Promise<string | null> {
   const mint = Math.min(...group.map((b) => b.minTime)), maxt = Math.max(...group.map((b) => b.maxTime));
   const q = new MultiSourceQuerier([...group], mint, maxt - 1);
-  const w = await BlockDirWriter.open(parent, nowMs);
+  // Copied as they are, the inputs' chunks are the output's (re-encoded series may come out with more or fewer);
+  // a meta.json's count is not trusted beyond a bound.
+  let chunks = 0;
+  for (const b of group) chunks += b.meta.stats?.numChunks ?? 0;
+  const w = await BlockDirWriter.open(parent, nowMs, Math.min(chunks, MAX_PRESIZED_CHUNKS));
+  // Chunks copied as they are go through readers of the compaction's own, which refill in place.
+  const pass = new ChunkReadPass();
   try {
     let cur: SampleCursor | null = null;
     for (const s of q.stream(MATCH_ALL, mint, maxt - 1)) {
-      if (s.plain()) { await w.add(s.labels, s.chunks.map((r) => r.c)); continue; }
+      if (s.plain()) { await w.add(s.labels, s.chunks.map((r) => r.c), pass); continue; }
       let cap = 0;
       for (const r of s.chunks) cap += xorCount(r.c.bytes);
       const t = new Float64Array(cap), v = new Float64Array(cap);
@@ -226,6 +235,8 @@ export async function writeMergedBlock(parent: string, group: readonly Block[], 
   } catch (e) {
     await w.discard();
     throw e;
+  } finally {
+    pass.close();
   }
 }
 

@@ -16,6 +16,12 @@
  * read, and stayed resident until V8's external-memory pressure collected them (docs/benchmarks.md, issue 11).
  * Inside `readingThroughSharedWindows`, the files of one class (chunk files; indexes) all refill one window
  * of the thread's instead (`SharedWindow`), overwriting it.
+ *
+ * Compaction reads its inputs' chunk files once, front to back, and copies each chunk into the new block
+ * before it reads the next: through readers of its own made `inPlace`, each refill overwrites that reader's
+ * window. With new windows per refill, the last compactions over 30 days of blocks (three 162 h inputs, 389,000
+ * chunks) left up to ~50 MB of read windows waiting for a collection in the compacting shard worker
+ * (docs/benchmarks.md, issue 11).
  */
 import { readSync } from 'node:fs';
 
@@ -31,6 +37,13 @@ let heldBytes = 0;
 
 /** Window bytes this thread keeps now (for tests and memory figures). */
 export function keptWindowBytes(): number { return heldBytes; }
+
+/**
+ * Windows of `inPlace` readers that were closed, for the thread's next ones: compaction makes readers per pass
+ * (one per input chunk file, 530 over 30 days of 2 h blocks), and a window each was ~0.2 GB of garbage.
+ */
+const spareInPlaceWindows: Buffer[] = [];
+const SPARE_IN_PLACE_WINDOWS = 4;
 
 /** Whether `readingThroughSharedWindows` is running, and the shared windows refilled during it. */
 let sharingDepth = 0;
@@ -84,13 +97,16 @@ export class ReadAheadFile {
 
   /**
    * `shared`: the window this file refills inside `readingThroughSharedWindows` (only for files whose callers
-   * there are done with what they read before reading again).
+   * there are done with what they read before reading again). `inPlace`: a reader of one caller's that is done
+   * with each view before it reads again: every refill overwrites its one window, which is not among the
+   * thread's kept windows (the caller drops the reader when done).
    */
-  constructor(private readonly fd: number, readonly sizeBytes: number, private readonly shared: SharedWindow | null = null) {}
+  constructor(private readonly fd: number, readonly sizeBytes: number, private readonly shared: SharedWindow | null = null,
+    private readonly inPlace = false) {}
 
   /**
-   * Up to `n` bytes at `off` (fewer only at the end of the file). The view stays valid after later reads:
-   * a refill allocates a new window rather than overwriting the old one.
+   * Up to `n` bytes at `off` (fewer only at the end of the file). The view stays valid after later reads
+   * (a refill allocates a new window rather than overwriting the old one), except for an `inPlace` reader.
    */
   read(off: number, n: number): Buffer {
     const at = this.at(off, n);
@@ -109,6 +125,7 @@ export class ReadAheadFile {
     this.window = forward ? Math.min(this.window * 2, MAX_WINDOW_BYTES) : MIN_WINDOW_BYTES;
     const want = Math.max(n, Math.min(this.window, this.sizeBytes - off));
     if (this.shared !== null && sharingDepth > 0) return this.refillShared(this.shared, off, want);
+    if (this.inPlace) return this.refillInPlace(off, want);
     const buf = Buffer.allocUnsafe(want);
     const got = want > 0 ? readSync(this.fd, buf, 0, want, off) : 0;
     this.release();
@@ -136,9 +153,26 @@ export class ReadAheadFile {
     return 0;
   }
 
+  /** `at`'s refill of an `inPlace` reader: into its own window, a spare one or a new one of the largest size. */
+  private refillInPlace(off: number, want: number): number {
+    if (this.buf.length < want) {
+      const spare = want <= MAX_WINDOW_BYTES ? spareInPlaceWindows.pop() : undefined;
+      this.buf = spare ?? Buffer.allocUnsafe(Math.max(want, MAX_WINDOW_BYTES));
+    }
+    this.len = want > 0 ? readSync(this.fd, this.buf, 0, want, off) : 0;
+    this.start = off;
+    return 0;
+  }
+
   /** Forgets the shared window it holds, which another file (or the next `readingThroughSharedWindows`) takes over. */
   dropShared(): void {
     if (this.shared !== null && this.buf === this.shared.buf) { this.buf = EMPTY; this.start = 0; this.len = 0; }
+  }
+
+  /** An `inPlace` reader's end: its window goes to the thread's next such reader (its views are then invalid). */
+  closeInPlace(): void {
+    if (this.inPlace && this.buf.length === MAX_WINDOW_BYTES && spareInPlaceWindows.length < SPARE_IN_PLACE_WINDOWS) spareInPlaceWindows.push(this.buf);
+    this.buf = EMPTY; this.start = 0; this.len = 0;
   }
 
   /** Drops the window (views handed out stay valid: they hold their own reference). */
