@@ -1,11 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { MATCH_EQUAL, MATCH_REGEXP, newMatcher } from '../../src/engine/tsdb/api.ts';
 import { cleanTombstones, headSizeBytes, mergeOverlappingBlocks, snapshot, tick } from '../../src/engine/tsdb/db-maintenance.ts';
-import { writeBlock } from '../../src/engine/tsdb/block-writer.ts';
-import { dirSize } from '../../src/engine/tsdb/block.ts';
+import { BlockDirWriter, encodeChunks, writeBlock, writeBlockDir, type BlockSeries } from '../../src/engine/tsdb/block-writer.ts';
+import { dirSize, openBlock } from '../../src/engine/tsdb/block.ts';
+import type { ChunkMeta } from '../../src/engine/tsdb/chunk-meta.ts';
 import { ULID_RE } from '../../src/engine/tsdb/ulid.ts';
 import { CorruptionError, QueryCanceledError, QueryTimeoutError } from '../../src/engine/errors.ts';
 import { ReadStop } from '../../src/engine/read-stop.ts';
@@ -267,4 +268,55 @@ test('many blocks open at once and are all served; one damaged block fails the o
       (e: Error) => e instanceof CorruptionError && e.file === index && /invalid magic number 12345678/.test(e.message));
     assert.equal(readdirSync('/proc/self/fd').length, fdsBefore, 'the blocks opened before the failure are closed');
   } finally { cleanup(); }
+});
+
+test('blocks written at the same time, and after a failed and a discarded one, each hold exactly their own chunks (write buffers are reused)', async (t) => {
+  const { dir, cleanup } = tempDir();
+  t.after(cleanup);
+  // Series of random walks, ~2.5 MB of chunks per block: several flushes of a write buffer each.
+  const blockSeries = (seed: number): BlockSeries[] => {
+    const out: BlockSeries[] = [];
+    let x = seed;
+    for (let i = 0; i < 40; i++) {
+      const n = 3600, t = new Float64Array(n), v = new Float64Array(n);
+      for (let k = 0; k < n; k++) { x = (x * 1103515245 + 12345) % 2147483648; t[k] = k * 1000; v[k] = x / 7; }
+      out.push({ labels: labelsFromRecord({ __name__: 'w', seed: String(seed), i: String(i).padStart(3, '0') }), chunks: encodeChunks(t, v, 0, n) });
+    }
+    return out;
+  };
+  const expected = [blockSeries(1), blockSeries(2), blockSeries(3), blockSeries(4)];
+  const info = { minTime: 0, maxTime: 3_600_000, level: 1 };
+  // Two writers open together, their adds interleaved.
+  const [a, b] = await Promise.all([BlockDirWriter.open(dir), BlockDirWriter.open(dir)]);
+  for (let i = 0; i < 40; i++) { await a.add(expected[0][i].labels, expected[0][i].chunks); await b.add(expected[1][i].labels, expected[1][i].chunks); }
+  const ids = [await a.finish(info), await b.finish(info)];
+  // A writer whose finish fails once its chunks are closed (its directory is gone), discarded after, as
+  // compaction does; and a writer discarded unfinished.
+  const failed = await BlockDirWriter.open(dir);
+  await failed.add(expected[2][0].labels, expected[2][0].chunks);
+  rmSync(path.join(dir, `${failed.ulid}.tmp`), { recursive: true });
+  await assert.rejects(failed.finish(info));
+  await failed.discard();
+  const gone = await BlockDirWriter.open(dir);
+  await gone.add(expected[2][0].labels, expected[2][0].chunks);
+  await gone.discard();
+  // Then two at once again.
+  ids.push(...await Promise.all([writeBlockDir(dir, expected[2], info), writeBlockDir(dir, expected[3], info)]));
+  assert.deepEqual(blockDirs(dir), [...ids].sort(), 'the failed and the discarded block left nothing');
+  for (let k = 0; k < ids.length; k++) {
+    const block = await openBlock(path.join(dir, ids[k]));
+    try {
+      const refs = block.index.select([newMatcher(MATCH_EQUAL, '__name__', 'w')]).toUint32Array();
+      assert.equal(refs.length, 40);
+      for (let i = 0; i < refs.length; i++) {
+        const metas: ChunkMeta[] = [];
+        block.chunksOf(refs[i], -Infinity, Infinity, metas);
+        assert.deepEqual(block.labelsOf(refs[i]), expected[k][i].labels);
+        assert.equal(metas.length, expected[k][i].chunks.length);
+        for (let c = 0; c < metas.length; c++) assert.ok(Buffer.from(metas[c].bytes).equals(expected[k][i].chunks[c].bytes), `block ${k} series ${i} chunk ${c}`);
+      }
+    } finally {
+      block.close();
+    }
+  }
 });

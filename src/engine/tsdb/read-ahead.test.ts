@@ -99,3 +99,28 @@ test('inside readingThroughSharedWindows the files of one shared window refill i
     for (const f of [...shared, own, other]) f.release();
   });
 });
+
+test('an in-place reader refills one window of its own, outside the kept windows, and a closed one hands it to the next', () => {
+  const SIZE = 3 << 20;
+  withRandomFiles(5, 2, SIZE, (contents, fds, rnd) => {
+    const kept = keptWindowBytes();
+    const a = new ReadAheadFile(fds[0], SIZE, null, true);
+    let window: Buffer | null = null;
+    // Forward runs and jumps: every read is the file's bytes, and once grown the window is the same buffer.
+    for (let k = 0; k < 3000; k++) {
+      const off = Math.floor(rnd() * (SIZE - 64));
+      const n = 1 + Math.floor(rnd() * 63);
+      assert.ok(a.read(off, n).equals(contents[0].subarray(off, off + n)), `at ${off}`);
+      if (a.windowBytes.length === 512 * 1024) window ??= a.windowBytes;
+      if (window !== null) assert.equal(a.windowBytes, window, 'a refill overwrote the window, not a new one');
+    }
+    assert.ok(window !== null, 'the window grew to its largest size');
+    assert.equal(keptWindowBytes(), kept, 'an in-place window is not among the kept windows');
+    a.closeInPlace();
+    const b = new ReadAheadFile(fds[1], SIZE, null, true);
+    const off = 1 << 20;
+    assert.ok(b.read(off, 100).equals(contents[1].subarray(off, off + 100)));
+    assert.equal(b.windowBytes, window, 'the next in-place reader took the closed one\'s window');
+    b.closeInPlace();
+  });
+});
