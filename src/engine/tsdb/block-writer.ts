@@ -5,7 +5,7 @@
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { crc32c } from '../codec/crc32c.ts';
+import { crc32c, crc32cShort } from '../codec/crc32c.ts';
 import type { FetchedSeries, Labels } from './api.ts';
 import { ByteWriter } from '../codec/byte-buf.ts';
 import { ChunkLocColumns, encodeIndexColumns } from './index-writer.ts';
@@ -29,6 +29,8 @@ const TWO32 = 4294967296;
  * of the compacting thread's ArrayBuffer garbage (~0.9 GB over those 177, docs/benchmarks.md, issue 11).
  */
 const spareBuffers: ByteWriter[] = [];
+/** CRC-32C of a chunk's encoding byte, which a chunk's CRC starts with. */
+const XOR_ENCODING_CRC = crc32cShort(Uint8Array.of(TSDB_CHUNK_ENC_XOR), 0, 1);
 export interface BlockChunk { mint: number; maxt: number; bytes: Uint8Array }
 export interface BlockSeries { labels: Labels; chunks: BlockChunk[] }
 
@@ -53,20 +55,36 @@ class ChunkFileWriter {
   private released = false;
   constructor(private readonly dir: string) {}
 
-  /** Appends a chunk; returns its ref. */
-  async add(bytes: Uint8Array): Promise<number> {
+  /**
+   * Appends a chunk when that needs no I/O first and returns its ref; otherwise -1 (then `add`). Synchronous,
+   * as a compaction copies hundreds of thousands of chunks: an async call each was a third of its heap
+   * allocation (docs/benchmarks.md, issue 11).
+   */
+  addNow(bytes: Uint8Array): number {
     const need = 10 + 1 + bytes.length + 4;
-    if (this.fh === null || this.offset + this.buf.len + need > CHUNK_SEGMENT_MAX_BYTES) await this.nextSegment();
-    else if (this.buf.len + need > FLUSH_BYTES) await this.flush();
+    if (this.fh === null || this.offset + this.buf.len + need > CHUNK_SEGMENT_MAX_BYTES) return -1;
+    // A chunk larger than the buffer goes in after a flush, alone.
+    if (this.buf.len + need > FLUSH_BYTES && this.buf.len > 0) return -1;
     // As Prometheus: the upper half is the file's sequence in the directory (0 for 000001).
     const ref = this.seq * TWO32 + this.offset + this.buf.len;
     const b = this.buf;
     b.uvarint(bytes.length);
-    const encAt = b.len;
     b.u8(TSDB_CHUNK_ENC_XOR);
     b.bytes(bytes);
-    b.u32be(crc32c(Buffer.from(b.buf.buffer, b.buf.byteOffset + encAt, b.len - encAt)));
+    // Over the encoding byte and the data, continued from the encoding byte's CRC (no view of the buffer made).
+    b.u32be(crc32c(bytes, XOR_ENCODING_CRC));
     return ref;
+  }
+
+  /** Appends a chunk, after a new segment or a flush when `addNow` cannot; returns its ref. */
+  async add(bytes: Uint8Array): Promise<number> {
+    for (;;) {
+      const ref = this.addNow(bytes);
+      if (ref >= 0) return ref;
+      // A new segment, or a flush (twice for a chunk larger than the buffer: the segment's header first).
+      if (this.fh === null || this.offset + this.buf.len + 10 + 1 + bytes.length + 4 > CHUNK_SEGMENT_MAX_BYTES) await this.nextSegment();
+      else await this.flush();
+    }
   }
 
   private async flush(): Promise<void> {
@@ -142,7 +160,9 @@ export class BlockDirWriter {
     for (const c of chunks) {
       const b = pass === null ? c.bytes : pass.bytes(c);
       this.numSamples += xorCount(b);
-      this.chunks.push(c.mint, c.maxt, await this.cw.add(b));
+      let ref = this.cw.addNow(b);
+      if (ref < 0) ref = await this.cw.add(b);
+      this.chunks.push(c.mint, c.maxt, ref);
     }
     this.labels.push(labels);
     this.starts.push(this.chunks.n);

@@ -19,7 +19,6 @@ import { isLegacyBlock, upgradeLegacyBlock } from './legacy-block.ts';
 import { PROM_CHUNKS_MAGIC, PROM_CHUNKS_VERSION, TSDB_CHUNK_ENC_XOR } from '../codec/format-ids.ts';
 import { countIntervals, readTombstones, readTombstonesFile, writeTombstones, type Tombstones } from './tombstones.ts';
 import { ULID_RE } from './ulid.ts';
-import { uvarintAt } from '../codec/byte-buf.ts';
 
 const TWO32 = 4294967296;
 /** The window this thread's chunk files share while a select reads them (`readingThroughSharedWindows`). */
@@ -124,9 +123,18 @@ export class Block implements SeriesSource {
     const seq = Math.floor(ref / TWO32), off = ref % TWO32;
     // Positions in the read-ahead window rather than views of it: the chunk's view is the one object made.
     let at = rd.at(off, 11);
-    const v = uvarintAt(rd.windowBytes, at, Math.min(at + 11, rd.windowLength));
-    if (!v) throw new CorruptionError(this.chunkFile(seq), off, 'bad chunk length');
-    const len = v.value, p = v.next - at;
+    // The length's uvarint, decoded here: `uvarintAt`'s result object per chunk was ~150 MB of the heap a
+    // compaction of 30 days of 2 h blocks allocated (docs/benchmarks.md, issue 11).
+    const head = rd.windowBytes, lim = Math.min(at + 10, rd.windowLength);
+    let len = 0, mul = 1, q = at;
+    for (;;) {
+      if (q >= lim) throw new CorruptionError(this.chunkFile(seq), off, 'bad chunk length');
+      const x = head[q++];
+      len += (x & 0x7f) * mul;
+      if ((x & 0x80) === 0) break;
+      mul *= 128;
+    }
+    const p = q - at;
     // Encoding byte, data and the CRC-32C that follows (over the encoding byte and the data, as Prometheus
     // writes it). The view stays valid: a refill takes a new window, except inside `readingThroughSharedWindows`,
     // whose caller is done with each chunk before it reads the next.
