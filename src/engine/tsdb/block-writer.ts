@@ -29,6 +29,7 @@ const TWO32 = 4294967296;
  * of the compacting thread's ArrayBuffer garbage (~0.9 GB over those 177, docs/benchmarks.md, issue 11).
  */
 const spareBuffers: ByteWriter[] = [];
+const SPARE_BUFFERS = 2;
 /** CRC-32C of a chunk's encoding byte, which a chunk's CRC starts with. */
 const XOR_ENCODING_CRC = crc32cShort(Uint8Array.of(TSDB_CHUNK_ENC_XOR), 0, 1);
 export interface BlockChunk { mint: number; maxt: number; bytes: Uint8Array }
@@ -57,8 +58,8 @@ class ChunkFileWriter {
 
   /**
    * Appends a chunk when that needs no I/O first and returns its ref; otherwise -1 (then `add`). Synchronous,
-   * as a compaction copies hundreds of thousands of chunks: an async call each was a third of its heap
-   * allocation (docs/benchmarks.md, issue 11).
+   * as a compaction copies hundreds of thousands of chunks: an async call each was about a quarter of
+   * its heap allocation (docs/benchmarks.md, issue 11).
    */
   addNow(bytes: Uint8Array): number {
     const need = 10 + 1 + bytes.length + 4;
@@ -115,7 +116,7 @@ class ChunkFileWriter {
     if (this.released) return;
     this.released = true;
     this.buf.len = 0;
-    spareBuffers.push(this.buf);
+    if (spareBuffers.length < SPARE_BUFFERS) spareBuffers.push(this.buf);
   }
 }
 
