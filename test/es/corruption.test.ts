@@ -82,6 +82,26 @@ test('a damaged .si fails the shard at start-up; the failure persists across a r
   }
 });
 
+test('with the primary failed, allocation explain of its replica names replica_after_primary_active', async () => {
+  const { s, dir } = await prepare({ number_of_replicas: 1 });
+  flip(dir, '.si');
+  const s2 = await s.restart();
+  try {
+    const explain = await es(s2, 'POST', '/_cluster/allocation/explain', { index: 'logs', shard: 0, primary: false });
+    assert.equal(explain.status, 200, explain.text);
+    assert.deepEqual([explain.json.primary, explain.json.current_state, explain.json.can_allocate], [false, 'unassigned', 'no'], explain.text);
+    assert.deepEqual(explain.json.node_allocation_decisions[0].deciders.map((d: { decider: string; decision: string }) => [d.decider, d.decision]),
+      [['replica_after_primary_active', 'NO']], explain.text);
+    // With the primary started, the same replica is held back by the copy on the node (same_shard).
+    assert.equal((await es(s2, 'DELETE', '/logs')).status, 200);
+    assert.equal((await es(s2, 'PUT', '/logs', { settings: { number_of_shards: 1, number_of_replicas: 1 } })).status, 200);
+    const healthy = await es(s2, 'POST', '/_cluster/allocation/explain', { index: 'logs', shard: 0, primary: false });
+    assert.deepEqual(healthy.json.node_allocation_decisions[0].deciders.map((d: { decider: string }) => d.decider), ['same_shard'], healthy.text);
+  } finally {
+    await s2.destroy();
+  }
+});
+
 test('a damaged stored-fields block fails the shard on the first read of it, never serving a wrong document', async () => {
   const { s, dir } = await prepare();
   const file = flip(dir, '.fdt');
