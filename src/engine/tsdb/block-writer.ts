@@ -30,6 +30,8 @@ const TWO32 = 4294967296;
  */
 const spareBuffers: ByteWriter[] = [];
 const SPARE_BUFFERS = 2;
+/** Bytes a chunk of `n` data bytes takes at most in a segment: length uvarint, encoding byte, data, CRC. */
+const entryBytes = (n: number): number => 10 + 1 + n + 4;
 /** CRC-32C of a chunk's encoding byte, which a chunk's CRC starts with. */
 const XOR_ENCODING_CRC = crc32cShort(Uint8Array.of(TSDB_CHUNK_ENC_XOR), 0, 1);
 export interface BlockChunk { mint: number; maxt: number; bytes: Uint8Array }
@@ -62,10 +64,9 @@ class ChunkFileWriter {
    * its heap allocation (docs/benchmarks.md, issue 11).
    */
   addNow(bytes: Uint8Array): number {
-    const need = 10 + 1 + bytes.length + 4;
-    if (this.fh === null || this.offset + this.buf.len + need > CHUNK_SEGMENT_MAX_BYTES) return -1;
+    if (this.needsSegment(bytes.length)) return -1;
     // A chunk larger than the buffer goes in after a flush, alone.
-    if (this.buf.len + need > FLUSH_BYTES && this.buf.len > 0) return -1;
+    if (this.buf.len + entryBytes(bytes.length) > FLUSH_BYTES && this.buf.len > 0) return -1;
     // As Prometheus: the upper half is the file's sequence in the directory (0 for 000001).
     const ref = this.seq * TWO32 + this.offset + this.buf.len;
     const b = this.buf;
@@ -83,9 +84,14 @@ class ChunkFileWriter {
       const ref = this.addNow(bytes);
       if (ref >= 0) return ref;
       // A new segment, or a flush (twice for a chunk larger than the buffer: the segment's header first).
-      if (this.fh === null || this.offset + this.buf.len + 10 + 1 + bytes.length + 4 > CHUNK_SEGMENT_MAX_BYTES) await this.nextSegment();
+      if (this.needsSegment(bytes.length)) await this.nextSegment();
       else await this.flush();
     }
+  }
+
+  /** Whether a chunk of `n` bytes needs a new segment file first (none open yet, or this one would overflow). */
+  private needsSegment(n: number): boolean {
+    return this.fh === null || this.offset + this.buf.len + entryBytes(n) > CHUNK_SEGMENT_MAX_BYTES;
   }
 
   private async flush(): Promise<void> {
