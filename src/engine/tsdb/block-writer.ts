@@ -59,7 +59,7 @@ class ChunkFileWriter {
   constructor(private readonly dir: string) {}
 
   /**
-   * Appends a chunk when that needs no I/O first and returns its ref; otherwise -1 (then `add`). Synchronous,
+   * Appends a chunk when that needs no I/O first and returns its ref; otherwise -1 (then `addAfterIo`). Synchronous,
    * as a compaction copies hundreds of thousands of chunks: an async call each was about a quarter of
    * its heap allocation (docs/benchmarks.md, issue 11).
    */
@@ -78,14 +78,14 @@ class ChunkFileWriter {
     return ref;
   }
 
-  /** Appends a chunk, after a new segment or a flush when `addNow` cannot; returns its ref. */
-  async add(bytes: Uint8Array): Promise<number> {
+  /** Appends a chunk `addNow` refused, after the new segment or the flush it waits for; returns its ref. */
+  async addAfterIo(bytes: Uint8Array): Promise<number> {
     for (;;) {
-      const ref = this.addNow(bytes);
-      if (ref >= 0) return ref;
       // A new segment, or a flush (twice for a chunk larger than the buffer: the segment's header first).
       if (this.needsSegment(bytes.length)) await this.nextSegment();
       else await this.flush();
+      const ref = this.addNow(bytes);
+      if (ref >= 0) return ref;
     }
   }
 
@@ -168,7 +168,7 @@ export class BlockDirWriter {
       const b = pass === null ? c.bytes : pass.bytes(c);
       this.numSamples += xorCount(b);
       let ref = this.cw.addNow(b);
-      if (ref < 0) ref = await this.cw.add(b);
+      if (ref < 0) ref = await this.cw.addAfterIo(b);
       this.chunks.push(c.mint, c.maxt, ref);
     }
     this.labels.push(labels);
