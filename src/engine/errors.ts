@@ -117,6 +117,11 @@ export const ERRORS = {
   TSDB_OUT_OF_BOUNDS: 'out of bounds',
   /** A label set the head refuses: empty, or a name twice (`tsdb.ErrInvalidSample` wrapped with the reason). */
   TSDB_INVALID_SAMPLE: '%s: invalid sample',
+  /**
+   * A compaction (or merge) given up because the node is shutting down, as Prometheus's `DB.Close` cancels its
+   * compaction's context; its partial output is removed and its inputs stay (details {phase}).
+   */
+  TSDB_MAINTENANCE_STOPPED: 'TSDB maintenance stopped for shutdown in %s',
 
   // ── PromQL ──────────────────────────────────────────────────────────────
   PROMQL_EXECUTION: '%s',

@@ -49,6 +49,7 @@ function workerOptions(flags: Flags): Record<string, unknown> {
     services: flags.services,
     allowCrashTask: process.env.TESSERA_TEST_HOOKS === '1',
     testStallReads: process.env.TESSERA_TEST_HOOKS === '1' && process.env.TESSERA_TEST_SHARD_READ_STALL === '1',
+    testStallCompaction: process.env.TESSERA_TEST_HOOKS === '1' && process.env.TESSERA_TEST_COMPACTION_STALL === '1',
     logLevel: flags['log.level'],
   };
 }

@@ -18,7 +18,7 @@ import type { AppendArgs, AppendReply, OpArgs, OpResult, MatcherWire, SelectArgs
 import type { PackedSelect } from '../engine/tsdb/packed-series.ts';
 import { readSelection } from '../engine/tsdb/select-reader.ts';
 import { outOfBand } from '../engine/codec/msgpack.ts';
-import { readStopOf } from './read-stop-of.ts';
+import { readStopOf, shutdownStopOf } from './read-stop-of.ts';
 import { sortedUnion, sortedUnionBy } from '../engine/tsdb/sorted-union.ts';
 import { compareFlatLabels } from '../engine/tsdb/labels.ts';
 import type { MultiSourceQuerier } from '../engine/tsdb/querier.ts';
@@ -107,7 +107,7 @@ async function shards(ctx: WorkerInit): Promise<Shards> {
       await flushHead(extra);
       all.push(extra);
     }
-    const shared = ctx.workerId === 0 ? new SharedBlocks({ dir: root, view: own, blockRangeMs: own.blockRangeMs, now: own.now, ...retentionOf(openArgs) }) : null;
+    const shared = ctx.workerId === 0 ? new SharedBlocks({ dir: root, view: own, blockRangeMs: own.blockRangeMs, now: own.now, shutdown: shutdownStopOf(ctx), ...retentionOf(openArgs) }) : null;
     return { own, all, shared };
   })();
   const mine = opened;

@@ -13,6 +13,7 @@ import { ChunkReadPass, listBlockDirs, openBlock } from './block.ts';
 import { BlockDirWriter, encodeChunks, writeBlockDir, type BlockChunk, type BlockSeries } from './block-writer.ts';
 import type { Interval } from './chunk-meta.ts';
 import { isDeleted } from './chunk-meta.ts';
+import { EngineError } from '../errors.ts';
 import type { Tsdb } from './db.ts';
 import { checkpointWal } from './head-replay.ts';
 import { MultiSourceQuerier } from './querier.ts';
@@ -43,7 +44,15 @@ export interface BlockSet {
    * blocks of worker 0 are its query view's): deleting a block then leaves it open until that reload.
    */
   readonly keepsDeletedOpen?: boolean;
+  /** Set once the node shuts down: a compaction running then gives up (`writeMergedBlock`). */
+  readonly shutdown?: ShutdownSignal;
 }
+
+/**
+ * Read by maintenance between series: a worker's shutdown word (read-stop.ts, word 0). Prometheus's `DB.Close`
+ * cancels a running compaction the same way, so a SIGTERM does not wait for minutes of merging.
+ */
+export interface ShutdownSignal { readonly canceled: boolean }
 
 export function serially<T>(db: BlockSet, fn: () => Promise<T>): Promise<T> {
   const p = db.maintenance.then(fn, fn);
@@ -194,7 +203,7 @@ function splitByRange(ds: Block[], r: number): Block[][] {
  */
 export async function compactBlocks(db: BlockSet, group: Block[], levelBump = 1): Promise<string | null> {
   const level = Math.max(...group.map((b) => b.meta.compaction.level)) + (group.length > 1 ? 1 : levelBump);
-  const id = await writeMergedBlock(db.dir, group, level, db.now());
+  const id = await writeMergedBlock(db.dir, group, level, db.now(), db.shutdown);
   await deleteBlocks(db, group);
   return id;
 }
@@ -202,8 +211,11 @@ export async function compactBlocks(db: BlockSet, group: Block[], levelBump = 1)
 /** Chunk places presized for a merged block at most (24 MB of columns); a larger block grows them. */
 const MAX_PRESIZED_CHUNKS = 1 << 20;
 
-/** Writes the merge of `group` as one new block of `level` under `parent` (none when no sample is left); returns its ULID. */
-export async function writeMergedBlock(parent: string, group: readonly Block[], level: number, nowMs: number): Promise<string | null> {
+/**
+ * Writes the merge of `group` as one new block of `level` under `parent` (none when no sample is left); returns its
+ * ULID. Once `shutdown` is canceled it removes what it wrote and throws TSDB_MAINTENANCE_STOPPED; the inputs stay.
+ */
+export async function writeMergedBlock(parent: string, group: readonly Block[], level: number, nowMs: number, shutdown?: ShutdownSignal): Promise<string | null> {
   const mint = Math.min(...group.map((b) => b.minTime)), maxt = Math.max(...group.map((b) => b.maxTime));
   const q = new MultiSourceQuerier([...group], mint, maxt - 1);
   // Copied as they are, the inputs' chunks are the output's (re-encoded series may come out with more or fewer);
@@ -216,6 +228,7 @@ export async function writeMergedBlock(parent: string, group: readonly Block[], 
   try {
     let cur: SampleCursor | null = null;
     for (const s of q.stream(MATCH_ALL, mint, maxt - 1)) {
+      if (shutdown?.canceled) throw EngineError.of('TSDB_MAINTENANCE_STOPPED', [`compaction of ${group.length} blocks`], { phase: 'compaction' });
       if (s.plain()) { await w.add(s.labels, s.chunks.map((r) => r.c), pass); continue; }
       let cap = 0;
       for (const r of s.chunks) cap += xorCount(r.c.bytes);

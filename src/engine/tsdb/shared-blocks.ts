@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { Block } from './block.ts';
 import { dirSize, listBlockDirs, openBlock } from './block.ts';
 import { writeMeta } from './block-meta.ts';
-import type { BlockSet, TickResult } from './db-maintenance.ts';
+import type { BlockSet, ShutdownSignal, TickResult } from './db-maintenance.ts';
 import type { Tsdb } from './db.ts';
 import { applyRetention, compactAll, deleteBlocks, groupOverlapping, mergeLevel, rewriteTombstoned, serially, writeMergedBlock } from './db-maintenance.ts';
 import { headCutsOf, removeBlockDir, shardDirs, supersededUlids } from './shard-layout.ts';
@@ -34,6 +34,8 @@ export interface SharedBlocksOptions {
   retentionBytes?: number;
   maxBlockDurationMs?: number;
   now: () => number;
+  /** Stops a merge or compaction under way when the node shuts down. */
+  shutdown?: ShutdownSignal;
 }
 
 export class SharedBlocks implements BlockSet {
@@ -50,6 +52,8 @@ export class SharedBlocks implements BlockSet {
   }
 
   get dir(): string { return this.opts.dir; }
+
+  get shutdown(): ShutdownSignal | undefined { return this.opts.shutdown; }
 
   /**
    * (Re)opens the shared block directories, keeping open ones (their tombstones re-read: the shard that serves
@@ -144,7 +148,7 @@ async function mergeParts(s: SharedBlocks): Promise<number> {
     for (const g of groupOverlapping([...s.blocks, ...parts])) {
       if (!g.some((b) => isPart.has(b))) continue;
       if (g.length === 1) { await moveUp(s.dir, g[0]); continue; }
-      await writeMergedBlock(s.dir, g, mergeLevel(g), s.now());
+      await writeMergedBlock(s.dir, g, mergeLevel(g), s.now(), s.shutdown);
       const shared = g.filter((b) => !isPart.has(b));
       for (const b of g) if (isPart.has(b)) { b.close(); await removeBlockDir(b.dir); }
       if (shared.length) await deleteBlocks(s, shared);

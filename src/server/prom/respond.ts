@@ -32,7 +32,7 @@ export const PROM_ERRORS: Readonly<Record<GenericErrorCode | MetricsErrorCode, P
   LIMIT_EXCEEDED: 'execution', OVERLOADED: 'unavailable', CORRUPTION: 'internal', FORMAT_VERSION: 'internal',
   QUERY_TIMEOUT: 'timeout', QUERY_CANCELED: 'canceled', WORKER_CRASHED: 'internal', LOCKED: 'internal', DISK_FULL: 'unavailable',
   TSDB_OUT_OF_ORDER: 'bad_data', TSDB_DUPLICATE_SAMPLE: 'bad_data', TSDB_OUT_OF_BOUNDS: 'bad_data',
-  TSDB_INVALID_SAMPLE: 'bad_data',
+  TSDB_INVALID_SAMPLE: 'bad_data', TSDB_MAINTENANCE_STOPPED: 'unavailable',
   PROMQL_EXECUTION: 'execution',
 };
 
