@@ -56,6 +56,10 @@ const FAMILIES: Record<string, string> = {
   prometheus_tsdb_head_series: 'gauge', prometheus_tsdb_head_chunks: 'gauge', prometheus_tsdb_head_max_time_seconds: 'gauge',
   prometheus_tsdb_blocks_loaded: 'gauge', prometheus_tsdb_compactions_total: 'counter', prometheus_tsdb_compactions_failed_total: 'counter',
   prometheus_tsdb_retention_limit_bytes: 'gauge', prometheus_tsdb_storage_blocks_bytes: 'gauge',
+  prometheus_tsdb_head_samples_appended_total: 'counter', prometheus_tsdb_head_series_created_total: 'counter',
+  prometheus_tsdb_head_series_removed_total: 'counter', prometheus_tsdb_head_chunks_created_total: 'counter',
+  prometheus_tsdb_head_chunks_removed_total: 'counter', prometheus_tsdb_compactions_triggered_total: 'counter',
+  prometheus_tsdb_time_retentions_total: 'counter', prometheus_tsdb_size_retentions_total: 'counter',
   prometheus_target_interval_length_seconds: 'summary', prometheus_target_scrape_pool_targets: 'gauge',
   prometheus_target_scrapes_exceeded_sample_limit_total: 'counter', prometheus_sd_discovered_targets: 'gauge',
   prometheus_engine_queries: 'gauge', prometheus_engine_queries_concurrent_max: 'gauge', prometheus_engine_query_duration_seconds: 'summary',
@@ -78,6 +82,10 @@ test('self-monitoring families are exposed with Prometheus types and labels', as
   assert.equal(value(text, 'prometheus_target_scrape_pool_targets{scrape_job="peer"}'), 1);
   assert.match(text, /^prometheus_build_info\{branch="tessera",goarch="[^"]+",goos="[^"]+",goversion="node v[^"]+",revision="tessera-[^"]+",version="2\.42\.0"\} 1$/m);
   assert.ok((value(text, 'prometheus_tsdb_head_series') ?? 0) > 0);
+  // Scrapes and rule results reach the head: the ingestion-rate panels and PrometheusNotIngestingSamples read this.
+  assert.ok((value(text, 'prometheus_tsdb_head_samples_appended_total{type="float"}') ?? 0) > 0);
+  assert.ok(value(text, 'prometheus_tsdb_head_series_created_total')! >= value(text, 'prometheus_tsdb_head_series')!);
+  assert.ok(value(text, 'prometheus_tsdb_compactions_triggered_total')! >= 1, 'the pass at start counts');
   assert.ok((value(text, 'prometheus_remote_storage_highest_timestamp_in_seconds') ?? 0) > 1.6e9);
   assert.ok((value(text, `prometheus_remote_storage_queue_highest_sent_timestamp_seconds${rw}`) ?? 0) > 1.6e9);
   assert.ok(value(text, 'prometheus_http_requests_total{code="200",handler="/api/v1/query"}')! >= 1);

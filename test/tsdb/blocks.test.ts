@@ -68,6 +68,34 @@ test('head is cut into 2h blocks at 1.5x span; queries span blocks and head; com
   } finally { cleanup(); }
 });
 
+test('the head counts appended samples and the series and chunks it created and removed (prometheus_tsdb_head_*_total)', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const { db } = await openTestDb(dir);
+    const totals = db.head.totals;
+    // Series 0–4 over 10 h and series 10–12 over the first 2 h only, a sample a minute, in time order.
+    for (let t = 0; t < 10 * H; t += 60_000) {
+      const s: [Record<string, string>, number, number][] = [];
+      for (const i of t < 2 * H ? [0, 1, 2, 3, 4, 10, 11, 12] : [0, 1, 2, 3, 4]) s.push([{ __name__: 'm', i: String(i) }, t, t / 60_000]);
+      await db.append(batch(s));
+    }
+    assert.equal(totals.samplesAppended, 3 * 120 + 5 * 600);
+    assert.equal(totals.seriesCreated, 8);
+    assert.equal(totals.chunksCreated, db.head.numChunks());
+    const refused = await db.append(batch([[{ __name__: 'm', i: '0' }, 10 * H - 60_000, -1]])); // another value at a stored time
+    assert.equal(refused.duplicate, 1);
+    assert.equal(totals.samplesAppended, 3 * 120 + 5 * 600, 'a refused sample is not counted');
+    const chunksBefore = db.head.numChunks();
+    await tick(db); // cuts [0, 8 h) into four blocks: series 10–12 leave the head with their chunks
+    assert.equal(totals.seriesRemoved, 3);
+    assert.equal(db.head.numSeries, 5);
+    assert.ok(totals.chunksRemoved > 0);
+    assert.equal(totals.chunksRemoved, chunksBefore - db.head.numChunks());
+    assert.equal(totals.chunksCreated - totals.chunksRemoved, db.head.numChunks());
+    await db.close();
+  } finally { cleanup(); }
+});
+
 test('retention by time drops blocks older than the newest block max time minus retention', async () => {
   const { dir, cleanup } = tempDir();
   try {
@@ -77,6 +105,7 @@ test('retention by time drops blocks older than the newest block max time minus 
     assert.equal(r.compactions, 0);
     // blocks [0,2) … [8,10); newest maxTime 10h: blocks ending more than 5h earlier (2h, 4h) go
     assert.equal(r.blocksDeleted, 2);
+    assert.deepEqual([r.timeRetentions, r.sizeRetentions], [1, 0], 'one time retention, counted once for its two blocks');
     const spans = db.blocks.map((b) => [b.minTime / H, b.maxTime / H]);
     assert.deepEqual(spans, [[4, 6], [6, 8], [8, 10]]);
     assert.equal(blockDirs(dir).length, 3);
@@ -100,6 +129,7 @@ test('retention by size keeps the newest blocks that fit', async () => {
     (db.opts as { retentionBytes?: number }).retentionBytes = limit;
     const r = await tick(db);
     assert.equal(r.blocksDeleted, 2);
+    assert.deepEqual([r.timeRetentions, r.sizeRetentions], [0, 1]);
     assert.deepEqual(db.blocks.map((b) => b.minTime / H), [4, 6]);
     await db.close();
   } finally { cleanup(); }

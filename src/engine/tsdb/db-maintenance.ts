@@ -60,7 +60,20 @@ export function serially<T>(db: BlockSet, fn: () => Promise<T>): Promise<T> {
   return p;
 }
 
-export interface TickResult { blocksCut: number; compactions: number; blocksDeleted: number }
+export interface TickResult {
+  blocksCut: number;
+  compactions: number;
+  blocksDeleted: number;
+  /** 1 when the time limit deleted blocks, else 0 (Prometheus counts retention runs, not blocks); same for size. */
+  timeRetentions: number;
+  sizeRetentions: number;
+}
+
+/** A tick that did nothing. */
+export const NO_TICK: Readonly<TickResult> = { blocksCut: 0, compactions: 0, blocksDeleted: 0, timeRetentions: 0, sizeRetentions: 0 };
+
+/** What a retention pass deleted: blocks in all, and whether each limit deleted any. */
+export type RetentionResult = Pick<TickResult, 'blocksDeleted' | 'timeRetentions' | 'sizeRetentions'>;
 
 /**
  * Cuts, compacts and applies retention until there is nothing left to do. A shard of a sharded TSDB only cuts
@@ -68,12 +81,11 @@ export interface TickResult { blocksCut: number; compactions: number; blocksDele
  */
 export function tick(db: Tsdb): Promise<TickResult> {
   return serially(db, async () => {
-    const res: TickResult = { blocksCut: 0, compactions: 0, blocksDeleted: 0 };
+    const res: TickResult = { ...NO_TICK };
     while (headCompactable(db)) { await cutHeadBlock(db); res.blocksCut++; }
     if (db.opts.shared) return res;
     res.compactions = await compactAll(db);
-    res.blocksDeleted = await applyRetention(db);
-    return res;
+    return { ...res, ...await applyRetention(db) };
   });
 }
 
@@ -305,13 +317,14 @@ export async function deleteBlocks(db: BlockSet, blocks: Block[]): Promise<void>
 }
 
 /** Deletes blocks beyond the time retention (measured from the newest block's max time) and the size limit. */
-export async function applyRetention(db: BlockSet): Promise<number> {
+export async function applyRetention(db: BlockSet): Promise<RetentionResult> {
   const newestFirst = [...db.blocks].sort((a, b) => b.maxTime - a.maxTime);
   const doomed = new Set<Block>();
+  let timeRetentions = 0, sizeRetentions = 0;
   const ret = db.opts.retentionMs ?? 0;
   if (ret > 0) {
     for (let i = 1; i < newestFirst.length; i++) {
-      if (newestFirst[0].maxTime - newestFirst[i].maxTime > ret) { for (const b of newestFirst.slice(i)) doomed.add(b); break; }
+      if (newestFirst[0].maxTime - newestFirst[i].maxTime > ret) { for (const b of newestFirst.slice(i)) doomed.add(b); timeRetentions = 1; break; }
     }
   }
   const limit = db.opts.retentionBytes ?? 0;
@@ -319,11 +332,11 @@ export async function applyRetention(db: BlockSet): Promise<number> {
     let size = await db.walSizeBytes();
     for (let i = 0; i < newestFirst.length; i++) {
       size += newestFirst[i].sizeBytes;
-      if (size > limit) { for (const b of newestFirst.slice(i)) doomed.add(b); break; }
+      if (size > limit) { for (const b of newestFirst.slice(i)) doomed.add(b); sizeRetentions = 1; break; }
     }
   }
   if (doomed.size) await deleteBlocks(db, [...doomed]);
-  return doomed.size;
+  return { blocksDeleted: doomed.size, timeRetentions, sizeRetentions };
 }
 
 /** Bytes of the WAL(s), checkpoints included (Prometheus counts the head's WAL towards the size limit too). */

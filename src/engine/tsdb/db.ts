@@ -223,6 +223,7 @@ export class Tsdb {
     const buf = na ? this.scratch.takeRecordBuffer(samplesRecordBound(na)) : null;
     if (na) records.push(encodeSamplesRecord(refs, batch.ts, batch.vs, accepted, na, buf!));
     if (records.length) await this.wal.log(records);
+    head.totals.samplesAppended += na;
     // The log has read the record: the next append may write over its buffer.
     if (buf) this.scratch.giveRecordBuffer(buf);
     return res;

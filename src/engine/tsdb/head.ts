@@ -72,6 +72,11 @@ export class Head implements SeriesSource {
   readonly refsInLabelOrder = false;
   /** Samples before this are refused ("out of bounds"): the max time of the newest block. */
   minValidTime = -Infinity;
+  /**
+   * Counts since the head was opened, for `prometheus_tsdb_head_*_total`. As in Prometheus, series and chunks
+   * made by WAL replay count; samples count when an append is logged (`Tsdb.append`), not when replayed.
+   */
+  readonly totals = { samplesAppended: 0, seriesCreated: 0, seriesRemoved: 0, chunksCreated: 0, chunksRemoved: 0 };
 
   constructor(readonly chunkRangeMs: number, readonly chunkFiles: HeadChunkFiles) {}
 
@@ -118,6 +123,7 @@ export class Head implements SeriesSource {
     this.byRef.add(slot);
     this.index.add(ref, ls);
     if (ref >= this.nextRef) this.nextRef = ref + 1;
+    this.totals.seriesCreated++;
     return slot;
   }
 
@@ -169,6 +175,7 @@ export class Head implements SeriesSource {
     const c = this.cols;
     if (c.chunkAt[slot] < 0 || c.chunkCount[slot] >= XOR_MAX_SAMPLES || t >= c.appNextAt[slot]) {
       this.closeOpen(slot);
+      this.totals.chunksCreated++;
       c.chunkAt[slot] = this.slab.alloc(FIRST_SLOT_BYTES);
       c.chunkBits[slot] = 16;
       c.chunkCount[slot] = 0;
@@ -279,6 +286,7 @@ export class Head implements SeriesSource {
       let drop = 0;
       if (c !== null) while (drop < c.length && c[drop + 1] < mint) drop += 3;
       if (drop > 0) cols.closed[slot] = drop === c!.length ? null : c!.slice(drop);
+      this.totals.chunksRemoved += drop / 3;
       if (cols.closed[slot] === null && cols.chunkAt[slot] < 0) removed.push(cols.ref[slot]);
     }
     this.chunkFiles.truncateBefore(mint);
@@ -301,6 +309,7 @@ export class Head implements SeriesSource {
     this.index.remove(ref, ls);
     this.tombstones.delete(ref);
     this.cols.free(slot);
+    this.totals.seriesRemoved++;
   }
 
   numChunks(): number {

@@ -16,7 +16,7 @@ import { dirSize, listBlockDirs, openBlock } from './block.ts';
 import { writeMeta } from './block-meta.ts';
 import type { BlockSet, ShutdownSignal, TickResult } from './db-maintenance.ts';
 import type { Tsdb } from './db.ts';
-import { applyRetention, compactAll, deleteBlocks, groupOverlapping, mergeLevel, rewriteTombstoned, serially, writeMergedBlock } from './db-maintenance.ts';
+import { applyRetention, compactAll, deleteBlocks, groupOverlapping, mergeLevel, NO_TICK, rewriteTombstoned, serially, writeMergedBlock } from './db-maintenance.ts';
 import { headCutsOf, removeBlockDir, shardDirs, supersededUlids } from './shard-layout.ts';
 import { syncDir } from '../store/durable-files.ts';
 
@@ -113,11 +113,9 @@ export function maintainShared(s: SharedBlocks): Promise<TickResult> {
   return serially(s, async () => {
     await removeLeftovers(s.dir);
     await s.reloadBlocks();
-    const res: TickResult = { blocksCut: 0, compactions: 0, blocksDeleted: 0 };
     await mergeParts(s);
-    res.compactions = await compactAll(s);
-    res.blocksDeleted = await applyRetention(s);
-    return res;
+    const compactions = await compactAll(s);
+    return { ...NO_TICK, compactions, ...await applyRetention(s) };
   });
 }
 

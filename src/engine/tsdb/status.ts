@@ -50,6 +50,12 @@ export interface ShardFigures {
   blocksBytes: number;
   /** Oldest sample time over blocks and head, ms; null when empty. */
   lowestTime: number | null;
+  /** The head's counts since it was opened (`Head.totals`). */
+  samplesAppended: number;
+  seriesCreated: number;
+  seriesRemoved: number;
+  chunksCreated: number;
+  chunksRemoved: number;
 }
 
 export function shardFigures(db: Tsdb): ShardFigures {
@@ -66,6 +72,6 @@ export function shardFigures(db: Tsdb): ShardFigures {
   for (const v of db.shared) if (lowest === null || v.minTime < lowest) lowest = v.minTime;
   return {
     headSeries: h.numSeries, headChunks: h.numChunks(), headMinTime: empty ? null : h.minTime, headMaxTime: empty ? null : h.maxTime,
-    blocksLoaded: blocks.length, blocksBytes: bytes, lowestTime: lowest,
+    blocksLoaded: blocks.length, blocksBytes: bytes, lowestTime: lowest, ...h.totals,
   };
 }

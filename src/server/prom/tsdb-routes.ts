@@ -143,6 +143,8 @@ function lifecycle(ctx: ServerContext, client: TsdbClient): ServiceHooks {
   };
   const figures = registerTsdbMetrics(ctx, client, args.retentionBytes);
   const tick = (): void => {
+    // Each minute's pass is a trigger, as Prometheus's compaction loop counts one a minute.
+    figures.compactionsTriggered++;
     running = running.then(() => client.tick({ retentionMs: args.retentionMs, retentionBytes: args.retentionBytes }))
       .then((perWorker) => figures.countTick(perWorker.flat() as TickResult[]))
       .catch((err) => {
@@ -178,9 +180,14 @@ function lifecycle(ctx: ServerContext, client: TsdbClient): ServiceHooks {
 function registerTsdbMetrics(ctx: ServerContext, client: TsdbClient, retentionBytes: number) {
   let shards: ShardFigures[] = [];
   const totals = {
-    compactions: 0, headTruncations: 0, retentions: 0, compactionsFailed: 0,
+    compactions: 0, compactionsTriggered: 0, headTruncations: 0, timeRetentions: 0, sizeRetentions: 0, compactionsFailed: 0,
     countTick(results: TickResult[]): void {
-      for (const r of results) { totals.compactions += r.compactions; totals.headTruncations += r.blocksCut; totals.retentions += r.blocksDeleted; }
+      for (const r of results) {
+        totals.compactions += r.compactions;
+        totals.headTruncations += r.blocksCut;
+        totals.timeRetentions += r.timeRetentions;
+        totals.sizeRetentions += r.sizeRetentions;
+      }
     },
   };
   ctx.metrics.addCollector(async () => { shards = await client.figures(); });
@@ -194,6 +201,12 @@ function registerTsdbMetrics(ctx: ServerContext, client: TsdbClient, retentionBy
   const m = ctx.metrics;
   m.gauge('prometheus_tsdb_head_series', 'Total number of series in the head block.', [], sum((f) => f.headSeries));
   m.gauge('prometheus_tsdb_head_chunks', 'Total number of chunks in the head block.', [], sum((f) => f.headChunks));
+  // Floats only: the head holds no native histograms, so Prometheus's `type="histogram"` child never appears.
+  m.gauge('prometheus_tsdb_head_samples_appended_total', 'Total number of appended samples.', ['type'], () => [[['float'], shards.reduce((a, f) => a + f.samplesAppended, 0)]], 'counter');
+  m.gauge('prometheus_tsdb_head_series_created_total', 'Total number of series created in the head', [], sum((f) => f.seriesCreated), 'counter');
+  m.gauge('prometheus_tsdb_head_series_removed_total', 'Total number of series removed in the head', [], sum((f) => f.seriesRemoved), 'counter');
+  m.gauge('prometheus_tsdb_head_chunks_created_total', 'Total number of chunks created in the head', [], sum((f) => f.chunksCreated), 'counter');
+  m.gauge('prometheus_tsdb_head_chunks_removed_total', 'Total number of chunks removed in the head', [], sum((f) => f.chunksRemoved), 'counter');
   m.gauge('prometheus_tsdb_head_min_time', 'Minimum time bound of the head block. The unit is decided by the library consumer.', [], extreme((f) => f.headMinTime, true, 1));
   m.gauge('prometheus_tsdb_head_max_time', 'Maximum timestamp of the head block. The unit is decided by the library consumer.', [], extreme((f) => f.headMaxTime, false, 1));
   m.gauge('prometheus_tsdb_head_min_time_seconds', 'Minimum time bound of the head block.', [], extreme((f) => f.headMinTime, true, 1000));
@@ -206,6 +219,8 @@ function registerTsdbMetrics(ctx: ServerContext, client: TsdbClient, retentionBy
   m.gauge('prometheus_tsdb_compactions_total', 'Total number of compactions that were executed for the partition.', [], () => [[[], totals.compactions]], 'counter');
   m.gauge('prometheus_tsdb_compactions_failed_total', 'Total number of compactions that failed for the partition.', [], () => [[[], totals.compactionsFailed]], 'counter');
   m.gauge('prometheus_tsdb_head_truncations_total', 'Total number of head truncations attempted.', [], () => [[[], totals.headTruncations]], 'counter');
-  m.gauge('prometheus_tsdb_time_retentions_total', 'The number of times that blocks were deleted because the maximum time limit was exceeded.', [], () => [[[], totals.retentions]], 'counter');
+  m.gauge('prometheus_tsdb_compactions_triggered_total', 'Total number of triggered compactions for the partition.', [], () => [[[], totals.compactionsTriggered]], 'counter');
+  m.gauge('prometheus_tsdb_time_retentions_total', 'The number of times that blocks were deleted because the maximum time limit was exceeded.', [], () => [[[], totals.timeRetentions]], 'counter');
+  m.gauge('prometheus_tsdb_size_retentions_total', 'The number of times that blocks were deleted because the maximum number of bytes was exceeded.', [], () => [[[], totals.sizeRetentions]], 'counter');
   return totals;
 }
