@@ -17,7 +17,7 @@ import { promErrorFrom } from '../../src/server/prom/respond.ts';
 import { registerScrapeRoutes } from '../../src/server/prom/scrape-routes.ts';
 import { decodeWriteRequest, encodeWriteRequest } from '../../src/engine/remote/remote-write-codec.ts';
 import { formatSeries } from '../../src/engine/exposition/exposition.ts';
-import type { IngestSample } from '../../src/engine/scrape/sample-sink.ts';
+import type { IngestSample, RefusedSamples } from '../../src/engine/scrape/sample-sink.ts';
 import { isStaleNaN, STALE_NAN } from '../../src/engine/tsdb/api.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { bodyBytes } from '../../src/server/reply-body.ts';
@@ -62,7 +62,7 @@ remote_write:
 `);
 
 const appended: IngestSample[][] = [];
-let appendResult: unknown;
+let appendResult: (RefusedSamples & { added: number; firstError: string }) | void;
 const client = { async append(s: IngestSample[]) { appended.push([...s]); return appendResult; } };
 const flags = { ...defaultFlags(), 'config.file': cfgFile, workers: 2, 'web.enable-remote-write-receiver': true };
 const logs: string[] = [];

@@ -18,10 +18,14 @@ const PROMTOOL = ['/usr/bin/promtool', '/usr/local/bin/promtool'].find((p) => ex
 const dir = mkdtempSync(join(tmpdir(), 'tessera-self-metrics-'));
 
 let received = 0;
+let scrapes = 0;
+/** Explicit timestamps the head refuses from the second scrape on: a duplicate, an earlier one, and one from 1970. */
+const T = Date.now() - 60_000;
 const peer = createServer((req, res) => {
   if (req.url === '/write') { received++; req.resume(); req.on('end', () => { res.writeHead(204); res.end(); }); return; }
   res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4' });
-  res.end('peer_up 1\n');
+  scrapes++;
+  res.end(`peer_up 1\npeer_dup ${scrapes} ${T}\npeer_ooo 1 ${T - scrapes * 1000}\npeer_old 1 1000\n`);
 });
 await new Promise<void>((r) => peer.listen(0, '127.0.0.1', r));
 const port = (peer.address() as { port: number }).port;
@@ -60,6 +64,9 @@ const FAMILIES: Record<string, string> = {
   prometheus_tsdb_head_series_removed_total: 'counter', prometheus_tsdb_head_chunks_created_total: 'counter',
   prometheus_tsdb_head_chunks_removed_total: 'counter', prometheus_tsdb_compactions_triggered_total: 'counter',
   prometheus_tsdb_time_retentions_total: 'counter', prometheus_tsdb_size_retentions_total: 'counter',
+  prometheus_tsdb_out_of_order_samples_total: 'counter', prometheus_tsdb_out_of_bound_samples_total: 'counter',
+  prometheus_target_scrapes_sample_duplicate_timestamp_total: 'counter', prometheus_target_scrapes_sample_out_of_order_total: 'counter',
+  prometheus_target_scrapes_sample_out_of_bounds_total: 'counter',
   prometheus_target_interval_length_seconds: 'summary', prometheus_target_scrape_pool_targets: 'gauge',
   prometheus_target_scrapes_exceeded_sample_limit_total: 'counter', prometheus_sd_discovered_targets: 'gauge',
   prometheus_engine_queries: 'gauge', prometheus_engine_queries_concurrent_max: 'gauge', prometheus_engine_query_duration_seconds: 'summary',
@@ -90,6 +97,24 @@ test('self-monitoring families are exposed with Prometheus types and labels', as
   assert.ok((value(text, `prometheus_remote_storage_queue_highest_sent_timestamp_seconds${rw}`) ?? 0) > 1.6e9);
   assert.ok(value(text, 'prometheus_http_requests_total{code="200",handler="/api/v1/query"}')! >= 1);
   assert.ok(value(text, 'prometheus_engine_query_duration_seconds_count{slice="inner_eval"}')! >= 1);
+});
+
+test('samples a scrape brings that the head refuses are counted by reason, and the scrape stays up', async () => {
+  const text = await waitFor('a second scrape of the peer refused', async () => {
+    const t = await scrapeSelf();
+    return (value(t, 'prometheus_target_scrapes_sample_duplicate_timestamp_total') ?? 0) >= 1 ? t : null;
+  });
+  // Each later scrape brings one duplicate (peer_dup), one earlier sample (peer_ooo) and one from 1970 (peer_old,
+  // refused from the first scrape on): the counts move together.
+  const dup = value(text, 'prometheus_target_scrapes_sample_duplicate_timestamp_total')!;
+  assert.ok(value(text, 'prometheus_target_scrapes_sample_out_of_order_total')! >= dup, 'out of order');
+  assert.ok(value(text, 'prometheus_target_scrapes_sample_out_of_bounds_total')! > dup, 'out of bounds, first scrape included');
+  assert.ok(value(text, 'prometheus_tsdb_out_of_order_samples_total{type="float"}')! >= dup);
+  assert.ok(value(text, 'prometheus_tsdb_out_of_bound_samples_total{type="float"}')! > dup);
+  assert.equal(value(text, 'prometheus_tsdb_out_of_order_samples_total{type="histogram"}'), 0);
+  assert.equal(value(text, 'prometheus_tsdb_head_samples_appended_total{type="histogram"}'), 0);
+  const targets = await (await fetch(`${server.promUrl}/api/v1/targets`)).json() as { data: { activeTargets: { scrapePool: string; health: string }[] } };
+  assert.equal(targets.data.activeTargets.find((t) => t.scrapePool === 'peer')?.health, 'up');
 });
 
 test('promtool check metrics passes on /metrics', { skip: PROMTOOL ? false : 'promtool not installed (Debian package prometheus): skipped' }, async () => {

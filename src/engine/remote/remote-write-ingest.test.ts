@@ -10,6 +10,9 @@ import type { SampleColumns } from '../scrape/sample-columns.ts';
 import { EngineError } from '../errors.ts';
 import { series, writeRequest } from '../../../test/support/proto-bytes.ts';
 
+/** What the sink resolves with: the ingest hands it back as it is. */
+const APPENDED = { outOfOrder: 0, duplicate: 0, outOfBounds: 0 };
+
 function recordingSink() {
   const calls: { labels: string[]; sids: number[]; ts: number[]; vs: number[]; tableSize: number }[] = [];
   const sink: SampleSink = {
@@ -18,7 +21,7 @@ function recordingSink() {
       const labels: string[] = [];
       for (let i = 0; i < c.n; i++) labels.push(c.labels(i).map((x) => `${x.name}=${x.value}`).join(','));
       calls.push({ labels, sids: [...c.sids.subarray(0, c.n)], ts: [...c.ts.subarray(0, c.n)], vs: [...c.vs.subarray(0, c.n)], tableSize: c.table.size });
-      return Promise.resolve('appended');
+      return Promise.resolve(APPENDED);
     },
   };
   return { sink, calls };
@@ -28,8 +31,8 @@ test('one append per request, in columns, with one series id per series', async 
   const { sink, calls } = recordingSink();
   const ingest = new RemoteWriteIngest(sink);
   const a = series([['__name__', 'a']], [[1, 10], [2, 20]]), b = series([['b', 'x'], ['__name__', 'b']], [[3, 10]]);
-  assert.equal(await ingest.ingest(writeRequest(a, b), 0), 'appended');
-  assert.equal(await ingest.ingest(writeRequest(b, a), 0), 'appended');
+  assert.equal(await ingest.ingest(writeRequest(a, b), 0), APPENDED);
+  assert.equal(await ingest.ingest(writeRequest(b, a), 0), APPENDED);
   assert.equal(calls.length, 2);
   assert.deepEqual(calls[0], { labels: ['__name__=a', '__name__=a', '__name__=b,b=x'], sids: [0, 0, 1], ts: [10, 20, 10], vs: [1, 2, 3], tableSize: 2 });
   assert.deepEqual(calls[1].sids, [1, 0, 0]);

@@ -10,7 +10,7 @@ import type { ScrapeConfig } from './config.ts';
 import { ENTRY_EOF, ENTRY_SERIES, ExpositionParser } from '../exposition/exposition-parser.ts';
 import { isOpenMetrics, recordMetadata, SCRAPE_ACCEPT, type MetricMetadata } from '../exposition/exposition.ts';
 import { relabel, toSortedLabels } from './relabel.ts';
-import type { SampleSink } from './sample-sink.ts';
+import type { RefusedSamples, SampleSink } from './sample-sink.ts';
 import { SampleColumns } from './sample-columns.ts';
 import { SeriesTable } from './series-table.ts';
 import { STALE_NAN } from '../tsdb/api.ts';
@@ -31,6 +31,8 @@ export interface ScrapeObserver {
   interval(configured: string, seconds: number): void;
   /** A scrape failed on a limit: 'sample', 'body_size' or 'label'. */
   limitExceeded(kind: 'sample' | 'body_size' | 'label'): void;
+  /** Samples of a scrape the storage refused (the scrape itself still succeeds, as in Prometheus). */
+  refused(r: RefusedSamples): void;
 }
 
 export interface LoopDeps {
@@ -185,7 +187,8 @@ export class ScrapeLoop {
       const sink = this.deps.sink;
       const appended = sink.appendColumns ? sink.appendColumns(samples) : sink.append(samples.toSamples());
       samples.clear(); // see SampleSink.append
-      await appended;
+      const refused = await appended;
+      if (refused && refused.outOfOrder + refused.duplicate + refused.outOfBounds > 0) this.deps.observer?.refused(refused);
     } catch (e) {
       res = { ...res, health: 'down', error: `appending samples: ${(e as Error).message}` };
     }

@@ -218,6 +218,8 @@ export class Tsdb {
       countError(res, code);
     }
     res.added = na;
+    head.totals.outOfOrderRefused += res.outOfOrder;
+    head.totals.outOfBoundsRefused += res.outOfBounds;
     const records: Uint8Array[] = [];
     if (created.length) records.push(encodeSeriesRecord(created));
     const buf = na ? this.scratch.takeRecordBuffer(samplesRecordBound(na)) : null;

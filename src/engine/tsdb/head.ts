@@ -74,9 +74,10 @@ export class Head implements SeriesSource {
   minValidTime = -Infinity;
   /**
    * Counts since the head was opened, for `prometheus_tsdb_head_*_total`. As in Prometheus, series and chunks
-   * made by WAL replay count; samples count when an append is logged (`Tsdb.append`), not when replayed.
+   * made by WAL replay count; samples count when an append is logged (`Tsdb.append`), not when replayed, and
+   * refused ones when an append refuses them.
    */
-  readonly totals = { samplesAppended: 0, seriesCreated: 0, seriesRemoved: 0, chunksCreated: 0, chunksRemoved: 0 };
+  readonly totals = { samplesAppended: 0, seriesCreated: 0, seriesRemoved: 0, chunksCreated: 0, chunksRemoved: 0, outOfOrderRefused: 0, outOfBoundsRefused: 0 };
 
   constructor(readonly chunkRangeMs: number, readonly chunkFiles: HeadChunkFiles) {}
 

@@ -56,6 +56,8 @@ export interface ShardFigures {
   seriesRemoved: number;
   chunksCreated: number;
   chunksRemoved: number;
+  outOfOrderRefused: number;
+  outOfBoundsRefused: number;
 }
 
 export function shardFigures(db: Tsdb): ShardFigures {

@@ -13,6 +13,7 @@ export function registerScrapeMetrics(metrics: SelfMetrics, manager: () => Scrap
     () => [[[build.branch, process.arch, process.platform, build.goVersion, build.revision, build.version], 1]]);
   const intervals = metrics.summary('prometheus_target_interval_length_seconds', 'Actual intervals between scrapes.', ['interval']);
   const limits = { sample: 0, body_size: 0, label: 0 };
+  const refused = { outOfOrder: 0, duplicate: 0, outOfBounds: 0 };
   const pools = () => manager().snapshot();
   metrics.gauge('prometheus_target_scrape_pools_total', 'Total number of scrape pool creation attempts.', [], () => [[[], pools().length]], 'counter');
   metrics.gauge('prometheus_target_scrape_pool_targets', 'Current number of targets in this scrape pool.', ['scrape_job'],
@@ -24,8 +25,13 @@ export function registerScrapeMetrics(metrics: SelfMetrics, manager: () => Scrap
   metrics.gauge('prometheus_target_scrape_pool_exceeded_label_limits_total', 'Total number of times scrape pools hit the label limits, during sync or style rejections.', [], () => [[[], limits.label]], 'counter');
   metrics.gauge('prometheus_target_scrape_pool_exceeded_target_limit_total', 'Total number of times scrape pools hit the target limit, during sync or config reload.', [],
     () => [[[], pools().filter((p) => p.cfg.targetLimit > 0 && p.loops.length > p.cfg.targetLimit).length]], 'counter');
+  // The PrometheusDuplicateTimestamps and PrometheusOutOfOrderTimestamps alerts read these.
+  metrics.gauge('prometheus_target_scrapes_sample_duplicate_timestamp_total', 'Total number of samples rejected due to duplicate timestamps but different values.', [], () => [[[], refused.duplicate]], 'counter');
+  metrics.gauge('prometheus_target_scrapes_sample_out_of_order_total', 'Total number of samples rejected due to not being out of the expected order.', [], () => [[[], refused.outOfOrder]], 'counter');
+  metrics.gauge('prometheus_target_scrapes_sample_out_of_bounds_total', 'Total number of samples rejected due to timestamp falling outside of the time bounds.', [], () => [[[], refused.outOfBounds]], 'counter');
   return {
     interval: (configured, seconds) => intervals.observe([configured], seconds),
     limitExceeded: (kind) => { limits[kind]++; },
+    refused: (r) => { refused.outOfOrder += r.outOfOrder; refused.duplicate += r.duplicate; refused.outOfBounds += r.outOfBounds; },
   };
 }

@@ -201,8 +201,12 @@ function registerTsdbMetrics(ctx: ServerContext, client: TsdbClient, retentionBy
   const m = ctx.metrics;
   m.gauge('prometheus_tsdb_head_series', 'Total number of series in the head block.', [], sum((f) => f.headSeries));
   m.gauge('prometheus_tsdb_head_chunks', 'Total number of chunks in the head block.', [], sum((f) => f.headChunks));
-  // Floats only: the head holds no native histograms, so Prometheus's `type="histogram"` child never appears.
-  m.gauge('prometheus_tsdb_head_samples_appended_total', 'Total number of appended samples.', ['type'], () => [[['float'], shards.reduce((a, f) => a + f.samplesAppended, 0)]], 'counter');
+  // The head holds floats only: the `histogram` children, which Prometheus 2.42 exposes from the start, stay 0.
+  const byType = (pick: (f: ShardFigures) => number, types = ['float', 'histogram']) => () =>
+    types.map((t) => [[t], t === 'float' ? shards.reduce((a, f) => a + pick(f), 0) : 0]) as [string[], number][];
+  m.gauge('prometheus_tsdb_head_samples_appended_total', 'Total number of appended samples.', ['type'], byType((f) => f.samplesAppended), 'counter');
+  m.gauge('prometheus_tsdb_out_of_order_samples_total', 'Total number of out of order samples ingestion failed attempts due to out of order being disabled.', ['type'], byType((f) => f.outOfOrderRefused), 'counter');
+  m.gauge('prometheus_tsdb_out_of_bound_samples_total', 'Total number of out of bound samples ingestion failed attempts with out of order support disabled.', ['type'], byType((f) => f.outOfBoundsRefused, ['float']), 'counter');
   m.gauge('prometheus_tsdb_head_series_created_total', 'Total number of series created in the head', [], sum((f) => f.seriesCreated), 'counter');
   m.gauge('prometheus_tsdb_head_series_removed_total', 'Total number of series removed in the head', [], sum((f) => f.seriesRemoved), 'counter');
   m.gauge('prometheus_tsdb_head_chunks_created_total', 'Total number of chunks created in the head', [], sum((f) => f.chunksCreated), 'counter');
