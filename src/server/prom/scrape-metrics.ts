@@ -6,6 +6,7 @@
 import type { SelfMetrics } from '../self-metrics.ts';
 import type { ScrapeManager } from '../../engine/scrape/scrape-manager.ts';
 import type { ScrapeObserver } from '../../engine/scrape/scrape-loop.ts';
+import type { MetricMetadata } from '../../engine/exposition/exposition.ts';
 
 export function registerScrapeMetrics(metrics: SelfMetrics, manager: () => ScrapeManager, build: Record<string, string>): ScrapeObserver {
   metrics.gauge('prometheus_build_info', "A metric with a constant '1' value labeled by version, revision, branch, goversion from which prometheus was built, and the goos and goarch for the build.",
@@ -20,6 +21,12 @@ export function registerScrapeMetrics(metrics: SelfMetrics, manager: () => Scrap
     () => pools().map((p) => [[p.name], p.loops.length] as [string[], number]));
   metrics.gauge('prometheus_sd_discovered_targets', 'Current number of discovered targets.', ['config', 'name'],
     () => pools().map((p) => [[p.name, 'scrape'], p.loops.length + p.dropped.length] as [string[], number]));
+  // The metadata each pool's targets sent in their last scrape. PrometheusNotIngestingSamples fires only where this is
+  // above 0, so without it the alert could not fire for a server that only scrapes.
+  metrics.gauge('prometheus_target_metadata_cache_entries', 'Total number of metric metadata entries in the cache', ['scrape_job'],
+    () => pools().map((p) => [[p.name], p.loops.reduce((n, l) => n + l.metadata.size, 0)] as [string[], number]));
+  metrics.gauge('prometheus_target_metadata_cache_bytes', 'The number of bytes that are currently used for storing metric metadata in the cache', ['scrape_job'],
+    () => pools().map((p) => [[p.name], p.loops.reduce((n, l) => n + metadataBytes(l.metadata), 0)] as [string[], number]));
   metrics.gauge('prometheus_target_scrapes_exceeded_sample_limit_total', 'Total number of scrapes that hit the sample limit and were rejected.', [], () => [[[], limits.sample]], 'counter');
   metrics.gauge('prometheus_target_scrapes_exceeded_body_size_limit_total', 'Total number of scrapes that hit the body size limit', [], () => [[[], limits.body_size]], 'counter');
   metrics.gauge('prometheus_target_scrape_pool_exceeded_label_limits_total', 'Total number of times scrape pools hit the label limits, during sync or style rejections.', [], () => [[[], limits.label]], 'counter');
@@ -34,4 +41,11 @@ export function registerScrapeMetrics(metrics: SelfMetrics, manager: () => Scrap
     limitExceeded: (kind) => { limits[kind]++; },
     refused: (r) => { refused.outOfOrder += r.outOfOrder; refused.duplicate += r.duplicate; refused.outOfBounds += r.outOfBounds; },
   };
+}
+
+/** Prometheus's size of a metadata cache: the bytes of each entry's help, unit and type (not its metric name). */
+function metadataBytes(metadata: ReadonlyMap<string, MetricMetadata>): number {
+  let n = 0;
+  for (const m of metadata.values()) n += Buffer.byteLength(m.help) + Buffer.byteLength(m.unit) + Buffer.byteLength(m.type);
+  return n;
 }
