@@ -8,7 +8,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from '../support/server.ts';
@@ -71,6 +71,7 @@ const FAMILIES: Record<string, string> = {
   prometheus_target_scrapes_sample_duplicate_timestamp_total: 'counter', prometheus_target_scrapes_sample_out_of_order_total: 'counter',
   prometheus_target_scrapes_sample_out_of_bounds_total: 'counter',
   prometheus_target_metadata_cache_entries: 'gauge', prometheus_target_metadata_cache_bytes: 'gauge',
+  prometheus_tsdb_reloads_total: 'counter', prometheus_tsdb_reloads_failures_total: 'counter',
   prometheus_target_interval_length_seconds: 'summary', prometheus_target_scrape_pool_targets: 'gauge',
   prometheus_target_scrapes_exceeded_sample_limit_total: 'counter', prometheus_sd_discovered_targets: 'gauge',
   prometheus_engine_queries: 'gauge', prometheus_engine_queries_concurrent_max: 'gauge', prometheus_engine_query_duration_seconds: 'summary',
@@ -138,4 +139,23 @@ test('remote-write counters carry on across a reload', async () => {
   const after = value(await scrapeSelf(), `prometheus_remote_storage_samples_total${rw}`)!;
   assert.ok(after >= before, `${after} < ${before}`);
   assert.ok(received > 0);
+});
+
+test('a reload that meets a damaged block directory counts as a failed TSDB reload; the next one succeeds', async () => {
+  const before = await scrapeSelf();
+  const total = value(before, 'prometheus_tsdb_reloads_total')!, failed = value(before, 'prometheus_tsdb_reloads_failures_total')!;
+  assert.ok(total >= 1, 'the blocks read at open count');
+  const damaged = join(server.dataDir, 'tsdb', '01ARZ3NDEKTSV4RRFFQ69G5FAV'); // a block directory without meta.json
+  mkdirSync(damaged);
+  try {
+    const r = await fetch(`${server.promUrl}/-/reload`, { method: 'POST' });
+    assert.equal(r.status, 500);
+    assert.match(await r.text(), /no meta\.json/);
+  } finally {
+    rmSync(damaged, { recursive: true });
+  }
+  assert.equal((await fetch(`${server.promUrl}/-/reload`, { method: 'POST' })).status, 200);
+  const after = await scrapeSelf();
+  assert.equal(value(after, 'prometheus_tsdb_reloads_failures_total'), failed + 1);
+  assert.ok(value(after, 'prometheus_tsdb_reloads_total')! >= total + 2);
 });

@@ -157,8 +157,26 @@ export class TsdbClient {
   get workers(): number { return this.pool.size; }
 
   /** Opens every shard (replaying its WAL); resolves when all are ready. */
-  open(args: TsdbOpenArgs): Promise<WalReplayStatus[]> {
-    return this.all('tsdb.open', args);
+  async open(args: TsdbOpenArgs): Promise<WalReplayStatus[]> {
+    const status = await this.all('tsdb.open', args);
+    this.reloads.total++; // the blocks read at open, as Prometheus counts its first reload
+    return status;
+  }
+
+  /**
+   * Times the workers re-read the block directories (`prometheus_tsdb_reloads_total`), and how many of those
+   * failed: a damaged block found on a reload fails it (PrometheusTSDBReloadsFailing reads the failures).
+   */
+  readonly reloads = { total: 0, failed: 0 };
+
+  private async reloadAll(): Promise<void> {
+    this.reloads.total++;
+    try {
+      await this.all('tsdb.reloadBlocks', null);
+    } catch (e) {
+      this.reloads.failed++;
+      throw e;
+    }
   }
 
   /**
@@ -344,7 +362,7 @@ export class TsdbClient {
   cleanTombstones(): Promise<void> {
     return this.serially(async () => {
       await this.all('tsdb.cleanTombstones', null);
-      await this.all('tsdb.reloadBlocks', null);
+      await this.reloadAll();
     });
   }
 
@@ -371,14 +389,14 @@ export class TsdbClient {
     return this.serially(async () => {
       const perWorker = await this.all('tsdb.tick', retention);
       const shared = await this.pool.call(0, 'tsdb.maintainShared', retention);
-      await this.all('tsdb.reloadBlocks', null);
+      await this.reloadAll();
       perWorker[0] = [...perWorker[0], shared];
       return perWorker;
     });
   }
 
   /** Makes every shard pick up block directories written since it opened (e.g. by an import). */
-  reloadBlocks(): Promise<void> { return this.serially(async () => { await this.all('tsdb.reloadBlocks', null); }); }
+  reloadBlocks(): Promise<void> { return this.serially(() => this.reloadAll()); }
 
   /**
    * Runs the operations that change the set of blocks one at a time: worker 0 deletes blocks other workers

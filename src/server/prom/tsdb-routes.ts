@@ -223,6 +223,8 @@ function registerTsdbMetrics(ctx: ServerContext, client: TsdbClient, retentionBy
   m.gauge('prometheus_tsdb_compactions_total', 'Total number of compactions that were executed for the partition.', [], () => [[[], totals.compactions]], 'counter');
   m.gauge('prometheus_tsdb_compactions_failed_total', 'Total number of compactions that failed for the partition.', [], () => [[[], totals.compactionsFailed]], 'counter');
   m.gauge('prometheus_tsdb_head_truncations_total', 'Total number of head truncations attempted.', [], () => [[[], totals.headTruncations]], 'counter');
+  m.gauge('prometheus_tsdb_reloads_total', 'Number of times the database reloaded block data from disk.', [], () => [[[], client.reloads.total]], 'counter');
+  m.gauge('prometheus_tsdb_reloads_failures_total', 'Number of times the database failed to reloadBlocks block data from disk.', [], () => [[[], client.reloads.failed]], 'counter');
   m.gauge('prometheus_tsdb_compactions_triggered_total', 'Total number of triggered compactions for the partition.', [], () => [[[], totals.compactionsTriggered]], 'counter');
   m.gauge('prometheus_tsdb_time_retentions_total', 'The number of times that blocks were deleted because the maximum time limit was exceeded.', [], () => [[[], totals.timeRetentions]], 'counter');
   m.gauge('prometheus_tsdb_size_retentions_total', 'The number of times that blocks were deleted because the maximum number of bytes was exceeded.', [], () => [[[], totals.sizeRetentions]], 'counter');
