@@ -41,6 +41,9 @@ rule_files: [rules.yml]
 scrape_configs:
   - job_name: peer
     static_configs: [{targets: ["127.0.0.1:${port}"]}]
+  - job_name: broken
+    static_configs: [{targets: ["127.0.0.1:${port}"]}]
+    relabel_configs: [{target_label: __address__, replacement: ""}]
 remote_write:
   - url: http://127.0.0.1:${port}/write
     name: peer
@@ -72,6 +75,7 @@ const FAMILIES: Record<string, string> = {
   prometheus_target_scrapes_sample_out_of_bounds_total: 'counter',
   prometheus_target_metadata_cache_entries: 'gauge', prometheus_target_metadata_cache_bytes: 'gauge',
   prometheus_tsdb_reloads_total: 'counter', prometheus_tsdb_reloads_failures_total: 'counter',
+  prometheus_target_scrape_pool_sync_total: 'counter', prometheus_target_sync_failed_total: 'counter',
   prometheus_target_interval_length_seconds: 'summary', prometheus_target_scrape_pool_targets: 'gauge',
   prometheus_target_scrapes_exceeded_sample_limit_total: 'counter', prometheus_sd_discovered_targets: 'gauge',
   prometheus_engine_queries: 'gauge', prometheus_engine_queries_concurrent_max: 'gauge', prometheus_engine_query_duration_seconds: 'summary',
@@ -92,6 +96,12 @@ test('self-monitoring families are exposed with Prometheus types and labels', as
   });
   for (const [name, type] of Object.entries(FAMILIES)) assert.ok(text.includes(`\n# TYPE ${name} ${type}\n`), `${name} ${type}`);
   assert.equal(value(text, 'prometheus_target_scrape_pool_targets{scrape_job="peer"}'), 1);
+  // The broken job's one target has no address left after relabelling: a target sync failure at each sync.
+  assert.ok(value(text, 'prometheus_target_scrape_pool_sync_total{scrape_job="peer"}')! >= 1);
+  assert.equal(value(text, 'prometheus_target_sync_failed_total{scrape_job="peer"}'), 0);
+  assert.equal(value(text, 'prometheus_target_sync_failed_total{scrape_job="broken"}'), value(text, 'prometheus_target_scrape_pool_sync_total{scrape_job="broken"}'));
+  assert.ok(value(text, 'prometheus_target_sync_failed_total{scrape_job="broken"}')! >= 1);
+  assert.equal(value(text, 'prometheus_target_scrape_pool_targets{scrape_job="broken"}'), 0);
   // One family with metadata (peer_up): its help and type, in bytes, as Prometheus sizes its cache.
   assert.equal(value(text, 'prometheus_target_metadata_cache_entries{scrape_job="peer"}'), 1);
   assert.equal(value(text, 'prometheus_target_metadata_cache_bytes{scrape_job="peer"}'), 'Whether the peer is up.'.length + 'gauge'.length);

@@ -48,6 +48,7 @@ class ScrapePool {
   private async sync(previous: ScrapePool | null): Promise<void> {
     const built = buildTargets(this.cfg, this.groups);
     for (const err of built.errors) this.opts.onError(`scrape pool ${this.cfg.jobName}: ${err}`);
+    this.opts.observer?.synced(this.cfg.jobName, built.errors.length);
     this.dropped = built.dropped;
     const keep = new Set(built.active.map((t) => t.key));
     const stops: Promise<void>[] = [];

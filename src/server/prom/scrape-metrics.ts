@@ -15,6 +15,13 @@ export function registerScrapeMetrics(metrics: SelfMetrics, manager: () => Scrap
   const intervals = metrics.summary('prometheus_target_interval_length_seconds', 'Actual intervals between scrapes.', ['interval']);
   const limits = { sample: 0, body_size: 0, label: 0 };
   const refused = { outOfOrder: 0, duplicate: 0, outOfBounds: 0 };
+  /** Per job, kept across reloads (a reload makes new pools for the same jobs) and shown for the jobs configured. */
+  const syncs = new Map<string, { total: number; failed: number }>();
+  const perJob = (pick: (s: { total: number; failed: number }) => number) => () =>
+    pools().map((p) => [[p.name], pick(syncs.get(p.name) ?? { total: 0, failed: 0 })] as [string[], number]);
+  metrics.gauge('prometheus_target_scrape_pool_sync_total', 'Total number of syncs that were executed on a scrape pool.', ['scrape_job'], perJob((s) => s.total), 'counter');
+  // PrometheusTargetSyncFailure reads this.
+  metrics.gauge('prometheus_target_sync_failed_total', 'Total number of target sync failures.', ['scrape_job'], perJob((s) => s.failed), 'counter');
   const pools = () => manager().snapshot();
   metrics.gauge('prometheus_target_scrape_pools_total', 'Total number of scrape pool creation attempts.', [], () => [[[], pools().length]], 'counter');
   metrics.gauge('prometheus_target_scrape_pool_targets', 'Current number of targets in this scrape pool.', ['scrape_job'],
@@ -40,6 +47,12 @@ export function registerScrapeMetrics(metrics: SelfMetrics, manager: () => Scrap
     interval: (configured, seconds) => intervals.observe([configured], seconds),
     limitExceeded: (kind) => { limits[kind]++; },
     refused: (r) => { refused.outOfOrder += r.outOfOrder; refused.duplicate += r.duplicate; refused.outOfBounds += r.outOfBounds; },
+    synced: (job, failures) => {
+      const s = syncs.get(job) ?? { total: 0, failed: 0 };
+      s.total++;
+      s.failed += failures;
+      syncs.set(job, s);
+    },
   };
 }
 
