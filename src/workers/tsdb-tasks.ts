@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { FetchedSeries, Labels, Matcher, MatchType } from '../engine/tsdb/api.ts';
 import { newMatcher } from '../engine/tsdb/api.ts';
 import { InvalidArgumentError } from '../engine/errors.ts';
-import { checkTsdbLayout, cleanSharedTombstones, maintainShared, NO_TICK, SharedBlocks, cleanTombstones, flushHead, headStatus, importPrometheusWal, mergeOverlappingBlocks, PromWal, refreshBlocks, shardFigures, snapshot, tick, Tsdb } from '../engine/tsdb/index.ts';
+import { checkTsdbLayout, cleanSharedTombstones, maintainShared, emptyTick, SharedBlocks, cleanTombstones, flushHead, headStatus, importPrometheusWal, mergeOverlappingBlocks, PromWal, refreshBlocks, shardFigures, snapshot, tick, Tsdb } from '../engine/tsdb/index.ts';
 import type { AppendArgs, AppendReply, OpArgs, OpResult, MatcherWire, SelectArgs, SelectReply, SelectorRangeArgs, TaskSubset, WorkerInit } from './protocol.ts';
 import type { PackedSelect } from '../engine/tsdb/packed-series.ts';
 import { readSelection } from '../engine/tsdb/select-reader.ts';
@@ -260,7 +260,7 @@ export const tsdbTasks = {
   }),
   'tsdb.maintainShared': async (a, ctx) => {
     const s = await shards(ctx);
-    if (!s.shared) return { ...NO_TICK };
+    if (!s.shared) return emptyTick();
     if (a) s.shared.setRetention(retentionOf(a));
     return maintainShared(s.shared);
   },

@@ -76,6 +76,7 @@ const FAMILIES: Record<string, string> = {
   prometheus_target_metadata_cache_entries: 'gauge', prometheus_target_metadata_cache_bytes: 'gauge',
   prometheus_tsdb_reloads_total: 'counter', prometheus_tsdb_reloads_failures_total: 'counter',
   prometheus_target_scrape_pool_sync_total: 'counter', prometheus_target_sync_failed_total: 'counter',
+  prometheus_tsdb_compaction_duration_seconds: 'histogram',
   prometheus_target_interval_length_seconds: 'summary', prometheus_target_scrape_pool_targets: 'gauge',
   prometheus_target_scrapes_exceeded_sample_limit_total: 'counter', prometheus_sd_discovered_targets: 'gauge',
   prometheus_engine_queries: 'gauge', prometheus_engine_queries_concurrent_max: 'gauge', prometheus_engine_query_duration_seconds: 'summary',
@@ -111,6 +112,8 @@ test('self-monitoring families are exposed with Prometheus types and labels', as
   assert.ok((value(text, 'prometheus_tsdb_head_samples_appended_total{type="float"}') ?? 0) > 0);
   assert.ok(value(text, 'prometheus_tsdb_head_series_created_total')! >= value(text, 'prometheus_tsdb_head_series')!);
   assert.ok(value(text, 'prometheus_tsdb_compactions_triggered_total')! >= 1, 'the pass at start counts');
+  // No compaction yet: the histogram is there with Prometheus's buckets, all empty.
+  assert.equal(value(text, 'prometheus_tsdb_compaction_duration_seconds_bucket{le="8192"}'), 0);
   assert.ok((value(text, 'prometheus_remote_storage_highest_timestamp_in_seconds') ?? 0) > 1.6e9);
   assert.ok((value(text, `prometheus_remote_storage_queue_highest_sent_timestamp_seconds${rw}`) ?? 0) > 1.6e9);
   assert.ok(value(text, 'prometheus_http_requests_total{code="200",handler="/api/v1/query"}')! >= 1);

@@ -72,6 +72,8 @@ test('a compaction stopped part-way removes its partial block and leaves its inp
   const r = await maintainShared(next);
   next.close();
   assert.equal(r.compactions, 1);
+  assert.equal(r.compactionSeconds.length, 1);
+  assert.ok(r.compactionSeconds[0] > 0);
   const after = blockDirs(dir);
   assert.deepEqual(blockEntries(dir), after, 'no partial or deleted block left');
   const metas = await Promise.all(after.map(async (id) => { const b = await openBlock(path.join(dir, id)); b.close(); return b.meta; }));

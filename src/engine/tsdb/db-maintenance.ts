@@ -67,10 +67,14 @@ export interface TickResult {
   /** 1 when the time limit deleted blocks, else 0 (Prometheus counts retention runs, not blocks); same for size. */
   timeRetentions: number;
   sizeRetentions: number;
+  /** How long each compaction took, in seconds (`prometheus_tsdb_compaction_duration_seconds`). */
+  compactionSeconds: number[];
 }
 
 /** A tick that did nothing. */
-export const NO_TICK: Readonly<TickResult> = { blocksCut: 0, compactions: 0, blocksDeleted: 0, timeRetentions: 0, sizeRetentions: 0 };
+export function emptyTick(): TickResult {
+  return { blocksCut: 0, compactions: 0, blocksDeleted: 0, timeRetentions: 0, sizeRetentions: 0, compactionSeconds: [] };
+}
 
 /** What a retention pass deleted: blocks in all, and whether each limit deleted any. */
 export type RetentionResult = Pick<TickResult, 'blocksDeleted' | 'timeRetentions' | 'sizeRetentions'>;
@@ -81,22 +85,24 @@ export type RetentionResult = Pick<TickResult, 'blocksDeleted' | 'timeRetentions
  */
 export function tick(db: Tsdb): Promise<TickResult> {
   return serially(db, async () => {
-    const res: TickResult = { ...NO_TICK };
+    const res = emptyTick();
     while (headCompactable(db)) { await cutHeadBlock(db); res.blocksCut++; }
     if (db.opts.shared) return res;
-    res.compactions = await compactAll(db);
+    res.compactionSeconds = await compactAll(db);
+    res.compactions = res.compactionSeconds.length;
     return { ...res, ...await applyRetention(db) };
   });
 }
 
-/** Runs leveled compaction until the plan is empty; returns the number of compactions. */
-export async function compactAll(db: BlockSet): Promise<number> {
-  let n = 0;
+/** Runs leveled compaction until the plan is empty; returns each compaction's duration in seconds. */
+export async function compactAll(db: BlockSet): Promise<number[]> {
+  const seconds: number[] = [];
   for (let group = planCompaction(db); group; group = planCompaction(db)) {
+    const t0 = performance.now();
     await compactBlocks(db, group, 0);
-    n++;
+    seconds.push((performance.now() - t0) / 1000);
   }
-  return n;
+  return seconds;
 }
 
 /** Re-reads the block directories, serialised with compaction (which adds and removes blocks). */

@@ -3,7 +3,7 @@ export { Tsdb, DEFAULT_BLOCK_RANGE_MS } from './db.ts';
 export type { AppendBatch, AppendResult, SharedDirOptions, TsdbOptions, WalReplayStatus } from './db.ts';
 export { SharedBlocks, maintainShared, cleanSharedTombstones } from './shared-blocks.ts';
 export { checkTsdbLayout } from './shard-layout.ts';
-export { NO_TICK, tick, cleanTombstones, snapshot, mergeOverlappingBlocks, flushHead, refreshBlocks } from './db-maintenance.ts';
+export { emptyTick, tick, cleanTombstones, snapshot, mergeOverlappingBlocks, flushHead, refreshBlocks } from './db-maintenance.ts';
 export type { TickResult } from './db-maintenance.ts';
 export { writeBlock } from './block-writer.ts';
 export { headStatus, shardFigures } from './status.ts';

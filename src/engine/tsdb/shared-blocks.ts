@@ -16,7 +16,7 @@ import { dirSize, listBlockDirs, openBlock } from './block.ts';
 import { writeMeta } from './block-meta.ts';
 import type { BlockSet, ShutdownSignal, TickResult } from './db-maintenance.ts';
 import type { Tsdb } from './db.ts';
-import { applyRetention, compactAll, deleteBlocks, groupOverlapping, mergeLevel, NO_TICK, rewriteTombstoned, serially, writeMergedBlock } from './db-maintenance.ts';
+import { applyRetention, compactAll, deleteBlocks, groupOverlapping, mergeLevel, emptyTick, rewriteTombstoned, serially, writeMergedBlock } from './db-maintenance.ts';
 import { headCutsOf, removeBlockDir, shardDirs, supersededUlids } from './shard-layout.ts';
 import { syncDir } from '../store/durable-files.ts';
 
@@ -114,8 +114,8 @@ export function maintainShared(s: SharedBlocks): Promise<TickResult> {
     await removeLeftovers(s.dir);
     await s.reloadBlocks();
     await mergeParts(s);
-    const compactions = await compactAll(s);
-    return { ...NO_TICK, compactions, ...await applyRetention(s) };
+    const compactionSeconds = await compactAll(s);
+    return { ...emptyTick(), compactions: compactionSeconds.length, compactionSeconds, ...await applyRetention(s) };
   });
 }
 
