@@ -48,7 +48,7 @@ test('head is cut into 2h blocks at 1.5x span; queries span blocks and head; com
     await ingest(db, 5, 0, 10);
     const r = await tick(db);
     assert.equal(r.blocksCut, 4);
-    assert.equal(r.compactions, 1);
+    assert.equal(r.compactionSeconds.length, 1);
     const metas = blockDirs(dir).map((n) => JSON.parse(readFileSync(path.join(dir, n, 'meta.json'), 'utf8')));
     assert.deepEqual(metas.map((m) => [m.minTime / H, m.maxTime / H, m.compaction.level]).sort((a, b) => a[0] - b[0]), [[0, 6, 2], [6, 8, 1]]);
     assert.equal(metas.find((m) => m.minTime === 0).compaction.sources.length, 3);
@@ -102,7 +102,7 @@ test('retention by time drops blocks older than the newest block max time minus 
     const { db } = await openTestDb(dir, undefined, { retentionMs: 5 * H, maxBlockDurationMs: 2 * H });
     await ingest(db, 2, 0, 13);
     const r = await tick(db);
-    assert.equal(r.compactions, 0);
+    assert.equal(r.compactionSeconds.length, 0);
     // blocks [0,2) … [8,10); newest maxTime 10h: blocks ending more than 5h earlier (2h, 4h) go
     assert.equal(r.blocksDeleted, 2);
     assert.deepEqual([r.timeRetentions, r.sizeRetentions], [1, 0], 'one time retention, counted once for its two blocks');

@@ -71,7 +71,6 @@ test('a compaction stopped part-way removes its partial block and leaves its inp
   const next = new SharedBlocks({ dir, blockRangeMs: 2 * H, now: () => T0 + 9 * H, shutdown: { canceled: false } });
   const r = await maintainShared(next);
   next.close();
-  assert.equal(r.compactions, 1);
   assert.equal(r.compactionSeconds.length, 1);
   assert.ok(r.compactionSeconds[0] > 0);
   const after = blockDirs(dir);

@@ -62,18 +62,17 @@ export function serially<T>(db: BlockSet, fn: () => Promise<T>): Promise<T> {
 
 export interface TickResult {
   blocksCut: number;
-  compactions: number;
   blocksDeleted: number;
   /** 1 when the time limit deleted blocks, else 0 (Prometheus counts retention runs, not blocks); same for size. */
   timeRetentions: number;
   sizeRetentions: number;
-  /** How long each compaction took, in seconds (`prometheus_tsdb_compaction_duration_seconds`). */
+  /** How long each compaction took, in seconds: one entry per compaction (`prometheus_tsdb_compaction_duration_seconds`). */
   compactionSeconds: number[];
 }
 
 /** A tick that did nothing. */
 export function emptyTick(): TickResult {
-  return { blocksCut: 0, compactions: 0, blocksDeleted: 0, timeRetentions: 0, sizeRetentions: 0, compactionSeconds: [] };
+  return { blocksCut: 0, blocksDeleted: 0, timeRetentions: 0, sizeRetentions: 0, compactionSeconds: [] };
 }
 
 /** What a retention pass deleted: blocks in all, and whether each limit deleted any. */
@@ -89,7 +88,6 @@ export function tick(db: Tsdb): Promise<TickResult> {
     while (headCompactable(db)) { await cutHeadBlock(db); res.blocksCut++; }
     if (db.opts.shared) return res;
     res.compactionSeconds = await compactAll(db);
-    res.compactions = res.compactionSeconds.length;
     return { ...res, ...await applyRetention(db) };
   });
 }

@@ -16,7 +16,7 @@ import { dirSize, listBlockDirs, openBlock } from './block.ts';
 import { writeMeta } from './block-meta.ts';
 import type { BlockSet, ShutdownSignal, TickResult } from './db-maintenance.ts';
 import type { Tsdb } from './db.ts';
-import { applyRetention, compactAll, deleteBlocks, groupOverlapping, mergeLevel, emptyTick, rewriteTombstoned, serially, writeMergedBlock } from './db-maintenance.ts';
+import { applyRetention, compactAll, deleteBlocks, emptyTick, groupOverlapping, mergeLevel, rewriteTombstoned, serially, writeMergedBlock } from './db-maintenance.ts';
 import { headCutsOf, removeBlockDir, shardDirs, supersededUlids } from './shard-layout.ts';
 import { syncDir } from '../store/durable-files.ts';
 
@@ -115,7 +115,7 @@ export function maintainShared(s: SharedBlocks): Promise<TickResult> {
     await s.reloadBlocks();
     await mergeParts(s);
     const compactionSeconds = await compactAll(s);
-    return { ...emptyTick(), compactions: compactionSeconds.length, compactionSeconds, ...await applyRetention(s) };
+    return { ...emptyTick(), compactionSeconds, ...await applyRetention(s) };
   });
 }
 

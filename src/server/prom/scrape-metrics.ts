@@ -13,6 +13,7 @@ export function registerScrapeMetrics(metrics: SelfMetrics, manager: () => Scrap
     ['branch', 'goarch', 'goos', 'goversion', 'revision', 'version'],
     () => [[[build.branch, process.arch, process.platform, build.goVersion, build.revision, build.version], 1]]);
   const intervals = metrics.summary('prometheus_target_interval_length_seconds', 'Actual intervals between scrapes.', ['interval']);
+  const pools = () => manager().snapshot();
   const limits = { sample: 0, body_size: 0, label: 0 };
   const refused = { outOfOrder: 0, duplicate: 0, outOfBounds: 0 };
   /** Per job, kept across reloads (a reload makes new pools for the same jobs) and shown for the jobs configured. */
@@ -22,7 +23,6 @@ export function registerScrapeMetrics(metrics: SelfMetrics, manager: () => Scrap
   metrics.gauge('prometheus_target_scrape_pool_sync_total', 'Total number of syncs that were executed on a scrape pool.', ['scrape_job'], perJob((s) => s.total), 'counter');
   // PrometheusTargetSyncFailure reads this.
   metrics.gauge('prometheus_target_sync_failed_total', 'Total number of target sync failures.', ['scrape_job'], perJob((s) => s.failed), 'counter');
-  const pools = () => manager().snapshot();
   metrics.gauge('prometheus_target_scrape_pools_total', 'Total number of scrape pool creation attempts.', [], () => [[[], pools().length]], 'counter');
   metrics.gauge('prometheus_target_scrape_pool_targets', 'Current number of targets in this scrape pool.', ['scrape_job'],
     () => pools().map((p) => [[p.name], p.loops.length] as [string[], number]));

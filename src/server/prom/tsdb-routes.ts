@@ -187,7 +187,7 @@ function registerTsdbMetrics(ctx: ServerContext, client: TsdbClient, retentionBy
     compactions: 0, compactionsTriggered: 0, headTruncations: 0, timeRetentions: 0, sizeRetentions: 0, compactionsFailed: 0,
     countTick(results: TickResult[]): void {
       for (const r of results) {
-        totals.compactions += r.compactions;
+        totals.compactions += r.compactionSeconds.length;
         totals.headTruncations += r.blocksCut;
         totals.timeRetentions += r.timeRetentions;
         totals.sizeRetentions += r.sizeRetentions;
