@@ -1,7 +1,8 @@
 /**
  * `prometheus_target_*`, `prometheus_sd_discovered_targets` and `prometheus_build_info` for the scrape side,
  * under Prometheus 2.42's names, types and labels: the interval actually observed between scrapes (the
- * "scrapes are slow" alert), targets per pool, and scrapes failed on each limit.
+ * "scrapes are slow" alert), targets per pool, target syncs and their failures, the metadata cache, scrapes
+ * failed on each limit, and scraped samples the storage refused.
  */
 import type { SelfMetrics } from '../self-metrics.ts';
 import type { ScrapeManager } from '../../engine/scrape/scrape-manager.ts';
