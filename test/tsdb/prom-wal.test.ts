@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PromWal, type PromWalOptions } from '../../src/engine/tsdb/prom-wal.ts';
+import { noWalCounts } from '../../src/engine/tsdb/wal-port.ts';
 import { FragmentEncoder } from '../../src/engine/tsdb/prom-wal-pages.ts';
 import { Tsdb } from '../../src/engine/tsdb/index.ts';
 import { tick } from '../../src/engine/tsdb/db-maintenance.ts';
@@ -98,6 +99,7 @@ for (const c of TORN) {
       c.damage(file, starts[5], starts);
       const { recs: got, warnings, wal } = await replayAll(opts);
       assert.deepEqual(got, recs.slice(0, c.kept).map(hex));
+      assert.equal(wal.stats().counts.corruptions, warnings.length, 'each torn tail truncated counts as a WAL corruption, as in Prometheus');
       if (c.kept < recs.length) {
         assert.equal(warnings.length, 1);
         assert.match(warnings[0], /torn tail/);
@@ -181,6 +183,8 @@ test('checkpoint: checkpoint.N is a WAL of the given records covering segments â
     await wal.log([rec(3)]);
     await wal.checkpoint([rec(20)]);
     await wal.log([rec(4)]);
+    // Each checkpoint: a creation, the truncation of its segments, the deletion of older checkpoints.
+    assert.deepEqual(wal.stats().counts, { ...noWalCounts(), checkpointsCreated: 2, truncations: 2, checkpointDeletions: 2 });
     await wal.close();
     assert.deepEqual(readdirSync(dir).sort(), ['00000002', 'checkpoint.00000001']);
     assert.deepEqual(readdirSync(path.join(dir, 'checkpoint.00000001')), ['00000000']);
@@ -190,6 +194,20 @@ test('checkpoint: checkpoint.N is a WAL of the given records covering segments â
     assert.equal(existsSync(path.join(dir, 'checkpoint.00000002.tmp')), false, 'an unfinished checkpoint is removed at open');
     await w2.close();
     assert.deepEqual(segs(dir), ['00000002', '00000003'], 'writing resumes after the last segment');
+  } finally { cleanup(); }
+});
+
+test('a checkpoint whose records fail part-way counts as a failed creation, and nothing is truncated after it', async () => {
+  const { dir, cleanup } = tempDir('prom-wal-');
+  try {
+    const wal = await PromWal.open({ dir, compress: false });
+    await wal.log([rec(1)]);
+    await assert.rejects(wal.checkpoint((function* () { yield rec(10); throw new Error('records failed'); })()), /records failed/);
+    assert.deepEqual(wal.stats().counts, { ...noWalCounts(), checkpointsCreated: 1, checkpointCreationsFailed: 1 });
+    await wal.close();
+    const { recs, wal: again } = await replayAll({ dir, compress: false });
+    assert.deepEqual(recs, [rec(1)].map(hex), 'the segment the failed checkpoint would have covered is still replayed');
+    await again.close();
   } finally { cleanup(); }
 });
 

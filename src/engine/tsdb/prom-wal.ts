@@ -21,7 +21,7 @@ import { walWriteError } from '../wal/failed-batch.ts';
 import { syncDir } from '../store/durable-files.ts';
 import { readSegmentFile, type RecordCallback } from './prom-wal-reader.ts';
 import { PromWalWriter, segmentFileName } from './prom-wal-writer.ts';
-import type { TsdbWal, WalReplayResult, WalStats } from './wal-port.ts';
+import { noWalCounts, type TsdbWal, type WalReplayResult, type WalStats } from './wal-port.ts';
 
 export interface PromWalOptions {
   dir: string;
@@ -118,6 +118,7 @@ export class PromWal implements TsdbWal {
   private readonly onWarning: (msg: string) => void;
   /** Segments on disk, ascending (the writer's included). */
   private segments: number[];
+  private readonly counts = noWalCounts();
   /** Last segment that existed at open (-1: none). */
   private readonly lastAtOpen: number;
   /**
@@ -187,6 +188,7 @@ export class PromWal implements TsdbWal {
 
   /** Torn tail: truncate. Earlier damage: throw, or with `repair` truncate and drop the later segments. */
   private async handleDamage(seg: number, file: string, offset: number, reason: string): Promise<void> {
+    this.counts.corruptions++;
     if (seg !== this.tail) {
       const err = new CorruptionError(file, offset, reason);
       if (!this.opts.repair) throw err;
@@ -204,23 +206,34 @@ export class PromWal implements TsdbWal {
 
   async checkpoint(records: Iterable<Uint8Array>): Promise<void> {
     const last = await this.writer.cut();
-    await writeCheckpoint(this.opts.dir, last, records, this.opts.compress ?? true);
+    const n = this.counts;
+    await counted(() => writeCheckpoint(this.opts.dir, last, records, this.opts.compress ?? true), () => n.checkpointsCreated++, () => n.checkpointCreationsFailed++);
     // As Prometheus: the segments the checkpoint covers go first, then the older checkpoints.
-    const doomed = this.segments.filter((s) => s <= last);
-    for (const s of doomed) await fsp.rm(path.join(this.opts.dir, segmentFileName(s)), { force: true });
-    this.segments = this.segments.filter((s) => s > last);
-    for (const c of this.checkpoints) if (c < last) await fsp.rm(path.join(this.opts.dir, checkpointDirName(c)), { recursive: true, force: true });
-    this.checkpoints = [last];
+    await counted(async () => {
+      const doomed = this.segments.filter((s) => s <= last);
+      for (const s of doomed) await fsp.rm(path.join(this.opts.dir, segmentFileName(s)), { force: true });
+      this.segments = this.segments.filter((s) => s > last);
+    }, () => n.truncations++, () => n.truncationsFailed++);
+    await counted(async () => {
+      for (const c of this.checkpoints) if (c < last) await fsp.rm(path.join(this.opts.dir, checkpointDirName(c)), { recursive: true, force: true });
+      this.checkpoints = [last];
+    }, () => n.checkpointDeletions++, () => n.checkpointDeletionsFailed++);
     await syncDir(this.opts.dir);
   }
 
   stats(): WalStats {
     const w = this.writer;
-    return { bytesWritten: w.bytesWritten, fsyncs: w.fsyncs, records: w.records, segments: this.segments.length };
+    return { bytesWritten: w.bytesWritten, fsyncs: w.fsyncs, records: w.records, segments: this.segments.length, counts: { ...this.counts } };
   }
 
   async close(): Promise<void> {
     await this.writer.close();
     untrackWal(this);
   }
+}
+
+/** Runs `step`, counting the attempt before it and a failure when it throws (the error is passed on). */
+async function counted(step: () => Promise<unknown>, attempt: () => void, failure: () => void): Promise<void> {
+  attempt();
+  try { await step(); } catch (e) { failure(); throw e; }
 }

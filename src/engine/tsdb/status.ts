@@ -4,6 +4,7 @@
  * `index.PostingsStats` does), plus head stats.
  */
 import type { Tsdb } from './db.ts';
+import type { WalCounts } from './wal-port.ts';
 import { LabelIndex } from './postings.ts';
 
 export interface ShardStatus {
@@ -58,6 +59,8 @@ export interface ShardFigures {
   chunksRemoved: number;
   outOfOrderRefused: number;
   outOfBoundsRefused: number;
+  /** The shard WAL's checkpoint, truncation and damage counts (`WalCounts`). */
+  wal: WalCounts;
 }
 
 export function shardFigures(db: Tsdb): ShardFigures {
@@ -74,6 +77,6 @@ export function shardFigures(db: Tsdb): ShardFigures {
   for (const v of db.shared) if (lowest === null || v.minTime < lowest) lowest = v.minTime;
   return {
     headSeries: h.numSeries, headChunks: h.numChunks(), headMinTime: empty ? null : h.minTime, headMaxTime: empty ? null : h.maxTime,
-    blocksLoaded: blocks.length, blocksBytes: bytes, lowestTime: lowest, ...h.totals,
+    blocksLoaded: blocks.length, blocksBytes: bytes, lowestTime: lowest, ...h.totals, wal: db.wal.stats().counts,
   };
 }

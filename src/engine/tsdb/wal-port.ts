@@ -2,7 +2,23 @@
  * The write-ahead log as the TSDB uses it. The database takes a factory so that engine tests can run over an
  * in-memory log; shard workers pass `PromWal.open` (Prometheus's WAL format, prom-wal.ts).
  */
-export interface WalStats { bytesWritten: number; fsyncs: number; records: number; segments: number }
+export interface WalStats { bytesWritten: number; fsyncs: number; records: number; segments: number; counts: WalCounts }
+
+/**
+ * Since the log was opened, Prometheus's `prometheus_tsdb_checkpoint_*` and `prometheus_tsdb_wal_*` counters: each
+ * checkpoint attempted and failed, the truncation of the segments it covers, the deletion of older checkpoints,
+ * and damage found by a replay (a torn tail too, as Prometheus counts it before repairing).
+ */
+export interface WalCounts {
+  checkpointsCreated: number; checkpointCreationsFailed: number;
+  truncations: number; truncationsFailed: number;
+  checkpointDeletions: number; checkpointDeletionsFailed: number;
+  corruptions: number;
+}
+
+export function noWalCounts(): WalCounts {
+  return { checkpointsCreated: 0, checkpointCreationsFailed: 0, truncations: 0, truncationsFailed: 0, checkpointDeletions: 0, checkpointDeletionsFailed: 0, corruptions: 0 };
+}
 
 /** What a replay read: records and bytes (decompressed), and the range of segments after the checkpoint (-1: none). */
 export interface WalReplayResult { records: number; bytes: number; firstSegment: number; lastSegment: number }

@@ -228,6 +228,13 @@ function registerTsdbMetrics(ctx: ServerContext, client: TsdbClient, retentionBy
   m.gauge('prometheus_tsdb_compactions_total', 'Total number of compactions that were executed for the partition.', [], () => [[[], totals.compactions]], 'counter');
   m.gauge('prometheus_tsdb_compactions_failed_total', 'Total number of compactions that failed for the partition.', [], () => [[[], totals.compactionsFailed]], 'counter');
   m.gauge('prometheus_tsdb_head_truncations_total', 'Total number of head truncations attempted.', [], () => [[[], totals.headTruncations]], 'counter');
+  m.gauge('prometheus_tsdb_checkpoint_creations_total', 'Total number of checkpoint creations attempted.', [], sum((f) => f.wal.checkpointsCreated), 'counter');
+  m.gauge('prometheus_tsdb_checkpoint_creations_failed_total', 'Total number of checkpoint creations that failed.', [], sum((f) => f.wal.checkpointCreationsFailed), 'counter');
+  m.gauge('prometheus_tsdb_checkpoint_deletions_total', 'Total number of checkpoint deletions attempted.', [], sum((f) => f.wal.checkpointDeletions), 'counter');
+  m.gauge('prometheus_tsdb_checkpoint_deletions_failed_total', 'Total number of checkpoint deletions that failed.', [], sum((f) => f.wal.checkpointDeletionsFailed), 'counter');
+  m.gauge('prometheus_tsdb_wal_truncations_total', 'Total number of write log truncations attempted.', [], sum((f) => f.wal.truncations), 'counter');
+  m.gauge('prometheus_tsdb_wal_truncations_failed_total', 'Total number of write log truncations that failed.', [], sum((f) => f.wal.truncationsFailed), 'counter');
+  m.gauge('prometheus_tsdb_wal_corruptions_total', 'Total number of WAL corruptions.', [], sum((f) => f.wal.corruptions), 'counter');
   m.gauge('prometheus_tsdb_reloads_total', 'Number of times the database reloaded block data from disk.', [], () => [[[], client.reloads.total]], 'counter');
   m.gauge('prometheus_tsdb_reloads_failures_total', 'Number of times the database failed to reloadBlocks block data from disk.', [], () => [[[], client.reloads.failed]], 'counter');
   m.gauge('prometheus_tsdb_compactions_triggered_total', 'Total number of triggered compactions for the partition.', [], () => [[[], totals.compactionsTriggered]], 'counter');

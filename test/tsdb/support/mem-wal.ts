@@ -1,5 +1,5 @@
 /** An in-memory stand-in for the TSDB WAL (wal-port.ts) with the same contract, for engine tests that need no disk log. */
-import type { TsdbWal, WalReplayResult, WalStats } from '../../../src/engine/tsdb/wal-port.ts';
+import { noWalCounts, type TsdbWal, type WalReplayResult, type WalStats } from '../../../src/engine/tsdb/wal-port.ts';
 
 export class MemWalStore {
   /** Records of the newest checkpoint (null: none), and the segments after it. */
@@ -28,7 +28,9 @@ class MemWal implements TsdbWal {
     for (const r of records) cp.push(r.slice());
     this.st.checkpoint = cp;
     this.st.segments = this.st.segments.slice(-1);
+    this.counts.checkpointsCreated++; this.counts.truncations++; this.counts.checkpointDeletions++;
   }
-  stats(): WalStats { return { bytesWritten: 0, fsyncs: 0, records: 0, segments: this.st.segments.length }; }
+  private readonly counts = noWalCounts();
+  stats(): WalStats { return { bytesWritten: 0, fsyncs: 0, records: 0, segments: this.st.segments.length, counts: { ...this.counts } }; }
   async close(): Promise<void> {}
 }
