@@ -80,7 +80,8 @@ const FAMILIES: Record<string, string> = {
   prometheus_tsdb_checkpoint_creations_total: 'counter', prometheus_tsdb_checkpoint_creations_failed_total: 'counter',
   prometheus_tsdb_checkpoint_deletions_total: 'counter', prometheus_tsdb_checkpoint_deletions_failed_total: 'counter',
   prometheus_tsdb_wal_truncations_total: 'counter', prometheus_tsdb_wal_truncations_failed_total: 'counter',
-  prometheus_tsdb_wal_corruptions_total: 'counter',
+  prometheus_tsdb_wal_corruptions_total: 'counter', prometheus_tsdb_head_series_not_found_total: 'counter',
+  prometheus_tsdb_data_replay_duration_seconds: 'gauge',
   prometheus_target_interval_length_seconds: 'summary', prometheus_target_scrape_pool_targets: 'gauge',
   prometheus_target_scrapes_exceeded_sample_limit_total: 'counter', prometheus_sd_discovered_targets: 'gauge',
   prometheus_engine_queries: 'gauge', prometheus_engine_queries_concurrent_max: 'gauge', prometheus_engine_query_duration_seconds: 'summary',
@@ -116,6 +117,7 @@ test('self-monitoring families are exposed with Prometheus types and labels', as
   assert.ok((value(text, 'prometheus_tsdb_head_samples_appended_total{type="float"}') ?? 0) > 0);
   assert.ok(value(text, 'prometheus_tsdb_head_series_created_total')! >= value(text, 'prometheus_tsdb_head_series')!);
   assert.ok(value(text, 'prometheus_tsdb_compactions_triggered_total')! >= 1, 'the pass at start counts');
+  assert.ok(value(text, 'prometheus_tsdb_data_replay_duration_seconds')! > 0, 'opening the shards took some time');
   // No compaction yet: the histogram is there with Prometheus's buckets, all empty.
   assert.equal(value(text, 'prometheus_tsdb_compaction_duration_seconds_bucket{le="8192"}'), 0);
   assert.ok((value(text, 'prometheus_remote_storage_highest_timestamp_in_seconds') ?? 0) > 1.6e9);

@@ -85,6 +85,10 @@ test('the head counts appended samples and the series and chunks it created and 
     const refused = await db.append(batch([[{ __name__: 'm', i: '0' }, 10 * H - 60_000, -1]])); // another value at a stored time
     assert.equal(refused.duplicate, 1);
     assert.equal(totals.samplesAppended, 3 * 120 + 5 * 600, 'a refused sample is not counted');
+    // A series named by a ref the head never gave out: reported as unknown, counted as not found.
+    const stale = await db.append({ refs: [999_999], sidx: [0], ts: Float64Array.of(10 * H), vs: Float64Array.of(1) });
+    assert.deepEqual(stale.unknown, [0]);
+    assert.equal(totals.seriesNotFound, 1);
     const chunksBefore = db.head.numChunks();
     await tick(db); // cuts [0, 8 h) into four blocks: series 10–12 leave the head with their chunks
     assert.equal(totals.seriesRemoved, 3);

@@ -220,6 +220,7 @@ export class Tsdb {
     res.added = na;
     head.totals.outOfOrderRefused += res.outOfOrder;
     head.totals.outOfBoundsRefused += res.outOfBounds;
+    head.totals.seriesNotFound += unknown.length;
     const records: Uint8Array[] = [];
     if (created.length) records.push(encodeSeriesRecord(created));
     const buf = na ? this.scratch.takeRecordBuffer(samplesRecordBound(na)) : null;

@@ -77,7 +77,11 @@ export class Head implements SeriesSource {
    * made by WAL replay count; samples count when an append is logged (`Tsdb.append`), not when replayed, and
    * refused ones when an append refuses them.
    */
-  readonly totals = { samplesAppended: 0, seriesCreated: 0, seriesRemoved: 0, chunksCreated: 0, chunksRemoved: 0, outOfOrderRefused: 0, outOfBoundsRefused: 0 };
+  readonly totals = {
+    samplesAppended: 0, seriesCreated: 0, seriesRemoved: 0, chunksCreated: 0, chunksRemoved: 0, outOfOrderRefused: 0, outOfBoundsRefused: 0,
+    /** Appends naming a series by a ref the head no longer has (the sender resends its labels), as Prometheus counts them. */
+    seriesNotFound: 0,
+  };
 
   constructor(readonly chunkRangeMs: number, readonly chunkFiles: HeadChunkFiles) {}
 

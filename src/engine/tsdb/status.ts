@@ -59,6 +59,7 @@ export interface ShardFigures {
   chunksRemoved: number;
   outOfOrderRefused: number;
   outOfBoundsRefused: number;
+  seriesNotFound: number;
   /** The shard WAL's checkpoint, truncation and damage counts (`WalCounts`). */
   wal: WalCounts;
 }

@@ -158,10 +158,15 @@ export class TsdbClient {
 
   /** Opens every shard (replaying its WAL); resolves when all are ready. */
   async open(args: TsdbOpenArgs): Promise<WalReplayStatus[]> {
+    const t0 = performance.now();
     const status = await this.all('tsdb.open', args);
+    this.replaySeconds = (performance.now() - t0) / 1000;
     this.reloads.total++; // the blocks read at open, as Prometheus counts its first reload
     return status;
   }
+
+  /** How long opening the shards took (blocks, WAL and head chunks), for `prometheus_tsdb_data_replay_duration_seconds`. */
+  replaySeconds = 0;
 
   /**
    * Times the workers re-read the block directories (`prometheus_tsdb_reloads_total`), and how many of those
