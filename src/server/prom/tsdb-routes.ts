@@ -180,14 +180,14 @@ function lifecycle(ctx: ServerContext, client: TsdbClient): ServiceHooks {
 function registerTsdbMetrics(ctx: ServerContext, client: TsdbClient, retentionBytes: number) {
   let shards: ShardFigures[] = [];
   // Prometheus's buckets (1 s doubling to 8,192 s); the series exists, empty, before the first compaction, as there.
+  // Its count is the number of compactions (`prometheus_tsdb_compactions_total`).
   const compactionDurations = ctx.metrics.histogram('prometheus_tsdb_compaction_duration_seconds', 'Duration of compaction runs', [],
     Array.from({ length: 14 }, (_, i) => 2 ** i));
   const compactionDuration = compactionDurations.seriesOf([]);
   const totals = {
-    compactions: 0, compactionsTriggered: 0, headTruncations: 0, timeRetentions: 0, sizeRetentions: 0, compactionsFailed: 0,
+    compactionsTriggered: 0, headTruncations: 0, timeRetentions: 0, sizeRetentions: 0, compactionsFailed: 0,
     countTick(results: TickResult[]): void {
       for (const r of results) {
-        totals.compactions += r.compactionSeconds.length;
         totals.headTruncations += r.blocksCut;
         totals.timeRetentions += r.timeRetentions;
         totals.sizeRetentions += r.sizeRetentions;
@@ -225,7 +225,7 @@ function registerTsdbMetrics(ctx: ServerContext, client: TsdbClient, retentionBy
   m.gauge('prometheus_tsdb_blocks_loaded', 'Number of currently loaded data blocks', [], sum((f) => f.blocksLoaded));
   m.gauge('prometheus_tsdb_storage_blocks_bytes', 'The number of bytes that are currently used for local storage by all blocks.', [], sum((f) => f.blocksBytes));
   m.gauge('prometheus_tsdb_retention_limit_bytes', 'Max number of bytes to be retained in the tsdb blocks, configured 0 means disabled', [], () => [[[], retentionBytes]]);
-  m.gauge('prometheus_tsdb_compactions_total', 'Total number of compactions that were executed for the partition.', [], () => [[[], totals.compactions]], 'counter');
+  m.gauge('prometheus_tsdb_compactions_total', 'Total number of compactions that were executed for the partition.', [], () => [[[], compactionDuration.count]], 'counter');
   m.gauge('prometheus_tsdb_compactions_failed_total', 'Total number of compactions that failed for the partition.', [], () => [[[], totals.compactionsFailed]], 'counter');
   m.gauge('prometheus_tsdb_head_truncations_total', 'Total number of head truncations attempted.', [], () => [[[], totals.headTruncations]], 'counter');
   m.gauge('prometheus_tsdb_checkpoint_creations_total', 'Total number of checkpoint creations attempted.', [], sum((f) => f.wal.checkpointsCreated), 'counter');
