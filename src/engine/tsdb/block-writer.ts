@@ -61,9 +61,10 @@ class ChunkFileWriter {
   /**
    * Appends a chunk when that needs no I/O first and returns its ref; otherwise -1 (then `addAfterIo`). Synchronous,
    * as a compaction copies hundreds of thousands of chunks: an async call each was about a quarter of
-   * its heap allocation (docs/benchmarks.md, issue 11).
+   * its heap allocation (docs/benchmarks.md, issue 11). `crc`: the chunk's CRC-32C when the caller has it
+   * (a chunk copied from a block, whose CRC was checked as it was read), else -1.
    */
-  addNow(bytes: Uint8Array): number {
+  addNow(bytes: Uint8Array, crc = -1): number {
     if (this.needsSegment(bytes.length)) return -1;
     // A chunk larger than the buffer goes in after a flush, alone.
     if (this.buf.len + entryBytes(bytes.length) > FLUSH_BYTES && this.buf.len > 0) return -1;
@@ -74,17 +75,17 @@ class ChunkFileWriter {
     b.u8(TSDB_CHUNK_ENC_XOR);
     b.bytes(bytes);
     // Over the encoding byte and the data, continued from the encoding byte's CRC (no view of the buffer made).
-    b.u32be(crc32c(bytes, XOR_ENCODING_CRC));
+    b.u32be(crc >= 0 ? crc : crc32c(bytes, XOR_ENCODING_CRC));
     return ref;
   }
 
   /** Appends a chunk `addNow` refused, after the new segment or the flush it waits for; returns its ref. */
-  async addAfterIo(bytes: Uint8Array): Promise<number> {
+  async addAfterIo(bytes: Uint8Array, crc = -1): Promise<number> {
     for (;;) {
       // A new segment, or a flush (twice for a chunk larger than the buffer: the segment's header first).
       if (this.needsSegment(bytes.length)) await this.nextSegment();
       else await this.flush();
-      const ref = this.addNow(bytes);
+      const ref = this.addNow(bytes, crc);
       if (ref >= 0) return ref;
     }
   }
@@ -166,9 +167,10 @@ export class BlockDirWriter {
     if (chunks.length === 0) return;
     for (const c of chunks) {
       const b = pass === null ? c.bytes : pass.bytes(c);
+      const crc = pass === null ? -1 : pass.crc;
       this.numSamples += xorCount(b);
-      let ref = this.cw.addNow(b);
-      if (ref < 0) ref = await this.cw.addAfterIo(b);
+      let ref = this.cw.addNow(b, crc);
+      if (ref < 0) ref = await this.cw.addAfterIo(b, crc);
       this.chunks.push(c.mint, c.maxt, ref);
     }
     this.labels.push(labels);

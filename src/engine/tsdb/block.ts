@@ -13,7 +13,6 @@ import { addInterval } from './chunk-meta.ts';
 import { CorruptionError, FormatVersionError, InternalError } from '../errors.ts';
 import { readMeta, readMetaFile, writeMeta, type BlockMeta } from './block-meta.ts';
 import { BlockIndexReader } from './index-reader.ts';
-import type { ChunkLoc } from './index-writer.ts';
 import { BlockPostings } from './block-postings.ts';
 import { isLegacyBlock, upgradeLegacyBlock } from './legacy-block.ts';
 import { PROM_CHUNKS_MAGIC, PROM_CHUNKS_VERSION, TSDB_CHUNK_ENC_XOR } from '../codec/format-ids.ts';
@@ -35,14 +34,19 @@ export const chunkSegmentName = (seq: number): string => String(seq + 1).padStar
  * `bytes` once per use.
  */
 class LazyChunk implements ChunkMeta {
-  // The index entry's location rather than copies of its numbers: a timestamp field is a heap number of its
-  // own, and a select makes one of these per chunk it reads.
-  constructor(private readonly block: Block, private readonly loc: ChunkLoc) {}
-  get mint(): number { return this.loc.mint; }
-  get maxt(): number { return this.loc.maxt; }
-  get bytes(): Uint8Array { return this.block.readChunk(this.loc.ref); }
+  // The index entry's chunk numbers and this chunk's place in them rather than copies: a timestamp field is a
+  // heap number of its own, and a select makes one of these per chunk it reads.
+  constructor(private readonly block: Block, private readonly locs: readonly number[], private readonly at: number) {}
+  get mint(): number { return this.locs[this.at]; }
+  get maxt(): number { return this.locs[this.at + 1]; }
+  get bytes(): Uint8Array { return this.block.readChunk(this.locs[this.at + 2]); }
   /** `bytes` through `pass`'s reader of the chunk's file. */
-  bytesIn(pass: ChunkReadPass): Uint8Array { return this.block.readChunkIn(pass.reader(this.block, Math.floor(this.loc.ref / TWO32)), this.loc.ref); }
+  bytesIn(pass: ChunkReadPass): Uint8Array {
+    const ref = this.locs[this.at + 2];
+    return this.block.readChunkIn(pass.reader(this.block, Math.floor(ref / TWO32)), ref);
+  }
+  /** The checked CRC of the chunk this block read last (right after `bytesIn`, this one's). */
+  lastReadCrc(): number { return this.block.lastReadCrc; }
 }
 
 /**
@@ -52,10 +56,18 @@ class LazyChunk implements ChunkMeta {
  */
 export class ChunkReadPass {
   private readonly readers = new Map<Block, Map<number, ReadAheadFile>>();
+  /**
+   * The CRC-32C stored with (and checked against) the chunk `bytes` returned last, or -1 for a chunk not read
+   * from a block: a chunk copied as it is takes the same CRC into its new file, computed once instead of twice.
+   */
+  crc = -1;
 
   /** The bytes of `c` (read through this pass when it is a block's chunk). */
   bytes(c: { readonly bytes: Uint8Array }): Uint8Array {
-    return c instanceof LazyChunk ? c.bytesIn(this) : c.bytes;
+    if (!(c instanceof LazyChunk)) { this.crc = -1; return c.bytes; }
+    const b = c.bytesIn(this);
+    this.crc = c.lastReadCrc();
+    return b;
   }
 
   /** This pass's reader of chunk file `seq` of `block`. */
@@ -79,6 +91,8 @@ export class Block implements SeriesSource {
   private readers = new Map<number, ReadAheadFile>();
   private closed = false;
   readonly index: BlockPostings;
+  /** The CRC-32C of the chunk `readChunkIn` returned last, checked against the stored one (`ChunkReadPass.crc`). */
+  lastReadCrc = 0;
 
   constructor(
     readonly dir: string,
@@ -104,10 +118,9 @@ export class Block implements SeriesSource {
 
   chunksOf(ref: number, mint: number, maxt: number, out: ChunkMeta[]): void {
     const cs = this.reader.series(ref).chunks;
-    for (let i = 0; i < cs.length; i++) {
-      const c = cs[i];
-      if (c.maxt < mint || c.mint > maxt) continue;
-      out.push(new LazyChunk(this, c));
+    for (let i = 0; i < cs.length; i += 3) {
+      if (cs[i + 1] < mint || cs[i] > maxt) continue;
+      out.push(new LazyChunk(this, cs, i));
     }
   }
 
@@ -149,6 +162,7 @@ export class Block implements SeriesSource {
     const want = w.readUInt32BE(at + 1 + len);
     const crc = crc32c(data, crc32cShort(w, at, at + 1));
     if (want !== crc) throw new CorruptionError(this.chunkFile(seq), off, `chunk checksum mismatch (stored ${want}, computed ${crc})`);
+    this.lastReadCrc = crc;
     return data;
   }
 
@@ -282,16 +296,20 @@ export async function openBlock(dir: string): Promise<Block> {
 /**
  * Block directories (ULID-named) directly under each of `parents`. A ULID directory without meta.json is
  * damage — blocks are written under `.tmp` names and deleted after a rename — so it is a CorruptionError, as
- * Prometheus refuses such a block, rather than data silently left out.
+ * Prometheus refuses such a block, rather than data silently left out. A directory in `open` (a block this thread
+ * has open, so its meta.json was there) is listed without that check: a reload after each of a compaction's
+ * merges lists every block again, and the check was 0.4 s of a start-up compaction over 30 days of 2 h blocks
+ * (docs/benchmarks.md, issue 11). Deleting a block renames it first, so a listed name is never a deleted block's.
  */
-export async function listBlockDirs(parents: readonly string[]): Promise<string[]> {
+export async function listBlockDirs(parents: readonly string[], open?: { has(dir: string): boolean }): Promise<string[]> {
   const out: string[] = [];
   for (const parent of parents) {
     let names: string[];
     try { names = readdirSync(parent); } catch { continue; }
     for (const n of names) {
       if (!ULID_RE.test(n)) continue;
-      const d = blockDirAt(path.join(parent, n));
+      const dir = path.join(parent, n);
+      const d = open?.has(dir) ? dir : blockDirAt(dir);
       if (d !== null) out.push(d);
     }
   }

@@ -332,7 +332,7 @@ async function loadBlocks(opts: TsdbOptions, open: { blocks: readonly Block[]; s
     const sharedBlocks: Block[] = [];
     const metas: BlockMeta[] = [];
     if (sh) {
-      const dirs = await listBlockDirs([sh.dir]);
+      const dirs = await listBlockDirs([sh.dir], byDir);
       if (sh.serve) await openNew(dirs, byDir);
       for (const d of dirs) {
         if (!sh.serve) { metas.push(await readMeta(d)); continue; }
@@ -342,7 +342,7 @@ async function loadBlocks(opts: TsdbOptions, open: { blocks: readonly Block[]; s
       }
     }
     const ownAll: Block[] = [];
-    const ownDirs = await listBlockDirs([opts.dir, ...(opts.extraBlockDirs ?? [])]);
+    const ownDirs = await listBlockDirs([opts.dir, ...(opts.extraBlockDirs ?? [])], byDir);
     await openNew(ownDirs, byDir);
     for (const d of ownDirs) {
       const b = byDir.get(d)!;

@@ -14,10 +14,18 @@ import { ByteReader, uvarintAt } from '../codec/byte-buf.ts';
 import { crc32c, crc32cShort } from '../codec/crc32c.ts';
 import { CorruptionError, FormatVersionError } from '../errors.ts';
 import { PROM_INDEX_MAGIC, PROM_INDEX_VERSION } from '../codec/format-ids.ts';
-import type { ChunkLoc, IndexSeries } from './index-writer.ts';
+
 import { compareUtf8, hashLabelString, labelsHash, LABELS_HASH_SEED } from './labels.ts';
 import { grown } from '../codec/typed-grow.ts';
 import { internSymbol, releaseSymbols } from './symbol-intern.ts';
+
+/**
+ * A decoded series entry: its labels, and `mint, maxt, ref` of each chunk in turn (`ref` = chunk file sequence,
+ * 0 for `000001`, · 2^32 + byte offset in that file). Flat numbers, not an object per chunk: V8 keeps them
+ * unboxed in one array, where each chunk was an object and up to three heap numbers, and decoding entries
+ * was the largest part of a compaction's CPU after the copy itself (docs/benchmarks.md, issue 11).
+ */
+export interface SeriesEntry { labels: Label[]; chunks: number[] }
 
 const TOC_BYTES = 6 * 8 + 4;
 /** Sections up to this long are checksummed here (`crc32cShort`) rather than by the native call and a view. */
@@ -52,7 +60,27 @@ const cachedRefs = new Float64Array(SERIES_CACHE_ENTRIES);
 /** Chunk references of each cached entry, and their sum over the ring. */
 const cachedChunks = new Int32Array(SERIES_CACHE_ENTRIES);
 let cachedChunksTotal = 0;
+/** The slot the next entry goes in. */
 let cacheNext = 0;
+/**
+ * The oldest slot that may hold an entry: the entries are in `[cacheOldest, cacheNext)` around the ring (some
+ * emptied by a closed reader), and the chunk bound evicts from here. Walking from `cacheNext` instead crossed
+ * every empty slot before the oldest entry, up to the whole ring per entry once the bound kept a few hundred
+ * entries of compacted blocks: most of a compaction's index decoding (docs/benchmarks.md, issue 11).
+ */
+let cacheOldest = 0;
+
+/** Evicts what a new entry of `chunks` chunk references needs: its slot's entry, then the oldest over the bound. */
+function makeRoom(chunks: number): void {
+  if (cachedReaders[cacheNext] !== null) { // the ring is full: the slot is the oldest entry's
+    evictCached(cacheNext);
+    cacheOldest = (cacheNext + 1) % SERIES_CACHE_ENTRIES;
+  }
+  while (cachedChunksTotal + chunks > SERIES_CACHE_CHUNKS && cacheOldest !== cacheNext) {
+    evictCached(cacheOldest);
+    cacheOldest = (cacheOldest + 1) % SERIES_CACHE_ENTRIES;
+  }
+}
 
 /** Empties slot `i` of the ring. */
 function evictCached(i: number): void {
@@ -89,7 +117,7 @@ export class BlockIndexReader {
   private table_: PostingsTable | null = null;
   private file_: ReadAheadFile | null = null;
   /** This reader's entries in the thread's series cache (`cachedReaders`). */
-  private readonly seriesCache = new Map<number, IndexSeries>();
+  private readonly seriesCache = new Map<number, SeriesEntry>();
   /** `postingsWhere`'s result, reused. */
   private unionScratch = new Uint32Array(256);
 
@@ -343,7 +371,7 @@ export class BlockIndexReader {
   }
 
   /** The series entry with this ref (offset / 16). */
-  series(ref: number): IndexSeries {
+  series(ref: number): SeriesEntry {
     const hit = this.seriesCache.get(ref);
     if (hit) return hit;
     const off = ref * 16;
@@ -352,18 +380,16 @@ export class BlockIndexReader {
     const labels: Label[] = new Array(nl);
     for (let i = 0; i < nl; i++) labels[i] = { name: this.symbol(r.uvarint(), off), value: this.symbol(r.uvarint(), off) };
     const nc = r.uvarint();
-    const chunks: ChunkLoc[] = new Array(nc);
+    const chunks: number[] = [];
     let maxt = 0, cref = 0;
     for (let i = 0; i < nc; i++) {
       const mint = i === 0 ? r.varint() : maxt + r.uvarint();
       maxt = mint + r.uvarint();
       cref = i === 0 ? r.uvarint() : cref + r.varint();
-      chunks[i] = { mint, maxt, ref: cref };
+      chunks.push(mint, maxt, cref);
     }
-    const s: IndexSeries = { labels, chunks };
-    evictCached(cacheNext);
-    // Then the next oldest while the chunk bound is passed (emptied slots are skipped when their turn comes).
-    for (let i = (cacheNext + 1) % SERIES_CACHE_ENTRIES; cachedChunksTotal + nc > SERIES_CACHE_CHUNKS && i !== cacheNext; i = (i + 1) % SERIES_CACHE_ENTRIES) evictCached(i);
+    const s: SeriesEntry = { labels, chunks };
+    makeRoom(nc);
     cachedReaders[cacheNext] = this;
     cachedRefs[cacheNext] = ref;
     cachedChunks[cacheNext] = nc;

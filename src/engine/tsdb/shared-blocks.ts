@@ -63,7 +63,7 @@ export class SharedBlocks implements BlockSet {
     if (this.opts.view) return this.reloadView(this.opts.view);
     const byDir = new Map(this.blocks.map((b) => [b.dir, b]));
     const next: Block[] = [];
-    for (const d of await listBlockDirs([this.dir])) {
+    for (const d of await listBlockDirs([this.dir], byDir)) {
       let b = byDir.get(d);
       if (b) { await b.refreshTombstones(); byDir.delete(d); } else b = await openBlock(d);
       next.push(b);
@@ -82,7 +82,8 @@ export class SharedBlocks implements BlockSet {
     await view.reloadBlocks();
     const live = view.shared.map((v) => v.block);
     const superseded = supersededUlids(live.map((b) => b.meta));
-    for (const d of await listBlockDirs([this.dir])) if (superseded.has(path.basename(d))) await removeBlockDir(d);
+    const open = new Set(live.map((b) => b.dir));
+    for (const d of await listBlockDirs([this.dir], open)) if (superseded.has(path.basename(d))) await removeBlockDir(d);
     this.blocks = live;
   }
 
