@@ -122,11 +122,15 @@ export function uvarintAt(b: Uint8Array, at: number, end = b.length, maxBytes = 
 
 export class ByteReader {
   pos: number;
-  private readonly dv: DataView;
+  /** Made at the first fixed-width read: most readers (a series entry) read only varints. */
+  private dv_: DataView | null = null;
 
   constructor(readonly buf: Uint8Array, readonly file: string, start = 0, readonly end = buf.length) {
     this.pos = start;
-    this.dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  }
+
+  private get dv(): DataView {
+    return this.dv_ ??= new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
   }
 
   private need(n: number): void {

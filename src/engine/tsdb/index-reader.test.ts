@@ -279,3 +279,30 @@ test('label names, values and postings read per name match the series they were 
     }), { numRuns: 150, seed: 5 });
   } finally { rmSync(dir, { recursive: true, force: true }); }
 });
+
+/**
+ * A series entry's body is checksummed in JavaScript when short and natively when long (`entry`); either way a
+ * flipped byte is a CorruptionError at the entry, and an intact one decodes every chunk place.
+ */
+test('series entries, short and long, decode their chunk places and refuse a flipped byte', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'index-reader-'));
+  try {
+    const places = (n: number) => Array.from({ length: n }, (_, i) => ({ mint: 1_700_000_000_000 + i * 7_200_000, maxt: 1_700_000_000_000 + i * 7_200_000 + 7_140_000, ref: 8 + i * 150 }));
+    for (const n of [1, 40]) { // bodies of ~10 and ~250 bytes, either side of the 64 checked in JavaScript
+      const bytes = Buffer.from(encodeIndex([{ labels: [{ name: '__name__', value: 'up' }], chunks: places(n) }]));
+      const file = path.join(dir, `index-${n}`);
+      writeFileSync(file, bytes);
+      const series = Math.ceil((5 + 8 + bytes.readUInt32BE(5)) / 16) * 16;
+      const r = new BlockIndexReader(file);
+      try {
+        assert.deepEqual(r.series(series / 16).chunks, places(n).flatMap((c) => [c.mint, c.maxt, c.ref]));
+      } finally { r.close(); }
+      bytes[series + 6] ^= 0x10;
+      writeFileSync(file, bytes);
+      const d = new BlockIndexReader(file);
+      try {
+        assert.throws(() => d.series(series / 16), (e: Error) => e instanceof CorruptionError && e.offset === series && /series checksum mismatch/.test(e.message), `${n} chunks`);
+      } finally { d.close(); }
+    }
+  } finally { rmSync(dir, { recursive: true, force: true }); }
+});
