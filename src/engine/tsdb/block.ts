@@ -12,7 +12,7 @@ import type { ChunkMeta, Interval, SeriesSource } from './chunk-meta.ts';
 import { addInterval } from './chunk-meta.ts';
 import { CorruptionError, FormatVersionError, InternalError } from '../errors.ts';
 import { readMeta, readMetaFile, writeMeta, type BlockMeta } from './block-meta.ts';
-import { BlockIndexReader } from './index-reader.ts';
+import { BlockIndexReader, type SeriesEntry } from './index-reader.ts';
 import { BlockPostings } from './block-postings.ts';
 import { isLegacyBlock, upgradeLegacyBlock } from './legacy-block.ts';
 import { PROM_CHUNKS_MAGIC, PROM_CHUNKS_VERSION, TSDB_CHUNK_ENC_XOR } from '../codec/format-ids.ts';
@@ -111,13 +111,42 @@ export class Block implements SeriesSource {
   get refsInLabelOrder(): boolean { return this.reader.utf16Ordered; }
   get ulid(): string { return this.meta.ulid; }
 
-  labelsOf(ref: number): Labels { return this.reader.series(ref).labels; }
+  /**
+   * Set while a compaction reads this block front to back. Its entries are then decoded without the thread's
+   * cache, each once for its labels and chunks (`entryOf`): a cached entry outlived the young generation only
+   * to die in the old one, and those promotions were much of a compaction's collection work (docs/benchmarks.md,
+   * issue 11).
+   */
+  readOnce = false;
+  private onceRef = -1;
+  private onceEntry: SeriesEntry | null = null;
+
+  /** Ends a `readOnce` pass, letting go of its last entry. */
+  endReadOnce(): void {
+    this.readOnce = false;
+    this.onceRef = -1;
+    this.onceEntry = null;
+  }
+
+  private entryOf(ref: number): SeriesEntry {
+    if (!this.readOnce) return this.reader.series(ref);
+    if (ref !== this.onceRef || this.onceEntry === null) {
+      this.onceEntry = this.reader.series(ref, false);
+      this.onceRef = ref;
+    }
+    return this.onceEntry;
+  }
+
+  labelsOf(ref: number): Labels { return this.entryOf(ref).labels; }
+
+  /** Entries of this block in the thread's series cache now (for tests). */
+  cachedEntries(): number { return this.reader.cachedSeries(); }
 
   /** `labelsHash(labelsOf(ref))`, without decoding the series entry. */
   labelsHashOf(ref: number): number { return this.reader.labelsHashOf(ref); }
 
   chunksOf(ref: number, mint: number, maxt: number, out: ChunkMeta[]): void {
-    const cs = this.reader.series(ref).chunks;
+    const cs = this.entryOf(ref).chunks;
     for (let i = 0; i < cs.length; i += 3) {
       if (cs[i + 1] < mint || cs[i] > maxt) continue;
       out.push(new LazyChunk(this, cs, i));

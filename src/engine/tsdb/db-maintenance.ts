@@ -241,6 +241,7 @@ export async function writeMergedBlock(parent: string, group: readonly Block[], 
   const w = await BlockDirWriter.open(parent, nowMs, Math.min(chunks, MAX_PRESIZED_CHUNKS));
   // Chunks copied as they are go through readers of the compaction's own, which refill in place.
   const pass = new ChunkReadPass();
+  for (const b of group) b.readOnce = true;
   try {
     let cur: SampleCursor | null = null;
     for (const s of q.stream(MATCH_ALL, mint, maxt - 1)) {
@@ -266,6 +267,7 @@ export async function writeMergedBlock(parent: string, group: readonly Block[], 
     throw e;
   } finally {
     pass.close();
+    for (const b of group) b.endReadOnce();
   }
 }
 

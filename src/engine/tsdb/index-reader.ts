@@ -387,8 +387,11 @@ export class BlockIndexReader {
     return h | 0;
   }
 
-  /** The series entry with this ref (offset / 16). */
-  series(ref: number): SeriesEntry {
+  /**
+   * The series entry with this ref (offset / 16), from the thread's cache or decoded and cached; with `cache`
+   * false a decoded entry is not cached (a reader that reads each entry once).
+   */
+  series(ref: number, cache = true): SeriesEntry {
     const hit = this.seriesCache.get(ref);
     if (hit) return hit;
     const off = ref * 16;
@@ -406,6 +409,7 @@ export class BlockIndexReader {
       chunks.push(mint, maxt, cref);
     }
     const s: SeriesEntry = { labels, chunks };
+    if (!cache) return s;
     makeRoom(nc);
     cachedReaders[cacheNext] = this;
     cachedRefs[cacheNext] = ref;
