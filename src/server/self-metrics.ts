@@ -3,6 +3,8 @@
  * Counters and histograms are keyed by their label values; gauges are read by callbacks at scrape time.
  */
 
+import { formatGoSampleValue } from '../engine/exposition/exposition.ts';
+
 type LabelValues = readonly string[];
 
 interface Family {
@@ -55,6 +57,13 @@ export class Histogram {
     for (let i = 0; i < this.buckets.length; i++) if (value <= this.buckets[i]) s.counts[i]++;
     s.sum += value;
     s.count++;
+  }
+
+  /** Adds observations counted elsewhere (a worker's): cumulative `counts` over this histogram's buckets, their sum and count. */
+  addCounts(s: HistogramSeries, counts: readonly number[], sum: number, count: number): void {
+    for (let i = 0; i < this.buckets.length; i++) s.counts[i] += counts[i] ?? 0;
+    s.sum += sum;
+    s.count += count;
   }
 }
 
@@ -148,7 +157,7 @@ export class SelfMetrics {
       } else {
         for (const s of item.series.values()) {
           for (let i = 0; i < item.buckets.length; i++) {
-            out.push(`${f.name}_bucket${fmtLabels([...f.labelNames, 'le'], [...s.labels, String(item.buckets[i])])} ${s.counts[i]}`);
+            out.push(`${f.name}_bucket${fmtLabels([...f.labelNames, 'le'], [...s.labels, formatGoSampleValue(item.buckets[i])])} ${s.counts[i]}`);
           }
           out.push(`${f.name}_bucket${fmtLabels([...f.labelNames, 'le'], [...s.labels, '+Inf'])} ${s.count}`);
           out.push(`${f.name}_sum${fmtLabels(f.labelNames, s.labels)} ${fmtValue(s.sum)}`);

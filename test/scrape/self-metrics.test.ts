@@ -76,7 +76,8 @@ const FAMILIES: Record<string, string> = {
   prometheus_target_metadata_cache_entries: 'gauge', prometheus_target_metadata_cache_bytes: 'gauge',
   prometheus_tsdb_reloads_total: 'counter', prometheus_tsdb_reloads_failures_total: 'counter',
   prometheus_target_scrape_pool_sync_total: 'counter', prometheus_target_sync_failed_total: 'counter',
-  prometheus_tsdb_compaction_duration_seconds: 'histogram',
+  prometheus_tsdb_compaction_duration_seconds: 'histogram', prometheus_tsdb_compaction_chunk_size_bytes: 'histogram',
+  prometheus_tsdb_compaction_chunk_samples: 'histogram', prometheus_tsdb_compaction_chunk_range_seconds: 'histogram',
   prometheus_tsdb_checkpoint_creations_total: 'counter', prometheus_tsdb_checkpoint_creations_failed_total: 'counter',
   prometheus_tsdb_checkpoint_deletions_total: 'counter', prometheus_tsdb_checkpoint_deletions_failed_total: 'counter',
   prometheus_tsdb_wal_truncations_total: 'counter', prometheus_tsdb_wal_truncations_failed_total: 'counter',
@@ -120,6 +121,10 @@ test('self-monitoring families are exposed with Prometheus types and labels', as
   assert.ok(value(text, 'prometheus_tsdb_data_replay_duration_seconds')! > 0, 'opening the shards took some time');
   // No compaction yet: the histogram is there with Prometheus's buckets, all empty.
   assert.equal(value(text, 'prometheus_tsdb_compaction_duration_seconds_bucket{le="8192"}'), 0);
+  // So are the head cut's chunk histograms, their bounds written as Prometheus writes them (Go's shortest %g).
+  assert.equal(value(text, 'prometheus_tsdb_compaction_chunk_range_seconds_bucket{le="2.62144e+07"}'), 0);
+  assert.equal(value(text, 'prometheus_tsdb_compaction_chunk_size_bytes_bucket{le="2767.921875"}'), 0);
+  assert.equal(value(text, 'prometheus_tsdb_compaction_chunk_samples_bucket{le="345.990234375"}'), 0);
   assert.ok((value(text, 'prometheus_remote_storage_highest_timestamp_in_seconds') ?? 0) > 1.6e9);
   assert.ok((value(text, `prometheus_remote_storage_queue_highest_sent_timestamp_seconds${rw}`) ?? 0) > 1.6e9);
   assert.ok(value(text, 'prometheus_http_requests_total{code="200",handler="/api/v1/query"}')! >= 1);

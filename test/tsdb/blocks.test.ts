@@ -49,6 +49,20 @@ test('head is cut into 2h blocks at 1.5x span; queries span blocks and head; com
     const r = await tick(db);
     assert.equal(r.blocksCut, 4);
     assert.equal(r.compactionSeconds.length, 1);
+    // Each chunk the cuts wrote is recorded as Prometheus records its head compaction's: 5 series × 4 blocks, one
+    // chunk each of 120 samples over 119 minutes; the bytes are the chunks' data as the blocks hold them.
+    const { size, samples, range } = r.cutChunks;
+    assert.deepEqual([samples.count, samples.sum, samples.counts[8], samples.counts[9]], [20, 2400, 0, 20]);
+    assert.deepEqual([range.count, range.sum, range.counts[8], range.counts[9]], [20, 20 * 119 * 60_000, 0, 20]);
+    let bytes = 0;
+    for (const n of blockDirs(dir)) {
+      const b = await openBlock(path.join(dir, n));
+      try {
+        const out: ChunkMeta[] = [];
+        for (const ref of b.index.select(ALL).toUint32Array()) { out.length = 0; b.chunksOf(ref, 0, 8 * H, out); for (const c of out) bytes += c.bytes.length; }
+      } finally { b.close(); }
+    }
+    assert.deepEqual([size.count, size.sum], [20, bytes]);
     const metas = blockDirs(dir).map((n) => JSON.parse(readFileSync(path.join(dir, n, 'meta.json'), 'utf8')));
     assert.deepEqual(metas.map((m) => [m.minTime / H, m.maxTime / H, m.compaction.level]).sort((a, b) => a[0] - b[0]), [[0, 6, 2], [6, 8, 1]]);
     assert.equal(metas.find((m) => m.minTime === 0).compaction.sources.length, 3);

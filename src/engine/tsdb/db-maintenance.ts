@@ -11,6 +11,7 @@ import type { SampleCursor } from './api.ts';
 import type { Block } from './block.ts';
 import { ChunkReadPass, listBlockDirs, openBlock } from './block.ts';
 import { BlockDirWriter, encodeChunks, writeBlockDir, type BlockChunk, type BlockSeries } from './block-writer.ts';
+import { addCutChunkHistograms, emptyCutChunkHistograms, observeCutChunk, type CutChunkHistograms } from './chunk-histograms.ts';
 import type { Interval } from './chunk-meta.ts';
 import { isDeleted } from './chunk-meta.ts';
 import { EngineError } from '../errors.ts';
@@ -68,11 +69,13 @@ export interface TickResult {
   sizeRetentions: number;
   /** How long each compaction took, in seconds: one entry per compaction (`prometheus_tsdb_compaction_duration_seconds`). */
   compactionSeconds: number[];
+  /** The chunks the head cuts wrote (`prometheus_tsdb_compaction_chunk_*`). */
+  cutChunks: CutChunkHistograms;
 }
 
 /** A tick that did nothing. */
 export function emptyTick(): TickResult {
-  return { blocksCut: 0, blocksDeleted: 0, timeRetentions: 0, sizeRetentions: 0, compactionSeconds: [] };
+  return { blocksCut: 0, blocksDeleted: 0, timeRetentions: 0, sizeRetentions: 0, compactionSeconds: [], cutChunks: emptyCutChunkHistograms() };
 }
 
 /** What a retention pass deleted: blocks in all, and whether each limit deleted any. */
@@ -85,7 +88,7 @@ export type RetentionResult = Pick<TickResult, 'blocksDeleted' | 'timeRetentions
 export function tick(db: Tsdb): Promise<TickResult> {
   return serially(db, async () => {
     const res = emptyTick();
-    while (headCompactable(db)) { await cutHeadBlock(db); res.blocksCut++; }
+    while (headCompactable(db)) { await cutHeadBlock(db, res.cutChunks); res.blocksCut++; }
     if (db.opts.shared) return res;
     res.compactionSeconds = await compactAll(db);
     return { ...res, ...await applyRetention(db) };
@@ -122,20 +125,26 @@ export function headCompactable(db: Tsdb): boolean {
   return h.numSeries > 0 && h.maxTime - h.minTime > (db.blockRangeMs / 2) * 3;
 }
 
-/** Writes the oldest block range of the head as a level-1 block, truncates the head and checkpoints the WAL. */
-export async function cutHeadBlock(db: Tsdb): Promise<void> {
+/**
+ * Writes the oldest block range of the head as a level-1 block, truncates the head and checkpoints the WAL;
+ * adds the chunks it wrote to `written` when given.
+ */
+export async function cutHeadBlock(db: Tsdb, written: CutChunkHistograms | null = null): Promise<void> {
   const R = db.blockRangeMs;
   const mint = Math.floor(db.head.minTime / R) * R, maxt = mint + R;
   const series: BlockSeries[] = [];
+  const observed = emptyCutChunkHistograms();
   for (const slot of db.head.slots()) {
     const ref = db.head.refAt(slot);
     const chunks: BlockChunk[] = db.head.chunksWithBytes(slot, maxt);
     const del = db.head.tombstones.get(ref);
     const kept = del ? rewriteDeleted(chunks, del) : chunks;
     if (kept.length) series.push({ labels: db.head.labelsAt(slot), chunks: kept });
+    for (const c of kept) observeCutChunk(observed, c.bytes.length, xorCount(c.bytes), c.maxt - c.mint);
   }
   series.sort((a, b) => compareLabels(a.labels, b.labels));
   if (series.length) await writeBlockDir(db.dir, series, { minTime: mint, maxTime: maxt, level: 1, cutFromHead: true }, db.now());
+  if (written !== null) addCutChunkHistograms(written, observed);
   db.head.minValidTime = Math.max(db.head.minValidTime, maxt);
   await db.reloadBlocks();
   db.head.truncate(maxt);

@@ -13,7 +13,7 @@ import type { Router } from '../router.ts';
 import { promError, promErrorFrom, promSuccess } from './respond.ts';
 import { formParams, matchersParam, ParamError, timeParam } from './tsdb-params.ts';
 import { tsdbStatusBody } from './tsdb-status.ts';
-import type { ShardFigures, TickResult } from '../../engine/tsdb/index.ts';
+import { CHUNK_RANGE_BUCKETS, CHUNK_SAMPLES_BUCKETS, CHUNK_SIZE_BUCKETS, type ShardFigures, type TickResult } from '../../engine/tsdb/index.ts';
 import { EngineError } from '../../engine/errors.ts';
 import type { TsdbClient } from './tsdb-client.ts';
 
@@ -184,6 +184,16 @@ function registerTsdbMetrics(ctx: ServerContext, client: TsdbClient, retentionBy
   const compactionDurations = ctx.metrics.histogram('prometheus_tsdb_compaction_duration_seconds', 'Duration of compaction runs', [],
     Array.from({ length: 14 }, (_, i) => 2 ** i));
   const compactionDuration = compactionDurations.seriesOf([]);
+  // The chunks each head cut writes, as Prometheus records its level-1 block writes (counted in the shard workers).
+  const cutChunkFamilies = [
+    ['size', 'prometheus_tsdb_compaction_chunk_size_bytes', 'Final size of chunks on their first compaction', CHUNK_SIZE_BUCKETS],
+    ['samples', 'prometheus_tsdb_compaction_chunk_samples', 'Final number of samples on their first compaction', CHUNK_SAMPLES_BUCKETS],
+    ['range', 'prometheus_tsdb_compaction_chunk_range_seconds', 'Final time range of chunks on their first compaction', CHUNK_RANGE_BUCKETS],
+  ] as const;
+  const cutChunks = cutChunkFamilies.map(([key, name, help, buckets]) => {
+    const h = ctx.metrics.histogram(name, help, [], buckets);
+    return { key, h, series: h.seriesOf([]) };
+  });
   const totals = {
     compactionsTriggered: 0, headTruncations: 0, timeRetentions: 0, sizeRetentions: 0, compactionsFailed: 0,
     countTick(results: TickResult[]): void {
@@ -192,6 +202,7 @@ function registerTsdbMetrics(ctx: ServerContext, client: TsdbClient, retentionBy
         totals.timeRetentions += r.timeRetentions;
         totals.sizeRetentions += r.sizeRetentions;
         for (const s of r.compactionSeconds) compactionDurations.observeSeries(compactionDuration, s);
+        for (const c of cutChunks) { const got = r.cutChunks[c.key]; c.h.addCounts(c.series, got.counts, got.sum, got.count); }
       }
     },
   };
