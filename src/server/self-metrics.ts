@@ -4,6 +4,7 @@
  */
 
 import { formatGoSampleValue } from '../engine/exposition/exposition.ts';
+import { observeBucketed, type BucketCounts } from '../engine/model/bucket-counts.ts';
 
 type LabelValues = readonly string[];
 
@@ -36,7 +37,7 @@ export class Counter {
 }
 
 /** One histogram series (see `Histogram.series`). */
-export interface HistogramSeries { labels: LabelValues; counts: Float64Array; sum: number; count: number }
+export interface HistogramSeries extends BucketCounts { labels: LabelValues; counts: Float64Array }
 
 export class Histogram {
   readonly series = new Map<string, HistogramSeries>();
@@ -54,16 +55,7 @@ export class Histogram {
   }
 
   observeSeries(s: HistogramSeries, value: number): void {
-    for (let i = 0; i < this.buckets.length; i++) if (value <= this.buckets[i]) s.counts[i]++;
-    s.sum += value;
-    s.count++;
-  }
-
-  /** Adds observations counted elsewhere (a worker's): cumulative `counts` over this histogram's buckets, their sum and count. */
-  addCounts(s: HistogramSeries, counts: readonly number[], sum: number, count: number): void {
-    for (let i = 0; i < this.buckets.length; i++) s.counts[i] += counts[i] ?? 0;
-    s.sum += sum;
-    s.count += count;
+    observeBucketed(s, this.buckets, value);
   }
 }
 

@@ -6,7 +6,7 @@ export { checkTsdbLayout } from './shard-layout.ts';
 export { emptyTick, tick, cleanTombstones, snapshot, mergeOverlappingBlocks, flushHead, refreshBlocks } from './db-maintenance.ts';
 export type { TickResult } from './db-maintenance.ts';
 export { CHUNK_RANGE_BUCKETS, CHUNK_SAMPLES_BUCKETS, CHUNK_SIZE_BUCKETS } from './chunk-histograms.ts';
-export type { CutChunkHistograms, HistogramCounts } from './chunk-histograms.ts';
+export type { CutChunkHistograms } from './chunk-histograms.ts';
 export { writeBlock } from './block-writer.ts';
 export { headStatus, shardFigures } from './status.ts';
 export type { ShardFigures, ShardStatus } from './status.ts';

@@ -15,6 +15,7 @@ import { formParams, matchersParam, ParamError, timeParam } from './tsdb-params.
 import { tsdbStatusBody } from './tsdb-status.ts';
 import { CHUNK_RANGE_BUCKETS, CHUNK_SAMPLES_BUCKETS, CHUNK_SIZE_BUCKETS, type ShardFigures, type TickResult } from '../../engine/tsdb/index.ts';
 import { EngineError } from '../../engine/errors.ts';
+import { addBucketCounts, exponentialBuckets } from '../../engine/model/bucket-counts.ts';
 import type { TsdbClient } from './tsdb-client.ts';
 
 const LABEL_NAME_RE = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
@@ -182,7 +183,7 @@ function registerTsdbMetrics(ctx: ServerContext, client: TsdbClient, retentionBy
   // Prometheus's buckets (1 s doubling to 8,192 s); the series exists, empty, before the first compaction, as there.
   // Its count is the number of compactions (`prometheus_tsdb_compactions_total`).
   const compactionDurations = ctx.metrics.histogram('prometheus_tsdb_compaction_duration_seconds', 'Duration of compaction runs', [],
-    Array.from({ length: 14 }, (_, i) => 2 ** i));
+    exponentialBuckets(1, 2, 14));
   const compactionDuration = compactionDurations.seriesOf([]);
   // The chunks each head cut writes, as Prometheus records its level-1 block writes (counted in the shard workers).
   const cutChunkFamilies = [
@@ -202,7 +203,7 @@ function registerTsdbMetrics(ctx: ServerContext, client: TsdbClient, retentionBy
         totals.timeRetentions += r.timeRetentions;
         totals.sizeRetentions += r.sizeRetentions;
         for (const s of r.compactionSeconds) compactionDurations.observeSeries(compactionDuration, s);
-        for (const c of cutChunks) { const got = r.cutChunks[c.key]; c.h.addCounts(c.series, got.counts, got.sum, got.count); }
+        for (const c of cutChunks) addBucketCounts(c.series, r.cutChunks[c.key]);
       }
     },
   };
