@@ -14,7 +14,6 @@ import { ByteReader } from '../codec/byte-buf.ts';
 import { crc32c, crc32cShort } from '../codec/crc32c.ts';
 import { CorruptionError, FormatVersionError } from '../errors.ts';
 import { PROM_INDEX_MAGIC, PROM_INDEX_VERSION } from '../codec/format-ids.ts';
-
 import { compareUtf8, hashLabelString, labelsHash, LABELS_HASH_SEED } from './labels.ts';
 import { grown } from '../codec/typed-grow.ts';
 import { internSymbol, releaseSymbols } from './symbol-intern.ts';
