@@ -3,7 +3,7 @@
  * Counters and histograms are keyed by their label values; gauges are read by callbacks at scrape time.
  */
 
-import { formatGoSampleValue } from '../engine/exposition/exposition.ts';
+import { escapeHelp, escapeLabelValue, formatGoSampleValue, formatSampleValue } from '../engine/exposition/exposition.ts';
 import { observeBucketed, type BucketCounts } from '../engine/model/bucket-counts.ts';
 
 type LabelValues = readonly string[];
@@ -133,17 +133,17 @@ export class SelfMetrics {
       const f = item.family;
       out.push(`# HELP ${f.name} ${escapeHelp(f.help)}`, `# TYPE ${f.name} ${f.type}`);
       if (item instanceof Counter) {
-        for (const { labels, value } of item.values.values()) out.push(`${f.name}${fmtLabels(f.labelNames, labels)} ${fmtValue(value)}`);
+        for (const { labels, value } of item.values.values()) out.push(`${f.name}${fmtLabels(f.labelNames, labels)} ${formatSampleValue(value)}`);
       } else if (item instanceof Gauge) {
-        for (const [labels, value] of item.read()) out.push(`${f.name}${fmtLabels(f.labelNames, labels)} ${fmtValue(value)}`);
+        for (const [labels, value] of item.read()) out.push(`${f.name}${fmtLabels(f.labelNames, labels)} ${formatSampleValue(value)}`);
       } else if (item instanceof Summary) {
         for (const s of item.series.values()) {
           const sorted = [...s.window].sort((a, b) => a - b);
           for (const q of QUANTILES) {
             const v = sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] : NaN;
-            out.push(`${f.name}${fmtLabels([...f.labelNames, 'quantile'], [...s.labels, String(q)])} ${fmtValue(v)}`);
+            out.push(`${f.name}${fmtLabels([...f.labelNames, 'quantile'], [...s.labels, String(q)])} ${formatSampleValue(v)}`);
           }
-          out.push(`${f.name}_sum${fmtLabels(f.labelNames, s.labels)} ${fmtValue(s.sum)}`);
+          out.push(`${f.name}_sum${fmtLabels(f.labelNames, s.labels)} ${formatSampleValue(s.sum)}`);
           out.push(`${f.name}_count${fmtLabels(f.labelNames, s.labels)} ${s.count}`);
         }
       } else {
@@ -152,7 +152,7 @@ export class SelfMetrics {
             out.push(`${f.name}_bucket${fmtLabels([...f.labelNames, 'le'], [...s.labels, formatGoSampleValue(item.buckets[i])])} ${s.counts[i]}`);
           }
           out.push(`${f.name}_bucket${fmtLabels([...f.labelNames, 'le'], [...s.labels, '+Inf'])} ${s.count}`);
-          out.push(`${f.name}_sum${fmtLabels(f.labelNames, s.labels)} ${fmtValue(s.sum)}`);
+          out.push(`${f.name}_sum${fmtLabels(f.labelNames, s.labels)} ${formatSampleValue(s.sum)}`);
           out.push(`${f.name}_count${fmtLabels(f.labelNames, s.labels)} ${s.count}`);
         }
       }
@@ -164,16 +164,7 @@ export class SelfMetrics {
 function fmtLabels(names: readonly string[], values: LabelValues): string {
   if (names.length === 0) return '';
   const parts: string[] = [];
-  for (let i = 0; i < names.length; i++) parts.push(`${names[i]}="${escapeValue(values[i] ?? '')}"`);
+  for (let i = 0; i < names.length; i++) parts.push(`${names[i]}="${escapeLabelValue(values[i] ?? '')}"`);
   return `{${parts.join(',')}}`;
 }
 
-function fmtValue(v: number): string {
-  if (Number.isNaN(v)) return 'NaN';
-  if (v === Infinity) return '+Inf';
-  if (v === -Infinity) return '-Inf';
-  return String(v);
-}
-
-const escapeValue = (s: string): string => s.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
-const escapeHelp = (s: string): string => s.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
