@@ -17,31 +17,16 @@
  * when the thread is idle in a process whose threads together were idle too, or when the thread's only work
  * was its own background work for `backgroundChecks` checks (see `shouldRelease`).
  *
- * Uses V8's `gc` function, exposed at start-up (`--expose-gc` set from inside the process).
+ * Collects with V8's `gc` function (v8-gc.ts).
  */
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { performance } from 'node:perf_hooks';
 import { releaseFreeMemory } from './malloc-trim.ts';
+import { collectGarbage } from './v8-gc.ts';
 
 export interface IdleGc {
   /** Marks work on this thread (a request, a task); collections wait for a quiet interval. */
   busy(): void;
   stop(): void;
-}
-
-let collect: (() => void) | null = null;
-
-/**
- * Taken on the first collection, not when the collector starts: the context it comes from costs 10-35 ms and
- * ~2 MB of resident memory per thread, and every thread starts a collector at start-up (docs/benchmarks.md, issue 11).
- */
-function gcFunction(): () => void {
-  if (!collect) {
-    setFlagsFromString('--expose-gc');
-    collect = runInNewContext('gc') as () => void;
-  }
-  return collect;
 }
 
 /** Share of a check interval the event loop may be active and the thread still count as idle. */
@@ -142,7 +127,7 @@ export function startIdleGc(checkMs = 500, thresholdBytes = 16 * 1024 * 1024, ba
     if (!collectNow && !releaseNow) return;
     const t0 = performance.now();
     if (collectNow) {
-      gcFunction()();
+      collectGarbage();
       base = usedBytes();
     } else {
       releaseFreeMemory();

@@ -11,6 +11,7 @@ import type { BatchMessage, CallResult, PromqlEvalArgs, TaskCall } from './proto
 import { promqlTasks } from './promql-tasks.ts';
 import { startIdleGc, usedWithTransferredBytes } from '../runtime/idle-gc.ts';
 import { releaseNow } from '../runtime/release-buffers.ts';
+import { startLargeTaskRelease } from '../runtime/large-task-release.ts';
 
 /** Bytes of a task's transferred buffers from which they are freed as soon as the task is answered (`releaseNow`). */
 const RELEASE_AT_ONCE_BYTES = 4 * 1024 * 1024;
@@ -29,9 +30,12 @@ if (startDelayMs > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 
  * Growth is measured with the transferred arrays, which the thread's own ArrayBuffer figure leaves out.
  */
 const idleGc = startIdleGc(undefined, undefined, 0, usedWithTransferredBytes);
+/** Freed at once, a 30-day query's chunks leave tens of MB free in malloc's arenas: trimmed once it is answered. */
+const largeTasks = startLargeTaskRelease();
 
 export default function runQuery(task: QueryTask): unknown {
   idleGc.busy();
+  largeTasks.started();
   const control = new Int32Array(task.control);
   // Stored before the cancel word is read: the main thread, which stores the cancel word before it reads this
   // one, either sees the task started (and waits for the evaluator to notice) or is seen here to have cancelled.
@@ -54,5 +58,6 @@ export default function runQuery(task: QueryTask): unknown {
   let bytes = 0;
   for (const b of received) bytes += b.byteLength;
   if (bytes >= RELEASE_AT_ONCE_BYTES) releaseNow(received);
+  largeTasks.ended(bytes >= RELEASE_AT_ONCE_BYTES ? bytes : 0);
   return move({ [transferableSymbol]: transferList(reply), [valueSymbol]: reply } as unknown as Parameters<typeof move>[0]);
 }

@@ -13,6 +13,7 @@ import type { BatchMessage, CallResult, OpName, TaskCall, TaskHandler, WorkerIni
 import { readMessages, writeFrames, type LinkBuffers } from './ring-link.ts';
 import { isLazyOp, loadDocumentTasks, TASKS } from './tasks.ts';
 import { BACKGROUND_CHECKS, startIdleGc } from '../runtime/idle-gc.ts';
+import { startLargeTaskRelease } from '../runtime/large-task-release.ts';
 import { createLogger, logProcessWarnings, type Level } from '../runtime/logger.ts';
 
 const init = workerData as WorkerInit;
@@ -20,6 +21,8 @@ const init = workerData as WorkerInit;
 logProcessWarnings(createLogger((init.options.logLevel as Level | undefined) ?? 'info'), { worker: init.workerId });
 // Merges keep a worker busy for seconds after a bulk load: it collects during them once its clients have gone.
 const idleGc = startIdleGc(undefined, undefined, BACKGROUND_CHECKS);
+// A large select (a 30-day range) leaves the heap grown by tens of MB: shrunk again once it is answered.
+const largeTasks = startLargeTaskRelease();
 
 export default async function runBatch(message: BatchMessage | { link: LinkBuffers }): Promise<unknown> {
   if ('link' in message) return serveLink(message.link);
@@ -49,9 +52,10 @@ async function serveLink(link: LinkBuffers): Promise<null> {
 }
 
 function settleAll(calls: TaskCall[]): Promise<CallResult[]> {
+  largeTasks.started();
   const results: (CallResult | Promise<CallResult>)[] = new Array(calls.length);
   for (let i = 0; i < calls.length; i++) results[i] = start(calls[i]);
-  return Promise.all(results);
+  return Promise.all(results).finally(() => largeTasks.ended());
 }
 
 let documentTasksLoaded = false;
