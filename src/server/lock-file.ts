@@ -9,14 +9,19 @@ import { EngineError, formatMessage } from '../engine/errors.ts';
 
 export const LOCK_FILE_NAME = 'tessera.lock';
 
-export function acquireLock(dataDir: string): () => void {
+/** A held lock: `release` gives it up; `clean` is false when a lock left by a process that died was taken over. */
+export interface DataDirLock { release(): void; clean: boolean }
+
+export function acquireLock(dataDir: string): DataDirLock {
   const path = join(dataDir, LOCK_FILE_NAME);
+  let clean = true;
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(path, 'wx');
       writeSync(fd, `${process.pid}\n`);
       closeSync(fd);
-      return () => { try { if (readFileSync(path, 'utf8').trim() === String(process.pid)) unlinkSync(path); } catch { /* already gone */ } };
+      const release = (): void => { try { if (readFileSync(path, 'utf8').trim() === String(process.pid)) unlinkSync(path); } catch { /* already gone */ } };
+      return { release, clean };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const owner = Number(readFileSync(path, 'utf8').trim());
@@ -24,6 +29,7 @@ export function acquireLock(dataDir: string): () => void {
         throw new EngineError('LOCKED', formatMessage('LOCKED', [dataDir, path]), { path, pid: owner });
       }
       unlinkSync(path); // stale: its owner is gone
+      clean = false;
     }
   }
   throw new EngineError('LOCKED', formatMessage('LOCKED', [dataDir, path]), { path });

@@ -51,13 +51,18 @@ export async function startNode(flags: Flags, log: Logger, { pool, queries }: No
   const flowWeb = webOf('workflow', 'workflow.web-config.file', workflowGate);
   const dataDir = resolve(flags['path.data']);
   mkdirSync(dataDir, { recursive: true });
-  const releaseLock = acquireLock(dataDir);
+  const lock = acquireLock(dataDir);
   const metrics = new SelfMetrics();
   const reqMetrics: RequestMetrics = {
     requests: metrics.counter('tessera_http_requests_total', 'HTTP requests by API, route and status code.', ['api', 'route', 'code']),
     latency: metrics.histogram('tessera_http_request_duration_seconds', 'HTTP request latency by API and route.', ['api', 'route']),
   };
   registerProcessMetrics(metrics, pool);
+  // Tessera's lock covers the whole data directory, the TSDB's included: Prometheus's lockfile states, without
+  // its -1 (no lockfile), since this lock cannot be turned off.
+  if (services.has('metrics')) {
+    metrics.gauge('prometheus_tsdb_clean_start', '-1: lockfile is disabled. 0: a lockfile from a previous execution was replaced. 1: lockfile creation was clean', [], () => [[[], lock.clean ? 1 : 0]]);
+  }
   const ctx: ServerContext = { flags, dataDir, pool, log, metrics, now: () => Date.now() };
 
   const hooks: ServiceHooks[] = [];
@@ -107,7 +112,7 @@ export async function startNode(flags: Flags, log: Logger, { pool, queries }: No
         try { await h.stop?.(); } catch (err) { log.error('service stop failed', { err }); }
       }
       await pool.close();
-      releaseLock();
+      lock.release();
       log.info('stopped');
       markStopped();
     })();
@@ -142,7 +147,7 @@ export async function startNode(flags: Flags, log: Logger, { pool, queries }: No
     for (const h of hooks) await h.start?.();
   } catch (err) {
     await Promise.all(servers.map((s) => s.close()));
-    releaseLock();
+    lock.release();
     throw err;
   }
   ready = true;

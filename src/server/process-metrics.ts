@@ -2,6 +2,7 @@
 import type { ShardPool } from './pool.ts';
 import type { WorkerFigures } from '../workers/protocol.ts';
 import type { SelfMetrics } from './self-metrics.ts';
+import { readdirSync, readFileSync } from 'node:fs';
 import { walThreadTotals } from '../engine/wal/index.ts';
 
 export function registerProcessMetrics(metrics: SelfMetrics, pool: ShardPool): void {
@@ -11,6 +12,7 @@ export function registerProcessMetrics(metrics: SelfMetrics, pool: ShardPool): v
     return [[[], (u.user + u.system) / 1e6]];
   }, 'counter');
   metrics.gauge('process_resident_memory_bytes', 'Resident memory size in bytes.', [], () => [[[], process.memoryUsage.rss()]]);
+  if (process.platform === 'linux') registerProcfsMetrics(metrics);
   metrics.gauge('process_heap_bytes', 'Main-thread V8 heap in use, in bytes.', [], () => [[[], process.memoryUsage().heapUsed]]);
   metrics.gauge('process_start_time_seconds', 'Start time of the process since unix epoch in seconds.', [], () => [[[], startSeconds]]);
   // Worker figures are fetched once per scrape; a worker that does not answer within a second keeps its last figures.
@@ -41,4 +43,24 @@ export function registerProcessMetrics(metrics: SelfMetrics, pool: ShardPool): v
     for (let i = 0; i < pool.size; i++) out.push([[String(i)], pool.depth(i)]);
     return out;
   });
+}
+
+/**
+ * The process collector's figures client_golang reads from procfs (so only on Linux, as there): open and allowed
+ * file descriptors, virtual memory and its limit. An unlimited limit is the largest uint64, as Go reports it.
+ */
+function registerProcfsMetrics(metrics: SelfMetrics): void {
+  const limit = (name: string) => (): [string[], number][] => {
+    const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith(name));
+    const soft = line?.slice(name.length).trim().split(/\s+/)[0];
+    return soft === undefined ? [] : [[[], soft === 'unlimited' ? 2 ** 64 : Number(soft)]];
+  };
+  metrics.gauge('process_open_fds', 'Number of open file descriptors.', [], () => [[[], readdirSync('/proc/self/fd').length]]);
+  metrics.gauge('process_max_fds', 'Maximum number of open file descriptors.', [], limit('Max open files'));
+  // Field 23 of /proc/self/stat, counted after the command name (which may hold spaces) ends with ')'.
+  metrics.gauge('process_virtual_memory_bytes', 'Virtual memory size in bytes.', [], () => {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    return [[[], Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[20])]];
+  });
+  metrics.gauge('process_virtual_memory_max_bytes', 'Maximum amount of virtual memory available in bytes.', [], limit('Max address space'));
 }

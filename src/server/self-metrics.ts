@@ -60,26 +60,38 @@ export class Histogram {
 }
 
 /**
- * A summary with the quantiles Prometheus's own summaries export (0.5, 0.9, 0.99), computed over the latest
- * `SUMMARY_WINDOW` observations per series rather than client_golang's decaying 10-minute window; sum and
- * count are exact.
+ * A summary with the quantiles its Prometheus counterpart exports (`quantiles`; most have 0.5, 0.9 and 0.99),
+ * computed over the latest `SUMMARY_WINDOW` observations per series rather than client_golang's decaying 10-minute
+ * window; sum and count are exact. A series with no observation yet shows NaN quantiles, as Go's does.
  */
 export class Summary {
-  readonly series = new Map<string, { labels: LabelValues; window: number[]; next: number; sum: number; count: number }>();
-  constructor(readonly family: Family) {}
+  readonly series = new Map<string, SummarySeries>();
+  constructor(readonly family: Family, readonly quantiles: readonly number[]) {}
   observe(labels: LabelValues, value: number): void {
-    const key = labels.join('\u0000');
-    let s = this.series.get(key);
-    if (!s) { s = { labels, window: [], next: 0, sum: 0, count: 0 }; this.series.set(key, s); }
+    this.observeSeries(this.seriesOf(labels), value);
+  }
+
+  observeSeries(s: SummarySeries, value: number): void {
     if (s.window.length < SUMMARY_WINDOW) s.window.push(value); else s.window[s.next] = value;
     s.next = (s.next + 1) % SUMMARY_WINDOW;
     s.sum += value;
     s.count++;
   }
+
+  /** The series of `labels`, created (empty) if new: Prometheus shows its summaries before their first observation. */
+  seriesOf(labels: LabelValues): SummarySeries {
+    const key = labels.join('\u0000');
+    let s = this.series.get(key);
+    if (!s) { s = { labels, window: [], next: 0, sum: 0, count: 0 }; this.series.set(key, s); }
+    return s;
+  }
 }
 
+interface SummarySeries { labels: LabelValues; window: number[]; next: number; sum: number; count: number }
+
 const SUMMARY_WINDOW = 500;
-const QUANTILES = [0.5, 0.9, 0.99];
+/** client_golang's objectives for most of Prometheus's own summaries. */
+const DEFAULT_QUANTILES = [0.5, 0.9, 0.99];
 
 export class Gauge {
   constructor(readonly family: Family, readonly read: () => Iterable<[LabelValues, number]>) {}
@@ -112,8 +124,8 @@ export class SelfMetrics {
     return h;
   }
 
-  summary(name: string, help: string, labelNames: readonly string[] = []): Summary {
-    const m = new Summary({ name, help, type: 'summary', labelNames });
+  summary(name: string, help: string, labelNames: readonly string[] = [], quantiles: readonly number[] = DEFAULT_QUANTILES): Summary {
+    const m = new Summary({ name, help, type: 'summary', labelNames }, quantiles);
     this.items.push(m);
     return m;
   }
@@ -139,7 +151,7 @@ export class SelfMetrics {
       } else if (item instanceof Summary) {
         for (const s of item.series.values()) {
           const sorted = [...s.window].sort((a, b) => a - b);
-          for (const q of QUANTILES) {
+          for (const q of item.quantiles) {
             const v = sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] : NaN;
             out.push(`${f.name}${fmtLabels([...f.labelNames, 'quantile'], [...s.labels, String(q)])} ${formatSampleValue(v)}`);
           }

@@ -8,7 +8,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from '../support/server.ts';
@@ -92,6 +92,9 @@ const FAMILIES: Record<string, string> = {
   prometheus_remote_storage_samples_pending: 'gauge', prometheus_remote_storage_highest_timestamp_in_seconds: 'gauge',
   prometheus_remote_storage_queue_highest_sent_timestamp_seconds: 'gauge', prometheus_remote_storage_shards: 'gauge',
   prometheus_http_requests_total: 'counter', prometheus_http_request_duration_seconds: 'histogram',
+  prometheus_rule_evaluation_duration_seconds: 'summary', prometheus_rule_group_duration_seconds: 'summary',
+  prometheus_target_sync_length_seconds: 'summary', prometheus_tsdb_wal_segment_current: 'gauge', prometheus_tsdb_clean_start: 'gauge',
+  process_open_fds: 'gauge', process_max_fds: 'gauge', process_virtual_memory_bytes: 'gauge', process_virtual_memory_max_bytes: 'gauge',
 };
 
 test('self-monitoring families are exposed with Prometheus types and labels', async () => {
@@ -129,6 +132,36 @@ test('self-monitoring families are exposed with Prometheus types and labels', as
   assert.ok((value(text, `prometheus_remote_storage_queue_highest_sent_timestamp_seconds${rw}`) ?? 0) > 1.6e9);
   assert.ok(value(text, 'prometheus_http_requests_total{code="200",handler="/api/v1/query"}')! >= 1);
   assert.ok(value(text, 'prometheus_engine_query_duration_seconds_count{slice="inner_eval"}')! >= 1);
+});
+
+test('summaries carry the quantiles Prometheus gives each; the lock, WAL and process figures are the server\'s own', async () => {
+  const text = await waitFor('a rule group evaluated', async () => {
+    const t = await scrapeSelf();
+    return (value(t, 'prometheus_rule_group_duration_seconds_count') ?? 0) >= 1 ? t : null;
+  });
+  const quantilesOf = (family: string, labels = ''): string[] =>
+    [...text.matchAll(new RegExp(`^${family}\\{${labels}quantile="([^"]+)"\\} `, 'gm'))].map((m) => m[1]);
+  const five = ['0.01', '0.05', '0.5', '0.9', '0.99'];
+  assert.deepEqual(quantilesOf('prometheus_rule_group_duration_seconds'), five);
+  assert.deepEqual(quantilesOf('prometheus_rule_evaluation_duration_seconds'), ['0.5', '0.9', '0.99']);
+  assert.deepEqual(quantilesOf('prometheus_target_sync_length_seconds', 'scrape_job="peer",'), five);
+  assert.deepEqual(quantilesOf('prometheus_target_interval_length_seconds', 'interval="1s",'), five);
+  assert.deepEqual(quantilesOf('prometheus_engine_query_duration_seconds', 'slice="queue_time",'), ['0.5', '0.9', '0.99']);
+  assert.ok(value(text, 'prometheus_rule_evaluation_duration_seconds_count')! >= value(text, 'prometheus_rule_group_duration_seconds_count')!, 'one rule per group iteration');
+  assert.ok(value(text, 'prometheus_target_sync_length_seconds_count{scrape_job="peer"}')! >= 1);
+  // A fresh data directory: the lock was created, not taken over.
+  assert.equal(value(text, 'prometheus_tsdb_clean_start'), 1);
+  // The newest segment file of the shards' WALs.
+  const tsdb = join(server.dataDir, 'tsdb');
+  const segments = readdirSync(tsdb).filter((d) => d.startsWith('shard-'))
+    .flatMap((d) => readdirSync(join(tsdb, d, 'wal')).filter((f) => /^\d{8}$/.test(f)).map(Number));
+  assert.equal(value(text, 'prometheus_tsdb_wal_segment_current'), Math.max(...segments));
+  const limits = readFileSync(`/proc/${server.pid}/limits`, 'utf8');
+  assert.equal(value(text, 'process_max_fds'), Number(/^Max open files\s+(\d+)/m.exec(limits)![1]));
+  const fds = readdirSync(`/proc/${server.pid}/fd`).length;
+  assert.ok(Math.abs(value(text, 'process_open_fds')! - fds) < 20, `${value(text, 'process_open_fds')} open fds reported, ${fds} listed`);
+  const vsize = Number(readFileSync(`/proc/${server.pid}/stat`, 'utf8').split(') ')[1].split(' ')[20]);
+  assert.ok(Math.abs(value(text, 'process_virtual_memory_bytes')! - vsize) < 512 * 1024 * 1024, 'virtual memory as /proc shows it');
 });
 
 test('samples a scrape brings that the head refuses are counted by reason, and the scrape stays up', async () => {

@@ -28,6 +28,8 @@ export interface GroupEnv {
   outageToleranceMs: number;
   forGracePeriodMs: number;
   warn: (msg: string, fields?: Record<string, unknown>) => void;
+  /** Each rule's evaluation and each group iteration, in seconds (`prometheus_rule_*_duration_seconds`). */
+  observe?: { ruleEvaluated(seconds: number): void; groupEvaluated(seconds: number): void };
 }
 
 export interface GroupOptions { file: string; name: string; intervalMs: number; limit: number; rules: BaseRule[]; shouldRestore: boolean }
@@ -107,6 +109,7 @@ export class Group {
     const t0 = performance.now();
     await this.eval(ts);
     this.evaluationSeconds = (performance.now() - t0) / 1000;
+    this.env.observe?.groupEvaluated(this.evaluationSeconds);
     this.lastEvaluation = start;
     this.iterationsTotal++;
     // Restore only after a second evaluation, so recording rules the alerts depend on have fresh values.
@@ -185,6 +188,7 @@ export class Group {
       this.seriesInPreviousEval[i] = returned;
     } finally {
       rule.evaluationSeconds = (performance.now() - t0) / 1000;
+      this.env.observe?.ruleEvaluated(rule.evaluationSeconds);
     }
   }
 

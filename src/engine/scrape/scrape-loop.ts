@@ -33,8 +33,11 @@ export interface ScrapeObserver {
   limitExceeded(kind: 'sample' | 'body_size' | 'label'): void;
   /** Samples of a scrape the storage refused (the scrape itself still succeeds, as in Prometheus). */
   refused(r: RefusedSamples): void;
-  /** A pool built its targets from what discovery gave it; `failures` targets could not be made (no address, …). */
-  synced(job: string, failures: number): void;
+  /**
+   * A pool built its targets from what discovery gave it and started or stopped their loops, in `seconds`;
+   * `failures` targets could not be made (no address, …).
+   */
+  synced(job: string, failures: number, seconds: number): void;
 }
 
 export interface LoopDeps {

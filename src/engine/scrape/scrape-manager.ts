@@ -46,9 +46,9 @@ class ScrapePool {
   }
 
   private async sync(previous: ScrapePool | null): Promise<void> {
+    const t0 = performance.now();
     const built = buildTargets(this.cfg, this.groups);
     for (const err of built.errors) this.opts.onError(`scrape pool ${this.cfg.jobName}: ${err}`);
-    this.opts.observer?.synced(this.cfg.jobName, built.errors.length);
     this.dropped = built.dropped;
     const keep = new Set(built.active.map((t) => t.key));
     const stops: Promise<void>[] = [];
@@ -68,6 +68,7 @@ class ScrapePool {
     const limit = this.cfg.targetLimit;
     const forced = limit > 0 && this.loops.size > limit ? targetLimitError(this.loops.size, limit) : '';
     for (const loop of this.loops.values()) loop.forcedError = forced;
+    this.opts.observer?.synced(this.cfg.jobName, built.errors.length, (performance.now() - t0) / 1000);
   }
 
   /** Stops discovery and every loop; `markStale` writes staleness markers (the pool is going away). */

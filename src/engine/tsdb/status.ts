@@ -62,11 +62,14 @@ export interface ShardFigures {
   seriesNotFound: number;
   /** The shard WAL's checkpoint, truncation and damage counts (`WalCounts`). */
   wal: WalCounts;
+  /** The shard WAL's segment being written. */
+  walSegmentCurrent: number;
 }
 
 export function shardFigures(db: Tsdb): ShardFigures {
   const h = db.head;
   const empty = h.numSeries === 0 || h.minTime === Infinity;
+  const wal = db.wal.stats();
   let bytes = 0;
   let lowest: number | null = empty ? null : h.minTime;
   // The shared blocks count once, in the shard that writes them; every shard serves part of them.
@@ -78,6 +81,6 @@ export function shardFigures(db: Tsdb): ShardFigures {
   for (const v of db.shared) if (lowest === null || v.minTime < lowest) lowest = v.minTime;
   return {
     headSeries: h.numSeries, headChunks: h.numChunks(), headMinTime: empty ? null : h.minTime, headMaxTime: empty ? null : h.maxTime,
-    blocksLoaded: blocks.length, blocksBytes: bytes, lowestTime: lowest, ...h.totals, wal: db.wal.stats().counts,
+    blocksLoaded: blocks.length, blocksBytes: bytes, lowestTime: lowest, ...h.totals, wal: wal.counts, walSegmentCurrent: wal.segmentCurrent,
   };
 }

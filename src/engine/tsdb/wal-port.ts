@@ -2,7 +2,11 @@
  * The write-ahead log as the TSDB uses it. The database takes a factory so that engine tests can run over an
  * in-memory log; shard workers pass `PromWal.open` (Prometheus's WAL format, prom-wal.ts).
  */
-export interface WalStats { bytesWritten: number; fsyncs: number; records: number; segments: number; counts: WalCounts }
+export interface WalStats {
+  bytesWritten: number; fsyncs: number; records: number; segments: number; counts: WalCounts;
+  /** The segment being written (`prometheus_tsdb_wal_segment_current`). */
+  segmentCurrent: number;
+}
 
 /**
  * Since the log was opened, Prometheus's `prometheus_tsdb_checkpoint_*` and `prometheus_tsdb_wal_*` counters: each

@@ -332,5 +332,9 @@ function registerEngineMetrics(ctx: ServerContext, gate: QueryGate): Summary {
   ctx.metrics.gauge('prometheus_engine_queries', 'The current number of queries being executed or waiting.', [], () => [[[], gate.running + gate.waiting]]);
   ctx.metrics.gauge('prometheus_engine_queries_concurrent_max', 'The max number of concurrent queries.', [], () => [[[], gate.max]]);
   ctx.metrics.gauge('prometheus_engine_query_log_enabled', 'State of the query log.', [], () => [[[], 0]]);
-  return ctx.metrics.summary('prometheus_engine_query_duration_seconds', 'Query timings', ['slice']);
+  const slices = ctx.metrics.summary('prometheus_engine_query_duration_seconds', 'Query timings', ['slice']);
+  // Shown before the first query, as Prometheus's are. Its fourth slice, result_sort, is not: a range query's
+  // result is sorted as part of its evaluation here, so there is no separate time to report.
+  for (const slice of ['inner_eval', 'prepare_time', 'queue_time']) slices.seriesOf([slice]);
+  return slices;
 }

@@ -96,7 +96,17 @@ function groupEnv(ctx: ServerContext, storage: RulesStorage, notifier: Notifier,
     outageToleranceMs: durationMs(ctx.flags['rules.alert.for-outage-tolerance']),
     forGracePeriodMs: durationMs(ctx.flags['rules.alert.for-grace-period']),
     warn,
+    observe: ruleDurations(ctx),
   };
+}
+
+/** `prometheus_rule_evaluation_duration_seconds` and `prometheus_rule_group_duration_seconds`, with Prometheus's quantiles. */
+function ruleDurations(ctx: ServerContext): GroupEnv['observe'] {
+  const rules = ctx.metrics.summary('prometheus_rule_evaluation_duration_seconds', 'The duration for a rule to execute.');
+  const groups = ctx.metrics.summary('prometheus_rule_group_duration_seconds', 'The duration of rule group evaluations.', [], [0.01, 0.05, 0.5, 0.9, 0.99]);
+  const rule = rules.seriesOf([]);
+  const group = groups.seriesOf([]);
+  return { ruleEvaluated: (s) => rules.observeSeries(rule, s), groupEvaluated: (s) => groups.observeSeries(group, s) };
 }
 
 /** The rule files and alerting section of `--config.file` (none without a config file). */
