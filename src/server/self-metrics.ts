@@ -5,6 +5,7 @@
 
 import { escapeHelp, escapeLabelValue, formatGoSampleValue, formatSampleValue } from '../engine/exposition/exposition.ts';
 import { observeBucketed, type BucketCounts } from '../engine/model/bucket-counts.ts';
+import { quantileOfSorted, RecentObservations, type RecentObservationsData } from '../engine/model/recent-observations.ts';
 
 type LabelValues = readonly string[];
 
@@ -61,35 +62,38 @@ export class Histogram {
 
 /**
  * A summary with the quantiles its Prometheus counterpart exports (`quantiles`; most have 0.5, 0.9 and 0.99),
- * computed over the latest `SUMMARY_WINDOW` observations per series rather than client_golang's decaying 10-minute
- * window; sum and count are exact. A series with no observation yet shows NaN quantiles, as Go's does.
+ * computed over each series' latest observations (`RecentObservations`) rather than client_golang's decaying
+ * 10-minute window; sum and count are exact. A series with no observation yet shows NaN quantiles, as Go's does.
  */
 export class Summary {
   readonly series = new Map<string, SummarySeries>();
+  private readonly own = new Map<string, RecentObservations>();
   constructor(readonly family: Family, readonly quantiles: readonly number[]) {}
   observe(labels: LabelValues, value: number): void {
-    this.observeSeries(this.seriesOf(labels), value);
+    this.seriesOf(labels).observe(value);
   }
 
-  observeSeries(s: SummarySeries, value: number): void {
-    if (s.window.length < SUMMARY_WINDOW) s.window.push(value); else s.window[s.next] = value;
-    s.next = (s.next + 1) % SUMMARY_WINDOW;
-    s.sum += value;
-    s.count++;
-  }
-
-  /** The series of `labels`, created (empty) if new: Prometheus shows its summaries before their first observation. */
-  seriesOf(labels: LabelValues): SummarySeries {
+  /** The observations of `labels`, created empty if new: Prometheus shows its summaries before their first observation. */
+  seriesOf(labels: LabelValues): RecentObservations {
     const key = labels.join('\u0000');
-    let s = this.series.get(key);
-    if (!s) { s = { labels, window: [], next: 0, sum: 0, count: 0 }; this.series.set(key, s); }
-    return s;
+    let o = this.own.get(key);
+    if (!o) {
+      const made = new RecentObservations();
+      this.own.set(key, made);
+      this.series.set(key, { labels, read: () => made.data() });
+      o = made;
+    }
+    return o;
+  }
+
+  /** A series whose observations are kept elsewhere (by other threads), read at each render. */
+  readSeries(labels: LabelValues, read: () => RecentObservationsData): void {
+    this.series.set(labels.join('\u0000'), { labels, read });
   }
 }
 
-interface SummarySeries { labels: LabelValues; window: number[]; next: number; sum: number; count: number }
+interface SummarySeries { labels: LabelValues; read(): RecentObservationsData }
 
-const SUMMARY_WINDOW = 500;
 /** client_golang's objectives for most of Prometheus's own summaries. */
 const DEFAULT_QUANTILES = [0.5, 0.9, 0.99];
 
@@ -150,13 +154,13 @@ export class SelfMetrics {
         for (const [labels, value] of item.read()) out.push(`${f.name}${fmtLabels(f.labelNames, labels)} ${formatSampleValue(value)}`);
       } else if (item instanceof Summary) {
         for (const s of item.series.values()) {
-          const sorted = [...s.window].sort((a, b) => a - b);
+          const { values, sum, count } = s.read();
+          const sorted = values.sort((a, b) => a - b);
           for (const q of item.quantiles) {
-            const v = sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] : NaN;
-            out.push(`${f.name}${fmtLabels([...f.labelNames, 'quantile'], [...s.labels, String(q)])} ${formatSampleValue(v)}`);
+            out.push(`${f.name}${fmtLabels([...f.labelNames, 'quantile'], [...s.labels, String(q)])} ${formatSampleValue(quantileOfSorted(sorted, q))}`);
           }
-          out.push(`${f.name}_sum${fmtLabels(f.labelNames, s.labels)} ${formatSampleValue(s.sum)}`);
-          out.push(`${f.name}_count${fmtLabels(f.labelNames, s.labels)} ${s.count}`);
+          out.push(`${f.name}_sum${fmtLabels(f.labelNames, s.labels)} ${formatSampleValue(sum)}`);
+          out.push(`${f.name}_count${fmtLabels(f.labelNames, s.labels)} ${count}`);
         }
       } else {
         for (const s of item.series.values()) {

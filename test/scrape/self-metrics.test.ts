@@ -93,7 +93,7 @@ const FAMILIES: Record<string, string> = {
   prometheus_remote_storage_queue_highest_sent_timestamp_seconds: 'gauge', prometheus_remote_storage_shards: 'gauge',
   prometheus_http_requests_total: 'counter', prometheus_http_request_duration_seconds: 'histogram',
   prometheus_rule_evaluation_duration_seconds: 'summary', prometheus_rule_group_duration_seconds: 'summary',
-  prometheus_target_sync_length_seconds: 'summary', prometheus_tsdb_wal_segment_current: 'gauge', prometheus_tsdb_clean_start: 'gauge',
+  prometheus_target_sync_length_seconds: 'summary', prometheus_tsdb_wal_segment_current: 'gauge', prometheus_tsdb_clean_start: 'gauge', prometheus_tsdb_wal_fsync_duration_seconds: 'summary',
   process_open_fds: 'gauge', process_max_fds: 'gauge', process_virtual_memory_bytes: 'gauge', process_virtual_memory_max_bytes: 'gauge',
 };
 
@@ -149,6 +149,14 @@ test('summaries carry the quantiles Prometheus gives each; the lock, WAL and pro
   assert.deepEqual(quantilesOf('prometheus_engine_query_duration_seconds', 'slice="queue_time",'), ['0.5', '0.9', '0.99']);
   assert.ok(value(text, 'prometheus_rule_evaluation_duration_seconds_count')! >= value(text, 'prometheus_rule_group_duration_seconds_count')!, 'one rule per group iteration');
   assert.ok(value(text, 'prometheus_target_sync_length_seconds_count{scrape_job="peer"}')! >= 1);
+  // Scrapes and rule results are appended, each batch fsynced by its shard's WAL; the thread counts include the
+  // fsyncs of directories too, which are not timed.
+  assert.deepEqual(quantilesOf('prometheus_tsdb_wal_fsync_duration_seconds'), ['0.5', '0.9', '0.99']);
+  const fsyncs = value(text, 'prometheus_tsdb_wal_fsync_duration_seconds_count')!;
+  const threadFsyncs = [...text.matchAll(/^tessera_wal_fsyncs_total\{thread="\d+"\} (\S+)$/gm)].reduce((a, m) => a + Number(m[1]), 0);
+  assert.ok(fsyncs >= 1 && fsyncs <= threadFsyncs, `${fsyncs} timed of ${threadFsyncs} shard fsyncs`);
+  assert.ok(value(text, 'prometheus_tsdb_wal_fsync_duration_seconds_sum')! > 0);
+  assert.ok(value(text, 'prometheus_tsdb_wal_fsync_duration_seconds{quantile="0.99"}')! >= value(text, 'prometheus_tsdb_wal_fsync_duration_seconds{quantile="0.5"}')!);
   // A fresh data directory: the lock was created, not taken over.
   assert.equal(value(text, 'prometheus_tsdb_clean_start'), 1);
   // The newest segment file of the shards' WALs.

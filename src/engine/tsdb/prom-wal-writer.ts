@@ -15,6 +15,7 @@ import path from 'node:path';
 import { InternalError } from '../errors.ts';
 import { compressSync, SNAPPY_SYNC_BUDGET_BYTES, yieldToLoop } from '../codec/snappy.ts';
 import { FragmentEncoder } from './prom-wal-pages.ts';
+import { RecentObservations } from '../model/recent-observations.ts';
 import { syncDir } from '../store/durable-files.ts';
 import { GroupCommit } from '../wal/group-commit.ts';
 import { BatchUndo, walWriteError, type BatchStart } from '../wal/failed-batch.ts';
@@ -39,6 +40,8 @@ export class PromWalWriter {
   private started = false;
   bytesWritten = 0;
   fsyncs = 0;
+  /** Each segment fsync's duration in seconds (`prometheus_tsdb_wal_fsync_duration_seconds`). */
+  readonly fsyncSeconds = new RecentObservations();
   records = 0;
 
   /** `seq` is the segment the writer creates first; `onSegment` hears of every segment it creates. */
@@ -87,8 +90,7 @@ export class PromWalWriter {
       if (this.commits.failure === null) {
         this.enc.padPage();
         await this.writeOut(fh);
-        await fh.datasync();
-        this.fsyncs++;
+        await this.fsync(fh);
       }
     } finally {
       await fh.close();
@@ -139,10 +141,16 @@ export class PromWalWriter {
     }
     if (enc.used > 0) {
       await this.writeOut(this.fh!);
-      await this.fh!.datasync();
-      this.fsyncs++;
+      await this.fsync(this.fh!);
     }
     return out;
+  }
+
+  private async fsync(fh: fsp.FileHandle): Promise<void> {
+    const t0 = performance.now();
+    await fh.datasync();
+    this.fsyncs++;
+    this.fsyncSeconds.observe((performance.now() - t0) / 1000);
   }
 
   /** Pads and fsyncs the current segment, closes it and creates the next; returns the closed segment. */
@@ -150,8 +158,7 @@ export class PromWalWriter {
     const fh = this.fh!;
     this.enc.padPage();
     await this.writeOut(fh);
-    await fh.datasync();
-    this.fsyncs++;
+    await this.fsync(fh);
     this.fh = null;
     await fh.close();
     const closed = this.seq;

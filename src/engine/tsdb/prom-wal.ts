@@ -223,7 +223,7 @@ export class PromWal implements TsdbWal {
 
   stats(): WalStats {
     const w = this.writer;
-    return { bytesWritten: w.bytesWritten, fsyncs: w.fsyncs, records: w.records, segments: this.segments.length, counts: { ...this.counts }, segmentCurrent: w.segment };
+    return { bytesWritten: w.bytesWritten, fsyncs: w.fsyncs, records: w.records, segments: this.segments.length, counts: { ...this.counts }, segmentCurrent: w.segment, fsyncSeconds: w.fsyncSeconds.data() };
   }
 
   async close(): Promise<void> {

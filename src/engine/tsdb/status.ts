@@ -5,6 +5,7 @@
  */
 import type { Tsdb } from './db.ts';
 import type { WalCounts } from './wal-port.ts';
+import type { RecentObservationsData } from '../model/recent-observations.ts';
 import { LabelIndex } from './postings.ts';
 
 export interface ShardStatus {
@@ -64,6 +65,8 @@ export interface ShardFigures {
   wal: WalCounts;
   /** The shard WAL's segment being written. */
   walSegmentCurrent: number;
+  /** The shard WAL's latest fsync durations, seconds. */
+  walFsyncSeconds: RecentObservationsData;
 }
 
 export function shardFigures(db: Tsdb): ShardFigures {
@@ -81,6 +84,6 @@ export function shardFigures(db: Tsdb): ShardFigures {
   for (const v of db.shared) if (lowest === null || v.minTime < lowest) lowest = v.minTime;
   return {
     headSeries: h.numSeries, headChunks: h.numChunks(), headMinTime: empty ? null : h.minTime, headMaxTime: empty ? null : h.maxTime,
-    blocksLoaded: blocks.length, blocksBytes: bytes, lowestTime: lowest, ...h.totals, wal: wal.counts, walSegmentCurrent: wal.segmentCurrent,
+    blocksLoaded: blocks.length, blocksBytes: bytes, lowestTime: lowest, ...h.totals, wal: wal.counts, walSegmentCurrent: wal.segmentCurrent, walFsyncSeconds: wal.fsyncSeconds,
   };
 }

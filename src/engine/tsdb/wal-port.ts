@@ -1,3 +1,5 @@
+import type { RecentObservationsData } from '../model/recent-observations.ts';
+
 /**
  * The write-ahead log as the TSDB uses it. The database takes a factory so that engine tests can run over an
  * in-memory log; shard workers pass `PromWal.open` (Prometheus's WAL format, prom-wal.ts).
@@ -6,6 +8,8 @@ export interface WalStats {
   bytesWritten: number; fsyncs: number; records: number; segments: number; counts: WalCounts;
   /** The segment being written (`prometheus_tsdb_wal_segment_current`). */
   segmentCurrent: number;
+  /** The latest fsyncs' durations in seconds, with their sum and count. */
+  fsyncSeconds: RecentObservationsData;
 }
 
 /**

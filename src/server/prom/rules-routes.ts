@@ -106,7 +106,7 @@ function ruleDurations(ctx: ServerContext): GroupEnv['observe'] {
   const groups = ctx.metrics.summary('prometheus_rule_group_duration_seconds', 'The duration of rule group evaluations.', [], [0.01, 0.05, 0.5, 0.9, 0.99]);
   const rule = rules.seriesOf([]);
   const group = groups.seriesOf([]);
-  return { ruleEvaluated: (s) => rules.observeSeries(rule, s), groupEvaluated: (s) => groups.observeSeries(group, s) };
+  return { ruleEvaluated: (s) => rule.observe(s), groupEvaluated: (s) => group.observe(s) };
 }
 
 /** The rule files and alerting section of `--config.file` (none without a config file). */

@@ -247,7 +247,12 @@ function registerTsdbMetrics(ctx: ServerContext, client: TsdbClient, retentionBy
   m.gauge('prometheus_tsdb_wal_truncations_total', 'Total number of write log truncations attempted.', [], sum((f) => f.wal.truncations), 'counter');
   m.gauge('prometheus_tsdb_wal_truncations_failed_total', 'Total number of write log truncations that failed.', [], sum((f) => f.wal.truncationsFailed), 'counter');
   m.gauge('prometheus_tsdb_wal_corruptions_total', 'Total number of WAL corruptions.', [], sum((f) => f.wal.corruptions), 'counter');
-  // One WAL per shard here: the newest segment any of them writes.
+  // One WAL per shard here: the shards' latest fsyncs together, and the newest segment any of them writes.
+  m.summary('prometheus_tsdb_wal_fsync_duration_seconds', 'Duration of write log fsync.').readSeries([], () => ({
+    values: shards.flatMap((f) => f.walFsyncSeconds.values),
+    sum: shards.reduce((a, f) => a + f.walFsyncSeconds.sum, 0),
+    count: shards.reduce((a, f) => a + f.walFsyncSeconds.count, 0),
+  }));
   m.gauge('prometheus_tsdb_wal_segment_current', 'Write log segment index that TSDB is currently writing to.', [], () => [[[], shards.reduce((a, f) => Math.max(a, f.walSegmentCurrent), 0)]]);
   m.gauge('prometheus_tsdb_head_series_not_found_total', 'Total number of requests for series that were not found.', [], sum((f) => f.seriesNotFound), 'counter');
   m.gauge('prometheus_tsdb_data_replay_duration_seconds', 'Time taken to replay the data on disk.', [], () => [[[], client.replaySeconds]]);

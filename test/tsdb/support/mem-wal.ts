@@ -31,6 +31,6 @@ class MemWal implements TsdbWal {
     this.counts.checkpointsCreated++; this.counts.truncations++; this.counts.checkpointDeletions++;
   }
   private readonly counts = noWalCounts();
-  stats(): WalStats { return { bytesWritten: 0, fsyncs: 0, records: 0, segments: this.st.segments.length, counts: { ...this.counts }, segmentCurrent: this.st.segments.length - 1 }; }
+  stats(): WalStats { return { bytesWritten: 0, fsyncs: 0, records: 0, segments: this.st.segments.length, counts: { ...this.counts }, segmentCurrent: this.st.segments.length - 1, fsyncSeconds: { values: [], sum: 0, count: 0 } }; }
   async close(): Promise<void> {}
 }
