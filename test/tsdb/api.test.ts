@@ -91,8 +91,11 @@ test('delete_series hides data at once; clean_tombstones and snapshot answer lik
   assert.equal(JSON.parse(r.body).data.length, 2);
   r = await get('/api/v1/admin/tsdb/delete_series', { method: 'POST' });
   assert.equal(r.body, '{"status":"error","errorType":"bad_data","error":"no match[] parameter provided"}');
+  const cleanupsTimed = async (): Promise<number> => Number(/^prometheus_tsdb_tombstone_cleanup_seconds_count (\S+)$/m.exec((await get('/metrics')).body)![1]);
+  const before = await cleanupsTimed();
   r = await get('/api/v1/admin/tsdb/clean_tombstones', { method: 'POST' });
   assert.equal(r.status, 204);
+  assert.equal(await cleanupsTimed(), before + 1, 'each call is timed');
   assert.equal(JSON.parse((await get('/api/v1/series?match[]=demo_num_cpus')).body).data.length, 2);
   r = await get('/api/v1/admin/tsdb/snapshot', { method: 'POST' });
   const name = JSON.parse(r.body).data.name as string;

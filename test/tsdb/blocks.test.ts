@@ -49,6 +49,10 @@ test('head is cut into 2h blocks at 1.5x span; queries span blocks and head; com
     const r = await tick(db);
     assert.equal(r.blocksCut, 4);
     assert.equal(r.compactionSeconds.length, 1);
+    // Each cut dropped its range from the head and checkpointed the WAL, each timed once.
+    assert.equal(r.headGcSeconds.length, 4);
+    assert.equal(r.walTruncateSeconds.length, 4);
+    assert.ok(r.walTruncateSeconds.every((s) => s > 0));
     // Each chunk the cuts wrote is recorded as Prometheus records its head compaction's: 5 series × 4 blocks, one
     // chunk each of 120 samples over 119 minutes; the bytes are the chunks' data as the blocks hold them.
     const { size, samples, range } = r.cutChunks;

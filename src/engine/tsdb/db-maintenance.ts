@@ -71,11 +71,17 @@ export interface TickResult {
   compactionSeconds: number[];
   /** The chunks the head cuts wrote (`prometheus_tsdb_compaction_chunk_*`). */
   cutChunks: CutChunkHistograms;
+  /**
+   * Per head cut, seconds spent dropping the cut range from the head and checkpointing the WAL (Prometheus's
+   * head garbage collection and WAL truncation: `prometheus_tsdb_head_gc_duration_seconds`, `…_wal_truncate_…`).
+   */
+  headGcSeconds: number[];
+  walTruncateSeconds: number[];
 }
 
 /** A tick that did nothing. */
 export function emptyTick(): TickResult {
-  return { blocksCut: 0, blocksDeleted: 0, timeRetentions: 0, sizeRetentions: 0, compactionSeconds: [], cutChunks: emptyCutChunkHistograms() };
+  return { blocksCut: 0, blocksDeleted: 0, timeRetentions: 0, sizeRetentions: 0, compactionSeconds: [], cutChunks: emptyCutChunkHistograms(), headGcSeconds: [], walTruncateSeconds: [] };
 }
 
 /** What a retention pass deleted: blocks in all, and whether each limit deleted any. */
@@ -88,7 +94,7 @@ export type RetentionResult = Pick<TickResult, 'blocksDeleted' | 'timeRetentions
 export function tick(db: Tsdb): Promise<TickResult> {
   return serially(db, async () => {
     const res = emptyTick();
-    while (headCompactable(db)) { await cutHeadBlock(db, res.cutChunks); res.blocksCut++; }
+    while (headCompactable(db)) { await cutHeadBlock(db, res); res.blocksCut++; }
     if (db.opts.shared) return res;
     res.compactionSeconds = await compactAll(db);
     return { ...res, ...await applyRetention(db) };
@@ -127,9 +133,9 @@ export function headCompactable(db: Tsdb): boolean {
 
 /**
  * Writes the oldest block range of the head as a level-1 block, truncates the head and checkpoints the WAL;
- * adds the chunks it wrote to `written` when given.
+ * adds the chunks it wrote and the time of the truncation and checkpoint to `res` when given.
  */
-export async function cutHeadBlock(db: Tsdb, written: CutChunkHistograms | null = null): Promise<void> {
+export async function cutHeadBlock(db: Tsdb, res: TickResult | null = null): Promise<void> {
   const R = db.blockRangeMs;
   const mint = Math.floor(db.head.minTime / R) * R, maxt = mint + R;
   const series: BlockSeries[] = [];
@@ -144,11 +150,16 @@ export async function cutHeadBlock(db: Tsdb, written: CutChunkHistograms | null 
   }
   series.sort((a, b) => compareLabels(a.labels, b.labels));
   if (series.length) await writeBlockDir(db.dir, series, { minTime: mint, maxTime: maxt, level: 1, cutFromHead: true }, db.now());
-  if (written !== null) addCutChunkHistograms(written, observed);
   db.head.minValidTime = Math.max(db.head.minValidTime, maxt);
   await db.reloadBlocks();
+  const t0 = performance.now();
   db.head.truncate(maxt);
+  const t1 = performance.now();
   await checkpointWal(db.head, db.wal);
+  if (res === null) return;
+  addCutChunkHistograms(res.cutChunks, observed);
+  res.headGcSeconds.push((t1 - t0) / 1000);
+  res.walTruncateSeconds.push((performance.now() - t1) / 1000);
 }
 
 /** Re-encodes the chunks without the samples inside `del`. */

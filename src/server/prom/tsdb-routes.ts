@@ -89,6 +89,10 @@ export function registerTsdbRoutes(router: Router, ctx: ServerContext, client: T
 function registerAdminRoutes(router: Router, ctx: ServerContext, client: TsdbClient): void {
   const PP = ['POST', 'PUT'];
   const noContent: HttpResponse = { status: 204 };
+  // Each clean_tombstones call, failed ones too, in Prometheus's default buckets; shown with the admin API off too.
+  const cleanups = ctx.metrics.histogram('prometheus_tsdb_tombstone_cleanup_seconds', 'The time taken to recompact blocks to remove tombstones.', [],
+    [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
+  const cleanup = cleanups.seriesOf([]);
   // As in Prometheus, the admin endpoints exist but refuse to act unless --web.enable-admin-api is given.
   if (!ctx.flags['web.enable-admin-api']) {
     const disabled = (): HttpResponse => promError('unavailable', 'admin APIs disabled');
@@ -104,7 +108,11 @@ function registerAdminRoutes(router: Router, ctx: ServerContext, client: TsdbCli
     await client.deleteSeries(sets, start, end);
     return noContent;
   }));
-  router.add(PP, '/api/v1/admin/tsdb/clean_tombstones', api(async () => { await client.cleanTombstones(); return noContent; }));
+  router.add(PP, '/api/v1/admin/tsdb/clean_tombstones', api(async () => {
+    const t0 = performance.now();
+    try { await client.cleanTombstones(); } finally { cleanups.observeSeries(cleanup, (performance.now() - t0) / 1000); }
+    return noContent;
+  }));
   router.add(PP, '/api/v1/admin/tsdb/snapshot', api(async (req) => {
     const p = formParams(req);
     const raw = p.get('skip_head') ?? '';
@@ -195,6 +203,9 @@ function registerTsdbMetrics(ctx: ServerContext, client: TsdbClient, retentionBy
     const h = ctx.metrics.histogram(name, help, [], buckets);
     return { key, h, series: h.seriesOf([]) };
   });
+  // Summaries without quantiles, as Prometheus registers these two: sum and count only.
+  const headGc = ctx.metrics.summary('prometheus_tsdb_head_gc_duration_seconds', 'Runtime of garbage collection in the head block.', [], []).seriesOf([]);
+  const walTruncate = ctx.metrics.summary('prometheus_tsdb_wal_truncate_duration_seconds', 'Duration of WAL truncation.', [], []).seriesOf([]);
   const totals = {
     compactionsTriggered: 0, headTruncations: 0, timeRetentions: 0, sizeRetentions: 0, compactionsFailed: 0,
     countTick(results: TickResult[]): void {
@@ -204,6 +215,8 @@ function registerTsdbMetrics(ctx: ServerContext, client: TsdbClient, retentionBy
         totals.sizeRetentions += r.sizeRetentions;
         for (const s of r.compactionSeconds) compactionDurations.observeSeries(compactionDuration, s);
         for (const c of cutChunks) addBucketCounts(c.series, r.cutChunks[c.key]);
+        for (const s of r.headGcSeconds) headGc.observe(s);
+        for (const s of r.walTruncateSeconds) walTruncate.observe(s);
       }
     },
   };
