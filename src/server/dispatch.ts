@@ -6,6 +6,7 @@
 import type { Handler, HttpRequest, HttpResponse } from './http.ts';
 import type { Router } from './router.ts';
 import type { Counter, Histogram, HistogramSeries } from './self-metrics.ts';
+import { bodyLength } from './reply-body.ts';
 
 export interface ApiFallbacks {
   notFound(req: HttpRequest): HttpResponse;
@@ -14,10 +15,11 @@ export interface ApiFallbacks {
 }
 
 /**
- * `byHandler`, given for the metrics API, records Prometheus's own `prometheus_http_requests_total{code,handler}`
- * and `prometheus_http_request_duration_seconds{handler}` as well, for its standard dashboards.
+ * `byHandler`, given for the metrics API, records Prometheus's own `prometheus_http_requests_total{code,handler}`,
+ * `prometheus_http_request_duration_seconds{handler}` and `prometheus_http_response_size_bytes{handler}` as well,
+ * for its standard dashboards. The size is the body as the handler made it (compressed when it compressed it).
  */
-export interface RequestMetrics { requests: Counter; latency: Histogram; byHandler?: { requests: Counter; latency: Histogram } }
+export interface RequestMetrics { requests: Counter; latency: Histogram; byHandler?: { requests: Counter; latency: Histogram; size: Histogram } }
 
 export function dispatcher(api: string, router: Router, fallbacks: ApiFallbacks, m: RequestMetrics): Handler {
   const record = recorder(m, api);
@@ -26,10 +28,10 @@ export function dispatcher(api: string, router: Router, fallbacks: ApiFallbacks,
     const match = router.match(req.method, req.path);
     if (match.kind !== 'found') {
       const res = match.kind === 'not-found' ? fallbacks.notFound(req) : fallbacks.methodNotAllowed(req, match.allowed);
-      record('(unmatched)', res.status, started);
+      record('(unmatched)', res, started);
       return res;
     }
-    const done = (res: HttpResponse): HttpResponse => { record(match.pattern, res.status, started); return res; };
+    const done = (res: HttpResponse): HttpResponse => { record(match.pattern, res, started); return res; };
     const fail = (err: unknown): HttpResponse => done(fallbacks.error(err, req));
     try {
       const out = match.handler(req, match.params);
@@ -41,14 +43,17 @@ export function dispatcher(api: string, router: Router, fallbacks: ApiFallbacks,
 }
 
 /** The series one (route, status) pair records into. */
-interface Bound { requests: { value: number }; latency: HistogramSeries; handlerRequests: { value: number } | null; handlerLatency: HistogramSeries | null }
+interface Bound {
+  requests: { value: number }; latency: HistogramSeries;
+  handlerRequests: { value: number } | null; handlerLatency: HistogramSeries | null; handlerSize: HistogramSeries | null;
+}
 
 /**
  * Records a request's count and latency. The series of each (route pattern, status) are looked up once and
  * kept: joining and hashing the label key per request showed on the HTTP thread under load. Patterns and
  * statuses are few (the registered routes), so the cache stays small.
  */
-function recorder(m: RequestMetrics, api: string): (route: string, status: number, started: number) => void {
+function recorder(m: RequestMetrics, api: string): (route: string, res: HttpResponse, started: number) => void {
   const bound = new Map<string, Map<number, Bound>>();
   const bind = (route: string, status: number): Bound => {
     const code = String(status);
@@ -56,10 +61,12 @@ function recorder(m: RequestMetrics, api: string): (route: string, status: numbe
       requests: m.requests.seriesOf([api, route, code]), latency: m.latency.seriesOf([api, route]),
       handlerRequests: m.byHandler ? m.byHandler.requests.seriesOf([code, route]) : null,
       handlerLatency: m.byHandler ? m.byHandler.latency.seriesOf([route]) : null,
+      handlerSize: m.byHandler ? m.byHandler.size.seriesOf([route]) : null,
     };
   };
-  return (route, status, started) => {
+  return (route, res, started) => {
     const sec = (performance.now() - started) / 1000;
+    const status = res.status;
     let byStatus = bound.get(route);
     if (!byStatus) { byStatus = new Map(); bound.set(route, byStatus); }
     let b = byStatus.get(status);
@@ -69,6 +76,7 @@ function recorder(m: RequestMetrics, api: string): (route: string, status: numbe
     if (b.handlerRequests !== null) {
       b.handlerRequests.value++;
       m.byHandler!.latency.observeSeries(b.handlerLatency!, sec);
+      m.byHandler!.size.observeSeries(b.handlerSize!, res.body === undefined ? 0 : bodyLength(res.body));
     }
   };
 }

@@ -169,5 +169,7 @@ function promHttpMetrics(metrics: SelfMetrics): NonNullable<RequestMetrics['byHa
     requests: metrics.counter('prometheus_http_requests_total', 'Counter of HTTP requests.', ['code', 'handler']),
     latency: metrics.histogram('prometheus_http_request_duration_seconds', 'Histogram of latencies for HTTP requests.', ['handler'],
       [0.1, 0.2, 0.4, 1, 3, 8, 20, 60, 120]),
+    size: metrics.histogram('prometheus_http_response_size_bytes', 'Histogram of response size for HTTP requests.', ['handler'],
+      [100, 1000, 10_000, 100_000, 1e6, 1e7, 1e8, 1e9]),
   };
 }

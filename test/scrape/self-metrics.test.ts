@@ -91,7 +91,7 @@ const FAMILIES: Record<string, string> = {
   prometheus_remote_storage_samples_total: 'counter', prometheus_remote_storage_samples_failed_total: 'counter',
   prometheus_remote_storage_samples_pending: 'gauge', prometheus_remote_storage_highest_timestamp_in_seconds: 'gauge',
   prometheus_remote_storage_queue_highest_sent_timestamp_seconds: 'gauge', prometheus_remote_storage_shards: 'gauge',
-  prometheus_http_requests_total: 'counter', prometheus_http_request_duration_seconds: 'histogram',
+  prometheus_http_requests_total: 'counter', prometheus_http_request_duration_seconds: 'histogram', prometheus_http_response_size_bytes: 'histogram',
   prometheus_rule_evaluation_duration_seconds: 'summary', prometheus_rule_group_duration_seconds: 'summary',
   prometheus_target_sync_length_seconds: 'summary', prometheus_tsdb_wal_segment_current: 'gauge', prometheus_tsdb_clean_start: 'gauge', prometheus_tsdb_wal_fsync_duration_seconds: 'summary',
   prometheus_tsdb_head_gc_duration_seconds: 'summary', prometheus_tsdb_wal_truncate_duration_seconds: 'summary',
