@@ -96,6 +96,8 @@ interface SummarySeries { labels: LabelValues; read(): RecentObservationsData }
 
 /** client_golang's objectives for most of Prometheus's own summaries. */
 const DEFAULT_QUANTILES = [0.5, 0.9, 0.99];
+/** The objectives Prometheus gives its scrape-interval, target-sync and rule-group summaries. */
+export const EXTENDED_QUANTILES = [0.01, 0.05, 0.5, 0.9, 0.99];
 
 export class Gauge {
   constructor(readonly family: Family, readonly read: () => Iterable<[LabelValues, number]>) {}

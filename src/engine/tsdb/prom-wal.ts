@@ -223,7 +223,7 @@ export class PromWal implements TsdbWal {
 
   stats(): WalStats {
     const w = this.writer;
-    return { bytesWritten: w.bytesWritten, fsyncs: w.fsyncs, records: w.records, segments: this.segments.length, counts: { ...this.counts }, segmentCurrent: w.segment, fsyncSeconds: w.fsyncSeconds.data() };
+    return { bytesWritten: w.bytesWritten, fsyncs: w.fsyncs, records: w.records, segments: this.segments.length, counts: { ...this.counts }, segmentCurrent: w.segment, fsyncSeconds: w.fsyncSeconds };
   }
 
   async close(): Promise<void> {

@@ -84,6 +84,6 @@ export function shardFigures(db: Tsdb): ShardFigures {
   for (const v of db.shared) if (lowest === null || v.minTime < lowest) lowest = v.minTime;
   return {
     headSeries: h.numSeries, headChunks: h.numChunks(), headMinTime: empty ? null : h.minTime, headMaxTime: empty ? null : h.maxTime,
-    blocksLoaded: blocks.length, blocksBytes: bytes, lowestTime: lowest, ...h.totals, wal: wal.counts, walSegmentCurrent: wal.segmentCurrent, walFsyncSeconds: wal.fsyncSeconds,
+    blocksLoaded: blocks.length, blocksBytes: bytes, lowestTime: lowest, ...h.totals, wal: wal.counts, walSegmentCurrent: wal.segmentCurrent, walFsyncSeconds: wal.fsyncSeconds.data(),
   };
 }

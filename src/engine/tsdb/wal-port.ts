@@ -1,4 +1,4 @@
-import type { RecentObservationsData } from '../model/recent-observations.ts';
+import type { RecentObservations } from '../model/recent-observations.ts';
 
 /**
  * The write-ahead log as the TSDB uses it. The database takes a factory so that engine tests can run over an
@@ -8,8 +8,8 @@ export interface WalStats {
   bytesWritten: number; fsyncs: number; records: number; segments: number; counts: WalCounts;
   /** The segment being written (`prometheus_tsdb_wal_segment_current`). */
   segmentCurrent: number;
-  /** The latest fsyncs' durations in seconds, with their sum and count. */
-  fsyncSeconds: RecentObservationsData;
+  /** The latest fsyncs' durations in seconds, with their sum and count (copied out only by who reports them). */
+  fsyncSeconds: RecentObservations;
 }
 
 /**

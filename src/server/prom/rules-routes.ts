@@ -28,6 +28,7 @@ import { fetchPostJson, Notifier, toNotifierAlerts, type PostJson } from '../../
 import { AlertmanagerDiscovery, checkAlertingSupported, type AlertingSetup } from '../../engine/rules/alerting-config.ts';
 import type { AlertingConfig } from '../../engine/scrape/config.ts';
 import type { RulesEvalArgs } from '../../workers/protocol.ts';
+import { EXTENDED_QUANTILES } from '../self-metrics.ts';
 
 /** What the rules need from the TSDB: the same append and select the scrape and query paths use. */
 export interface RulesStorage {
@@ -103,7 +104,7 @@ function groupEnv(ctx: ServerContext, storage: RulesStorage, notifier: Notifier,
 /** `prometheus_rule_evaluation_duration_seconds` and `prometheus_rule_group_duration_seconds`, with Prometheus's quantiles. */
 function ruleDurations(ctx: ServerContext): GroupEnv['observe'] {
   const rules = ctx.metrics.summary('prometheus_rule_evaluation_duration_seconds', 'The duration for a rule to execute.');
-  const groups = ctx.metrics.summary('prometheus_rule_group_duration_seconds', 'The duration of rule group evaluations.', [], [0.01, 0.05, 0.5, 0.9, 0.99]);
+  const groups = ctx.metrics.summary('prometheus_rule_group_duration_seconds', 'The duration of rule group evaluations.', [], EXTENDED_QUANTILES);
   const rule = rules.seriesOf([]);
   const group = groups.seriesOf([]);
   return { ruleEvaluated: (s) => rule.observe(s), groupEvaluated: (s) => group.observe(s) };

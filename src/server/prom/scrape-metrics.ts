@@ -4,7 +4,7 @@
  * "scrapes are slow" alert), targets per pool, target syncs and their failures, the metadata cache, scrapes
  * failed on each limit, and scraped samples the storage refused.
  */
-import type { SelfMetrics } from '../self-metrics.ts';
+import { EXTENDED_QUANTILES, type SelfMetrics } from '../self-metrics.ts';
 import type { ScrapeManager } from '../../engine/scrape/scrape-manager.ts';
 import type { ScrapeObserver } from '../../engine/scrape/scrape-loop.ts';
 import type { MetricMetadata } from '../../engine/exposition/exposition.ts';
@@ -13,9 +13,7 @@ export function registerScrapeMetrics(metrics: SelfMetrics, manager: () => Scrap
   metrics.gauge('prometheus_build_info', "A metric with a constant '1' value labeled by version, revision, branch, goversion from which prometheus was built, and the goos and goarch for the build.",
     ['branch', 'goarch', 'goos', 'goversion', 'revision', 'version'],
     () => [[[build.branch, process.arch, process.platform, build.goVersion, build.revision, build.version], 1]]);
-  // Prometheus's objectives for both scrape summaries.
-  const quantiles = [0.01, 0.05, 0.5, 0.9, 0.99];
-  const intervals = metrics.summary('prometheus_target_interval_length_seconds', 'Actual intervals between scrapes.', ['interval'], quantiles);
+  const intervals = metrics.summary('prometheus_target_interval_length_seconds', 'Actual intervals between scrapes.', ['interval'], EXTENDED_QUANTILES);
   const pools = () => manager().snapshot();
   const limits = { sample: 0, body_size: 0, label: 0 };
   const refused = { outOfOrder: 0, duplicate: 0, outOfBounds: 0 };
@@ -26,7 +24,7 @@ export function registerScrapeMetrics(metrics: SelfMetrics, manager: () => Scrap
   metrics.gauge('prometheus_target_scrape_pool_sync_total', 'Total number of syncs that were executed on a scrape pool.', ['scrape_job'], perJob((s) => s.total), 'counter');
   // PrometheusTargetSyncFailure reads this.
   metrics.gauge('prometheus_target_sync_failed_total', 'Total number of target sync failures.', ['scrape_job'], perJob((s) => s.failed), 'counter');
-  const syncLength = metrics.summary('prometheus_target_sync_length_seconds', 'Actual interval to sync the scrape pool.', ['scrape_job'], quantiles);
+  const syncLength = metrics.summary('prometheus_target_sync_length_seconds', 'Actual interval to sync the scrape pool.', ['scrape_job'], EXTENDED_QUANTILES);
   metrics.gauge('prometheus_target_scrape_pools_total', 'Total number of scrape pool creation attempts.', [], () => [[[], pools().length]], 'counter');
   metrics.gauge('prometheus_target_scrape_pool_targets', 'Current number of targets in this scrape pool.', ['scrape_job'],
     () => pools().map((p) => [[p.name], p.loops.length] as [string[], number]));

@@ -1,5 +1,6 @@
 /** An in-memory stand-in for the TSDB WAL (wal-port.ts) with the same contract, for engine tests that need no disk log. */
 import { noWalCounts, type TsdbWal, type WalReplayResult, type WalStats } from '../../../src/engine/tsdb/wal-port.ts';
+import { RecentObservations } from '../../../src/engine/model/recent-observations.ts';
 
 export class MemWalStore {
   /** Records of the newest checkpoint (null: none), and the segments after it. */
@@ -31,6 +32,6 @@ class MemWal implements TsdbWal {
     this.counts.checkpointsCreated++; this.counts.truncations++; this.counts.checkpointDeletions++;
   }
   private readonly counts = noWalCounts();
-  stats(): WalStats { return { bytesWritten: 0, fsyncs: 0, records: 0, segments: this.st.segments.length, counts: { ...this.counts }, segmentCurrent: this.st.segments.length - 1, fsyncSeconds: { values: [], sum: 0, count: 0 } }; }
+  stats(): WalStats { return { bytesWritten: 0, fsyncs: 0, records: 0, segments: this.st.segments.length, counts: { ...this.counts }, segmentCurrent: this.st.segments.length - 1, fsyncSeconds: new RecentObservations() }; }
   async close(): Promise<void> {}
 }
